@@ -1,0 +1,38 @@
+# Every target bootstraps .venv from pyproject.toml when it is missing or stale.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed-stamp
+
+DEMO_DB    ?= .citeloop/langgraph.db
+DEMO_TASK  ?= How does StateGraph.compile produce a CompiledStateGraph, and where do add_node and add_edge fit in?
+# A real chat model when a provider key is set; otherwise the recorded answers in examples/.
+ifdef OPENAI_API_KEY
+DEMO_MODEL ?= openai:gpt-4o-mini
+else ifdef ANTHROPIC_API_KEY
+DEMO_MODEL ?= anthropic:claude-3-5-haiku-latest
+else
+DEMO_MODEL ?= replay:examples/langgraph_demo.jsonl
+endif
+
+.PHONY: demo test lint bench clean
+
+$(STAMP): pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	@touch $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/citeloop index "$$($(BIN)/python -c 'import langgraph.graph, pathlib; print(pathlib.Path(langgraph.graph.__file__).parents[1])')" --db $(DEMO_DB)
+	$(BIN)/citeloop run --db $(DEMO_DB) --model $(DEMO_MODEL) --task "$(DEMO_TASK)"
+
+test: $(STAMP)
+	$(BIN)/ruff check citeloop tests benchmarks
+	$(BIN)/python -m pytest
+
+bench: $(STAMP)
+	@for b in benchmarks/bench_*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
+
+clean:
+	rm -rf $(VENV) .citeloop .langgraph_api .pytest_cache .hypothesis

@@ -1,0 +1,32 @@
+"""Exceptions raised by citeloop.
+
+Every exception carries a message that names the input at fault and how to fix it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class CiteloopError(Exception):
+    """Base class of every error citeloop raises on purpose."""
+
+
+class ConfigurationError(CiteloopError, ValueError):
+    """A setting is invalid (raised before any model call)."""
+
+
+class SourceTreeError(CiteloopError, ValueError):
+    """A path given to the indexer cannot be indexed (missing, or not a directory)."""
+
+
+class ValidationError(CiteloopError, ValueError):
+    """A schema-level check failed.
+
+    Attributes:
+        details: Structured details (e.g. ``{"reason": ..., "position": ...}``).
+    """
+
+    def __init__(self, message: str, **details: Any) -> None:
+        super().__init__(message)
+        self.details: dict[str, Any] = details

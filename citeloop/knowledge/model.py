@@ -1,0 +1,221 @@
+"""The knowledge-graph data model: entities, relations as facts, provenance.
+
+Every relation between two entities is a *fact* with a stable ``fact_id`` derived from
+its content (subject, relation, object), so the id survives re-indexing of unchanged
+files and line moves. Provenance records where the fact was read from.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+
+class EntityKind(StrEnum):
+    """What an entity is."""
+
+    MODULE = "module"
+    CLASS = "class"
+    FUNCTION = "function"
+    METHOD = "method"
+    TEST = "test"
+    REQUIREMENT = "requirement"
+    DECISION = "decision"
+    FACT = "fact"
+    """A generic entity from user-supplied triples."""
+
+
+class RelationKind(StrEnum):
+    """How two entities are related (subject -> object)."""
+
+    DEFINES = "defines"
+    """module -> class/function/test, class -> method."""
+    INHERITS = "inherits"
+    """class -> base class."""
+    CALLS = "calls"
+    """function/method/test -> callee (resolved entity, or an unresolved name)."""
+    TESTED_BY = "tested_by"
+    """function/method/class -> test that calls it."""
+    TRACES = "traces"
+    """entity -> requirement (``REQ-...``) it implements."""
+    DECIDED = "decided"
+    """decision -> entity it names."""
+
+
+class Tier(StrEnum):
+    """How an entity in an injected context must be treated by the answer."""
+
+    CORE = "core"
+    """Must be cited."""
+    SUPPORTING = "supporting"
+    """May be cited."""
+
+
+class Visibility(StrEnum):
+    PUBLIC = "public"
+    PRIVATE = "private"
+
+
+def visibility_of(name: str) -> Visibility:
+    """Private when the last dotted part of ``name`` starts with ``_`` (Python convention)."""
+    last = name.rsplit(".", 1)[-1]
+    return Visibility.PRIVATE if last.startswith("_") else Visibility.PUBLIC
+
+
+@dataclass(frozen=True, slots=True)
+class Provenance:
+    """Where a fact was read from.
+
+    Attributes:
+        path: POSIX path relative to the indexed root.
+        start_line: First line, 1-based.
+        end_line: Last line, 1-based, inclusive.
+        digest: SHA-256 hex digest of the whole file's bytes.
+    """
+
+    path: str
+    start_line: int
+    end_line: int
+    digest: str
+
+    def marker(self) -> str:
+        """Short human-readable marker, e.g. ``"pkg/mod.py:10-14"``."""
+        if self.start_line == self.end_line:
+            return f"{self.path}:{self.start_line}"
+        return f"{self.path}:{self.start_line}-{self.end_line}"
+
+
+@dataclass(frozen=True, slots=True)
+class Entity:
+    """A node of the knowledge graph.
+
+    Attributes:
+        id: Stable unique id: the dotted qualified name for code entities
+            (``"pkg.mod.Class.method"``), the id itself for requirements and decisions
+            (``"REQ-008-013"``, ``"DEC-7"``), ``"?name"`` for an unresolved call target.
+        kind: The entity kind.
+        name: The short name used in context text and citations (``"method"``).
+        path: Source path relative to the indexed root, or ``None``.
+        line: 1-based line of the definition, or ``None``.
+        signature: Argument names for functions/methods (``"a, b"``); base names for
+            classes (``"Base, Mixin"``); title for decisions and requirements.
+        resolved: ``False`` for a call target that could not be resolved to a definition.
+    """
+
+    id: str
+    kind: EntityKind
+    name: str
+    path: str | None = None
+    line: int | None = None
+    signature: str = ""
+    resolved: bool = True
+
+    @property
+    def visibility(self) -> Visibility:
+        return visibility_of(self.name)
+
+
+def make_fact_id(subject: str, relation: RelationKind | str, object_: str) -> str:
+    """Stable fact id: ``"f-"`` + the first 16 hex digits of SHA-256 of the triple."""
+    digest = hashlib.sha256(f"{subject}\x1f{relation}\x1f{object_}".encode()).hexdigest()
+    return f"f-{digest[:16]}"
+
+
+@dataclass(frozen=True, slots=True)
+class Fact:
+    """A relation ``subject -relation-> object`` between two entity ids."""
+
+    subject: str
+    relation: RelationKind
+    object: str
+    provenance: Provenance | None = None
+    fact_id: str = field(default="", compare=False)
+
+    def __post_init__(self) -> None:
+        if not self.fact_id:
+            object.__setattr__(
+                self, "fact_id", make_fact_id(self.subject, self.relation, self.object)
+            )
+
+
+@dataclass(frozen=True, slots=True)
+class ContextEntity:
+    """One entity of an injected context, as the validator sees it.
+
+    Attributes:
+        name: The short name an answer references and cites.
+        kind: Entity kind.
+        tier: ``core`` (must be cited) or ``supporting`` (may be cited).
+        id: The entity id in the graph (qualified name), when known.
+    """
+
+    name: str
+    kind: EntityKind
+    tier: Tier = Tier.CORE
+    id: str = ""
+
+    @property
+    def visibility(self) -> Visibility:
+        return visibility_of(self.name)
+
+
+@dataclass(frozen=True, slots=True)
+class ContextExpansion:
+    """How much wider than the default a context walk goes.
+
+    Attributes:
+        extra_hops: Hops walked beyond the injector's default, >= 0.
+        include_tested_by: Also follow ``tested_by`` relations to tests.
+        include_requirement_closure: Also add every entity that traces to a requirement
+            already in the context.
+        limit_multiplier: Multiplies the injector's entity limit, >= 1.
+    """
+
+    extra_hops: int = 0
+    include_tested_by: bool = False
+    include_requirement_closure: bool = False
+    limit_multiplier: int = 1
+
+    def __post_init__(self) -> None:
+        if self.extra_hops < 0:
+            raise ValueError(f"extra_hops must be >= 0, got {self.extra_hops}")
+        if self.limit_multiplier < 1:
+            raise ValueError(f"limit_multiplier must be >= 1, got {self.limit_multiplier}")
+
+    @classmethod
+    def for_attempt(cls, attempt: int) -> ContextExpansion:
+        """The widening used for retry ``attempt`` (0-based) of the grounded-answer loop.
+
+        ``extra_hops = attempt + 1``, tested_by and requirement closure included,
+        ``limit_multiplier = attempt + 2``.
+        """
+        return cls(
+            extra_hops=attempt + 1,
+            include_tested_by=True,
+            include_requirement_closure=True,
+            limit_multiplier=attempt + 2,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class InjectedContext:
+    """What ``ContextInjector.inject`` returns.
+
+    Attributes:
+        text: The context block in the documented text format.
+        entities: The same content as structured entities with tiers, in render order.
+        facts: The facts walked, in render order.
+        snapshot: The graph snapshot id the context was read from.
+        expansion: The expansion used, or ``None`` for the default walk.
+    """
+
+    text: str
+    entities: tuple[ContextEntity, ...]
+    facts: tuple[Fact, ...] = ()
+    snapshot: str = ""
+    expansion: ContextExpansion | None = None
+
+    @property
+    def core(self) -> tuple[ContextEntity, ...]:
+        return tuple(e for e in self.entities if e.tier is Tier.CORE)
