@@ -1,0 +1,1 @@
+"""State schemas, one module per graph."""

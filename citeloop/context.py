@@ -1,0 +1,67 @@
+"""Runtime settings of the graphs (``context_schema``), shown in LangGraph Studio."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from citeloop.errors import ConfigurationError
+
+
+@dataclass(kw_only=True)
+class GroundedAnswerContext:
+    """Runtime settings of the ``grounded_answer`` graph.
+
+    Pass as ``graph.invoke(inputs, context=GroundedAnswerContext(...))`` (or a dict of
+    these fields from LangGraph Studio / the server's run ``context``).
+    """
+
+    model: str = field(
+        default="openai:gpt-4o-mini",
+        metadata={
+            "description": "Chat model as 'provider:model' (resolved with init_chat_model) "
+            "or 'replay:PATH' (recorded turns). Ignored when the graph was built with a "
+            "chat model object."
+        },
+    )
+    db_path: str = field(
+        default="citeloop.db",
+        metadata={"description": "SQLite knowledge-graph file written by `citeloop index`."},
+    )
+    max_retries: int = field(
+        default=2,
+        metadata={"description": "Re-asks after the first answer fails validation (>= 0)."},
+    )
+    reference_threshold: float = field(
+        default=0.5,
+        metadata={
+            "description": "Share of core public entities the answer body must reference "
+            "(0..1)."
+        },
+    )
+    require_citations: bool = field(
+        default=True,
+        metadata={
+            "description": "Require an 'Entities used' section citing every core entity, "
+            "with no invalid citation."
+        },
+    )
+    hops: int = field(
+        default=1,
+        metadata={"description": "Hops walked from the seed entities on the first attempt."},
+    )
+    max_entities: int = field(
+        default=40,
+        metadata={"description": "Entities in the first attempt's context (widened on retry)."},
+    )
+
+    def __post_init__(self) -> None:
+        if self.max_retries < 0:
+            raise ConfigurationError(f"max_retries must be >= 0, got {self.max_retries}")
+        if not 0.0 <= self.reference_threshold <= 1.0:
+            raise ConfigurationError(
+                f"reference_threshold must be within [0, 1], got {self.reference_threshold}"
+            )
+        if self.hops < 0:
+            raise ConfigurationError(f"hops must be >= 0, got {self.hops}")
+        if self.max_entities < 1:
+            raise ConfigurationError(f"max_entities must be >= 1, got {self.max_entities}")

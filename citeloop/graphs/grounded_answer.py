@@ -1,0 +1,85 @@
+"""The ``grounded_answer`` graph: inject context, answer, validate, widen and re-ask.
+
+::
+
+    inject_context -> call_model -> validate -> END (passed | budget spent)
+                          ^             |
+                          |             v
+            build_retry_prompt <- expand_context
+"""
+
+from __future__ import annotations
+
+from langchain_core.language_models import BaseChatModel
+from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
+from langgraph.types import Checkpointer, RetryPolicy
+
+from citeloop.context import GroundedAnswerContext
+from citeloop.knowledge import GraphStore
+from citeloop.models import is_transient_model_error
+from citeloop.nodes.grounded_answer import (
+    GroundedAnswerNodes,
+    route_after_model,
+    route_after_validate,
+)
+from citeloop.state.grounded_answer import InputState, OutputState, State
+
+DEFAULT_MODEL_RETRY = RetryPolicy(
+    initial_interval=1.0, backoff_factor=2.0, max_attempts=4, retry_on=is_transient_model_error
+)
+"""Backoff for transient chat-model errors: 1 s, 2 s, 4 s (with jitter), 4 calls at most."""
+
+
+def build_grounded_answer_graph(
+    model: BaseChatModel | None = None,
+    *,
+    store: GraphStore | None = None,
+    model_retry: RetryPolicy = DEFAULT_MODEL_RETRY,
+    checkpointer: Checkpointer = None,
+    name: str = "grounded_answer",
+) -> CompiledStateGraph:
+    """Build and compile the ``grounded_answer`` graph.
+
+    Args:
+        model: A chat model; when ``None``, ``Context.model`` is resolved at call time.
+        store: A knowledge-graph store; when ``None``, ``Context.db_path`` is opened.
+        model_retry: Retry policy of ``call_model`` for transient model errors; its
+            ``retry_on`` should be :func:`citeloop.models.is_transient_model_error`.
+        checkpointer: Persists threads; the caller's choice (``None``: no persistence).
+        name: The compiled graph's name (shown in LangGraph Studio).
+
+    Returns:
+        The compiled graph: input ``InputState``, output ``OutputState``, context
+        ``GroundedAnswerContext``.
+
+    Example:
+        >>> graph = build_grounded_answer_graph()
+        >>> out = graph.invoke(  # doctest: +SKIP
+        ...     {"task": "How does StateGraph.compile work?"},
+        ...     context={"model": "openai:gpt-4o-mini", "db_path": "langgraph.db"},
+        ... )
+    """
+    nodes = GroundedAnswerNodes(model, store, max_model_attempts=model_retry.max_attempts)
+    builder = StateGraph(
+        State,
+        input_schema=InputState,
+        output_schema=OutputState,
+        context_schema=GroundedAnswerContext,
+    )
+    builder.add_node("inject_context", nodes.inject_context)
+    builder.add_node("call_model", nodes.call_model, retry_policy=model_retry)
+    builder.add_node("validate", nodes.validate)
+    builder.add_node("expand_context", nodes.expand_context)
+    builder.add_node("build_retry_prompt", nodes.build_retry_prompt)
+    builder.add_edge(START, "inject_context")
+    builder.add_edge("inject_context", "call_model")
+    builder.add_conditional_edges("call_model", route_after_model)
+    builder.add_conditional_edges("validate", route_after_validate)
+    builder.add_edge("expand_context", "build_retry_prompt")
+    builder.add_edge("build_retry_prompt", "call_model")
+    return builder.compile(checkpointer=checkpointer, name=name)
+
+
+graph = build_grounded_answer_graph()
+"""The graph registered in ``langgraph.json`` (model and store come from the context)."""

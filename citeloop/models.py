@@ -1,0 +1,240 @@
+"""Chat-model resolution, the replay chat model, and model-error classification.
+
+A model is either a ``BaseChatModel`` object or a spec string:
+
+- ``"provider:model"`` (e.g. ``"openai:gpt-4o-mini"``) — resolved with LangChain's
+  ``init_chat_model`` at call time, never at import time;
+- ``"replay:PATH"`` — a :class:`ReplayChatModel` that plays back recorded assistant turns
+  from a JSONL file (see :class:`ReplayRecorder` to record one from a real run).
+
+Replay file format: one JSON object per line,
+``{"prompt_sha256": "<hex>", "content": "<assistant text>"}``; ``prompt_sha256`` is
+:func:`prompt_digest` of the messages the model was called with.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+from uuid import UUID
+
+from langchain_core.callbacks import BaseCallbackHandler
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.outputs import ChatGeneration, ChatResult, LLMResult
+from pydantic import ConfigDict, PrivateAttr
+
+from citeloop.errors import ConfigurationError
+
+logger = logging.getLogger(__name__)
+
+REPLAY_PREFIX = "replay:"
+
+# HTTP statuses that mean "try again later": request timeout, conflict, rate limit, and
+# server-side failures (RFC 9110 §15.5.9, §15.5.10, RFC 6585 §4, RFC 9110 §15.6).
+_TRANSIENT_STATUSES = frozenset({408, 409, 429, 500, 502, 503, 504, 529})
+# Provider SDK exception class names that are transient. Matched by name so that no
+# provider package has to be installed to classify its errors.
+_TRANSIENT_NAMES = (
+    "RateLimit",
+    "Timeout",
+    "APIConnectionError",
+    "InternalServerError",
+    "ServiceUnavailable",
+    "Overloaded",
+)
+
+
+class ModelError(RuntimeError):
+    """A permanent chat-model failure (bad credentials, bad request, replay exhausted)."""
+
+
+def is_transient_model_error(exc: BaseException) -> bool:
+    """Whether a chat-model exception is worth retrying with backoff.
+
+    Transient: timeouts, connection failures, rate limits and 5xx responses, recognised
+    by exception type (``TimeoutError``, ``ConnectionError``), by a ``status_code`` /
+    ``response.status_code`` attribute, or by the provider SDK's class name.
+
+    Args:
+        exc: The exception raised by the chat model.
+
+    Returns:
+        ``True`` when a retry may succeed.
+    """
+    if isinstance(exc, (TimeoutError, ConnectionError)):
+        return True
+    status = getattr(exc, "status_code", None)
+    if status is None:
+        status = getattr(getattr(exc, "response", None), "status_code", None)
+    if isinstance(status, int):
+        return status in _TRANSIENT_STATUSES
+    names = [cls.__name__ for cls in type(exc).__mro__]
+    return any(marker in name for name in names for marker in _TRANSIENT_NAMES)
+
+
+def prompt_digest(messages: Sequence[BaseMessage]) -> str:
+    """SHA-256 hex digest of the role and text of each message, in order."""
+    canonical = [[m.type, m.text] for m in messages]
+    blob = json.dumps(canonical, ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(blob.encode()).hexdigest()
+
+
+def load_replay_turns(path: str | Path) -> list[dict[str, str]]:
+    """Read a replay JSONL file.
+
+    Raises:
+        ConfigurationError: The file is missing, or a line is not an object with a
+            string ``content``; the message names the file and the line.
+    """
+    file = Path(path)
+    if not file.is_file():
+        raise ConfigurationError(
+            f"replay file {str(file)!r} does not exist; pass replay:PATH with the path "
+            "of a JSONL file of recorded turns (see `citeloop run --record`)"
+        )
+    turns: list[dict[str, str]] = []
+    for number, line in enumerate(file.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            turn = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise ConfigurationError(f"{file}:{number}: not valid JSON ({exc.msg})") from None
+        if not isinstance(turn, dict) or not isinstance(turn.get("content"), str):
+            raise ConfigurationError(
+                f'{file}:{number}: expected an object with a string "content" field'
+            )
+        turns.append(turn)
+    return turns
+
+
+class ReplayChatModel(BaseChatModel):
+    """A chat model that plays back recorded assistant turns.
+
+    Each call answers with the recorded turn whose ``prompt_sha256`` matches the prompt;
+    when none matches (e.g. the indexed code changed since recording), it falls back to
+    the next unused turn in file order and logs a warning. Runs out -> :class:`ModelError`.
+
+    Args:
+        turns: Recorded turns (``{"content": ..., "prompt_sha256": ...}``).
+        source: Where the turns came from, for messages.
+
+    Example:
+        >>> model = ReplayChatModel.from_file("examples/langgraph_demo.jsonl")
+    """
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    turns: list[dict[str, str]]
+    source: str = "<memory>"
+    _used: set[int] = PrivateAttr(default_factory=set)
+    _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
+
+    @classmethod
+    def from_file(cls, path: str | Path) -> ReplayChatModel:
+        return cls(turns=load_replay_turns(path), source=str(path))
+
+    @property
+    def _llm_type(self) -> str:
+        return "citeloop-replay"
+
+    def _pick(self, digest: str) -> str:
+        with self._lock:
+            for index, turn in enumerate(self.turns):
+                if index not in self._used and turn.get("prompt_sha256") == digest:
+                    self._used.add(index)
+                    return turn["content"]
+            for index, turn in enumerate(self.turns):
+                if index not in self._used:
+                    self._used.add(index)
+                    logger.warning(
+                        "replay %s: no turn recorded for this prompt; playing turn %d in order",
+                        self.source,
+                        index + 1,
+                    )
+                    return turn["content"]
+        raise ModelError(
+            f"replay {self.source}: all {len(self.turns)} recorded turns are used; record "
+            "more turns or raise no more retries than were recorded"
+        )
+
+    def _generate(
+        self,
+        messages: list[BaseMessage],
+        stop: list[str] | None = None,
+        run_manager: Any = None,
+        **kwargs: Any,
+    ) -> ChatResult:
+        content = self._pick(prompt_digest(messages))
+        return ChatResult(generations=[ChatGeneration(message=AIMessage(content=content))])
+
+
+class ReplayRecorder(BaseCallbackHandler):
+    """A callback that appends every chat-model turn of a run to a replay JSONL file.
+
+    Pass it in ``config={"callbacks": [ReplayRecorder(path)]}``; the file can then be
+    played back with ``replay:PATH``.
+    """
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self._prompts: dict[UUID, str] = {}
+        self._lock = threading.Lock()
+
+    def on_chat_model_start(
+        self, serialized: Any, messages: list[list[BaseMessage]], *, run_id: UUID, **kwargs: Any
+    ) -> None:
+        self._prompts[run_id] = prompt_digest(messages[0])
+
+    def on_llm_end(self, response: LLMResult, *, run_id: UUID, **kwargs: Any) -> None:
+        digest = self._prompts.pop(run_id, None)
+        if digest is None:
+            return
+        text = response.generations[0][0].text
+        line = json.dumps({"prompt_sha256": digest, "content": text}, ensure_ascii=False)
+        with self._lock, self.path.open("a", encoding="utf-8") as out:
+            out.write(line + "\n")
+
+
+def resolve_chat_model(model: str | BaseChatModel) -> BaseChatModel:
+    """Turn a model spec into a chat model.
+
+    Args:
+        model: A ``BaseChatModel``, ``"replay:PATH"``, or ``"provider:model"``.
+
+    Returns:
+        The chat model.
+
+    Raises:
+        ConfigurationError: Empty spec, unknown provider, or a provider package that is
+            not installed; the message says which package to install.
+    """
+    if isinstance(model, BaseChatModel):
+        return model
+    if not isinstance(model, str) or not model.strip():
+        raise ConfigurationError(
+            f"model must be a chat model or a 'provider:model' string, got {model!r}"
+        )
+    spec = model.strip()
+    if spec.startswith(REPLAY_PREFIX):
+        return ReplayChatModel.from_file(spec[len(REPLAY_PREFIX) :])
+    from langchain.chat_models import init_chat_model
+
+    try:
+        return init_chat_model(spec)
+    except ImportError as exc:
+        raise ConfigurationError(
+            f"model {spec!r} needs a provider package that is not installed ({exc}); "
+            "install it, e.g. `pip install 'citeloop[openai]'`"
+        ) from None
+    except ValueError as exc:
+        raise ConfigurationError(
+            f"cannot resolve model {spec!r}: {exc}; use 'provider:model', "
+            "e.g. 'openai:gpt-4o-mini', or 'replay:PATH'"
+        ) from None

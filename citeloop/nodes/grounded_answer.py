@@ -1,0 +1,227 @@
+"""Nodes and routers of the ``grounded_answer`` graph.
+
+The nodes need two things a runtime ``Context`` cannot carry as JSON — an optional chat
+model object and an optional knowledge-graph store — so they are methods of
+:class:`GroundedAnswerNodes`, built once per compiled graph. Routers are pure functions.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any, Literal
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
+from langgraph.graph import END
+from langgraph.runtime import Runtime
+
+from citeloop.context import GroundedAnswerContext
+from citeloop.errors import ConfigurationError
+from citeloop.knowledge import (
+    ContextExpansion,
+    ContextInjector,
+    GraphStore,
+    InjectedContext,
+    SqliteGraphStore,
+)
+from citeloop.models import is_transient_model_error, resolve_chat_model
+from citeloop.prompts import (
+    GROUNDED_ANSWER_PROMPT,
+    GROUNDED_PAYLOAD_BLOCK,
+    GROUNDED_RETRY_PROMPT,
+    GROUNDED_SYSTEM_PROMPT,
+)
+from citeloop.state.grounded_answer import State
+from citeloop.validation import GraphContextValidator
+
+
+def settings(runtime: Runtime[GroundedAnswerContext]) -> GroundedAnswerContext:
+    """The run's context, or the defaults when the caller passed none."""
+    return runtime.context if runtime.context is not None else GroundedAnswerContext()
+
+
+def task_of(state: State) -> str:
+    """The task: ``state["task"]``, else the text of the last human message.
+
+    Raises:
+        ConfigurationError: Neither is present.
+    """
+    task = (state.get("task") or "").strip()
+    if task:
+        return task
+    for message in reversed(state.get("messages") or []):
+        if message.type == "human" and message.text.strip():
+            return message.text.strip()
+    raise ConfigurationError(
+        "grounded_answer needs a task: pass {'task': '...'} or a human message in 'messages'"
+    )
+
+
+def retries_left(state: State, ctx: GroundedAnswerContext) -> bool:
+    """Whether another attempt fits the budget of ``1 + ctx.max_retries`` model calls."""
+    return state.get("attempts", 0) <= ctx.max_retries
+
+
+def _payload_block(state: State) -> str:
+    payload = state.get("payload")
+    return GROUNDED_PAYLOAD_BLOCK.format(payload=payload) if payload else ""
+
+
+def _context_update(injected: InjectedContext) -> dict[str, Any]:
+    return {
+        "context_text": injected.text,
+        "context_entities": [
+            {"name": e.name, "kind": str(e.kind), "tier": str(e.tier), "id": e.id}
+            for e in injected.entities
+        ],
+        "snapshot": injected.snapshot,
+    }
+
+
+def _describe(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+class GroundedAnswerNodes:
+    """The nodes of one compiled ``grounded_answer`` graph.
+
+    Args:
+        model: A chat model that overrides ``Context.model``, or ``None``.
+        store: A knowledge-graph store that overrides ``Context.db_path``, or ``None``.
+        max_model_attempts: The ``call_model`` retry policy's ``max_attempts``; on the last
+            attempt a transient error ends the run instead of being raised for a retry.
+    """
+
+    def __init__(
+        self,
+        model: BaseChatModel | None = None,
+        store: GraphStore | None = None,
+        *,
+        max_model_attempts: int = 1,
+    ) -> None:
+        self.model = model
+        self.store = store
+        self.max_model_attempts = max_model_attempts
+
+    def _store(self, ctx: GroundedAnswerContext) -> GraphStore:
+        if self.store is not None:
+            return self.store
+        path = Path(ctx.db_path)
+        if not path.is_file():
+            raise ConfigurationError(
+                f"knowledge graph {str(path)!r} does not exist; build it with "
+                f"`citeloop index PATH --db {path}` or set the context's db_path"
+            )
+        return SqliteGraphStore(path)
+
+    async def _inject(
+        self, state: State, ctx: GroundedAnswerContext, expansion: ContextExpansion | None
+    ) -> InjectedContext:
+        texts = [task_of(state), state.get("payload") or ""]
+
+        def run() -> InjectedContext:
+            injector = ContextInjector(
+                self._store(ctx), hops=ctx.hops, max_entities=ctx.max_entities
+            )
+            return injector.inject(texts, expansion=expansion)
+
+        # SQLite reads block: keep them off the event loop.
+        return await asyncio.to_thread(run)
+
+    async def inject_context(
+        self, state: State, runtime: Runtime[GroundedAnswerContext]
+    ) -> dict[str, Any]:
+        """Seed and walk the knowledge graph for the task; write the first prompt."""
+        task = task_of(state)
+        injected = await self._inject(state, settings(runtime), None)
+        prompt = GROUNDED_ANSWER_PROMPT.format(
+            context=injected.text, payload_block=_payload_block(state), task=task
+        )
+        return {"task": task, "prompt": prompt, "expanded": False, **_context_update(injected)}
+
+    async def call_model(
+        self, state: State, runtime: Runtime[GroundedAnswerContext]
+    ) -> dict[str, Any]:
+        """Ask the chat model; a permanent error ends the run with outcome ``error``.
+
+        Transient errors (timeouts, rate limits, 5xx) are re-raised so that the node's
+        retry policy retries them with backoff, except on its last attempt.
+        """
+        ctx = settings(runtime)
+        messages = [
+            SystemMessage(state.get("system_prompt") or GROUNDED_SYSTEM_PROMPT),
+            HumanMessage(state["prompt"]),
+        ]
+        try:
+            chat_model = self.model or resolve_chat_model(ctx.model)
+            response = await chat_model.ainvoke(messages)
+        except Exception as exc:
+            info = runtime.execution_info
+            attempt = info.node_attempt if info is not None else 1
+            if is_transient_model_error(exc) and attempt < self.max_model_attempts:
+                raise
+            return {"outcome": "error", "error": f"chat model failed: {_describe(exc)}"}
+        return {"answer": response.text, "attempts": 1}
+
+    async def validate(
+        self, state: State, runtime: Runtime[GroundedAnswerContext]
+    ) -> dict[str, Any]:
+        """Check that the answer uses and cites the context; label a final verdict."""
+        ctx = settings(runtime)
+        validator = GraphContextValidator(
+            reference_threshold=ctx.reference_threshold,
+            require_citations=ctx.require_citations,
+        )
+        result = validator.validate(state["answer"], state["context_entities"])
+        update: dict[str, Any] = {"report": asdict(result)}
+        if result.passed:
+            update["outcome"] = "passed"
+        elif not retries_left(state, ctx):
+            update["outcome"] = "exhausted"
+        if "outcome" in update:
+            update["messages"] = [AIMessage(state["answer"])]
+        return update
+
+    async def expand_context(
+        self, state: State, runtime: Runtime[GroundedAnswerContext]
+    ) -> dict[str, Any]:
+        """Re-walk the graph wider for retry ``attempts - 1`` (0-based)."""
+        expansion = ContextExpansion.for_attempt(state["attempts"] - 1)
+        injected = await self._inject(state, settings(runtime), expansion)
+        return {"expanded": True, **_context_update(injected)}
+
+    async def build_retry_prompt(
+        self, state: State, runtime: Runtime[GroundedAnswerContext]
+    ) -> dict[str, Any]:
+        """The next prompt: the widened context plus feedback built on the original task."""
+        ctx = settings(runtime)
+        validator = GraphContextValidator(
+            reference_threshold=ctx.reference_threshold,
+            require_citations=ctx.require_citations,
+        )
+        result = validator.validate(state["answer"], state["context_entities"])
+        feedback = validator.build_retry_prompt(state["task"], result)
+        prompt = GROUNDED_RETRY_PROMPT.format(
+            context=state["context_text"], payload_block=_payload_block(state), feedback=feedback
+        )
+        return {"prompt": prompt}
+
+
+def route_after_model(state: State) -> Literal["validate", "__end__"]:
+    """End on a model error; otherwise validate the answer."""
+    return END if state.get("outcome") == "error" else "validate"
+
+
+def route_after_validate(
+    state: State, runtime: Runtime[GroundedAnswerContext]
+) -> Literal["expand_context", "__end__"]:
+    """End on pass or when the retry budget is spent; otherwise widen and re-ask.
+
+    This edge is what bounds the loop (never the recursion limit).
+    """
+    if state["report"]["passed"] or not retries_left(state, settings(runtime)):
+        return END
+    return "expand_context"

@@ -1,0 +1,73 @@
+"""State schemas of the ``grounded_answer`` graph.
+
+``InputState`` and ``OutputState`` are what a caller or a parent graph sees; ``State``
+adds the working keys the nodes share. TypedDicts carry no defaults: nodes read
+optional keys with ``.get``.
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import Annotated, Any, Literal, TypedDict
+
+from langchain_core.messages import AnyMessage
+from langgraph.graph.message import add_messages
+
+Outcome = Literal["passed", "exhausted", "error"]
+
+
+class InputState(TypedDict, total=False):
+    """What a run starts from.
+
+    Attributes:
+        task: The question or instruction. When absent, the text of the last human
+            message in ``messages`` is the task.
+        payload: Extra text the task refers to (e.g. a diff or a file); its entity
+            names also seed the context.
+        system_prompt: Replaces the default system prompt.
+        messages: Chat history, as from a chat agent; the final answer is appended.
+    """
+
+    task: str
+    payload: str
+    system_prompt: str
+    messages: Annotated[list[AnyMessage], add_messages]
+
+
+class OutputState(TypedDict, total=False):
+    """What a run returns.
+
+    Attributes:
+        answer: The last answer the model gave ("" when no call succeeded).
+        report: The validation report of that answer (``GraphValidationResult`` fields).
+        attempts: Model calls that returned an answer (1 + retries); each call adds 1
+            (``operator.add`` reducer).
+        expanded: Whether the context was widened for a retry.
+        outcome: ``passed``, ``exhausted`` (retry budget spent), or ``error``.
+        error: Why the run ended with ``error``.
+        messages: The input messages plus the final answer as an AI message.
+    """
+
+    answer: str
+    report: dict[str, Any]
+    attempts: Annotated[int, operator.add]
+    expanded: bool
+    outcome: Outcome
+    error: str
+    messages: Annotated[list[AnyMessage], add_messages]
+
+
+class State(InputState, OutputState, total=False):
+    """The graph's internal state.
+
+    Attributes:
+        prompt: The human prompt of the current attempt.
+        context_text: The injected knowledge-graph context, in the documented format.
+        context_entities: The same context as ``{"name", "kind", "tier", "id"}`` dicts.
+        snapshot: Snapshot id of the knowledge graph the context was read from.
+    """
+
+    prompt: str
+    context_text: str
+    context_entities: list[dict[str, str]]
+    snapshot: str
