@@ -1,0 +1,283 @@
+"""The ``citeloop`` command.
+
+Exit codes: 0 success (``check``: the answer passed), 1 ``check`` failed, 2 usage or
+input error (the message names the input and the fix), 3 unexpected internal error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any, NoReturn
+
+from citeloop.errors import CiteloopError
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
+
+
+class UsageError(CiteloopError):
+    """A command-line input is missing or unreadable."""
+
+
+def _read_text(path: str, what: str) -> str:
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise UsageError(f"{what} file {path!r} does not exist") from None
+    except UnicodeDecodeError:
+        raise UsageError(f"{what} file {path!r} is not UTF-8 text") from None
+    except OSError as exc:
+        raise UsageError(f"cannot read {what} file {path!r}: {exc.strerror}") from None
+
+
+def _require_db(path: str) -> Path:
+    db = Path(path)
+    if not db.is_file():
+        raise UsageError(
+            f"knowledge graph {path!r} does not exist; build it first with "
+            f"`citeloop index PATH --db {path}`"
+        )
+    return db
+
+
+def _print_json(data: Any) -> None:
+    print(json.dumps(data, indent=2, ensure_ascii=False, default=str))
+
+
+def cmd_index(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
+    from citeloop.knowledge import SqliteGraphStore, index_tree
+
+    Path(args.db).parent.mkdir(parents=True, exist_ok=True)
+    with tqdm(unit="file", desc="indexing", file=sys.stderr, disable=args.quiet) as bar:
+
+        def progress(done: int, total: int, path: str) -> None:
+            bar.total = total
+            bar.set_postfix_str(path[-40:], refresh=False)
+            bar.update(done - bar.n)
+
+        store = SqliteGraphStore(args.db)
+        try:
+            report = index_tree(args.path, store, progress=progress)
+        finally:
+            store.close()
+    print(
+        f"indexed {report.files_indexed} files ({report.files_unchanged} unchanged, "
+        f"{report.files_removed} removed): {report.entities} entities, "
+        f"{report.relations} relations, {len(report.skipped)} skipped"
+    )
+    for skipped in report.skipped:
+        print(f"  skipped {skipped.path}: {skipped.reason}")
+    return EXIT_OK
+
+
+def cmd_context(args: argparse.Namespace) -> int:
+    from citeloop.knowledge import ContextInjector, SqliteGraphStore
+
+    store = SqliteGraphStore(_require_db(args.db))
+    try:
+        injected = ContextInjector(store, hops=args.hops).inject(args.task)
+    finally:
+        store.close()
+    if args.json:
+        _print_json(
+            {
+                "text": injected.text,
+                "snapshot": injected.snapshot,
+                "entities": [
+                    {"name": e.name, "kind": e.kind, "tier": e.tier, "id": e.id}
+                    for e in injected.entities
+                ],
+            }
+        )
+    else:
+        print(injected.text, end="" if injected.text.endswith("\n") else "\n")
+    return EXIT_OK
+
+
+def _load_context(path: str) -> Any:
+    """Context text in the documented format, or JSON with an ``entities`` list."""
+    text = _read_text(path, "context")
+    if path.endswith(".json"):
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise UsageError(f"context file {path!r} is not valid JSON: {exc}") from None
+        if not isinstance(data, dict) or not isinstance(data.get("entities"), list):
+            raise UsageError(
+                f'context file {path!r} must hold {{"entities": [...]}} '
+                "(as printed by `citeloop context --json`), or be context text"
+            )
+        return data["entities"]
+    return text
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    from dataclasses import asdict
+
+    from citeloop.validation import GraphContextValidator
+
+    context = _load_context(args.context)
+    response = _read_text(args.response, "response")
+    validator = GraphContextValidator(
+        reference_threshold=args.threshold, require_citations=not args.no_require_citations
+    )
+    result = validator.validate(response, context)
+    if args.json:
+        _print_json(asdict(result))
+    else:
+        verdict = "PASSED" if result.passed else "FAILED"
+        print(f"{verdict}: compliance {result.compliance_ratio:.0%}")
+        for reason in result.reasons:
+            print(f"  - {reason}")
+    return EXIT_OK if result.passed else EXIT_FAILED
+
+
+def _describe_update(node: str, update: dict[str, Any]) -> str:
+    if node in ("inject_context", "expand_context") and "context_entities" in update:
+        entities = update["context_entities"]
+        core = sum(1 for e in entities if e["tier"] == "core")
+        return f"{len(entities)} entities, {core} core"
+    if node == "call_model":
+        return update.get("error") or f"{len(update.get('answer', ''))} chars"
+    if node == "validate":
+        report = update["report"]
+        return "passed" if report["passed"] else "; ".join(report["reasons"]) or "failed"
+    return ""
+
+
+async def _run_graph(args: argparse.Namespace) -> dict[str, Any]:
+    from citeloop.context import GroundedAnswerContext
+    from citeloop.graphs.grounded_answer import build_grounded_answer_graph
+    from citeloop.models import ReplayRecorder
+
+    db = _require_db(args.db)
+    context = GroundedAnswerContext(
+        model=args.model, db_path=str(db), max_retries=args.max_retries
+    )
+    inputs: dict[str, Any] = {"task": args.task}
+    if args.payload:
+        inputs["payload"] = _read_text(args.payload, "payload")
+    config: dict[str, Any] = {}
+    if args.record:
+        config["callbacks"] = [ReplayRecorder(args.record)]
+    graph = build_grounded_answer_graph()
+    final: dict[str, Any] = {}
+    async for mode, chunk in graph.astream(
+        inputs, config, context=context, stream_mode=["updates", "values"]
+    ):
+        if mode == "values":
+            final = chunk
+            continue
+        for node, update in chunk.items():
+            detail = _describe_update(node, update or {})
+            print(f"> {node}" + (f": {detail}" if detail else ""), file=sys.stderr)
+    return final
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    final = asyncio.run(_run_graph(args))
+    if args.json:
+        final = {k: v for k, v in final.items() if k != "messages"}
+        _print_json(final)
+        return EXIT_OK if final.get("outcome") == "passed" else EXIT_FAILED
+    print(final.get("answer", ""))
+    report = final.get("report") or {}
+    print(
+        f"\noutcome: {final.get('outcome')}; attempts: {final.get('attempts', 0)}; "
+        f"context expanded: {final.get('expanded', False)}; "
+        f"compliance: {report.get('compliance_ratio', 0):.0%}"
+    )
+    if final.get("error"):
+        print(f"error: {final['error']}")
+    return EXIT_OK if final.get("outcome") == "passed" else EXIT_FAILED
+
+
+def _threshold(value: str) -> float:
+    try:
+        number = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {value!r}") from None
+    if not 0.0 <= number <= 1.0:
+        raise argparse.ArgumentTypeError(f"must be within 0..1, got {value}")
+    return number
+
+
+def _non_negative(value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {value!r}") from None
+    if number < 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0, got {value}")
+    return number
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="citeloop", description="Grounded, cited LLM answers over a code knowledge graph."
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    index = sub.add_parser("index", help="index a Python source tree into a SQLite graph")
+    index.add_argument("path", help="root folder of the source tree")
+    index.add_argument("--db", required=True, help="SQLite file to create or update")
+    index.add_argument("--quiet", action="store_true", help="no progress bar")
+    index.set_defaults(func=cmd_index)
+
+    context = sub.add_parser("context", help="print the graph context for a task")
+    context.add_argument("--db", required=True, help="SQLite graph from `citeloop index`")
+    context.add_argument("--task", required=True, help="the task text")
+    context.add_argument("--hops", type=_non_negative, default=1, help="walk depth (default 1)")
+    context.add_argument("--json", action="store_true", help="print text and entities as JSON")
+    context.set_defaults(func=cmd_context)
+
+    check = sub.add_parser("check", help="validate an answer against a graph context")
+    check.add_argument("--context", required=True, help="context text, or .json with entities")
+    check.add_argument("--response", required=True, help="the answer to check")
+    check.add_argument("--threshold", type=_threshold, default=0.5, help="reference threshold")
+    check.add_argument(
+        "--no-require-citations", action="store_true", help="do not require citations"
+    )
+    check.add_argument("--json", action="store_true", help="print the result as JSON")
+    check.set_defaults(func=cmd_check)
+
+    run = sub.add_parser("run", help="run the grounded_answer graph on a task")
+    run.add_argument("--db", required=True, help="SQLite graph from `citeloop index`")
+    run.add_argument("--task", required=True, help="the task text")
+    run.add_argument("--model", required=True, help="'provider:model' or 'replay:PATH'")
+    run.add_argument("--payload", help="file whose text the task refers to")
+    run.add_argument("--max-retries", type=_non_negative, default=2, help="re-asks (default 2)")
+    run.add_argument("--record", help="append the model's turns to this replay JSONL file")
+    run.add_argument("--json", action="store_true", help="print the output state as JSON")
+    run.set_defaults(func=cmd_run)
+    return parser
+
+
+def _fail(message: str, code: int) -> NoReturn:
+    print(f"citeloop: error: {message}", file=sys.stderr)
+    raise SystemExit(code)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the ``citeloop`` console script; returns the exit code."""
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except CiteloopError as exc:
+        _fail(str(exc), EXIT_USAGE)
+    except KeyboardInterrupt:
+        _fail("interrupted", 130)
+    except Exception as exc:
+        if os.environ.get("CITELOOP_DEBUG"):
+            raise
+        _fail(f"{type(exc).__name__}: {exc} (set CITELOOP_DEBUG=1 for a traceback)", 3)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
