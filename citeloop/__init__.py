@@ -1,0 +1,1 @@
+"""citeloop: LangGraph workflows that make LLM answers grounded."""
