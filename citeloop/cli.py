@@ -157,9 +157,7 @@ async def _run_graph(args: argparse.Namespace) -> dict[str, Any]:
     from citeloop.models import ReplayRecorder
 
     db = _require_db(args.db)
-    context = GroundedAnswerContext(
-        model=args.model, db_path=str(db), max_retries=args.max_retries
-    )
+    context = GroundedAnswerContext(model=args.model, db_path=str(db), max_retries=args.max_retries)
     inputs: dict[str, Any] = {"task": args.task}
     if args.payload:
         inputs["payload"] = _read_text(args.payload, "payload")

@@ -34,8 +34,7 @@ class GroundedAnswerContext:
     reference_threshold: float = field(
         default=0.5,
         metadata={
-            "description": "Share of core public entities the answer body must reference "
-            "(0..1)."
+            "description": "Share of core public entities the answer body must reference (0..1)."
         },
     )
     require_citations: bool = field(

@@ -45,12 +45,14 @@ class ScriptedChatModel(BaseChatModel):
             raise item
         return ChatResult(generations=[ChatGeneration(message=AIMessage(content=item))])
 
-    def _generate(self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None,
-                  **kwargs: Any) -> ChatResult:
+    def _generate(
+        self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kwargs: Any
+    ) -> ChatResult:
         return self._next(messages)
 
-    async def _agenerate(self, messages: list[BaseMessage], stop: Any = None,
-                         run_manager: Any = None, **kwargs: Any) -> ChatResult:
+    async def _agenerate(
+        self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kwargs: Any
+    ) -> ChatResult:
         if self.delay:
             await asyncio.sleep(self.delay)
         return self._next(messages)

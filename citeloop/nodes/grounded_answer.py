@@ -14,6 +14,7 @@ from typing import Any, Literal
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
+from langchain_core.runnables import RunnableConfig
 from langgraph.graph import END
 from langgraph.runtime import Runtime
 
@@ -62,6 +63,11 @@ def task_of(state: State) -> str:
 def retries_left(state: State, ctx: GroundedAnswerContext) -> bool:
     """Whether another attempt fits the budget of ``1 + ctx.max_retries`` model calls."""
     return state.get("attempts", 0) <= ctx.max_retries
+
+
+def supersteps_needed(max_retries: int) -> int:
+    """Supersteps a run may take: inject, call, validate, then 4 per retry."""
+    return 3 + 4 * max_retries
 
 
 def _payload_block(state: State) -> str:
@@ -132,11 +138,26 @@ class GroundedAnswerNodes:
         return await asyncio.to_thread(run)
 
     async def inject_context(
-        self, state: State, runtime: Runtime[GroundedAnswerContext]
+        self, state: State, runtime: Runtime[GroundedAnswerContext], config: RunnableConfig
     ) -> dict[str, Any]:
-        """Seed and walk the knowledge graph for the task; write the first prompt."""
+        """Seed and walk the knowledge graph for the task; write the first prompt.
+
+        Raises:
+            ConfigurationError: No task; no knowledge graph; or a recursion limit too
+                small for ``max_retries`` (raised here, before any model call, so the
+                retry budget, not the recursion limit, is what ends a run).
+        """
+        ctx = settings(runtime)
         task = task_of(state)
-        injected = await self._inject(state, settings(runtime), None)
+        limit = config.get("recursion_limit")
+        if limit is not None and limit < supersteps_needed(ctx.max_retries):
+            raise ConfigurationError(
+                f"max_retries={ctx.max_retries} needs a recursion_limit of at least "
+                f"{supersteps_needed(ctx.max_retries)}, got {limit}; pass "
+                f"config={{'recursion_limit': {supersteps_needed(ctx.max_retries)}}} "
+                "or lower max_retries"
+            )
+        injected = await self._inject(state, ctx, None)
         prompt = GROUNDED_ANSWER_PROMPT.format(
             context=injected.text, payload_block=_payload_block(state), task=task
         )
