@@ -1,0 +1,133 @@
+"""Parse entity names back out of context text in the documented format.
+
+The format (rendered by ``citeloop.knowledge.ContextInjector``, or written by hand)::
+
+    class Name(Base, ...): method_a, method_b
+    def function_name(arg, ...)
+    Child inherits from Base
+    caller() calls callee()
+    ClassName.method()
+    REQ-008-013 graph context validation
+    ## Prior decisions
+      DEC-7: rationale text
+
+Which parts are entities (the shared cases in ``shared/cases/graph_context.json`` pin
+this down): the class name of a ``class`` line, but neither its bases (a base is an
+entity only when an ``inherits`` line names it) nor its member list (a member is an
+entity only when a ``Class.method()`` line names it); the function name of a ``def``
+line, not its arguments; both sides of ``inherits from`` and ``calls``; both parts of
+``Owner.member()``; every ``REQ-...`` id anywhere; the id before ``:`` on each line under
+``## Prior decisions``. Builtins, keywords and ``typing`` names (``Protocol``, ``Any``,
+``object``, ``self``, ``None``, ``str``, ...) are noise, never entities.
+"""
+
+from __future__ import annotations
+
+import builtins
+import keyword
+import re
+import typing
+from dataclasses import dataclass
+
+from citeloop.validation.matching import TOKEN_PATTERN
+
+NOISE_WORDS: frozenset[str] = frozenset(
+    {name for name in dir(builtins) if not name.startswith("_")}
+    | set(keyword.kwlist)
+    | set(keyword.softkwlist)
+    | set(typing.__all__)
+    # Receivers and the standard base classes an `inherits` line may name.
+    | {"self", "cls", "ABC", "ABCMeta", "Enum", "IntEnum", "StrEnum"}
+)
+"""Names that are never entities of a parsed context."""
+
+# Each pattern is anchored, applied to one line, and has no nested quantifiers.
+_NAME = r"[\w.]+"
+_CLASS_LINE = re.compile(r"\s*class\s+(\w+)")
+_DEF_LINE = re.compile(r"\s*(?:async\s+)?def\s+(\w+)")
+_INHERITS_LINE = re.compile(rf"\s*({_NAME})\s+inherits\s+from\s+({_NAME})")
+_CALLS_LINE = re.compile(rf"\s*({_NAME})(?:\([^)]*\))?\s+calls\s+({_NAME})")
+_MEMBER_LINE = re.compile(rf"\s*({_NAME})\([^)]*\)\s*$")
+_DECISION_LINE = re.compile(r"\s*([\w-]+)\s*:")
+_DECISIONS_HEADING = "prior decisions"
+_REQUIREMENT_PREFIX = "REQ-"
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedEntity:
+    """An entity parsed from context text.
+
+    Attributes:
+        name: The name an answer references and cites.
+        kind: ``"class"``, ``"function"``, ``"method"``, ``"requirement"`` or
+            ``"decision"``.
+    """
+
+    name: str
+    kind: str
+
+
+def _reference(dotted: str, kind: str) -> list[ParsedEntity]:
+    """Entities named by a reference: ``Owner.member`` names both, longer paths the last."""
+    parts = [part for part in dotted.split(".") if part]
+    if len(parts) == 2:
+        return [ParsedEntity(parts[0], "class"), ParsedEntity(parts[1], "method")]
+    return [ParsedEntity(parts[-1], kind)] if parts else []
+
+
+def _parse_line(line: str) -> list[ParsedEntity]:
+    if match := _CLASS_LINE.match(line):
+        return [ParsedEntity(match[1], "class")]
+    if match := _DEF_LINE.match(line):
+        return [ParsedEntity(match[1], "function")]
+    if match := _INHERITS_LINE.match(line):
+        return _reference(match[1], "class") + _reference(match[2], "class")
+    if match := _CALLS_LINE.match(line):
+        return _reference(match[1], "function") + _reference(match[2], "function")
+    if match := _MEMBER_LINE.match(line):
+        return _reference(match[1], "function")
+    return []
+
+
+def _is_heading(stripped: str) -> bool:
+    return stripped.startswith("#")
+
+
+def parse_context_entities(text: str) -> tuple[ParsedEntity, ...]:
+    """Parse the entities of context text in the documented format.
+
+    Lines that match no pattern are ignored, so any text is accepted. Work is linear in
+    the length of ``text``.
+
+    Args:
+        text: Context text, e.g. ``InjectedContext.text``.
+
+    Returns:
+        The entities in order of first appearance, without duplicates (the first kind
+        seen wins) and without noise words.
+
+    Example:
+        >>> [e.name for e in parse_context_entities("class A(Protocol): x\\nA.run()")]
+        ['A', 'run']
+    """
+    found: dict[str, ParsedEntity] = {}
+
+    def add(entity: ParsedEntity) -> None:
+        if entity.name not in NOISE_WORDS and entity.name not in found:
+            found[entity.name] = entity
+
+    in_decisions = False
+    for line in text.splitlines():
+        stripped = line.strip()
+        if _is_heading(stripped):
+            in_decisions = stripped.lstrip("#").strip().lower() == _DECISIONS_HEADING
+            continue
+        if in_decisions and (match := _DECISION_LINE.match(line)):
+            add(ParsedEntity(match[1], "decision"))
+        else:
+            for entity in _parse_line(line):
+                add(entity)
+        for token in TOKEN_PATTERN.findall(line):
+            if token.startswith(_REQUIREMENT_PREFIX):
+                add(ParsedEntity(token, "requirement"))
+    return tuple(found.values())

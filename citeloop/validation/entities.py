@@ -1,0 +1,112 @@
+"""Read the entities of a context given in any accepted shape (duck-typed).
+
+The validation library does not import ``citeloop.knowledge``; an ``InjectedContext``
+and its ``ContextEntity`` objects are recognised by their attributes instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from citeloop.validation.context_text import parse_context_entities
+from citeloop.validation.matching import normalize_text
+
+CORE = "core"
+SUPPORTING = "supporting"
+_TIERS = (CORE, SUPPORTING)
+
+_CONTEXT_SHAPES = (
+    "a context text (str), an object with an `.entities` attribute (e.g. "
+    "InjectedContext), a mapping with an 'entities' key, or a sequence of entity "
+    "names, entity objects with `.name`, or mappings with a 'name' key"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ContextName:
+    """One entity of a context, reduced to what validation needs.
+
+    Attributes:
+        name: The name an answer references and cites (NFC-normalized, stripped).
+        tier: ``"core"`` (must be cited) or ``"supporting"`` (may be cited).
+    """
+
+    name: str
+    tier: str = CORE
+
+    @property
+    def private(self) -> bool:
+        """``True`` when the last dotted part starts with ``_`` (Python convention)."""
+        return self.name.rsplit(".", 1)[-1].startswith("_")
+
+
+def _tier_of(value: Any, name: str) -> str:
+    if value is None:
+        return CORE
+    # StrEnum members (citeloop.knowledge.Tier) are str, so str() gives their value.
+    tier = str(value).strip().lower()
+    if tier not in _TIERS:
+        raise ValueError(f"entity {name!r} has tier {value!r}; expected one of {_TIERS}")
+    return tier
+
+
+def _entity_of(item: Any) -> ContextName:
+    if isinstance(item, str):
+        name, tier = item, None
+    elif isinstance(item, Mapping):
+        name, tier = item.get("name"), item.get("tier")
+    else:
+        name, tier = getattr(item, "name", None), getattr(item, "tier", None)
+    if not isinstance(name, str):
+        raise TypeError(
+            f"context entity {item!r} has no string name; pass entities as names, "
+            "objects with a `.name`, or mappings with a 'name' key"
+        )
+    name = normalize_text(name).strip()
+    if not name:
+        raise ValueError(f"context entity {item!r} has an empty name")
+    return ContextName(name, _tier_of(tier, name))
+
+
+def _entities_of(items: Iterable[Any]) -> list[ContextName]:
+    merged: dict[str, ContextName] = {}
+    for item in items:
+        entity = _entity_of(item)
+        seen = merged.get(entity.name)
+        # The same name twice: core wins, so duplicates never relax what must be cited.
+        if seen is None or (seen.tier != CORE and entity.tier == CORE):
+            merged[entity.name] = entity
+    return list(merged.values())
+
+
+def context_names(context: Any) -> list[ContextName]:
+    """The entities of ``context``, without duplicates, in order of first appearance.
+
+    Args:
+        context: Context text in the documented format (every parsed entity is core);
+            an object with an ``.entities`` attribute (``InjectedContext``); a mapping
+            with an ``"entities"`` key; or an iterable of names (core), objects with
+            ``.name`` and optional ``.tier``, or mappings with ``"name"`` and optional
+            ``"tier"``. Tiers compare as strings: ``"core"`` or ``"supporting"``.
+
+    Returns:
+        One :class:`ContextName` per distinct name.
+
+    Raises:
+        TypeError: ``context`` has none of the accepted shapes, or an entity has no
+            string name.
+        ValueError: An entity has an empty name or an unknown tier.
+    """
+    if isinstance(context, str):
+        return [ContextName(e.name) for e in parse_context_entities(normalize_text(context))]
+    if isinstance(context, Mapping):
+        if "entities" not in context:
+            raise TypeError(f"context mapping has no 'entities' key; expected {_CONTEXT_SHAPES}")
+        items = context["entities"]
+    else:
+        items = getattr(context, "entities", context)
+    if isinstance(items, str | bytes | bytearray) or not isinstance(items, Iterable):
+        raise TypeError(f"context of type {type(items).__name__}; expected {_CONTEXT_SHAPES}")
+    return _entities_of(items)

@@ -1,0 +1,330 @@
+"""Check that an answer uses and cites the knowledge-graph context of its prompt.
+
+An answer is *grounded* when its body (the text outside the citation section)
+references enough of the core entities of the context, and its ``## Entities used``
+section cites every core entity and nothing outside the context. Entities whose last
+dotted part starts with ``_`` are private: reported, never required. Supporting entities
+may be cited, never required.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from dataclasses import dataclass, fields
+from typing import Any
+
+from citeloop.validation.citation_section import (
+    DEFAULT_SECTION_LABELS,
+    split_citation_section,
+)
+from citeloop.validation.entities import CORE, context_names
+from citeloop.validation.matching import NameScanner, normalize_text
+
+RETRY_PROMPT_HEADER = "Your previous answer was rejected: it did not use and cite the context."
+"""First line of the rejection part of a retry prompt (also how a nested prompt is cut)."""
+
+RETRY_PROMPT_TEMPLATE = """{task}
+
+{header}
+{problems}
+
+Answer the task again. Use the context entities in the body of your answer, cite only
+names that appear in the context, and end your answer with this section, one entity
+per line:
+
+## Entities used
+- EntityName
+"""
+"""Retry prompt: ``{task}`` (the original task), ``{header}`` and ``{problems}``."""
+
+
+_COUNTS = ("total_entities", "public_count", "private_count", "found_count", "core_count")
+
+
+@dataclass(frozen=True, slots=True)
+class GraphValidationResult:
+    """The outcome of :meth:`GraphContextValidator.validate`. All name lists are sorted.
+
+    Attributes:
+        passed: The verdict.
+        vacuous: The context had no entities at all, so the answer passes trivially.
+        public_entities: Entities whose name does not start with ``_``.
+        private_entities: Entities whose name starts with ``_`` (never required).
+        core_entities: Public entities of tier ``core``: those the answer must reference
+            and cite.
+        public_found: Public entities referenced in the body.
+        public_missing: Public entities not referenced in the body.
+        private_found: Private entities referenced in the body.
+        private_missing: Private entities not referenced in the body.
+        citations: Cited names that are entities of the context.
+        invalid_citations: Cited names that are not, as written after reducing a dotted
+            name to its last part.
+        missing_core_citations: Core entities the citation section does not cite.
+        cited_not_used: Cited entities the body never references.
+        compliance_ratio: Core entities referenced in the body / core entities, in
+            [0, 1]; 1.0 when there are no core entities.
+        entities_found: Entities (public and private) referenced in the body.
+        entities_missing: Core entities not referenced in the body.
+        has_citation_section: The answer has a citation section.
+        reasons: Short human-readable reasons for a failed verdict (empty when passed).
+    """
+
+    passed: bool
+    vacuous: bool
+    public_entities: tuple[str, ...]
+    private_entities: tuple[str, ...]
+    core_entities: tuple[str, ...]
+    public_found: tuple[str, ...]
+    public_missing: tuple[str, ...]
+    private_found: tuple[str, ...]
+    private_missing: tuple[str, ...]
+    citations: tuple[str, ...]
+    invalid_citations: tuple[str, ...]
+    missing_core_citations: tuple[str, ...]
+    cited_not_used: tuple[str, ...]
+    compliance_ratio: float
+    entities_found: tuple[str, ...]
+    entities_missing: tuple[str, ...]
+    has_citation_section: bool
+    reasons: tuple[str, ...]
+
+    @property
+    def total_entities(self) -> int:
+        """Number of entities in the context."""
+        return len(self.public_entities) + len(self.private_entities)
+
+    @property
+    def public_count(self) -> int:
+        """Number of public entities."""
+        return len(self.public_entities)
+
+    @property
+    def private_count(self) -> int:
+        """Number of private entities."""
+        return len(self.private_entities)
+
+    @property
+    def found_count(self) -> int:
+        """Number of entities (public and private) referenced in the body."""
+        return len(self.entities_found)
+
+    @property
+    def core_count(self) -> int:
+        """Number of core entities (public, tier ``core``)."""
+        return len(self.core_entities)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The result as JSON-serialisable data: every field (tuples as lists) and count.
+
+        Returns:
+            A dict with the field names as keys, then the five counts.
+        """
+        data: dict[str, Any] = {}
+        for field in fields(self):
+            value = getattr(self, field.name)
+            data[field.name] = list(value) if isinstance(value, tuple) else value
+        for count in _COUNTS:
+            data[count] = getattr(self, count)
+        return data
+
+
+def _resolve_citation(
+    item: str, names: Collection[str], scanner: NameScanner
+) -> tuple[set[str], str | None]:
+    """Entities cited by one citation item, or the invalid name it cites."""
+    if item in names:
+        return {item}, None
+    if not any(char.isspace() for char in item):
+        # `pkg.mod.Name` and `Class.method` cite the entity named by their last part.
+        last = item.rsplit(".", 1)[-1] or item
+        return ({last}, None) if last in names else (set(), last)
+    # A phrase ("the GraphStore protocol") cites the entities it mentions.
+    mentioned = scanner.scan(item)
+    return (set(mentioned), None) if mentioned else (set(), item)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class GraphContextValidator:
+    """Validates that an answer uses and cites its knowledge-graph context.
+
+    Verdict: at least ``reference_threshold`` of the core entities are referenced in
+    the body; with ``require_citations``, the answer has a citation section (when
+    there is any core entity) that cites every core entity and no name outside the
+    context; with ``fail_on_cited_not_used``, every cited entity is also referenced in
+    the body. A context without entities passes (``vacuous``).
+
+    ``fail_on_cited_not_used`` defaults to ``False``: a citation the body does not use
+    is already penalised through the reference threshold when it is a core entity, and
+    citing a supporting entity that informed the answer without being named is honest.
+
+    Args:
+        reference_threshold: Minimum share of core entities the body must reference,
+            in [0, 1].
+        require_citations: Require a complete, valid citation section.
+        fail_on_cited_not_used: Fail when a cited entity is not referenced in the body.
+        section_labels: Accepted labels of the citation section (case-insensitive).
+
+    Raises:
+        ValueError: ``reference_threshold`` is outside [0, 1] or ``section_labels`` is
+            empty.
+        TypeError: ``reference_threshold`` is not a number.
+
+    Example:
+        >>> validator = GraphContextValidator(reference_threshold=1.0)
+        >>> answer = "GraphStore holds it.\\n\\n## Entities used\\n- GraphStore\\n"
+        >>> validator.validate(answer, ["GraphStore"]).passed
+        True
+    """
+
+    reference_threshold: float = 0.5
+    require_citations: bool = True
+    fail_on_cited_not_used: bool = False
+    section_labels: tuple[str, ...] = DEFAULT_SECTION_LABELS
+
+    def __post_init__(self) -> None:
+        threshold = self.reference_threshold
+        if isinstance(threshold, bool) or not isinstance(threshold, int | float):
+            raise TypeError(f"reference_threshold must be a number in [0, 1], got {threshold!r}")
+        if not 0.0 <= threshold <= 1.0:
+            raise ValueError(
+                f"reference_threshold must be in [0, 1], got {threshold!r}; "
+                "e.g. 0.5 requires half of the core entities in the body"
+            )
+        if not self.section_labels:
+            raise ValueError("section_labels is empty; pass at least one label")
+
+    def validate(self, response: str, context: Any) -> GraphValidationResult:
+        """Validate ``response`` against the entities of ``context``.
+
+        Work is linear in the length of ``response`` and does not grow with the number
+        of entities per character scanned; odd text (empty, huge, binary-ish, broken
+        Markdown) never raises.
+
+        Args:
+            response: The answer text.
+            context: Context text in the documented format, an object with
+                ``.entities`` (``InjectedContext``), a mapping with ``"entities"``, or
+                an iterable of names / entity objects / mappings (see
+                :func:`citeloop.validation.entities.context_names`).
+
+        Returns:
+            The validation result.
+
+        Raises:
+            TypeError: ``response`` is not a str, or ``context`` has no accepted shape.
+            ValueError: A context entity has an empty name or an unknown tier.
+        """
+        if not isinstance(response, str):
+            raise TypeError(f"response must be a str, got {type(response).__name__}")
+        entities = context_names(context)
+        names = {entity.name for entity in entities}
+        scanner = NameScanner(names)
+        body, section = split_citation_section(normalize_text(response), self.section_labels)
+        referenced = scanner.scan(body)
+
+        cited: set[str] = set()
+        invalid: set[str] = set()
+        for item in section.items if section else ():
+            valid, wrong = _resolve_citation(item, names, scanner)
+            cited |= valid
+            if wrong is not None:
+                invalid.add(wrong)
+
+        public = {e.name for e in entities if not e.private}
+        private = names - public
+        core = {e.name for e in entities if not e.private and e.tier == CORE}
+        core_referenced = core & referenced
+        ratio = len(core_referenced) / len(core) if core else 1.0
+        cited_not_used = cited - referenced
+        missing_core_citations = core - cited
+        vacuous = not entities
+
+        reasons: list[str] = []
+        if ratio < self.reference_threshold:
+            reasons.append(
+                f"the body references {len(core_referenced)} of {len(core)} core entities "
+                f"({ratio:.0%}), below the required {self.reference_threshold:.0%}"
+            )
+        if self.require_citations:
+            if section is None and core:
+                reasons.append("no citation section ('## Entities used')")
+            if missing_core_citations:
+                reasons.append(
+                    f"core entities not cited: {', '.join(sorted(missing_core_citations))}"
+                )
+            if invalid:
+                reasons.append(f"citations not in the context: {', '.join(sorted(invalid))}")
+        if self.fail_on_cited_not_used and cited_not_used:
+            reasons.append(f"cited but not used in the body: {', '.join(sorted(cited_not_used))}")
+        if vacuous:
+            reasons.clear()
+
+        return GraphValidationResult(
+            passed=not reasons,
+            vacuous=vacuous,
+            public_entities=tuple(sorted(public)),
+            private_entities=tuple(sorted(private)),
+            core_entities=tuple(sorted(core)),
+            public_found=tuple(sorted(public & referenced)),
+            public_missing=tuple(sorted(public - referenced)),
+            private_found=tuple(sorted(private & referenced)),
+            private_missing=tuple(sorted(private - referenced)),
+            citations=tuple(sorted(cited)),
+            invalid_citations=tuple(sorted(invalid)),
+            missing_core_citations=tuple(sorted(missing_core_citations)),
+            cited_not_used=tuple(sorted(cited_not_used)),
+            compliance_ratio=ratio,
+            entities_found=tuple(sorted(referenced)),
+            entities_missing=tuple(sorted(core - referenced)),
+            has_citation_section=section is not None,
+            reasons=tuple(reasons),
+        )
+
+    @staticmethod
+    def build_retry_prompt(task: str, result: GraphValidationResult) -> str:
+        """Same as the module function :func:`build_retry_prompt`."""
+        return build_retry_prompt(task, result)
+
+
+def _problem_lines(result: GraphValidationResult) -> list[str]:
+    lines: list[str] = []
+    if not result.has_citation_section and result.core_entities:
+        lines.append("- Your answer had no '## Entities used' section.")
+    if result.missing_core_citations:
+        names = ", ".join(result.missing_core_citations)
+        lines.append(f"- Cite these core entities (they were missing): {names}")
+    if result.invalid_citations:
+        names = ", ".join(result.invalid_citations)
+        lines.append(f"- Do not cite these names, they are not in the context: {names}")
+    if result.entities_missing:
+        names = ", ".join(result.entities_missing)
+        lines.append(f"- Reference these core entities in the body of the answer: {names}")
+    return lines or [f"- {reason}" for reason in result.reasons]
+
+
+def build_retry_prompt(task: str, result: GraphValidationResult) -> str:
+    """Build the prompt that asks again after a failed validation.
+
+    The prompt is always built on the *original* task, so retries never nest: pass
+    the task of the first attempt. If ``task`` is itself a prompt built by this
+    function, its previous rejection part is dropped first.
+
+    Args:
+        task: The original task.
+        result: The failed validation result.
+
+    Returns:
+        ``RETRY_PROMPT_TEMPLATE`` filled with the task, ``RETRY_PROMPT_HEADER`` and one
+        line per problem: core entities not cited, invalid citations, core entities
+        the body does not reference.
+
+    Example:
+        >>> result = GraphContextValidator().validate("No idea.", ["GraphStore"])
+        >>> "Cite these core entities (they were missing): GraphStore" in (
+        ...     build_retry_prompt("Explain the store.", result))
+        True
+    """
+    original = task.split(RETRY_PROMPT_HEADER, 1)[0].rstrip()
+    return RETRY_PROMPT_TEMPLATE.format(
+        task=original, header=RETRY_PROMPT_HEADER, problems="\n".join(_problem_lines(result))
+    )
