@@ -1,0 +1,539 @@
+"""Unit tests of GraphContextValidator and its parsers (offline, deterministic)."""
+
+from __future__ import annotations
+
+import json
+import unicodedata
+from dataclasses import dataclass
+from enum import StrEnum
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from citeloop.validation import (
+    RETRY_PROMPT_HEADER,
+    GraphContextValidator,
+    GraphValidationResult,
+    NameScanner,
+    build_retry_prompt,
+    find_citation_section,
+    parse_context_entities,
+)
+
+CONTEXT = (
+    "class GraphStore(Protocol): add_entity, neighbours\n"
+    "def build_index(root)\n"
+    "SqliteGraphStore inherits from GraphStore\n"
+    "build_index() calls parse_module()\n"
+    "GraphStore.neighbours()\n"
+    "REQ-008-013 graph context validation\n"
+    "## Prior decisions\n"
+    "  DEC-7: SQLite is the embedded default\n"
+)
+NAMES = [
+    "DEC-7",
+    "GraphStore",
+    "REQ-008-013",
+    "SqliteGraphStore",
+    "build_index",
+    "neighbours",
+    "parse_module",
+]
+BODY = "Uses " + ", ".join(NAMES) + ".\n\n"
+
+
+def validate(response: str, context: object = CONTEXT, **settings: object) -> GraphValidationResult:
+    return GraphContextValidator(**settings).validate(response, context)
+
+
+class Tier(StrEnum):
+    """Stands in for citeloop.knowledge.Tier (the validator must not import it)."""
+
+    CORE = "core"
+    SUPPORTING = "supporting"
+
+
+@dataclass(frozen=True)
+class Entity:
+    """Stands in for citeloop.knowledge.ContextEntity."""
+
+    name: str
+    kind: str = "class"
+    tier: Tier = Tier.CORE
+
+
+@dataclass(frozen=True)
+class Injected:
+    """Stands in for citeloop.knowledge.InjectedContext."""
+
+    text: str
+    entities: tuple[Entity, ...]
+
+
+# --- context text -------------------------------------------------------------------
+
+
+def test_parse_context_entities_kinds_and_order() -> None:
+    parsed = parse_context_entities(CONTEXT)
+    assert [(e.name, e.kind) for e in parsed] == [
+        ("GraphStore", "class"),
+        ("build_index", "function"),
+        ("SqliteGraphStore", "class"),
+        ("parse_module", "function"),
+        ("neighbours", "method"),
+        ("REQ-008-013", "requirement"),
+        ("DEC-7", "decision"),
+    ]
+
+
+def test_parse_context_entities_skips_noise_bases_arguments_and_members() -> None:
+    text = (
+        "class Store(Protocol, Generic): get, put\n"
+        "async def fetch(self, key: str) -> Any\n"
+        "Store inherits from object\n"
+        "fetch() calls len()\n"
+        "self.helper()\n"
+    )
+    assert [e.name for e in parse_context_entities(text)] == ["Store", "fetch", "helper"]
+
+
+def test_parse_context_entities_requirement_ids_anywhere_and_decisions_section() -> None:
+    text = (
+        "def run()  # traces REQ-1-2\n"
+        "## Prior decisions\n"
+        "  DEC-7: implements REQ-3\n"
+        "  ADR-0012: another\n"
+        "## Other\n"
+        "  NOT-A-DECISION: text\n"
+    )
+    assert [e.name for e in parse_context_entities(text)] == [
+        "run",
+        "REQ-1-2",
+        "DEC-7",
+        "REQ-3",
+        "ADR-0012",
+    ]
+
+
+def test_parse_context_entities_dotted_references() -> None:
+    text = "pkg.mod.build() calls Store.get()\nChild inherits from pkg.base.Base\n"
+    assert [e.name for e in parse_context_entities(text)] == [
+        "build",
+        "Store",
+        "get",
+        "Child",
+        "Base",
+    ]
+
+
+# --- citation section forms ---------------------------------------------------------
+
+SECTION_FORMS = {
+    "atx-h2": "## Entities used\n- GraphStore\n- build_index\n",
+    "atx-h1-title-case": "# Entities Used\n- GraphStore\n- build_index\n",
+    "atx-h6-colon-closing-hashes": "###### entities used: ##\n- GraphStore\n- build_index\n",
+    "atx-blank-line-before-list": "## Entities used\n\n- GraphStore\n- build_index\n",
+    "setext-equals": "Entities used\n=============\n* GraphStore\n* build_index\n",
+    "setext-dashes": "Entities used\n-------------\n+ GraphStore\n+ build_index\n",
+    "bold": "**Entities used**\n- GraphStore\n- build_index\n",
+    "bold-colon-inside": "**Entities used:**\n- GraphStore\n- build_index\n",
+    "bold-colon-outside": "**Entities used**:\n- GraphStore\n- build_index\n",
+    "bold-underscores": "__Entities used__\n- GraphStore\n- build_index\n",
+    "bold-inline-items": "**Entities used:** GraphStore, build_index\n",
+    "label-below": "Entities used:\n- GraphStore\n- build_index\n",
+    "label-inline": "Entities used: GraphStore, build_index\n",
+    "label-plain-lines": "Entities used:\nGraphStore\nbuild_index\n",
+    "numbered-dot": "## Entities used\n1. GraphStore\n2. build_index\n",
+    "numbered-paren": "## Entities used\n1) GraphStore\n2) build_index\n",
+    "loose-list": "## Entities used\n- GraphStore\n\n- build_index\n",
+    "backticks-and-parens": "## Entities used\n- `GraphStore`\n- `build_index()`\n",
+    "bold-items": "## Entities used\n- **GraphStore**\n- build_index()\n",
+    "links": "## Entities used\n- [GraphStore](store.py)\n- [`build_index`](index.py#L3)\n",
+    "descriptions": "## Entities used\n- GraphStore — the protocol\n- build_index - entry point\n",
+    "description-colon-en-dash": "## Entities used\n- GraphStore: store\n- build_index – entry\n",
+    "description-parenthesis": "## Entities used\n- GraphStore (the protocol)\n- build_index\n",
+    "comma-list-item": "## Entities used\n- GraphStore, build_index\n",
+    "dotted": "## Entities used\n- citeloop.knowledge.GraphStore\n- pkg.index.build_index\n",
+    "synonym-citations": "## Citations\n- GraphStore\n- build_index\n",
+    "synonym-entities-cited": "### Entities cited\n- GraphStore\n- build_index\n",
+    "crlf": "## Entities used\r\n- GraphStore\r\n- build_index\r\n",
+}
+
+
+@pytest.mark.parametrize("section", SECTION_FORMS.values(), ids=SECTION_FORMS.keys())
+def test_citation_section_forms(section: str) -> None:
+    response = "GraphStore is built by build_index.\n\n" + section
+    result = validate(response, ["GraphStore", "build_index"])
+    assert result.has_citation_section
+    assert result.citations == ("GraphStore", "build_index")
+    assert result.invalid_citations == ()
+    assert result.passed, result.reasons
+
+
+@pytest.mark.parametrize(
+    "response",
+    [
+        "## Sources\n- GraphStore\n",
+        "## References\n- GraphStore\n",
+        "**Entities used** are GraphStore and build_index.\n",
+        "- Entities used: GraphStore\n",
+        "## Entities used in passing\n- GraphStore\n",
+    ],
+)
+def test_not_a_citation_section(response: str) -> None:
+    assert find_citation_section(response) is None
+
+
+def test_section_ends_at_heading_and_prose_after_it_is_body() -> None:
+    response = (
+        "Intro.\n\n## Entities used\n- GraphStore\n\nbuild_index is called afterwards.\n"
+        "## Notes\n- CacheLayer\n"
+    )
+    result = validate(response, ["GraphStore", "build_index"], reference_threshold=0.0)
+    assert result.citations == ("GraphStore",)
+    assert result.entities_found == ("build_index",)
+    assert result.invalid_citations == ()
+
+
+def test_section_ends_at_thematic_break_and_fence() -> None:
+    section = find_citation_section("## Entities used\n- A\n---\n- B\n")
+    assert section is not None and section.items == ("A",)
+    section = find_citation_section("## Entities used\n- A\n```\n- B\n```\n")
+    assert section is not None and section.items == ("A",)
+
+
+def test_lazy_continuation_line_is_not_a_citation() -> None:
+    section = find_citation_section("## Entities used\n- GraphStore\n  the protocol itself\n- B\n")
+    assert section is not None and section.items == ("GraphStore", "B")
+
+
+def test_last_section_wins() -> None:
+    response = (
+        "GraphStore and build_index.\n\n## Entities used\n- CacheLayer\n\n"
+        "Revised.\n\n## Entities used\n- GraphStore\n- build_index\n"
+    )
+    result = validate(response, ["GraphStore", "build_index"])
+    assert result.citations == ("GraphStore", "build_index")
+    assert result.invalid_citations == ()
+
+
+def test_phrase_item_cites_the_entities_it_mentions() -> None:
+    response = (
+        "GraphStore and build_index.\n\n## Entities used\n\nI used GraphStore and build_index.\n"
+    )
+    assert validate(response, ["GraphStore", "build_index"]).citations == (
+        "GraphStore",
+        "build_index",
+    )
+
+
+def test_invalid_citation_is_reported_after_dotted_reduction() -> None:
+    result = validate(
+        "GraphStore.\n\n## Entities used\n- pkg.cache.CacheLayer\n- GraphStore\n", ["GraphStore"]
+    )
+    assert result.invalid_citations == ("CacheLayer",)
+    assert not result.passed
+
+
+def test_citation_section_is_not_body() -> None:
+    result = validate("Nothing here.\n\n## Entities used\n- GraphStore\n", ["GraphStore"])
+    assert result.entities_found == ()
+    assert result.cited_not_used == ("GraphStore",)
+    assert not result.passed
+
+
+# --- boundaries and Unicode ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("GraphStores build_index_v2 xbuild_index _build_index", set()),
+        ("REQ-008-013-US1 REQ-008-0130 XREQ-008-013 REQ-008-01", set()),
+        (
+            "(GraphStore), `build_index()`, REQ-008-013. and DEC-7;",
+            {"GraphStore", "build_index", "REQ-008-013", "DEC-7"},
+        ),
+        ("GraphStore.neighbours()", {"GraphStore", "neighbours"}),
+        (
+            "build_index-based and GraphStore/neighbours",
+            {"build_index", "GraphStore", "neighbours"},
+        ),
+        ("**GraphStore**, [DEC-7](adr.md), 'REQ-008-013'", {"GraphStore", "DEC-7", "REQ-008-013"}),
+        ("graphstore BUILD_INDEX", set()),
+    ],
+)
+def test_boundaries(text: str, found: set[str]) -> None:
+    names = ["GraphStore", "build_index", "neighbours", "REQ-008-013", "DEC-7"]
+    assert NameScanner(names).scan(text) == found
+
+
+def test_multi_token_names_match_same_tokens_and_separators() -> None:
+    scanner = NameScanner(["GraphStore.neighbours", "New York"])
+    assert scanner.scan("GraphStore.neighbours() in New York") == {
+        "GraphStore.neighbours",
+        "New York",
+    }
+    assert (
+        scanner.scan("GraphStore neighbours, New  York, NewYork, GraphStore.neighbours_x") == set()
+    )
+
+
+def test_unicode_identifiers() -> None:
+    names = ["Straße", "数据", "café"]
+    response = (
+        f"Die Straße, 数据 und {unicodedata.normalize('NFD', 'café')}; nicht Straßenbahn.\n\n"
+        "## Entities used\n- Straße\n- 数据\n- café\n"
+    )
+    result = validate(response, names)
+    assert result.entities_found == tuple(sorted(names))
+    assert result.citations == tuple(sorted(names))
+    assert result.passed
+    assert NameScanner(["Straße"]).scan("Straßenbahn 数据Straße") == set()
+
+
+# --- structured context -------------------------------------------------------------
+
+
+def test_structured_context_tiers_supporting_may_be_cited_never_required() -> None:
+    context = Injected(
+        text="ignored when entities are given",
+        entities=(
+            Entity("GraphStore"),
+            Entity("build_index", "function"),
+            Entity("Cache", tier=Tier.SUPPORTING),
+        ),
+    )
+    response = "GraphStore and build_index.\n\n## Entities used\n- GraphStore\n- build_index\n"
+    result = validate(response, context, reference_threshold=1.0)
+    assert result.core_entities == ("GraphStore", "build_index")
+    assert result.public_entities == ("Cache", "GraphStore", "build_index")
+    assert result.passed
+    cited = validate(response + "- Cache\n", context, reference_threshold=1.0)
+    assert cited.citations == ("Cache", "GraphStore", "build_index")
+    assert cited.cited_not_used == ("Cache",)
+    assert cited.passed
+
+
+@pytest.mark.parametrize(
+    "context",
+    [
+        [{"name": "GraphStore", "tier": "core"}, {"name": "Cache", "tier": "supporting"}],
+        {"entities": [{"name": "GraphStore"}, {"name": "Cache", "tier": "SUPPORTING"}]},
+        (Entity("GraphStore"), Entity("Cache", tier=Tier.SUPPORTING)),
+        [
+            Entity("Cache", tier=Tier.SUPPORTING),
+            "GraphStore",
+            Entity("Cache", tier=Tier.SUPPORTING),
+        ],
+    ],
+    ids=["mappings", "mapping-with-entities", "objects", "mixed-with-duplicates"],
+)
+def test_structured_context_shapes(context: object) -> None:
+    result = validate("GraphStore.\n\n## Entities used\n- GraphStore\n", context)
+    assert result.core_entities == ("GraphStore",)
+    assert result.public_entities == ("Cache", "GraphStore")
+    assert result.passed
+
+
+def test_duplicate_name_core_wins() -> None:
+    context = [Entity("Cache", tier=Tier.SUPPORTING), Entity("Cache")]
+    assert validate("", context).core_entities == ("Cache",)
+
+
+def test_private_entities_reported_never_required() -> None:
+    context = ["Loader", "_read_one", "_cache"]
+    response = "Loader calls _read_one.\n\n## Entities used\n- Loader\n- _read_one\n"
+    result = validate(response, context, reference_threshold=1.0)
+    assert result.passed
+    assert result.private_entities == ("_cache", "_read_one")
+    assert result.private_found == ("_read_one",)
+    assert result.private_missing == ("_cache",)
+    assert result.core_entities == ("Loader",)
+
+
+# --- verdict ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("context", ["", "just prose, no entities\n", [], {"entities": ()}])
+def test_vacuous_context_passes_and_says_so(context: object) -> None:
+    result = validate("Any answer at all.", context)
+    assert result.passed and result.vacuous
+    assert result.compliance_ratio == 1.0
+    assert result.total_entities == 0
+    assert result.reasons == ()
+
+
+def test_only_supporting_entities_need_no_section() -> None:
+    result = validate("No references.", [{"name": "Cache", "tier": "supporting"}])
+    assert result.passed and not result.vacuous
+    assert result.compliance_ratio == 1.0
+
+
+@pytest.mark.parametrize(
+    ("threshold", "passed"), [(0.0, True), (3 / 7, True), (0.5, False), (1.0, False)]
+)
+def test_reference_threshold(threshold: float, passed: bool) -> None:
+    response = "GraphStore, build_index, DEC-7.\n\n## Entities used\n" + "".join(
+        f"- {name}\n" for name in NAMES
+    )
+    result = validate(response, reference_threshold=threshold)
+    assert result.compliance_ratio == pytest.approx(3 / 7)
+    assert result.passed is passed
+    assert result.entities_missing == (
+        "REQ-008-013",
+        "SqliteGraphStore",
+        "neighbours",
+        "parse_module",
+    )
+
+
+def test_require_citations_false_ignores_the_section() -> None:
+    assert validate(BODY, require_citations=False).passed
+    result = validate(BODY)
+    assert not result.passed
+    assert result.missing_core_citations == tuple(NAMES)
+    assert "no citation section ('## Entities used')" in result.reasons
+
+
+def test_fail_on_cited_not_used() -> None:
+    response = "Only GraphStore.\n\n## Entities used\n- GraphStore\n- build_index\n"
+    context = ["GraphStore", "build_index"]
+    assert validate(response, context).passed
+    strict = validate(response, context, fail_on_cited_not_used=True)
+    assert not strict.passed
+    assert strict.reasons == ("cited but not used in the body: build_index",)
+
+
+def test_result_to_dict_is_json_with_documented_fields() -> None:
+    data = validate(BODY + "## Entities used\n" + "\n".join(NAMES)).to_dict()
+    assert json.loads(json.dumps(data)) == data
+    assert set(data) == {
+        "passed", "vacuous", "public_entities", "private_entities", "core_entities",
+        "public_found", "public_missing", "private_found", "private_missing",
+        "total_entities", "public_count", "private_count", "found_count", "core_count",
+        "citations", "invalid_citations", "missing_core_citations", "cited_not_used",
+        "compliance_ratio", "entities_found", "entities_missing", "has_citation_section",
+        "reasons",
+    }  # fmt: skip
+    assert data["passed"] and data["core_count"] == data["found_count"] == 7
+
+
+# --- bad input ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "context", [None, 42, b"class A", {"text": "class A"}, [42], [{"tier": "core"}]]
+)
+def test_wrong_context_type_raises_type_error(context: object) -> None:
+    with pytest.raises(TypeError, match="context"):
+        validate("answer", context)
+
+
+@pytest.mark.parametrize("context", [[""], [{"name": "A", "tier": "optional"}]])
+def test_bad_context_values_raise_value_error(context: object) -> None:
+    with pytest.raises(ValueError, match="entity"):
+        validate("answer", context)
+
+
+@pytest.mark.parametrize("threshold", [-0.1, 1.5, float("nan")])
+def test_threshold_out_of_range(threshold: float) -> None:
+    with pytest.raises(ValueError, match="reference_threshold"):
+        GraphContextValidator(reference_threshold=threshold)
+
+
+@pytest.mark.parametrize("threshold", ["0.5", None, True])
+def test_threshold_not_a_number(threshold: object) -> None:
+    with pytest.raises(TypeError, match="reference_threshold"):
+        GraphContextValidator(reference_threshold=threshold)  # type: ignore[arg-type]
+
+
+def test_response_must_be_text() -> None:
+    with pytest.raises(TypeError, match="response"):
+        GraphContextValidator().validate(None, CONTEXT)  # type: ignore[arg-type]
+
+
+# --- retry prompt -------------------------------------------------------------------
+
+
+def test_retry_prompt_lists_problems_and_asks_for_the_section() -> None:
+    result = validate(
+        "GraphStore is used with a CacheLayer.\n\n## Entities used\n- GraphStore\n- CacheLayer\n"
+    )
+    prompt = build_retry_prompt("Explain the graph store.", result)
+    assert prompt.startswith("Explain the graph store.\n")
+    assert "Cite these core entities (they were missing): DEC-7, REQ-008-013," in prompt
+    assert "not in the context: CacheLayer" in prompt
+    assert "Reference these core entities in the body of the answer: DEC-7," in prompt
+    assert "## Entities used\n- EntityName" in prompt
+    assert "one entity\nper line" in prompt
+
+
+def test_retry_prompt_never_nests() -> None:
+    task = "Explain the graph store."
+    first = build_retry_prompt(task, validate("Nothing."))
+    second = build_retry_prompt(task, validate("Still nothing about GraphStore."))
+    for prompt in (first, second):
+        assert prompt.count(task) == 1
+        assert prompt.count(RETRY_PROMPT_HEADER) == 1
+    # Even a caller that passes the previous prompt instead of the task gets no nesting.
+    assert build_retry_prompt(first, validate("Still nothing about GraphStore.")) == second
+    assert GraphContextValidator.build_retry_prompt(task, validate("Nothing.")) == first
+
+
+def test_retry_prompt_without_section_says_so() -> None:
+    prompt = build_retry_prompt("Task.", validate(BODY))
+    assert "no '## Entities used' section" in prompt
+
+
+# --- never raises, linear time ------------------------------------------------------
+
+
+@settings(max_examples=300)
+@given(response=st.text(), context=st.text())
+def test_validate_never_raises_on_arbitrary_text(response: str, context: str) -> None:
+    result = validate(response, context)
+    assert 0.0 <= result.compliance_ratio <= 1.0
+    validate(response, CONTEXT)
+
+
+MARKDOWNISH = st.text(
+    alphabet=st.sampled_from(list("#*-+_`[]()=:,.\n 1aZ-ßEntiesud")), max_size=400
+)
+
+
+@settings(max_examples=300)
+@given(response=MARKDOWNISH)
+def test_validate_never_raises_on_markdown_fragments(response: str) -> None:
+    validate(response + "\n## Entities used\n" + response, CONTEXT)
+
+
+MEGABYTE = 1_000_000
+PATHOLOGICAL = {
+    "dashes": "-" * MEGABYTE,
+    "hyphen-chain": "a-" * (MEGABYTE // 2),
+    "hashes": "#" * MEGABYTE,
+    "stars": "**" * (MEGABYTE // 2),
+    "brackets": "[" * MEGABYTE,
+    "parens": "(" * MEGABYTE,
+    "backticks": "`" * MEGABYTE,
+    "bullets": "\n- " * (MEGABYTE // 3),
+    "headings": "## Entities used\n" * (MEGABYTE // 17),
+    "bold-labels": "**Entities used**\n- " * (MEGABYTE // 20),
+    "inline-labels": "Entities used: " * (MEGABYTE // 15),
+    "digits": "1" * MEGABYTE + ".",
+    "setext": "x\n" + "=" * MEGABYTE,
+    "spaces": " " * MEGABYTE + "calls x",
+    "ids": "REQ-" * (MEGABYTE // 4),
+    "binaryish": bytes(range(256)).decode("latin-1") * (MEGABYTE // 256),
+}
+
+
+@pytest.mark.parametrize("text", PATHOLOGICAL.values(), ids=PATHOLOGICAL.keys())
+def test_megabyte_of_pathological_text_completes(text: str) -> None:
+    # Linear scanning keeps each of these well under a second; a backtracking regex
+    # would not finish at this size.
+    result = validate(text, CONTEXT)
+    assert not result.passed
+    parse_context_entities(text)
