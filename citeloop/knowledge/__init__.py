@@ -1,0 +1,55 @@
+"""The knowledge graph: data model, stores, the Python indexer and the context injector.
+
+Example:
+    >>> from citeloop.knowledge import ContextInjector, SqliteGraphStore, index_tree
+    >>> with SqliteGraphStore("graph.db") as store:  # doctest: +SKIP
+    ...     index_tree("src", store)
+    ...     context = ContextInjector(store).inject("How does Indexer.run work?")
+"""
+
+from citeloop.knowledge.indexer import IndexReport, ProgressCallback, index_tree
+from citeloop.knowledge.injector import TEST_TASK_TYPES, ContextInjector
+from citeloop.knowledge.model import (
+    ContextEntity,
+    ContextExpansion,
+    Entity,
+    EntityKind,
+    Fact,
+    InjectedContext,
+    Provenance,
+    RelationKind,
+    Tier,
+    Visibility,
+    make_fact_id,
+    visibility_of,
+)
+from citeloop.knowledge.render import DECISIONS_HEADING
+from citeloop.knowledge.sources import SkippedFile
+from citeloop.knowledge.sqlite_store import SqliteGraphStore
+from citeloop.knowledge.store import GraphStore, MemoryGraphStore, compute_snapshot
+
+__all__ = [
+    "DECISIONS_HEADING",
+    "TEST_TASK_TYPES",
+    "ContextEntity",
+    "ContextExpansion",
+    "ContextInjector",
+    "Entity",
+    "EntityKind",
+    "Fact",
+    "GraphStore",
+    "IndexReport",
+    "InjectedContext",
+    "MemoryGraphStore",
+    "ProgressCallback",
+    "Provenance",
+    "RelationKind",
+    "SkippedFile",
+    "SqliteGraphStore",
+    "Tier",
+    "Visibility",
+    "compute_snapshot",
+    "index_tree",
+    "make_fact_id",
+    "visibility_of",
+]

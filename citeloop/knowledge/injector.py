@@ -1,0 +1,345 @@
+"""``ContextInjector``: pick seed entities for a task, walk the graph, render the context."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Mapping, Sequence
+from typing import Any
+
+from citeloop.errors import ConfigurationError
+from citeloop.knowledge.model import (
+    ContextEntity,
+    ContextExpansion,
+    Entity,
+    EntityKind,
+    Fact,
+    InjectedContext,
+    RelationKind,
+    Tier,
+)
+from citeloop.knowledge.names import is_noise, iter_mentions
+from citeloop.knowledge.render import render_context
+from citeloop.knowledge.store import GraphStore
+
+TEST_TASK_TYPES = frozenset({"test", "tests", "testing"})
+"""Task types that follow ``tested_by`` relations as if ``include_tested_by`` were set."""
+
+MAX_MENTIONS = 2_000
+"""Distinct tokens of a payload looked up in the graph; bounds the work per payload."""
+
+MAX_PER_NAME = 3
+"""Seeds one ambiguous name may contribute."""
+
+# Kinds that may enter a context, ranked for choosing among same-named entities:
+# classes, then functions, methods, requirements, decisions, and tests last. Modules and
+# generic facts have no line shape in the text format, so they never enter a context.
+_SEED_RANK = {
+    EntityKind.CLASS: 0,
+    EntityKind.FUNCTION: 1,
+    EntityKind.METHOD: 2,
+    EntityKind.REQUIREMENT: 3,
+    EntityKind.DECISION: 4,
+    EntityKind.TEST: 5,
+}
+_RELATION_ORDER = {
+    relation: rank
+    for rank, relation in enumerate(
+        (
+            RelationKind.DEFINES,
+            RelationKind.INHERITS,
+            RelationKind.CALLS,
+            RelationKind.TESTED_BY,
+            RelationKind.TRACES,
+            RelationKind.DECIDED,
+        )
+    )
+}
+_SPLIT = re.compile(r"[.\-]")
+
+
+def payload_text(payload: str | Mapping[str, Any] | Sequence[Any]) -> str:
+    """The text of a payload: a string, or the string values of a mapping or sequence.
+
+    Raises:
+        TypeError: If ``payload`` is none of these.
+    """
+    if isinstance(payload, str):
+        return payload
+    if isinstance(payload, Mapping):
+        values: Collection[Any] = list(payload.values())
+    elif isinstance(payload, Sequence) and not isinstance(payload, bytes | bytearray):
+        values = payload
+    else:
+        raise TypeError(
+            f"payload must be a str, or a mapping or sequence of str; got "
+            f"{type(payload).__name__}. Pass the task text (and payload text) as strings."
+        )
+    return "\n".join(value for value in values if isinstance(value, str))
+
+
+def _seed_key(entity: Entity) -> tuple[bool, int]:
+    """Public before private, then by kind rank (tests last)."""
+    return (entity.name.startswith("_"), _SEED_RANK[entity.kind])
+
+
+class ContextInjector:
+    """Builds the graph context injected into a prompt.
+
+    Seeds are the entities named in the task and payload text: each token of the text
+    (words, dotted ``Class.method`` paths, hyphenated ids like ``REQ-008-013``) is looked
+    up by name. Unqualified names that are too common (under 3 characters, dunders,
+    builtins, keywords, words like ``run``/``get``/``main``) are ignored; qualified ones
+    (``Runner.run``) count. When a name is ambiguous, public non-test definitions win
+    (classes, then functions, then methods), at most :data:`MAX_PER_NAME` per name.
+
+    From the seeds the walk goes breadth-first over ``defines``, ``inherits``, ``calls``,
+    ``traces`` and ``decided`` in both directions, ``hops + expansion.extra_hops`` hops,
+    up to ``max_entities * expansion.limit_multiplier`` entities. ``tested_by`` (and any
+    test entity) is followed only with ``expansion.include_tested_by`` or a task type in
+    :data:`TEST_TASK_TYPES`. Requirement closure then adds every entity that traces to a
+    requirement in the context. Unresolved call targets, modules and generic facts never
+    enter a context.
+
+    Tiers: the seeds are **core** (must be cited), everything else **supporting**.
+    Seeds are capped at ``max_entities`` whatever the expansion, so widening never
+    changes the core set.
+
+    Args:
+        store: The graph to read.
+        hops: Hops walked by default, >= 0.
+        max_entities: Entity limit of the default walk (and the seed cap), >= 1.
+
+    Raises:
+        ConfigurationError: If ``hops`` or ``max_entities`` is out of range.
+
+    Example:
+        >>> injector = ContextInjector(store)  # doctest: +SKIP
+        >>> context = injector.inject("Why does Child override Base.load?")  # doctest: +SKIP
+        >>> [e.name for e in context.core]  # doctest: +SKIP
+        ['Child', 'Base', 'load']
+    """
+
+    def __init__(self, store: GraphStore, *, hops: int = 1, max_entities: int = 40) -> None:
+        if hops < 0:
+            raise ConfigurationError(f"hops must be >= 0, got {hops}; use 0 for seeds only")
+        if max_entities < 1:
+            raise ConfigurationError(f"max_entities must be >= 1, got {max_entities}")
+        self.store = store
+        self.hops = hops
+        self.max_entities = max_entities
+
+    def inject(
+        self,
+        payload: str | Mapping[str, Any] | Sequence[Any],
+        task_type: str | None = None,
+        expansion: ContextExpansion | None = None,
+    ) -> InjectedContext:
+        """Build the context for a task.
+
+        Args:
+            payload: The task text, or a mapping/sequence whose string values are the
+                task and payload texts.
+            task_type: Optional task type; ``"test"`` (see :data:`TEST_TASK_TYPES`)
+                includes tests via ``tested_by``. Other values change nothing.
+            expansion: How much to widen the default walk; ``None`` for the default.
+
+        Returns:
+            The rendered text, the entities with tiers in render order, the facts
+            between them, and the graph snapshot id.
+
+        Raises:
+            TypeError: If ``payload`` is not a str, mapping or sequence.
+        """
+        widening = expansion or ContextExpansion()
+        walk = _Walk(
+            self.store,
+            limit=self.max_entities * widening.limit_multiplier,
+            follow_tests=widening.include_tested_by or task_type in TEST_TASK_TYPES,
+        )
+        seeds = self.seeds(payload_text(payload))
+        walk.add_all(seeds)
+        walk.breadth_first(seeds, self.hops + widening.extra_hops)
+        if widening.include_requirement_closure:
+            walk.close_requirements()
+        entities = list(walk.context.values())
+        facts = walk.facts_between()
+        owners = walk.owners()
+        text, order = render_context(entities, facts, owners)
+        core = {seed.id for seed in seeds}
+        return InjectedContext(
+            text=text,
+            entities=tuple(
+                ContextEntity(
+                    entity.name,
+                    entity.kind,
+                    Tier.CORE if entity.id in core else Tier.SUPPORTING,
+                    entity.id,
+                )
+                for entity in order
+            ),
+            facts=tuple(facts),
+            snapshot=self.store.snapshot(),
+            expansion=expansion,
+        )
+
+    def seeds(self, text: str) -> list[Entity]:
+        """The seed entities named in ``text``, in order of first mention.
+
+        Args:
+            text: Task and payload text.
+
+        Returns:
+            At most ``max_entities`` entities.
+        """
+        chosen: dict[str, Entity] = {}
+        named: dict[str, list[Entity]] = {}
+
+        def lookup(name: str) -> list[Entity]:
+            if name not in named:
+                named[name] = [
+                    entity
+                    for entity in self.store.entities_named(name)
+                    if entity.resolved and entity.kind in _SEED_RANK
+                ]
+            return named[name]
+
+        mentions = dict.fromkeys(_bounded(iter_mentions(text), MAX_MENTIONS))
+        for token in mentions:
+            for entity in self._mentioned(token, lookup):
+                chosen.setdefault(entity.id, entity)
+            if len(chosen) >= self.max_entities:
+                break
+        return list(chosen.values())[: self.max_entities]
+
+    @staticmethod
+    def _mentioned(token: str, lookup: Any) -> list[Entity]:
+        if "-" in token or not is_noise(token):
+            exact = lookup(token)
+            if exact:
+                return _preferred(exact)
+        parts = [part for part in _SPLIT.split(token) if part]
+        if len(parts) < 2:
+            return []
+        found: list[Entity] = []
+        unqualified = parts
+        if "." in token:
+            dotted = [part for part in token.split(".") if part]
+            for size in range(len(dotted), 1, -1):
+                suffix = ".".join(dotted[-size:])
+                matches = [
+                    entity
+                    for entity in lookup(dotted[-1])
+                    if entity.id == suffix or entity.id.endswith("." + suffix)
+                ]
+                if matches:
+                    found.extend(_preferred(matches))
+                    unqualified = dotted[:-1]
+                    break
+        for part in unqualified:
+            if not is_noise(part):
+                found.extend(_preferred(lookup(part)))
+        return found
+
+
+def _bounded(tokens: Any, limit: int) -> Any:
+    seen: set[str] = set()
+    for token in tokens:
+        if token not in seen:
+            seen.add(token)
+            yield token
+            if len(seen) >= limit:
+                return
+
+
+def _preferred(entities: list[Entity]) -> list[Entity]:
+    """The best-ranked of same-named entities, at most :data:`MAX_PER_NAME`, by id."""
+    if not entities:
+        return []
+    best = min(_seed_key(entity) for entity in entities)
+    return sorted(
+        (entity for entity in entities if _seed_key(entity) == best), key=lambda e: e.id
+    )[:MAX_PER_NAME]
+
+
+class _Walk:
+    """The entities of one context being built, with a per-walk fact cache."""
+
+    def __init__(self, store: GraphStore, *, limit: int, follow_tests: bool) -> None:
+        self.store = store
+        self.limit = limit
+        self.follow_tests = follow_tests
+        self.context: dict[str, Entity] = {}
+        self._facts: dict[str, list[Fact]] = {}
+
+    def facts(self, entity_id: str) -> list[Fact]:
+        if entity_id not in self._facts:
+            self._facts[entity_id] = sorted(
+                self.store.facts_of(entity_id),
+                key=lambda fact: (_RELATION_ORDER[fact.relation], fact.subject, fact.object),
+            )
+        return self._facts[entity_id]
+
+    def add_all(self, entities: list[Entity]) -> None:
+        for entity in entities:
+            self.context.setdefault(entity.id, entity)
+
+    def admit(self, entity_id: str) -> Entity | None:
+        """Add the entity if allowed and within the limit; return it if newly added."""
+        if entity_id in self.context or len(self.context) >= self.limit:
+            return None
+        entity = self.store.get_entity(entity_id)
+        if entity is None or not entity.resolved or entity.kind not in _SEED_RANK:
+            return None
+        if entity.kind is EntityKind.TEST and not self.follow_tests:
+            return None
+        self.context[entity_id] = entity
+        return entity
+
+    def breadth_first(self, start: list[Entity], hops: int) -> None:
+        frontier = start
+        for _ in range(hops):
+            following: list[Entity] = []
+            for entity in frontier:
+                for fact in self.facts(entity.id):
+                    if len(self.context) >= self.limit:
+                        return
+                    if fact.relation is RelationKind.TESTED_BY and not self.follow_tests:
+                        continue
+                    other = fact.object if fact.subject == entity.id else fact.subject
+                    if (added := self.admit(other)) is not None:
+                        following.append(added)
+            frontier = following
+
+    def close_requirements(self) -> None:
+        requirements = [e for e in self.context.values() if e.kind is EntityKind.REQUIREMENT]
+        for requirement in requirements:
+            for fact in self.facts(requirement.id):
+                if fact.relation is RelationKind.TRACES and fact.object == requirement.id:
+                    self.admit(fact.subject)
+
+    def facts_between(self) -> list[Fact]:
+        """Every fact between two context entities, in context order."""
+        position = {entity_id: index for index, entity_id in enumerate(self.context)}
+        found = {
+            fact.fact_id: fact
+            for entity_id in self.context
+            for fact in self.facts(entity_id)
+            if fact.subject in position and fact.object in position
+        }
+        return sorted(
+            found.values(),
+            key=lambda f: (_RELATION_ORDER[f.relation], position[f.subject], position[f.object]),
+        )
+
+    def owners(self) -> dict[str, str]:
+        """Owning class id of each method and test method in the context."""
+        owners: dict[str, str] = {}
+        for entity_id, entity in self.context.items():
+            if entity.kind not in (EntityKind.METHOD, EntityKind.TEST):
+                continue
+            for fact in self.facts(entity_id):
+                if fact.relation is RelationKind.DEFINES and fact.object == entity_id:
+                    owner = self.context.get(fact.subject) or self.store.get_entity(fact.subject)
+                    if owner is not None and owner.kind is EntityKind.CLASS:
+                        owners[entity_id] = owner.id
+        return owners

@@ -1,0 +1,69 @@
+"""Linear-time scanning of text for entity names and requirement ids.
+
+Every pattern here is applied with ``finditer`` and has no nested ambiguous quantifiers,
+so scanning is linear in the length of the text.
+"""
+
+from __future__ import annotations
+
+import builtins
+import keyword
+import re
+from collections.abc import Iterator
+
+MENTION_PATTERN = re.compile(r"\w+(?:[.\-]\w+)*")
+"""A word, a dotted path (``Class.method``) or a hyphenated id (``REQ-008-013``)."""
+
+REQUIREMENT_PATTERN = re.compile(r"\bREQ-\w+(?:-\w+)*")
+"""A requirement id such as ``REQ-008-013``."""
+
+MIN_NAME_LENGTH = 3
+
+STOP_NAMES: frozenset[str] = frozenset(
+    {name for name in dir(builtins) if not name.startswith("_")}
+    | set(keyword.kwlist)
+    | {
+        "self", "cls", "run", "get", "set", "main", "test", "call", "init", "new", "add",
+        "update", "name", "value", "data", "key", "keys", "items", "copy", "load", "save",
+        "the", "and", "for", "with", "this", "that", "use", "uses", "args", "kwargs",
+        "result", "default", "config", "path", "file", "text", "item", "node", "error",
+    }
+)
+"""Unqualified names too common to mean an entity (builtins, keywords, everyday words)."""
+
+
+def is_noise(name: str) -> bool:
+    """Whether an unqualified mention of ``name`` is too common to name an entity.
+
+    Args:
+        name: A bare identifier, e.g. ``"run"`` or ``"GraphStore"``.
+
+    Returns:
+        ``True`` for names shorter than 3 characters, dunder names and stop names.
+    """
+    return (
+        len(name) < MIN_NAME_LENGTH
+        or (name.startswith("__") and name.endswith("__"))
+        or name in STOP_NAMES
+    )
+
+
+def iter_mentions(text: str) -> Iterator[str]:
+    """Yield every mention-shaped token of ``text`` in order (duplicates included)."""
+    for match in MENTION_PATTERN.finditer(text):
+        yield match.group()
+
+
+def requirement_mentions(text: str) -> Iterator[tuple[str, str]]:
+    """Yield ``(requirement_id, title)`` for each ``REQ-...`` id in one line of text.
+
+    The title is the rest of the line after the id, without separators and quotes,
+    e.g. ``"# REQ-008-013: retries are bounded"`` gives ``("REQ-008-013", "retries are
+    bounded")``. Only the last id on a line gets the title.
+    """
+    matches = list(REQUIREMENT_PATTERN.finditer(text))
+    for index, match in enumerate(matches):
+        title = ""
+        if index == len(matches) - 1:
+            title = text[match.end() :].strip(" \t:-–—,;.\"'()[]")
+        yield match.group(), title

@@ -1,0 +1,140 @@
+"""Finding the files of a source tree to index, without following symbolic links."""
+
+from __future__ import annotations
+
+import io
+import os
+import tokenize
+from dataclasses import dataclass
+from pathlib import Path
+
+from citeloop.errors import SourceTreeError
+
+IGNORED_DIRS = frozenset({".git", ".venv", "venv", "__pycache__", "node_modules"})
+"""Directory names never walked into (hidden directories are skipped as well)."""
+
+DECISION_DIRS = ("/docs/adr/", "/docs/decisions/", "/decisions/")
+"""Markdown files below one of these directories are decision records."""
+
+
+@dataclass(frozen=True, slots=True)
+class SkippedFile:
+    """A file (or linked directory) that was not indexed.
+
+    Attributes:
+        path: POSIX path relative to the indexed root.
+        reason: Why it was skipped, e.g. ``"syntax error at line 3: invalid syntax"``.
+    """
+
+    path: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class SourceFile:
+    """A file to index.
+
+    Attributes:
+        path: POSIX path relative to the indexed root.
+        location: Absolute location on disk.
+        kind: ``"python"`` or ``"decision"``.
+    """
+
+    path: str
+    location: Path
+    kind: str
+
+
+def check_root(root: str | os.PathLike[str]) -> Path:
+    """Return ``root`` as an absolute resolved path.
+
+    Raises:
+        SourceTreeError: If ``root`` does not exist or is not a directory.
+    """
+    path = Path(root)
+    if not path.exists():
+        raise SourceTreeError(
+            f"Source tree {str(root)!r} does not exist; pass the path of an existing "
+            "directory that holds Python sources."
+        )
+    if not path.is_dir():
+        raise SourceTreeError(
+            f"Source tree {str(root)!r} is a file, not a directory; pass the directory "
+            "that contains it (e.g. the repository root)."
+        )
+    return path.resolve()
+
+
+def is_decision_record(path: str) -> bool:
+    """Whether the relative POSIX ``path`` is a Markdown decision record."""
+    if not path.endswith(".md"):
+        return False
+    directory = "/" + path.rpartition("/")[0] + "/"
+    return any(marker in directory for marker in DECISION_DIRS)
+
+
+def _link_reason(link: Path, root: Path) -> str:
+    try:
+        target = link.resolve(strict=True)
+    except (OSError, RuntimeError):
+        return "symbolic link is broken or loops; not followed"
+    if not target.is_relative_to(root):
+        return "symbolic link leaves the source tree; not followed"
+    return "symbolic link inside the source tree; not followed (its target is indexed)"
+
+
+def discover(root: Path) -> tuple[list[SourceFile], list[SkippedFile]]:
+    """List the Python files and decision records below ``root``, in path order.
+
+    Hidden directories and :data:`IGNORED_DIRS` are not walked into. Symbolic links
+    (to files or directories) are never followed, which rules out loops and files
+    outside the tree; each one is reported as skipped.
+
+    Args:
+        root: An absolute, resolved directory (see :func:`check_root`).
+
+    Returns:
+        ``(files, skipped)``, both sorted by path.
+    """
+    files: list[SourceFile] = []
+    skipped: list[SkippedFile] = []
+    for directory, dirnames, filenames in os.walk(root, followlinks=False):
+        base = Path(directory)
+        relative = base.relative_to(root).as_posix()
+        prefix = "" if relative == "." else relative + "/"
+        kept = []
+        for name in sorted(dirnames):
+            if name.startswith(".") or name in IGNORED_DIRS:
+                continue
+            if (base / name).is_symlink():
+                skipped.append(SkippedFile(prefix + name, _link_reason(base / name, root)))
+            else:
+                kept.append(name)
+        dirnames[:] = kept
+        for name in filenames:
+            path = prefix + name
+            if name.endswith(".py"):
+                kind = "python"
+            elif is_decision_record(path):
+                kind = "decision"
+            else:
+                continue
+            location = base / name
+            if location.is_symlink():
+                skipped.append(SkippedFile(path, _link_reason(location, root)))
+            else:
+                files.append(SourceFile(path, location, kind))
+    files.sort(key=lambda source: source.path)
+    skipped.sort(key=lambda skip: skip.path)
+    return files, skipped
+
+
+def decode_source(data: bytes) -> str:
+    """Decode Python source bytes as the interpreter would (PEP 263 coding cookie, BOM).
+
+    Raises:
+        SyntaxError: If the coding cookie names an unknown encoding.
+        UnicodeDecodeError: If the bytes are not valid in the declared encoding.
+    """
+    encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    return data.decode(encoding)

@@ -1,0 +1,124 @@
+"""The ``GraphStore`` protocol the injector reads through, and an in-memory store.
+
+Bring your own store (a graph database, a service) by implementing these six methods;
+:class:`~citeloop.knowledge.sqlite_store.SqliteGraphStore` is the embedded default.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from collections.abc import Collection, Iterable
+from typing import Protocol, runtime_checkable
+
+from citeloop.knowledge.model import Entity, Fact, RelationKind
+
+
+def compute_snapshot(entity_ids: Iterable[str], fact_ids: Iterable[str]) -> str:
+    """The snapshot id of a graph: ``"g-"`` + 16 hex digits of SHA-256 over its sorted
+    entity ids and sorted fact ids. Same content, same snapshot."""
+    digest = hashlib.sha256()
+    for entity_id in sorted(entity_ids):
+        digest.update(b"e\x1f" + entity_id.encode() + b"\x1e")
+    for fact_id in sorted(fact_ids):
+        digest.update(b"f\x1f" + fact_id.encode() + b"\x1e")
+    return f"g-{digest.hexdigest()[:16]}"
+
+
+@runtime_checkable
+class GraphStore(Protocol):
+    """Read access to a knowledge graph, as used by ``ContextInjector``."""
+
+    def entities_named(self, name: str) -> list[Entity]:
+        """Entities whose short ``name`` equals ``name`` exactly, sorted by id."""
+        ...
+
+    def get_entity(self, entity_id: str) -> Entity | None:
+        """The entity with id ``entity_id``, or ``None``."""
+        ...
+
+    def facts_of(
+        self, entity_id: str, relations: Collection[RelationKind] | None = None
+    ) -> list[Fact]:
+        """Facts with ``entity_id`` as subject or object, optionally only of
+        ``relations``, sorted by (relation, subject, object)."""
+        ...
+
+    def all_entities(self) -> list[Entity]:
+        """Every entity, sorted by id."""
+        ...
+
+    def snapshot(self) -> str:
+        """The snapshot id of the current graph content."""
+        ...
+
+    def stats(self) -> dict[str, int]:
+        """Counts: ``"entities"``, ``"facts"``, ``"entities.<kind>"``, ``"facts.<relation>"``."""
+        ...
+
+
+def _fact_order(fact: Fact) -> tuple[str, str, str]:
+    return (fact.relation.value, fact.subject, fact.object)
+
+
+def count_stats(entities: Iterable[Entity], facts: Iterable[Fact]) -> dict[str, int]:
+    """The :meth:`GraphStore.stats` mapping for the given content."""
+    kinds = Counter(f"entities.{entity.kind.value}" for entity in entities)
+    relations = Counter(f"facts.{fact.relation.value}" for fact in facts)
+    return {
+        "entities": sum(kinds.values()),
+        "facts": sum(relations.values()),
+        **dict(sorted(kinds.items())),
+        **dict(sorted(relations.items())),
+    }
+
+
+class MemoryGraphStore:
+    """A :class:`GraphStore` over entities and facts held in memory.
+
+    Useful for user-supplied triples and for tests.
+
+    Args:
+        entities: The entities; a later entity with the same id replaces an earlier one.
+        facts: Facts between entity ids; duplicates (same ``fact_id``) are dropped.
+
+    Example:
+        >>> from citeloop.knowledge.model import EntityKind
+        >>> store = MemoryGraphStore([Entity("a.A", EntityKind.CLASS, "A")], [])
+        >>> [e.id for e in store.entities_named("A")]
+        ['a.A']
+    """
+
+    def __init__(self, entities: Iterable[Entity], facts: Iterable[Fact]) -> None:
+        self._entities = {entity.id: entity for entity in entities}
+        self._facts = {fact.fact_id: fact for fact in facts}
+        self._by_name: dict[str, list[Entity]] = {}
+        for entity in sorted(self._entities.values(), key=lambda e: e.id):
+            self._by_name.setdefault(entity.name, []).append(entity)
+        self._by_entity: dict[str, list[Fact]] = {}
+        for fact in sorted(self._facts.values(), key=_fact_order):
+            self._by_entity.setdefault(fact.subject, []).append(fact)
+            if fact.object != fact.subject:
+                self._by_entity.setdefault(fact.object, []).append(fact)
+        self._snapshot = compute_snapshot(self._entities, self._facts)
+
+    def entities_named(self, name: str) -> list[Entity]:
+        return list(self._by_name.get(name, ()))
+
+    def get_entity(self, entity_id: str) -> Entity | None:
+        return self._entities.get(entity_id)
+
+    def facts_of(
+        self, entity_id: str, relations: Collection[RelationKind] | None = None
+    ) -> list[Fact]:
+        facts = self._by_entity.get(entity_id, ())
+        return [fact for fact in facts if relations is None or fact.relation in relations]
+
+    def all_entities(self) -> list[Entity]:
+        return sorted(self._entities.values(), key=lambda entity: entity.id)
+
+    def snapshot(self) -> str:
+        return self._snapshot
+
+    def stats(self) -> dict[str, int]:
+        return count_stats(self._entities.values(), self._facts.values())
