@@ -100,6 +100,8 @@ class _FileWalker:
         self.spans: list[tuple[int, int, str]] = []
         # (caller id, enclosing class id, call node)
         self.calls: list[tuple[str, str | None, ast.Call]] = []
+        # (class id, base as written, base node); qualified once all imports are seen.
+        self.bases: list[tuple[str, str, ast.expr]] = []
         # (entity id, node whose decorators and docstring may hold requirement ids)
         self.documented: list[tuple[str, ast.AST]] = []
 
@@ -113,6 +115,17 @@ class _FileWalker:
         )
         self.documented.append((self.module, tree))
         self.walk(tree)
+        self.index.references.extend(
+            Reference(
+                RelationKind.INHERITS,
+                class_id,
+                self.qualify(name.split(".")),
+                name,
+                base.lineno,
+                base.end_lineno or base.lineno,
+            )
+            for class_id, name, base in sorted(self.bases, key=lambda item: item[2].lineno)
+        )
         self.index.references.extend(self.call_references())
         if _REQUIREMENT_MARK in self.source:
             self.index.references.extend(self.requirement_references())
@@ -191,17 +204,9 @@ class _FileWalker:
             if chain is not None:
                 written.append(".".join(chain))
         entity_id = self.define(node, container, EntityKind.CLASS, ", ".join(written))
-        for base, name in zip(node.bases, written, strict=False):
-            self.index.references.append(
-                Reference(
-                    RelationKind.INHERITS,
-                    entity_id,
-                    self.qualify(name.split(".")),
-                    name,
-                    base.lineno,
-                    base.end_lineno or base.lineno,
-                )
-            )
+        self.bases.extend(
+            (entity_id, name, base) for base, name in zip(node.bases, written, strict=False)
+        )
         return (entity_id, entity_id, None)
 
     def bind_imports(self, node: ast.Import | ast.ImportFrom, at_module_level: bool) -> None:
