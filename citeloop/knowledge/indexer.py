@@ -81,16 +81,19 @@ def _index_file(
     if digest == known_digest:
         return None
     try:
-        if source.kind == "decision":
-            return index_decision(source.path, digest, data.decode("utf-8-sig"))
-        text = decode_source(data)
-        return index_python(source.path, digest, text, module_name(source.path, package))
-    except UnicodeDecodeError as error:
+        text = data.decode("utf-8-sig") if source.kind == "decision" else decode_source(data)
+    except (UnicodeDecodeError, SyntaxError) as error:
+        # detect_encoding raises SyntaxError for undecodable bytes in the first two lines.
+        detail = error.msg if isinstance(error, SyntaxError) else error.reason
         return SkippedFile(
             source.path,
-            f"not decodable as {error.encoding} at byte {error.start}; "
-            "declare the encoding with a PEP 263 coding comment or save as UTF-8",
+            f"not decodable ({detail}); declare the encoding with a PEP 263 coding "
+            "comment or save the file as UTF-8",
         )
+    if source.kind == "decision":
+        return index_decision(source.path, digest, text)
+    try:
+        return index_python(source.path, digest, text, module_name(source.path, package))
     except SyntaxError as error:
         return SkippedFile(source.path, f"syntax error at line {error.lineno}: {error.msg}")
     except ValueError as error:  # e.g. null bytes in the source

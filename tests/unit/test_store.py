@@ -1,0 +1,150 @@
+"""The SQLite store: incremental re-indexing, snapshots, the GraphStore protocol."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from citeloop.knowledge import (
+    Entity,
+    EntityKind,
+    Fact,
+    GraphStore,
+    MemoryGraphStore,
+    RelationKind,
+    SqliteGraphStore,
+    compute_snapshot,
+    index_tree,
+)
+
+SAMPLE_REPO = Path(__file__).parent.parent / "fixtures" / "sample_repo"
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    root = tmp_path / "repo"
+    shutil.copytree(SAMPLE_REPO, root)
+    return root
+
+
+@pytest.fixture
+def store(tmp_path: Path):
+    with SqliteGraphStore(tmp_path / "graph.db") as graph:
+        yield graph
+
+
+def outgoing(store: SqliteGraphStore, subject: str, relation: RelationKind) -> list[str]:
+    return [fact.object for fact in store.facts_of(subject, [relation]) if fact.subject == subject]
+
+
+def fact_ids(store: SqliteGraphStore) -> set[str]:
+    return {
+        fact.fact_id for entity in store.all_entities() for fact in store.facts_of(entity.id)
+    }
+
+
+def test_stores_satisfy_the_protocol(store: SqliteGraphStore) -> None:
+    assert isinstance(store, GraphStore)
+    assert isinstance(MemoryGraphStore([], []), GraphStore)
+
+
+def test_reindexing_an_unchanged_tree_indexes_nothing(
+    repo: Path, store: SqliteGraphStore
+) -> None:
+    first = index_tree(repo, store)
+    ids = fact_ids(store)
+    second = index_tree(repo, store)
+    assert (second.files_indexed, second.files_unchanged) == (0, first.files_seen)
+    assert second.snapshot == first.snapshot
+    assert fact_ids(store) == ids
+
+
+def test_same_content_gives_same_snapshot(repo: Path, tmp_path: Path) -> None:
+    with (
+        SqliteGraphStore(tmp_path / "a.db") as first,
+        SqliteGraphStore(tmp_path / "b.db") as second,
+    ):
+        assert index_tree(repo, first).snapshot == index_tree(repo, second).snapshot
+        assert fact_ids(first) == fact_ids(second)
+
+
+def test_changing_one_file_reindexes_only_it(repo: Path, store: SqliteGraphStore) -> None:
+    first = index_tree(repo, store)
+    helpers = repo / "shapes" / "helpers.py"
+    helpers.write_text(helpers.read_text() + "\n\ndef cube(value):\n    return value ** 3\n")
+    report = index_tree(repo, store)
+    assert report.files_indexed == 1
+    assert report.snapshot != first.snapshot
+    assert store.get_entity("shapes.helpers.cube") is not None
+    # References from unchanged files are re-linked and still resolve.
+    calls = outgoing(store, "shapes.circle.Circle.area", RelationKind.CALLS)
+    assert calls == ["shapes.helpers.square"]
+
+
+def test_provenance_digest_follows_the_file(repo: Path, store: SqliteGraphStore) -> None:
+    index_tree(repo, store)
+    base = repo / "shapes" / "base.py"
+    base.write_text("# moved down\n" + base.read_text())
+    index_tree(repo, store)
+    (inherits,) = outgoing(store, "shapes.circle.Circle", RelationKind.INHERITS)
+    (defines,) = [
+        fact for fact in store.facts_of("shapes.base.Shape", [RelationKind.DEFINES])
+        if fact.object == "shapes.base.Shape"
+    ]
+    assert defines.provenance.start_line == 5  # moved one line down, same fact id
+    assert inherits == "shapes.base.Shape"
+
+
+def test_deleting_a_file_removes_its_facts(repo: Path, store: SqliteGraphStore) -> None:
+    index_tree(repo, store)
+    (repo / "shapes" / "helpers.py").unlink()
+    report = index_tree(repo, store)
+    assert report.files_removed == 1
+    assert store.get_entity("shapes.helpers.square") is None
+    assert store.facts_of("shapes.helpers") == []
+    calls = outgoing(store, "shapes.circle.Circle.area", RelationKind.CALLS)
+    assert calls == ["?helpers.square"]  # the caller's reference is now unresolved
+    assert store.get_entity("REQ-004-001") is None
+
+
+def test_a_file_that_breaks_is_dropped_until_fixed(repo: Path, store: SqliteGraphStore) -> None:
+    index_tree(repo, store)
+    helpers = repo / "shapes" / "helpers.py"
+    source = helpers.read_text()
+    helpers.write_text("def broken(:\n")
+    report = index_tree(repo, store)
+    assert [skipped.path for skipped in report.skipped] == ["shapes/helpers.py"]
+    assert store.get_entity("shapes.helpers.square") is None
+    helpers.write_text(source)
+    assert index_tree(repo, store).files_indexed == 1
+    assert store.get_entity("shapes.helpers.square") is not None
+
+
+def test_lookups(repo: Path, store: SqliteGraphStore) -> None:
+    index_tree(repo, store)
+    assert [e.id for e in store.entities_named("area")] == [
+        "?area", "shapes.base.Shape.area", "shapes.circle.Circle.area"
+    ]
+    both_ways = store.facts_of("shapes.circle.Circle")
+    assert {f.relation for f in both_ways} >= {
+        RelationKind.DEFINES, RelationKind.INHERITS, RelationKind.TESTED_BY,
+        RelationKind.DECIDED, RelationKind.CALLS,
+    }
+    stats = store.stats()
+    assert stats["entities.class"] == 4
+    assert stats["entities"] == len(store.all_entities())
+
+
+def test_memory_store_snapshot_and_facts() -> None:
+    entities = [
+        Entity("m.A", EntityKind.CLASS, "A"),
+        Entity("m.B", EntityKind.CLASS, "B"),
+    ]
+    fact = Fact("m.B", RelationKind.INHERITS, "m.A")
+    store = MemoryGraphStore(entities, [fact, fact])
+    assert store.facts_of("m.A") == [fact]
+    assert store.facts_of("m.A", [RelationKind.CALLS]) == []
+    assert store.snapshot() == compute_snapshot(["m.B", "m.A"], [fact.fact_id])
+    assert store.stats()["facts.inherits"] == 1
