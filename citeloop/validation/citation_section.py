@@ -38,6 +38,7 @@ _DESCRIPTION_SEPARATORS = ("—", "–", " - ", ":", "(")
 _WRAPPERS = "`*\"' "
 _BOLD_MARKERS = ("**", "__")
 _DIGITS = "0123456789"
+_MAX_LABEL_LENGTH = 80
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,10 +77,15 @@ def _split_label(stripped: str) -> tuple[str, str] | None:
             # A bold phrase followed by prose ("**Entities used** are ...") is not a label.
             return None
     label, _, rest = stripped.partition(":")
+    if len(label) > _MAX_LABEL_LENGTH:
+        # Labels are short; skip normalizing every long line of prose.
+        return None
     return _normalize_label(label), rest.strip()
 
 
 def _atx_title(stripped: str) -> str | None:
+    if not stripped.startswith("#"):
+        return None
     hashes = len(stripped) - len(stripped.lstrip("#"))
     if not 1 <= hashes <= 6 or (len(stripped) > hashes and stripped[hashes] not in " \t"):
         return None
@@ -94,8 +100,11 @@ def _is_setext_underline(stripped: str) -> bool:
 
 
 def _is_thematic_break(stripped: str) -> bool:
-    chars = stripped.replace(" ", "").replace("\t", "")
-    return len(chars) >= 3 and len(set(chars)) == 1 and chars[0] in "-*_"
+    marker = stripped[:1]
+    if marker not in ("-", "*", "_"):
+        return False
+    # Only the marker and blanks, at least three markers: `---`, `* * *`.
+    return not stripped.strip(marker + " \t") and stripped.count(marker) >= 3
 
 
 def _is_bold_line(stripped: str) -> bool:

@@ -127,7 +127,8 @@ def parse_context_entities(text: str) -> tuple[ParsedEntity, ...]:
         else:
             for entity in _parse_line(line):
                 add(entity)
-        for token in TOKEN_PATTERN.findall(line):
-            if token.startswith(_REQUIREMENT_PREFIX):
-                add(ParsedEntity(token, "requirement"))
+        if _REQUIREMENT_PREFIX in line:
+            for token in TOKEN_PATTERN.findall(line):
+                if token.startswith(_REQUIREMENT_PREFIX):
+                    add(ParsedEntity(token, "requirement"))
     return tuple(found.values())

@@ -230,9 +230,9 @@ class GraphContextValidator:
             if wrong is not None:
                 invalid.add(wrong)
 
-        public = {e.name for e in entities if not e.private}
-        private = names - public
-        core = {e.name for e in entities if not e.private and e.tier == CORE}
+        private = {e.name for e in entities if e.private}
+        public = names - private
+        core = {e.name for e in entities if e.tier == CORE} - private
         core_referenced = core & referenced
         ratio = len(core_referenced) / len(core) if core else 1.0
         cited_not_used = cited - referenced

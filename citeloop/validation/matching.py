@@ -64,16 +64,16 @@ class NameScanner:
     """
 
     def __init__(self, names: Iterable[str]) -> None:
-        # Single-token names map token -> name; multi-token names live in a trie whose
+        # Single-token names are a set; multi-token names live in a trie whose
         # edges alternate token, separator, token, ... and whose leaves hold the name.
-        self._single: dict[str, str] = {}
+        self._single: set[str] = set()
         self._trie: dict[str, dict] = {}
-        self._depth = 0
         for name in names:
+            if TOKEN_PATTERN.fullmatch(name):
+                self._single.add(name)
+                continue
             tokens, separators = _split_name(name)
-            if len(tokens) == 1 and tokens[0] == name:
-                self._single[name] = name
-            elif tokens:
+            if tokens:
                 self._insert(name, tokens, separators)
 
     def _insert(self, name: str, tokens: list[str], separators: list[str]) -> None:
@@ -82,24 +82,21 @@ class NameScanner:
             node = node.setdefault(separator, {}).setdefault(token, {})
         # "" can never be a separator between two tokens, so it safely marks a leaf.
         node.setdefault("", set()).add(name)
-        self._depth = max(self._depth, len(tokens))
 
     def scan(self, text: str) -> frozenset[str]:
         """Return the names referenced in ``text``.
 
         Args:
             text: Any text; never raises on odd input. Work is linear in ``len(text)``
-                (times the token count of the longest multi-token name).
+                (times the token count of the longest multi-token name, the depth of
+                the trie walk from each token).
 
         Returns:
             The subset of the names that occur in ``text`` on token boundaries.
         """
-        found: set[str] = set()
-        single = self._single
         if not self._trie:
-            for match in TOKEN_PATTERN.finditer(text):
-                self._lookup(match.group(), single, found)
-            return frozenset(found)
+            # Set algebra on the distinct tokens runs in C; order does not matter here.
+            return self._lookup(set(TOKEN_PATTERN.findall(text)))
 
         tokens: list[str] = []
         separators: list[str] = []
@@ -108,19 +105,21 @@ class NameScanner:
             separators.append(text[end : match.start()])
             tokens.append(match.group())
             end = match.end()
-        for index, token in enumerate(tokens):
-            self._lookup(token, single, found)
+        found = set(self._lookup(set(tokens)))
+        for index in range(len(tokens)):
             self._walk(tokens, separators, index, found)
         return frozenset(found)
 
-    @staticmethod
-    def _lookup(token: str, single: dict[str, str], found: set[str]) -> None:
-        if token in single:
-            found.add(token)
-        if "-" in token:
-            # A plain name may sit next to a hyphen (`build_index-based`), but a
-            # hyphenated id only matches the whole token (checked above).
-            found.update(part for part in token.split("-") if part in single)
+    def _lookup(self, tokens: set[str]) -> frozenset[str]:
+        """Single-token names among ``tokens`` or among their hyphen-separated parts."""
+        single = self._single
+        found = tokens & single
+        for token in tokens:
+            if "-" in token:
+                # A plain name may sit next to a hyphen (`build_index-based`), but a
+                # hyphenated id only matches a whole token (the intersection above).
+                found.update(part for part in token.split("-") if part in single)
+        return frozenset(found)
 
     def _walk(self, tokens: list[str], separators: list[str], start: int, found: set[str]) -> None:
         node = self._trie.get(tokens[start])
@@ -128,7 +127,7 @@ class NameScanner:
         while node is not None:
             found.update(node.get("", ()))
             index += 1
-            if index >= len(tokens) or index - start >= self._depth:
+            if index >= len(tokens):
                 return
             after_separator = node.get(separators[index])
             node = after_separator.get(tokens[index]) if after_separator else None
