@@ -45,8 +45,8 @@ class ContextName:
 def _tier_of(value: Any, name: str) -> str:
     if value is None:
         return CORE
-    # StrEnum members (citeloop.knowledge.Tier) are str, so str() gives their value.
-    tier = str(value).strip().lower()
+    # Tier enums (citeloop.knowledge.Tier or a user's own) compare by their value.
+    tier = str(getattr(value, "value", value)).strip().lower()
     if tier not in _TIERS:
         raise ValueError(f"entity {name!r} has tier {value!r}; expected one of {_TIERS}")
     return tier

@@ -28,9 +28,9 @@ RETRY_PROMPT_TEMPLATE = """{task}
 {header}
 {problems}
 
-Answer the task again. Use the context entities in the body of your answer, cite only
-names that appear in the context, and end your answer with this section, one entity
-per line:
+Answer the task again. Use the context entities in the body of your answer and cite
+only names that appear in the context.
+End your answer with this section, one entity per line:
 
 ## Entities used
 - EntityName
@@ -196,8 +196,8 @@ class GraphContextValidator:
     def validate(self, response: str, context: Any) -> GraphValidationResult:
         """Validate ``response`` against the entities of ``context``.
 
-        Work is linear in the length of ``response`` and does not grow with the number
-        of entities per character scanned; odd text (empty, huge, binary-ish, broken
+        Work is linear in the length of ``response`` plus the size of ``context`` (no
+        per-entity pass over the answer); odd text (empty, huge, binary-ish, broken
         Markdown) never raises.
 
         Args:

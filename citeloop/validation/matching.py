@@ -1,7 +1,7 @@
 """Boundary-aware scanning of a text for many names at once, in linear time.
 
-The text is tokenized once with a non-backtracking pattern and every token is looked up
-in a dict, so the cost grows with the text length and not with the number of names
+The text is tokenized once with a non-backtracking pattern and the tokens are looked up
+in a set, so the cost grows with the text length and not with the number of names
 (one regex per name would be O(names x text)).
 
 A token is a run of word characters (``\\w``, Unicode-aware) optionally joined by single

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import unicodedata
 from dataclasses import dataclass
-from enum import StrEnum
+from enum import Enum, StrEnum
 
 import pytest
 from hypothesis import given, settings
@@ -54,13 +54,19 @@ class Tier(StrEnum):
     SUPPORTING = "supporting"
 
 
+class PlainTier(Enum):
+    """A user's own tier enum (not a str subclass): compared by value."""
+
+    SUPPORTING = "supporting"
+
+
 @dataclass(frozen=True)
 class Entity:
     """Stands in for citeloop.knowledge.ContextEntity."""
 
     name: str
     kind: str = "class"
-    tier: Tier = Tier.CORE
+    tier: Tier | PlainTier = Tier.CORE
 
 
 @dataclass(frozen=True)
@@ -322,13 +328,14 @@ def test_structured_context_tiers_supporting_may_be_cited_never_required() -> No
         [{"name": "GraphStore", "tier": "core"}, {"name": "Cache", "tier": "supporting"}],
         {"entities": [{"name": "GraphStore"}, {"name": "Cache", "tier": "SUPPORTING"}]},
         (Entity("GraphStore"), Entity("Cache", tier=Tier.SUPPORTING)),
+        (Entity("GraphStore"), Entity("Cache", tier=PlainTier.SUPPORTING)),
         [
             Entity("Cache", tier=Tier.SUPPORTING),
             "GraphStore",
             Entity("Cache", tier=Tier.SUPPORTING),
         ],
     ],
-    ids=["mappings", "mapping-with-entities", "objects", "mixed-with-duplicates"],
+    ids=["mappings", "mapping-with-entities", "objects", "plain-enum-tier", "mixed-duplicates"],
 )
 def test_structured_context_shapes(context: object) -> None:
     result = validate("GraphStore.\n\n## Entities used\n- GraphStore\n", context)
@@ -467,7 +474,7 @@ def test_retry_prompt_lists_problems_and_asks_for_the_section() -> None:
     assert "not in the context: CacheLayer" in prompt
     assert "Reference these core entities in the body of the answer: DEC-7," in prompt
     assert "## Entities used\n- EntityName" in prompt
-    assert "one entity\nper line" in prompt
+    assert "one entity per line" in prompt
 
 
 def test_retry_prompt_never_nests() -> None:
