@@ -10,7 +10,7 @@ may be cited, never required.
 from __future__ import annotations
 
 from collections.abc import Collection
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from citeloop.validation.citation_section import (
@@ -36,9 +36,6 @@ End your answer with this section, one entity per line:
 - EntityName
 """
 """Retry prompt: ``{task}`` (the original task), ``{header}`` and ``{problems}``."""
-
-
-_COUNTS = ("total_entities", "public_count", "private_count", "found_count", "core_count")
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +64,11 @@ class GraphValidationResult:
         entities_missing: Core entities not referenced in the body.
         has_citation_section: The answer has a citation section.
         reasons: Short human-readable reasons for a failed verdict (empty when passed).
+        total_entities: Number of entities in the context (derived).
+        public_count: Number of public entities (derived).
+        private_count: Number of private entities (derived).
+        found_count: Number of entities referenced in the body (derived).
+        core_count: Number of core entities (derived).
     """
 
     passed: bool
@@ -88,43 +90,34 @@ class GraphValidationResult:
     has_citation_section: bool
     reasons: tuple[str, ...]
 
-    @property
-    def total_entities(self) -> int:
-        """Number of entities in the context."""
-        return len(self.public_entities) + len(self.private_entities)
+    total_entities: int = field(init=False)
+    public_count: int = field(init=False)
+    private_count: int = field(init=False)
+    found_count: int = field(init=False)
+    core_count: int = field(init=False)
 
-    @property
-    def public_count(self) -> int:
-        """Number of public entities."""
-        return len(self.public_entities)
-
-    @property
-    def private_count(self) -> int:
-        """Number of private entities."""
-        return len(self.private_entities)
-
-    @property
-    def found_count(self) -> int:
-        """Number of entities (public and private) referenced in the body."""
-        return len(self.entities_found)
-
-    @property
-    def core_count(self) -> int:
-        """Number of core entities (public, tier ``core``)."""
-        return len(self.core_entities)
+    def __post_init__(self) -> None:
+        # Counts are fields derived from the lists, so `dataclasses.asdict` has them too.
+        counts = {
+            "total_entities": len(self.public_entities) + len(self.private_entities),
+            "public_count": len(self.public_entities),
+            "private_count": len(self.private_entities),
+            "found_count": len(self.entities_found),
+            "core_count": len(self.core_entities),
+        }
+        for name, value in counts.items():
+            object.__setattr__(self, name, value)
 
     def to_dict(self) -> dict[str, Any]:
-        """The result as JSON-serialisable data: every field (tuples as lists) and count.
+        """The result as JSON-serialisable data.
 
         Returns:
-            A dict with the field names as keys, then the five counts.
+            Every field by name (the keys of ``dataclasses.asdict``), name lists as lists.
         """
         data: dict[str, Any] = {}
-        for field in fields(self):
-            value = getattr(self, field.name)
-            data[field.name] = list(value) if isinstance(value, tuple) else value
-        for count in _COUNTS:
-            data[count] = getattr(self, count)
+        for item in fields(self):
+            value = getattr(self, item.name)
+            data[item.name] = list(value) if isinstance(value, tuple) else value
         return data
 
 

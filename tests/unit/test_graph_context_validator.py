@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from enum import Enum, StrEnum
 
 import pytest
@@ -414,8 +414,10 @@ def test_fail_on_cited_not_used() -> None:
 
 
 def test_result_to_dict_is_json_with_documented_fields() -> None:
-    data = validate(BODY + "## Entities used\n" + "\n".join(NAMES)).to_dict()
+    result = validate(BODY + "## Entities used\n" + "\n".join(NAMES))
+    data = result.to_dict()
     assert json.loads(json.dumps(data)) == data
+    assert asdict(result).keys() == data.keys()
     assert set(data) == {
         "passed", "vacuous", "public_entities", "private_entities", "core_entities",
         "public_found", "public_missing", "private_found", "private_missing",
