@@ -33,7 +33,9 @@ def pick_tasks(store: SqliteGraphStore) -> list[str]:
         {
             entity.name
             for entity in store.all_entities()
-            if entity.kind is EntityKind.CLASS and not entity.name.startswith("_")
+            if entity.kind is EntityKind.CLASS
+            and entity.resolved
+            and not entity.name.startswith("_")
         }
     )
     picked = random.Random(SEED).sample(names, CLASSES)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 from citeloop.errors import ConfigurationError
@@ -212,7 +212,10 @@ class ContextInjector:
         return list(chosen.values())[: self.max_entities]
 
     @staticmethod
-    def _mentioned(token: str, lookup: Any) -> list[Entity]:
+    def _mentioned(token: str, lookup: Callable[[str], list[Entity]]) -> list[Entity]:
+        """Entities one token names: by exact name (ids like ``REQ-1`` included), else
+        by the longest dotted suffix of their id (``Owner.member``) plus the owner parts,
+        else by each ``.``/``-`` separated part that is not noise."""
         if "-" in token or not is_noise(token):
             exact = lookup(token)
             if exact:
@@ -241,7 +244,8 @@ class ContextInjector:
         return found
 
 
-def _bounded(tokens: Any, limit: int) -> Any:
+def _bounded(tokens: Iterable[str], limit: int) -> Iterator[str]:
+    """The first ``limit`` distinct tokens."""
     seen: set[str] = set()
     for token in tokens:
         if token not in seen:
