@@ -33,7 +33,7 @@ only names that appear in the context.
 End your answer with this section, one entity per line:
 
 ## Entities used
-- EntityName
+- <entity name>
 """
 """Retry prompt: ``{task}`` (the original task), ``{header}`` and ``{problems}``."""
 

@@ -475,7 +475,7 @@ def test_retry_prompt_lists_problems_and_asks_for_the_section() -> None:
     assert "Cite these core entities (they were missing): DEC-7, REQ-008-013," in prompt
     assert "not in the context: CacheLayer" in prompt
     assert "Reference these core entities in the body of the answer: DEC-7," in prompt
-    assert "## Entities used\n- EntityName" in prompt
+    assert "## Entities used\n- <entity name>\n" in prompt
     assert "one entity per line" in prompt
 
 
