@@ -29,6 +29,7 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/ruff check citeloop tests benchmarks
+	$(BIN)/ruff format --check citeloop tests benchmarks
 	$(BIN)/python -m pytest
 
 bench: $(STAMP)

@@ -118,8 +118,6 @@ def _load_context(path: str) -> Any:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from dataclasses import asdict
-
     from citeloop.validation import GraphContextValidator
 
     context = _load_context(args.context)
@@ -129,7 +127,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     )
     result = validator.validate(response, context)
     if args.json:
-        _print_json(asdict(result))
+        _print_json(result.to_dict())
     else:
         verdict = "PASSED" if result.passed else "FAILED"
         print(f"{verdict}: compliance {result.compliance_ratio:.0%}")

@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 from langchain_core.language_models import BaseChatModel
+from langchain_core.runnables import RunnableLambda
 from langgraph.graph import START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Checkpointer, RetryPolicy
@@ -68,7 +69,9 @@ def build_grounded_answer_graph(
         context_schema=GroundedAnswerContext,
     )
     builder.add_node("inject_context", nodes.inject_context)
-    builder.add_node("call_model", nodes.call_model, retry_policy=model_retry)
+    # Both a sync and an async body, so `invoke` works and `ainvoke` never blocks the loop.
+    call_model = RunnableLambda(nodes.call_model, afunc=nodes.acall_model, name="call_model")
+    builder.add_node("call_model", call_model, retry_policy=model_retry)
     builder.add_node("validate", nodes.validate)
     builder.add_node("expand_context", nodes.expand_context)
     builder.add_node("build_retry_prompt", nodes.build_retry_prompt)

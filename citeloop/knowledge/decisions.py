@@ -81,7 +81,12 @@ def index_decision(path: str, digest: str, text: str) -> FileIndex:
                 known = seen.get(name)
                 if known is None or (code and known.mode != "code"):
                     seen[name] = Reference(
-                        RelationKind.DECIDED, record_id, name, name, number, number,
+                        RelationKind.DECIDED,
+                        record_id,
+                        name,
+                        name,
+                        number,
+                        number,
                         "code" if code else "",
                     )
     index.references.extend(seen.values())

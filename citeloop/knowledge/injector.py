@@ -260,9 +260,9 @@ def _preferred(entities: list[Entity]) -> list[Entity]:
     if not entities:
         return []
     best = min(_seed_key(entity) for entity in entities)
-    return sorted(
-        (entity for entity in entities if _seed_key(entity) == best), key=lambda e: e.id
-    )[:MAX_PER_NAME]
+    return sorted((entity for entity in entities if _seed_key(entity) == best), key=lambda e: e.id)[
+        :MAX_PER_NAME
+    ]
 
 
 class _Walk:

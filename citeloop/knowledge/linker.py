@@ -148,9 +148,7 @@ def link(
             and callee_entity is not None
             and callee_entity.kind is not EntityKind.TEST
         ):
-            linked.facts.append(
-                Fact(callee, RelationKind.TESTED_BY, reference.subject, provenance)
-            )
+            linked.facts.append(Fact(callee, RelationKind.TESTED_BY, reference.subject, provenance))
     for reference, provenance in by_relation.get(RelationKind.TRACES, ()):
         requirement = reference.target
         known = derived.get(requirement)
@@ -163,9 +161,7 @@ def link(
                 known.line if known else provenance.start_line,
                 reference.written,
             )
-        linked.facts.append(
-            Fact(reference.subject, RelationKind.TRACES, requirement, provenance)
-        )
+        linked.facts.append(Fact(reference.subject, RelationKind.TRACES, requirement, provenance))
     names = _decidable_names(entities.values())
     for reference, provenance in by_relation.get(RelationKind.DECIDED, ()):
         name = reference.target

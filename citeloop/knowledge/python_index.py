@@ -110,9 +110,7 @@ class _FileWalker:
 
     def run(self, tree: ast.Module) -> FileIndex:
         name = self.module.rsplit(".", 1)[-1]
-        self.index.entities.append(
-            Entity(self.module, EntityKind.MODULE, name, self.path, 1)
-        )
+        self.index.entities.append(Entity(self.module, EntityKind.MODULE, name, self.path, 1))
         self.documented.append((self.module, tree))
         self.walk(tree)
         self.index.references.extend(
@@ -259,9 +257,7 @@ class _FileWalker:
                 seen.setdefault(key, reference)
         return list(seen.values())
 
-    def call_reference(
-        self, caller: str, class_id: str | None, call: ast.Call
-    ) -> Reference | None:
+    def call_reference(self, caller: str, class_id: str | None, call: ast.Call) -> Reference | None:
         func = call.func
         target, mode = "", ""
         chain = _chain(func)

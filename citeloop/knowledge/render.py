@@ -46,11 +46,13 @@ def render_context(
     ids = {entity.id for entity in entities}
     classes = [e for e in entities if e.kind is EntityKind.CLASS]
     members = [
-        e for e in entities
+        e
+        for e in entities
         if e.kind is EntityKind.METHOD or (e.kind is EntityKind.TEST and e.id in owners)
     ]
     functions = [
-        e for e in entities
+        e
+        for e in entities
         if e.kind is EntityKind.FUNCTION or (e.kind is EntityKind.TEST and e.id not in owners)
     ]
     requirements = [e for e in entities if e.kind is EntityKind.REQUIREMENT]
@@ -59,8 +61,10 @@ def render_context(
 
     lines: list[str] = []
     for entity in classes:
-        line = f"class {entity.name}({entity.signature})" if entity.signature else (
-            f"class {entity.name}"
+        line = (
+            f"class {entity.name}({entity.signature})"
+            if entity.signature
+            else (f"class {entity.name}")
         )
         methods = [m.name for m in members if owners.get(m.id) == entity.id]
         lines.append(f"{line}: {', '.join(methods)}" if methods else line)
@@ -74,9 +78,7 @@ def render_context(
         if fact.relation is RelationKind.CALLS and fact.subject in ids and fact.object in ids:
             lines.append(f"{names[fact.subject]}() calls {names[fact.object]}()")
     lines.extend(f"{owner_name(entity, owners)}.{entity.name}()" for entity in members)
-    lines.extend(
-        f"{entity.name} {entity.signature}".rstrip() for entity in requirements
-    )
+    lines.extend(f"{entity.name} {entity.signature}".rstrip() for entity in requirements)
     if decisions:
         lines.append(DECISIONS_HEADING)
         lines.extend(f"  {entity.name}: {entity.signature or entity.name}" for entity in decisions)

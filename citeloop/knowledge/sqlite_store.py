@@ -58,17 +58,29 @@ def _fact(row: tuple) -> Fact:
 
 def _entity_row(entity: Entity, derived: bool) -> tuple:
     return (
-        entity.id, entity.kind.value, entity.name, entity.path, entity.line,
-        entity.signature, int(entity.resolved), int(derived),
+        entity.id,
+        entity.kind.value,
+        entity.name,
+        entity.path,
+        entity.line,
+        entity.signature,
+        int(entity.resolved),
+        int(derived),
     )
 
 
 def _fact_row(fact: Fact, derived: bool) -> tuple:
     where = fact.provenance
     return (
-        fact.fact_id, fact.subject, fact.relation.value, fact.object,
-        where.path if where else None, where.start_line if where else None,
-        where.end_line if where else None, where.digest if where else None, int(derived),
+        fact.fact_id,
+        fact.subject,
+        fact.relation.value,
+        fact.object,
+        where.path if where else None,
+        where.start_line if where else None,
+        where.end_line if where else None,
+        where.digest if where else None,
+        int(derived),
     )
 
 
@@ -164,8 +176,16 @@ class SqliteGraphStore:
         db.executemany(
             "INSERT INTO refs VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             [
-                (index.path, ref.relation.value, ref.subject, ref.target, ref.written,
-                 ref.start_line, ref.end_line, ref.mode)
+                (
+                    index.path,
+                    ref.relation.value,
+                    ref.subject,
+                    ref.target,
+                    ref.written,
+                    ref.start_line,
+                    ref.end_line,
+                    ref.mode,
+                )
                 for index in updated
                 for ref in index.references
             ],

@@ -7,16 +7,14 @@ model object and an optional knowledge-graph store — so they are methods of
 
 from __future__ import annotations
 
-import asyncio
-from dataclasses import asdict
 from pathlib import Path
 from typing import Any, Literal
 
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 from langchain_core.runnables import RunnableConfig
 from langgraph.graph import END
-from langgraph.runtime import Runtime
+from langgraph.runtime import Runtime, get_runtime
 
 from citeloop.context import GroundedAnswerContext
 from citeloop.errors import ConfigurationError
@@ -35,7 +33,7 @@ from citeloop.prompts import (
     GROUNDED_SYSTEM_PROMPT,
 )
 from citeloop.state.grounded_answer import State
-from citeloop.validation import GraphContextValidator
+from citeloop.validation import GraphContextValidator, GraphValidationResult, build_retry_prompt
 
 
 def settings(runtime: Runtime[GroundedAnswerContext]) -> GroundedAnswerContext:
@@ -66,8 +64,11 @@ def retries_left(state: State, ctx: GroundedAnswerContext) -> bool:
 
 
 def supersteps_needed(max_retries: int) -> int:
-    """Supersteps a run may take: inject, call, validate, then 4 per retry."""
-    return 3 + 4 * max_retries
+    """The recursion limit a run needs: 4 steps (inject, call, validate, end) + 4 per retry.
+
+    Measured against LangGraph's step counter, which also counts the step that ends.
+    """
+    return 4 * (max_retries + 1)
 
 
 def _payload_block(state: State) -> str:
@@ -123,21 +124,13 @@ class GroundedAnswerNodes:
             )
         return SqliteGraphStore(path)
 
-    async def _inject(
+    def _inject(
         self, state: State, ctx: GroundedAnswerContext, expansion: ContextExpansion | None
     ) -> InjectedContext:
-        texts = [task_of(state), state.get("payload") or ""]
+        injector = ContextInjector(self._store(ctx), hops=ctx.hops, max_entities=ctx.max_entities)
+        return injector.inject([task_of(state), state.get("payload") or ""], expansion=expansion)
 
-        def run() -> InjectedContext:
-            injector = ContextInjector(
-                self._store(ctx), hops=ctx.hops, max_entities=ctx.max_entities
-            )
-            return injector.inject(texts, expansion=expansion)
-
-        # SQLite reads block: keep them off the event loop.
-        return await asyncio.to_thread(run)
-
-    async def inject_context(
+    def inject_context(
         self, state: State, runtime: Runtime[GroundedAnswerContext], config: RunnableConfig
     ) -> dict[str, Any]:
         """Seed and walk the knowledge graph for the task; write the first prompt.
@@ -157,39 +150,51 @@ class GroundedAnswerNodes:
                 f"config={{'recursion_limit': {supersteps_needed(ctx.max_retries)}}} "
                 "or lower max_retries"
             )
-        injected = await self._inject(state, ctx, None)
+        injected = self._inject(state, ctx, None)
         prompt = GROUNDED_ANSWER_PROMPT.format(
             context=injected.text, payload_block=_payload_block(state), task=task
         )
         return {"task": task, "prompt": prompt, "expanded": False, **_context_update(injected)}
 
-    async def call_model(
-        self, state: State, runtime: Runtime[GroundedAnswerContext]
-    ) -> dict[str, Any]:
-        """Ask the chat model; a permanent error ends the run with outcome ``error``.
-
-        Transient errors (timeouts, rate limits, 5xx) are re-raised so that the node's
-        retry policy retries them with backoff, except on its last attempt.
-        """
-        ctx = settings(runtime)
-        messages = [
+    def _messages(self, state: State) -> list[BaseMessage]:
+        return [
             SystemMessage(state.get("system_prompt") or GROUNDED_SYSTEM_PROMPT),
             HumanMessage(state["prompt"]),
         ]
+
+    def _model_failed(self, exc: Exception) -> dict[str, Any]:
+        """End the run on a permanent error; re-raise a transient one for the retry policy."""
+        info = get_runtime().execution_info
+        attempt = info.node_attempt if info is not None else 1
+        if is_transient_model_error(exc) and attempt < self.max_model_attempts:
+            raise exc
+        return {"outcome": "error", "error": f"chat model failed: {_describe(exc)}"}
+
+    def call_model(self, state: State) -> dict[str, Any]:
+        """Ask the chat model; a permanent error ends the run with outcome ``error``.
+
+        Transient errors (timeouts, rate limits, 5xx) are re-raised so that the node's
+        retry policy retries them with backoff, except on its last attempt. This is the
+        sync variant; :meth:`acall_model` serves ``ainvoke``/``astream``.
+        """
         try:
-            chat_model = self.model or resolve_chat_model(ctx.model)
-            response = await chat_model.ainvoke(messages)
+            response = self._chat_model().invoke(self._messages(state))
         except Exception as exc:
-            info = runtime.execution_info
-            attempt = info.node_attempt if info is not None else 1
-            if is_transient_model_error(exc) and attempt < self.max_model_attempts:
-                raise
-            return {"outcome": "error", "error": f"chat model failed: {_describe(exc)}"}
+            return self._model_failed(exc)
         return {"answer": response.text, "attempts": 1}
 
-    async def validate(
-        self, state: State, runtime: Runtime[GroundedAnswerContext]
-    ) -> dict[str, Any]:
+    async def acall_model(self, state: State) -> dict[str, Any]:
+        """Async variant of :meth:`call_model` (no blocking call on the event loop)."""
+        try:
+            response = await self._chat_model().ainvoke(self._messages(state))
+        except Exception as exc:
+            return self._model_failed(exc)
+        return {"answer": response.text, "attempts": 1}
+
+    def _chat_model(self) -> BaseChatModel:
+        return self.model or resolve_chat_model(settings(get_runtime()).model)
+
+    def validate(self, state: State, runtime: Runtime[GroundedAnswerContext]) -> dict[str, Any]:
         """Check that the answer uses and cites the context; label a final verdict."""
         ctx = settings(runtime)
         validator = GraphContextValidator(
@@ -197,7 +202,7 @@ class GroundedAnswerNodes:
             require_citations=ctx.require_citations,
         )
         result = validator.validate(state["answer"], state["context_entities"])
-        update: dict[str, Any] = {"report": asdict(result)}
+        update: dict[str, Any] = {"report": result.to_dict()}
         if result.passed:
             update["outcome"] = "passed"
         elif not retries_left(state, ctx):
@@ -206,25 +211,19 @@ class GroundedAnswerNodes:
             update["messages"] = [AIMessage(state["answer"])]
         return update
 
-    async def expand_context(
+    def expand_context(
         self, state: State, runtime: Runtime[GroundedAnswerContext]
     ) -> dict[str, Any]:
         """Re-walk the graph wider for retry ``attempts - 1`` (0-based)."""
         expansion = ContextExpansion.for_attempt(state["attempts"] - 1)
-        injected = await self._inject(state, settings(runtime), expansion)
+        injected = self._inject(state, settings(runtime), expansion)
         return {"expanded": True, **_context_update(injected)}
 
-    async def build_retry_prompt(
-        self, state: State, runtime: Runtime[GroundedAnswerContext]
-    ) -> dict[str, Any]:
+    def build_retry_prompt(self, state: State) -> dict[str, Any]:
         """The next prompt: the widened context plus feedback built on the original task."""
-        ctx = settings(runtime)
-        validator = GraphContextValidator(
-            reference_threshold=ctx.reference_threshold,
-            require_citations=ctx.require_citations,
+        feedback = build_retry_prompt(
+            state["task"], GraphValidationResult.from_dict(state["report"])
         )
-        result = validator.validate(state["answer"], state["context_entities"])
-        feedback = validator.build_retry_prompt(state["task"], result)
         prompt = GROUNDED_RETRY_PROMPT.format(
             context=state["context_text"], payload_block=_payload_block(state), feedback=feedback
         )

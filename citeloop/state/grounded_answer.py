@@ -8,10 +8,11 @@ optional keys with ``.get``.
 from __future__ import annotations
 
 import operator
-from typing import Annotated, Any, Literal, TypedDict
+from typing import Annotated, Any, Literal
 
 from langchain_core.messages import AnyMessage
 from langgraph.graph.message import add_messages
+from typing_extensions import TypedDict  # pydantic needs it for JSON schemas on Python < 3.12
 
 Outcome = Literal["passed", "exhausted", "error"]
 

@@ -9,7 +9,7 @@ may be cited, never required.
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any
 
@@ -107,6 +107,22 @@ class GraphValidationResult:
         }
         for name, value in counts.items():
             object.__setattr__(self, name, value)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> GraphValidationResult:
+        """Rebuild a result from :meth:`to_dict` output (e.g. a report kept in graph state).
+
+        Raises:
+            KeyError: A field is missing from ``data``.
+        """
+        values = {
+            item.name: tuple(data[item.name])
+            if isinstance(data[item.name], list)
+            else data[item.name]
+            for item in fields(cls)
+            if item.init
+        }
+        return cls(**values)
 
     def to_dict(self) -> dict[str, Any]:
         """The result as JSON-serialisable data.

@@ -80,19 +80,20 @@ def test_inherits_fact_with_provenance(repo: Path, store: SqliteGraphStore) -> N
     digest = hashlib.sha256((repo / "shapes" / "circle.py").read_bytes()).hexdigest()
     assert fact.provenance is not None
     assert (fact.provenance.path, fact.provenance.start_line, fact.provenance.end_line) == (
-        "shapes/circle.py", 8, 8
+        "shapes/circle.py",
+        8,
+        8,
     )
     assert fact.provenance.digest == digest
     (defines,) = [
-        f for f in store.facts_of("shapes.circle.Circle", [RelationKind.DEFINES])
+        f
+        for f in store.facts_of("shapes.circle.Circle", [RelationKind.DEFINES])
         if f.object == "shapes.circle.Circle"
     ]
     assert defines.provenance.marker() == "shapes/circle.py:8-18"
 
 
-def test_calls_resolved_across_modules_and_unresolved(
-    repo: Path, store: SqliteGraphStore
-) -> None:
+def test_calls_resolved_across_modules_and_unresolved(repo: Path, store: SqliteGraphStore) -> None:
     index_tree(repo, store)
     assert objects(store, "shapes.circle.Circle.label", RelationKind.CALLS) == {
         "shapes.base.format_area",  # from x import y
@@ -151,9 +152,7 @@ def test_decision_record(repo: Path, store: SqliteGraphStore) -> None:
         "shapes.circle.Circle",
         "shapes.base.format_area",
     }
-    assert [e.id for e in store.all_entities() if e.kind is EntityKind.DECISION] == [
-        "ADR-0001"
-    ]
+    assert [e.id for e in store.all_entities() if e.kind is EntityKind.DECISION] == ["ADR-0001"]
 
 
 def test_unicode_and_coding_cookie(repo: Path, store: SqliteGraphStore) -> None:

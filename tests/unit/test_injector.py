@@ -53,7 +53,9 @@ def names(context, tier: Tier | None = None) -> set[str]:
 def test_seeds_are_core_and_the_rest_supporting(store: SqliteGraphStore) -> None:
     context = ContextInjector(store).inject("Why does Circle.area differ from Shape?")
     assert {e.id for e in context.core} == {
-        "shapes.circle.Circle", "shapes.circle.Circle.area", "shapes.base.Shape"
+        "shapes.circle.Circle",
+        "shapes.circle.Circle.area",
+        "shapes.base.Shape",
     }
     supporting = names(context, Tier.SUPPORTING)
     assert {"label", "square", "Kreis", "REQ-001-003"} <= supporting
@@ -65,7 +67,8 @@ def test_common_and_short_names_are_not_seeds(store: SqliteGraphStore) -> None:
     assert injector.seeds("run the main test, get it, set it, call init and __init__") == []
     # Qualified, a common name counts.
     assert [e.id for e in injector.seeds("Circle.__init__")] == [
-        "shapes.circle.Circle.__init__", "shapes.circle.Circle"
+        "shapes.circle.Circle.__init__",
+        "shapes.circle.Circle",
     ]
 
 
@@ -158,16 +161,12 @@ def test_deterministic(store: SqliteGraphStore, tmp_path: Path) -> None:
     with SqliteGraphStore(tmp_path / "other.db") as other:
         index_tree(tmp_path / "repo", other)
         second = ContextInjector(other).inject(task, expansion=expansion)
-    assert (first.text, first.entities, first.facts) == (
-        second.text, second.entities, second.facts
-    )
+    assert (first.text, first.entities, first.facts) == (second.text, second.entities, second.facts)
 
 
 def _chain_store(length: int) -> MemoryGraphStore:
     entities = [Entity(f"m.Node{i}", EntityKind.CLASS, f"Node{i}") for i in range(length)]
-    facts = [
-        Fact(f"m.Node{i}", RelationKind.CALLS, f"m.Node{i + 1}") for i in range(length - 1)
-    ]
+    facts = [Fact(f"m.Node{i}", RelationKind.CALLS, f"m.Node{i + 1}") for i in range(length - 1)]
     return MemoryGraphStore(entities, facts)
 
 

@@ -40,9 +40,7 @@ def outgoing(store: SqliteGraphStore, subject: str, relation: RelationKind) -> l
 
 
 def fact_ids(store: SqliteGraphStore) -> set[str]:
-    return {
-        fact.fact_id for entity in store.all_entities() for fact in store.facts_of(entity.id)
-    }
+    return {fact.fact_id for entity in store.all_entities() for fact in store.facts_of(entity.id)}
 
 
 def test_stores_satisfy_the_protocol(store: SqliteGraphStore) -> None:
@@ -50,9 +48,7 @@ def test_stores_satisfy_the_protocol(store: SqliteGraphStore) -> None:
     assert isinstance(MemoryGraphStore([], []), GraphStore)
 
 
-def test_reindexing_an_unchanged_tree_indexes_nothing(
-    repo: Path, store: SqliteGraphStore
-) -> None:
+def test_reindexing_an_unchanged_tree_indexes_nothing(repo: Path, store: SqliteGraphStore) -> None:
     first = index_tree(repo, store)
     ids = fact_ids(store)
     second = index_tree(repo, store)
@@ -90,7 +86,8 @@ def test_provenance_digest_follows_the_file(repo: Path, store: SqliteGraphStore)
     index_tree(repo, store)
     (inherits,) = outgoing(store, "shapes.circle.Circle", RelationKind.INHERITS)
     (defines,) = [
-        fact for fact in store.facts_of("shapes.base.Shape", [RelationKind.DEFINES])
+        fact
+        for fact in store.facts_of("shapes.base.Shape", [RelationKind.DEFINES])
         if fact.object == "shapes.base.Shape"
     ]
     assert defines.provenance.start_line == 5  # moved one line down, same fact id
@@ -125,12 +122,17 @@ def test_a_file_that_breaks_is_dropped_until_fixed(repo: Path, store: SqliteGrap
 def test_lookups(repo: Path, store: SqliteGraphStore) -> None:
     index_tree(repo, store)
     assert [e.id for e in store.entities_named("area")] == [
-        "?area", "shapes.base.Shape.area", "shapes.circle.Circle.area"
+        "?area",
+        "shapes.base.Shape.area",
+        "shapes.circle.Circle.area",
     ]
     both_ways = store.facts_of("shapes.circle.Circle")
     assert {f.relation for f in both_ways} >= {
-        RelationKind.DEFINES, RelationKind.INHERITS, RelationKind.TESTED_BY,
-        RelationKind.DECIDED, RelationKind.CALLS,
+        RelationKind.DEFINES,
+        RelationKind.INHERITS,
+        RelationKind.TESTED_BY,
+        RelationKind.DECIDED,
+        RelationKind.CALLS,
     }
     stats = store.stats()
     assert stats["entities.class"] == 4

@@ -1,0 +1,281 @@
+"""The grounded_answer graph's paths, with scripted fake chat models."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from langchain_core.messages import HumanMessage
+from langgraph.graph import StateGraph
+from langgraph.types import RetryPolicy
+
+from citeloop.context import GroundedAnswerContext
+from citeloop.errors import ConfigurationError
+from citeloop.graphs.grounded_answer import build_grounded_answer_graph
+from citeloop.knowledge import ContextInjector, SqliteGraphStore, index_tree
+from citeloop.models import ReplayChatModel, ReplayRecorder, is_transient_model_error
+from tests.fakes import ScriptedChatModel
+
+SOURCE = {
+    "shop/__init__.py": "",
+    "shop/cart.py": (
+        "class Cart:\n"
+        "    def add_item(self, item):\n"
+        "        self.items.append(item)\n\n"
+        "    def total(self):\n"
+        "        return sum_prices(self.items)\n\n\n"
+        "def sum_prices(items):\n"
+        "    return sum(i.price for i in items)\n"
+    ),
+    "shop/checkout.py": (
+        "from shop.cart import Cart\n\n\n"
+        "class Checkout:\n"
+        "    def pay(self, cart: Cart):\n"
+        "        return cart.total()\n"
+    ),
+    "tests/test_cart.py": (
+        "from shop.cart import Cart\n\n\ndef test_total():\n    assert Cart().total() == 0\n"
+    ),
+}
+TASK = "How does Checkout use Cart to compute the amount to pay?"
+NO_RETRY_DELAY = RetryPolicy(
+    initial_interval=0.0, jitter=False, max_attempts=3, retry_on=is_transient_model_error
+)
+
+
+@pytest.fixture
+def store(tmp_path: Path):
+    root = tmp_path / "src"
+    for name, text in SOURCE.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text, encoding="utf-8")
+    graph_store = SqliteGraphStore(tmp_path / "graph.db")
+    index_tree(root, graph_store)
+    yield graph_store
+    graph_store.close()
+
+
+@pytest.fixture
+def core(store) -> list[str]:
+    names = [e.name for e in ContextInjector(store).inject(TASK).core]
+    assert names, "the task must seed at least one core entity"
+    return names
+
+
+def good_answer(names: list[str]) -> str:
+    body = "The answer relies on " + ", ".join(names) + "."
+    return body + "\n\n## Entities used\n" + "".join(f"- {n}\n" for n in names)
+
+
+BAD_ANSWER = "Checkout asks the cart for its total."
+
+
+def build(model, store):
+    return build_grounded_answer_graph(model, store=store, model_retry=NO_RETRY_DELAY)
+
+
+def human_prompts(model: ScriptedChatModel) -> list[str]:
+    return [call[-1].text for call in model.prompts]
+
+
+async def test_passes_first_time(store, core):
+    model = ScriptedChatModel(script=[good_answer(core)])
+    out = await build(model, store).ainvoke({"task": TASK})
+    assert out["outcome"] == "passed"
+    assert out["attempts"] == 1
+    assert out["expanded"] is False
+    assert out["report"]["passed"] is True
+    assert model.calls == 1
+    assert TASK in human_prompts(model)[0]
+
+
+def test_passes_first_time_sync(store, core):
+    model = ScriptedChatModel(script=[good_answer(core)])
+    out = build(model, store).invoke({"task": TASK})
+    assert (out["outcome"], out["attempts"], model.calls) == ("passed", 1, 1)
+
+
+async def test_passes_after_expansion(store, core):
+    model = ScriptedChatModel(script=[BAD_ANSWER, good_answer(core)])
+    out = await build(model, store).ainvoke({"task": TASK})
+    assert out["outcome"] == "passed"
+    assert out["attempts"] == 2
+    assert out["expanded"] is True
+    assert model.calls == 2
+    retry_prompt = human_prompts(model)[1]
+    # Feedback is built on the original task: it appears once, and names what is missing.
+    assert retry_prompt.count(TASK) == 1
+    assert "Entities used" in retry_prompt
+    for name in core:
+        assert name in retry_prompt
+
+
+async def test_widened_context_keeps_the_core(store, core):
+    model = ScriptedChatModel(script=[BAD_ANSWER, good_answer(core)])
+    graph = build(model, store)
+    seen: list[list[dict]] = []
+    async for update in graph.astream({"task": TASK}, stream_mode="updates"):
+        for node, values in update.items():
+            if node in ("inject_context", "expand_context"):
+                seen.append(values["context_entities"])
+    first, widened = seen
+    core_of = lambda entities: {e["name"] for e in entities if e["tier"] == "core"}  # noqa: E731
+    assert core_of(first) == core_of(widened) == set(core)
+    assert {e["name"] for e in first} <= {e["name"] for e in widened}
+    assert len(widened) > len(first)
+
+
+async def test_budget_exhausted(store):
+    model = ScriptedChatModel(script=[BAD_ANSWER] * 3)
+    out = await build(model, store).ainvoke(
+        {"task": TASK}, context=GroundedAnswerContext(max_retries=2)
+    )
+    assert out["outcome"] == "exhausted"
+    assert out["attempts"] == 3
+    assert model.calls == 3
+    assert out["answer"] == BAD_ANSWER
+
+
+async def test_budget_is_enforced_by_the_edge_not_the_recursion_limit(store):
+    model = ScriptedChatModel(script=[BAD_ANSWER] * 4)
+    out = await build(model, store).ainvoke(
+        {"task": TASK},
+        {"recursion_limit": 4 * (3 + 1)},  # exactly the steps 3 retries need
+        context=GroundedAnswerContext(max_retries=3),
+    )
+    assert (out["outcome"], model.calls) == ("exhausted", 4)
+
+
+async def test_too_small_recursion_limit_is_a_configuration_error(store):
+    model = ScriptedChatModel(script=[])
+    with pytest.raises(ConfigurationError, match="recursion_limit of at least 12"):
+        await build(model, store).ainvoke({"task": TASK}, {"recursion_limit": 11})
+    assert model.calls == 0
+
+
+async def test_zero_retries_means_one_call(store):
+    model = ScriptedChatModel(script=[BAD_ANSWER])
+    out = await build(model, store).ainvoke(
+        {"task": TASK}, context=GroundedAnswerContext(max_retries=0)
+    )
+    assert (out["outcome"], out["attempts"], out["expanded"], model.calls) == (
+        "exhausted",
+        1,
+        False,
+        1,
+    )
+
+
+async def test_transient_error_is_retried_and_never_shown_to_the_model(store, core):
+    model = ScriptedChatModel(script=[TimeoutError("read timed out"), good_answer(core)])
+    out = await build(model, store).ainvoke({"task": TASK})
+    assert out["outcome"] == "passed"
+    assert out["attempts"] == 1
+    assert model.calls == 2
+    first, second = human_prompts(model)
+    assert first == second
+    assert "timed out" not in second
+
+
+async def test_transient_error_on_every_attempt_ends_with_error(store):
+    model = ScriptedChatModel(script=[TimeoutError("read timed out")] * 3)
+    out = await build(model, store).ainvoke({"task": TASK})
+    assert out["outcome"] == "error"
+    assert "TimeoutError" in out["error"]
+    assert model.calls == NO_RETRY_DELAY.max_attempts
+
+
+async def test_permanent_error_ends_the_run(store):
+    model = ScriptedChatModel(script=[PermissionError("invalid API key")])
+    out = await build(model, store).ainvoke({"task": TASK})
+    assert out["outcome"] == "error"
+    assert "invalid API key" in out["error"]
+    assert out.get("attempts", 0) == 0
+    assert "report" not in out
+    assert model.calls == 1
+
+
+async def test_task_from_messages_and_answer_appended(store, core):
+    model = ScriptedChatModel(script=[good_answer(core)])
+    out = await build(model, store).ainvoke({"messages": [HumanMessage(TASK)]})
+    assert out["outcome"] == "passed"
+    assert [m.type for m in out["messages"]] == ["human", "ai"]
+    assert out["messages"][-1].text == good_answer(core)
+
+
+async def test_missing_task_is_a_configuration_error(store):
+    model = ScriptedChatModel(script=[])
+    with pytest.raises(ConfigurationError, match="needs a task"):
+        await build(model, store).ainvoke({"payload": "x"})
+    assert model.calls == 0
+
+
+async def test_missing_database_is_a_configuration_error(tmp_path):
+    model = ScriptedChatModel(script=[])
+    graph = build_grounded_answer_graph(model)
+    missing = tmp_path / "nope.db"
+    with pytest.raises(ConfigurationError, match="citeloop index"):
+        await graph.ainvoke({"task": TASK}, context={"db_path": str(missing)})
+    assert not missing.exists()
+    assert model.calls == 0
+
+
+async def test_payload_names_seed_the_context(store):
+    model = ScriptedChatModel(script=["x"])
+    await build(model, store).ainvoke(
+        {"task": "Explain this code.", "payload": "total = sum_prices(cart.items)"},
+        context=GroundedAnswerContext(max_retries=0),
+    )
+    prompt = human_prompts(model)[0]
+    assert "sum_prices" in prompt.split("<payload>")[0]
+
+
+async def test_replay_model_and_recorder_round_trip(store, core, tmp_path):
+    recorded = tmp_path / "turns.jsonl"
+    live = ScriptedChatModel(script=[BAD_ANSWER, good_answer(core)])
+    first = await build(live, store).ainvoke(
+        {"task": TASK}, {"callbacks": [ReplayRecorder(recorded)]}
+    )
+    lines = [json.loads(line) for line in recorded.read_text().splitlines()]
+    assert [line["content"] for line in lines] == [BAD_ANSWER, good_answer(core)]
+    replayed = await build(ReplayChatModel.from_file(recorded), store).ainvoke({"task": TASK})
+    assert {k: replayed[k] for k in ("answer", "attempts", "outcome")} == {
+        k: first[k] for k in ("answer", "attempts", "outcome")
+    }
+
+
+async def test_only_declared_keys_reach_a_parent_graph(store, core):
+    from typing import TypedDict
+
+    class Parent(TypedDict, total=False):
+        task: str
+        answer: str
+        outcome: str
+        context_text: str
+
+    model = ScriptedChatModel(script=[good_answer(core)])
+    parent = StateGraph(Parent)
+    parent.add_node("grounded", build(model, store))
+    parent.set_entry_point("grounded")
+    out = await parent.compile().ainvoke({"task": TASK})
+    assert out["outcome"] == "passed"
+    assert "context_text" not in out  # internal state stays inside the subgraph
+
+
+def test_mermaid_snapshot(snapshot):
+    graph = build_grounded_answer_graph(ScriptedChatModel(script=[]))
+    assert graph.get_graph().draw_mermaid() == snapshot
+
+
+def test_io_schema_snapshot(snapshot):
+    graph = build_grounded_answer_graph(ScriptedChatModel(script=[]))
+    # LangChain's own message schemas ($defs) are not ours to pin.
+    schemas = {
+        "input": graph.get_input_jsonschema(),
+        "output": graph.get_output_jsonschema(),
+        "context": graph.get_context_jsonschema(),
+    }
+    assert {name: {k: v for k, v in s.items() if k != "$defs"} for name, s in schemas.items()} == (
+        snapshot
+    )
