@@ -204,26 +204,32 @@ class ContextInjector:
             return named[name]
 
         mentions = dict.fromkeys(_bounded(iter_mentions(text), MAX_MENTIONS))
-        for token in mentions:
-            for entity in self._mentioned(token, lookup):
+        groups = [group for token in mentions for group in self._mentioned(token, lookup)]
+        # A name with one candidate anchors the others: an ambiguous name ("add_edge")
+        # prefers the candidate defined in, or next to, an anchor ("StateGraph").
+        anchors = {group[0].id for group in groups if len(group) == 1}
+        anchors |= {_owner(anchor) for anchor in anchors}
+        for group in groups:
+            for entity in _preferred(group, anchors):
                 chosen.setdefault(entity.id, entity)
             if len(chosen) >= self.max_entities:
                 break
         return list(chosen.values())[: self.max_entities]
 
     @staticmethod
-    def _mentioned(token: str, lookup: Callable[[str], list[Entity]]) -> list[Entity]:
-        """Entities one token names: by exact name (ids like ``REQ-1`` included), else
-        by the longest dotted suffix of their id (``Owner.member``) plus the owner parts,
-        else by each ``.``/``-`` separated part that is not noise."""
+    def _mentioned(token: str, lookup: Callable[[str], list[Entity]]) -> list[list[Entity]]:
+        """Candidate groups one token names, one group per name: by exact name (ids like
+        ``REQ-1`` included), else by the longest dotted suffix of their id
+        (``Owner.member``) plus the owner parts, else by each ``.``/``-`` separated part
+        that is not noise."""
         if "-" in token or not is_noise(token):
             exact = lookup(token)
             if exact:
-                return _preferred(exact)
+                return [exact]
         parts = [part for part in _SPLIT.split(token) if part]
         if len(parts) < 2:
             return []
-        found: list[Entity] = []
+        found: list[list[Entity]] = []
         unqualified = parts
         if "." in token:
             dotted = [part for part in token.split(".") if part]
@@ -235,13 +241,11 @@ class ContextInjector:
                     if entity.id == suffix or entity.id.endswith("." + suffix)
                 ]
                 if matches:
-                    found.extend(_preferred(matches))
+                    found.append(matches)
                     unqualified = dotted[:-1]
                     break
-        for part in unqualified:
-            if not is_noise(part):
-                found.extend(_preferred(lookup(part)))
-        return found
+        found.extend(lookup(part) for part in unqualified if not is_noise(part))
+        return [group for group in found if group]
 
 
 def _bounded(tokens: Iterable[str], limit: int) -> Iterator[str]:
@@ -255,14 +259,25 @@ def _bounded(tokens: Iterable[str], limit: int) -> Iterator[str]:
                 return
 
 
-def _preferred(entities: list[Entity]) -> list[Entity]:
-    """The best-ranked of same-named entities, at most :data:`MAX_PER_NAME`, by id."""
+def _owner(entity_id: str) -> str:
+    """The id of what defines ``entity_id``: its class or module (``a.B.m`` -> ``a.B``)."""
+    return entity_id.rpartition(".")[0]
+
+
+def _preferred(entities: list[Entity], anchors: Collection[str] = ()) -> list[Entity]:
+    """The best-ranked of same-named entities, at most :data:`MAX_PER_NAME`, by id.
+
+    Rank: defined in or beside an anchor first, then :func:`_seed_key`.
+    """
     if not entities:
         return []
-    best = min(_seed_key(entity) for entity in entities)
-    return sorted((entity for entity in entities if _seed_key(entity) == best), key=lambda e: e.id)[
-        :MAX_PER_NAME
-    ]
+
+    def key(entity: Entity) -> tuple[bool, bool, int]:
+        return (_owner(entity.id) not in anchors, *_seed_key(entity))
+
+    best = min(key(entity) for entity in entities)
+    ranked = sorted((entity for entity in entities if key(entity) == best), key=lambda e: e.id)
+    return ranked[:MAX_PER_NAME]
 
 
 class _Walk:

@@ -194,3 +194,19 @@ def test_hops() -> None:
 def test_bad_settings(settings: dict[str, int]) -> None:
     with pytest.raises(ConfigurationError):
         ContextInjector(MemoryGraphStore([], []), **settings)
+
+
+def test_ambiguous_name_prefers_the_candidate_beside_an_unambiguous_mention():
+    entities = [
+        Entity("pkg.state.Graph", EntityKind.CLASS, "Graph"),
+        Entity("pkg.state.Graph.add_edge", EntityKind.METHOD, "add_edge"),
+        Entity("pkg.draw.add_edge", EntityKind.FUNCTION, "add_edge"),
+    ]
+    store = MemoryGraphStore(entities, [])
+    injector = ContextInjector(store)
+    assert [e.id for e in injector.seeds("How does Graph use add_edge?")] == [
+        "pkg.state.Graph",
+        "pkg.state.Graph.add_edge",
+    ]
+    # With no anchor, the usual rank applies: a function before a method.
+    assert [e.id for e in injector.seeds("What does add_edge do?")] == ["pkg.draw.add_edge"]
