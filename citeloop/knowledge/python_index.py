@@ -259,6 +259,8 @@ class _FileWalker:
 
     def call_reference(self, caller: str, class_id: str | None, call: ast.Call) -> Reference | None:
         func = call.func
+        # `Cls[T](...)` constructs `Cls`, as a subscripted base names its class.
+        func = func.value if isinstance(func, ast.Subscript) else func
         target, mode = "", ""
         chain = _chain(func)
         if chain is not None and chain[0] in ("self", "cls") and class_id and len(chain) > 1:

@@ -107,6 +107,10 @@ def test_calls_resolved_across_modules_and_unresolved(repo: Path, store: SqliteG
     assert objects(store, "shapes.circle.Kreis.größe", RelationKind.CALLS) == {
         "shapes.circle.Circle.area"
     }
+    # A generic construction `Circle[float](r)` calls the class.
+    assert objects(store, "shapes.circle.typed_circle", RelationKind.CALLS) == {
+        "shapes.circle.Circle"
+    }
     unresolved = store.get_entity("?undefined_helper")
     assert unresolved is not None and unresolved.resolved is False
 
