@@ -24,6 +24,9 @@ ProgressCallback = Callable[[int, int, str], None]
 """Called after each file as ``progress(done, total, path)``."""
 
 DEFAULT_MAX_FILE_BYTES = 2_000_000
+INDEX_FORMAT = "2"
+"""Version of what the indexer records; bump it when that changes, so that stores
+written by an older indexer are re-indexed whole instead of only by file digest."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,7 +139,7 @@ def index_tree(
     root_path = check_root(root)
     files, skipped = discover(root_path)
     package = root_package(root_path)
-    known = store.file_digests()
+    known = store.file_digests(INDEX_FORMAT)
     updated: list[FileIndex] = []
     present: set[str] = set()
     for done, source in enumerate(files, start=1):
@@ -150,7 +153,8 @@ def index_tree(
         if progress is not None:
             progress(done, len(files), source.path)
     removed = sorted(path for path in known if path not in present)
-    snapshot = store.apply(updated, removed) if updated or removed else store.snapshot()
+    changed = updated or removed
+    snapshot = store.apply(updated, removed, INDEX_FORMAT) if changed else store.snapshot()
     stats = store.stats()
     return IndexReport(
         files_seen=len(files),

@@ -125,12 +125,21 @@ class SqliteGraphStore:
 
     # -- writing (used by index_tree) ------------------------------------------------
 
-    def file_digests(self) -> dict[str, str]:
-        """Digest of every indexed file, by relative path."""
-        with self._lock:
-            return dict(self._db.execute("SELECT path, digest FROM files"))
+    def file_digests(self, index_format: str) -> dict[str, str]:
+        """Digest of every indexed file, by relative path.
 
-    def apply(self, updated: Sequence[FileIndex], removed: Sequence[str]) -> str:
+        Args:
+            index_format: The indexer's format version. When the store was written by
+                another format, every digest is ``""`` so that every file is re-indexed.
+        """
+        with self._lock:
+            row = self._db.execute("SELECT value FROM meta WHERE key = 'index_format'").fetchone()
+            digests = dict(self._db.execute("SELECT path, digest FROM files"))
+        if row is None or row[0] != index_format:
+            return dict.fromkeys(digests, "")
+        return digests
+
+    def apply(self, updated: Sequence[FileIndex], removed: Sequence[str], index_format: str) -> str:
         """Replace the content of changed files, drop removed files, and re-link.
 
         Runs as one transaction: a failure leaves the previous graph intact.
@@ -138,6 +147,7 @@ class SqliteGraphStore:
         Args:
             updated: The new index of every changed or new file.
             removed: Relative paths whose content must be dropped.
+            index_format: The indexer's format version, recorded with the change.
 
         Returns:
             The snapshot id after the change.
@@ -154,6 +164,9 @@ class SqliteGraphStore:
                 self._insert(updated)
                 if stale:
                     self._relink()
+                db.execute(
+                    "INSERT OR REPLACE INTO meta VALUES ('index_format', ?)", (index_format,)
+                )
                 db.execute("COMMIT")
             except BaseException:
                 db.execute("ROLLBACK")

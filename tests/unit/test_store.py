@@ -150,3 +150,17 @@ def test_memory_store_snapshot_and_facts() -> None:
     assert store.facts_of("m.A", [RelationKind.CALLS]) == []
     assert store.snapshot() == compute_snapshot(["m.B", "m.A"], [fact.fact_id])
     assert store.stats()["facts.inherits"] == 1
+
+
+def test_a_new_index_format_reindexes_every_file(tmp_path, monkeypatch):
+    from citeloop.knowledge import indexer
+
+    root = tmp_path / "src"
+    root.mkdir()
+    (root / "mod.py").write_text("def f():\n    return g()\n\n\ndef g():\n    return 1\n")
+    with SqliteGraphStore(tmp_path / "graph.db") as store:
+        assert index_tree(root, store).files_indexed == 1
+        assert index_tree(root, store).files_indexed == 0
+        monkeypatch.setattr(indexer, "INDEX_FORMAT", indexer.INDEX_FORMAT + "-next")
+        assert index_tree(root, store).files_indexed == 1
+        assert index_tree(root, store).files_indexed == 0
