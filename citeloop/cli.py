@@ -179,8 +179,10 @@ async def _run_graph(args: argparse.Namespace) -> dict[str, Any]:
 def cmd_run(args: argparse.Namespace) -> int:
     final = asyncio.run(_run_graph(args))
     if args.json:
-        final = {k: v for k, v in final.items() if k != "messages"}
-        _print_json(final)
+        from citeloop.state.grounded_answer import OutputState
+
+        keys = OutputState.__annotations__.keys() - {"messages"}
+        _print_json({key: final[key] for key in sorted(keys) if key in final})
         return EXIT_OK if final.get("outcome") == "passed" else EXIT_FAILED
     print(final.get("answer", ""))
     report = final.get("report") or {}

@@ -19,6 +19,7 @@ import json
 import logging
 import threading
 from collections.abc import Sequence
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 from uuid import UUID
@@ -118,15 +119,18 @@ class ReplayChatModel(BaseChatModel):
     """A chat model that plays back recorded assistant turns.
 
     Each call answers with the recorded turn whose ``prompt_sha256`` matches the prompt;
-    when none matches (e.g. the indexed code changed since recording), it falls back to
-    the next unused turn in file order and logs a warning. Runs out -> :class:`ModelError`.
+    when none matches (e.g. the indexed code changed since recording), it plays the next
+    turn in file order not yet played, with a warning when that turn was recorded for
+    another prompt. Nothing left to play -> :class:`ModelError`.
 
     Args:
         turns: Recorded turns (``{"content": ..., "prompt_sha256": ...}``).
         source: Where the turns came from, for messages.
 
     Example:
-        >>> model = ReplayChatModel.from_file("examples/langgraph_demo.jsonl")
+        >>> model = ReplayChatModel(turns=[{"content": "Recorded answer."}])
+        >>> model.invoke("Any prompt").content
+        'Recorded answer.'
     """
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
@@ -145,23 +149,26 @@ class ReplayChatModel(BaseChatModel):
         return "citeloop-replay"
 
     def _pick(self, digest: str) -> str:
+        # A turn recorded for this very prompt is always the answer (replay is
+        # deterministic however often a prompt recurs); other turns play in file order.
+        for turn in self.turns:
+            if turn.get("prompt_sha256") == digest:
+                return turn["content"]
         with self._lock:
-            for index, turn in enumerate(self.turns):
-                if index not in self._used and turn.get("prompt_sha256") == digest:
-                    self._used.add(index)
-                    return turn["content"]
             for index, turn in enumerate(self.turns):
                 if index not in self._used:
                     self._used.add(index)
-                    logger.warning(
-                        "replay %s: no turn recorded for this prompt; playing turn %d in order",
-                        self.source,
-                        index + 1,
-                    )
+                    if turn.get("prompt_sha256"):
+                        logger.warning(
+                            "replay %s: no turn recorded for this prompt; playing turn %d",
+                            self.source,
+                            index + 1,
+                        )
                     return turn["content"]
         raise ModelError(
-            f"replay {self.source}: all {len(self.turns)} recorded turns are used; record "
-            "more turns or raise no more retries than were recorded"
+            f"replay {self.source}: no turn matches this prompt and all "
+            f"{len(self.turns)} recorded turns are used; record the run again "
+            "(`citeloop run --record FILE`)"
         )
 
     def _generate(
@@ -221,7 +228,13 @@ def resolve_chat_model(model: str | BaseChatModel) -> BaseChatModel:
         raise ConfigurationError(
             f"model must be a chat model or a 'provider:model' string, got {model!r}"
         )
-    spec = model.strip()
+    return _resolve_spec(model.strip())
+
+
+@lru_cache(maxsize=32)
+def _resolve_spec(spec: str) -> BaseChatModel:
+    """One chat model per spec and process: clients are reusable, and a replay model
+    keeps its place in the file across the calls of a run."""
     if spec.startswith(REPLAY_PREFIX):
         return ReplayChatModel.from_file(spec[len(REPLAY_PREFIX) :])
     from langchain.chat_models import init_chat_model

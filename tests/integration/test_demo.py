@@ -1,0 +1,29 @@
+"""The README's main job: index the installed langgraph source and replay the demo."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import langgraph.graph
+
+from citeloop.cli import EXIT_OK, main
+
+ROOT = Path(__file__).resolve().parents[2]
+DEMO = ROOT / "examples" / "langgraph_demo.jsonl"
+MAKEFILE = (ROOT / "Makefile").read_text(encoding="utf-8")
+TASK = next(
+    line.split("?=", 1)[1].strip() for line in MAKEFILE.splitlines() if line.startswith("DEMO_TASK")
+)
+
+
+def test_demo_replays_a_retry_that_passes(tmp_path, capsys):
+    source = Path(langgraph.graph.__file__).parents[1]
+    db = tmp_path / "langgraph.db"
+    assert main(["index", str(source), "--db", str(db), "--quiet"]) == EXIT_OK
+    capsys.readouterr()
+    code = main(["run", "--db", str(db), "--task", TASK, "--model", f"replay:{DEMO}", "--json"])
+    final = json.loads(capsys.readouterr().out)
+    assert code == EXIT_OK
+    assert (final["outcome"], final["attempts"], final["expanded"]) == ("passed", 2, True)
+    assert final["report"]["passed"] and not final["report"]["invalid_citations"]

@@ -1,0 +1,142 @@
+"""The citeloop command: outputs and exit codes."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from citeloop.cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE, main
+
+SAMPLE_REPO = Path(__file__).parent.parent / "fixtures" / "sample_repo"
+TASK = "How does Circle compute its area?"
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    try:
+        code = main(list(argv))
+    except SystemExit as exc:  # argparse usage errors and our own error exits
+        code = exc.code
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+@pytest.fixture
+def db(tmp_path: Path, capsys) -> Path:
+    root = tmp_path / "repo"
+    shutil.copytree(SAMPLE_REPO, root)
+    (root / "shapes" / "broken.py").write_text("def broken(:\n", encoding="utf-8")
+    path = tmp_path / "graph.db"
+    code, out, _ = run(capsys, "index", str(root), "--db", str(path), "--quiet")
+    assert code == EXIT_OK
+    return path
+
+
+def core_names(capsys, db: Path) -> list[str]:
+    code, out, _ = run(capsys, "context", "--db", str(db), "--task", TASK, "--json")
+    assert code == EXIT_OK
+    return [e["name"] for e in json.loads(out)["entities"] if e["tier"] == "core"]
+
+
+def answer_citing(names: list[str]) -> str:
+    return "Uses " + ", ".join(names) + ".\n\n## Entities used\n" + "\n".join(names) + "\n"
+
+
+def test_index_reports_counts_and_skipped_files(tmp_path, capsys):
+    root = tmp_path / "repo"
+    shutil.copytree(SAMPLE_REPO, root)
+    (root / "shapes" / "broken.py").write_text("def broken(:\n", encoding="utf-8")
+    code, out, _ = run(capsys, "index", str(root), "--db", str(tmp_path / "g.db"), "--quiet")
+    assert code == EXIT_OK
+    assert "entities" in out and "relations" in out and "1 skipped" in out
+    assert "shapes/broken.py" in out and "syntax" in out.lower()
+
+
+def test_index_of_a_missing_folder_is_a_usage_error(tmp_path, capsys):
+    code, _, err = run(capsys, "index", str(tmp_path / "nope"), "--db", str(tmp_path / "g.db"))
+    assert code == EXIT_USAGE
+    assert "citeloop: error:" in err and "nope" in err
+    assert "Traceback" not in err
+
+
+def test_context_prints_the_documented_format(db, capsys):
+    code, out, _ = run(capsys, "context", "--db", str(db), "--task", TASK)
+    assert code == EXIT_OK
+    assert "class Circle(Shape)" in out
+
+
+def test_context_without_a_database_is_a_usage_error(tmp_path, capsys):
+    code, _, err = run(capsys, "context", "--db", str(tmp_path / "none.db"), "--task", TASK)
+    assert code == EXIT_USAGE
+    assert "citeloop index" in err
+    assert not (tmp_path / "none.db").exists()
+
+
+@pytest.mark.parametrize("cited", [True, False], ids=["passes", "fails"])
+def test_check_exit_code_follows_the_verdict(db, tmp_path, capsys, cited):
+    names = core_names(capsys, db)
+    context = tmp_path / "context.json"
+    run(capsys, "context", "--db", str(db), "--task", TASK, "--json")
+    code, out, _ = run(capsys, "context", "--db", str(db), "--task", TASK, "--json")
+    context.write_text(out, encoding="utf-8")
+    response = tmp_path / "answer.md"
+    response.write_text(answer_citing(names) if cited else "No idea.", encoding="utf-8")
+    code, out, _ = run(
+        capsys, "check", "--context", str(context), "--response", str(response), "--json"
+    )
+    result = json.loads(out)
+    assert code == (EXIT_OK if cited else EXIT_FAILED)
+    assert result["passed"] is cited
+    for field in ("missing_core_citations", "invalid_citations", "cited_not_used"):
+        assert field in result
+
+
+def test_check_reads_context_text(tmp_path, capsys):
+    context = tmp_path / "context.txt"
+    context.write_text("class GraphStore(Protocol): add_entity\n", encoding="utf-8")
+    response = tmp_path / "answer.md"
+    response.write_text(answer_citing(["GraphStore"]), encoding="utf-8")
+    code, out, _ = run(capsys, "check", "--context", str(context), "--response", str(response))
+    assert code == EXIT_OK
+    assert out.startswith("PASSED")
+
+
+def test_check_with_a_missing_file_is_a_usage_error(tmp_path, capsys):
+    code, _, err = run(
+        capsys, "check", "--context", str(tmp_path / "c.txt"), "--response", str(tmp_path / "r")
+    )
+    assert code == EXIT_USAGE
+    assert "c.txt" in err
+
+
+def test_bad_threshold_is_a_usage_error(tmp_path, capsys):
+    code, _, err = run(capsys, "check", "--context", "c", "--response", "r", "--threshold", "2")
+    assert code == EXIT_USAGE
+    assert "within 0..1" in err
+
+
+def test_run_with_a_replay_model(db, tmp_path, capsys):
+    names = core_names(capsys, db)
+    replay = tmp_path / "turns.jsonl"
+    turns = ["I am not sure.", answer_citing(names)]
+    replay.write_text("".join(json.dumps({"content": t}) + "\n" for t in turns), encoding="utf-8")
+    code, out, err = run(
+        capsys, "run", "--db", str(db), "--task", TASK, "--model", f"replay:{replay}", "--json"
+    )
+    assert code == EXIT_OK
+    final = json.loads(out)
+    assert (final["outcome"], final["attempts"], final["expanded"]) == ("passed", 2, True)
+    assert "context_text" not in final  # the output state only
+    # Progress shows each node as it runs, on stderr.
+    for node in ("inject_context", "call_model", "validate", "expand_context"):
+        assert f"> {node}" in err
+
+
+def test_run_with_a_missing_replay_file_ends_with_error(db, tmp_path, capsys):
+    code, out, _ = run(
+        capsys, "run", "--db", str(db), "--task", TASK, "--model", f"replay:{tmp_path}/x.jsonl"
+    )
+    assert code == EXIT_FAILED
+    assert "outcome: error" in out and "x.jsonl" in out
