@@ -29,7 +29,7 @@ def db(tmp_path: Path, capsys) -> Path:
     shutil.copytree(SAMPLE_REPO, root)
     (root / "shapes" / "broken.py").write_text("def broken(:\n", encoding="utf-8")
     path = tmp_path / "graph.db"
-    code, out, _ = run(capsys, "index", str(root), "--db", str(path), "--quiet")
+    code, _out, _ = run(capsys, "index", str(root), "--db", str(path), "--quiet")
     assert code == EXIT_OK
     return path
 
