@@ -279,3 +279,16 @@ def test_io_schema_snapshot(snapshot):
     assert {name: {k: v for k, v in s.items() if k != "$defs"} for name, s in schemas.items()} == (
         snapshot
     )
+
+
+async def test_answer_tokens_stream_from_call_model(store, core):
+    from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+
+    model = GenericFakeChatModel(messages=iter([good_answer(core)]))
+    chunks = [
+        (chunk.content, meta["langgraph_node"])
+        async for chunk, meta in build(model, store).astream({"task": TASK}, stream_mode="messages")
+    ]
+    assert len(chunks) > 1
+    assert {node for _, node in chunks} == {"call_model"}
+    assert "".join(text for text, _ in chunks) == good_answer(core)
