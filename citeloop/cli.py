@@ -1,7 +1,9 @@
 """The ``citeloop`` command.
 
-Exit codes: 0 success (``check``: the answer passed), 1 ``check`` failed, 2 usage or
-input error (the message names the input and the fix), 3 unexpected internal error.
+Exit codes: 0 success (``check``/``run``: the answer passed); 1 the answer failed
+(``check``) or the retry budget was spent (``run``, outcome ``exhausted``); 2 a usage,
+input or configuration error, or a run that ended with outcome ``error`` (the message
+names the input and the fix); 3 an unexpected internal error.
 """
 
 from __future__ import annotations
@@ -51,21 +53,25 @@ def _print_json(data: Any) -> None:
 def cmd_index(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
-    from citeloop.knowledge import SqliteGraphStore, index_tree
+    from citeloop.knowledge import SqliteGraphStore, check_root, index_tree
 
+    root = check_root(args.path)  # before the database file is created
     Path(args.db).parent.mkdir(parents=True, exist_ok=True)
-    with tqdm(unit="file", desc="indexing", file=sys.stderr, disable=args.quiet) as bar:
+    bar: tqdm | None = None
 
-        def progress(done: int, total: int, path: str) -> None:
-            bar.total = total
-            bar.set_postfix_str(path[-40:], refresh=False)
-            bar.update(done - bar.n)
+    def progress(done: int, total: int, path: str) -> None:
+        nonlocal bar
+        if bar is None:
+            bar = tqdm(total=total, unit="file", desc="indexing", file=sys.stderr)
+        bar.set_postfix_str(path[-40:], refresh=False)
+        bar.update(done - bar.n)
 
-        store = SqliteGraphStore(args.db)
+    with SqliteGraphStore(args.db) as store:
         try:
-            report = index_tree(args.path, store, progress=progress)
+            report = index_tree(root, store, progress=None if args.quiet else progress)
         finally:
-            store.close()
+            if bar is not None:
+                bar.close()
     print(
         f"indexed {report.files_indexed} files ({report.files_unchanged} unchanged, "
         f"{report.files_removed} removed): {report.entities} entities, "
@@ -142,7 +148,7 @@ def _describe_update(node: str, update: dict[str, Any]) -> str:
         core = sum(1 for e in entities if e["tier"] == "core")
         return f"{len(entities)} entities, {core} core"
     if node == "call_model":
-        return update.get("error") or f"{len(update.get('answer', ''))} chars"
+        return "failed" if "error" in update else f"{len(update.get('answer', ''))} chars"
     if node == "validate":
         report = update["report"]
         return "passed" if report["passed"] else "; ".join(report["reasons"]) or "failed"
@@ -176,24 +182,32 @@ async def _run_graph(args: argparse.Namespace) -> dict[str, Any]:
     return final
 
 
+_RUN_EXIT = {"passed": EXIT_OK, "exhausted": EXIT_FAILED}
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     final = asyncio.run(_run_graph(args))
+    outcome = final.get("outcome")
     if args.json:
         from citeloop.state.grounded_answer import OutputState
 
         keys = OutputState.__annotations__.keys() - {"messages"}
         _print_json({key: final[key] for key in sorted(keys) if key in final})
-        return EXIT_OK if final.get("outcome") == "passed" else EXIT_FAILED
-    print(final.get("answer", ""))
-    report = final.get("report") or {}
-    print(
-        f"\noutcome: {final.get('outcome')}; attempts: {final.get('attempts', 0)}; "
-        f"context expanded: {final.get('expanded', False)}; "
-        f"compliance: {report.get('compliance_ratio', 0):.0%}"
-    )
-    if final.get("error"):
-        print(f"error: {final['error']}")
-    return EXIT_OK if final.get("outcome") == "passed" else EXIT_FAILED
+    elif outcome == "error":
+        pass  # nothing to show but the error, below
+    else:
+        report = final.get("report") or {}
+        print(final.get("answer", ""))
+        print(
+            f"\noutcome: {outcome}; attempts: {final.get('attempts', 0)}; "
+            f"context expanded: {final.get('expanded', False)}; "
+            f"compliance: {report.get('compliance_ratio', 0):.0%}"
+        )
+        if report.get("vacuous"):
+            print("note: the task names no entity of the knowledge graph, so nothing was cited")
+    if outcome == "error":
+        print(f"citeloop: error: {final.get('error')}", file=sys.stderr)
+    return _RUN_EXIT.get(outcome, EXIT_USAGE)
 
 
 def _threshold(value: str) -> float:

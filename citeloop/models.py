@@ -118,14 +118,18 @@ def load_replay_turns(path: str | Path) -> list[dict[str, str]]:
 class ReplayChatModel(BaseChatModel):
     """A chat model that plays back recorded assistant turns.
 
-    Each call answers with the recorded turn whose ``prompt_sha256`` matches the prompt;
-    when none matches (e.g. the indexed code changed since recording), it plays the next
-    turn in file order not yet played, with a warning when that turn was recorded for
-    another prompt. Nothing left to play -> :class:`ModelError`.
+    A turn recorded with a ``prompt_sha256`` answers exactly that prompt, however often
+    it recurs, so replaying a recorded run is deterministic. Turns without a digest
+    (hand-written scripts) answer the other prompts, each once, in file order.
 
     Args:
         turns: Recorded turns (``{"content": ..., "prompt_sha256": ...}``).
         source: Where the turns came from, for messages.
+
+    Raises:
+        ModelError: On a call whose prompt matches no recorded digest when no turn
+            without a digest is left: the prompt differs from the recording (e.g. the
+            task or the indexed code changed), so the recording must be made again.
 
     Example:
         >>> model = ReplayChatModel(turns=[{"content": "Recorded answer."}])
@@ -137,7 +141,7 @@ class ReplayChatModel(BaseChatModel):
 
     turns: list[dict[str, str]]
     source: str = "<memory>"
-    _used: set[int] = PrivateAttr(default_factory=set)
+    _played: set[int] = PrivateAttr(default_factory=set)
     _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
 
     @classmethod
@@ -149,26 +153,18 @@ class ReplayChatModel(BaseChatModel):
         return "citeloop-replay"
 
     def _pick(self, digest: str) -> str:
-        # A turn recorded for this very prompt is always the answer (replay is
-        # deterministic however often a prompt recurs); other turns play in file order.
         for turn in self.turns:
             if turn.get("prompt_sha256") == digest:
                 return turn["content"]
         with self._lock:
             for index, turn in enumerate(self.turns):
-                if index not in self._used:
-                    self._used.add(index)
-                    if turn.get("prompt_sha256"):
-                        logger.warning(
-                            "replay %s: no turn recorded for this prompt; playing turn %d",
-                            self.source,
-                            index + 1,
-                        )
+                if not turn.get("prompt_sha256") and index not in self._played:
+                    self._played.add(index)
                     return turn["content"]
         raise ModelError(
-            f"replay {self.source}: no turn matches this prompt and all "
-            f"{len(self.turns)} recorded turns are used; record the run again "
-            "(`citeloop run --record FILE`)"
+            f"replay {self.source}: no turn was recorded for this prompt "
+            f"(sha256 {digest[:12]}...); the task, the settings or the indexed code differ "
+            "from the recording: record it again with `citeloop run --record FILE`"
         )
 
     def _generate(
@@ -219,8 +215,9 @@ def resolve_chat_model(model: str | BaseChatModel) -> BaseChatModel:
         The chat model.
 
     Raises:
-        ConfigurationError: Empty spec, unknown provider, or a provider package that is
-            not installed; the message says which package to install.
+        ConfigurationError: An empty spec; a replay file that is missing or malformed;
+            an unknown provider or a provider package that is not installed (the
+            message says which); a provider that refuses its settings (e.g. no API key).
     """
     if isinstance(model, BaseChatModel):
         return model
@@ -228,26 +225,35 @@ def resolve_chat_model(model: str | BaseChatModel) -> BaseChatModel:
         raise ConfigurationError(
             f"model must be a chat model or a 'provider:model' string, got {model!r}"
         )
-    return _resolve_spec(model.strip())
-
-
-@lru_cache(maxsize=32)
-def _resolve_spec(spec: str) -> BaseChatModel:
-    """One chat model per spec and process: clients are reusable, and a replay model
-    keeps its place in the file across the calls of a run."""
+    spec = model.strip()
     if spec.startswith(REPLAY_PREFIX):
-        return ReplayChatModel.from_file(spec[len(REPLAY_PREFIX) :])
+        path = Path(spec[len(REPLAY_PREFIX) :])
+        stat = path.stat() if path.is_file() else None
+        return _replay_model(path, stat.st_mtime_ns if stat else 0, stat.st_size if stat else 0)
+    return _provider_model(spec)
+
+
+@lru_cache(maxsize=16)
+def _replay_model(path: Path, mtime_ns: int, size: int) -> ReplayChatModel:
+    """One replay model per file version (re-read when the file changes)."""
+    return ReplayChatModel.from_file(path)
+
+
+@lru_cache(maxsize=16)
+def _provider_model(spec: str) -> BaseChatModel:
+    """One chat model per spec and process: provider clients are reusable."""
     from langchain.chat_models import init_chat_model
 
     try:
         return init_chat_model(spec)
     except ImportError as exc:
         raise ConfigurationError(
-            f"model {spec!r} needs a provider package that is not installed ({exc}); "
-            "install it, e.g. `pip install 'citeloop[openai]'`"
+            f"model {spec!r} needs a provider package that is not installed: {exc} "
+            "(citeloop's extras install them: openai, anthropic, ollama)"
         ) from None
-    except ValueError as exc:
+    except Exception as exc:
         raise ConfigurationError(
-            f"cannot resolve model {spec!r}: {exc}; use 'provider:model', "
-            "e.g. 'openai:gpt-4o-mini', or 'replay:PATH'"
+            f"cannot create chat model {spec!r}: {exc}; use 'provider:model' "
+            "(e.g. 'openai:gpt-4o-mini') with the provider's credentials set, "
+            "or 'replay:PATH'"
         ) from None

@@ -24,7 +24,7 @@ from citeloop.knowledge.model import (
     visibility_of,
 )
 from citeloop.knowledge.render import DECISIONS_HEADING
-from citeloop.knowledge.sources import SkippedFile
+from citeloop.knowledge.sources import SkippedFile, check_root
 from citeloop.knowledge.sqlite_store import SqliteGraphStore
 from citeloop.knowledge.store import GraphStore, MemoryGraphStore, compute_snapshot
 
@@ -48,6 +48,7 @@ __all__ = [
     "SqliteGraphStore",
     "Tier",
     "Visibility",
+    "check_root",
     "compute_snapshot",
     "index_tree",
     "make_fact_id",

@@ -136,12 +136,14 @@ class GroundedAnswerNodes:
         """Seed and walk the knowledge graph for the task; write the first prompt.
 
         Raises:
-            ConfigurationError: No task; no knowledge graph; or a recursion limit too
-                small for ``max_retries`` (raised here, before any model call, so the
-                retry budget, not the recursion limit, is what ends a run).
+            ConfigurationError: No task; no knowledge graph; a model spec that cannot be
+                resolved; or a recursion limit too small for ``max_retries`` (so that
+                the retry budget, not the recursion limit, ends a run). All are raised
+                here, before any model call.
         """
         ctx = settings(runtime)
         task = task_of(state)
+        self._chat_model(ctx)
         limit = config.get("recursion_limit")
         if limit is not None and limit < supersteps_needed(ctx.max_retries):
             raise ConfigurationError(
@@ -178,7 +180,7 @@ class GroundedAnswerNodes:
         sync variant; :meth:`acall_model` serves ``ainvoke``/``astream``.
         """
         try:
-            response = self._chat_model().invoke(self._messages(state))
+            response = self._chat_model(settings(get_runtime())).invoke(self._messages(state))
         except Exception as exc:
             return self._model_failed(exc)
         return {"answer": response.text, "attempts": 1}
@@ -186,13 +188,15 @@ class GroundedAnswerNodes:
     async def acall_model(self, state: State) -> dict[str, Any]:
         """Async variant of :meth:`call_model` (no blocking call on the event loop)."""
         try:
-            response = await self._chat_model().ainvoke(self._messages(state))
+            response = await self._chat_model(settings(get_runtime())).ainvoke(
+                self._messages(state)
+            )
         except Exception as exc:
             return self._model_failed(exc)
         return {"answer": response.text, "attempts": 1}
 
-    def _chat_model(self) -> BaseChatModel:
-        return self.model or resolve_chat_model(settings(get_runtime()).model)
+    def _chat_model(self, ctx: GroundedAnswerContext) -> BaseChatModel:
+        return self.model or resolve_chat_model(ctx.model)
 
     def validate(self, state: State, runtime: Runtime[GroundedAnswerContext]) -> dict[str, Any]:
         """Check that the answer uses and cites the context; label a final verdict."""

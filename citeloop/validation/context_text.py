@@ -17,8 +17,10 @@ entity only when an ``inherits`` line names it) nor its member list (a member is
 entity only when a ``Class.method()`` line names it); the function name of a ``def``
 line, not its arguments; both sides of ``inherits from`` and ``calls``; both parts of
 ``Owner.member()``; every ``REQ-...`` id anywhere; the id before ``:`` on each line under
-``## Prior decisions``. Builtins, keywords and ``typing`` names (``Protocol``, ``Any``,
-``object``, ``self``, ``None``, ``str``, ...) are noise, never entities.
+``## Prior decisions``. On ``inherits`` and ``calls`` lines, builtins, keywords and
+``typing`` names (``Protocol``, ``object``, ``len``, ``self``, ...) are noise, not
+entities; a name that a ``class``, ``def`` or ``Owner.member()`` line defines is always an
+entity, even when it is also a builtin's name (``def compile(...)``, ``Parser.format()``).
 """
 
 from __future__ import annotations
@@ -39,7 +41,8 @@ NOISE_WORDS: frozenset[str] = frozenset(
     # Receivers and the standard base classes an `inherits` line may name.
     | {"self", "cls", "ABC", "ABCMeta", "Enum", "IntEnum", "StrEnum"}
 )
-"""Names that are never entities of a parsed context."""
+"""Names that are not entities when an ``inherits`` or ``calls`` line mentions them."""
+_KEYWORDS = frozenset(keyword.kwlist) | {"self", "cls"}
 
 # Each pattern is anchored, applied to one line, and has no nested quantifiers.
 _NAME = r"[\w.]+"
@@ -75,18 +78,19 @@ def _reference(dotted: str, kind: str) -> list[ParsedEntity]:
     return [ParsedEntity(parts[-1], kind)] if parts else []
 
 
-def _parse_line(line: str) -> list[ParsedEntity]:
+def _parse_line(line: str) -> tuple[list[ParsedEntity], bool]:
+    """The entities of one line, and whether the line defines them (no noise filter)."""
     if match := _CLASS_LINE.match(line):
-        return [ParsedEntity(match[1], "class")]
+        return [ParsedEntity(match[1], "class")], True
     if match := _DEF_LINE.match(line):
-        return [ParsedEntity(match[1], "function")]
+        return [ParsedEntity(match[1], "function")], True
     if match := _INHERITS_LINE.match(line):
-        return _reference(match[1], "class") + _reference(match[2], "class")
+        return _reference(match[1], "class") + _reference(match[2], "class"), False
     if match := _CALLS_LINE.match(line):
-        return _reference(match[1], "function") + _reference(match[2], "function")
+        return _reference(match[1], "function") + _reference(match[2], "function"), False
     if match := _MEMBER_LINE.match(line):
-        return _reference(match[1], "function")
-    return []
+        return _reference(match[1], "function"), True
+    return [], False
 
 
 def _is_heading(stripped: str) -> bool:
@@ -104,7 +108,7 @@ def parse_context_entities(text: str) -> tuple[ParsedEntity, ...]:
 
     Returns:
         The entities in order of first appearance, without duplicates (the first kind
-        seen wins) and without noise words.
+        seen wins) and without noise words (see the module docstring).
 
     Example:
         >>> [e.name for e in parse_context_entities("class A(Protocol): x\\nA.run()")]
@@ -112,8 +116,9 @@ def parse_context_entities(text: str) -> tuple[ParsedEntity, ...]:
     """
     found: dict[str, ParsedEntity] = {}
 
-    def add(entity: ParsedEntity) -> None:
-        if entity.name not in NOISE_WORDS and entity.name not in found:
+    def add(entity: ParsedEntity, defined: bool = False) -> None:
+        noise = entity.name in _KEYWORDS if defined else entity.name in NOISE_WORDS
+        if not noise and entity.name not in found:
             found[entity.name] = entity
 
     in_decisions = False
@@ -125,8 +130,9 @@ def parse_context_entities(text: str) -> tuple[ParsedEntity, ...]:
         if in_decisions and (match := _DECISION_LINE.match(line)):
             add(ParsedEntity(match[1], "decision"))
         else:
-            for entity in _parse_line(line):
-                add(entity)
+            entities, defined = _parse_line(line)
+            for entity in entities:
+                add(entity, defined)
         if _REQUIREMENT_PREFIX in line:
             for token in TOKEN_PATTERN.findall(line):
                 if token.startswith(_REQUIREMENT_PREFIX):

@@ -59,6 +59,7 @@ def test_index_of_a_missing_folder_is_a_usage_error(tmp_path, capsys):
     assert code == EXIT_USAGE
     assert "citeloop: error:" in err and "nope" in err
     assert "Traceback" not in err
+    assert not (tmp_path / "g.db").exists()
 
 
 def test_context_prints_the_documented_format(db, capsys):
@@ -134,9 +135,50 @@ def test_run_with_a_replay_model(db, tmp_path, capsys):
         assert f"> {node}" in err
 
 
-def test_run_with_a_missing_replay_file_ends_with_error(db, tmp_path, capsys):
-    code, out, _ = run(
+def test_run_with_a_missing_replay_file_is_a_usage_error(db, tmp_path, capsys):
+    code, out, err = run(
         capsys, "run", "--db", str(db), "--task", TASK, "--model", f"replay:{tmp_path}/x.jsonl"
     )
+    assert code == EXIT_USAGE
+    assert "x.jsonl" in err and "Traceback" not in err
+    assert out == ""
+
+
+def test_run_that_spends_its_budget_exits_1(db, tmp_path, capsys):
+    replay = tmp_path / "turns.jsonl"
+    replay.write_text(json.dumps({"content": "No idea."}) + "\n", encoding="utf-8")
+    code, out, _ = run(
+        capsys,
+        "run",
+        "--db",
+        str(db),
+        "--task",
+        TASK,
+        "--model",
+        f"replay:{replay}",
+        "--max-retries",
+        "0",
+    )
     assert code == EXIT_FAILED
-    assert "outcome: error" in out and "x.jsonl" in out
+    assert "outcome: exhausted" in out
+
+
+def test_run_with_a_model_error_exits_2_with_the_error_once(db, tmp_path, capsys):
+    replay = tmp_path / "turns.jsonl"
+    replay.write_text(json.dumps({"content": "No idea."}) + "\n", encoding="utf-8")
+    # One scripted turn for a run that needs two: the second call fails permanently.
+    code, out, err = run(
+        capsys,
+        "run",
+        "--db",
+        str(db),
+        "--task",
+        TASK,
+        "--model",
+        f"replay:{replay}",
+        "--max-retries",
+        "1",
+    )
+    assert code == EXIT_USAGE
+    assert out == ""
+    assert err.count("no turn was recorded for this prompt") == 1

@@ -546,3 +546,9 @@ def test_megabyte_of_pathological_text_completes(text: str) -> None:
     result = validate(text, CONTEXT)
     assert not result.passed
     parse_context_entities(text)
+
+
+def test_defined_names_that_shadow_builtins_are_entities():
+    text = "def compile(source)\nParser.format()\ncompile() calls len()\nA inherits from object\n"
+    names = [e.name for e in parse_context_entities(text)]
+    assert names == ["compile", "Parser", "format", "A"]
