@@ -6,24 +6,30 @@ STAMP  := $(VENV)/.installed-stamp
 
 DEMO_DB    ?= .citeloop/langgraph.db
 DEMO_TASK  ?= How does StateGraph.compile produce a CompiledStateGraph, and where do add_node and add_edge fit in?
-# A real chat model when a provider key is set; otherwise the recorded answers in examples/.
+# A real chat model when a provider key is set (its extra is installed for the demo);
+# otherwise the recorded answers in examples/.
 ifdef OPENAI_API_KEY
 DEMO_MODEL ?= openai:gpt-4o-mini
+DEMO_EXTRA ?= openai
 else ifdef ANTHROPIC_API_KEY
 DEMO_MODEL ?= anthropic:claude-3-5-haiku-latest
+DEMO_EXTRA ?= anthropic
 else
 DEMO_MODEL ?= replay:examples/langgraph_demo.jsonl
 endif
 
-.PHONY: demo test lint bench clean
+.PHONY: demo test bench constraints clean
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml constraints.txt
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[dev]'
 	@touch $(STAMP)
 
 demo: $(STAMP)
+ifdef DEMO_EXTRA
+	$(BIN)/python -m pip install --quiet -e '.[$(DEMO_EXTRA)]'
+endif
 	$(BIN)/citeloop index "$$($(BIN)/python -c 'import langgraph.graph, pathlib; print(pathlib.Path(langgraph.graph.__file__).parents[1])')" --db $(DEMO_DB)
 	$(BIN)/citeloop run --db $(DEMO_DB) --model $(DEMO_MODEL) --task "$(DEMO_TASK)"
 
@@ -34,6 +40,12 @@ test: $(STAMP)
 
 bench: $(STAMP)
 	@for b in benchmarks/bench_*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
+
+constraints:
+	rm -rf .constraints-venv && $(PYTHON) -m venv .constraints-venv
+	.constraints-venv/bin/python -m pip install --quiet -e '.[dev]'
+	{ sed -n '1,3p' constraints.txt; .constraints-venv/bin/python -m pip freeze --exclude-editable; } > constraints.new
+	mv constraints.new constraints.txt && rm -rf .constraints-venv
 
 clean:
 	rm -rf $(VENV) .citeloop .langgraph_api .pytest_cache .hypothesis

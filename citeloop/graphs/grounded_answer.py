@@ -43,8 +43,10 @@ def build_grounded_answer_graph(
     """Build and compile the ``grounded_answer`` graph.
 
     Args:
-        model: A chat model; when ``None``, ``Context.model`` is resolved at call time.
-        store: A knowledge-graph store; when ``None``, ``Context.db_path`` is opened.
+        model: A chat model; when ``None``, ``GroundedAnswerContext.model`` is resolved
+            at run time (one client per spec and process).
+        store: A knowledge-graph store; when ``None``, ``GroundedAnswerContext.db_path``
+            is opened at run time.
         model_retry: Retry policy of ``call_model`` for transient model errors; its
             ``retry_on`` should be :func:`citeloop.models.is_transient_model_error`.
         checkpointer: Persists threads; the caller's choice (``None``: no persistence).

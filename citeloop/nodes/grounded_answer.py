@@ -1,6 +1,6 @@
 """Nodes and routers of the ``grounded_answer`` graph.
 
-The nodes need two things a runtime ``Context`` cannot carry as JSON — an optional chat
+The nodes need two things the runtime context cannot carry as JSON — an optional chat
 model object and an optional knowledge-graph store — so they are methods of
 :class:`GroundedAnswerNodes`, built once per compiled graph. Routers are pure functions.
 """
@@ -96,8 +96,9 @@ class GroundedAnswerNodes:
     """The nodes of one compiled ``grounded_answer`` graph.
 
     Args:
-        model: A chat model that overrides ``Context.model``, or ``None``.
-        store: A knowledge-graph store that overrides ``Context.db_path``, or ``None``.
+        model: A chat model that overrides ``GroundedAnswerContext.model``, or ``None``.
+        store: A knowledge-graph store that overrides ``GroundedAnswerContext.db_path``,
+            or ``None``.
         max_model_attempts: The ``call_model`` retry policy's ``max_attempts``; on the last
             attempt a transient error ends the run instead of being raised for a retry.
     """

@@ -26,7 +26,9 @@ class InputState(TypedDict, total=False):
         payload: Extra text the task refers to (e.g. a diff or a file); its entity
             names also seed the context.
         system_prompt: Replaces the default system prompt.
-        messages: Chat history, as from a chat agent; the final answer is appended.
+        messages: Chat messages, as from a chat agent: when ``task`` is absent, the last
+            human message is the task (earlier messages are not sent to the model). The
+            final answer is appended as an AI message.
     """
 
     task: str
