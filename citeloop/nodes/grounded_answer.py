@@ -7,6 +7,7 @@ model object and an optional knowledge-graph store — so they are methods of
 
 from __future__ import annotations
 
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
@@ -87,6 +88,12 @@ def _context_update(injected: InjectedContext) -> dict[str, Any]:
     }
 
 
+@lru_cache(maxsize=8)
+def _open_store(path: Path) -> SqliteGraphStore:
+    """One connection per graph file and process (the store is safe across threads)."""
+    return SqliteGraphStore(path)
+
+
 def _describe(exc: BaseException) -> str:
     text = str(exc).strip()
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
@@ -123,7 +130,7 @@ class GroundedAnswerNodes:
                 f"knowledge graph {str(path)!r} does not exist; build it with "
                 f"`citeloop index PATH --db {path}` or set the context's db_path"
             )
-        return SqliteGraphStore(path)
+        return _open_store(path.resolve())
 
     def _inject(
         self, state: State, ctx: GroundedAnswerContext, expansion: ContextExpansion | None
