@@ -88,20 +88,23 @@ def _index_file(
     except (UnicodeDecodeError, SyntaxError) as error:
         # detect_encoding raises SyntaxError for undecodable bytes in the first two lines.
         detail = error.msg if isinstance(error, SyntaxError) else error.reason
-        return SkippedFile(
-            source.path,
-            f"not decodable ({detail}); declare the encoding with a PEP 263 coding "
-            "comment or save the file as UTF-8",
+        fix = (
+            "save the file as UTF-8"
+            if source.kind == "decision"
+            else "declare the encoding with a PEP 263 coding comment or save the file as UTF-8"
         )
+        return SkippedFile(source.path, f"not decodable ({detail}); {fix}")
     if source.kind == "decision":
         return index_decision(source.path, digest, text)
     try:
         return index_python(source.path, digest, text, module_name(source.path, package))
     except SyntaxError as error:
-        return SkippedFile(source.path, f"syntax error at line {error.lineno}: {error.msg}")
+        where = f" at line {error.lineno}" if error.lineno else ""
+        return SkippedFile(source.path, f"syntax error{where}: {error.msg}")
     except ValueError as error:  # e.g. null bytes in the source
         return SkippedFile(source.path, f"not parseable as Python: {error}")
-    except RecursionError:
+    except (RecursionError, MemoryError):
+        # CPython's parser raises either for pathologically nested expressions.
         return SkippedFile(source.path, "syntax tree too deeply nested to parse")
 
 

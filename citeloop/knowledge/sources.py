@@ -122,6 +122,8 @@ def discover(root: Path) -> tuple[list[SourceFile], list[SkippedFile]]:
             location = base / name
             if location.is_symlink():
                 skipped.append(SkippedFile(path, _link_reason(location, root)))
+            elif not location.is_file():  # a FIFO or device would block or never end
+                skipped.append(SkippedFile(path, "not a regular file; not read"))
             else:
                 files.append(SourceFile(path, location, kind))
     files.sort(key=lambda source: source.path)

@@ -36,6 +36,10 @@ def repo(tmp_path: Path) -> Path:
     os.symlink(outside / "secret.py", root / "leak.py")
     os.symlink(outside, root / "elsewhere")
     os.symlink(root / "shapes", root / "shapes" / "loop")
+    os.mkfifo(root / "pipe.py")  # reading it would block forever
+    (root / "nul.py").write_bytes(b"x = 1\0\n")
+    (root / "deep.py").write_text("x = " + "-" * 100_000 + "1\n", encoding="utf-8")
+    (root / "docs" / "adr" / "0002-latin.md").write_bytes(b"# Caf\xe9\n")
     return root
 
 
@@ -173,6 +177,10 @@ def test_bad_files_are_skipped_with_reasons(repo: Path, store: SqliteGraphStore)
     assert "leaves the source tree" in reasons["leak.py"]
     assert "leaves the source tree" in reasons["elsewhere"]
     assert "not followed" in reasons["shapes/loop"]
+    assert reasons["pipe.py"] == "not a regular file; not read"
+    assert "null bytes" in reasons["nul.py"] and "None" not in reasons["nul.py"]
+    assert reasons["deep.py"] == "syntax tree too deeply nested to parse"
+    assert "PEP 263" not in reasons["docs/adr/0002-latin.md"]
     assert store.get_entity("leak.secret") is None
     assert not any(e.id.startswith("shapes.loop") for e in store.all_entities())
 
@@ -205,6 +213,7 @@ def test_progress_callback(repo: Path, store: SqliteGraphStore) -> None:
 def test_report_counts(repo: Path, store: SqliteGraphStore) -> None:
     report = index_tree(repo, store)
     stats = store.stats()
-    assert report.files_indexed == report.files_seen - 2  # broken.py, binary.py
+    # broken.py, binary.py, nul.py, deep.py, 0002-latin.md (the FIFO is not "seen")
+    assert report.files_indexed == report.files_seen - 5
     assert (report.entities, report.relations) == (stats["entities"], stats["facts"])
     assert report.snapshot == store.snapshot()
