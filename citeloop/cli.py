@@ -85,11 +85,10 @@ def cmd_index(args: argparse.Namespace) -> int:
 def cmd_context(args: argparse.Namespace) -> int:
     from citeloop.knowledge import ContextInjector, SqliteGraphStore
 
-    store = SqliteGraphStore(_require_db(args.db))
-    try:
+    with SqliteGraphStore(_require_db(args.db), read_only=True) as store:
         injected = ContextInjector(store, hops=args.hops).inject(args.task)
-    finally:
-        store.close()
+    if not injected.entities:
+        print("note: the task names no entity of the knowledge graph", file=sys.stderr)
     if args.json:
         _print_json(
             {

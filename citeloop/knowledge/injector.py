@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
 from citeloop.errors import ConfigurationError
@@ -24,8 +24,9 @@ from citeloop.knowledge.store import GraphStore
 TEST_TASK_TYPES = frozenset({"test", "tests", "testing"})
 """Task types that follow ``tested_by`` relations as if ``include_tested_by`` were set."""
 
-MAX_MENTIONS = 2_000
-"""Distinct tokens of a payload looked up in the graph; bounds the work per payload."""
+MAX_QUALIFIED_PARTS = 8
+"""Trailing parts of a dotted mention matched against qualified ids (``a.b.C.m``);
+bounds the work per mention, so a pathological ``a.a.a...`` stays linear."""
 
 MAX_PER_NAME = 3
 """Seeds one ambiguous name may contribute."""
@@ -87,10 +88,13 @@ class ContextInjector:
 
     Seeds are the entities named in the task and payload text: each token of the text
     (words, dotted ``Class.method`` paths, hyphenated ids like ``REQ-008-013``) is looked
-    up by name. Unqualified names that are too common (under 3 characters, dunders,
-    builtins, keywords, words like ``run``/``get``/``main``) are ignored; qualified ones
-    (``Runner.run``) count. When a name is ambiguous, public non-test definitions win
-    (classes, then functions, then methods), at most :data:`MAX_PER_NAME` per name.
+    up by name, every token of any length of text (the store's name set filters them
+    without a query per word). Unqualified names that are too common (under 3
+    characters, dunders, builtins, keywords, words like ``run``/``get``/``main``) are
+    ignored; qualified ones (``Runner.run``) count. When a name is ambiguous, the
+    candidate defined in or beside an unambiguous mention wins (``add_edge`` next to
+    ``StateGraph``), then public non-test definitions (classes, then functions, then
+    methods), at most :data:`MAX_PER_NAME` per name.
 
     From the seeds the walk goes breadth-first over ``defines``, ``inherits``, ``calls``,
     ``traces`` and ``decided`` in both directions, ``hops + expansion.extra_hops`` hops,
@@ -194,7 +198,11 @@ class ContextInjector:
         chosen: dict[str, Entity] = {}
         named: dict[str, list[Entity]] = {}
 
+        known = self.store.names()
+
         def lookup(name: str) -> list[Entity]:
+            if name not in known:
+                return []
             if name not in named:
                 named[name] = [
                     entity
@@ -203,7 +211,7 @@ class ContextInjector:
                 ]
             return named[name]
 
-        mentions = dict.fromkeys(_bounded(iter_mentions(text), MAX_MENTIONS))
+        mentions = dict.fromkeys(iter_mentions(text))
         groups = [group for token in mentions for group in self._mentioned(token, lookup)]
         # A name with one candidate anchors the others: an ambiguous name ("add_edge")
         # prefers the candidate defined in, or next to, an anchor ("StateGraph").
@@ -233,7 +241,7 @@ class ContextInjector:
         unqualified = parts
         if "." in token:
             dotted = [part for part in token.split(".") if part]
-            for size in range(len(dotted), 1, -1):
+            for size in range(min(len(dotted), MAX_QUALIFIED_PARTS), 1, -1):
                 suffix = ".".join(dotted[-size:])
                 matches = [
                     entity
@@ -246,17 +254,6 @@ class ContextInjector:
                     break
         found.extend(lookup(part) for part in unqualified if not is_noise(part))
         return [group for group in found if group]
-
-
-def _bounded(tokens: Iterable[str], limit: int) -> Iterator[str]:
-    """The first ``limit`` distinct tokens."""
-    seen: set[str] = set()
-    for token in tokens:
-        if token not in seen:
-            seen.add(token)
-            yield token
-            if len(seen) >= limit:
-                return
 
 
 def _owner(entity_id: str) -> str:

@@ -6,12 +6,17 @@ import os
 import sqlite3
 import threading
 from collections.abc import Collection, Sequence
+from pathlib import Path
 from types import TracebackType
 
+from citeloop.errors import ConfigurationError
 from citeloop.knowledge.linker import link
 from citeloop.knowledge.model import Entity, EntityKind, Fact, Provenance, RelationKind
 from citeloop.knowledge.records import FileIndex, Reference
 from citeloop.knowledge.store import compute_snapshot
+
+_BUSY_SECONDS = 60.0
+"""How long a writer waits for another process's index run to finish."""
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -91,7 +96,14 @@ class SqliteGraphStore:
     call :meth:`close`.
 
     Args:
-        path: The database file (created if missing), or ``":memory:"``.
+        path: The database file (created if missing, unless ``read_only``), or
+            ``":memory:"``.
+        read_only: Open an existing graph for reading only; nothing is created or
+            changed on disk.
+
+    Raises:
+        ConfigurationError: The file cannot be opened, is not an SQLite database, holds
+            another application's tables, or (``read_only``) is not a citeloop graph.
 
     Example:
         >>> with SqliteGraphStore(":memory:") as store:
@@ -99,13 +111,39 @@ class SqliteGraphStore:
         0
     """
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
+    def __init__(self, path: str | os.PathLike[str], *, read_only: bool = False) -> None:
         self.path = os.fspath(path)
         self._lock = threading.Lock()
-        self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.executescript(_SCHEMA)
+        self._names: tuple[str, frozenset[str]] | None = None
+        try:
+            self._db = self._open(read_only)
+        except sqlite3.Error as error:
+            raise ConfigurationError(
+                f"cannot open knowledge graph {self.path!r}: {error}; pass the SQLite file "
+                "written by `citeloop index` (or a new path for `citeloop index`)"
+            ) from None
+
+    def _open(self, read_only: bool) -> sqlite3.Connection:
+        if read_only:
+            uri = f"{Path(self.path).absolute().as_uri()}?mode=ro"
+            db = sqlite3.connect(uri, uri=True, check_same_thread=False, isolation_level=None)
+        else:
+            db = sqlite3.connect(
+                self.path, timeout=_BUSY_SECONDS, check_same_thread=False, isolation_level=None
+            )
+        tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master")}
+        foreign = bool(tables) and "meta" not in tables  # another application's database
+        if foreign or (read_only and "entities" not in tables):
+            db.close()
+            raise ConfigurationError(
+                f"{self.path!r} is not a citeloop knowledge graph; build one with "
+                f"`citeloop index PATH --db FILE` (into a new file)"
+            )
+        if not read_only:
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")
+            db.executescript(_SCHEMA)
+        return db
 
     def __enter__(self) -> SqliteGraphStore:
         return self
@@ -255,6 +293,14 @@ class SqliteGraphStore:
                 f"SELECT {_ENTITY_COLUMNS} FROM entities WHERE name = ? ORDER BY id", (name,)
             ).fetchall()
         return [_entity(row) for row in rows]
+
+    def names(self) -> frozenset[str]:
+        snapshot = self.snapshot()
+        if self._names is None or self._names[0] != snapshot:
+            with self._lock:
+                rows = self._db.execute("SELECT DISTINCT name FROM entities").fetchall()
+            self._names = (snapshot, frozenset(row[0] for row in rows))
+        return self._names[1]
 
     def get_entity(self, entity_id: str) -> Entity | None:
         with self._lock:

@@ -1,6 +1,6 @@
 """The ``GraphStore`` protocol the injector reads through, and an in-memory store.
 
-Bring your own store (a graph database, a service) by implementing these six methods;
+Bring your own store (a graph database, a service) by implementing these seven methods;
 :class:`~citeloop.knowledge.sqlite_store.SqliteGraphStore` is the embedded default.
 """
 
@@ -31,6 +31,11 @@ class GraphStore(Protocol):
 
     def entities_named(self, name: str) -> list[Entity]:
         """Entities whose short ``name`` equals ``name`` exactly, sorted by id."""
+        ...
+
+    def names(self) -> frozenset[str]:
+        """Every short entity name (lets the injector scan any text without a query
+        per word)."""
         ...
 
     def get_entity(self, entity_id: str) -> Entity | None:
@@ -104,6 +109,9 @@ class MemoryGraphStore:
 
     def entities_named(self, name: str) -> list[Entity]:
         return list(self._by_name.get(name, ()))
+
+    def names(self) -> frozenset[str]:
+        return frozenset(self._by_name)
 
     def get_entity(self, entity_id: str) -> Entity | None:
         return self._entities.get(entity_id)

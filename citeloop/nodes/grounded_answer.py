@@ -90,8 +90,8 @@ def _context_update(injected: InjectedContext) -> dict[str, Any]:
 
 @lru_cache(maxsize=8)
 def _open_store(path: Path) -> SqliteGraphStore:
-    """One connection per graph file and process (the store is safe across threads)."""
-    return SqliteGraphStore(path)
+    """One read-only connection per graph file and process (safe across threads)."""
+    return SqliteGraphStore(path, read_only=True)
 
 
 def _describe(exc: BaseException) -> str:

@@ -210,3 +210,15 @@ def test_ambiguous_name_prefers_the_candidate_beside_an_unambiguous_mention():
     ]
     # With no anchor, the usual rank applies: a function before a method.
     assert [e.id for e in injector.seeds("What does add_edge do?")] == ["pkg.draw.add_edge"]
+
+
+def test_a_name_after_thousands_of_other_words_still_seeds():
+    store = MemoryGraphStore([Entity("pkg.GraphStore", EntityKind.CLASS, "GraphStore")], [])
+    text = " ".join(f"word{i}" for i in range(50_000)) + " GraphStore"
+    assert [e.id for e in ContextInjector(store).seeds(text)] == ["pkg.GraphStore"]
+
+
+def test_long_dotted_mentions_stay_linear():
+    # 400 KB of one dotted token: quadratic suffix matching would take many minutes.
+    store = MemoryGraphStore([Entity("a.b.C", EntityKind.CLASS, "C")], [])
+    assert [e.id for e in ContextInjector(store).seeds("x." * 200_000 + "b.C")] == ["a.b.C"]

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from citeloop.errors import ConfigurationError
 from citeloop.knowledge import (
     Entity,
     EntityKind,
@@ -164,3 +165,33 @@ def test_a_new_index_format_reindexes_every_file(tmp_path, monkeypatch):
         monkeypatch.setattr(indexer, "INDEX_FORMAT", indexer.INDEX_FORMAT + "-next")
         assert index_tree(root, store).files_indexed == 1
         assert index_tree(root, store).files_indexed == 0
+
+
+def test_a_file_that_is_not_sqlite_is_refused(tmp_path):
+    notes = tmp_path / "notes.txt"
+    notes.write_text("my notes\n" * 100, encoding="utf-8")
+    for read_only in (False, True):
+        with pytest.raises(ConfigurationError, match=r"notes\.txt"):
+            SqliteGraphStore(notes, read_only=read_only)
+    assert notes.read_text(encoding="utf-8") == "my notes\n" * 100
+
+
+def test_another_applications_database_is_left_alone(tmp_path):
+    import sqlite3
+
+    other = tmp_path / "app.db"
+    with sqlite3.connect(other) as db:
+        db.execute("CREATE TABLE users (name TEXT)")
+    with pytest.raises(ConfigurationError, match="not a citeloop knowledge graph"):
+        SqliteGraphStore(other)
+    with sqlite3.connect(other) as db:
+        tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master")}
+    assert tables == {"users"}
+
+
+def test_read_only_opens_nothing_new(tmp_path):
+    empty = tmp_path / "empty.db"
+    empty.touch()
+    with pytest.raises(ConfigurationError, match="not a citeloop knowledge graph"):
+        SqliteGraphStore(empty, read_only=True)
+    assert empty.stat().st_size == 0
