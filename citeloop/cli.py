@@ -130,7 +130,10 @@ def cmd_check(args: argparse.Namespace) -> int:
     validator = GraphContextValidator(
         reference_threshold=args.threshold, require_citations=not args.no_require_citations
     )
-    result = validator.validate(response, context)
+    try:
+        result = validator.validate(response, context)
+    except (TypeError, ValueError) as exc:
+        raise UsageError(f"context file {args.context!r}: {exc}") from None
     if args.json:
         _print_json(result.to_dict())
     else:
@@ -138,6 +141,8 @@ def cmd_check(args: argparse.Namespace) -> int:
         print(f"{verdict}: compliance {result.compliance_ratio:.0%}")
         for reason in result.reasons:
             print(f"  - {reason}")
+        if result.vacuous:
+            print(f"  note: no entity was found in {args.context}, so nothing had to be cited")
     return EXIT_OK if result.passed else EXIT_FAILED
 
 
@@ -166,6 +171,12 @@ async def _run_graph(args: argparse.Namespace) -> dict[str, Any]:
         inputs["payload"] = _read_text(args.payload, "payload")
     config: dict[str, Any] = {}
     if args.record:
+        try:  # fail before the run, not in a callback after it
+            Path(args.record).open("a", encoding="utf-8").close()
+        except OSError as exc:
+            raise UsageError(
+                f"cannot write --record file {args.record!r}: {exc.strerror}"
+            ) from None
         config["callbacks"] = [ReplayRecorder(args.record)]
     graph = build_grounded_answer_graph()
     final: dict[str, Any] = {}
@@ -282,6 +293,8 @@ def main(argv: list[str] | None = None) -> int:
         return args.func(args)
     except CiteloopError as exc:
         _fail(str(exc), EXIT_USAGE)
+    except OSError as exc:  # a path the user gave cannot be created or read
+        _fail(f"{exc.strerror or exc}: {exc.filename or ''}".rstrip(": "), EXIT_USAGE)
     except KeyboardInterrupt:
         _fail("interrupted", 130)
     except Exception as exc:

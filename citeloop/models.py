@@ -95,12 +95,19 @@ def load_replay_turns(path: str | Path) -> list[dict[str, str]]:
     """
     file = Path(path)
     if not file.is_file():
+        problem = "is a directory" if file.is_dir() else "does not exist"
         raise ConfigurationError(
-            f"replay file {str(file)!r} does not exist; pass replay:PATH with the path "
+            f"replay file {str(file)!r} {problem}; pass replay:PATH with the path "
             "of a JSONL file of recorded turns (see `citeloop run --record`)"
         )
+    try:
+        text = file.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigurationError(
+            f"replay file {str(file)!r} is not UTF-8 ({exc.reason} at byte {exc.start})"
+        ) from None
     turns: list[dict[str, str]] = []
-    for number, line in enumerate(file.read_text(encoding="utf-8").splitlines(), start=1):
+    for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
         try:
@@ -120,7 +127,8 @@ class ReplayChatModel(BaseChatModel):
 
     A turn recorded with a ``prompt_sha256`` answers exactly that prompt, however often
     it recurs, so replaying a recorded run is deterministic. Turns without a digest
-    (hand-written scripts) answer the other prompts, each once, in file order.
+    (hand-written scripts) answer the other prompts, each once per process, in file
+    order (the model is shared by every run that names the same file).
 
     Args:
         turns: Recorded turns (``{"content": ..., "prompt_sha256": ...}``).
@@ -161,6 +169,12 @@ class ReplayChatModel(BaseChatModel):
                 if not turn.get("prompt_sha256") and index not in self._played:
                     self._played.add(index)
                     return turn["content"]
+        if any(not turn.get("prompt_sha256") for turn in self.turns):
+            raise ModelError(
+                f"replay {self.source}: its turns without a prompt_sha256 were all played "
+                "already in this process (each plays once); record the run with "
+                "`citeloop run --record FILE` to replay it any number of times"
+            )
         raise ModelError(
             f"replay {self.source}: no turn was recorded for this prompt "
             f"(sha256 {digest[:12]}...); the task, the settings or the indexed code differ "

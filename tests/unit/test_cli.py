@@ -181,4 +181,49 @@ def test_run_with_a_model_error_exits_2_with_the_error_once(db, tmp_path, capsys
     )
     assert code == EXIT_USAGE
     assert out == ""
-    assert err.count("no turn was recorded for this prompt") == 1
+    assert err.count("were all played already") == 1
+
+
+def test_run_refuses_an_unwritable_record_path_before_running(db, tmp_path, capsys):
+    code, out, err = run(
+        capsys,
+        "run",
+        "--db",
+        str(db),
+        "--task",
+        TASK,
+        "--model",
+        "replay:x.jsonl",
+        "--record",
+        str(tmp_path),  # a directory
+    )
+    assert code == EXIT_USAGE
+    assert "--record" in err and out == ""
+
+
+def test_check_names_the_context_file_with_malformed_entities(tmp_path, capsys):
+    context = tmp_path / "ctx.json"
+    context.write_text(json.dumps({"entities": [{"name": "A", "tier": "gold"}]}), "utf-8")
+    response = tmp_path / "answer.md"
+    response.write_text("A", encoding="utf-8")
+    code, _, err = run(capsys, "check", "--context", str(context), "--response", str(response))
+    assert code == EXIT_USAGE
+    assert "ctx.json" in err and "Traceback" not in err
+
+
+def test_index_into_an_uncreatable_path_is_a_usage_error(tmp_path, capsys):
+    (tmp_path / "file").write_text("x")
+    code, _, err = run(
+        capsys, "index", str(SAMPLE_REPO), "--db", str(tmp_path / "file" / "g.db"), "--quiet"
+    )
+    assert code == EXIT_USAGE
+    assert "citeloop: error:" in err and "Traceback" not in err
+
+
+def test_context_on_a_file_that_is_not_a_graph_leaves_it_alone(tmp_path, capsys):
+    notes = tmp_path / "notes.txt"
+    notes.write_text("", encoding="utf-8")
+    code, _, err = run(capsys, "context", "--db", str(notes), "--task", TASK)
+    assert code == EXIT_USAGE
+    assert "not a citeloop knowledge graph" in err
+    assert notes.read_text(encoding="utf-8") == ""
