@@ -2,9 +2,37 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
+from typing import Any
 
 from citeloop.errors import ConfigurationError
+
+# Annotations are strings (PEP 563); bool is excluded from int and float on purpose.
+_FIELD_TYPES: dict[str, tuple[type, ...]] = {
+    "str": (str,),
+    "int": (int,),
+    "float": (int, float),
+    "bool": (bool,),
+}
+
+
+def check_field_types(settings: Any) -> None:
+    """Raise a clear error when a context field has the wrong JSON type.
+
+    Contexts often arrive as JSON from Studio or the server, where ``"3"`` or ``null``
+    would otherwise fail deep inside a node.
+
+    Raises:
+        ConfigurationError: Names the field, the expected type and the value given.
+    """
+    for item in fields(settings):
+        expected = _FIELD_TYPES.get(str(item.type))
+        value = getattr(settings, item.name)
+        wrong_bool = isinstance(value, bool) and bool not in (expected or ())
+        if expected and (not isinstance(value, expected) or wrong_bool):
+            raise ConfigurationError(
+                f"context field {item.name!r} must be of type {item.type}, got {value!r}"
+            )
 
 
 @dataclass(kw_only=True)
@@ -54,6 +82,7 @@ class GroundedAnswerContext:
     )
 
     def __post_init__(self) -> None:
+        check_field_types(self)
         if self.max_retries < 0:
             raise ConfigurationError(f"max_retries must be >= 0, got {self.max_retries}")
         if not 0.0 <= self.reference_threshold <= 1.0:

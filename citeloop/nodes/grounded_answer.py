@@ -48,9 +48,11 @@ def task_of(state: State) -> str:
     Raises:
         ConfigurationError: Neither is present.
     """
-    task = (state.get("task") or "").strip()
-    if task:
-        return task
+    task = state.get("task")
+    if task is not None and not isinstance(task, str):
+        raise ConfigurationError(f"task must be a string, got {type(task).__name__}")
+    if task and task.strip():
+        return task.strip()
     for message in reversed(state.get("messages") or []):
         if message.type == "human" and message.text.strip():
             return message.text.strip()
@@ -75,6 +77,15 @@ def supersteps_needed(max_retries: int) -> int:
 def _payload_block(state: State) -> str:
     payload = state.get("payload")
     return GROUNDED_PAYLOAD_BLOCK.format(payload=payload) if payload else ""
+
+
+def _check_payload(state: State) -> None:
+    payload = state.get("payload")
+    if payload is not None and not isinstance(payload, str):
+        raise ConfigurationError(
+            f"payload must be a string (the text the task refers to), got "
+            f"{type(payload).__name__}; join or serialise it first"
+        )
 
 
 def _context_update(injected: InjectedContext) -> dict[str, Any]:
@@ -144,13 +155,15 @@ class GroundedAnswerNodes:
         """Seed and walk the knowledge graph for the task; write the first prompt.
 
         Raises:
-            ConfigurationError: No task; no knowledge graph; a model spec that cannot be
+            ConfigurationError: No task, or a task or payload that is not a string; no
+                knowledge graph; a model spec that cannot be
                 resolved; or a recursion limit too small for ``max_retries`` (so that
                 the retry budget, not the recursion limit, ends a run). All are raised
                 here, before any model call.
         """
         ctx = settings(runtime)
         task = task_of(state)
+        _check_payload(state)
         self._chat_model(ctx)
         limit = config.get("recursion_limit")
         if limit is not None and limit < supersteps_needed(ctx.max_retries):

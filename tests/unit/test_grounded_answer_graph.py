@@ -292,3 +292,22 @@ async def test_answer_tokens_stream_from_call_model(store, core):
     tokens = [text for text, node in chunks if node == "call_model"]
     assert len(tokens) > 1
     assert "".join(tokens) == good_answer(core)
+
+
+@pytest.mark.parametrize(
+    ("inputs", "context", "match"),
+    [
+        ({"task": 123}, {}, "task must be a string"),
+        ({"task": TASK, "payload": b"GraphStore"}, {}, "payload must be a string"),
+        ({"task": TASK}, {"max_retries": "3"}, "'max_retries' must be of type int"),
+        ({"task": TASK}, {"reference_threshold": "0.5"}, "'reference_threshold'"),
+        ({"task": TASK}, {"require_citations": "no"}, "'require_citations' must be"),
+        ({"task": TASK}, {"db_path": None}, "'db_path' must be of type str"),
+        ({"task": TASK}, {"max_retries": 1.5}, "'max_retries' must be of type int"),
+    ],
+)
+async def test_bad_input_types_are_configuration_errors(store, inputs, context, match):
+    model = ScriptedChatModel(script=[])
+    with pytest.raises(ConfigurationError, match=match):
+        await build(model, store).ainvoke(inputs, context=context or None)
+    assert model.calls == 0
