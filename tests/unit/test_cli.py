@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
 
 from citeloop.cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE, main
 
-SAMPLE_REPO = Path(__file__).parent.parent / "fixtures" / "sample_repo"
 TASK = "How does Circle compute its area?"
 
 
@@ -24,9 +22,8 @@ def run(capsys, *argv: str) -> tuple[int, str, str]:
 
 
 @pytest.fixture
-def db(tmp_path: Path, capsys) -> Path:
-    root = tmp_path / "repo"
-    shutil.copytree(SAMPLE_REPO, root)
+def db(sample_repo: Path, tmp_path: Path, capsys) -> Path:
+    root = sample_repo
     (root / "shapes" / "broken.py").write_text("def broken(:\n", encoding="utf-8")
     path = tmp_path / "graph.db"
     code, _out, _ = run(capsys, "index", str(root), "--db", str(path), "--quiet")
@@ -44,9 +41,8 @@ def answer_citing(names: list[str]) -> str:
     return "Uses " + ", ".join(names) + ".\n\n## Entities used\n" + "\n".join(names) + "\n"
 
 
-def test_index_reports_counts_and_skipped_files(tmp_path, capsys):
-    root = tmp_path / "repo"
-    shutil.copytree(SAMPLE_REPO, root)
+def test_index_reports_counts_and_skipped_files(sample_repo, tmp_path, capsys):
+    root = sample_repo
     (root / "shapes" / "broken.py").write_text("def broken(:\n", encoding="utf-8")
     code, out, _ = run(capsys, "index", str(root), "--db", str(tmp_path / "g.db"), "--quiet")
     assert code == EXIT_OK
@@ -214,7 +210,7 @@ def test_check_names_the_context_file_with_malformed_entities(tmp_path, capsys):
 def test_index_into_an_uncreatable_path_is_a_usage_error(tmp_path, capsys):
     (tmp_path / "file").write_text("x")
     code, _, err = run(
-        capsys, "index", str(SAMPLE_REPO), "--db", str(tmp_path / "file" / "g.db"), "--quiet"
+        capsys, "index", str(tmp_path), "--db", str(tmp_path / "file" / "g.db"), "--quiet"
     )
     assert code == EXIT_USAGE
     assert "citeloop: error:" in err and "Traceback" not in err

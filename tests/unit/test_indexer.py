@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import shutil
 from pathlib import Path
 
 import pytest
@@ -19,14 +18,11 @@ from citeloop.knowledge import (
     index_tree,
 )
 
-SAMPLE_REPO = Path(__file__).parent.parent / "fixtures" / "sample_repo"
-
 
 @pytest.fixture
-def repo(tmp_path: Path) -> Path:
+def repo(sample_repo: Path, tmp_path: Path) -> Path:
     """A copy of the sample repository plus files git would not keep as they are."""
-    root = tmp_path / "repo"
-    shutil.copytree(SAMPLE_REPO, root)
+    root = sample_repo
     (root / "broken.py").write_text("def broken(:\n    pass\n", encoding="utf-8")
     (root / "binary.py").write_bytes(b"x = '\xff\xfe\xfa'\n")
     (root / "latin.py").write_bytes(b"# -*- coding: latin-1 -*-\ndef caf\xe9():\n    pass\n")
@@ -41,12 +37,6 @@ def repo(tmp_path: Path) -> Path:
     (root / "deep.py").write_text("x = " + "-" * 100_000 + "1\n", encoding="utf-8")
     (root / "docs" / "adr" / "0002-latin.md").write_bytes(b"# Caf\xe9\n")
     return root
-
-
-@pytest.fixture
-def store(tmp_path: Path):
-    with SqliteGraphStore(tmp_path / "graph.db") as graph:
-        yield graph
 
 
 def facts(store: SqliteGraphStore, subject: str, relation: RelationKind) -> list[Fact]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
@@ -20,20 +19,10 @@ from citeloop.knowledge import (
     index_tree,
 )
 
-SAMPLE_REPO = Path(__file__).parent.parent / "fixtures" / "sample_repo"
-
 
 @pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    root = tmp_path / "repo"
-    shutil.copytree(SAMPLE_REPO, root)
-    return root
-
-
-@pytest.fixture
-def store(tmp_path: Path):
-    with SqliteGraphStore(tmp_path / "graph.db") as graph:
-        yield graph
+def repo(sample_repo: Path) -> Path:
+    return sample_repo
 
 
 def outgoing(store: SqliteGraphStore, subject: str, relation: RelationKind) -> list[str]:
