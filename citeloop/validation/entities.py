@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from citeloop.validation.context_text import parse_context_entities
-from citeloop.validation.matching import normalize_text
+from citeloop.validation.matching import has_word_character, normalize_text
 
 CORE = "core"
 SUPPORTING = "supporting"
@@ -67,6 +67,14 @@ def _entity_of(item: Any) -> ContextName:
     name = normalize_text(name).strip()
     if not name:
         raise ValueError(f"context entity {item!r} has an empty name")
+    if not has_word_character(name):
+        # `(*)`, `->` or `--` are also Markdown and prose punctuation: every bullet or
+        # arrow would count as a reference, so such a name can never be checked.
+        raise ValueError(
+            f"context entity {name!r} has no letter, digit or underscore, so an answer's "
+            "use of it cannot be told apart from punctuation; give the entity a name with "
+            "a word character (e.g. 'glob (*)') or leave it out of the context"
+        )
     return ContextName(name, _tier_of(tier, name))
 
 
@@ -97,7 +105,9 @@ def context_names(context: Any) -> list[ContextName]:
     Raises:
         TypeError: ``context`` has none of the accepted shapes, or an entity has no
             string name.
-        ValueError: An entity has an empty name or an unknown tier.
+        ValueError: An entity has an empty name, a name without any word character
+            (letter, digit or ``_``; names such as ``C++`` or ``.env`` are fine), or an
+            unknown tier.
     """
     if isinstance(context, str):
         return [ContextName(e.name) for e in parse_context_entities(normalize_text(context))]

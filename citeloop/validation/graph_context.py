@@ -15,10 +15,12 @@ from typing import Any
 
 from citeloop.validation.citation_section import (
     DEFAULT_SECTION_LABELS,
+    CitationSection,
     split_citation_section,
 )
 from citeloop.validation.entities import CORE, context_names
-from citeloop.validation.matching import NameScanner, normalize_text
+from citeloop.validation.markdown import unescape
+from citeloop.validation.matching import NameScanner, normalize_text, without_underscore_emphasis
 
 RETRY_PROMPT_HEADER = "Your previous answer was rejected: it did not use and cite the context."
 """First line of the rejection part of a retry prompt (also how a nested prompt is cut)."""
@@ -137,10 +139,9 @@ class GraphValidationResult:
         return data
 
 
-def _resolve_citation(
+def _resolve_name(
     item: str, names: Collection[str], scanner: NameScanner
 ) -> tuple[set[str], str | None]:
-    """Entities cited by one citation item, or the invalid name it cites."""
     if item in names:
         return {item}, None
     if not any(char.isspace() for char in item):
@@ -152,6 +153,28 @@ def _resolve_citation(
     return (set(mentioned), None) if mentioned else (set(), item)
 
 
+def _resolve_citation(
+    item: str, names: Collection[str], scanner: NameScanner
+) -> tuple[set[str], str | None]:
+    """Entities cited by one citation item, or the invalid name it cites (as written)."""
+    cited, wrong = _resolve_name(item, names, scanner)
+    plain = without_underscore_emphasis(item) if wrong is not None else None
+    if plain is not None:
+        # `__GraphStore__` is bold GraphStore unless the context names `__GraphStore__`.
+        emphasized, _ = _resolve_name(plain, names, scanner)
+        if emphasized:
+            return emphasized, None
+    return cited, wrong
+
+
+def _cites_an_entity(
+    section: CitationSection, names: Collection[str], scanner: NameScanner
+) -> bool:
+    return any(
+        _resolve_citation(item, names, scanner)[0] for item in section.items + section.group_labels
+    )
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class GraphContextValidator:
     """Validates that an answer uses and cites its knowledge-graph context.
@@ -161,6 +184,14 @@ class GraphContextValidator:
     there is any core entity) that cites every core entity and no name outside the
     context; with ``fail_on_cited_not_used``, every cited entity is also referenced in
     the body. A context without entities passes (``vacuous``).
+
+    Reading the answer: it is normalized (Stream-Safe, then NFC); when it has several
+    citation sections, the last one that cites a context entity is used (the last one
+    when none does, so wrong citations are still reported); backslash escapes are
+    removed from the body (``build\\_index`` references ``build_index``); an item in
+    underscore emphasis (``__GraphStore__``) cites the entity it emphasizes unless the
+    context has the name as written. Name matching follows
+    :class:`citeloop.validation.NameScanner`.
 
     ``fail_on_cited_not_used`` defaults to ``False``: a citation the body does not use
     is already penalised through the reference threshold when it is a core entity, and
@@ -221,15 +252,23 @@ class GraphContextValidator:
 
         Raises:
             TypeError: ``response`` is not a str, or ``context`` has no accepted shape.
-            ValueError: A context entity has an empty name or an unknown tier.
+            ValueError: A context entity has an empty name, a name without any word
+                character (``(*)``, ``->``: it could not be told apart from
+                punctuation), or an unknown tier.
         """
         if not isinstance(response, str):
             raise TypeError(f"response must be a str, got {type(response).__name__}")
         entities = context_names(context)
         names = {entity.name for entity in entities}
         scanner = NameScanner(names)
-        body, section = split_citation_section(normalize_text(response), self.section_labels)
-        referenced = scanner.scan(body)
+        # Of several candidate sections the last one that cites an entity is the list;
+        # a later label line of prose ("Citations: none beyond the list above.") is not.
+        body, section = split_citation_section(
+            normalize_text(response),
+            self.section_labels,
+            prefer=lambda candidate: _cites_an_entity(candidate, names, scanner),
+        )
+        referenced = scanner.scan(unescape(body))
 
         cited: set[str] = set()
         invalid: set[str] = set()
@@ -238,6 +277,9 @@ class GraphContextValidator:
             cited |= valid
             if wrong is not None:
                 invalid.add(wrong)
+        for label in section.group_labels if section else ():
+            # A group label ("Classes:") cites an entity only when it names one.
+            cited |= _resolve_citation(label, names, scanner)[0]
 
         private = {e.name for e in entities if e.private}
         public = names - private

@@ -11,6 +11,17 @@ match inside ``GraphStores`` and ``build_index`` not inside ``build_index_v2``; 
 hyphenated id must equal the whole token, so ``REQ-008-013`` does not match inside
 ``REQ-008-013-US1``. Names made of several tokens (``GraphStore.neighbours``,
 ``New York``) match the same tokens with the same separators in between.
+A token in Markdown underscore emphasis (``__GraphStore__``, ``_GraphStore_``) also
+matches the name inside it, unless the token is itself a name (``__init__``).
+
+Names with punctuation around their tokens (``C++``, ``.env``, ``-v``, ``x[0]``) match
+as literal text whose word-character ends fall on token boundaries: the tokens are
+looked up as above, then the text must carry the name's leading punctuation right
+before the first token and its trailing punctuation right after the last one. So
+``C++`` matches in ``(C++)`` and ``C++17`` but not in a bare ``C``, and ``.env`` matches
+in ``config/.env`` but not in ``env``. A name without any word character (``(*)``,
+``->``) is rejected: it is also Markdown or prose punctuation, so no occurrence could
+be told apart from syntax.
 """
 
 from __future__ import annotations
@@ -18,6 +29,8 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterable
+
+from citeloop.validation.stream_safe import stream_safe
 
 # `-` can never be a word character, so each repetition has exactly one way to match:
 # no nested ambiguity, no backtracking beyond one step.
@@ -27,26 +40,53 @@ TOKEN_PATTERN = re.compile(r"\w+(?:-\w+)*")
 def normalize_text(text: str) -> str:
     """Compose Unicode text (NFC) so a decomposed ``é`` is one word character.
 
+    The text is first made Stream-Safe (UAX #15 §13, see
+    :func:`citeloop.validation.stream_safe.stream_safe`): NFC sorts each run of
+    combining marks in time quadratic in the run's length, and a stream-safe run is at
+    most 30 marks long, so normalization stays linear.
+
     Args:
         text: Any text.
 
     Returns:
-        The NFC form of ``text`` (``text`` itself when it is ASCII).
+        The NFC form of the stream-safe ``text`` (``text`` itself when it is ASCII).
     """
-    return text if text.isascii() else unicodedata.normalize("NFC", text)
+    return text if text.isascii() else unicodedata.normalize("NFC", stream_safe(text))
 
 
-def _split_name(name: str) -> tuple[list[str], list[str]]:
-    """Tokens of ``name`` and the separators between consecutive tokens."""
+def has_word_character(name: str) -> bool:
+    """Whether ``name`` holds a word character, i.e. can be found by :class:`NameScanner`."""
+    return TOKEN_PATTERN.search(name) is not None
+
+
+def without_underscore_emphasis(word: str) -> str | None:
+    """``word`` without Markdown underscore emphasis, or ``None`` when it has none.
+
+    ``__GraphStore__`` and ``_GraphStore_`` give ``GraphStore``; ``_private`` (one side
+    only) and ``___`` give ``None``. Python's ``__init__`` also reads as emphasis
+    (CommonMark renders it so), which is why callers try the word as written first.
+    """
+    leading = len(word) - len(word.lstrip("_"))
+    width = min(leading, len(word) - len(word.rstrip("_")), 3)
+    inner = word[width : len(word) - width] if width else ""
+    return inner if inner and inner[0] != "_" and inner[-1] != "_" else None
+
+
+def _split_name(name: str) -> tuple[str, list[str], list[str], str]:
+    """(leading punctuation, tokens, separators between tokens, trailing punctuation)."""
     tokens: list[str] = []
     separators: list[str] = []
-    end = None
+    start = end = None
     for match in TOKEN_PATTERN.finditer(name):
-        if end is not None:
+        if end is None:
+            start = match.start()
+        else:
             separators.append(name[end : match.start()])
         tokens.append(match.group())
         end = match.end()
-    return tokens, separators
+    if start is None or end is None:
+        return name, [], [], ""
+    return name[:start], tokens, separators, name[end:]
 
 
 class NameScanner:
@@ -55,33 +95,41 @@ class NameScanner:
     Build once per set of names, then call :meth:`scan` on any number of texts.
 
     Args:
-        names: The names to look for. A name without any word character can never
-            match and is ignored.
+        names: The names to look for.
+
+    Raises:
+        ValueError: A name has no word character (letter, digit or ``_``).
 
     Example:
         >>> NameScanner(["GraphStore", "REQ-1"]).scan("(GraphStore) and REQ-1-US2")
         frozenset({'GraphStore'})
+        >>> sorted(NameScanner(["C++", ".env"]).scan("C, env and config/.env"))
+        ['.env']
     """
 
     def __init__(self, names: Iterable[str]) -> None:
-        # Single-token names are a set; multi-token names live in a trie whose
-        # edges alternate token, separator, token, ... and whose leaves hold the name.
+        # Single-token names are a set; the others live in a trie whose edges alternate
+        # token, separator, token, ... and whose leaves hold (name, leading, trailing).
         self._single: set[str] = set()
         self._trie: dict[str, dict] = {}
         for name in names:
             if TOKEN_PATTERN.fullmatch(name):
                 self._single.add(name)
                 continue
-            tokens, separators = _split_name(name)
-            if tokens:
-                self._insert(name, tokens, separators)
+            leading, tokens, separators, trailing = _split_name(name)
+            if not tokens:
+                raise ValueError(
+                    f"name {name!r} has no letter, digit or underscore: it cannot be told "
+                    "apart from punctuation in a text; name it with a word character"
+                )
+            self._insert((name, leading, trailing), tokens, separators)
 
-    def _insert(self, name: str, tokens: list[str], separators: list[str]) -> None:
+    def _insert(self, leaf: tuple[str, str, str], tokens: list[str], separators: list[str]) -> None:
         node = self._trie.setdefault(tokens[0], {})
         for separator, token in zip(separators, tokens[1:], strict=True):
             node = node.setdefault(separator, {}).setdefault(token, {})
         # "" can never be a separator between two tokens, so it safely marks a leaf.
-        node.setdefault("", set()).add(name)
+        node.setdefault("", set()).add(leaf)
 
     def scan(self, text: str) -> frozenset[str]:
         """Return the names referenced in ``text``.
@@ -89,7 +137,8 @@ class NameScanner:
         Args:
             text: Any text; never raises on odd input. Work is linear in ``len(text)``
                 (times the token count of the longest multi-token name, the depth of
-                the trie walk from each token).
+                the trie walk from each token, and the length of the punctuation
+                checked around a hit).
 
         Returns:
             The subset of the names that occur in ``text`` on token boundaries.
@@ -99,19 +148,22 @@ class NameScanner:
             return self._lookup(set(TOKEN_PATTERN.findall(text)))
 
         tokens: list[str] = []
+        # separators[i] is the text before tokens[i]; the last one is the text's tail.
         separators: list[str] = []
         end = 0
         for match in TOKEN_PATTERN.finditer(text):
             separators.append(text[end : match.start()])
             tokens.append(match.group())
             end = match.end()
+        separators.append(text[end:])
         found = set(self._lookup(set(tokens)))
         for index in range(len(tokens)):
             self._walk(tokens, separators, index, found)
         return frozenset(found)
 
     def _lookup(self, tokens: set[str]) -> frozenset[str]:
-        """Single-token names among ``tokens`` or among their hyphen-separated parts."""
+        """Single-token names among ``tokens``, their hyphen-separated parts, or the
+        tokens without underscore emphasis (``__GraphStore__``)."""
         single = self._single
         found = tokens & single
         for token in tokens:
@@ -119,13 +171,24 @@ class NameScanner:
                 # A plain name may sit next to a hyphen (`build_index-based`), but a
                 # hyphenated id only matches a whole token (the intersection above).
                 found.update(part for part in token.split("-") if part in single)
+            if token[0] == "_" and token[-1] == "_" and token not in single:
+                # `__GraphStore__` is Markdown emphasis around `GraphStore`.
+                plain = without_underscore_emphasis(token)
+                if plain in single:
+                    found.add(plain)
         return frozenset(found)
 
     def _walk(self, tokens: list[str], separators: list[str], start: int, found: set[str]) -> None:
         node = self._trie.get(tokens[start])
         index = start
         while node is not None:
-            found.update(node.get("", ()))
+            for name, leading, trailing in node.get("", ()):
+                # Punctuation outside the tokens must be there literally; the tokens
+                # themselves already fall on token boundaries.
+                if separators[start].endswith(leading) and separators[index + 1].startswith(
+                    trailing
+                ):
+                    found.add(name)
             index += 1
             if index >= len(tokens):
                 return

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import re
+import time
 import unicodedata
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from enum import Enum, StrEnum
 
@@ -20,6 +23,8 @@ from citeloop.validation import (
     find_citation_section,
     parse_context_entities,
 )
+from citeloop.validation.matching import normalize_text
+from citeloop.validation.stream_safe import stream_safe
 
 CONTEXT = (
     "class GraphStore(Protocol): add_entity, neighbours\n"
@@ -552,3 +557,93 @@ def test_defined_names_that_shadow_builtins_are_entities():
     text = "def compile(source)\nParser.format()\ncompile() calls len()\nA inherits from object\n"
     names = [e.name for e in parse_context_entities(text)]
     assert names == ["compile", "Parser", "format", "A"]
+
+
+# --- combining marks: Stream-Safe Text Format (UAX #15 §13) ----------------------------
+
+COMBINING_RUNS = {
+    "alternating-marks": lambda n: "\u0301\u0316" * (n // 2),
+    "one-base-many-marks": lambda n: "a" + "\u0301" * n,
+    "tibetan-ii": lambda n: "\u0f73" * n,  # combining class 0, two non-starters in NFKD
+}
+
+
+def _seconds(text: str) -> float:
+    started = time.perf_counter()
+    GraphContextValidator().validate(text, ["A"])
+    return time.perf_counter() - started
+
+
+@pytest.mark.parametrize("make", COMBINING_RUNS.values(), ids=COMBINING_RUNS.keys())
+def test_runs_of_combining_marks_take_linear_time(make: Callable[[int], str]) -> None:
+    # NFC sorts a run of n marks in O(n**2): 64k marks took seconds, 1 MB would take
+    # minutes. Stream-safe runs are at most 30 long, so 4x the text is ~4x the time.
+    short, long = _seconds(make(MEGABYTE // 4)), _seconds(make(MEGABYTE))
+    assert long < 10 * short + 0.5
+    assert long < 3.0
+
+
+def test_stream_safe_inserts_cgj_after_30_non_starters_and_loses_nothing() -> None:
+    text = "x" + "a" + "\u0301\u0316" * 40 + " é " + "\u0f73" * 20
+    safe = stream_safe(text)
+    assert safe.replace("\u034f", "") == text
+    # Non-starters counted in NFKD, as UAX #15 counts them; CGJ and spaces are starters.
+    runs = [
+        sum(1 for part in unicodedata.normalize("NFKD", run) if unicodedata.combining(part))
+        for run in safe.replace(" ", "\u034f").split("\u034f")
+    ]
+    assert runs == [30, 30, 20, 1, 30, 10]
+    assert stream_safe("a" + "\u0301" * 30) == "a" + "\u0301" * 30
+    assert stream_safe("a" + "\u0301" * 31) == "a" + "\u0301" * 30 + "\u034f\u0301"
+
+
+def test_normalize_text_composes_and_keeps_ascii() -> None:
+    assert normalize_text(unicodedata.normalize("NFD", "café")) == "café"
+    ascii_text = "plain ASCII"
+    assert normalize_text(ascii_text) is ascii_text
+
+
+def test_name_after_a_long_run_of_marks_is_found() -> None:
+    response = "\u0301" * 5000 + " GraphStore\n\n## Entities used\n- GraphStore\n"
+    assert validate(response, ["GraphStore"], reference_threshold=1.0).passed
+
+
+# --- names with punctuation -----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "hits", "misses"),
+    [
+        ("C++", ["C++", "(C++)", "C++17 and", "use C++."], ["C", "C#", "C+", "ObjC++x"]),
+        (".env", [".env", "config/.env", "`.env`"], ["env", "envs", ".envs", ". env"]),
+        ("-v", ["run -v", "(-v)", "--v"], ["v", "-verbose", "x-v"]),
+        ("x[0]", ["x[0]", "x[0].y", "(x[0])"], ["x", "x[1]", "x[0", "yx[0]", "x[01]"]),
+        ("#tag", ["#tag", "a #tag."], ["tag", "#tags"]),
+    ],
+)
+def test_names_with_punctuation_match_literally_on_word_boundaries(
+    name: str, hits: list[str], misses: list[str]
+) -> None:
+    scanner = NameScanner([name, "C"])
+    for text in hits:
+        assert name in scanner.scan(text), text
+    for text in misses:
+        assert name not in scanner.scan(text), text
+
+
+def test_punctuated_names_can_reach_full_compliance() -> None:
+    context = ["C++", ".env", "x[0]"]
+    response = "C++ code reads .env into x[0].\n\n## Entities used\n- C++\n- `.env`\n- x[0]\n"
+    result = validate(response, context, reference_threshold=1.0)
+    assert result.entities_found == (".env", "C++", "x[0]")
+    assert result.passed, result.reasons
+    plain_c = validate("Only C here.\n\n## Entities used\n- C++\n", ["C++"])
+    assert plain_c.entities_found == ()
+
+
+@pytest.mark.parametrize("name", ["(*)", "->", "--", "*"])
+def test_names_without_word_characters_are_rejected(name: str) -> None:
+    with pytest.raises(ValueError, match=re.escape(repr(name))):
+        validate("anything", [name, "GraphStore"])
+    with pytest.raises(ValueError, match="no letter, digit or underscore"):
+        NameScanner([name])

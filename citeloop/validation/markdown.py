@@ -1,0 +1,150 @@
+"""Line-level Markdown reading for the citation section: one line at a time, no regex
+with nested quantifiers, so every helper is linear in the length of its input.
+
+Rules follow CommonMark (https://spec.commonmark.org/) and, for task lists and tables,
+GitHub Flavored Markdown (https://github.github.com/gfm/), as far as reading the
+names of a citation list needs them.
+"""
+
+from __future__ import annotations
+
+import re
+
+_DIGITS = "0123456789"
+_BOLD_MARKERS = ("**", "__")
+# CommonMark §2.4: a backslash escapes any ASCII punctuation character.
+_ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
+# An escape, or one of the characters that open or close a group or separate items.
+_STRUCTURE = re.compile(r"\\.|[()\[\]`,]")
+# A table cell: escapes or anything but `|`; the two branches never start alike.
+_FIRST_CELL = re.compile(r"(?:\\.|[^|\\])*")
+_TABLE_DELIMITER_CHARS = frozenset("|:- \t")
+_TASK_MARKERS = ("[ ]", "[x]", "[X]")
+_BLOCKQUOTE_INDENT = 3
+
+
+def unescape(text: str) -> str:
+    """Remove CommonMark backslash escapes: ``build\\_index`` -> ``build_index``.
+
+    Args:
+        text: Markdown text.
+
+    Returns:
+        ``text`` with every backslash that precedes ASCII punctuation removed. Code
+        spans are not told apart (CommonMark keeps escapes there): a backslash before
+        punctuation is never part of an entity name.
+    """
+    return _ESCAPE.sub(r"\1", text) if "\\" in text else text
+
+
+def unquote(line: str) -> str:
+    """``line`` without its blockquote markers (``> > text`` -> ``text``)."""
+    index = 0
+    while True:
+        probe = index
+        # CommonMark: up to three spaces of indentation before each `>`.
+        while probe < len(line) and probe - index < _BLOCKQUOTE_INDENT and line[probe] == " ":
+            probe += 1
+        if probe >= len(line) or line[probe] != ">":
+            break
+        index = probe + 1
+        if index < len(line) and line[index] in " \t":
+            index += 1
+    # One slice at the end: slicing in the loop would copy the line once per marker.
+    return line[index:] if index else line
+
+
+def atx_title(stripped: str) -> str | None:
+    """The title of an ATX heading (``## Title ##``), or ``None`` for other lines."""
+    if not stripped.startswith("#"):
+        return None
+    hashes = len(stripped) - len(stripped.lstrip("#"))
+    if not 1 <= hashes <= 6 or (len(stripped) > hashes and stripped[hashes] not in " \t"):
+        return None
+    return stripped[hashes:].strip().rstrip("#").strip()
+
+
+def is_setext_underline(stripped: str) -> bool:
+    """A setext heading underline: ``===`` or ``---``."""
+    # One `-` would be an empty bullet, so `-` underlines need two.
+    return (bool(stripped) and set(stripped) == {"="}) or (
+        len(stripped) >= 2 and set(stripped) == {"-"}
+    )
+
+
+def is_thematic_break(stripped: str) -> bool:
+    """A thematic break: three or more ``-``, ``*`` or ``_``, blanks allowed between."""
+    marker = stripped[:1]
+    if marker not in ("-", "*", "_"):
+        return False
+    return not stripped.strip(marker + " \t") and stripped.count(marker) >= 3
+
+
+def is_bold_line(stripped: str) -> bool:
+    """A line that is all bold (``**Notes**``, ``__Notes__:``): a pseudo-heading."""
+    return (
+        any(
+            stripped.startswith(marker) and stripped.rstrip(":").endswith(marker)
+            for marker in _BOLD_MARKERS
+        )
+        and len(stripped) > 4
+    )
+
+
+def list_item(stripped: str) -> str | None:
+    """The content of a bullet, numbered or task-list item, or ``None`` for other lines.
+
+    A GFM task marker (``[ ]``, ``[x]``) is not content: ``- [x] Name`` gives ``Name``.
+    """
+    if stripped[:1] in ("-", "*", "+") and stripped[1:2] in ("", " ", "\t"):
+        content = stripped[1:].strip()
+    else:
+        digits = len(stripped) - len(stripped.lstrip(_DIGITS))
+        marker, after = stripped[digits : digits + 1], stripped[digits + 1 : digits + 2]
+        if not (1 <= digits <= 9 and marker in (".", ")") and after in ("", " ", "\t")):
+            return None
+        content = stripped[digits + 1 :].strip()
+    if content[:3] in _TASK_MARKERS and content[3:4] in ("", " ", "\t"):
+        return content[3:].strip()
+    return content
+
+
+def is_table_delimiter(stripped: str) -> bool:
+    """A GFM table delimiter row: ``|---|:--:|``, ``--- | ---``."""
+    return "|" in stripped and "-" in stripped and set(stripped) <= _TABLE_DELIMITER_CHARS
+
+
+def first_cell(stripped: str) -> str:
+    """The first cell of a table row (``| Name | Role |`` -> ``Name``)."""
+    row = stripped[1:] if stripped.startswith("|") else stripped
+    match = _FIRST_CELL.match(row)
+    return match.group().strip() if match else ""
+
+
+def split_top_level(text: str) -> list[str]:
+    """Split ``text`` at commas outside brackets, parentheses and code spans.
+
+    ``GraphStore (the protocol, abstract), `a, b`, build_index`` gives three parts.
+    Escaped characters (``\\,``) never split or nest.
+    """
+    parts: list[str] = []
+    depth = 0
+    in_code = False
+    last = 0
+    for match in _STRUCTURE.finditer(text):
+        char = match.group()
+        if char[0] == "\\":
+            continue
+        if char == "`":
+            in_code = not in_code
+        elif in_code:
+            continue
+        elif char in "([":
+            depth += 1
+        elif char in ")]":
+            depth = max(0, depth - 1)
+        elif depth == 0:
+            parts.append(text[last : match.start()])
+            last = match.end()
+    parts.append(text[last:])
+    return parts

@@ -1,0 +1,105 @@
+"""Bound runs of combining marks so Unicode normalization stays linear.
+
+Normalization (NFC, NFD, ...) puts each run of *non-starters* (characters of non-zero
+canonical combining class) into canonical order; CPython does this with an insertion
+sort, so one run of ``n`` marks costs ``O(n**2)``: 64 000 alternating marks take seconds.
+UAX #15 §13, "Stream-Safe Text Format" (https://unicode.org/reports/tr15/#Stream_Safe_Text_Format),
+is the standard remedy: no more than 30 non-starters in a row, counted in the NFKD form
+of each character. Its *Stream-Safe Text Process* inserts U+034F COMBINING GRAPHEME
+JOINER (CGJ, a starter that is invisible and never composes) before the non-starter
+that would make the run longer than 30; the run then restarts after the CGJ.
+
+CGJ is inserted rather than the excess dropped, so no character of the text is lost
+and a name that follows the run is still found. Counting is done on the NFKD form, as
+the standard says, because some characters of combining class 0 decompose into
+non-starters only (U+0F73 TIBETAN VOWEL SIGN II is two), and a run of those is just as
+quadratic as a run of plain combining marks.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from functools import lru_cache
+
+MAX_NON_STARTERS = 30
+"""Longest run of non-starters in Stream-Safe Text (UAX #15 §13)."""
+COMBINING_GRAPHEME_JOINER = "\u034f"
+
+
+@lru_cache(maxsize=4096)
+def _non_starters(char: str) -> tuple[int, int, int]:
+    """(leading, trailing, total length) of the NFKD form of ``char``, in non-starters."""
+    decomposed = unicodedata.normalize("NFKD", char)
+    leading = len(decomposed)
+    for index, part in enumerate(decomposed):
+        if not unicodedata.combining(part):
+            leading = index
+            break
+    trailing = 0
+    for part in reversed(decomposed):
+        if not unicodedata.combining(part):
+            break
+        trailing += 1
+    return leading, trailing, len(decomposed)
+
+
+def _stream_safe_run(run: str, count: int) -> str:
+    """Apply the Stream-Safe Text Process to ``run``, ``count`` non-starters already seen."""
+    pieces: list[str] = []
+    last = 0
+    for index, char in enumerate(run):
+        leading, trailing, length = _non_starters(char)
+        if count + leading > MAX_NON_STARTERS:
+            pieces += [run[last:index], COMBINING_GRAPHEME_JOINER]
+            last = index
+            count = 0
+        # A character made only of non-starters extends the run; any other restarts it
+        # with the non-starters that trail its own decomposition.
+        count = count + leading if leading == length else trailing
+    return "".join(pieces) + run[last:] if pieces else run
+
+
+def stream_safe(text: str) -> str:
+    """Return ``text`` in Stream-Safe Text Format (UAX #15 §13), inserting CGJ as needed.
+
+    Work is linear in ``len(text)``: characters are classified once per distinct
+    character, runs of characters that start with a non-starter are found with one
+    character-class regex, and only runs long enough to exceed the limit are walked.
+
+    Args:
+        text: Any text.
+
+    Returns:
+        ``text`` itself when no run of non-starters is longer than 30 (the usual case),
+        otherwise ``text`` with U+034F inserted wherever a run reaches 30.
+
+    Example:
+        >>> stream_safe("a" + "\\u0301" * 31).count("\\u034f")
+        1
+    """
+    if text.isascii():
+        return text
+    counts = {char: _non_starters(char) for char in set(text) if not char.isascii()}
+    # Only a character whose decomposition starts with a non-starter can make a run
+    # longer; every other character restarts the count at its trailing non-starters.
+    leads = sorted(char for char, (leading, _, _) in counts.items() if leading)
+    if not leads:
+        return text
+    widest = max(counts[char][2] for char in leads)
+    carried = max(trailing for _, trailing, _ in counts.values())
+    # A shorter run cannot pass the limit, so the regex skips it without a Python step.
+    shortest = max(1, (MAX_NON_STARTERS - carried) // widest + 1)
+    runs = re.compile(
+        "[" + "".join(re.escape(char) for char in leads) + "]{" + str(shortest) + ",}"
+    )
+    pieces: list[str] = []
+    last = 0
+    for match in runs.finditer(text):
+        start, run = match.start(), match.group()
+        count = _non_starters(text[start - 1])[1] if start else 0
+        safe = _stream_safe_run(run, count)
+        if safe is not run:
+            pieces += [text[last:start], safe]
+            last = match.end()
+    return "".join(pieces) + text[last:] if pieces else text
