@@ -38,6 +38,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from citeloop.validation.markdown import (
+    BOLD_MARKERS,
     atx_title,
     first_cell,
     is_bold_line,
@@ -62,7 +63,6 @@ _DESCRIPTION_SEPARATORS = ("—", "–", " - ", ":", "(")
 # Separators whose description runs to the end of the item (a parenthesis closes).
 _OPEN_DESCRIPTIONS = ("—", "–", "-", ":")
 _WRAPPERS = "`*\"' "
-_BOLD_MARKERS = ("**", "__")
 _MAX_LABEL_LENGTH = 80
 
 
@@ -101,7 +101,7 @@ def _normalize_label(label: str) -> str:
 
 def _split_label(stripped: str) -> tuple[str, str] | None:
     """Split a candidate label line into (normalized label, inline items text)."""
-    for marker in _BOLD_MARKERS:
+    for marker in BOLD_MARKERS:
         if stripped.startswith(marker):
             close = stripped.find(marker, len(marker))
             if close == -1:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 _DIGITS = "0123456789"
-_BOLD_MARKERS = ("**", "__")
+BOLD_MARKERS = ("**", "__")
 # CommonMark §2.4: a backslash escapes any ASCII punctuation character.
 _ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
 # An escape, or one of the characters that open or close a group or separate items.
@@ -85,7 +85,7 @@ def is_bold_line(stripped: str) -> bool:
     return (
         any(
             stripped.startswith(marker) and stripped.rstrip(":").endswith(marker)
-            for marker in _BOLD_MARKERS
+            for marker in BOLD_MARKERS
         )
         and len(stripped) > 4
     )
