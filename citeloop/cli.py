@@ -203,9 +203,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
         keys = OutputState.__annotations__.keys() - {"messages"}
         _print_json({key: final[key] for key in sorted(keys) if key in final})
-    elif outcome == "error":
-        pass  # nothing to show but the error, below
-    else:
+    elif outcome != "error":  # an error run has nothing to show but the error, below
         report = final.get("report") or {}
         print(final.get("answer", ""))
         print(
