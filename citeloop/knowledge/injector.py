@@ -165,9 +165,9 @@ class ContextInjector:
         walk.breadth_first(seeds, self.hops + widening.extra_hops)
         if widening.include_requirement_closure:
             walk.close_requirements()
+        owners = walk.add_owners()
         entities = list(walk.context.values())
         facts = walk.facts_between()
-        owners = walk.owners()
         text, order = render_context(entities, facts, owners)
         core = {seed.id for seed in seeds}
         return InjectedContext(
@@ -347,10 +347,16 @@ class _Walk:
             key=lambda f: (_RELATION_ORDER[f.relation], position[f.subject], position[f.object]),
         )
 
-    def owners(self) -> dict[str, str]:
-        """Owning class id of each method and test method in the context."""
+    def add_owners(self) -> dict[str, str]:
+        """Add the class of each method and test method in the context; return the
+        owning class id by member id.
+
+        The text renders a member as ``Owner.member()``, which names the owner, so the
+        owner must be an entity of the context too (beyond the limit: at most one per
+        member).
+        """
         owners: dict[str, str] = {}
-        for entity_id, entity in self.context.items():
+        for entity_id, entity in list(self.context.items()):
             if entity.kind not in (EntityKind.METHOD, EntityKind.TEST):
                 continue
             for fact in self.facts(entity_id):
@@ -358,4 +364,5 @@ class _Walk:
                     owner = self.context.get(fact.subject) or self.store.get_entity(fact.subject)
                     if owner is not None and owner.kind is EntityKind.CLASS:
                         owners[entity_id] = owner.id
+                        self.context.setdefault(owner.id, owner)
         return owners

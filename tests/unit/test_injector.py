@@ -120,7 +120,12 @@ def test_requirement_closure(store: SqliteGraphStore) -> None:
     closed = injector.inject(
         "REQ-003-001", expansion=ContextExpansion(include_requirement_closure=True)
     )
-    assert {e.id for e in closed.entities} == {"REQ-003-001", "shapes.circle.Circle.area"}
+    # Circle comes with its method: the text names it in `Circle.area()`.
+    assert {e.id for e in closed.entities} == {
+        "REQ-003-001",
+        "shapes.circle.Circle.area",
+        "shapes.circle.Circle",
+    }
 
 
 def test_decisions_section(store: SqliteGraphStore) -> None:
@@ -222,3 +227,16 @@ def test_long_dotted_mentions_stay_linear():
     # 400 KB of one dotted token: quadratic suffix matching would take many minutes.
     store = MemoryGraphStore([Entity("a.b.C", EntityKind.CLASS, "C")], [])
     assert [e.id for e in ContextInjector(store).seeds("x." * 200_000 + "b.C")] == ["a.b.C"]
+
+
+@pytest.mark.parametrize(
+    "task",
+    ["Circle.area", "How does Kreis use größe?", "REQ-001-003", "Revisit ADR-0001", "square"],
+)
+@pytest.mark.parametrize("attempt", [None, 0, 1])
+def test_text_and_entities_name_the_same_entities(store, task, attempt):
+    from citeloop.validation import parse_context_entities
+
+    expansion = None if attempt is None else ContextExpansion.for_attempt(attempt)
+    context = ContextInjector(store).inject(task, expansion=expansion)
+    assert {e.name for e in parse_context_entities(context.text)} == names(context)
