@@ -15,6 +15,10 @@ from citeloop.knowledge.model import Entity, EntityKind, Fact, Provenance, Relat
 from citeloop.knowledge.records import FileIndex, Reference
 from citeloop.knowledge.store import compute_snapshot
 
+APPLICATION_ID = 0x43544C50  # "CTLP"
+"""The SQLite header's application id of a citeloop graph file
+(https://sqlite.org/pragma.html#pragma_application_id): tells our files from others'."""
+
 _BUSY_SECONDS = 60.0
 """How long a writer waits for another process's index run to finish."""
 
@@ -98,8 +102,8 @@ class SqliteGraphStore:
     Args:
         path: The database file (created if missing, unless ``read_only``), or
             ``":memory:"``.
-        read_only: Open an existing graph for reading only; nothing is created or
-            changed on disk.
+        read_only: Open an existing graph for reading only; the graph is not changed
+            (SQLite may still keep its ``-wal``/``-shm`` files beside it).
 
     Raises:
         ConfigurationError: The file cannot be opened, is not an SQLite database, holds
@@ -131,15 +135,17 @@ class SqliteGraphStore:
             db = sqlite3.connect(
                 self.path, timeout=_BUSY_SECONDS, check_same_thread=False, isolation_level=None
             )
-        tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master")}
-        foreign = bool(tables) and "meta" not in tables  # another application's database
-        if foreign or (read_only and "entities" not in tables):
+        (application_id,) = db.execute("PRAGMA application_id").fetchone()
+        has_tables = db.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchone() is not None
+        fresh = not has_tables and not read_only
+        if application_id != APPLICATION_ID and not fresh:
             db.close()
             raise ConfigurationError(
                 f"{self.path!r} is not a citeloop knowledge graph; build one with "
                 f"`citeloop index PATH --db FILE` (into a new file)"
             )
         if not read_only:
+            db.execute(f"PRAGMA application_id={APPLICATION_ID}")
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=NORMAL")
             db.executescript(_SCHEMA)

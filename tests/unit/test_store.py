@@ -184,3 +184,21 @@ def test_read_only_opens_nothing_new(tmp_path):
     with pytest.raises(ConfigurationError, match="not a citeloop knowledge graph"):
         SqliteGraphStore(empty, read_only=True)
     assert empty.stat().st_size == 0
+
+
+def test_an_application_database_with_a_meta_table_is_left_alone(tmp_path):
+    import sqlite3
+
+    other = tmp_path / "app.db"
+    with sqlite3.connect(other) as db:
+        db.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)")
+        db.execute("CREATE TABLE entities (name TEXT)")
+    for read_only in (False, True):
+        with pytest.raises(ConfigurationError, match="not a citeloop knowledge graph"):
+            SqliteGraphStore(other, read_only=read_only)
+    with sqlite3.connect(other) as db:
+        query = "SELECT name FROM sqlite_master WHERE type = 'table'"
+        tables = {row[0] for row in db.execute(query)}
+        (journal,) = db.execute("PRAGMA journal_mode").fetchone()
+    assert tables == {"meta", "entities"}
+    assert journal == "delete"
