@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from citeloop.errors import CiteloopError
+from citeloop.knowledge.indexer import DEFAULT_MAX_FILE_BYTES
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 
@@ -25,9 +26,17 @@ class UsageError(CiteloopError):
     """A command-line input is missing or unreadable."""
 
 
+MAX_INPUT_BYTES = 50_000_000
+"""Largest --context/--response/--payload file read (bounds memory on e.g. /dev/zero)."""
+
+
 def _read_text(path: str, what: str) -> str:
     try:
-        return Path(path).read_text(encoding="utf-8")
+        with Path(path).open("rb") as file:
+            data = file.read(MAX_INPUT_BYTES + 1)
+        if len(data) > MAX_INPUT_BYTES:
+            raise UsageError(f"{what} file {path!r} is larger than {MAX_INPUT_BYTES} bytes")
+        return data.decode("utf-8")
     except FileNotFoundError:
         raise UsageError(f"{what} file {path!r} does not exist") from None
     except UnicodeDecodeError:
@@ -68,7 +77,12 @@ def cmd_index(args: argparse.Namespace) -> int:
 
     with SqliteGraphStore(args.db) as store:
         try:
-            report = index_tree(root, store, progress=None if args.quiet else progress)
+            report = index_tree(
+                root,
+                store,
+                progress=None if args.quiet else progress,
+                max_file_bytes=args.max_file_bytes,
+            )
         finally:
             if bar is not None:
                 bar.close()
@@ -106,12 +120,13 @@ def cmd_context(args: argparse.Namespace) -> int:
 
 
 def _load_context(path: str) -> Any:
-    """Context text in the documented format, or JSON with an ``entities`` list."""
+    """JSON with an ``entities`` list (text starting with ``{``), or context text."""
     text = _read_text(path, "context")
-    if path.endswith(".json"):
+    # Decided by content, not by name: `--context <(citeloop context --json)` has none.
+    if text.lstrip().startswith("{"):
         try:
             data = json.loads(text)
-        except json.JSONDecodeError as exc:
+        except (json.JSONDecodeError, RecursionError) as exc:
             raise UsageError(f"context file {path!r} is not valid JSON: {exc}") from None
         if not isinstance(data, dict) or not isinstance(data.get("entities"), list):
             raise UsageError(
@@ -228,14 +243,28 @@ def _threshold(value: str) -> float:
     return number
 
 
-def _non_negative(value: str) -> int:
+def _integer(value: str, minimum: int) -> int:
     try:
         number = int(value)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not an integer: {value!r}") from None
-    if number < 0:
-        raise argparse.ArgumentTypeError(f"must be >= 0, got {value}")
+    if number < minimum:
+        raise argparse.ArgumentTypeError(f"must be >= {minimum}, got {value}")
     return number
+
+
+def _non_negative(value: str) -> int:
+    return _integer(value, 0)
+
+
+def _positive(value: str) -> int:
+    return _integer(value, 1)
+
+
+def _text(value: str) -> str:
+    if not value.strip():
+        raise argparse.ArgumentTypeError("must not be empty")
+    return value
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -248,11 +277,17 @@ def build_parser() -> argparse.ArgumentParser:
     index.add_argument("path", help="root folder of the source tree")
     index.add_argument("--db", required=True, help="SQLite file to create or update")
     index.add_argument("--quiet", action="store_true", help="no progress bar")
+    index.add_argument(
+        "--max-file-bytes",
+        type=_positive,
+        default=DEFAULT_MAX_FILE_BYTES,
+        help=f"skip larger files as generated (default {DEFAULT_MAX_FILE_BYTES})",
+    )
     index.set_defaults(func=cmd_index)
 
     context = sub.add_parser("context", help="print the graph context for a task")
     context.add_argument("--db", required=True, help="SQLite graph from `citeloop index`")
-    context.add_argument("--task", required=True, help="the task text")
+    context.add_argument("--task", required=True, type=_text, help="the task text")
     context.add_argument("--hops", type=_non_negative, default=1, help="walk depth (default 1)")
     context.add_argument("--json", action="store_true", help="print text and entities as JSON")
     context.set_defaults(func=cmd_context)
@@ -269,7 +304,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     run = sub.add_parser("run", help="run the grounded_answer graph on a task")
     run.add_argument("--db", required=True, help="SQLite graph from `citeloop index`")
-    run.add_argument("--task", required=True, help="the task text")
+    run.add_argument("--task", required=True, type=_text, help="the task text")
     run.add_argument("--model", required=True, help="'provider:model' or 'replay:PATH'")
     run.add_argument("--payload", help="file whose text the task refers to")
     run.add_argument("--max-retries", type=_non_negative, default=2, help="re-asks (default 2)")

@@ -7,6 +7,9 @@ from typing import Any
 
 from citeloop.errors import ConfigurationError
 
+MAX_RETRIES = 100
+"""Upper bound of ``max_retries``: a run stays far inside LangGraph's recursion limit."""
+
 # Annotations are strings (PEP 563); bool is excluded from int and float on purpose.
 _FIELD_TYPES: dict[str, tuple[type, ...]] = {
     "str": (str,),
@@ -57,7 +60,9 @@ class GroundedAnswerContext:
     )
     max_retries: int = field(
         default=2,
-        metadata={"description": "Re-asks after the first answer fails validation (>= 0)."},
+        metadata={
+            "description": f"Re-asks after the first answer fails validation (0..{MAX_RETRIES})."
+        },
     )
     reference_threshold: float = field(
         default=0.5,
@@ -83,8 +88,10 @@ class GroundedAnswerContext:
 
     def __post_init__(self) -> None:
         check_field_types(self)
-        if self.max_retries < 0:
-            raise ConfigurationError(f"max_retries must be >= 0, got {self.max_retries}")
+        if not 0 <= self.max_retries <= MAX_RETRIES:
+            raise ConfigurationError(
+                f"max_retries must be within 0..{MAX_RETRIES}, got {self.max_retries}"
+            )
         if not 0.0 <= self.reference_threshold <= 1.0:
             raise ConfigurationError(
                 f"reference_threshold must be within [0, 1], got {self.reference_threshold}"

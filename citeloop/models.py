@@ -196,8 +196,11 @@ class ReplayRecorder(BaseCallbackHandler):
     """A callback that appends every chat-model turn of a run to a replay JSONL file.
 
     Pass it in ``config={"callbacks": [ReplayRecorder(path)]}``; the file can then be
-    played back with ``replay:PATH``.
+    played back with ``replay:PATH``. A write failure is raised into the model call
+    (``raise_error``), so a recording is never silently lost.
     """
+
+    raise_error = True
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)

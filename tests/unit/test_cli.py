@@ -223,3 +223,35 @@ def test_context_on_a_file_that_is_not_a_graph_leaves_it_alone(tmp_path, capsys)
     assert code == EXIT_USAGE
     assert "not a citeloop knowledge graph" in err
     assert notes.read_text(encoding="utf-8") == ""
+
+
+def test_check_reads_a_json_context_whatever_its_name(db, tmp_path, capsys):
+    code, out, _ = run(capsys, "context", "--db", str(db), "--task", TASK, "--json")
+    context = tmp_path / "context-without-extension"
+    context.write_text(out, encoding="utf-8")
+    response = tmp_path / "answer.md"
+    response.write_text("I have no idea.", encoding="utf-8")
+    code, out, _ = run(capsys, "check", "--context", str(context), "--response", str(response))
+    assert code == EXIT_FAILED
+    assert "note: no entity" not in out
+
+
+def test_blank_task_is_a_usage_error(db, capsys):
+    code, _, err = run(capsys, "context", "--db", str(db), "--task", "   ")
+    assert code == EXIT_USAGE
+    assert "--task" in err
+
+
+def test_index_max_file_bytes_option(sample_repo, tmp_path, capsys):
+    code, out, _ = run(
+        capsys,
+        "index",
+        str(sample_repo),
+        "--db",
+        str(tmp_path / "g.db"),
+        "--quiet",
+        "--max-file-bytes",
+        "100",
+    )
+    assert code == EXIT_OK
+    assert "over max_file_bytes=100" in out

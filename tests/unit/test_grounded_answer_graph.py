@@ -311,3 +311,16 @@ async def test_bad_input_types_are_configuration_errors(store, inputs, context, 
     with pytest.raises(ConfigurationError, match=match):
         await build(model, store).ainvoke(inputs, context=context or None)
     assert model.calls == 0
+
+
+def test_a_recorder_that_cannot_write_ends_the_run_with_error(store, core, tmp_path):
+    model = ScriptedChatModel(script=[good_answer(core)])
+    recorder = ReplayRecorder(tmp_path / "missing-folder" / "turns.jsonl")
+    out = build(model, store).invoke({"task": TASK}, {"callbacks": [recorder]})
+    assert out["outcome"] == "error"
+    assert "turns.jsonl" in out["error"]
+
+
+def test_max_retries_is_bounded():
+    with pytest.raises(ConfigurationError, match=r"max_retries must be within 0\.\.100"):
+        GroundedAnswerContext(max_retries=101)
