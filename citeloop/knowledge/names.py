@@ -11,6 +11,8 @@ import keyword
 import re
 from collections.abc import Iterator
 
+from citeloop.text import normalize_text
+
 MENTION_PATTERN = re.compile(r"\w+(?:[.\-]\w+)*")
 """A word, a dotted path (``Class.method``) or a hyphenated id (``REQ-008-013``)."""
 
@@ -85,8 +87,12 @@ def is_noise(name: str) -> bool:
 
 
 def iter_mentions(text: str) -> Iterator[str]:
-    """Yield every mention-shaped token of ``text`` in order (duplicates included)."""
-    for match in MENTION_PATTERN.finditer(text):
+    """Yield every mention-shaped token of ``text`` in order (duplicates included).
+
+    The text is NFC-normalized first (linearly, see :func:`citeloop.text.normalize_text`),
+    so a name typed with decomposed accents (``Cafe\u0301Store``) names ``CaféStore``.
+    """
+    for match in MENTION_PATTERN.finditer(normalize_text(text)):
         yield match.group()
 
 

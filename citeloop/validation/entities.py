@@ -10,8 +10,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from citeloop.text import normalize_text
 from citeloop.validation.context_text import parse_context_entities
-from citeloop.validation.matching import has_word_character, normalize_text
+from citeloop.validation.matching import has_word_character
 
 CORE = "core"
 SUPPORTING = "supporting"

@@ -27,31 +27,13 @@ be told apart from syntax.
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Iterable
 
-from citeloop.validation.stream_safe import stream_safe
+from citeloop.text import normalize_text as normalize_text  # re-exported for graph_context
 
 # `-` can never be a word character, so each repetition has exactly one way to match:
 # no nested ambiguity, no backtracking beyond one step.
 TOKEN_PATTERN = re.compile(r"\w+(?:-\w+)*")
-
-
-def normalize_text(text: str) -> str:
-    """Compose Unicode text (NFC) so a decomposed ``é`` is one word character.
-
-    The text is first made Stream-Safe (UAX #15 §13, see
-    :func:`citeloop.validation.stream_safe.stream_safe`): NFC sorts each run of
-    combining marks in time quadratic in the run's length, and a stream-safe run is at
-    most 30 marks long, so normalization stays linear.
-
-    Args:
-        text: Any text.
-
-    Returns:
-        The NFC form of the stream-safe ``text`` (``text`` itself when it is ASCII).
-    """
-    return text if text.isascii() else unicodedata.normalize("NFC", stream_safe(text))
 
 
 def has_word_character(name: str) -> bool:

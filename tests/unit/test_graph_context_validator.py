@@ -14,6 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from citeloop.text import normalize_text, stream_safe
 from citeloop.validation import (
     RETRY_PROMPT_HEADER,
     GraphContextValidator,
@@ -23,8 +24,6 @@ from citeloop.validation import (
     find_citation_section,
     parse_context_entities,
 )
-from citeloop.validation.matching import normalize_text
-from citeloop.validation.stream_safe import stream_safe
 
 CONTEXT = (
     "class GraphStore(Protocol): add_entity, neighbours\n"

@@ -240,3 +240,8 @@ def test_text_and_entities_name_the_same_entities(store, task, attempt):
     expansion = None if attempt is None else ContextExpansion.for_attempt(attempt)
     context = ContextInjector(store).inject(task, expansion=expansion)
     assert {e.name for e in parse_context_entities(context.text)} == names(context)
+
+
+def test_a_decomposed_accent_in_the_task_names_the_composed_entity():
+    store = MemoryGraphStore([Entity("m.CaféStore", EntityKind.CLASS, "CaféStore")], [])
+    assert [e.id for e in ContextInjector(store).seeds("Use Cafe\u0301Store")] == ["m.CaféStore"]

@@ -1,4 +1,7 @@
-"""Bound runs of combining marks so Unicode normalization stays linear.
+"""Unicode normalization of user text that stays linear: NFC over stream-safe text.
+
+Shared by the knowledge and validation libraries (pure; imports only the standard
+library), so that a task, an answer and the graph's names compare alike.
 
 Normalization (NFC, NFD, ...) puts each run of *non-starters* (characters of non-zero
 canonical combining class) into canonical order; CPython does this with an insertion
@@ -103,3 +106,19 @@ def stream_safe(text: str) -> str:
             pieces += [text[last:start], safe]
             last = match.end()
     return "".join(pieces) + text[last:] if pieces else text
+
+
+def normalize_text(text: str) -> str:
+    """Compose Unicode text (NFC) so a decomposed ``é`` is one word character.
+
+    The text is first made Stream-Safe (:func:`stream_safe`): NFC sorts each run of
+    combining marks in time quadratic in the run's length, and a stream-safe run is at
+    most 30 marks long, so normalization stays linear.
+
+    Args:
+        text: Any text.
+
+    Returns:
+        The NFC form of the stream-safe ``text`` (``text`` itself when it is ASCII).
+    """
+    return text if text.isascii() else unicodedata.normalize("NFC", stream_safe(text))
