@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sqlite3
 import threading
@@ -117,6 +118,7 @@ class SqliteGraphStore:
 
     def __init__(self, path: str | os.PathLike[str], *, read_only: bool = False) -> None:
         self.path = os.fspath(path)
+        self.read_only = read_only
         self._lock = threading.Lock()
         self._names: tuple[str, frozenset[str]] | None = None
         try:
@@ -163,8 +165,15 @@ class SqliteGraphStore:
         self.close()
 
     def close(self) -> None:
-        """Close the database connection."""
+        """Close the database connection.
+
+        A writer leaves the file in rollback-journal mode (WAL folded in), so that
+        readers can open it from read-only media without ``-wal``/``-shm`` files.
+        """
         with self._lock:
+            if not self.read_only:
+                with contextlib.suppress(sqlite3.Error):  # e.g. a reader still has it open
+                    self._db.execute("PRAGMA journal_mode=DELETE")
             self._db.close()
 
     # -- writing (used by index_tree) ------------------------------------------------

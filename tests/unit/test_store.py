@@ -202,3 +202,18 @@ def test_an_application_database_with_a_meta_table_is_left_alone(tmp_path):
         (journal,) = db.execute("PRAGMA journal_mode").fetchone()
     assert tables == {"meta", "entities"}
     assert journal == "delete"
+
+
+def test_a_closed_graph_opens_read_only_without_sidecar_files(sample_repo, tmp_path):
+    db = tmp_path / "ro" / "graph.db"
+    db.parent.mkdir()
+    with SqliteGraphStore(db) as writer:
+        index_tree(sample_repo, writer)
+    assert sorted(p.name for p in db.parent.iterdir()) == ["graph.db"]
+    db.parent.chmod(0o555)  # as on read-only media (root ignores it; the check below holds)
+    try:
+        with SqliteGraphStore(db, read_only=True) as reader:
+            assert reader.stats()["entities"] > 0
+        assert sorted(p.name for p in db.parent.iterdir()) == ["graph.db"]
+    finally:
+        db.parent.chmod(0o755)
