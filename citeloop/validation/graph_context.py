@@ -167,12 +167,15 @@ def _resolve_citation(
     return cited, wrong
 
 
-def _cites_an_entity(
-    section: CitationSection, names: Collection[str], scanner: NameScanner
-) -> bool:
-    return any(
-        _resolve_citation(item, names, scanner)[0] for item in section.items + section.group_labels
-    )
+def _section_rank(section: CitationSection, names: Collection[str], scanner: NameScanner) -> int:
+    """2: cites a context entity by name; 1: only mentions one in prose; 0: neither."""
+    rank = 0
+    for item in section.items + section.group_labels:
+        if _resolve_citation(item, names, scanner)[0]:
+            if not any(char.isspace() for char in item):
+                return 2
+            rank = 1
+    return rank
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -186,11 +189,14 @@ class GraphContextValidator:
     the body. A context without entities passes (``vacuous``).
 
     Reading the answer: it is normalized (Stream-Safe, then NFC); when it has several
-    citation sections, the last one that cites a context entity is used (the last one
-    when none does, so wrong citations are still reported); backslash escapes are
+    citation sections, the last one that cites a context entity by name is used, else
+    the last one whose prose mentions one (``Citations: StateGraph is the key one.``),
+    else the last one, so wrong citations are still reported; backslash escapes are
     removed from the body (``build\\_index`` references ``build_index``); an item in
     underscore emphasis (``__GraphStore__``) cites the entity it emphasizes unless the
-    context has the name as written. Name matching follows
+    context has the name as written; an item ``Label: a, b`` is the group label
+    ``Label`` and its items unless ``Label`` is a context entity and none of the names
+    is (``- build_index: entry`` describes build_index). Name matching follows
     :class:`citeloop.validation.NameScanner`.
 
     ``fail_on_cited_not_used`` defaults to ``False``: a citation the body does not use
@@ -261,12 +267,14 @@ class GraphContextValidator:
         entities = context_names(context)
         names = {entity.name for entity in entities}
         scanner = NameScanner(names)
-        # Of several candidate sections the last one that cites an entity is the list;
-        # a later label line of prose ("Citations: none beyond the list above.") is not.
+        # Of several candidate sections the last one citing an entity by name is the
+        # list; a later label line of prose ("Citations: StateGraph is the key one.",
+        # "Citations: none beyond the list above.") is not.
         body, section = split_citation_section(
             normalize_text(response),
             self.section_labels,
-            prefer=lambda candidate: _cites_an_entity(candidate, names, scanner),
+            prefer=lambda candidate: _section_rank(candidate, names, scanner),
+            is_entity=lambda name: bool(_resolve_citation(name, names, scanner)[0]),
         )
         referenced = scanner.scan(unescape(body))
 

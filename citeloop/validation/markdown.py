@@ -8,16 +8,15 @@ names of a citation list needs them.
 
 from __future__ import annotations
 
+import functools
 import re
 
 _DIGITS = "0123456789"
 BOLD_MARKERS = ("**", "__")
 # CommonMark §2.4: a backslash escapes any ASCII punctuation character.
 _ESCAPE = re.compile(r"\\([!-/:-@\[-`{-~])")
-# An escape, or one of the characters that open or close a group or separate items.
-_STRUCTURE = re.compile(r"\\.|[()\[\]`,]")
-# A table cell: escapes or anything but `|`; the two branches never start alike.
-_FIRST_CELL = re.compile(r"(?:\\.|[^|\\])*")
+# An escape, or a cell boundary of a table row.
+_CELL_BOUNDARY = re.compile(r"\\.|\|")
 _TABLE_DELIMITER_CHARS = frozenset("|:- \t")
 _TASK_MARKERS = ("[ ]", "[x]", "[X]")
 _BLOCKQUOTE_INDENT = 3
@@ -54,14 +53,18 @@ def unquote(line: str) -> str:
     return line[index:] if index else line
 
 
-def atx_title(stripped: str) -> str | None:
-    """The title of an ATX heading (``## Title ##``), or ``None`` for other lines."""
+def atx_heading(stripped: str) -> tuple[int, str] | None:
+    """The level and title of an ATX heading (``## Title ##`` -> ``(2, "Title")``).
+
+    Returns:
+        ``(level, title)`` with ``level`` in 1..6, or ``None`` for other lines.
+    """
     if not stripped.startswith("#"):
         return None
     hashes = len(stripped) - len(stripped.lstrip("#"))
     if not 1 <= hashes <= 6 or (len(stripped) > hashes and stripped[hashes] not in " \t"):
         return None
-    return stripped[hashes:].strip().rstrip("#").strip()
+    return hashes, stripped[hashes:].strip().rstrip("#").strip()
 
 
 def is_setext_underline(stripped: str) -> bool:
@@ -114,24 +117,49 @@ def is_table_delimiter(stripped: str) -> bool:
     return "|" in stripped and "-" in stripped and set(stripped) <= _TABLE_DELIMITER_CHARS
 
 
-def first_cell(stripped: str) -> str:
-    """The first cell of a table row (``| Name | Role |`` -> ``Name``)."""
+def table_cells(stripped: str) -> list[str]:
+    """The cells of a table row, stripped (``| 1 | Name |`` -> ``["1", "Name"]``).
+
+    Outer pipes are optional; an escaped pipe (``\\|``) stays inside its cell.
+    """
     row = stripped[1:] if stripped.startswith("|") else stripped
-    match = _FIRST_CELL.match(row)
-    return match.group().strip() if match else ""
+    cells: list[str] = []
+    last = 0
+    for match in _CELL_BOUNDARY.finditer(row):
+        if match.group() == "|":
+            cells.append(row[last : match.start()].strip())
+            last = match.end()
+    tail = row[last:].strip()
+    # `a | b |` ends in a pipe: no empty cell after it.
+    if tail or not cells:
+        cells.append(tail)
+    return cells
 
 
-def split_top_level(text: str) -> list[str]:
-    """Split ``text`` at commas outside brackets, parentheses and code spans.
+@functools.cache
+def _structure(separator: str) -> re.Pattern[str]:
+    # An escape, or a character that opens or closes a group, or the separator.
+    return re.compile(r"\\.|[()\[\]`" + re.escape(separator) + "]")
+
+
+def split_top_level(text: str, separator: str = ",") -> list[str]:
+    """Split ``text`` at ``separator`` outside brackets, parentheses and code spans.
 
     ``GraphStore (the protocol, abstract), `a, b`, build_index`` gives three parts.
     Escaped characters (``\\,``) never split or nest.
+
+    Args:
+        text: Markdown text.
+        separator: One character: ``","`` for lists, ``":"`` for a label.
+
+    Returns:
+        The parts, unstripped; ``[text]`` when there is no top-level separator.
     """
     parts: list[str] = []
     depth = 0
     in_code = False
     last = 0
-    for match in _STRUCTURE.finditer(text):
+    for match in _structure(separator).finditer(text):
         char = match.group()
         if char[0] == "\\":
             continue

@@ -182,6 +182,76 @@ def test_unknown_emphasized_item_is_reported_as_written() -> None:
     assert result.invalid_citations == ("__Cache__",)
 
 
+# --- group labels, subheadings, numbered tables, prose labels (QA repros) -------------
+
+QA_CONTEXT = "class BuildIndex\ndef build_index(root)\nclass StateGraph\nStateGraph.compile()\n"
+QA_CONTEXT += "def add_node(x)\n"
+QA_NAMES = ("BuildIndex", "StateGraph", "add_node", "build_index", "compile")
+QA_BODY = "BuildIndex wraps build_index; StateGraph.compile() runs after add_node.\n\n"
+
+
+def assert_cites_all(section: str) -> None:
+    result = validate(QA_BODY + section, QA_CONTEXT, reference_threshold=1.0)
+    assert result.citations == QA_NAMES
+    assert result.invalid_citations == ()
+    assert result.passed, result.reasons
+
+
+def test_group_label_with_inline_items() -> None:
+    assert_cites_all(
+        "## Entities used\n- Classes: BuildIndex, StateGraph\n"
+        "- **Functions:** build_index, `add_node()`\n- Methods: compile"
+    )
+    # An entity followed by a description keeps that reading, even a one-word one.
+    result = validate(
+        "StateGraph and build_index.\n\n## Entities used\n- StateGraph: the graph\n"
+        "- build_index: entry\n",
+        QA_CONTEXT,
+    )
+    assert result.citations == ("StateGraph", "build_index")
+    assert result.invalid_citations == ()
+
+
+def test_bold_group_labels_on_their_own_lines_continue_the_section() -> None:
+    assert_cites_all(
+        "## Entities used\n**Classes:**\n- BuildIndex\n- StateGraph\n"
+        "**Functions:**\n- build_index\n- add_node\n\n**Methods**\n- compile\n"
+    )
+
+
+def test_deeper_subheadings_continue_the_section() -> None:
+    assert_cites_all(
+        "## Entities used\n### Classes\n- BuildIndex\n- StateGraph\n"
+        "### Functions\n- build_index\n- add_node\n\n### Methods\ncompile\n"
+    )
+    # A heading of the same level ends the section.
+    section = find_citation_section("## Entities used\n### Classes\n- A\n## Notes\n- B\n")
+    assert section is not None
+    assert (section.items, section.group_labels) == (("A",), ("Classes",))
+
+
+def test_group_bullet_without_colon_labels_its_nested_items() -> None:
+    assert_cites_all(
+        "## Entities used\n- Classes\n  - BuildIndex\n  - StateGraph\n"
+        "- **Functions**\n  - build_index\n  - add_node\n- Methods\n  - compile\n"
+    )
+
+
+def test_table_row_number_column_is_not_the_name_column() -> None:
+    assert_cites_all(
+        "## Entities used\n| # | Entity | Kind |\n|---|---|---|\n| 1 | BuildIndex | class |\n"
+        "| 2 | `build_index` | function |\n| 3 | StateGraph | class |\n"
+        "| 4. | compile() | method |\n| 5 | add_node | function |\n"
+    )
+
+
+def test_prose_label_line_after_the_list_does_not_replace_it() -> None:
+    assert_cites_all(
+        "## Entities used\n- BuildIndex\n- build_index\n- StateGraph\n- compile\n"
+        "- add_node\n\nCitations: StateGraph is the key one."
+    )
+
+
 # --- linear time on the new structures -------------------------------------------------
 
 MEGABYTE = 1_000_000
@@ -197,6 +267,15 @@ PATHOLOGICAL = {
     "backslashes": "## Entities used\n- " + "\\_" * (MEGABYTE // 2),
     "task-markers": "## Entities used\n" + "- [x] a\n" * (MEGABYTE // 8),
     "labels-with-notes": "## Entities used (1)\n" * (MEGABYTE // 21),
+    "subheadings": "## Entities used\n" + "### a\n" * (MEGABYTE // 6),
+    "bold-group-labels": "## Entities used\n" + "**a:**\n- b\n" * (MEGABYTE // 12),
+    "labelled-list": "## Entities used\n- Classes: " + "a, " * (MEGABYTE // 3),
+    "label-colons": "## Entities used\n- " + "a: " * (MEGABYTE // 3),
+    # One long row of numbers, then many short ones: the name column is still found
+    # by looking at each cell once.
+    "ragged-number-table": (
+        "## Entities used\n|a|\n|-|\n" + "|1" * (MEGABYTE // 4) + "\n" + "|1\n" * (MEGABYTE // 6)
+    ),
 }
 
 
