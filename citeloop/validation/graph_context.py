@@ -13,6 +13,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any
 
+from citeloop.text import normalize_text
 from citeloop.validation.citation_section import (
     DEFAULT_SECTION_LABELS,
     CitationSection,
@@ -20,7 +21,7 @@ from citeloop.validation.citation_section import (
 )
 from citeloop.validation.entities import CORE, context_names
 from citeloop.validation.markdown import unescape
-from citeloop.validation.matching import NameScanner, normalize_text, without_underscore_emphasis
+from citeloop.validation.matching import NameScanner, without_underscore_emphasis
 
 RETRY_PROMPT_HEADER = "Your previous answer was rejected: it did not use and cite the context."
 """First line of the rejection part of a retry prompt (also how a nested prompt is cut)."""

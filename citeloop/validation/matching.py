@@ -29,8 +29,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from citeloop.text import normalize_text as normalize_text  # re-exported for graph_context
-
 # `-` can never be a word character, so each repetition has exactly one way to match:
 # no nested ambiguity, no backtracking beyond one step.
 TOKEN_PATTERN = re.compile(r"\w+(?:-\w+)*")

@@ -284,4 +284,5 @@ def test_megabyte_of_markdown_structure_completes(text: str) -> None:
     started = time.perf_counter()
     validate(text, NAMES)
     # Linear scanning takes well under a second here; a quadratic path takes minutes.
-    assert time.perf_counter() - started < 5.0
+    # Generous: a loaded CI machine must not fail it, a quadratic path takes minutes.
+    assert time.perf_counter() - started < 30.0
