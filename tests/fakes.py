@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Sequence
 from typing import Any
 
@@ -20,7 +19,6 @@ class ScriptedChatModel(BaseChatModel):
     """
 
     script: list[Any]
-    delay: float = 0.0
     _calls: list[list[BaseMessage]] = PrivateAttr(default_factory=list)
 
     @property
@@ -53,6 +51,4 @@ class ScriptedChatModel(BaseChatModel):
     async def _agenerate(
         self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kwargs: Any
     ) -> ChatResult:
-        if self.delay:
-            await asyncio.sleep(self.delay)
         return self._next(messages)
