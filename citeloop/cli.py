@@ -46,12 +46,27 @@ def _read_text(path: str, what: str) -> str:
 
 
 def _require_db(path: str) -> Path:
+    """The path of an existing, non-empty knowledge graph.
+
+    Raises:
+        UsageError: It is missing, a directory, or holds no entity.
+    """
+    from citeloop.knowledge import SqliteGraphStore
+
     db = Path(path)
+    if db.is_dir():
+        raise UsageError(f"--db {path!r} is a directory; pass the graph file inside it")
     if not db.is_file():
         raise UsageError(
             f"knowledge graph {path!r} does not exist; build it first with "
             f"`citeloop index PATH --db {path}`"
         )
+    with SqliteGraphStore(db, read_only=True) as store:
+        if not store.stats()["entities"]:
+            raise UsageError(
+                f"knowledge graph {path!r} is empty; index a tree that holds Python "
+                f"files with `citeloop index PATH --db {path}`"
+            )
     return db
 
 
@@ -71,7 +86,8 @@ def cmd_index(args: argparse.Namespace) -> int:
     def progress(done: int, total: int, path: str) -> None:
         nonlocal bar
         if bar is None:
-            bar = tqdm(total=total, unit="file", desc="indexing", file=sys.stderr)
+            # disable=None: no bar when stderr is not a terminal (e.g. CI logs)
+            bar = tqdm(total=total, unit="file", desc="indexing", file=sys.stderr, disable=None)
         bar.set_postfix_str(path[-40:], refresh=False)
         bar.update(done - bar.n)
 
@@ -93,6 +109,8 @@ def cmd_index(args: argparse.Namespace) -> int:
     )
     for skipped in report.skipped:
         print(f"  skipped {skipped.path}: {skipped.reason}")
+    if not report.entities:
+        print(f"note: no Python file or decision record found under {args.path}", file=sys.stderr)
     return EXIT_OK
 
 
@@ -149,15 +167,23 @@ def cmd_check(args: argparse.Namespace) -> int:
         result = validator.validate(response, context)
     except (TypeError, ValueError) as exc:
         raise UsageError(f"context file {args.context!r}: {exc}") from None
+    if result.vacuous:  # surely the wrong file (or swapped files), not a pass
+        raise UsageError(
+            f"no entity found in context file {args.context!r}; pass the output of "
+            "`citeloop context --json` (or context text) as --context"
+        )
     if args.json:
         _print_json(result.to_dict())
     else:
         verdict = "PASSED" if result.passed else "FAILED"
-        print(f"{verdict}: compliance {result.compliance_ratio:.0%}")
+        print(f"{verdict}: the body references {result.compliance_ratio:.0%} of core entities")
         for reason in result.reasons:
             print(f"  - {reason}")
-        if result.vacuous:
-            print(f"  note: no entity was found in {args.context}, so nothing had to be cited")
+        if isinstance(context, str) and not result.passed:
+            print(
+                "  note: a text context has no tiers, so every public entity counts as "
+                "core; pass `citeloop context --json` output to require only the core"
+            )
     return EXIT_OK if result.passed else EXIT_FAILED
 
 
@@ -224,7 +250,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         print(
             f"\noutcome: {outcome}; attempts: {final.get('attempts', 0)}; "
             f"context expanded: {final.get('expanded', False)}; "
-            f"compliance: {report.get('compliance_ratio', 0):.0%}"
+            f"core entities referenced: {report.get('compliance_ratio', 0):.0%}"
         )
         if report.get("vacuous"):
             print("note: the task names no entity of the knowledge graph, so nothing was cited")
@@ -330,6 +356,10 @@ def main(argv: list[str] | None = None) -> int:
         _fail(f"{exc.strerror or exc}: {exc.filename or ''}".rstrip(": "), EXIT_USAGE)
     except KeyboardInterrupt:
         _fail("interrupted", 130)
+    except BrokenPipeError:
+        # The reader went away (e.g. `| head`): stop quietly, as the Python docs advise.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_FAILED
     except Exception as exc:
         if os.environ.get("CITELOOP_DEBUG"):
             raise

@@ -178,7 +178,8 @@ class ReplayChatModel(BaseChatModel):
         raise ModelError(
             f"replay {self.source}: no turn was recorded for this prompt "
             f"(sha256 {digest[:12]}...); the task, the settings or the indexed code differ "
-            "from the recording: record it again with `citeloop run --record FILE`"
+            "from the recording: record it again with a real model "
+            "(`citeloop run --model provider:model --record FILE`)"
         )
 
     def _generate(
@@ -243,6 +244,8 @@ def resolve_chat_model(model: str | BaseChatModel) -> BaseChatModel:
             f"model must be a chat model or a 'provider:model' string, got {model!r}"
         )
     spec = model.strip()
+    if spec in ("replay", REPLAY_PREFIX):
+        raise ConfigurationError("a replay model needs a file: use 'replay:PATH'")
     if spec.startswith(REPLAY_PREFIX):
         path = Path(spec[len(REPLAY_PREFIX) :])
         stat = path.stat() if path.is_file() else None

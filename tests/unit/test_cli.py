@@ -255,3 +255,32 @@ def test_index_max_file_bytes_option(sample_repo, tmp_path, capsys):
     )
     assert code == EXIT_OK
     assert "over max_file_bytes=100" in out
+
+
+def test_check_with_a_context_without_entities_is_a_usage_error(tmp_path, capsys):
+    context = tmp_path / "context.txt"
+    context.write_text("Just some prose.\n", encoding="utf-8")
+    response = tmp_path / "answer.md"
+    response.write_text(answer_citing(["GraphStore"]), encoding="utf-8")
+    code, out, err = run(capsys, "check", "--context", str(context), "--response", str(response))
+    assert code == EXIT_USAGE
+    assert "no entity found in context file" in err and out == ""
+
+
+def test_failing_check_on_a_text_context_explains_the_tiers(db, tmp_path, capsys):
+    code, text, _ = run(capsys, "context", "--db", str(db), "--task", TASK)
+    context = tmp_path / "context.txt"
+    context.write_text(text, encoding="utf-8")
+    response = tmp_path / "answer.md"
+    response.write_text(answer_citing(core_names(capsys, db)), encoding="utf-8")
+    code, out, _ = run(capsys, "check", "--context", str(context), "--response", str(response))
+    assert code == EXIT_FAILED
+    assert "a text context has no tiers" in out
+
+
+def test_an_empty_graph_is_a_usage_error(tmp_path, capsys):
+    (tmp_path / "empty").mkdir()
+    code, _, err = run(capsys, "index", str(tmp_path / "empty"), "--db", str(tmp_path / "g.db"))
+    assert code == EXIT_OK and "no Python file" in err
+    code, _, err = run(capsys, "context", "--db", str(tmp_path / "g.db"), "--task", TASK)
+    assert code == EXIT_USAGE and "is empty" in err
