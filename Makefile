@@ -34,8 +34,8 @@ endif
 	$(BIN)/citeloop run --db $(DEMO_DB) --model $(DEMO_MODEL) --task "$(DEMO_TASK)"
 
 test: $(STAMP)
-	$(BIN)/ruff check citeloop tests benchmarks
-	$(BIN)/ruff format --check citeloop tests benchmarks
+	$(BIN)/ruff check citeloop tests benchmarks notebooks
+	$(BIN)/ruff format --check citeloop tests benchmarks notebooks
 	$(BIN)/python -m pytest
 
 bench: $(STAMP)
