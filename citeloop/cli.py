@@ -16,8 +16,16 @@ import sys
 from pathlib import Path
 from typing import Any, NoReturn
 
+from tqdm import tqdm
+
+from citeloop.context import GroundedAnswerContext
 from citeloop.errors import CiteloopError
+from citeloop.graphs.grounded_answer import build_grounded_answer_graph
+from citeloop.knowledge import ContextInjector, SqliteGraphStore, check_root, index_tree
 from citeloop.knowledge.indexer import DEFAULT_MAX_FILE_BYTES
+from citeloop.models import ReplayRecorder
+from citeloop.state.grounded_answer import OutputState
+from citeloop.validation import GraphContextValidator
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 
@@ -45,14 +53,12 @@ def _read_text(path: str, what: str) -> str:
         raise UsageError(f"cannot read {what} file {path!r}: {exc.strerror}") from None
 
 
-def _require_db(path: str) -> Path:
-    """The path of an existing, non-empty knowledge graph.
+def _open_graph(path: str) -> SqliteGraphStore:
+    """An existing, non-empty knowledge graph, opened read-only.
 
     Raises:
         UsageError: It is missing, a directory, or holds no entity.
     """
-    from citeloop.knowledge import SqliteGraphStore
-
     db = Path(path)
     if db.is_dir():
         raise UsageError(f"--db {path!r} is a directory; pass the graph file inside it")
@@ -61,13 +67,14 @@ def _require_db(path: str) -> Path:
             f"knowledge graph {path!r} does not exist; build it first with "
             f"`citeloop index PATH --db {path}`"
         )
-    with SqliteGraphStore(db, read_only=True) as store:
-        if not store.stats()["entities"]:
-            raise UsageError(
-                f"knowledge graph {path!r} is empty; index a tree that holds Python "
-                f"files with `citeloop index PATH --db {path}`"
-            )
-    return db
+    store = SqliteGraphStore(db, read_only=True)
+    if not store.stats()["entities"]:
+        store.close()
+        raise UsageError(
+            f"knowledge graph {path!r} is empty; index a tree that holds Python "
+            f"files with `citeloop index PATH --db {path}`"
+        )
+    return store
 
 
 def _print_json(data: Any) -> None:
@@ -75,10 +82,6 @@ def _print_json(data: Any) -> None:
 
 
 def cmd_index(args: argparse.Namespace) -> int:
-    from tqdm import tqdm
-
-    from citeloop.knowledge import SqliteGraphStore, check_root, index_tree
-
     root = check_root(args.path)  # before the database file is created
     Path(args.db).parent.mkdir(parents=True, exist_ok=True)
     bar: tqdm | None = None
@@ -115,9 +118,7 @@ def cmd_index(args: argparse.Namespace) -> int:
 
 
 def cmd_context(args: argparse.Namespace) -> int:
-    from citeloop.knowledge import ContextInjector, SqliteGraphStore
-
-    with SqliteGraphStore(_require_db(args.db), read_only=True) as store:
+    with _open_graph(args.db) as store:
         injected = ContextInjector(store, hops=args.hops).inject(args.task)
     if not injected.entities:
         print("note: the task names no entity of the knowledge graph", file=sys.stderr)
@@ -156,8 +157,6 @@ def _load_context(path: str) -> Any:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from citeloop.validation import GraphContextValidator
-
     context = _load_context(args.context)
     response = _read_text(args.response, "response")
     validator = GraphContextValidator(
@@ -201,12 +200,8 @@ def _describe_update(node: str, update: dict[str, Any]) -> str:
 
 
 async def _run_graph(args: argparse.Namespace) -> dict[str, Any]:
-    from citeloop.context import GroundedAnswerContext
-    from citeloop.graphs.grounded_answer import build_grounded_answer_graph
-    from citeloop.models import ReplayRecorder
-
-    db = _require_db(args.db)
-    context = GroundedAnswerContext(model=args.model, db_path=str(db), max_retries=args.max_retries)
+    _open_graph(args.db).close()  # refuse a missing or empty graph before the run
+    context = GroundedAnswerContext(model=args.model, db_path=args.db, max_retries=args.max_retries)
     inputs: dict[str, Any] = {"task": args.task}
     if args.payload:
         inputs["payload"] = _read_text(args.payload, "payload")
@@ -240,8 +235,6 @@ def cmd_run(args: argparse.Namespace) -> int:
     final = asyncio.run(_run_graph(args))
     outcome = final.get("outcome")
     if args.json:
-        from citeloop.state.grounded_answer import OutputState
-
         keys = OutputState.__annotations__.keys() - {"messages"}
         _print_json({key: final[key] for key in sorted(keys) if key in final})
     elif outcome != "error":  # an error run has nothing to show but the error, below

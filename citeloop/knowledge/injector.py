@@ -88,8 +88,8 @@ class ContextInjector:
 
     Seeds are the entities named in the task and payload text: each token of the text
     (words, dotted ``Class.method`` paths, hyphenated ids like ``REQ-008-013``) is looked
-    up by name, every token of any length of text (the store's name set filters them
-    without a query per word). Unqualified names that are too common (under 3
+    up by name, however long the text (the store's name set filters tokens without a
+    query per word). Unqualified names that are too common (under 3
     characters, dunders, builtins, keywords, words like ``run``/``get``/``main``) are
     ignored; qualified ones (``Runner.run``) count. When a name is ambiguous, the
     candidate defined in or beside an unambiguous mention wins (``add_edge`` next to
@@ -101,8 +101,9 @@ class ContextInjector:
     up to ``max_entities * expansion.limit_multiplier`` entities. ``tested_by`` (and any
     test entity) is followed only with ``expansion.include_tested_by`` or a task type in
     :data:`TEST_TASK_TYPES`. Requirement closure then adds every entity that traces to a
-    requirement in the context. Unresolved call targets, modules and generic facts never
-    enter a context.
+    requirement in the context. The class of each method in the context joins it too,
+    since the text names it in ``Class.method()``. Unresolved call targets, modules and
+    generic facts never enter a context.
 
     Tiers: the seeds are **core** (must be cited), everything else **supporting**.
     Seeds are capped at ``max_entities`` whatever the expansion, so widening never
