@@ -23,6 +23,16 @@ from citeloop.knowledge.model import (
     make_fact_id,
     visibility_of,
 )
+from citeloop.knowledge.paths import (
+    EntityRef,
+    PathHop,
+    PathRecall,
+    RetrievalPath,
+    UnknownEntityError,
+    recall_paths,
+    render_hops,
+    resolve_entities,
+)
 from citeloop.knowledge.render import DECISIONS_HEADING
 from citeloop.knowledge.sources import SkippedFile, check_root
 from citeloop.knowledge.sqlite_store import SqliteGraphStore
@@ -36,21 +46,29 @@ __all__ = [
     "ContextInjector",
     "Entity",
     "EntityKind",
+    "EntityRef",
     "Fact",
     "GraphStore",
     "IndexReport",
     "InjectedContext",
     "MemoryGraphStore",
+    "PathHop",
+    "PathRecall",
     "ProgressCallback",
     "Provenance",
     "RelationKind",
+    "RetrievalPath",
     "SkippedFile",
     "SqliteGraphStore",
     "Tier",
+    "UnknownEntityError",
     "Visibility",
     "check_root",
     "compute_snapshot",
     "index_tree",
     "make_fact_id",
+    "recall_paths",
+    "render_hops",
+    "resolve_entities",
     "visibility_of",
 ]

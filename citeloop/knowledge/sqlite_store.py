@@ -13,6 +13,7 @@ from types import TracebackType
 from citeloop.errors import ConfigurationError
 from citeloop.knowledge.linker import link
 from citeloop.knowledge.model import Entity, EntityKind, Fact, Provenance, RelationKind
+from citeloop.knowledge.paths import PathRecall
 from citeloop.knowledge.records import FileIndex, Reference
 from citeloop.knowledge.store import compute_snapshot
 
@@ -94,7 +95,7 @@ def _fact_row(fact: Fact, derived: bool) -> tuple:
     )
 
 
-class SqliteGraphStore:
+class SqliteGraphStore(PathRecall):
     """A :class:`~citeloop.knowledge.store.GraphStore` in one SQLite file (WAL mode).
 
     Safe to share between threads (calls are serialised). Use as a context manager or

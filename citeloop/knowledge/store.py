@@ -12,6 +12,7 @@ from collections.abc import Collection, Iterable
 from typing import Protocol, runtime_checkable
 
 from citeloop.knowledge.model import Entity, Fact, RelationKind
+from citeloop.knowledge.paths import PathRecall
 
 
 def compute_snapshot(entity_ids: Iterable[str], fact_ids: Iterable[str]) -> str:
@@ -78,7 +79,7 @@ def count_stats(entities: Iterable[Entity], facts: Iterable[Fact]) -> dict[str, 
     }
 
 
-class MemoryGraphStore:
+class MemoryGraphStore(PathRecall):
     """A :class:`GraphStore` over entities and facts held in memory.
 
     Useful for user-supplied triples and for tests.

@@ -1,0 +1,571 @@
+"""Retrieval paths: how two entities of the knowledge graph are connected.
+
+A :class:`RetrievalPath` is a chain of facts from a source entity, each
+:class:`PathHop` naming the fact it follows and the entity it reaches. Paths are simple
+(no entity twice) and follow facts in either direction, because "how is A connected to
+B?" does not care who calls whom; each hop records the direction so that a narrative
+states the fact the right way round. Unresolved call targets (``?name``) are never
+passed through: two functions that both call ``len`` are not connected by it.
+
+Ranking uses the flow-based pruning of PathRAG (Chen et al., 2025, "PathRAG: Pruning
+Graph-based Retrieval Augmented Generation with Relational Paths", arXiv:2502.14902):
+the source holds a resource of 1; each hop passes ``FLOW_DECAY / degree`` of it on, where
+``degree`` is the number of traversable facts of the entity it leaves. A path's
+``strength`` is the resource that reaches its end, so paths through hubs (a module that
+defines 500 names) rank below paths through specific entities.
+"""
+
+from __future__ import annotations
+
+import difflib
+import heapq
+import itertools
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from citeloop.errors import CiteloopError, ConfigurationError
+from citeloop.knowledge.model import Entity, Fact, Provenance
+
+if TYPE_CHECKING:  # store.py imports this module for the PathRecall mixin
+    from citeloop.knowledge.store import GraphStore
+
+FLOW_DECAY = 0.8
+"""PathRAG's decay rate: the share of an entity's resource passed on per hop."""
+
+MAX_HOPS = 10
+"""Upper bound of ``max_hops``: the number of simple paths grows with degree ** hops."""
+
+MAX_LIMIT = 100
+"""Upper bound of ``limit``."""
+
+_SUGGESTIONS = 5
+_MAX_SUGGEST_LENGTH = 200  # difflib is quadratic in the name's length
+
+
+class UnknownEntityError(CiteloopError, LookupError):
+    """A name given to :func:`recall_paths` matches no entity of the graph.
+
+    Attributes:
+        name: The name as given.
+        suggestions: Close matches among the graph's entity names, best first.
+    """
+
+    def __init__(self, message: str, *, name: str, suggestions: Sequence[str]) -> None:
+        super().__init__(message)
+        self.name = name
+        self.suggestions = tuple(suggestions)
+
+
+@dataclass(frozen=True, slots=True)
+class EntityRef:
+    """A typed reference to an entity: what a path shows of it.
+
+    Attributes:
+        kind: The entity kind (``EntityKind`` value, or any string for user paths).
+        name: The short name a narrative uses.
+        id: The entity id in the graph, when known.
+    """
+
+    kind: str
+    name: str
+    id: str = ""
+
+    @classmethod
+    def of(cls, entity: Entity) -> EntityRef:
+        return cls(str(entity.kind), entity.name, entity.id)
+
+    def label(self) -> str:
+        """``"class StateGraph"``, ``"method StateGraph.compile"`` (a method with its
+        class, from the id, since many classes share method names); just the name when
+        the kind is empty."""
+        name = self.name
+        if self.kind == "method" and self.id.endswith("." + name):
+            owner = self.id[: -len(name) - 1].rpartition(".")[2]
+            name = f"{owner}.{name}" if owner else name
+        return f"{self.kind} {name}" if self.kind else name
+
+
+@dataclass(frozen=True, slots=True)
+class PathHop:
+    """One step of a path: the fact followed and the entity reached.
+
+    Attributes:
+        entity: The entity this hop reaches.
+        fact_id: The id of the fact followed; a narrative must mention it.
+        provenance: Where the fact was read from, or ``None``.
+        relation: The fact's relation (``"calls"``), or ``""`` when unknown.
+        forward: ``True`` when the fact reads previous-entity ``relation`` ``entity``;
+            ``False`` when it reads ``entity`` ``relation`` previous-entity.
+    """
+
+    entity: EntityRef
+    fact_id: str
+    provenance: Provenance | None = None
+    relation: str = ""
+    forward: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class RetrievalPath:
+    """A chain of facts from ``source``.
+
+    Attributes:
+        source: The entity the path starts from.
+        hops: The hops, in order; empty for a path that goes nowhere.
+        strength: The PathRAG flow that reaches the end, in (0, 1]; 1 for no hops.
+    """
+
+    source: EntityRef
+    hops: tuple[PathHop, ...] = ()
+    strength: float = 1.0
+
+    def __len__(self) -> int:
+        return len(self.hops)
+
+    @property
+    def target(self) -> EntityRef:
+        """The entity the path ends at (the source for an empty path)."""
+        return self.hops[-1].entity if self.hops else self.source
+
+    @property
+    def fact_ids(self) -> tuple[str, ...]:
+        """The fact id of every hop, in order."""
+        return tuple(hop.fact_id for hop in self.hops)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict; :meth:`from_dict` reads it back."""
+        return {
+            "source": _ref_dict(self.source),
+            "hops": [
+                {
+                    "entity": _ref_dict(hop.entity),
+                    "fact_id": hop.fact_id,
+                    "relation": hop.relation,
+                    "forward": hop.forward,
+                    "provenance": None
+                    if hop.provenance is None
+                    else {
+                        "path": hop.provenance.path,
+                        "start_line": hop.provenance.start_line,
+                        "end_line": hop.provenance.end_line,
+                        "digest": hop.provenance.digest,
+                    },
+                }
+                for hop in self.hops
+            ],
+            "strength": self.strength,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> RetrievalPath:
+        """Read a path from :meth:`to_dict`'s shape (as sent by Studio or a JSON file).
+
+        Only ``source.name``, and each hop's ``entity.name`` and ``fact_id``, are
+        required; everything else has a default.
+
+        Raises:
+            ConfigurationError: Names the first missing or mistyped field.
+        """
+        if not isinstance(data, Mapping):
+            raise ConfigurationError(
+                f"a retrieval path must be an object with 'source' and 'hops', "
+                f"got {type(data).__name__}"
+            )
+        hops_data = data.get("hops", [])
+        if not isinstance(hops_data, list):
+            raise ConfigurationError(
+                f"path.hops must be a list of hops, got {type(hops_data).__name__}"
+            )
+        hops = []
+        for index, hop in enumerate(hops_data):
+            where = f"path.hops[{index}]"
+            if not isinstance(hop, Mapping):
+                raise ConfigurationError(f"{where} must be an object, got {type(hop).__name__}")
+            provenance = hop.get("provenance")
+            hops.append(
+                PathHop(
+                    entity=_ref_from(hop.get("entity"), f"{where}.entity"),
+                    fact_id=_string(hop.get("fact_id"), f"{where}.fact_id", required=True),
+                    provenance=None
+                    if provenance is None
+                    else _provenance_from(provenance, f"{where}.provenance"),
+                    relation=_string(hop.get("relation", ""), f"{where}.relation"),
+                    forward=_flag(hop.get("forward", True), f"{where}.forward"),
+                )
+            )
+        strength = data.get("strength", 1.0)
+        if isinstance(strength, bool) or not isinstance(strength, int | float):
+            raise ConfigurationError(f"path.strength must be a number, got {strength!r}")
+        return cls(_ref_from(data.get("source"), "path.source"), tuple(hops), float(strength))
+
+
+def _ref_dict(ref: EntityRef) -> dict[str, str]:
+    return {"kind": ref.kind, "name": ref.name, "id": ref.id}
+
+
+def _string(value: Any, where: str, *, required: bool = False) -> str:
+    if not isinstance(value, str) or (required and not value.strip()):
+        raise ConfigurationError(f"{where} must be a non-empty string, got {value!r}")
+    return value
+
+
+def _flag(value: Any, where: str) -> bool:
+    if not isinstance(value, bool):
+        raise ConfigurationError(f"{where} must be true or false, got {value!r}")
+    return value
+
+
+def _ref_from(value: Any, where: str) -> EntityRef:
+    if isinstance(value, str):
+        return EntityRef("", _string(value, where, required=True))
+    if not isinstance(value, Mapping):
+        raise ConfigurationError(
+            f"{where} must be an object with 'name' (and 'kind', 'id'), got {value!r}"
+        )
+    return EntityRef(
+        _string(value.get("kind", ""), f"{where}.kind"),
+        _string(value.get("name"), f"{where}.name", required=True),
+        _string(value.get("id", ""), f"{where}.id"),
+    )
+
+
+def _provenance_from(value: Any, where: str) -> Provenance:
+    try:
+        return Provenance(
+            _string(value["path"], f"{where}.path", required=True),
+            int(value["start_line"]),
+            int(value.get("end_line", value["start_line"])),
+            str(value.get("digest", "")),
+        )
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ConfigurationError(
+            f"{where} must be an object with 'path' and 'start_line' (and 'end_line', "
+            f"'digest'), got {value!r}"
+        ) from exc
+
+
+def coerce_path(value: RetrievalPath | Mapping[str, Any]) -> RetrievalPath:
+    """A :class:`RetrievalPath` from itself or from its JSON dict.
+
+    Raises:
+        ConfigurationError: ``value`` is neither.
+    """
+    return value if isinstance(value, RetrievalPath) else RetrievalPath.from_dict(value)
+
+
+def describe_hop(previous: EntityRef, hop: PathHop) -> str:
+    """The hop's fact as a sentence fragment: ``"class A inherits class B"``.
+
+    Without a relation, just the entity reached.
+    """
+    if not hop.relation:
+        return hop.entity.label()
+    subject, object_ = (previous, hop.entity) if hop.forward else (hop.entity, previous)
+    return f"{subject.label()} {hop.relation} {object_.label()}"
+
+
+def render_hops(path: RetrievalPath, limit: int | None = None) -> str:
+    """The path as numbered lines, one per hop: fact id, the fact, and the provenance
+    marker only when the hop has one::
+
+        1. [f-0123456789abcdef] class StateGraph defines method compile (graph/state.py:8)
+
+    Args:
+        path: The path.
+        limit: Render only the first ``limit`` hops (``None``: all).
+    """
+    lines = []
+    previous = path.source
+    for number, hop in enumerate(path.hops[:limit], start=1):
+        marker = f" ({hop.provenance.marker()})" if hop.provenance is not None else ""
+        lines.append(f"{number}. [{hop.fact_id}] {describe_hop(previous, hop)}{marker}")
+        previous = hop.entity
+    return "\n".join(lines)
+
+
+def resolve_entities(store: GraphStore, name: str) -> list[Entity]:
+    """The resolved entities ``name`` denotes: an entity id, a short name (every entity
+    of that name), or a dotted ``Class.method`` suffix of qualified ids.
+
+    Raises:
+        UnknownEntityError: Nothing matches; the message suggests close names.
+    """
+    if not isinstance(name, str) or not name.strip():
+        raise ConfigurationError(f"an entity name must be a non-empty string, got {name!r}")
+    name = name.strip()
+    exact = store.get_entity(name)
+    if exact is not None and exact.resolved:
+        return [exact]
+    found = [entity for entity in store.entities_named(name) if entity.resolved]
+    if not found and "." in name:
+        last = name.rpartition(".")[2]
+        found = [
+            entity
+            for entity in store.entities_named(last)
+            if entity.resolved and entity.id.endswith("." + name)
+        ]
+    if found:
+        return found
+    suggestions = _close_names(store, name)
+    hint = f"; did you mean {', '.join(map(repr, suggestions))}?" if suggestions else ""
+    raise UnknownEntityError(
+        f"no entity named {name!r} in the knowledge graph{hint} Give a short name "
+        "('compile'), a dotted 'Class.method', or a qualified id ('pkg.mod.Class.method').",
+        name=name,
+        suggestions=suggestions,
+    )
+
+
+def _close_names(store: GraphStore, name: str) -> list[str]:
+    if len(name) > _MAX_SUGGEST_LENGTH:
+        return []
+    names = [known for known in store.names() if not known.startswith("?")]
+    suggestions = difflib.get_close_matches(name, names, n=_SUGGESTIONS)
+    last = name.rpartition(".")[2]
+    if last != name:
+        suggestions += difflib.get_close_matches(last, names, n=_SUGGESTIONS)
+    return list(dict.fromkeys(suggestions))[:_SUGGESTIONS]
+
+
+class _Walker:
+    """Cached neighbourhood reads over a store, for one search."""
+
+    def __init__(self, store: GraphStore) -> None:
+        self.store = store
+        self._entities: dict[str, Entity | None] = {}
+        self._edges: dict[str, list[tuple[Fact, str]]] = {}
+
+    def entity(self, entity_id: str) -> Entity | None:
+        if entity_id not in self._entities:
+            self._entities[entity_id] = self.store.get_entity(entity_id)
+        return self._entities[entity_id]
+
+    def edges(self, entity_id: str) -> list[tuple[Fact, str]]:
+        """(fact, other end) for every traversable fact of ``entity_id``, in the store's
+        stable order: no self-loops, no unresolved or unknown ends."""
+        edges = self._edges.get(entity_id)
+        if edges is None:
+            edges = []
+            for fact in self.store.facts_of(entity_id):
+                other = fact.object if fact.subject == entity_id else fact.subject
+                if other == entity_id:
+                    continue
+                entity = self.entity(other)
+                if entity is not None and entity.resolved:
+                    edges.append((fact, other))
+            self._edges[entity_id] = edges
+        return edges
+
+    def distances(self, starts: Iterable[str], depth: int) -> dict[str, int]:
+        """Breadth-first hop distances from ``starts``, up to ``depth``."""
+        distance = dict.fromkeys(starts, 0)
+        frontier = list(distance)
+        for level in range(1, depth + 1):
+            following = []
+            for entity_id in frontier:
+                for _, other in self.edges(entity_id):
+                    if other not in distance:
+                        distance[other] = level
+                        following.append(other)
+            frontier = following
+        return distance
+
+
+@dataclass(frozen=True, slots=True)
+class _Partial:
+    """A path under construction (hops as a tuple: paths are at most MAX_HOPS long)."""
+
+    source: str
+    steps: tuple[tuple[Fact, str], ...]
+    strength: float
+
+    @property
+    def end(self) -> str:
+        return self.steps[-1][1] if self.steps else self.source
+
+    def visits(self, entity_id: str) -> bool:
+        return entity_id == self.source or any(other == entity_id for _, other in self.steps)
+
+
+def _check_bounds(max_hops: int, limit: int) -> None:
+    for label, value, top in (("max_hops", max_hops, MAX_HOPS), ("limit", limit, MAX_LIMIT)):
+        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= top:
+            raise ConfigurationError(f"{label} must be an integer within 1..{top}, got {value!r}")
+
+
+def recall_paths(
+    store: GraphStore,
+    source: str,
+    target: str | None = None,
+    *,
+    max_hops: int = 3,
+    limit: int = 5,
+) -> list[RetrievalPath]:
+    """Paths of at most ``max_hops`` facts from ``source`` (to ``target``, if given).
+
+    With a target: the shortest paths first (an A* search whose heuristic is the exact
+    hop distance to the target, so it explores only entities that can still reach it in
+    time); paths of equal length by strength, then in the store's stable fact order.
+    Without a target: the strongest paths out of the source, each as long as the graph
+    allows within ``max_hops`` (a path that reaches a dead end earlier ranks after the
+    full-length ones), found best-first by strength.
+
+    Names resolve as in :func:`resolve_entities`; an ambiguous name searches from (or
+    to) every entity of that name. The search reads the store through
+    :class:`~citeloop.knowledge.store.GraphStore` only, so it works on any store.
+
+    Args:
+        store: The graph.
+        source: Where paths start: a short name, ``Class.method``, or an entity id.
+        target: Where paths end, or ``None``.
+        max_hops: Longest path, in facts, 1..:data:`MAX_HOPS`.
+        limit: Most paths returned, 1..:data:`MAX_LIMIT`.
+
+    Returns:
+        Up to ``limit`` paths, best first; ``[]`` when the entities are not connected
+        within ``max_hops``.
+
+    Raises:
+        UnknownEntityError: ``source`` or ``target`` names no entity (with suggestions).
+        ConfigurationError: ``max_hops`` or ``limit`` out of range, or ``source`` and
+            ``target`` name the same entity.
+
+    Example:
+        >>> from citeloop.knowledge import Entity, EntityKind, Fact, MemoryGraphStore, RelationKind
+        >>> store = MemoryGraphStore(
+        ...     [Entity("m.a", EntityKind.FUNCTION, "a"), Entity("m.b", EntityKind.FUNCTION, "b")],
+        ...     [Fact("m.a", RelationKind.CALLS, "m.b")],
+        ... )
+        >>> [render_hops(path) for path in recall_paths(store, "a", "b")]
+        ['1. [f-ddbca7a3408e90b1] function a calls function b']
+    """
+    _check_bounds(max_hops, limit)
+    walker = _Walker(store)
+    sources = [entity.id for entity in resolve_entities(store, source)]
+    if target is None:
+        return _strongest(walker, sources, max_hops, limit)
+    targets = {entity.id for entity in resolve_entities(store, target)} - set(sources)
+    if not targets:
+        raise ConfigurationError(
+            f"source {source!r} and target {target!r} name the same entity; "
+            "name two different entities"
+        )
+    return _shortest(walker, sources, targets, max_hops, limit)
+
+
+def _shortest(
+    walker: _Walker, sources: list[str], targets: set[str], max_hops: int, limit: int
+) -> list[RetrievalPath]:
+    to_target = walker.distances(sorted(targets), max_hops - 1)
+    order = itertools.count()
+    queue: list[tuple[int, float, int, _Partial]] = []
+    for source in sources:
+        if source in to_target:
+            queue.append((to_target[source], -1.0, next(order), _Partial(source, (), 1.0)))
+    heapq.heapify(queue)
+    source_set = set(sources)
+    found: list[RetrievalPath] = []
+    while queue and len(found) < limit:
+        _, _, _, partial = heapq.heappop(queue)
+        if partial.end in targets:
+            found.append(_build(walker, partial))
+            continue
+        length = len(partial.steps) + 1
+        flow = partial.strength * FLOW_DECAY / len(walker.edges(partial.end))
+        for fact, other in walker.edges(partial.end):
+            remaining = to_target.get(other)
+            if (
+                remaining is None
+                or length + remaining > max_hops
+                or other in source_set
+                or partial.visits(other)
+            ):
+                continue
+            step = _Partial(partial.source, (*partial.steps, (fact, other)), flow)
+            heapq.heappush(queue, (length + remaining, -flow, next(order), step))
+    return found
+
+
+def _strongest(
+    walker: _Walker, sources: list[str], max_hops: int, limit: int
+) -> list[RetrievalPath]:
+    order = itertools.count()
+    queue = [(-1.0, next(order), _Partial(source, (), 1.0)) for source in sources]
+    source_set = set(sources)
+    full: list[RetrievalPath] = []
+    dead_ends: list[tuple[float, int, RetrievalPath]] = []
+    while queue and len(full) < limit:
+        _, _, partial = heapq.heappop(queue)
+        if len(partial.steps) == max_hops:
+            full.append(_build(walker, partial))
+            continue
+        edges = walker.edges(partial.end)
+        open_edges = [
+            (fact, other)
+            for fact, other in edges
+            if other not in source_set and not partial.visits(other)
+        ]
+        if not open_edges:
+            if partial.steps:
+                dead_ends.append((-partial.strength, len(dead_ends), _build(walker, partial)))
+            continue
+        flow = partial.strength * FLOW_DECAY / len(edges)
+        for step in open_edges:
+            extended = _Partial(partial.source, (*partial.steps, step), flow)
+            heapq.heappush(queue, (-flow, next(order), extended))
+    dead_ends.sort(key=lambda item: item[:2])
+    return (full + [path for _, _, path in dead_ends])[:limit]
+
+
+def _build(walker: _Walker, partial: _Partial) -> RetrievalPath:
+    source = walker.entity(partial.source)
+    assert source is not None  # resolved before the search
+    hops = []
+    previous = partial.source
+    for fact, other in partial.steps:
+        entity = walker.entity(other)
+        assert entity is not None  # edges() keeps known entities only
+        hops.append(
+            PathHop(
+                EntityRef.of(entity),
+                fact.fact_id,
+                fact.provenance,
+                str(fact.relation),
+                forward=fact.subject == previous,
+            )
+        )
+        previous = other
+    return RetrievalPath(EntityRef.of(source), tuple(hops), partial.strength)
+
+
+class PathRecall:
+    """Mixin that gives a :class:`GraphStore` a :meth:`recall_paths` method."""
+
+    def recall_paths(
+        self: GraphStore,
+        source: str,
+        target: str | None = None,
+        *,
+        max_hops: int = 3,
+        limit: int = 5,
+    ) -> list[RetrievalPath]:
+        """See :func:`citeloop.knowledge.paths.recall_paths`."""
+        return recall_paths(self, source, target, max_hops=max_hops, limit=limit)
+
+
+__all__ = [
+    "FLOW_DECAY",
+    "MAX_HOPS",
+    "MAX_LIMIT",
+    "EntityRef",
+    "PathHop",
+    "PathRecall",
+    "RetrievalPath",
+    "UnknownEntityError",
+    "coerce_path",
+    "describe_hop",
+    "recall_paths",
+    "render_hops",
+    "resolve_entities",
+]
