@@ -6,28 +6,36 @@ Example:
     False
 """
 
-from citeloop.context import GroundedAnswerContext
+from citeloop.context import GroundedAnswerContext, VerbalizeContext
 from citeloop.errors import CiteloopError, ConfigurationError, SourceTreeError, ValidationError
 from citeloop.graphs.grounded_answer import build_grounded_answer_graph
+from citeloop.graphs.verbalize import build_verbalize_graph
 from citeloop.knowledge import (
     ContextEntity,
     ContextExpansion,
     ContextInjector,
     Entity,
     EntityKind,
+    EntityRef,
     Fact,
     GraphStore,
     IndexReport,
     InjectedContext,
     MemoryGraphStore,
+    PathHop,
     Provenance,
     RelationKind,
+    RetrievalPath,
     SqliteGraphStore,
     Tier,
+    UnknownEntityError,
     index_tree,
+    recall_paths,
 )
 from citeloop.models import ReplayChatModel, ReplayRecorder, resolve_chat_model
 from citeloop.validation import (
+    Critique,
+    FactIdCritic,
     GraphContextValidator,
     GraphValidationResult,
     build_retry_prompt,
@@ -40,9 +48,12 @@ __all__ = [
     "ContextEntity",
     "ContextExpansion",
     "ContextInjector",
+    "Critique",
     "Entity",
     "EntityKind",
+    "EntityRef",
     "Fact",
+    "FactIdCritic",
     "GraphContextValidator",
     "GraphStore",
     "GraphValidationResult",
@@ -50,17 +61,23 @@ __all__ = [
     "IndexReport",
     "InjectedContext",
     "MemoryGraphStore",
+    "PathHop",
     "Provenance",
     "RelationKind",
     "ReplayChatModel",
     "ReplayRecorder",
+    "RetrievalPath",
     "SourceTreeError",
     "SqliteGraphStore",
     "Tier",
+    "UnknownEntityError",
     "ValidationError",
+    "VerbalizeContext",
     "build_grounded_answer_graph",
     "build_retry_prompt",
+    "build_verbalize_graph",
     "index_tree",
     "parse_context_entities",
+    "recall_paths",
     "resolve_chat_model",
 ]

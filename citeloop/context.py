@@ -100,3 +100,55 @@ class GroundedAnswerContext:
             raise ConfigurationError(f"hops must be >= 0, got {self.hops}")
         if self.max_entities < 1:
             raise ConfigurationError(f"max_entities must be >= 1, got {self.max_entities}")
+
+
+MAX_ITERATIONS = 100
+"""Upper bound of ``max_iterations``."""
+
+MAX_PATH_HOPS = 256
+"""Upper bound of ``max_path_hops``: keeps the prompt bounded whatever path arrives."""
+
+
+@dataclass(kw_only=True)
+class VerbalizeContext:
+    """Runtime settings of the ``verbalize`` graph.
+
+    Pass as ``graph.invoke(inputs, context=VerbalizeContext(...))`` (or a dict of these
+    fields from LangGraph Studio / the server's run ``context``).
+    """
+
+    model: str = field(
+        default="openai:gpt-4o-mini",
+        metadata={
+            "description": "Chat model as 'provider:model' (resolved with init_chat_model) "
+            "or 'replay:PATH' (recorded turns). Ignored when the graph was built with a "
+            "chat model object."
+        },
+    )
+    max_iterations: int = field(
+        default=2,
+        metadata={
+            "description": "Critiques that may fail (1.."
+            f"{MAX_ITERATIONS}); the loop refines only while fewer have failed."
+        },
+    )
+    max_path_hops: int = field(
+        default=64,
+        metadata={
+            "description": f"Longest path accepted, in hops (1..{MAX_PATH_HOPS}); a longer "
+            "path is refused before any model call."
+        },
+    )
+
+    def __post_init__(self) -> None:
+        check_field_types(self)
+        if not 1 <= self.max_iterations <= MAX_ITERATIONS:
+            raise ConfigurationError(
+                f"max_iterations must be within 1..{MAX_ITERATIONS}, got {self.max_iterations}"
+                " (it counts the critiques that may fail, so 0 would never let a draft be"
+                " checked)"
+            )
+        if not 1 <= self.max_path_hops <= MAX_PATH_HOPS:
+            raise ConfigurationError(
+                f"max_path_hops must be within 1..{MAX_PATH_HOPS}, got {self.max_path_hops}"
+            )

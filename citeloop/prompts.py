@@ -36,3 +36,49 @@ Knowledge-graph context (widened since your last answer):
 </context>
 
 {payload_block}{feedback}"""
+
+VERBALIZE_SYSTEM_PROMPT = """\
+You explain how two things in a knowledge graph are connected, by turning a retrieval \
+path into a short causal narrative.
+Rules:
+- Use only the facts listed in the path. Do not invent entities, relations, or facts, \
+and do not add knowledge of your own.
+- Follow the path in order, one or two sentences per fact, stating each fact the way \
+round it is listed.
+- Mention the fact id of every fact verbatim, in square brackets, in the sentence that \
+uses it, e.g. [f-0123456789abcdef].
+- Reply with the narrative only."""
+
+VERBALIZE_DRAFT_PROMPT = """\
+{question_block}Retrieval path from {source} ({hop_count} facts):
+<path>
+{hops}
+</path>
+
+Write the narrative."""
+
+VERBALIZE_QUESTION_BLOCK = """\
+Question: {question}
+
+"""
+
+VERBALIZE_REFINE_PROMPT = """\
+{question_block}Retrieval path from {source} ({hop_count} facts):
+<path>
+{hops}
+</path>
+
+Your previous narrative:
+<draft>
+{draft}
+</draft>
+
+It was rejected:
+{feedback}
+
+Rewrite the narrative so that it fixes every point above, still using only the facts \
+of the path. Reply with the narrative only."""
+
+VERBALIZE_DRAFT_EXCERPT_NOTE = """\
+
+[draft cut here: {shown} of {total} characters shown]"""

@@ -26,7 +26,8 @@ from citeloop.knowledge import (
     InjectedContext,
     SqliteGraphStore,
 )
-from citeloop.models import is_transient_model_error, resolve_chat_model
+from citeloop.models import resolve_chat_model
+from citeloop.nodes.chat import model_failure
 from citeloop.prompts import (
     GROUNDED_ANSWER_PROMPT,
     GROUNDED_PAYLOAD_BLOCK,
@@ -103,11 +104,6 @@ def _context_update(injected: InjectedContext) -> dict[str, Any]:
 def _open_store(path: Path) -> SqliteGraphStore:
     """One read-only connection per graph file and process (safe across threads)."""
     return SqliteGraphStore(path, read_only=True)
-
-
-def _describe(exc: BaseException) -> str:
-    text = str(exc).strip()
-    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
 class GroundedAnswerNodes:
@@ -187,11 +183,7 @@ class GroundedAnswerNodes:
 
     def _model_failed(self, exc: Exception) -> dict[str, Any]:
         """End the run on a permanent error; re-raise a transient one for the retry policy."""
-        info = get_runtime().execution_info
-        attempt = info.node_attempt if info is not None else 1
-        if is_transient_model_error(exc) and attempt < self.max_model_attempts:
-            raise exc
-        return {"outcome": "error", "error": f"chat model failed: {_describe(exc)}"}
+        return {"outcome": "error", "error": model_failure(exc, self.max_model_attempts)}
 
     def call_model(self, state: State) -> dict[str, Any]:
         """Ask the chat model; a permanent error ends the run with outcome ``error``.

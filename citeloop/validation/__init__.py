@@ -2,7 +2,7 @@
 
 ``GraphContextValidator`` checks that an answer uses and cites the knowledge-graph
 context injected into its prompt; ``build_retry_prompt`` turns a failed result into the
-prompt that asks again.
+prompt that asks again. Critics (``FactIdCritic``) judge a narrative of a retrieval path.
 """
 
 from citeloop.validation.citation_section import (
@@ -11,6 +11,13 @@ from citeloop.validation.citation_section import (
     find_citation_section,
 )
 from citeloop.validation.context_text import ParsedEntity, parse_context_entities
+from citeloop.validation.critics import (
+    Critic,
+    Critique,
+    FactIdCritic,
+    mentions_fact_id,
+    missing_fact_ids,
+)
 from citeloop.validation.graph_context import (
     RETRY_PROMPT_HEADER,
     RETRY_PROMPT_TEMPLATE,
@@ -25,11 +32,16 @@ __all__ = [
     "RETRY_PROMPT_HEADER",
     "RETRY_PROMPT_TEMPLATE",
     "CitationSection",
+    "Critic",
+    "Critique",
+    "FactIdCritic",
     "GraphContextValidator",
     "GraphValidationResult",
     "NameScanner",
     "ParsedEntity",
     "build_retry_prompt",
     "find_citation_section",
+    "mentions_fact_id",
+    "missing_fact_ids",
     "parse_context_entities",
 ]

@@ -1,0 +1,94 @@
+"""The ``verbalize`` graph: turn a retrieval path into a narrative that cites its facts.
+
+::
+
+    draft -> critique -> END (passed | budget spent)
+                ^   |
+                |   v
+                refine
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.runnables import RunnableLambda
+from langgraph.graph import START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
+from langgraph.types import Checkpointer, RetryPolicy
+
+from citeloop.context import VerbalizeContext
+from citeloop.graphs.grounded_answer import DEFAULT_MODEL_RETRY
+from citeloop.nodes.verbalize import VerbalizeNodes, route_after_critique, route_after_model
+from citeloop.state.verbalize import InputState, OutputState, State
+from citeloop.validation.critics import Critic
+
+
+def build_verbalize_graph(
+    model: BaseChatModel | None = None,
+    *,
+    critics: Sequence[Critic] = (),
+    model_retry: RetryPolicy = DEFAULT_MODEL_RETRY,
+    checkpointer: Checkpointer = None,
+    name: str = "verbalize",
+) -> CompiledStateGraph:
+    """Build and compile the ``verbalize`` graph (critic/refiner loop over a path).
+
+    Budget semantics: ``VerbalizeContext.max_iterations`` (default 2) counts the
+    critiques that may fail; after a failed critique the loop refines only while
+    fewer than ``max_iterations`` have failed. With 2: a first draft that passes costs
+    1 model call (0 iterations used); passing after one refinement, 2 calls (1 used);
+    never passing, 2 calls (2 used, ``passed`` false). An empty path passes without a
+    model call.
+
+    Args:
+        model: A chat model; when ``None``, ``VerbalizeContext.model`` is resolved at
+            run time (one client per spec and process).
+        critics: Extra critics ``(narrative, path) -> Critique``, run after the default
+            :class:`~citeloop.validation.FactIdCritic` (every fact id mentioned,
+            boundary-aware); all must pass, and the feedback of those that fail is
+            combined into the refinement prompt.
+        model_retry: Retry policy of ``draft`` and ``refine`` for transient model errors.
+        checkpointer: Persists threads; the caller's choice (``None``: no persistence).
+        name: The compiled graph's name (shown in LangGraph Studio).
+
+    Returns:
+        The compiled graph: input ``InputState`` (``path``, ``question``), output
+        ``OutputState`` (``narrative``, ``verbalization``), context ``VerbalizeContext``.
+
+    Raises:
+        ConfigurationError: A critic that is not callable.
+
+    Example:
+        >>> from citeloop.knowledge import EntityRef, PathHop, RetrievalPath
+        >>> hop = PathHop(EntityRef("class", "B"), "f-1")
+        >>> path = RetrievalPath(EntityRef("class", "A"), (hop,))
+        >>> out = build_verbalize_graph().invoke(  # doctest: +SKIP
+        ...     {"path": path}, context={"model": "openai:gpt-4o-mini"}
+        ... )
+        >>> out["verbalization"]["passed"]  # doctest: +SKIP
+        True
+    """
+    nodes = VerbalizeNodes(model, critics, max_model_attempts=model_retry.max_attempts)
+    builder = StateGraph(
+        State,
+        input_schema=InputState,
+        output_schema=OutputState,
+        context_schema=VerbalizeContext,
+    )
+    # Both a sync and an async body, so `invoke` works and `ainvoke` never blocks the loop.
+    draft = RunnableLambda(nodes.draft, afunc=nodes.adraft, name="draft")
+    refine = RunnableLambda(nodes.refine, afunc=nodes.arefine, name="refine")
+    builder.add_node("draft", draft, retry_policy=model_retry)
+    builder.add_node("critique", nodes.critique)
+    builder.add_node("refine", refine, retry_policy=model_retry)
+    builder.add_edge(START, "draft")
+    builder.add_conditional_edges("draft", route_after_model)
+    builder.add_conditional_edges("critique", route_after_critique)
+    builder.add_conditional_edges("refine", route_after_model)
+    return builder.compile(checkpointer=checkpointer, name=name)
+
+
+graph = build_verbalize_graph()
+"""The graph registered in ``langgraph.json`` (the model comes from the context)."""

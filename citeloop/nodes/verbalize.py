@@ -1,0 +1,264 @@
+"""Nodes and routers of the ``verbalize`` graph (draft, critique, refine).
+
+The nodes need what the runtime context cannot carry as JSON — an optional chat model
+object and the caller's critics — so they are methods of :class:`VerbalizeNodes`, built
+once per compiled graph. Routers are pure functions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Literal
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
+from langchain_core.runnables import RunnableConfig
+from langgraph.graph import END
+from langgraph.runtime import Runtime, get_runtime
+
+from citeloop.context import VerbalizeContext
+from citeloop.errors import ConfigurationError
+from citeloop.knowledge import RetrievalPath, render_hops
+from citeloop.knowledge.paths import coerce_path
+from citeloop.models import resolve_chat_model
+from citeloop.nodes.chat import model_failure
+from citeloop.prompts import (
+    VERBALIZE_DRAFT_EXCERPT_NOTE,
+    VERBALIZE_DRAFT_PROMPT,
+    VERBALIZE_QUESTION_BLOCK,
+    VERBALIZE_REFINE_PROMPT,
+    VERBALIZE_SYSTEM_PROMPT,
+)
+from citeloop.state.verbalize import State, VerbalizationReport
+from citeloop.validation.critics import Critic, FactIdCritic, missing_fact_ids, run_critics
+
+MAX_DRAFT_CHARS = 8_000
+"""Characters of the previous narrative quoted in a refinement prompt (the rest is cut,
+and the prompt says so), so a runaway answer cannot grow the next prompt."""
+
+
+def settings(runtime: Runtime[VerbalizeContext]) -> VerbalizeContext:
+    """The run's context, or the defaults when the caller passed none."""
+    return runtime.context if runtime.context is not None else VerbalizeContext()
+
+
+def path_of(state: State) -> RetrievalPath:
+    """The state's path as a :class:`RetrievalPath`.
+
+    Raises:
+        ConfigurationError: No path, or one that is not a path or its JSON form.
+    """
+    if state.get("path") is None:
+        raise ConfigurationError(
+            "verbalize needs a path: pass {'path': RetrievalPath} or its to_dict() form"
+        )
+    return coerce_path(state["path"])
+
+
+def supersteps_needed(max_iterations: int) -> int:
+    """The recursion limit a run needs: draft and critique, refine and critique per
+    further iteration, and the step that ends."""
+    return 2 * max_iterations + 1
+
+
+def _question_block(state: State) -> str:
+    question = state.get("question")
+    if question is not None and not isinstance(question, str):
+        raise ConfigurationError(f"question must be a string, got {type(question).__name__}")
+    return VERBALIZE_QUESTION_BLOCK.format(question=question.strip()) if question else ""
+
+
+def _excerpt(text: str) -> str:
+    if len(text) <= MAX_DRAFT_CHARS:
+        return text
+    return text[:MAX_DRAFT_CHARS] + VERBALIZE_DRAFT_EXCERPT_NOTE.format(
+        shown=MAX_DRAFT_CHARS, total=len(text)
+    )
+
+
+def _report(
+    state: State, ctx: VerbalizeContext, path: RetrievalPath, **fields: Any
+) -> VerbalizationReport:
+    report: VerbalizationReport = {
+        "passed": False,
+        "iterations_used": state.get("iterations_used", 0),
+        "max_iterations": ctx.max_iterations,
+        "hops": len(path),
+        "missing_fact_ids": missing_fact_ids(state.get("narrative", ""), path.fact_ids),
+        "feedback": "",
+        "model_calls": state.get("model_calls", 0),
+        "error": "",
+    }
+    report.update(fields)  # type: ignore[typeddict-item]
+    return report
+
+
+class VerbalizeNodes:
+    """The nodes of one compiled ``verbalize`` graph.
+
+    Args:
+        model: A chat model that overrides ``VerbalizeContext.model``, or ``None``.
+        critics: Critics run after the default :class:`FactIdCritic`; all must pass.
+        max_model_attempts: The model nodes' retry policy's ``max_attempts``; on the last
+            attempt a transient error ends the run instead of being raised for a retry.
+    """
+
+    def __init__(
+        self,
+        model: BaseChatModel | None = None,
+        critics: Sequence[Critic] = (),
+        *,
+        max_model_attempts: int = 1,
+    ) -> None:
+        for critic in critics:
+            if not callable(critic):
+                raise ConfigurationError(
+                    f"critics must be callables (narrative, path) -> Critique, got {critic!r}"
+                )
+        self.model = model
+        self.critics: tuple[Critic, ...] = (FactIdCritic(), *critics)
+        self.max_model_attempts = max_model_attempts
+
+    def _chat_model(self, ctx: VerbalizeContext) -> BaseChatModel:
+        return self.model or resolve_chat_model(ctx.model)
+
+    def _draft_request(
+        self, state: State, config: RunnableConfig
+    ) -> tuple[dict[str, Any], list[BaseMessage] | None]:
+        """Check everything before any model call; the reset state and the messages
+        (``None`` for an empty path, which needs no model)."""
+        ctx = settings(get_runtime())
+        path = path_of(state)
+        if len(path) > ctx.max_path_hops:
+            raise ConfigurationError(
+                f"the path has {len(path)} hops; verbalize accepts at most max_path_hops="
+                f"{ctx.max_path_hops}. Split the path, or raise max_path_hops in the context "
+                "(a narrative of hundreds of facts is rarely what a reader wants)"
+            )
+        limit = config.get("recursion_limit")
+        if limit is not None and limit < supersteps_needed(ctx.max_iterations):
+            raise ConfigurationError(
+                f"max_iterations={ctx.max_iterations} needs a recursion_limit of at least "
+                f"{supersteps_needed(ctx.max_iterations)}, got {limit}; raise it or lower "
+                "max_iterations"
+            )
+        question_block = _question_block(state)
+        reset = {"path": path.to_dict(), "iterations_used": 0, "model_calls": 0, "error": ""}
+        if not path.hops:
+            return reset, None
+        self._chat_model(ctx)  # a bad model spec fails here, before any call
+        prompt = VERBALIZE_DRAFT_PROMPT.format(
+            question_block=question_block,
+            source=path.source.label(),
+            hop_count=len(path),
+            hops=render_hops(path),
+        )
+        return reset, [SystemMessage(VERBALIZE_SYSTEM_PROMPT), HumanMessage(prompt)]
+
+    def _refine_messages(self, state: State) -> list[BaseMessage]:
+        path = path_of(state)
+        prompt = VERBALIZE_REFINE_PROMPT.format(
+            question_block=_question_block(state),
+            source=path.source.label(),
+            hop_count=len(path),
+            hops=render_hops(path),
+            draft=_excerpt(state.get("narrative", "")),
+            feedback=state["verbalization"]["feedback"],
+        )
+        return [SystemMessage(VERBALIZE_SYSTEM_PROMPT), HumanMessage(prompt)]
+
+    def _failed(self, state: State, exc: Exception, calls: int) -> dict[str, Any]:
+        error = model_failure(exc, self.max_model_attempts)
+        ctx = settings(get_runtime())
+        failed = {**state, "model_calls": calls}
+        return {
+            "error": error,
+            "model_calls": calls,
+            "verbalization": _report(failed, ctx, path_of(state), error=error),
+        }
+
+    def draft(self, state: State, config: RunnableConfig) -> dict[str, Any]:
+        """Write the first narrative of the path.
+
+        An empty path needs no model: the narrative is ``""``. Sync variant; :meth:`adraft`
+        serves ``ainvoke``/``astream``.
+
+        Raises:
+            ConfigurationError: No path, or a malformed one; a path longer than
+                ``max_path_hops``; a question that is not a string; a model spec that
+                cannot be resolved; or a recursion limit too small for
+                ``max_iterations``. All before any model call.
+        """
+        reset, messages = self._draft_request(state, config)
+        if messages is None:
+            return {**reset, "narrative": ""}
+        try:
+            response = self._chat_model(settings(get_runtime())).invoke(messages)
+        except Exception as exc:
+            return {**reset, **self._failed({**state, **reset}, exc, 0)}
+        return {**reset, "narrative": response.text, "model_calls": 1}
+
+    async def adraft(self, state: State, config: RunnableConfig) -> dict[str, Any]:
+        """Async variant of :meth:`draft` (no blocking call on the event loop)."""
+        reset, messages = self._draft_request(state, config)
+        if messages is None:
+            return {**reset, "narrative": ""}
+        try:
+            response = await self._chat_model(settings(get_runtime())).ainvoke(messages)
+        except Exception as exc:
+            return {**reset, **self._failed({**state, **reset}, exc, 0)}
+        return {**reset, "narrative": response.text, "model_calls": 1}
+
+    def critique(self, state: State, runtime: Runtime[VerbalizeContext]) -> dict[str, Any]:
+        """Run every critic on the narrative; count a failure against the budget.
+
+        An empty path passes at once (it has nothing to mention).
+        """
+        ctx = settings(runtime)
+        path = path_of(state)
+        if not path.hops:
+            return {"verbalization": _report(state, ctx, path, passed=True)}
+        passed, feedback = run_critics(self.critics, state.get("narrative", ""), path)
+        used = state.get("iterations_used", 0) + (0 if passed else 1)
+        report = _report(state, ctx, path, passed=passed, iterations_used=used, feedback=feedback)
+        return {"iterations_used": used, "verbalization": report}
+
+    def refine(self, state: State) -> dict[str, Any]:
+        """Re-prompt with the hops, the previous narrative and the critique. Sync
+        variant; :meth:`arefine` serves ``ainvoke``/``astream``."""
+        calls = state.get("model_calls", 0)
+        try:
+            response = self._chat_model(settings(get_runtime())).invoke(
+                self._refine_messages(state)
+            )
+        except Exception as exc:
+            return self._failed(state, exc, calls)
+        return {"narrative": response.text, "model_calls": calls + 1}
+
+    async def arefine(self, state: State) -> dict[str, Any]:
+        """Async variant of :meth:`refine`."""
+        calls = state.get("model_calls", 0)
+        try:
+            response = await self._chat_model(settings(get_runtime())).ainvoke(
+                self._refine_messages(state)
+            )
+        except Exception as exc:
+            return self._failed(state, exc, calls)
+        return {"narrative": response.text, "model_calls": calls + 1}
+
+
+def route_after_model(state: State) -> Literal["critique", "__end__"]:
+    """End when the chat model failed; otherwise critique the narrative."""
+    return END if state.get("error") else "critique"
+
+
+def route_after_critique(
+    state: State, runtime: Runtime[VerbalizeContext]
+) -> Literal["refine", "__end__"]:
+    """End on pass; refine while fewer than ``max_iterations`` critiques have failed;
+    otherwise end. This edge is what bounds the loop (never the recursion limit)."""
+    if state["verbalization"]["passed"]:
+        return END
+    if state["iterations_used"] < settings(runtime).max_iterations:
+        return "refine"
+    return END
