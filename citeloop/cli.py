@@ -1,9 +1,11 @@
 """The ``citeloop`` command.
 
-Exit codes: 0 success (``check``/``run``: the answer passed); 1 the answer failed
-(``check``) or the retry budget was spent (``run``, outcome ``exhausted``); 2 a usage,
-input or configuration error, or a run that ended with outcome ``error`` (the message
-names the input and the fix); 3 an unexpected internal error.
+Exit codes: 0 success (``check``/``run``/``explain``: the answer or narrative passed);
+1 the answer failed (``check``), the retry budget was spent (``run``, outcome
+``exhausted``; ``explain``, a narrative that never passed its critics), or no path
+connects the entities (``explain``); 2 a usage, input or configuration error, or a run
+that ended with a model error (the message names the input and the fix); 3 an
+unexpected internal error.
 """
 
 from __future__ import annotations
@@ -18,11 +20,20 @@ from typing import Any, NoReturn
 
 from tqdm import tqdm
 
-from citeloop.context import GroundedAnswerContext
+from citeloop.context import GroundedAnswerContext, VerbalizeContext
 from citeloop.errors import CiteloopError
 from citeloop.graphs.grounded_answer import build_grounded_answer_graph
-from citeloop.knowledge import ContextInjector, SqliteGraphStore, check_root, index_tree
+from citeloop.graphs.verbalize import build_verbalize_graph
+from citeloop.knowledge import (
+    ContextInjector,
+    SqliteGraphStore,
+    check_root,
+    index_tree,
+    recall_paths,
+    render_hops,
+)
 from citeloop.knowledge.indexer import DEFAULT_MAX_FILE_BYTES
+from citeloop.knowledge.paths import MAX_HOPS
 from citeloop.models import ReplayRecorder
 from citeloop.state.grounded_answer import OutputState
 from citeloop.validation import GraphContextValidator
@@ -196,6 +207,11 @@ def _describe_update(node: str, update: dict[str, Any]) -> str:
     if node == "validate":
         report = update["report"]
         return "passed" if report["passed"] else "; ".join(report["reasons"]) or "failed"
+    if node in ("draft", "refine"):
+        return "failed" if update.get("error") else f"{len(update.get('narrative', ''))} chars"
+    if node == "critique":
+        report = update["verbalization"]
+        return "passed" if report["passed"] else report["feedback"].replace("\n", " ")
     return ""
 
 
@@ -205,16 +221,24 @@ async def _run_graph(args: argparse.Namespace) -> dict[str, Any]:
     inputs: dict[str, Any] = {"task": args.task}
     if args.payload:
         inputs["payload"] = _read_text(args.payload, "payload")
-    config: dict[str, Any] = {}
-    if args.record:
-        try:  # fail before the run, not in a callback after it
-            Path(args.record).open("a", encoding="utf-8").close()
-        except OSError as exc:
-            raise UsageError(
-                f"cannot write --record file {args.record!r}: {exc.strerror}"
-            ) from None
-        config["callbacks"] = [ReplayRecorder(args.record)]
     graph = build_grounded_answer_graph()
+    return await _stream(graph, inputs, _run_config(args), context)
+
+
+def _run_config(args: argparse.Namespace) -> dict[str, Any]:
+    """The run's config: a replay recorder with ``--record``."""
+    if not args.record:
+        return {}
+    try:  # fail before the run, not in a callback after it
+        Path(args.record).open("a", encoding="utf-8").close()
+    except OSError as exc:
+        raise UsageError(f"cannot write --record file {args.record!r}: {exc.strerror}") from None
+    return {"callbacks": [ReplayRecorder(args.record)]}
+
+
+async def _stream(graph: Any, inputs: Any, config: Any, context: Any) -> dict[str, Any]:
+    """Run ``graph``, printing one progress line per node update to stderr; the final
+    state (all keys, internal ones included)."""
     final: dict[str, Any] = {}
     async for mode, chunk in graph.astream(
         inputs, config, context=context, stream_mode=["updates", "values"]
@@ -252,6 +276,53 @@ def cmd_run(args: argparse.Namespace) -> int:
     return _RUN_EXIT.get(outcome, EXIT_USAGE)
 
 
+def cmd_explain(args: argparse.Namespace) -> int:
+    with _open_graph(args.db) as store:
+        paths = recall_paths(store, args.source, args.target, max_hops=args.max_hops)
+    if not paths:
+        between = f"{args.source!r} and {args.target!r}" if args.target else f"{args.source!r}"
+        print(
+            f"citeloop: no path connects {between} within {args.max_hops} hops; "
+            f"try a larger --max-hops (at most {MAX_HOPS})",
+            file=sys.stderr,
+        )
+        return EXIT_FAILED
+    path = paths[0]
+    context = VerbalizeContext(model=args.model, max_iterations=args.max_iterations)
+    inputs = {"path": path, "question": _question(args)}
+    final = asyncio.run(_stream(build_verbalize_graph(), inputs, _run_config(args), context))
+    report = final["verbalization"]
+    if args.json:
+        _print_json(
+            {
+                "path": path.to_dict(),
+                "paths_found": len(paths),
+                "narrative": final.get("narrative", ""),
+                "verbalization": report,
+            }
+        )
+    elif not report["error"]:
+        print(f"Path ({len(path)} hops, {len(paths)} found):\n{render_hops(path)}\n")
+        print(final.get("narrative", ""))
+        print(
+            f"\npassed: {str(report['passed']).lower()}; iterations used: "
+            f"{report['iterations_used']} of {report['max_iterations']}; "
+            f"model calls: {report['model_calls']}"
+        )
+        if report["missing_fact_ids"]:
+            print(f"missing fact ids: {', '.join(report['missing_fact_ids'])}")
+    if report["error"]:
+        print(f"citeloop: error: {report['error']}", file=sys.stderr)
+        return EXIT_USAGE
+    return EXIT_OK if report["passed"] else EXIT_FAILED
+
+
+def _question(args: argparse.Namespace) -> str:
+    if args.target:
+        return f"How is {args.source} connected to {args.target}?"
+    return f"How is {args.source} connected to the rest of the code base?"
+
+
 def _threshold(value: str) -> float:
     try:
         number = float(value)
@@ -278,6 +349,13 @@ def _non_negative(value: str) -> int:
 
 def _positive(value: str) -> int:
     return _integer(value, 1)
+
+
+def _hops(value: str) -> int:
+    number = _integer(value, 1)
+    if number > MAX_HOPS:
+        raise argparse.ArgumentTypeError(f"must be <= {MAX_HOPS}, got {value}")
+    return number
 
 
 def _text(value: str) -> str:
@@ -330,6 +408,27 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--record", help="append the model's turns to this replay JSONL file")
     run.add_argument("--json", action="store_true", help="print the output state as JSON")
     run.set_defaults(func=cmd_run)
+
+    explain = sub.add_parser(
+        "explain", help="find how entities are connected and narrate the best path"
+    )
+    explain.add_argument("--db", required=True, help="SQLite graph from `citeloop index`")
+    explain.add_argument(
+        "--from", dest="source", required=True, type=_text, help="entity the path starts at"
+    )
+    explain.add_argument(
+        "--to", dest="target", type=_text, help="entity the path ends at (default: strongest)"
+    )
+    explain.add_argument("--model", required=True, help="'provider:model' or 'replay:PATH'")
+    explain.add_argument(
+        "--max-hops", type=_hops, default=3, help=f"longest path (1..{MAX_HOPS}, default 3)"
+    )
+    explain.add_argument(
+        "--max-iterations", type=_positive, default=2, help="critiques that may fail (default 2)"
+    )
+    explain.add_argument("--record", help="append the model's turns to this replay JSONL file")
+    explain.add_argument("--json", action="store_true", help="print path and result as JSON")
+    explain.set_defaults(func=cmd_explain)
     return parser
 
 

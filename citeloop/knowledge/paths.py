@@ -457,12 +457,16 @@ def recall_paths(
 def _shortest(
     walker: _Walker, sources: list[str], targets: set[str], max_hops: int, limit: int
 ) -> list[RetrievalPath]:
+    # Hop distances to the targets, for every entity a path can pass through (depth
+    # max_hops - 1); a source one hop further is measured through its neighbours.
     to_target = walker.distances(sorted(targets), max_hops - 1)
     order = itertools.count()
     queue: list[tuple[int, float, int, _Partial]] = []
     for source in sources:
-        if source in to_target:
-            queue.append((to_target[source], -1.0, next(order), _Partial(source, (), 1.0)))
+        reach = [to_target[other] + 1 for _, other in walker.edges(source) if other in to_target]
+        distance = to_target.get(source, min(reach, default=max_hops + 1))
+        if distance <= max_hops:
+            queue.append((distance, -1.0, next(order), _Partial(source, (), 1.0)))
     heapq.heapify(queue)
     source_set = set(sources)
     found: list[RetrievalPath] = []
