@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from citeloop.cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE, main
+from citeloop.knowledge import SqliteGraphStore
 
 TASK = "How does Circle compute its area?"
 
@@ -284,3 +285,64 @@ def test_an_empty_graph_is_a_usage_error(tmp_path, capsys):
     assert code == EXIT_OK and "no Python file" in err
     code, _, err = run(capsys, "context", "--db", str(tmp_path / "g.db"), "--task", TASK)
     assert code == EXIT_USAGE and "is empty" in err
+
+
+def _replay(tmp_path: Path, *turns: str) -> str:
+    replay = tmp_path / "turns.jsonl"
+    replay.write_text("".join(json.dumps({"content": t}) + "\n" for t in turns), encoding="utf-8")
+    return f"replay:{replay}"
+
+
+def test_explain_narrates_the_shortest_path_with_a_replay_model(db, tmp_path, capsys):
+    with SqliteGraphStore(db, read_only=True) as store:
+        best = store.recall_paths("Kreis", "Shape")[0]
+    narrative = " ".join(f"[{fact_id}]" for fact_id in best.fact_ids)
+    model = _replay(tmp_path, "Kreis is a kind of Shape.", narrative)
+    argv = ["explain", "--db", str(db), "--from", "Kreis", "--to", "Shape", "--model", model]
+    code, out, err = run(capsys, *argv, "--json")
+    assert code == EXIT_OK
+    result = json.loads(out)
+    assert result["path"] == best.to_dict()
+    assert result["narrative"] == narrative
+    assert result["verbalization"]["passed"] is True
+    assert result["verbalization"]["iterations_used"] == 1
+    assert result["verbalization"]["model_calls"] == 2
+    for node in ("draft", "critique", "refine"):
+        assert f"> {node}" in err
+
+
+def test_explain_prints_path_narrative_and_verdict(db, tmp_path, capsys):
+    model = _replay(tmp_path, "No ids here.", "Still none.")
+    code, out, _ = run(
+        capsys, "explain", "--db", str(db), "--from", "Circle", "--to", "Shape", "--model", model
+    )
+    assert code == EXIT_FAILED  # the narrative never mentioned the fact ids
+    assert "class Circle inherits class Shape" in out
+    assert "Still none." in out
+    assert "passed: false; iterations used: 2 of 2; model calls: 2" in out
+    assert "missing fact ids: f-" in out
+
+
+def test_explain_with_an_unknown_name_suggests_close_ones(db, capsys):
+    code, out, err = run(
+        capsys, "explain", "--db", str(db), "--from", "Circel", "--model", "replay:x.jsonl"
+    )
+    assert code == EXIT_USAGE
+    assert "'Circle'" in err and "Traceback" not in err
+    assert out == ""
+
+
+def test_explain_without_a_path_exits_1_and_says_why(db, capsys):
+    argv = ["--db", str(db), "--from", "Kreis", "--to", "Shape", "--max-hops", "1"]
+    code, out, err = run(capsys, "explain", *argv, "--model", "replay:x.jsonl")
+    assert code == EXIT_FAILED
+    assert "no path connects 'Kreis' and 'Shape' within 1 hops" in err
+    assert out == ""
+
+
+@pytest.mark.parametrize("hops", ["0", "11", "three"])
+def test_explain_refuses_max_hops_out_of_range(db, capsys, hops):
+    argv = ["--db", str(db), "--from", "Circle", "--model", "m", "--max-hops", hops]
+    code, _, err = run(capsys, "explain", *argv)
+    assert code == EXIT_USAGE
+    assert "--max-hops" in err
