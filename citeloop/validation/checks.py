@@ -1,0 +1,168 @@
+"""``Check``: any validator behind one signature, ``check(text) -> CheckOutcome``.
+
+A check is a small frozen callable with a name, a failure policy and a readable
+``repr`` (the shape of ``attrs.validators``). Its outcome is structured — each problem
+with what was expected and how to fix it — so that a retry prompt can be built from it
+without parsing messages. The failure policies are the vocabulary of Guardrails'
+``OnFailAction`` (https://www.guardrailsai.com/docs/concepts/validator_on_fail_actions).
+
+Example:
+    >>> def no_todo(text: str) -> CheckOutcome:
+    ...     if "TODO" not in text:
+    ...         return CheckOutcome("no_todo", True)
+    ...     problem = Problem("the answer contains TODO", "finished text", "finish it")
+    ...     return CheckOutcome("no_todo", False, (problem,), fixed=text.replace("TODO", ""))
+    >>> check = Check("no_todo", no_todo, on_fail="fix")
+    >>> check
+    Check('no_todo', on_fail='fix')
+    >>> check("Done. TODO").fixed
+    'Done. '
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from citeloop.errors import ConfigurationError, ValidationError
+
+
+class OnFail(StrEnum):
+    """What a guarded loop does when a check fails (Guardrails' ``OnFailAction`` names)."""
+
+    REASK = "reask"
+    """Ask the model again, with the problems in the prompt."""
+    FIX = "fix"
+    """Use the check's fixed text; a check that offers none stays failed."""
+    FIX_REASK = "fix_reask"
+    """Use the fixed text if it passes the check; otherwise ask again."""
+    EXCEPTION = "exception"
+    """Raise :class:`citeloop.ValidationError` with the problems."""
+    NOOP = "noop"
+    """Record the failure and go on; the output is returned as it is."""
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """One thing wrong with an output.
+
+    Attributes:
+        message: What is wrong, e.g. ``"no JSON value found"``.
+        expected: The shape the output should have, e.g. ``"a JSON object"``.
+        fix: How to fix it, as an instruction to the model.
+        details: Structured details (a JSON path, a position, ...), JSON-ready.
+    """
+
+    message: str
+    expected: str = ""
+    fix: str = ""
+    details: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "message": self.message,
+            "expected": self.expected,
+            "fix": self.fix,
+            "details": dict(self.details),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class CheckOutcome:
+    """What a check found.
+
+    Attributes:
+        name: The check's name.
+        passed: Whether the output is acceptable.
+        problems: Why not (empty when passed).
+        fixed: A corrected output, when the check can make one; else ``None``.
+        value: A parsed value the check produced (e.g. the JSON it extracted), or ``None``.
+    """
+
+    name: str
+    passed: bool
+    problems: tuple[Problem, ...] = ()
+    fixed: str | None = None
+    value: Any = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready (``value`` is left out: it may not be JSON)."""
+        return {
+            "name": self.name,
+            "passed": self.passed,
+            "problems": [problem.to_dict() for problem in self.problems],
+            "fixed": self.fixed,
+        }
+
+
+def failed(name: str, problems: list[Problem] | tuple[Problem, ...], **kwargs: Any) -> CheckOutcome:
+    """A failed :class:`CheckOutcome` (a shorthand for check functions)."""
+    return CheckOutcome(name, False, tuple(problems), **kwargs)
+
+
+@dataclass(frozen=True, slots=True)
+class Check:
+    """A named validator with a failure policy: ``check(text) -> CheckOutcome``.
+
+    Args:
+        name: Shown in outcomes, reports and retry prompts.
+        func: ``(text) -> CheckOutcome``; it must not raise on odd text (a
+            :class:`citeloop.ValidationError` it raises becomes a failed outcome).
+        on_fail: An :class:`OnFail` policy or its value (default ``"reask"``).
+
+    Raises:
+        ConfigurationError: An unknown policy, an empty name, or a ``func`` that is not
+            callable.
+    """
+
+    name: str
+    func: Callable[[str], CheckOutcome] = field(repr=False)
+    on_fail: OnFail = OnFail.REASK
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not self.name.strip():
+            raise ConfigurationError(f"a check needs a non-empty name, got {self.name!r}")
+        if not callable(self.func):
+            raise ConfigurationError(f"check {self.name!r}: func must be callable")
+        try:
+            object.__setattr__(self, "on_fail", OnFail(self.on_fail))
+        except ValueError:
+            choices = ", ".join(policy.value for policy in OnFail)
+            raise ConfigurationError(
+                f"check {self.name!r}: on_fail must be one of {choices}; got {self.on_fail!r}"
+            ) from None
+
+    def __repr__(self) -> str:
+        return f"Check({self.name!r}, on_fail={self.on_fail.value!r})"
+
+    def __call__(self, text: str) -> CheckOutcome:
+        try:
+            outcome = self.func(text)
+        except ValidationError as exc:
+            details = {"reason": str(exc), **exc.details}
+            return failed(self.name, [Problem(str(exc), details=_json_ready(details))])
+        if not isinstance(outcome, CheckOutcome):
+            raise TypeError(
+                f"check {self.name!r} returned {type(outcome).__name__}; "
+                "a check function must return a CheckOutcome"
+            )
+        return outcome if outcome.name == self.name else _renamed(outcome, self.name)
+
+    def with_policy(self, on_fail: OnFail | str) -> Check:
+        """The same check with another failure policy."""
+        return Check(self.name, self.func, OnFail(on_fail))
+
+
+def _renamed(outcome: CheckOutcome, name: str) -> CheckOutcome:
+    return CheckOutcome(name, outcome.passed, outcome.problems, outcome.fixed, outcome.value)
+
+
+def _json_ready(details: Mapping[str, Any]) -> dict[str, Any]:
+    ready: dict[str, Any] = {}
+    for key, value in details.items():
+        ready[key] = (
+            value if isinstance(value, str | int | float | bool | type(None)) else str(value)
+        )
+    return ready
