@@ -195,8 +195,12 @@ class RetrievalPath:
                 )
             )
         strength = data.get("strength", 1.0)
-        if isinstance(strength, bool) or not isinstance(strength, int | float):
-            raise ConfigurationError(f"path.strength must be a number, got {strength!r}")
+        if (
+            isinstance(strength, bool)
+            or not isinstance(strength, int | float)
+            or not 0.0 < strength <= 1.0
+        ):
+            raise ConfigurationError(f"path.strength must be a number in (0, 1], got {strength!r}")
         return cls(_ref_from(data.get("source"), "path.source"), tuple(hops), float(strength))
 
 
@@ -205,8 +209,10 @@ def _ref_dict(ref: EntityRef) -> dict[str, str]:
 
 
 def _string(value: Any, where: str, *, required: bool = False) -> str:
-    if not isinstance(value, str) or (required and not value.strip()):
+    if required and (not isinstance(value, str) or not value.strip()):
         raise ConfigurationError(f"{where} must be a non-empty string, got {value!r}")
+    if not isinstance(value, str):
+        raise ConfigurationError(f"{where} must be a string, got {value!r}")
     return value
 
 
@@ -230,19 +236,28 @@ def _ref_from(value: Any, where: str) -> EntityRef:
     )
 
 
+def _line(value: Any, where: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise ConfigurationError(f"{where} must be a line number >= 1, got {value!r}")
+    return value
+
+
 def _provenance_from(value: Any, where: str) -> Provenance:
-    try:
-        return Provenance(
-            _string(value["path"], f"{where}.path", required=True),
-            int(value["start_line"]),
-            int(value.get("end_line", value["start_line"])),
-            str(value.get("digest", "")),
-        )
-    except (KeyError, TypeError, ValueError) as exc:
+    if not isinstance(value, Mapping):
         raise ConfigurationError(
             f"{where} must be an object with 'path' and 'start_line' (and 'end_line', "
-            f"'digest'), got {value!r}"
-        ) from exc
+            f"'digest'), or null; got {value!r}"
+        )
+    start = _line(value.get("start_line"), f"{where}.start_line")
+    end = _line(value.get("end_line", start), f"{where}.end_line")
+    if end < start:
+        raise ConfigurationError(f"{where}.end_line {end} is before start_line {start}")
+    return Provenance(
+        _string(value.get("path"), f"{where}.path", required=True),
+        start,
+        end,
+        _string(value.get("digest", ""), f"{where}.digest"),
+    )
 
 
 def coerce_path(value: RetrievalPath | Mapping[str, Any]) -> RetrievalPath:
@@ -308,7 +323,7 @@ def resolve_entities(store: GraphStore, name: str) -> list[Entity]:
     if found:
         return found
     suggestions = _close_names(store, name)
-    hint = f"; did you mean {', '.join(map(repr, suggestions))}?" if suggestions else ""
+    hint = f"; did you mean {', '.join(map(repr, suggestions))}?" if suggestions else "."
     raise UnknownEntityError(
         f"no entity named {name!r} in the knowledge graph{hint} Give a short name "
         "('compile'), a dotted 'Class.method', or a qualified id ('pkg.mod.Class.method').",
@@ -318,14 +333,21 @@ def resolve_entities(store: GraphStore, name: str) -> list[Entity]:
 
 
 def _close_names(store: GraphStore, name: str) -> list[str]:
+    """Up to five names close to ``name`` that resolve (unresolved call targets share
+    the name set, so candidates are checked one by one)."""
     if len(name) > _MAX_SUGGEST_LENGTH:
         return []
-    names = [known for known in store.names() if not known.startswith("?")]
-    suggestions = difflib.get_close_matches(name, names, n=_SUGGESTIONS)
+    names = list(store.names())
+    candidates = difflib.get_close_matches(name, names, n=3 * _SUGGESTIONS)
     last = name.rpartition(".")[2]
     if last != name:
-        suggestions += difflib.get_close_matches(last, names, n=_SUGGESTIONS)
-    return list(dict.fromkeys(suggestions))[:_SUGGESTIONS]
+        candidates += difflib.get_close_matches(last, names, n=3 * _SUGGESTIONS)
+    suggestions = [
+        candidate
+        for candidate in dict.fromkeys(candidates)
+        if candidate != name and any(entity.resolved for entity in store.entities_named(candidate))
+    ]
+    return suggestions[:_SUGGESTIONS]
 
 
 class _Walker:
@@ -445,8 +467,14 @@ def recall_paths(
     sources = [entity.id for entity in resolve_entities(store, source)]
     if target is None:
         return _strongest(walker, sources, max_hops, limit)
-    targets = {entity.id for entity in resolve_entities(store, target)} - set(sources)
-    if not targets:
+    targets = {entity.id for entity in resolve_entities(store, target)}
+    # An ambiguous name may share entities with the other one: drop the shared ones
+    # from the side that keeps some ("area" -> "Circle.area" searches from Shape.area).
+    if targets - set(sources):
+        targets -= set(sources)
+    else:
+        sources = [entity_id for entity_id in sources if entity_id not in targets]
+    if not sources:
         raise ConfigurationError(
             f"source {source!r} and target {target!r} name the same entity; "
             "name two different entities"
