@@ -173,7 +173,15 @@ class GroundedAnswerNodes:
         prompt = GROUNDED_ANSWER_PROMPT.format(
             context=injected.text, payload_block=_payload_block(state), task=task
         )
-        return {"task": task, "prompt": prompt, "expanded": False, **_context_update(injected)}
+        # A thread may run the graph again: counters and the error start afresh.
+        return {
+            "task": task,
+            "prompt": prompt,
+            "expanded": False,
+            "attempts": 0,
+            "error": "",
+            **_context_update(injected),
+        }
 
     def _messages(self, state: State) -> list[BaseMessage]:
         return [
@@ -196,7 +204,7 @@ class GroundedAnswerNodes:
             response = self._chat_model(settings(get_runtime())).invoke(self._messages(state))
         except Exception as exc:
             return self._model_failed(exc)
-        return {"answer": response.text, "attempts": 1}
+        return {"answer": response.text, "attempts": state.get("attempts", 0) + 1}
 
     async def acall_model(self, state: State) -> dict[str, Any]:
         """Async variant of :meth:`call_model` (no blocking call on the event loop)."""
@@ -206,7 +214,7 @@ class GroundedAnswerNodes:
             )
         except Exception as exc:
             return self._model_failed(exc)
-        return {"answer": response.text, "attempts": 1}
+        return {"answer": response.text, "attempts": state.get("attempts", 0) + 1}
 
     def _chat_model(self, ctx: GroundedAnswerContext) -> BaseChatModel:
         return self.model or resolve_chat_model(ctx.model)
@@ -249,7 +257,7 @@ class GroundedAnswerNodes:
 
 def route_after_model(state: State) -> Literal["validate", "__end__"]:
     """End on a model error; otherwise validate the answer."""
-    return END if state.get("outcome") == "error" else "validate"
+    return END if state.get("error") else "validate"
 
 
 def route_after_validate(

@@ -7,7 +7,6 @@ optional keys with ``.get``.
 
 from __future__ import annotations
 
-import operator
 from typing import Annotated, Any, Literal
 
 from langchain_core.messages import AnyMessage
@@ -43,17 +42,16 @@ class OutputState(TypedDict, total=False):
     Attributes:
         answer: The last answer the model gave ("" when no call succeeded).
         report: The validation report of that answer (``GraphValidationResult`` fields).
-        attempts: Model calls that returned an answer (1 + retries); each call adds 1
-            (``operator.add`` reducer).
+        attempts: Model calls that returned an answer (1 + retries) in this run.
         expanded: Whether the context was widened for a retry.
         outcome: ``passed``, ``exhausted`` (retry budget spent), or ``error``.
-        error: Why the run ended with ``error``.
+        error: Why the run ended with ``error`` (``""`` otherwise).
         messages: The input messages plus the final answer as an AI message.
     """
 
     answer: str
     report: dict[str, Any]
-    attempts: Annotated[int, operator.add]
+    attempts: int
     expanded: bool
     outcome: Outcome
     error: str

@@ -324,3 +324,22 @@ def test_a_recorder_that_cannot_write_ends_the_run_with_error(store, core, tmp_p
 def test_max_retries_is_bounded():
     with pytest.raises(ConfigurationError, match=r"max_retries must be within 0\.\.100"):
         GroundedAnswerContext(max_retries=101)
+
+
+def test_a_second_run_on_the_same_thread_starts_its_counters_afresh(store, core):
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    # Run 1 passes, run 2 fails permanently; run 3 on the same thread needs one retry
+    # and must get it (neither the old attempts nor the old error may carry over).
+    good = good_answer(core)
+    model = ScriptedChatModel(script=[good, ValueError("bad request"), BAD_ANSWER, good])
+    graph = build_grounded_answer_graph(
+        model, store=store, model_retry=NO_RETRY_DELAY, checkpointer=InMemorySaver()
+    )
+    config = {"configurable": {"thread_id": "t"}}
+    context = GroundedAnswerContext(max_retries=1)
+    assert graph.invoke({"task": TASK}, config, context=context)["outcome"] == "passed"
+    assert graph.invoke({"task": TASK}, config, context=context)["outcome"] == "error"
+    third = graph.invoke({"task": TASK}, config, context=context)
+    assert (third["outcome"], third["attempts"], third["error"]) == ("passed", 2, "")
+    assert model.calls == 4
