@@ -152,3 +152,74 @@ class VerbalizeContext:
             raise ConfigurationError(
                 f"max_path_hops must be within 1..{MAX_PATH_HOPS}, got {self.max_path_hops}"
             )
+
+
+@dataclass(kw_only=True)
+class OutputGuardContext:
+    """Runtime settings of the ``output_guard`` graph.
+
+    The check fields build the default checks, used when the graph was built without
+    ``checks=`` (as the graph registered for Studio is): the response mode's checks,
+    then sections, on-topic signals and repetition when set.
+    """
+
+    model: str = field(
+        default="openai:gpt-4o-mini",
+        metadata={
+            "description": "Chat model as 'provider:model' (resolved with init_chat_model) "
+            "or 'replay:PATH' (recorded turns). Ignored when the graph was built with a "
+            "chat model object."
+        },
+    )
+    max_retries: int = field(
+        default=2,
+        metadata={
+            "description": f"Re-asks after the first output fails a check (0..{MAX_RETRIES})."
+        },
+    )
+    mode: str = field(
+        default="standard",
+        metadata={
+            "description": "Response mode of the default checks: short, long, structured "
+            "(JSON, with json_schema when given), raw or standard."
+        },
+    )
+    json_schema: dict[str, Any] | None = field(
+        default=None,
+        metadata={"description": "JSON Schema the output must match (mode 'structured')."},
+    )
+    required_sections: list[str] = field(
+        default_factory=list,
+        metadata={"description": "Markdown sections the output must have, e.g. ['Risks']."},
+    )
+    on_topic_signals: list[str] = field(
+        default_factory=list,
+        metadata={
+            "description": "Words or phrases at least one of which an on-topic output contains."
+        },
+    )
+    check_repetition: bool = field(
+        default=True,
+        metadata={
+            "description": "Flag repeated sections and degenerate loops (fixed when "
+            "possible, else re-asked)."
+        },
+    )
+
+    def __post_init__(self) -> None:
+        check_field_types(self)
+        if not 0 <= self.max_retries <= MAX_RETRIES:
+            raise ConfigurationError(
+                f"max_retries must be within 0..{MAX_RETRIES}, got {self.max_retries}"
+            )
+        for name in ("required_sections", "on_topic_signals"):
+            value = getattr(self, name)
+            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                raise ConfigurationError(
+                    f"context field {name!r} must be a list of strings, got {value!r}"
+                )
+        if self.json_schema is not None and not isinstance(self.json_schema, dict):
+            raise ConfigurationError(
+                f"context field 'json_schema' must be a JSON Schema object, got "
+                f"{type(self.json_schema).__name__}"
+            )

@@ -79,6 +79,23 @@ It was rejected:
 Rewrite the narrative so that it fixes every point above, still using only the facts \
 of the path. Reply with the narrative only."""
 
-VERBALIZE_DRAFT_EXCERPT_NOTE = """\
+GUARD_SYSTEM_PROMPT = """\
+You complete the task you are given. Follow its instructions on content and format \
+exactly."""
 
-[draft cut here: {shown} of {total} characters shown]"""
+GUARD_RETRY_PROMPT = """\
+{task}
+
+Your previous output did not pass these checks:
+{problems}
+
+Your previous output:
+<output>
+{output}
+</output>
+
+Do the task again and fix every problem listed above. Reply with the new output only."""
+
+EXCERPT_NOTE = """\
+
+[cut here: {shown} of {total} characters shown]"""

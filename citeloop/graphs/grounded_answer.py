@@ -10,6 +10,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from langchain_core.language_models import BaseChatModel
 from langchain_core.runnables import RunnableLambda
 from langgraph.graph import START, StateGraph
@@ -25,6 +27,7 @@ from citeloop.nodes.grounded_answer import (
     route_after_validate,
 )
 from citeloop.state.grounded_answer import InputState, OutputState, State
+from citeloop.validation.checks import Check
 
 DEFAULT_MODEL_RETRY = RetryPolicy(
     initial_interval=1.0, backoff_factor=2.0, max_attempts=4, retry_on=is_transient_model_error
@@ -36,6 +39,7 @@ def build_grounded_answer_graph(
     model: BaseChatModel | None = None,
     *,
     store: GraphStore | None = None,
+    checks: Sequence[Check] = (),
     model_retry: RetryPolicy = DEFAULT_MODEL_RETRY,
     checkpointer: Checkpointer = None,
     name: str = "grounded_answer",
@@ -47,6 +51,12 @@ def build_grounded_answer_graph(
             at run time (one client per spec and process).
         store: A knowledge-graph store; when ``None``, ``GroundedAnswerContext.db_path``
             is opened at run time.
+        checks: Output checks (:class:`citeloop.validation.Check`) run by ``validate``
+            before the context validation, with their failure policies: fixes apply to
+            the answer; failures of ``reask``/``fix_reask`` checks fail it, and their
+            problems join the retry prompt; ``exception`` raises; ``noop`` is recorded.
+            The report lists them under ``checks`` (and ``context_passed`` is the
+            context validation's own verdict).
         model_retry: Retry policy of ``call_model`` for transient model errors; its
             ``retry_on`` should be :func:`citeloop.models.is_transient_model_error`.
         checkpointer: Persists threads; the caller's choice (``None``: no persistence).
@@ -63,7 +73,9 @@ def build_grounded_answer_graph(
         ...     context={"model": "openai:gpt-4o-mini", "db_path": "langgraph.db"},
         ... )
     """
-    nodes = GroundedAnswerNodes(model, store, max_model_attempts=model_retry.max_attempts)
+    nodes = GroundedAnswerNodes(
+        model, store, checks=checks, max_model_attempts=model_retry.max_attempts
+    )
     builder = StateGraph(
         State,
         input_schema=InputState,

@@ -1,10 +1,23 @@
-"""What the model-calling nodes of every graph share: how a failed call ends."""
+"""What the model-calling nodes of every graph share: how a failed call ends, and how
+a previous output is quoted in a retry prompt."""
 
 from __future__ import annotations
 
 from langgraph.runtime import get_runtime
 
 from citeloop.models import is_transient_model_error
+from citeloop.prompts import EXCERPT_NOTE
+
+MAX_DRAFT_CHARS = 8_000
+"""Characters of a previous output quoted in a retry or refinement prompt (the rest is
+cut, and the prompt says so), so a runaway answer cannot grow the next prompt."""
+
+
+def excerpt(text: str, limit: int = MAX_DRAFT_CHARS) -> str:
+    """``text``, cut after ``limit`` characters with a note saying how much was shown."""
+    if len(text) <= limit:
+        return text
+    return text[:limit] + EXCERPT_NOTE.format(shown=limit, total=len(text))
 
 
 def describe_error(exc: BaseException) -> str:

@@ -7,6 +7,7 @@ model object and an optional knowledge-graph store — so they are methods of
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
@@ -36,6 +37,7 @@ from citeloop.prompts import (
 )
 from citeloop.state.grounded_answer import State
 from citeloop.validation import GraphContextValidator, GraphValidationResult, build_retry_prompt
+from citeloop.validation.checks import Check, Problem, format_problems, run_checks
 
 
 def settings(runtime: Runtime[GroundedAnswerContext]) -> GroundedAnswerContext:
@@ -113,6 +115,8 @@ class GroundedAnswerNodes:
         model: A chat model that overrides ``GroundedAnswerContext.model``, or ``None``.
         store: A knowledge-graph store that overrides ``GroundedAnswerContext.db_path``,
             or ``None``.
+        checks: Output checks run on each answer before the context validation; their
+            fixes apply to the answer, and failures of re-asking checks fail it.
         max_model_attempts: The ``call_model`` retry policy's ``max_attempts``; on the last
             attempt a transient error ends the run instead of being raised for a retry.
     """
@@ -122,10 +126,18 @@ class GroundedAnswerNodes:
         model: BaseChatModel | None = None,
         store: GraphStore | None = None,
         *,
+        checks: Sequence[Check] = (),
         max_model_attempts: int = 1,
     ) -> None:
+        for check in checks:
+            if not isinstance(check, Check):
+                raise ConfigurationError(
+                    f"checks must be citeloop.validation.Check objects, got {check!r}; "
+                    "wrap a function with Check(name, func, on_fail=...)"
+                )
         self.model = model
         self.store = store
+        self.checks = tuple(checks)
         self.max_model_attempts = max_model_attempts
 
     def _store(self, ctx: GroundedAnswerContext) -> GraphStore:
@@ -222,18 +234,32 @@ class GroundedAnswerNodes:
     def validate(self, state: State, runtime: Runtime[GroundedAnswerContext]) -> dict[str, Any]:
         """Check that the answer uses and cites the context; label a final verdict."""
         ctx = settings(runtime)
+        answer = state["answer"]
+        update: dict[str, Any] = {}
+        report: dict[str, Any] = {}
+        if self.checks:
+            run = run_checks(self.checks, answer)
+            if run.text != answer:
+                answer = update["answer"] = run.text
+            report["checks"] = run.to_list()
+            report["check_problems"] = [
+                {"check": name, **problem.to_dict()} for name, problem in run.reask
+            ]
         validator = GraphContextValidator(
             reference_threshold=ctx.reference_threshold,
             require_citations=ctx.require_citations,
         )
-        result = validator.validate(state["answer"], state["context_entities"])
-        update: dict[str, Any] = {"report": result.to_dict()}
-        if result.passed:
+        result = validator.validate(answer, state["context_entities"])
+        report = {**result.to_dict(), **report}
+        report["context_passed"] = result.passed
+        report["passed"] = result.passed and not report.get("check_problems")
+        update["report"] = report
+        if report["passed"]:
             update["outcome"] = "passed"
         elif not retries_left(state, ctx):
             update["outcome"] = "exhausted"
         if "outcome" in update:
-            update["messages"] = [AIMessage(state["answer"])]
+            update["messages"] = [AIMessage(answer)]
         return update
 
     def expand_context(
@@ -246,9 +272,13 @@ class GroundedAnswerNodes:
 
     def build_retry_prompt(self, state: State) -> dict[str, Any]:
         """The next prompt: the widened context plus feedback built on the original task."""
-        feedback = build_retry_prompt(
-            state["task"], GraphValidationResult.from_dict(state["report"])
-        )
+        report = state["report"]
+        problems = [
+            (item["check"], Problem(item["message"], item["expected"], item["fix"]))
+            for item in report.get("check_problems", [])
+        ]
+        extra = format_problems(problems).splitlines() if problems else []
+        feedback = build_retry_prompt(state["task"], GraphValidationResult.from_dict(report), extra)
         prompt = GROUNDED_RETRY_PROMPT.format(
             context=state["context_text"], payload_block=_payload_block(state), feedback=feedback
         )

@@ -21,9 +21,8 @@ from citeloop.errors import ConfigurationError
 from citeloop.knowledge import RetrievalPath, render_hops
 from citeloop.knowledge.paths import coerce_path
 from citeloop.models import resolve_chat_model
-from citeloop.nodes.chat import model_failure
+from citeloop.nodes.chat import excerpt, model_failure
 from citeloop.prompts import (
-    VERBALIZE_DRAFT_EXCERPT_NOTE,
     VERBALIZE_DRAFT_PROMPT,
     VERBALIZE_QUESTION_BLOCK,
     VERBALIZE_REFINE_PROMPT,
@@ -31,10 +30,6 @@ from citeloop.prompts import (
 )
 from citeloop.state.verbalize import State, VerbalizationReport
 from citeloop.validation.critics import Critic, FactIdCritic, missing_fact_ids, run_critics
-
-MAX_DRAFT_CHARS = 8_000
-"""Characters of the previous narrative quoted in a refinement prompt (the rest is cut,
-and the prompt says so), so a runaway answer cannot grow the next prompt."""
 
 
 def settings(runtime: Runtime[VerbalizeContext]) -> VerbalizeContext:
@@ -66,14 +61,6 @@ def _question_block(state: State) -> str:
     if question is not None and not isinstance(question, str):
         raise ConfigurationError(f"question must be a string, got {type(question).__name__}")
     return VERBALIZE_QUESTION_BLOCK.format(question=question.strip()) if question else ""
-
-
-def _excerpt(text: str) -> str:
-    if len(text) <= MAX_DRAFT_CHARS:
-        return text
-    return text[:MAX_DRAFT_CHARS] + VERBALIZE_DRAFT_EXCERPT_NOTE.format(
-        shown=MAX_DRAFT_CHARS, total=len(text)
-    )
 
 
 def _report(
@@ -162,7 +149,7 @@ class VerbalizeNodes:
             source=path.source.label(),
             hop_count=len(path),
             hops=render_hops(path),
-            draft=_excerpt(state.get("narrative", "")),
+            draft=excerpt(state.get("narrative", "")),
             feedback=state["verbalization"]["feedback"],
         )
         return [SystemMessage(VERBALIZE_SYSTEM_PROMPT), HumanMessage(prompt)]

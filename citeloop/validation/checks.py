@@ -21,10 +21,10 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import Any, Literal
 
 from citeloop.errors import ConfigurationError, ValidationError
 
@@ -166,3 +166,96 @@ def _json_ready(details: Mapping[str, Any]) -> dict[str, Any]:
             value if isinstance(value, str | int | float | bool | type(None)) else str(value)
         )
     return ready
+
+
+CheckStatus = Literal["passed", "fixed", "failed"]
+
+
+@dataclass(frozen=True, slots=True)
+class CheckRun:
+    """The result of :func:`run_checks`.
+
+    Attributes:
+        text: The output after the fixes that were applied.
+        outcomes: Each check's outcome on the text it saw, in order.
+        statuses: ``"passed"``, ``"fixed"`` (its fix was applied and passes) or
+            ``"failed"``, per check.
+        reask: The problems of failed checks whose policy asks the model again
+            (``reask``, or ``fix_reask`` without a passing fix), in check order.
+    """
+
+    text: str
+    outcomes: tuple[CheckOutcome, ...]
+    statuses: tuple[CheckStatus, ...]
+    reask: tuple[tuple[str, Problem], ...]
+
+    @property
+    def passed(self) -> bool:
+        """Every check passed, or was fixed."""
+        return all(status != "failed" for status in self.statuses)
+
+    def to_list(self) -> list[dict[str, Any]]:
+        """One JSON-ready dict per check: its outcome and ``status``."""
+        return [
+            {**outcome.to_dict(), "status": status}
+            for outcome, status in zip(self.outcomes, self.statuses, strict=True)
+        ]
+
+
+def run_checks(checks: Sequence[Check], text: str) -> CheckRun:
+    """Run ``checks`` in order on ``text``, applying each failure policy.
+
+    - ``fix``: the check's fixed text replaces the output (status ``fixed`` when the
+      check then passes, else ``failed``); no fixed text: ``failed``.
+    - ``fix_reask``: the fixed text replaces the output only when the check passes on
+      it; otherwise the problems go to :attr:`CheckRun.reask`.
+    - ``reask``: the problems go to :attr:`CheckRun.reask`.
+    - ``noop``: ``failed`` is recorded and nothing else happens.
+    - ``exception``: raises at once.
+
+    Later checks see the text after earlier fixes.
+
+    Raises:
+        ValidationError: A check with policy ``exception`` failed; ``details`` holds
+            ``check`` and ``problems`` (dicts).
+    """
+    outcomes: list[CheckOutcome] = []
+    statuses: list[CheckStatus] = []
+    reask: list[tuple[str, Problem]] = []
+    for check in checks:
+        outcome = check(text)
+        status: CheckStatus = "passed" if outcome.passed else "failed"
+        policy = check.on_fail
+        if not outcome.passed and policy is OnFail.EXCEPTION:
+            problems = "; ".join(problem.message for problem in outcome.problems)
+            raise ValidationError(
+                f"check {check.name!r} failed: {problems or 'no detail'}",
+                check=check.name,
+                problems=[problem.to_dict() for problem in outcome.problems],
+            )
+        if not outcome.passed and policy in (OnFail.FIX, OnFail.FIX_REASK):
+            if outcome.fixed is not None and check(outcome.fixed).passed:
+                text, status = outcome.fixed, "fixed"
+            elif outcome.fixed is not None and policy is OnFail.FIX:
+                text = outcome.fixed  # Guardrails' fix: the fixed value is used as it is
+        if status == "failed" and policy in (OnFail.REASK, OnFail.FIX_REASK):
+            reask.extend((check.name, problem) for problem in outcome.problems)
+        outcomes.append(outcome)
+        statuses.append(status)
+    return CheckRun(text, tuple(outcomes), tuple(statuses), tuple(reask))
+
+
+def format_problems(problems: Sequence[tuple[str, Problem]]) -> str:
+    """The problems as retry-prompt lines: what is wrong, the expected shape, the fix::
+
+    - [json] no JSON value found. Expected: a JSON object. Fix: reply with JSON only.
+    """
+    lines = []
+    for name, problem in problems:
+        line = f"- [{name}] {problem.message.rstrip('.')}."
+        if problem.expected:
+            line += f" Expected: {problem.expected.rstrip('.')}."
+        if problem.fix:
+            line += f" Fix: {problem.fix.rstrip('.')}."
+        lines.append(line)
+    return "\n".join(lines)

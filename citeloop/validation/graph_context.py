@@ -9,7 +9,7 @@ may be cited, never required.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any
 
@@ -362,7 +362,9 @@ def _problem_lines(result: GraphValidationResult) -> list[str]:
     return lines or [f"- {reason}" for reason in result.reasons]
 
 
-def build_retry_prompt(task: str, result: GraphValidationResult) -> str:
+def build_retry_prompt(
+    task: str, result: GraphValidationResult, extra_problems: Sequence[str] = ()
+) -> str:
     """Build the prompt that asks again after a failed validation.
 
     The prompt is always built on the *original* task, so retries never nest: pass
@@ -372,6 +374,8 @@ def build_retry_prompt(task: str, result: GraphValidationResult) -> str:
     Args:
         task: The original task.
         result: The failed validation result.
+        extra_problems: More problem lines (e.g. from output checks), listed after the
+            context problems.
 
     Returns:
         ``RETRY_PROMPT_TEMPLATE`` filled with the task, ``RETRY_PROMPT_HEADER`` and one
@@ -385,6 +389,7 @@ def build_retry_prompt(task: str, result: GraphValidationResult) -> str:
         True
     """
     original = task.split(RETRY_PROMPT_HEADER, 1)[0].rstrip()
+    lines = (_problem_lines(result) if not result.passed else []) + list(extra_problems)
     return RETRY_PROMPT_TEMPLATE.format(
-        task=original, header=RETRY_PROMPT_HEADER, problems="\n".join(_problem_lines(result))
+        task=original, header=RETRY_PROMPT_HEADER, problems="\n".join(lines)
     )

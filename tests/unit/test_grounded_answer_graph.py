@@ -7,14 +7,16 @@ from pathlib import Path
 
 import pytest
 from langchain_core.messages import HumanMessage
+from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import StateGraph
 from langgraph.types import RetryPolicy
 
 from citeloop.context import GroundedAnswerContext
-from citeloop.errors import ConfigurationError
+from citeloop.errors import ConfigurationError, ValidationError
 from citeloop.graphs.grounded_answer import build_grounded_answer_graph
 from citeloop.knowledge import ContextInjector, SqliteGraphStore, index_tree
 from citeloop.models import ReplayChatModel, ReplayRecorder, is_transient_model_error
+from citeloop.validation.checks import Check, CheckOutcome, Problem
 from tests.fakes import ScriptedChatModel
 
 SOURCE = {
@@ -327,8 +329,6 @@ def test_max_retries_is_bounded():
 
 
 def test_a_second_run_on_the_same_thread_starts_its_counters_afresh(store, core):
-    from langgraph.checkpoint.memory import InMemorySaver
-
     # Run 1 passes, run 2 fails permanently; run 3 on the same thread needs one retry
     # and must get it (neither the old attempts nor the old error may carry over).
     good = good_answer(core)
@@ -343,3 +343,49 @@ def test_a_second_run_on_the_same_thread_starts_its_counters_afresh(store, core)
     third = graph.invoke({"task": TASK}, config, context=context)
     assert (third["outcome"], third["attempts"], third["error"]) == ("passed", 2, "")
     assert model.calls == 4
+
+
+def _no_todo(text: str) -> CheckOutcome:
+    if "TODO" not in text:
+        return CheckOutcome("no_todo", True)
+    problem = Problem("the answer contains TODO", "a finished answer", "finish every TODO")
+    return CheckOutcome("no_todo", False, (problem,), fixed=text.replace("TODO", "").strip())
+
+
+@pytest.mark.parametrize(
+    ("on_fail", "outcome", "calls", "status"),
+    [
+        ("reask", "passed", 2, "passed"),  # re-asked; the second answer has no TODO
+        ("fix", "passed", 1, "fixed"),
+        ("fix_reask", "passed", 1, "fixed"),  # the fix passes, so no re-ask
+        ("noop", "passed", 1, "failed"),  # recorded, not blocking
+    ],
+)
+def test_extra_checks_follow_their_failure_policy(store, core, on_fail, outcome, calls, status):
+    good = good_answer(core)
+    model = ScriptedChatModel(script=[good + "\nTODO", good])
+    check = Check("no_todo", _no_todo, on_fail=on_fail)
+    graph = build_grounded_answer_graph(
+        model, store=store, checks=[check], model_retry=NO_RETRY_DELAY
+    )
+    out = graph.invoke({"task": TASK})
+    assert (out["outcome"], model.calls) == (outcome, calls)
+    assert out["report"]["checks"][0]["status"] == status
+    assert ("TODO" in out["answer"]) is (on_fail == "noop")
+    if on_fail == "reask":
+        retry = human_prompts(model)[1]
+        assert "[no_todo] the answer contains TODO. Expected: a finished answer." in retry
+        assert "Fix: finish every TODO." in retry
+
+
+def test_an_exception_check_raises_out_of_the_run(store, core):
+    model = ScriptedChatModel(script=[good_answer(core) + "\nTODO"])
+    check = Check("no_todo", _no_todo, on_fail="exception")
+    graph = build_grounded_answer_graph(model, store=store, checks=[check])
+    with pytest.raises(ValidationError, match="no_todo"):
+        graph.invoke({"task": TASK})
+
+
+def test_checks_must_be_check_objects(store):
+    with pytest.raises(ConfigurationError, match="Check"):
+        build_grounded_answer_graph(store=store, checks=[_no_todo])
