@@ -12,7 +12,8 @@ from pydantic import PrivateAttr
 
 
 class ScriptedChatModel(BaseChatModel):
-    """Answers with the scripted items in order; an exception item is raised instead.
+    """Answers with the scripted items in order: a string or an ``AIMessage`` (e.g. with
+    ``usage_metadata``); an exception item is raised instead.
 
     ``prompts`` records the messages of every call (including calls that raised), so a
     test can assert exact call counts and what the model was shown.
@@ -41,7 +42,8 @@ class ScriptedChatModel(BaseChatModel):
         item = self.script[index]
         if isinstance(item, BaseException):
             raise item
-        return ChatResult(generations=[ChatGeneration(message=AIMessage(content=item))])
+        message = item if isinstance(item, AIMessage) else AIMessage(content=item)
+        return ChatResult(generations=[ChatGeneration(message=message)])
 
     def _generate(
         self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kwargs: Any

@@ -39,6 +39,13 @@ MAX_HOPS = 10
 MAX_LIMIT = 100
 """Upper bound of ``limit``."""
 
+MAX_FACT_ID_CHARS = 256
+"""Longest fact id a path may carry (the graph's own are 18 characters): bounds the
+prompt and the fact-id scan of a narrative."""
+
+MAX_NAME_CHARS = 512
+"""Longest entity name, kind or id a path may carry."""
+
 _SUGGESTIONS = 5
 _MAX_SUGGEST_LENGTH = 200  # difflib is quadratic in the name's length
 
@@ -70,6 +77,10 @@ class EntityRef:
     kind: str
     name: str
     id: str = ""
+
+    def __post_init__(self) -> None:
+        for label in ("kind", "name", "id"):
+            _bounded(getattr(self, label), f"entity {label}", MAX_NAME_CHARS)
 
     @classmethod
     def of(cls, entity: Entity) -> EntityRef:
@@ -104,6 +115,18 @@ class PathHop:
     provenance: Provenance | None = None
     relation: str = ""
     forward: bool = True
+
+    def __post_init__(self) -> None:
+        _bounded(self.fact_id, "fact_id", MAX_FACT_ID_CHARS)
+        _bounded(self.relation, "relation", MAX_NAME_CHARS)
+
+
+def _bounded(value: str, where: str, limit: int) -> None:
+    if len(value) > limit:
+        raise ConfigurationError(
+            f"{where} is {len(value)} characters long; at most {limit} are accepted "
+            f"(starts {value[:40]!r})"
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,7 +209,12 @@ class RetrievalPath:
             hops.append(
                 PathHop(
                     entity=_ref_from(hop.get("entity"), f"{where}.entity"),
-                    fact_id=_string(hop.get("fact_id"), f"{where}.fact_id", required=True),
+                    fact_id=_string(
+                        hop.get("fact_id"),
+                        f"{where}.fact_id",
+                        required=True,
+                        limit=MAX_FACT_ID_CHARS,
+                    ),
                     provenance=None
                     if provenance is None
                     else _provenance_from(provenance, f"{where}.provenance"),
@@ -208,12 +236,20 @@ def _ref_dict(ref: EntityRef) -> dict[str, str]:
     return {"kind": ref.kind, "name": ref.name, "id": ref.id}
 
 
-def _string(value: Any, where: str, *, required: bool = False) -> str:
+def _string(
+    value: Any, where: str, *, required: bool = False, limit: int = MAX_NAME_CHARS
+) -> str:
     if required and (not isinstance(value, str) or not value.strip()):
-        raise ConfigurationError(f"{where} must be a non-empty string, got {value!r}")
+        raise ConfigurationError(f"{where} must be a non-empty string, got {_short(value)}")
     if not isinstance(value, str):
-        raise ConfigurationError(f"{where} must be a string, got {value!r}")
+        raise ConfigurationError(f"{where} must be a string, got {_short(value)}")
+    _bounded(value, where, limit)
     return value
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else f"{text[:77]}..."
 
 
 def _flag(value: Any, where: str) -> bool:

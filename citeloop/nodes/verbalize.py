@@ -155,13 +155,15 @@ class VerbalizeNodes:
         return [SystemMessage(VERBALIZE_SYSTEM_PROMPT), HumanMessage(prompt)]
 
     def _failed(self, state: State, exc: Exception, calls: int) -> dict[str, Any]:
+        """End the run: the failed call counts, and the last critique's feedback stays."""
         error = model_failure(exc, self.max_model_attempts)
         ctx = settings(get_runtime())
-        failed = {**state, "model_calls": calls}
+        failed = {**state, "model_calls": calls + 1}
+        feedback = (state.get("verbalization") or {}).get("feedback", "")
         return {
             "error": error,
-            "model_calls": calls,
-            "verbalization": _report(failed, ctx, path_of(state), error=error),
+            "model_calls": calls + 1,
+            "verbalization": _report(failed, ctx, path_of(state), error=error, feedback=feedback),
         }
 
     def draft(self, state: State, config: RunnableConfig) -> dict[str, Any]:

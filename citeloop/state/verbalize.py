@@ -21,6 +21,9 @@ class InputState(TypedDict, total=False):
             "fact_id": ...}, ...]}``). Required.
         question: The question the narrative answers (e.g. "How is A connected to
             B?"), shown to the model when given.
+
+    On a thread (with a checkpointer), keys persist between runs as in any LangGraph
+    state: a run that gives no ``question`` keeps the thread's; pass ``""`` to clear it.
     """
 
     path: dict[str, Any]
@@ -38,7 +41,8 @@ class VerbalizationReport(TypedDict):
         missing_fact_ids: Fact ids of the path the narrative does not mention.
         feedback: The combined feedback of the critics that failed last (``""`` when
             passed).
-        model_calls: Chat-model calls made (draft plus refinements).
+        model_calls: Chat-model calls made (draft plus refinements), counting a call
+            that failed and ended the run.
         error: Why the run ended early (a chat-model failure), or ``""``.
     """
 

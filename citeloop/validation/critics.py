@@ -8,6 +8,7 @@ that asks for a refinement.
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -19,7 +20,9 @@ if TYPE_CHECKING:
 
 
 def _is_id_char(char: str) -> bool:
-    return char.isalnum() or char in "_-"
+    """Letters, digits, ``_``, ``-``, and combining marks (which belong to the
+    character before them: ``f-1\u0301`` is not ``f-1``)."""
+    return char.isalnum() or char in "_-" or unicodedata.category(char)[0] == "M"
 
 
 def mentions_fact_id(text: str, fact_id: str) -> bool:
@@ -29,7 +32,9 @@ def mentions_fact_id(text: str, fact_id: str) -> bool:
     characters (letters, digits, ``_``, ``-``): ``fact-1`` is not mentioned by
     ``fact-10`` or ``prefact-1``, but is by ``[fact-1]`` or ``(fact-1).``. The id is
     matched as plain text, so ids with regex metacharacters (``f(1)+[x]``) work.
-    Both sides are NFC-normalized first. Linear in ``len(text)`` per id.
+    Both sides are NFC-normalized first. Time is linear in ``len(text)`` for ids of
+    bounded length (at worst ``len(text) * len(fact_id)``, on text that repeats the id's
+    own prefix, which is why paths cap ids at ``MAX_FACT_ID_CHARS``).
 
     Example:
         >>> mentions_fact_id("see [fact-10]", "fact-1"), mentions_fact_id("fact-1.", "fact-1")
