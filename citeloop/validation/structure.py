@@ -1,0 +1,281 @@
+"""Validate data against a JSON Schema, reporting every failing path.
+
+:func:`validate_structure` uses ``jsonschema`` (https://python-jsonschema.readthedocs.io/)
+with the validator class the schema's ``$schema`` names (Draft 2020-12 when it names none
+or one ``jsonschema`` does not know, as ``jsonschema`` itself does). The schema is checked
+against its meta-schema first: an invalid schema is the caller's mistake
+(:class:`~citeloop.errors.ConfigurationError`), invalid data is the model's
+(:class:`~citeloop.errors.ValidationError`). ``format`` is an annotation, as Draft
+2020-12 §7.2.1 says, unless ``check_formats=True``.
+
+Failing paths are JSONPath normalized paths (RFC 9535 §2.7,
+https://www.rfc-editor.org/rfc/rfc9535#section-2.7) in the usual shorthand:
+``$.items[0].name``, with bracket notation for names that are not identifiers
+(``$['first name']``).
+
+Error contract: :func:`validate_structure` raises (a schema-level check);
+:func:`structure_check` wraps it, with :func:`~citeloop.validation.json_output.validate_json`
+in front, as a :class:`~citeloop.validation.checks.Check` that never raises on odd text.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import SchemaError
+from jsonschema.exceptions import ValidationError as SchemaViolation
+from jsonschema.protocols import Validator
+from jsonschema.validators import validator_for
+from referencing.exceptions import Unresolvable
+
+from citeloop.errors import ConfigurationError, ValidationError
+from citeloop.validation.checks import Check, CheckOutcome, OnFail, Problem, failed
+from citeloop.validation.json_output import (
+    json_problem,
+    truncation_problem,
+    validate_json,
+)
+
+MAX_MESSAGE_CHARS = 300
+"""Longest error message kept per path; longer ones (a big instance's repr) are cut."""
+MAX_CHECK_PROBLEMS = 50
+"""Most schema problems a check outcome lists; the last one counts the rest."""
+
+# RFC 9535 member-name-shorthand: name-first (ALPHA, "_", non-ASCII) then name-chars.
+_SHORTHAND = re.compile(r"[A-Za-z_\u0080-\U0010ffff][A-Za-z0-9_\u0080-\U0010ffff]*+")
+_SUMMARY_ERRORS = 3
+
+
+def json_path(path: Iterable[str | int]) -> str:
+    """The JSONPath (RFC 9535 normalized path, shorthand where it can) of a path.
+
+    Args:
+        path: Object member names and array indices from the root.
+
+    Returns:
+        ``"$"`` for the root, e.g. ``"$.a[0].b"`` or ``"$['a b']"``.
+
+    Example:
+        >>> json_path(["items", 0, "first name"])
+        "$.items[0]['first name']"
+    """
+    parts = ["$"]
+    for part in path:
+        if isinstance(part, int):
+            parts.append(f"[{part}]")
+        elif _SHORTHAND.fullmatch(part):
+            parts.append(f".{part}")
+        else:
+            # RFC 9535 §2.7: single quotes; escape backslash, quote and control characters.
+            quoted = json.dumps(part, ensure_ascii=False)[1:-1]
+            parts.append("['" + quoted.replace('\\"', '"').replace("'", "\\'") + "']")
+    return "".join(parts)
+
+
+def _path_key(path: Iterable[str | int]) -> tuple[tuple[int, int, str], ...]:
+    # Indices sort as numbers, before names; a str and an int never meet in a comparison.
+    return tuple((0, part, "") if isinstance(part, int) else (1, 0, part) for part in path)
+
+
+def _short(message: str) -> str:
+    if len(message) <= MAX_MESSAGE_CHARS:
+        return message
+    half = MAX_MESSAGE_CHARS // 2
+    return message[:half] + " … " + message[-half:]
+
+
+def compile_schema(schema: Mapping[str, Any] | bool, *, check_formats: bool = False) -> Validator:
+    """A ``jsonschema`` validator for ``schema``, after checking the schema itself.
+
+    Args:
+        schema: A JSON Schema: a mapping, or ``True``/``False``.
+        check_formats: Assert ``format`` (``"date"``, ``"email"``, ...) with the
+            validator class's format checker instead of treating it as an annotation.
+
+    Returns:
+        A validator of the class the schema's ``$schema`` names (default Draft 2020-12).
+
+    Raises:
+        ConfigurationError: ``schema`` is not a mapping or a bool, or is not a valid
+            schema for its draft (the message names the failing schema path).
+    """
+    if not isinstance(schema, Mapping | bool):
+        raise ConfigurationError(
+            f"schema must be a JSON Schema (a dict or a bool), got {type(schema).__name__}"
+        )
+    if isinstance(schema, Mapping) and not isinstance(schema, dict):
+        schema = dict(schema)
+    cls = validator_for(schema, default=Draft202012Validator)
+    try:
+        cls.check_schema(schema)
+    except SchemaError as exc:
+        where = json_path(exc.absolute_path)
+        raise ConfigurationError(
+            f"the schema is not a valid {cls.__name__.removesuffix('Validator')} JSON Schema "
+            f"at {where}: {_short(exc.message)}; fix the schema"
+        ) from None
+    except RecursionError:
+        raise ConfigurationError("the schema is nested too deeply to be checked") from None
+    format_checker = cls.FORMAT_CHECKER if check_formats else None
+    return cls(schema, format_checker=format_checker)
+
+
+def _errors(validator: Validator, data: Any) -> list[dict[str, str]]:
+    """Every failing path of ``data``, sorted by path: ``[{"path", "message", "keyword"}]``."""
+    try:
+        violations: list[SchemaViolation] = list(validator.iter_errors(data))
+    except Unresolvable as exc:
+        raise ConfigurationError(f"the schema has a $ref that cannot be resolved: {exc}") from None
+    except RecursionError:
+        raise ValidationError(
+            "the data is nested too deeply to be validated against the schema",
+            reason="too_deep",
+            errors=[],
+        ) from None
+    violations.sort(key=lambda violation: _path_key(violation.absolute_path))
+    return [
+        {
+            "path": json_path(violation.absolute_path),
+            "message": _short(violation.message),
+            "keyword": str(violation.validator),
+        }
+        for violation in violations
+    ]
+
+
+def _mismatch(errors: list[dict[str, str]]) -> ValidationError:
+    shown = "; ".join(f"{error['path']}: {error['message']}" for error in errors[:_SUMMARY_ERRORS])
+    more = len(errors) - _SUMMARY_ERRORS
+    summary = shown + (f"; and {more} more" if more > 0 else "")
+    noun = "error" if len(errors) == 1 else "errors"
+    return ValidationError(
+        f"the data does not match the JSON Schema ({len(errors)} {noun}): {summary}",
+        reason="schema",
+        errors=errors,
+    )
+
+
+def validate_structure(
+    data: Any, schema: Mapping[str, Any] | bool, *, check_formats: bool = False
+) -> Any:
+    """Validate ``data`` against a JSON Schema; report every failing path.
+
+    Args:
+        data: Parsed JSON (dicts, lists, str, int, float, bool, ``None``).
+        schema: A JSON Schema (a mapping, or ``True``/``False``); its ``$schema``
+            picks the draft, Draft 2020-12 by default.
+        check_formats: Assert ``format`` keywords (default: annotations only).
+
+    Returns:
+        ``data`` itself, when it is valid.
+
+    Raises:
+        ValidationError: ``data`` does not match. ``details["errors"]`` lists every
+            failing path, sorted by path: ``[{"path": "$.a[0].b", "message": ...,
+            "keyword": "type"}, ...]``; ``details["reason"]`` is ``"schema"`` (or
+            ``"too_deep"`` when the data is too deeply nested to validate).
+        ConfigurationError: ``schema`` is not a valid JSON Schema, or has a ``$ref`` that
+            cannot be resolved.
+
+    Example:
+        >>> schema = {"type": "object", "properties": {"n": {"type": "integer"}}}
+        >>> validate_structure({"n": 1}, schema)
+        {'n': 1}
+        >>> try:
+        ...     validate_structure({"n": "x"}, schema)
+        ... except ValidationError as exc:
+        ...     print(exc.details["errors"][0]["path"], exc.details["errors"][0]["keyword"])
+        $.n type
+    """
+    errors = _errors(compile_schema(schema, check_formats=check_formats), data)
+    if errors:
+        raise _mismatch(errors)
+    return data
+
+
+def schema_problems(validator: Validator, data: Any) -> list[Problem]:
+    """One :class:`Problem` per failing path (at most :data:`MAX_CHECK_PROBLEMS`).
+
+    Raises:
+        ConfigurationError: The schema has a ``$ref`` that cannot be resolved.
+    """
+    try:
+        errors = _errors(validator, data)
+    except ValidationError as exc:
+        return [Problem(str(exc), "JSON that matches the schema", "Return a flatter value.")]
+    problems = [
+        Problem(
+            f"{error['path']}: {error['message']}",
+            f"the value at {error['path']} to satisfy the schema's '{error['keyword']}'",
+            f"Change the value at {error['path']} so that it satisfies '{error['keyword']}'.",
+            dict(error),
+        )
+        for error in errors[:MAX_CHECK_PROBLEMS]
+    ]
+    if len(errors) > MAX_CHECK_PROBLEMS:
+        more = len(errors) - MAX_CHECK_PROBLEMS
+        problems.append(
+            Problem(
+                f"and {more} more schema errors",
+                "JSON that matches the schema",
+                "Check every field against the schema.",
+                {"more": more},
+            )
+        )
+    return problems
+
+
+def structure_check(
+    schema: Mapping[str, Any] | bool,
+    on_fail: OnFail | str = "reask",
+    *,
+    check_formats: bool = False,
+    name: str = "structure",
+) -> Check:
+    """A :class:`Check` that the JSON in the output matches a JSON Schema.
+
+    The JSON is found with :func:`~citeloop.validation.json_output.validate_json`, so a
+    fenced, wrapped or repaired value is judged by its content; a value that was cut off
+    fails (its missing items cannot be judged). Use
+    :func:`~citeloop.validation.json_output.json_check` to also require that the output
+    is the JSON alone. ``fixed`` is never set: a value that does not match the schema
+    cannot be repaired without guessing. ``outcome.value`` is the parsed value.
+
+    Args:
+        schema: The JSON Schema; checked once, here.
+        on_fail: The failure policy.
+        check_formats: Assert ``format`` keywords.
+        name: The check's name.
+
+    Returns:
+        The check.
+
+    Raises:
+        ConfigurationError: An invalid schema or policy.
+
+    Example:
+        >>> check = structure_check({"type": "array", "items": {"type": "integer"}})
+        >>> check("Here: [1, 2, 3]").passed
+        True
+        >>> [problem.details["path"] for problem in check('["a", 2, "b"]').problems]
+        ['$[0]', '$[2]']
+    """
+    validator = compile_schema(schema, check_formats=check_formats)
+
+    def check_structure(text: str) -> CheckOutcome:
+        try:
+            found = validate_json(text)
+        except ValidationError as exc:
+            return failed(name, [json_problem(exc)])
+        problems = schema_problems(validator, found.value)
+        if found.truncated:
+            problems.insert(0, truncation_problem(found))
+        if problems:
+            return failed(name, problems, value=found.value)
+        return CheckOutcome(name, True, value=found.value)
+
+    return Check(name, check_structure, on_fail)
