@@ -6,9 +6,10 @@ Example:
     False
 """
 
-from citeloop.context import GroundedAnswerContext, VerbalizeContext
+from citeloop.context import GroundedAnswerContext, OutputGuardContext, VerbalizeContext
 from citeloop.errors import CiteloopError, ConfigurationError, SourceTreeError, ValidationError
 from citeloop.graphs.grounded_answer import build_grounded_answer_graph
+from citeloop.graphs.output_guard import build_output_guard_graph
 from citeloop.graphs.verbalize import build_verbalize_graph
 from citeloop.knowledge import (
     ContextEntity,
@@ -34,15 +35,41 @@ from citeloop.knowledge import (
 )
 from citeloop.models import ReplayChatModel, ReplayRecorder, resolve_chat_model
 from citeloop.validation import (
+    Check,
+    CheckOutcome,
     Critique,
     FactIdCritic,
     GraphContextValidator,
     GraphValidationResult,
+    OnFail,
+    Problem,
+    ResponseMode,
     build_retry_prompt,
+    check_format_compliance,
+    citations_check,
+    clean_repetitive_output,
+    complete_check,
+    compliance_check,
+    detect_repetition,
+    estimate_tokens,
+    is_off_topic,
+    json_check,
+    length_check,
     parse_context_entities,
+    repetition_check,
+    sections_check,
+    structure_check,
+    validate_citations,
+    validate_complete,
+    validate_json,
+    validate_length,
+    validate_section_completeness,
+    validate_structure,
 )
 
 __all__ = [
+    "Check",
+    "CheckOutcome",
     "CiteloopError",
     "ConfigurationError",
     "ContextEntity",
@@ -61,11 +88,15 @@ __all__ = [
     "IndexReport",
     "InjectedContext",
     "MemoryGraphStore",
+    "OnFail",
+    "OutputGuardContext",
     "PathHop",
+    "Problem",
     "Provenance",
     "RelationKind",
     "ReplayChatModel",
     "ReplayRecorder",
+    "ResponseMode",
     "RetrievalPath",
     "SourceTreeError",
     "SqliteGraphStore",
@@ -74,10 +105,30 @@ __all__ = [
     "ValidationError",
     "VerbalizeContext",
     "build_grounded_answer_graph",
+    "build_output_guard_graph",
     "build_retry_prompt",
     "build_verbalize_graph",
+    "check_format_compliance",
+    "citations_check",
+    "clean_repetitive_output",
+    "complete_check",
+    "compliance_check",
+    "detect_repetition",
+    "estimate_tokens",
     "index_tree",
+    "is_off_topic",
+    "json_check",
+    "length_check",
     "parse_context_entities",
     "recall_paths",
+    "repetition_check",
     "resolve_chat_model",
+    "sections_check",
+    "structure_check",
+    "validate_citations",
+    "validate_complete",
+    "validate_json",
+    "validate_length",
+    "validate_section_completeness",
+    "validate_structure",
 ]

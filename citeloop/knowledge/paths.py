@@ -236,9 +236,7 @@ def _ref_dict(ref: EntityRef) -> dict[str, str]:
     return {"kind": ref.kind, "name": ref.name, "id": ref.id}
 
 
-def _string(
-    value: Any, where: str, *, required: bool = False, limit: int = MAX_NAME_CHARS
-) -> str:
+def _string(value: Any, where: str, *, required: bool = False, limit: int = MAX_NAME_CHARS) -> str:
     if required and (not isinstance(value, str) or not value.strip()):
         raise ConfigurationError(f"{where} must be a non-empty string, got {_short(value)}")
     if not isinstance(value, str):

@@ -1,14 +1,53 @@
 """Pure validators over strings: no LangGraph, no I/O.
 
-``GraphContextValidator`` checks that an answer uses and cites the knowledge-graph
-context injected into its prompt; ``build_retry_prompt`` turns a failed result into the
-prompt that asks again. Critics (``FactIdCritic``) judge a narrative of a retrieval path.
+- Grounding: ``GraphContextValidator`` checks that an answer uses and cites the
+  knowledge-graph context injected into its prompt; ``build_retry_prompt`` turns a failed
+  result into the prompt that asks again. Critics (``FactIdCritic``) judge a narrative of
+  a retrieval path.
+- Output validators: JSON (``validate_json``), length (``validate_length``,
+  ``estimate_tokens``), JSON Schema (``validate_structure``), citations
+  (``validate_citations``), formatting and response modes (``validate_complete``),
+  format compliance (``check_format_compliance``, ``is_off_topic``), repetition
+  (``detect_repetition``, ``clean_repetitive_output``) and required sections
+  (``validate_section_completeness``).
+- ``Check``: any validator behind one signature, ``check(text) -> CheckOutcome``, with a
+  failure policy (``OnFail``); each module has a ``*_check`` factory.
+
+Error contract: schema-level checks (JSON, JSON Schema, structured mode) raise
+:class:`citeloop.ValidationError` with structured ``details``; signal checks return values
+and never raise on odd text. Bad settings raise :class:`citeloop.ConfigurationError`.
 """
 
+from citeloop.validation.checks import (
+    Check,
+    CheckOutcome,
+    CheckRun,
+    OnFail,
+    Problem,
+    format_problems,
+    run_checks,
+)
 from citeloop.validation.citation_section import (
     DEFAULT_SECTION_LABELS,
     CitationSection,
     find_citation_section,
+)
+from citeloop.validation.citations import (
+    Citations,
+    CitationSpan,
+    citations_check,
+    validate_citations,
+)
+from citeloop.validation.compliance import (
+    DEFAULT_PATTERNS,
+    ComplianceResult,
+    PhraseMatch,
+    PhrasePatterns,
+    check_format_compliance,
+    compliance_check,
+    detect_conversational_phrases,
+    has_on_topic_signals,
+    is_off_topic,
 )
 from citeloop.validation.context_text import ParsedEntity, parse_context_entities
 from citeloop.validation.critics import (
@@ -25,23 +64,110 @@ from citeloop.validation.graph_context import (
     GraphValidationResult,
     build_retry_prompt,
 )
+from citeloop.validation.json_output import JsonExtraction, json_check, validate_json
+from citeloop.validation.length import (
+    LengthResult,
+    estimate_tokens,
+    length_check,
+    validate_length,
+    validate_long_response,
+    validate_short_response,
+)
 from citeloop.validation.matching import NameScanner
+from citeloop.validation.modes import (
+    CompletenessResult,
+    FormattingResult,
+    ResponseMode,
+    complete_check,
+    formatting_check,
+    validate_complete,
+    validate_formatting,
+)
+from citeloop.validation.repetition import (
+    RepetitionResult,
+    calculate_unique_content_ratio,
+    clean_repetitive_output,
+    deduplicate_sections,
+    detect_repetition,
+    repetition_check,
+    validate_no_repetition,
+)
+from citeloop.validation.sections import (
+    Section,
+    SectionReport,
+    extract_structured_sections,
+    sections_check,
+    validate_response_structure,
+    validate_section_completeness,
+)
+from citeloop.validation.structure import structure_check, validate_structure
 
 __all__ = [
+    "DEFAULT_PATTERNS",
     "DEFAULT_SECTION_LABELS",
     "RETRY_PROMPT_HEADER",
     "RETRY_PROMPT_TEMPLATE",
+    "Check",
+    "CheckOutcome",
+    "CheckRun",
     "CitationSection",
+    "CitationSpan",
+    "Citations",
+    "CompletenessResult",
+    "ComplianceResult",
     "Critic",
     "Critique",
     "FactIdCritic",
+    "FormattingResult",
     "GraphContextValidator",
     "GraphValidationResult",
+    "JsonExtraction",
+    "LengthResult",
     "NameScanner",
+    "OnFail",
     "ParsedEntity",
+    "PhraseMatch",
+    "PhrasePatterns",
+    "Problem",
+    "RepetitionResult",
+    "ResponseMode",
+    "Section",
+    "SectionReport",
     "build_retry_prompt",
+    "calculate_unique_content_ratio",
+    "check_format_compliance",
+    "citations_check",
+    "clean_repetitive_output",
+    "complete_check",
+    "compliance_check",
+    "deduplicate_sections",
+    "detect_conversational_phrases",
+    "detect_repetition",
+    "estimate_tokens",
+    "extract_structured_sections",
     "find_citation_section",
+    "format_problems",
+    "formatting_check",
+    "has_on_topic_signals",
+    "is_off_topic",
+    "json_check",
+    "length_check",
     "mentions_fact_id",
     "missing_fact_ids",
     "parse_context_entities",
+    "repetition_check",
+    "run_checks",
+    "sections_check",
+    "structure_check",
+    "validate_citations",
+    "validate_complete",
+    "validate_formatting",
+    "validate_json",
+    "validate_length",
+    "validate_long_response",
+    "validate_no_repetition",
+    "validate_response_structure",
+    "validate_section_completeness",
+    "validate_short_response",
+    "validate_structure",
 ]

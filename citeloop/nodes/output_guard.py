@@ -1,0 +1,285 @@
+"""Nodes and routers of the ``output_guard`` graph.
+
+The nodes need what the runtime context cannot carry as JSON — an optional chat model
+object and the caller's checks — so they are methods of :class:`OutputGuardNodes`,
+built once per compiled graph. Routers are pure functions.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from typing import Any, Literal
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
+from langchain_core.runnables import RunnableConfig
+from langgraph.graph import END
+from langgraph.runtime import Runtime, get_runtime
+
+from citeloop.context import OutputGuardContext
+from citeloop.errors import ConfigurationError
+from citeloop.models import resolve_chat_model
+from citeloop.nodes.chat import excerpt, model_failure
+from citeloop.prompts import GUARD_RETRY_PROMPT, GUARD_SYSTEM_PROMPT
+from citeloop.state.output_guard import State, TokenUsage
+from citeloop.validation import (
+    Check,
+    Problem,
+    complete_check,
+    compliance_check,
+    estimate_tokens,
+    format_problems,
+    repetition_check,
+    run_checks,
+    sections_check,
+)
+
+
+def settings(runtime: Runtime[OutputGuardContext]) -> OutputGuardContext:
+    """The run's context, or the defaults when the caller passed none."""
+    return runtime.context if runtime.context is not None else OutputGuardContext()
+
+
+def task_of(state: State) -> str:
+    """The task: ``state["task"]``, else the text of the last human message.
+
+    Raises:
+        ConfigurationError: Neither is present.
+    """
+    task = state.get("task")
+    if task is not None and not isinstance(task, str):
+        raise ConfigurationError(f"task must be a string, got {type(task).__name__}")
+    if task and task.strip():
+        return task.strip()
+    for message in reversed(state.get("messages") or []):
+        if message.type == "human" and message.text.strip():
+            return message.text.strip()
+    raise ConfigurationError(
+        "output_guard needs a task: pass {'task': '...'} or a human message in 'messages'"
+    )
+
+
+def checks_from_context(ctx: OutputGuardContext) -> tuple[Check, ...]:
+    """The default checks: the response mode's, then required sections, on-topic
+    signals and repetition, as the context sets them.
+
+    Raises:
+        ConfigurationError: An unknown mode, or a JSON Schema that is not valid.
+    """
+    checks = [complete_check(mode=ctx.mode, schema=ctx.json_schema)]
+    if ctx.required_sections:
+        checks.append(sections_check(ctx.required_sections))
+    if ctx.on_topic_signals:
+        checks.append(compliance_check(ctx.on_topic_signals))
+    if ctx.check_repetition:
+        checks.append(repetition_check())
+    return tuple(checks)
+
+
+def supersteps_needed(max_retries: int) -> int:
+    """The recursion limit a run needs: prepare, call, validate, the end step, and
+    3 steps (retry prompt, call, validate) per retry."""
+    return 4 + 3 * max_retries
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.strip().encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _usage(messages: Sequence[BaseMessage], response: AIMessage) -> TokenUsage:
+    """The call's tokens: the model's ``usage_metadata``, else the estimate."""
+    usage = response.usage_metadata
+    if usage:
+        spent_in, spent_out = usage.get("input_tokens", 0), usage.get("output_tokens", 0)
+        return {
+            "input": spent_in,
+            "output": spent_out,
+            "total": spent_in + spent_out,
+            "estimated": False,
+        }
+    spent_in = sum(estimate_tokens(message.text) for message in messages)
+    spent_out = estimate_tokens(response.text)
+    return {
+        "input": spent_in,
+        "output": spent_out,
+        "total": spent_in + spent_out,
+        "estimated": True,
+    }
+
+
+def _add_usage(before: TokenUsage | None, call: TokenUsage) -> TokenUsage:
+    if before is None:
+        return call
+    return {
+        "input": before["input"] + call["input"],
+        "output": before["output"] + call["output"],
+        "total": before["total"] + call["total"],
+        "estimated": before["estimated"] or call["estimated"],
+    }
+
+
+class OutputGuardNodes:
+    """The nodes of one compiled ``output_guard`` graph.
+
+    Args:
+        model: A chat model that overrides ``OutputGuardContext.model``, or ``None``.
+        checks: The checks; ``None`` builds them from the context for each run
+            (:func:`checks_from_context`).
+        max_model_attempts: ``call_model``'s retry policy's ``max_attempts``.
+    """
+
+    def __init__(
+        self,
+        model: BaseChatModel | None = None,
+        checks: Sequence[Check] | None = None,
+        *,
+        max_model_attempts: int = 1,
+    ) -> None:
+        if checks is not None:
+            for check in checks:
+                if not isinstance(check, Check):
+                    raise ConfigurationError(
+                        f"checks must be citeloop.validation.Check objects, got {check!r}; "
+                        "wrap a function with Check(name, func, on_fail=...)"
+                    )
+        self.model = model
+        self.checks = None if checks is None else tuple(checks)
+        self.max_model_attempts = max_model_attempts
+
+    def _chat_model(self, ctx: OutputGuardContext) -> BaseChatModel:
+        return self.model or resolve_chat_model(ctx.model)
+
+    def _checks(self, ctx: OutputGuardContext) -> tuple[Check, ...]:
+        return self.checks if self.checks is not None else checks_from_context(ctx)
+
+    def prepare(
+        self, state: State, runtime: Runtime[OutputGuardContext], config: RunnableConfig
+    ) -> dict[str, Any]:
+        """Check the run's settings and write the first prompt; reset the counters.
+
+        Raises:
+            ConfigurationError: No task; a model spec or check settings that cannot be
+                used; a recursion limit too small for ``max_retries``. All before any
+                model call.
+        """
+        ctx = settings(runtime)
+        task = task_of(state)
+        self._chat_model(ctx)
+        self._checks(ctx)
+        limit = config.get("recursion_limit")
+        if limit is not None and limit < supersteps_needed(ctx.max_retries):
+            raise ConfigurationError(
+                f"max_retries={ctx.max_retries} needs a recursion_limit of at least "
+                f"{supersteps_needed(ctx.max_retries)}, got {limit}; raise it or lower "
+                "max_retries"
+            )
+        return {
+            "task": task,
+            "prompt": task,
+            "attempts": 0,
+            "tokens": {"input": 0, "output": 0, "total": 0, "estimated": False},
+            "failed_digests": [],
+            "reask": [],
+            "retry": False,
+            "error": "",
+        }
+
+    def _messages(self, state: State) -> list[BaseMessage]:
+        return [
+            SystemMessage(state.get("system_prompt") or GUARD_SYSTEM_PROMPT),
+            HumanMessage(state["prompt"]),
+        ]
+
+    def _answered(self, state: State, messages: list[BaseMessage], response: Any) -> dict:
+        return {
+            "answer": response.text,
+            "attempts": state.get("attempts", 0) + 1,
+            "tokens": _add_usage(state.get("tokens"), _usage(messages, response)),
+        }
+
+    def _failed(self, exc: Exception) -> dict[str, Any]:
+        return {
+            "outcome": "error",
+            "passed": False,
+            "error": model_failure(exc, self.max_model_attempts),
+        }
+
+    def call_model(self, state: State) -> dict[str, Any]:
+        """Ask the chat model; a permanent error ends the run with outcome ``error``.
+        Sync variant; :meth:`acall_model` serves ``ainvoke``/``astream``."""
+        messages = self._messages(state)
+        try:
+            response = self._chat_model(settings(get_runtime())).invoke(messages)
+        except Exception as exc:
+            return self._failed(exc)
+        return self._answered(state, messages, response)
+
+    async def acall_model(self, state: State) -> dict[str, Any]:
+        """Async variant of :meth:`call_model`."""
+        messages = self._messages(state)
+        try:
+            response = await self._chat_model(settings(get_runtime())).ainvoke(messages)
+        except Exception as exc:
+            return self._failed(exc)
+        return self._answered(state, messages, response)
+
+    def validate(self, state: State, runtime: Runtime[OutputGuardContext]) -> dict[str, Any]:
+        """Run the checks with their failure policies; label a final verdict.
+
+        Raises:
+            ValidationError: A check with policy ``exception`` failed.
+        """
+        ctx = settings(runtime)
+        answer = state["answer"]
+        run = run_checks(self._checks(ctx), answer)
+        update: dict[str, Any] = {
+            "output": run.text,
+            "checks": run.to_list(),
+            "passed": run.passed,
+            "reask": [{"check": name, **problem.to_dict()} for name, problem in run.reask],
+        }
+        digest = _digest(answer)
+        update["retry"] = False
+        if run.passed:
+            update["outcome"] = "passed"
+        elif not run.reask:
+            update["outcome"] = "failed"
+        elif digest in state.get("failed_digests", []):
+            update["outcome"] = "stalled"
+            update["error"] = (
+                "the model returned an output that had already failed the checks; "
+                "stopped early instead of asking again"
+            )
+        elif state["attempts"] > ctx.max_retries:
+            update["outcome"] = "exhausted"
+        else:
+            update["retry"] = True
+        if not run.passed:
+            update["failed_digests"] = [*state.get("failed_digests", []), digest]
+        if "outcome" in update:
+            update["messages"] = [AIMessage(run.text)]
+        return update
+
+    def build_retry_prompt(self, state: State) -> dict[str, Any]:
+        """The next prompt: the task, each problem (what, expected shape, fix), and the
+        previous output (cut when long)."""
+        problems = [
+            (item["check"], Problem(item["message"], item["expected"], item["fix"]))
+            for item in state["reask"]
+        ]
+        prompt = GUARD_RETRY_PROMPT.format(
+            task=state["task"], problems=format_problems(problems), output=excerpt(state["answer"])
+        )
+        return {"prompt": prompt}
+
+
+def route_after_model(state: State) -> Literal["validate", "__end__"]:
+    """End on a model error; otherwise validate the output."""
+    return END if state.get("error") else "validate"
+
+
+def route_after_validate(state: State) -> Literal["build_retry_prompt", "__end__"]:
+    """Re-ask when ``validate`` found problems to re-ask about, with budget left and no
+    repeated output; otherwise end. This edge bounds the loop."""
+    return "build_retry_prompt" if state.get("retry") else END

@@ -1,0 +1,293 @@
+"""The output_guard graph's paths, with scripted fake chat models and hand-made checks."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+from langchain_core.messages import AIMessage, HumanMessage
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.types import RetryPolicy
+
+from citeloop.context import OutputGuardContext
+from citeloop.errors import ConfigurationError, ValidationError
+from citeloop.graphs.output_guard import build_output_guard_graph
+from citeloop.models import is_transient_model_error
+from citeloop.nodes.output_guard import supersteps_needed
+from citeloop.prompts import GUARD_SYSTEM_PROMPT
+from citeloop.state.output_guard import OutputState
+from citeloop.validation.checks import Check, CheckOutcome, Problem
+from tests.fakes import ScriptedChatModel
+
+TASK = "Write one sentence about graphs."
+NO_RETRY_DELAY = RetryPolicy(
+    initial_interval=0.0, jitter=False, max_attempts=3, retry_on=is_transient_model_error
+)
+PROBLEM = Problem("the output contains TODO", "a finished sentence", "finish every TODO")
+
+
+def no_todo(text: str) -> CheckOutcome:
+    if "TODO" not in text:
+        return CheckOutcome("no_todo", True)
+    return CheckOutcome("no_todo", False, (PROBLEM,), fixed=text.replace("TODO", "").strip())
+
+
+def no_todo_unfixable(text: str) -> CheckOutcome:
+    outcome = no_todo(text)
+    return CheckOutcome(outcome.name, outcome.passed, outcome.problems)
+
+
+def bad_fix(text: str) -> CheckOutcome:
+    outcome = no_todo(text)
+    return CheckOutcome(outcome.name, outcome.passed, outcome.problems, fixed="TODO again")
+
+
+def build(model, *checks: Check, **kwargs):
+    return build_output_guard_graph(model, checks=checks, model_retry=NO_RETRY_DELAY, **kwargs)
+
+
+def human_prompts(model: ScriptedChatModel) -> list[str]:
+    return [call[-1].text for call in model.prompts]
+
+
+def test_a_passing_output_costs_one_call():
+    model = ScriptedChatModel(script=["Graphs have nodes."])
+    out = build(model, Check("no_todo", no_todo)).invoke({"task": TASK})
+    assert set(out) <= set(OutputState.__annotations__)
+    assert (out["outcome"], out["passed"], out["attempts"], model.calls) == ("passed", True, 1, 1)
+    assert out["output"] == "Graphs have nodes."
+    assert out["checks"] == [
+        {"name": "no_todo", "passed": True, "problems": [], "fixed": None, "status": "passed"}
+    ]
+    assert out["messages"][-1].content == "Graphs have nodes."
+    assert model.prompts[0][0].content == GUARD_SYSTEM_PROMPT
+    assert human_prompts(model) == [TASK]
+
+
+def test_reask_sends_each_problem_its_shape_and_fix_with_the_previous_output():
+    model = ScriptedChatModel(script=["Graphs TODO.", "Graphs have edges."])
+    out = build(model, Check("no_todo", no_todo, on_fail="reask")).invoke({"task": TASK})
+    assert (out["outcome"], out["attempts"], model.calls) == ("passed", 2, 2)
+    retry = human_prompts(model)[1]
+    assert retry.startswith(TASK)
+    assert (
+        "- [no_todo] the output contains TODO. Expected: a finished sentence. "
+        "Fix: finish every TODO." in retry
+    )
+    assert "<output>\nGraphs TODO.\n</output>" in retry
+
+
+def test_the_budget_ends_the_loop_with_exhausted():
+    model = ScriptedChatModel(script=["A TODO.", "B TODO.", "C TODO."])
+    graph = build(model, Check("no_todo", no_todo))
+    out = graph.invoke({"task": TASK}, context=OutputGuardContext(max_retries=1))
+    assert (out["outcome"], out["passed"], out["attempts"], model.calls) == (
+        "exhausted",
+        False,
+        2,
+        2,
+    )
+    assert out["output"] == "B TODO."
+
+
+def test_the_same_invalid_output_twice_stops_early_and_says_so():
+    model = ScriptedChatModel(script=["Same TODO.", " Same TODO.\n", "never asked"])
+    graph = build(model, Check("no_todo", no_todo))
+    out = graph.invoke({"task": TASK}, context=OutputGuardContext(max_retries=5))
+    assert (out["outcome"], model.calls) == ("stalled", 2)
+    assert "already failed" in out["error"]
+
+
+@pytest.mark.parametrize(
+    ("func", "on_fail", "outcome", "output", "calls"),
+    [
+        (no_todo, "fix", "passed", "Graphs .", 1),
+        (no_todo, "fix_reask", "passed", "Graphs .", 1),
+        (no_todo_unfixable, "fix", "failed", "Graphs TODO.", 1),  # nothing to apply
+        (bad_fix, "fix", "failed", "TODO again", 1),  # applied though it fails
+        (bad_fix, "fix_reask", "passed", "Fine.", 2),  # a failing fix is re-asked
+        (no_todo, "noop", "failed", "Graphs TODO.", 1),
+    ],
+)
+def test_fix_policies(func, on_fail, outcome, output, calls):
+    model = ScriptedChatModel(script=["Graphs TODO.", "Fine."])
+    out = build(model, Check("no_todo", func, on_fail=on_fail)).invoke({"task": TASK})
+    assert (out["outcome"], out["output"], model.calls) == (outcome, output, calls)
+
+
+def test_an_exception_check_raises_validation_error():
+    model = ScriptedChatModel(script=["Graphs TODO."])
+    with pytest.raises(ValidationError, match="no_todo") as raised:
+        build(model, Check("no_todo", no_todo, on_fail="exception")).invoke({"task": TASK})
+    assert raised.value.details["problems"][0]["fix"] == "finish every TODO"
+
+
+def test_later_checks_see_earlier_fixes():
+    seen: list[str] = []
+
+    def spy(text: str) -> CheckOutcome:
+        seen.append(text)
+        return CheckOutcome("spy", True)
+
+    model = ScriptedChatModel(script=["Graphs TODO."])
+    build(model, Check("no_todo", no_todo, on_fail="fix"), Check("spy", spy)).invoke({"task": TASK})
+    assert seen == ["Graphs ."]
+
+
+def test_tokens_are_summed_from_usage_metadata():
+    def reply(text: str, spent_in: int, spent_out: int) -> AIMessage:
+        usage = {"input_tokens": spent_in, "output_tokens": spent_out}
+        return AIMessage(text, usage_metadata={**usage, "total_tokens": spent_in + spent_out})
+
+    model = ScriptedChatModel(script=[reply("A TODO.", 10, 3), reply("Fine.", 25, 2)])
+    out = build(model, Check("no_todo", no_todo)).invoke({"task": TASK})
+    assert out["tokens"] == {"input": 35, "output": 5, "total": 40, "estimated": False}
+
+
+def test_tokens_are_estimated_without_usage_metadata():
+    model = ScriptedChatModel(script=["Fine."])
+    out = build(model, Check("no_todo", no_todo)).invoke({"task": TASK})
+    spent_in = math.ceil(len(GUARD_SYSTEM_PROMPT) / 4) + math.ceil(len(TASK) / 4)
+    spent_out = math.ceil(len("Fine.") / 4)
+    assert out["tokens"] == {
+        "input": spent_in,
+        "output": spent_out,
+        "total": spent_in + spent_out,
+        "estimated": True,
+    }
+
+
+def test_a_permanent_model_error_ends_the_run_with_error():
+    model = ScriptedChatModel(script=[ValueError("bad request")])
+    out = build(model, Check("no_todo", no_todo)).invoke({"task": TASK})
+    assert (out["outcome"], model.calls) == ("error", 1)
+    assert "ValueError: bad request" in out["error"]
+
+
+def test_a_transient_model_error_is_retried():
+    model = ScriptedChatModel(script=[TimeoutError("slow"), "Fine."])
+    out = build(model, Check("no_todo", no_todo)).invoke({"task": TASK})
+    assert (out["outcome"], out["attempts"], model.calls) == ("passed", 1, 2)
+
+
+def test_the_task_may_come_from_messages():
+    model = ScriptedChatModel(script=["Fine."])
+    out = build(model, Check("no_todo", no_todo)).invoke({"messages": [HumanMessage(TASK)]})
+    assert human_prompts(model) == [TASK]
+    assert [m.type for m in out["messages"]] == ["human", "ai"]
+
+
+@pytest.mark.parametrize("inputs", [{}, {"task": "   "}, {"task": 3}])
+def test_a_missing_task_fails_before_any_model_call(inputs):
+    model = ScriptedChatModel(script=["Fine."])
+    with pytest.raises(ConfigurationError, match="task"):
+        build(model, Check("no_todo", no_todo)).invoke(inputs)
+    assert model.calls == 0
+
+
+def test_the_recursion_limit_must_fit_the_budget():
+    context = OutputGuardContext(max_retries=2)
+    limit = supersteps_needed(2)
+    model = ScriptedChatModel(script=["A TODO.", "B TODO.", "C TODO."])
+    out = build(model, Check("no_todo", no_todo)).invoke(
+        {"task": TASK}, {"recursion_limit": limit}, context=context
+    )
+    assert (out["outcome"], model.calls) == ("exhausted", 3)
+    model = ScriptedChatModel(script=["A TODO."])
+    with pytest.raises(ConfigurationError, match="recursion_limit"):
+        build(model, Check("no_todo", no_todo)).invoke(
+            {"task": TASK}, {"recursion_limit": limit - 1}, context=context
+        )
+    assert model.calls == 0
+
+
+def test_a_second_run_on_the_same_thread_starts_afresh():
+    model = ScriptedChatModel(script=["A TODO.", "B TODO.", "Fine.", "C TODO.", "Fine again."])
+    graph = build(model, Check("no_todo", no_todo), checkpointer=InMemorySaver())
+    config = {"configurable": {"thread_id": "t"}}
+    context = OutputGuardContext(max_retries=2)
+    first = graph.invoke({"task": TASK}, config, context=context)
+    second = graph.invoke({"task": TASK}, config, context=context)
+    assert (first["attempts"], second["attempts"]) == (3, 2)
+    assert second["tokens"]["output"] == math.ceil(len("C TODO.") / 4) + math.ceil(
+        len("Fine again.") / 4
+    )
+
+
+async def test_ainvoke_matches_invoke():
+    model = ScriptedChatModel(script=["Graphs TODO.", "Fine."])
+    out = await build(model, Check("no_todo", no_todo)).ainvoke({"task": TASK})
+    assert (out["outcome"], out["attempts"], model.calls) == ("passed", 2, 2)
+
+
+def test_checks_must_be_check_objects():
+    with pytest.raises(ConfigurationError, match="Check"):
+        build_output_guard_graph(checks=[no_todo])
+
+
+@pytest.mark.parametrize("bad", [{"max_retries": -1}, {"max_retries": "2"}, {"mode": 3}])
+def test_bad_context_is_a_configuration_error(bad):
+    with pytest.raises(ConfigurationError):
+        OutputGuardContext(**bad)
+
+
+def test_graph_shape_snapshot(snapshot):
+    graph = build_output_guard_graph()
+    assert graph.name == "output_guard"
+    assert graph.get_graph().draw_mermaid() == snapshot
+
+
+def test_io_schema_snapshot(snapshot):
+    graph = build_output_guard_graph()
+    schemas = {
+        "input": graph.get_input_jsonschema(),
+        "output": graph.get_output_jsonschema(),
+        "context": graph.get_context_jsonschema(),
+    }
+    assert schemas == snapshot
+
+
+def _context_graph(model):
+    return build_output_guard_graph(model, model_retry=NO_RETRY_DELAY)  # checks from context
+
+
+def test_context_checks_in_structured_mode_fix_a_fenced_json_answer():
+    schema = {
+        "type": "object",
+        "properties": {"primes": {"type": "array"}},
+        "required": ["primes"],
+        "additionalProperties": False,
+    }
+    model = ScriptedChatModel(script=['Here you go:\n```json\n{"primes": [2, 3, 5],}\n```'])
+    context = OutputGuardContext(mode="structured", json_schema=schema)
+    out = _context_graph(model).invoke({"task": "Three primes as JSON."}, context=context)
+    assert (out["outcome"], model.calls) == ("passed", 1)
+    assert json.loads(out["output"]) == {"primes": [2, 3, 5]}
+    assert out["checks"][0]["status"] == "fixed"
+
+
+def test_context_checks_reask_against_the_schema():
+    schema = {"type": "object", "required": ["primes"]}
+    model = ScriptedChatModel(script=['{"odd": [1]}', '{"primes": [2, 3, 5]}'])
+    context = OutputGuardContext(mode="structured", json_schema=schema)
+    out = _context_graph(model).invoke({"task": "Three primes as JSON."}, context=context)
+    assert (out["outcome"], model.calls) == ("passed", 2)
+    assert "primes" in human_prompts(model)[1]
+
+
+def test_context_required_sections_are_reasked():
+    answer = "## Summary\nAll good here, nothing to add.\n"
+    fixed = answer + "\n## Risks\nNone that we know of today.\n"
+    model = ScriptedChatModel(script=[answer, fixed])
+    context = OutputGuardContext(required_sections=["Summary", "Risks"])
+    out = _context_graph(model).invoke({"task": "Report with Summary and Risks."}, context=context)
+    assert (out["outcome"], model.calls) == ("passed", 2)
+    assert "Risks" in human_prompts(model)[1]
+
+
+def test_an_unknown_mode_fails_before_any_model_call():
+    model = ScriptedChatModel(script=["x"])
+    with pytest.raises(ConfigurationError, match="mode"):
+        _context_graph(model).invoke({"task": TASK}, context={"mode": "poetry"})
+    assert model.calls == 0
