@@ -1,0 +1,145 @@
+"""The error contract of every output validator, on odd and adversarial text.
+
+Signal checks return values and never raise on odd text; schema-level checks raise only
+``citeloop.ValidationError``; every ``*_check`` returns a ``CheckOutcome``. Each
+function must also stay linear on the inputs that break naive scanners, such as an
+unclosed fence followed by 200,000 spaces.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from citeloop.errors import ValidationError
+from citeloop.validation import (
+    CheckOutcome,
+    ResponseMode,
+    calculate_unique_content_ratio,
+    check_format_compliance,
+    citations_check,
+    clean_repetitive_output,
+    complete_check,
+    compliance_check,
+    deduplicate_sections,
+    detect_conversational_phrases,
+    detect_repetition,
+    estimate_tokens,
+    extract_structured_sections,
+    formatting_check,
+    has_on_topic_signals,
+    is_off_topic,
+    json_check,
+    length_check,
+    repetition_check,
+    sections_check,
+    structure_check,
+    validate_citations,
+    validate_complete,
+    validate_formatting,
+    validate_json,
+    validate_length,
+    validate_long_response,
+    validate_no_repetition,
+    validate_response_structure,
+    validate_section_completeness,
+    validate_short_response,
+)
+
+SCHEMA = {"type": "object", "required": ["a"]}
+
+SIGNALS = {
+    "estimate_tokens": estimate_tokens,
+    "validate_length": lambda t: validate_length(t, max_chars=10),
+    "validate_short_response": validate_short_response,
+    "validate_long_response": validate_long_response,
+    "validate_citations": validate_citations,
+    "validate_formatting": validate_formatting,
+    "validate_complete_standard": validate_complete,
+    "validate_complete_short": lambda t: validate_complete(t, mode=ResponseMode.SHORT),
+    "validate_complete_long": lambda t: validate_complete(t, mode=ResponseMode.LONG),
+    "validate_complete_raw": lambda t: validate_complete(t, mode=ResponseMode.RAW),
+    "is_off_topic": lambda t: is_off_topic(t, ["graph"]),
+    "has_on_topic_signals": lambda t: has_on_topic_signals(t, ["graph"]),
+    "detect_conversational_phrases": detect_conversational_phrases,
+    "check_format_compliance": check_format_compliance,
+    "detect_repetition": detect_repetition,
+    "calculate_unique_content_ratio": calculate_unique_content_ratio,
+    "deduplicate_sections": deduplicate_sections,
+    "validate_no_repetition": validate_no_repetition,
+    "clean_repetitive_output": clean_repetitive_output,
+    "extract_structured_sections": extract_structured_sections,
+    "validate_section_completeness": lambda t: validate_section_completeness(t, ["Risks"]),
+    "validate_response_structure": lambda t: validate_response_structure(t, ["Risks"]),
+}
+SCHEMA_LEVEL = {
+    "validate_json": validate_json,
+    "validate_complete_structured": lambda t: validate_complete(
+        t, mode=ResponseMode.STRUCTURED, schema=SCHEMA
+    ),
+}
+CHECKS = {
+    "json_check": json_check(),
+    "structure_check": structure_check(SCHEMA),
+    "length_check": length_check(max_chars=100),
+    "citations_check": citations_check(),
+    "formatting_check": formatting_check(),
+    "complete_check": complete_check(),
+    "compliance_check": compliance_check(["graph"]),
+    "repetition_check": repetition_check(),
+    "sections_check": sections_check(["Risks"]),
+}
+ODD = [
+    "",
+    "   \n\t ",
+    "\x00\xff\ufffd",
+    "\ud800 lone surrogate",
+    "e\u0301" * 50,
+    "```json\n{",
+    "{" * 1000,
+    "[" * 1000 + "]" * 999,
+    "## \n## \n**",
+    "אבג ‏ 漢字 🙂",
+]
+
+
+def _call(name: str, func, text: str) -> object:
+    if name in SCHEMA_LEVEL:
+        try:
+            return func(text)
+        except ValidationError:
+            return None
+    return func(text)
+
+
+ALL = {**SIGNALS, **SCHEMA_LEVEL, **CHECKS}
+
+
+@pytest.mark.parametrize("name", sorted(ALL))
+@pytest.mark.parametrize("text", ODD, ids=range(len(ODD)))
+def test_odd_text_follows_the_error_contract(name, text):
+    result = _call(name, ALL[name], text)
+    if name in CHECKS:
+        assert isinstance(result, CheckOutcome)
+
+
+@pytest.mark.parametrize("name", sorted(ALL))
+@settings(deadline=None, max_examples=50)
+@given(text=st.text())
+def test_generated_text_follows_the_error_contract(name, text):
+    _call(name, ALL[name], text)
+
+
+@pytest.mark.parametrize("name", sorted(ALL))
+def test_an_unclosed_fence_before_200000_spaces_stays_linear(name):
+    def seconds(spaces: int) -> float:
+        text = "```json" + " " * spaces + "x"
+        start = time.perf_counter()
+        _call(name, ALL[name], text)
+        return time.perf_counter() - start
+
+    small, large = seconds(50_000), seconds(200_000)
+    assert large < 10 * small + 1.0, f"{name}: {small:.3f} s -> {large:.3f} s for 4x"
