@@ -108,6 +108,23 @@ def main() -> int:
         no_target = per_search(
             [lambda a=a: recall_paths(store, a, max_hops=BASELINE_HOPS) for a, _, _ in pairs]
         )
+        # The worst cases: a dense neighbourhood at the largest max_hops, where simple
+        # paths grow as degree ** hops and only the search budget bounds the work.
+        worst = {
+            label: max(median_seconds(search, 1) for _ in range(2))
+            for label, search in (
+                (
+                    "sibling methods, max_hops=10",
+                    lambda: recall_paths(
+                        store, "BaseChatModel.OutputType", "BaseChatModel._llm_type", max_hops=10
+                    ),
+                ),
+                (
+                    "no target from Runnable.ainvoke, max_hops=10",
+                    lambda: recall_paths(store, "Runnable.ainvoke", max_hops=10),
+                ),
+            )
+        }
 
     mix = ", ".join(
         f"{sum(1 for *_, d in pairs if d == distance)} at distance {distance}"
@@ -129,6 +146,8 @@ def main() -> int:
         f"no target, max_hops={BASELINE_HOPS}: {median * 1000:.3f} ms median, "
         f"{p90 * 1000:.2f} ms p90, {mean:.2f} paths/source, {median / base:.2f}x"
     )
+    for label, seconds in worst.items():
+        print(f"worst case, {label}: {seconds * 1000:.0f} ms ({seconds / base:.0f}x)")
     print(f"total {time.perf_counter() - started:.1f} s")
     return 0
 

@@ -44,10 +44,17 @@ MAX_FACT_ID_CHARS = 256
 prompt and the fact-id scan of a narrative."""
 
 MAX_NAME_CHARS = 512
-"""Longest entity name, kind or id a path may carry."""
+"""Longest entity name, kind, id or relation a path read by ``from_dict`` may carry
+(paths found in the graph carry the graph's names as they are)."""
+
+MAX_SEARCH_STEPS = 100_000
+"""Partial paths one search may queue. Simple paths grow as ``degree ** hops``, so a
+dense neighbourhood at a large ``max_hops`` would otherwise take minutes and gigabytes;
+at the budget the search stops and returns the paths found so far, which are still the
+best ones, in order."""
 
 _SUGGESTIONS = 5
-_MAX_SUGGEST_LENGTH = 200  # difflib is quadratic in the name's length
+_MAX_SUGGEST_LENGTH = 100  # difflib is quadratic in the name's length
 
 
 class UnknownEntityError(CiteloopError, LookupError):
@@ -77,10 +84,6 @@ class EntityRef:
     kind: str
     name: str
     id: str = ""
-
-    def __post_init__(self) -> None:
-        for label in ("kind", "name", "id"):
-            _bounded(getattr(self, label), f"entity {label}", MAX_NAME_CHARS)
 
     @classmethod
     def of(cls, entity: Entity) -> EntityRef:
@@ -118,7 +121,8 @@ class PathHop:
 
     def __post_init__(self) -> None:
         _bounded(self.fact_id, "fact_id", MAX_FACT_ID_CHARS)
-        _bounded(self.relation, "relation", MAX_NAME_CHARS)
+        if any(char in self.fact_id for char in "\r\n\x00"):
+            raise ConfigurationError(f"fact_id {self.fact_id!r} contains a line break or NUL")
 
 
 def _bounded(value: str, where: str, limit: int) -> None:
@@ -344,9 +348,9 @@ def resolve_entities(store: GraphStore, name: str) -> list[Entity]:
         raise ConfigurationError(f"an entity name must be a non-empty string, got {name!r}")
     name = name.strip()
     exact = store.get_entity(name)
-    if exact is not None and exact.resolved:
-        return [exact]
     found = [entity for entity in store.entities_named(name) if entity.resolved]
+    if exact is not None and exact.resolved and exact not in found:
+        found.insert(0, exact)
     if not found and "." in name:
         last = name.rpartition(".")[2]
         found = [
@@ -359,7 +363,7 @@ def resolve_entities(store: GraphStore, name: str) -> list[Entity]:
     suggestions = _close_names(store, name)
     hint = f"; did you mean {', '.join(map(repr, suggestions))}?" if suggestions else "."
     raise UnknownEntityError(
-        f"no entity named {name!r} in the knowledge graph{hint} Give a short name "
+        f"no entity named {_short(name)} in the knowledge graph{hint} Give a short name "
         "('compile'), a dotted 'Class.method', or a qualified id ('pkg.mod.Class.method').",
         name=name,
         suggestions=suggestions,
@@ -371,7 +375,9 @@ def _close_names(store: GraphStore, name: str) -> list[str]:
     the name set, so candidates are checked one by one)."""
     if len(name) > _MAX_SUGGEST_LENGTH:
         return []
-    names = list(store.names())
+    # difflib's ratio is quadratic in length: compare with names of similar length only.
+    window = max(3, len(name) // 2)
+    names = [known for known in store.names() if abs(len(known) - len(name)) <= window]
     candidates = difflib.get_close_matches(name, names, n=3 * _SUGGESTIONS)
     last = name.rpartition(".")[2]
     if last != name:
@@ -464,11 +470,14 @@ def recall_paths(
     hop distance to the target, so it explores only entities that can still reach it in
     time); paths of equal length by strength, then in the store's stable fact order.
     Without a target: the strongest paths out of the source, each as long as the graph
-    allows within ``max_hops`` (a path that reaches a dead end earlier ranks after the
-    full-length ones), found best-first by strength.
+    allows within ``max_hops``: full-length paths by strength, then paths that reach a
+    dead end earlier, by strength.
 
     Names resolve as in :func:`resolve_entities`; an ambiguous name searches from (or
-    to) every entity of that name. The search reads the store through
+    to) every entity of that name. Work is bounded: a search queues at most
+    :data:`MAX_SEARCH_STEPS` partial paths. With a target it then returns what it
+    found (the best paths, in order, but perhaps fewer than ``limit``); without one, the
+    longest paths it had queued join the dead ends. The search reads the store through
     :class:`~citeloop.knowledge.store.GraphStore` only, so it works on any store.
 
     Args:
@@ -532,6 +541,7 @@ def _shortest(
     heapq.heapify(queue)
     source_set = set(sources)
     found: list[RetrievalPath] = []
+    queued = len(queue)
     while queue and len(found) < limit:
         _, _, _, partial = heapq.heappop(queue)
         if partial.end in targets:
@@ -548,6 +558,9 @@ def _shortest(
                 or partial.visits(other)
             ):
                 continue
+            queued += 1
+            if queued > MAX_SEARCH_STEPS:
+                return found
             step = _Partial(partial.source, (*partial.steps, (fact, other)), flow)
             heapq.heappush(queue, (length + remaining, -flow, next(order), step))
     return found
@@ -556,11 +569,20 @@ def _shortest(
 def _strongest(
     walker: _Walker, sources: list[str], max_hops: int, limit: int
 ) -> list[RetrievalPath]:
+    """Best-first by an upper bound of the strength a partial path can still reach at
+    full length: every hop after an entity that has a way in and a way out passes on at
+    most ``FLOW_DECAY / 2``. The bound is admissible, so full-length paths come out
+    strongest first, and partial paths that cannot beat them wait."""
+
+    def bound(partial: _Partial) -> float:
+        return partial.strength * (FLOW_DECAY / 2) ** (max_hops - len(partial.steps))
+
     order = itertools.count()
-    queue = [(-1.0, next(order), _Partial(source, (), 1.0)) for source in sources]
+    queue = [(-2.0, next(order), _Partial(source, (), 1.0)) for source in sources]
     source_set = set(sources)
     full: list[RetrievalPath] = []
-    dead_ends: list[tuple[float, int, RetrievalPath]] = []
+    dead_ends: list[_Partial] = []
+    queued = len(queue)
     while queue and len(full) < limit:
         _, _, partial = heapq.heappop(queue)
         if len(partial.steps) == max_hops:
@@ -574,14 +596,20 @@ def _strongest(
         ]
         if not open_edges:
             if partial.steps:
-                dead_ends.append((-partial.strength, len(dead_ends), _build(walker, partial)))
+                dead_ends.append(partial)
             continue
+        queued += len(open_edges)
+        if queued > MAX_SEARCH_STEPS:
+            # Out of budget: the longest queued paths stand in for full-length ones.
+            longest = max(len(item[2].steps) for item in queue)
+            dead_ends += [item[2] for item in queue if len(item[2].steps) == longest]
+            break
         flow = partial.strength * FLOW_DECAY / len(edges)
         for step in open_edges:
             extended = _Partial(partial.source, (*partial.steps, step), flow)
-            heapq.heappush(queue, (-flow, next(order), extended))
-    dead_ends.sort(key=lambda item: item[:2])
-    return (full + [path for _, _, path in dead_ends])[:limit]
+            heapq.heappush(queue, (-bound(extended), next(order), extended))
+    rest = sorted(dead_ends, key=lambda partial: -partial.strength)  # stable: pop order
+    return full + [_build(walker, partial) for partial in rest[: limit - len(full)]]
 
 
 def _build(walker: _Walker, partial: _Partial) -> RetrievalPath:

@@ -761,3 +761,44 @@ def test_strongest_paths_properties(store: MemoryGraphStore, max_hops: int, limi
         (len(ids) - 1 != max_hops, -round(strength, 12)) for ids, strength in candidates
     )[:limit]
     assert [(len(p) != max_hops, -round(p.strength, 12)) for p in paths] == expected
+
+
+def _clique(size: int) -> MemoryGraphStore:
+    """Functions that all call each other: simple paths grow as size ** hops."""
+    entities = [entity(f"c{i}") for i in range(size)]
+    facts = [Fact(f"m.c{i}", CALLS, f"m.c{j}") for i in range(size) for j in range(i + 1, size)]
+    return MemoryGraphStore(entities, facts)
+
+
+def test_the_search_budget_bounds_a_dense_graph(monkeypatch) -> None:
+    import citeloop.knowledge.paths as paths
+
+    monkeypatch.setattr(paths, "MAX_SEARCH_STEPS", 2_000)
+    store = _clique(10)
+    # With a target: the direct call still comes first, within the budget.
+    shortest = recall_paths(store, "c0", "c9", max_hops=10, limit=3)
+    assert [len(path) for path in shortest][:1] == [1]
+    # Without one: out of budget, the longest queued paths stand in, all simple.
+    strongest = recall_paths(store, "c0", max_hops=10, limit=5)
+    assert len(strongest) == 5
+    for path in strongest:
+        ids = [path.source.id, *(hop.entity.id for hop in path.hops)]
+        assert len(ids) == len(set(ids)) and len(path) >= 3
+
+
+def test_a_name_that_is_also_an_id_resolves_to_both() -> None:
+    store = MemoryGraphStore(
+        [Entity("b", EntityKind.FUNCTION, "zz"), entity("b")], [Fact("b", CALLS, "m.b")]
+    )
+    assert {e.id for e in resolve_entities(store, "b")} == {"b", "m.b"}
+    assert [len(path) for path in recall_paths(store, "zz", "m.b")] == [1]
+
+
+def test_long_names_from_the_graph_are_carried_as_they_are() -> None:
+    deep = "pkg." + ".".join("N" * 120 for _ in range(5))
+    store = MemoryGraphStore(
+        [entity("helper"), Entity(deep, EntityKind.CLASS, "N" * 120)],
+        [Fact("m.helper", CALLS, deep)],
+    )
+    (path,) = recall_paths(store, "helper")
+    assert path.target.id == deep
