@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
-from typing import Any
+from typing import Any, TypeVar
 
 from citeloop.errors import ConfigurationError
 
@@ -36,6 +37,38 @@ def check_field_types(settings: Any) -> None:
             raise ConfigurationError(
                 f"context field {item.name!r} must be of type {item.type}, got {value!r}"
             )
+
+
+Settings = TypeVar("Settings")
+
+
+def resolve_context(value: Any, cls: type[Settings]) -> Settings:
+    """The run's settings as ``cls``.
+
+    ``None`` (no context given) gives the defaults; a ``cls`` is used as it is. As a
+    subgraph, a graph receives its parent's context: a mapping, or the parent's own
+    settings object. Then the fields of ``cls`` are taken from the same-named keys or
+    attributes, and the rest, which belong to the parent, are left alone.
+
+    Raises:
+        ConfigurationError: ``value`` is none of these (e.g. a string), or a field's
+            value is invalid.
+    """
+    if value is None:
+        return cls()
+    if isinstance(value, cls):
+        return value
+    names = [item.name for item in fields(cls)]  # type: ignore[arg-type]
+    if isinstance(value, Mapping):
+        chosen = {name: value[name] for name in names if name in value}
+    elif hasattr(value, "__dict__") or hasattr(value, "__slots__"):
+        chosen = {name: getattr(value, name) for name in names if hasattr(value, name)}
+    else:
+        raise ConfigurationError(
+            f"the run's context must be a {cls.__name__} or a mapping of its fields "
+            f"({', '.join(names)}), got {type(value).__name__}"
+        )
+    return cls(**chosen)
 
 
 @dataclass(kw_only=True)

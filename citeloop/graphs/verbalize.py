@@ -2,10 +2,10 @@
 
 ::
 
-    draft -> critique -> END (passed | budget spent)
-                ^   |
-                |   v
-                refine
+    prepare -> draft -> critique -> END (passed | budget spent)
+                           ^   |
+                           |   v
+                           refine
 """
 
 from __future__ import annotations
@@ -77,13 +77,18 @@ def build_verbalize_graph(
         output_schema=OutputState,
         context_schema=VerbalizeContext,
     )
-    # Both a sync and an async body, so `invoke` works and `ainvoke` never blocks the loop.
+    # `prepare` is a plain function: a RunnableLambda's config shows langchain-core's
+    # default recursion_limit (25), not the graph's, so the budget check lives there.
+    # The model nodes have both a sync and an async body, so `invoke` works and
+    # `ainvoke` never blocks the loop.
     draft = RunnableLambda(nodes.draft, afunc=nodes.adraft, name="draft")
     refine = RunnableLambda(nodes.refine, afunc=nodes.arefine, name="refine")
+    builder.add_node("prepare", nodes.prepare)
     builder.add_node("draft", draft, retry_policy=model_retry)
     builder.add_node("critique", nodes.critique)
     builder.add_node("refine", refine, retry_policy=model_retry)
-    builder.add_edge(START, "draft")
+    builder.add_edge(START, "prepare")
+    builder.add_edge("prepare", "draft")
     builder.add_conditional_edges("draft", route_after_model)
     builder.add_conditional_edges("critique", route_after_critique)
     builder.add_conditional_edges("refine", route_after_model)

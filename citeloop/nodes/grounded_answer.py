@@ -18,7 +18,7 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.graph import END
 from langgraph.runtime import Runtime, get_runtime
 
-from citeloop.context import GroundedAnswerContext
+from citeloop.context import GroundedAnswerContext, resolve_context
 from citeloop.errors import ConfigurationError
 from citeloop.knowledge import (
     ContextExpansion,
@@ -41,8 +41,8 @@ from citeloop.validation.checks import Check, Problem, format_problems, run_chec
 
 
 def settings(runtime: Runtime[GroundedAnswerContext]) -> GroundedAnswerContext:
-    """The run's context, or the defaults when the caller passed none."""
-    return runtime.context if runtime.context is not None else GroundedAnswerContext()
+    """The run's context (see :func:`citeloop.context.resolve_context`)."""
+    return resolve_context(runtime.context, GroundedAnswerContext)
 
 
 def task_of(state: State) -> str:

@@ -17,7 +17,7 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.graph import END
 from langgraph.runtime import Runtime, get_runtime
 
-from citeloop.context import OutputGuardContext
+from citeloop.context import OutputGuardContext, resolve_context
 from citeloop.errors import ConfigurationError
 from citeloop.models import resolve_chat_model
 from citeloop.nodes.chat import excerpt, model_failure
@@ -37,8 +37,8 @@ from citeloop.validation import (
 
 
 def settings(runtime: Runtime[OutputGuardContext]) -> OutputGuardContext:
-    """The run's context, or the defaults when the caller passed none."""
-    return runtime.context if runtime.context is not None else OutputGuardContext()
+    """The run's context (see :func:`citeloop.context.resolve_context`)."""
+    return resolve_context(runtime.context, OutputGuardContext)
 
 
 def task_of(state: State) -> str:

@@ -7,7 +7,7 @@ once per compiled graph. Routers are pure functions.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any, Literal
 
 from langchain_core.language_models import BaseChatModel
@@ -16,7 +16,7 @@ from langchain_core.runnables import RunnableConfig
 from langgraph.graph import END
 from langgraph.runtime import Runtime, get_runtime
 
-from citeloop.context import VerbalizeContext
+from citeloop.context import VerbalizeContext, resolve_context
 from citeloop.errors import ConfigurationError
 from citeloop.knowledge import RetrievalPath, render_hops
 from citeloop.knowledge.paths import coerce_path
@@ -33,8 +33,8 @@ from citeloop.validation.critics import Critic, FactIdCritic, missing_fact_ids, 
 
 
 def settings(runtime: Runtime[VerbalizeContext]) -> VerbalizeContext:
-    """The run's context, or the defaults when the caller passed none."""
-    return runtime.context if runtime.context is not None else VerbalizeContext()
+    """The run's context (see :func:`citeloop.context.resolve_context`)."""
+    return resolve_context(runtime.context, VerbalizeContext)
 
 
 def path_of(state: State) -> RetrievalPath:
@@ -51,15 +51,24 @@ def path_of(state: State) -> RetrievalPath:
 
 
 def supersteps_needed(max_iterations: int) -> int:
-    """The recursion limit a run needs: draft and critique, refine and critique per
-    further iteration, and the step that ends."""
-    return 2 * max_iterations + 1
+    """The recursion limit a run needs: prepare, draft and critique, refine and critique
+    per further iteration, and the step that ends."""
+    return 2 * max_iterations + 2
+
+
+MAX_QUESTION_CHARS = 4_000
+"""Longest question shown to the model (a longer one is refused before any call)."""
 
 
 def _question_block(state: State) -> str:
     question = state.get("question")
     if question is not None and not isinstance(question, str):
         raise ConfigurationError(f"question must be a string, got {type(question).__name__}")
+    if question and len(question) > MAX_QUESTION_CHARS:
+        raise ConfigurationError(
+            f"question is {len(question)} characters long; at most {MAX_QUESTION_CHARS} are "
+            "accepted. Ask it shorter: the path, not the question, carries the facts"
+        )
     return VERBALIZE_QUESTION_BLOCK.format(question=question.strip()) if question else ""
 
 
@@ -97,6 +106,12 @@ class VerbalizeNodes:
         *,
         max_model_attempts: int = 1,
     ) -> None:
+        if isinstance(critics, str) or not isinstance(critics, Iterable):
+            raise ConfigurationError(
+                f"critics must be a list of callables (narrative, path) -> Critique, "
+                f"got {critics!r}"
+            )
+        critics = tuple(critics)
         for critic in critics:
             if not callable(critic):
                 raise ConfigurationError(
@@ -109,12 +124,19 @@ class VerbalizeNodes:
     def _chat_model(self, ctx: VerbalizeContext) -> BaseChatModel:
         return self.model or resolve_chat_model(ctx.model)
 
-    def _draft_request(
-        self, state: State, config: RunnableConfig
-    ) -> tuple[dict[str, Any], list[BaseMessage] | None]:
-        """Check everything before any model call; the reset state and the messages
-        (``None`` for an empty path, which needs no model)."""
-        ctx = settings(get_runtime())
+    def prepare(
+        self, state: State, runtime: Runtime[VerbalizeContext], config: RunnableConfig
+    ) -> dict[str, Any]:
+        """Check the run's inputs and settings; start its counters and narrative afresh.
+
+        Raises:
+            ConfigurationError: No path, or a malformed one; a path longer than
+                ``max_path_hops``; a question that is not a string or is longer than
+                :data:`MAX_QUESTION_CHARS`; a model spec that cannot be resolved (for a
+                non-empty path); or a recursion limit too small for ``max_iterations``.
+                All before any model call.
+        """
+        ctx = settings(runtime)
         path = path_of(state)
         if len(path) > ctx.max_path_hops:
             raise ConfigurationError(
@@ -129,18 +151,27 @@ class VerbalizeNodes:
                 f"{supersteps_needed(ctx.max_iterations)}, got {limit}; raise it or lower "
                 "max_iterations"
             )
-        question_block = _question_block(state)
-        reset = {"path": path.to_dict(), "iterations_used": 0, "model_calls": 0, "error": ""}
-        if not path.hops:
-            return reset, None
-        self._chat_model(ctx)  # a bad model spec fails here, before any call
+        _question_block(state)
+        if path.hops:
+            self._chat_model(ctx)  # a bad model spec fails here, before any call
+        # A thread may run the graph again: nothing of an earlier run carries over.
+        return {
+            "path": path.to_dict(),
+            "narrative": "",
+            "iterations_used": 0,
+            "model_calls": 0,
+            "error": "",
+        }
+
+    def _draft_messages(self, state: State) -> list[BaseMessage]:
+        path = path_of(state)
         prompt = VERBALIZE_DRAFT_PROMPT.format(
-            question_block=question_block,
+            question_block=_question_block(state),
             source=path.source.label(),
             hop_count=len(path),
             hops=render_hops(path),
         )
-        return reset, [SystemMessage(VERBALIZE_SYSTEM_PROMPT), HumanMessage(prompt)]
+        return [SystemMessage(VERBALIZE_SYSTEM_PROMPT), HumanMessage(prompt)]
 
     def _refine_messages(self, state: State) -> list[BaseMessage]:
         path = path_of(state)
@@ -166,37 +197,29 @@ class VerbalizeNodes:
             "verbalization": _report(failed, ctx, path_of(state), error=error, feedback=feedback),
         }
 
-    def draft(self, state: State, config: RunnableConfig) -> dict[str, Any]:
-        """Write the first narrative of the path.
-
-        An empty path needs no model: the narrative is ``""``. Sync variant; :meth:`adraft`
-        serves ``ainvoke``/``astream``.
-
-        Raises:
-            ConfigurationError: No path, or a malformed one; a path longer than
-                ``max_path_hops``; a question that is not a string; a model spec that
-                cannot be resolved; or a recursion limit too small for
-                ``max_iterations``. All before any model call.
-        """
-        reset, messages = self._draft_request(state, config)
-        if messages is None:
-            return {**reset, "narrative": ""}
+    def draft(self, state: State) -> dict[str, Any]:
+        """Write the first narrative of the path; an empty path needs no model (its
+        narrative stays ``""``). Sync variant; :meth:`adraft` serves
+        ``ainvoke``/``astream``."""
+        if not path_of(state).hops:
+            return {}
         try:
-            response = self._chat_model(settings(get_runtime())).invoke(messages)
+            response = self._chat_model(settings(get_runtime())).invoke(self._draft_messages(state))
         except Exception as exc:
-            return {**reset, **self._failed({**state, **reset}, exc, 0)}
-        return {**reset, "narrative": response.text, "model_calls": 1}
+            return self._failed(state, exc, 0)
+        return {"narrative": response.text, "model_calls": 1}
 
-    async def adraft(self, state: State, config: RunnableConfig) -> dict[str, Any]:
+    async def adraft(self, state: State) -> dict[str, Any]:
         """Async variant of :meth:`draft` (no blocking call on the event loop)."""
-        reset, messages = self._draft_request(state, config)
-        if messages is None:
-            return {**reset, "narrative": ""}
+        if not path_of(state).hops:
+            return {}
         try:
-            response = await self._chat_model(settings(get_runtime())).ainvoke(messages)
+            response = await self._chat_model(settings(get_runtime())).ainvoke(
+                self._draft_messages(state)
+            )
         except Exception as exc:
-            return {**reset, **self._failed({**state, **reset}, exc, 0)}
-        return {**reset, "narrative": response.text, "model_calls": 1}
+            return self._failed(state, exc, 0)
+        return {"narrative": response.text, "model_calls": 1}
 
     def critique(self, state: State, runtime: Runtime[VerbalizeContext]) -> dict[str, Any]:
         """Run every critic on the narrative; count a failure against the budget.

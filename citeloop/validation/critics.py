@@ -8,7 +8,7 @@ that asks for a refinement.
 
 from __future__ import annotations
 
-import unicodedata
+import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -19,53 +19,79 @@ if TYPE_CHECKING:
     from citeloop.knowledge.paths import RetrievalPath
 
 
+MAX_FEEDBACK_CHARS = 2_000
+"""Characters of one critic's feedback passed on to the refinement prompt."""
+
+
+# Identifier characters: word characters (letters, digits, ``_``), ``-``, and the
+# combining marks of the Unicode combining blocks, which belong to the character before
+# them (``f-1\u0301`` is not ``f-1``).
+_ID_CLASS = r"\w\-\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f"
+_ID_RUN = re.compile(f"[{_ID_CLASS}]+")
+_ID_CHAR = re.compile(f"[{_ID_CLASS}]")
+
+
 def _is_id_char(char: str) -> bool:
-    """Letters, digits, ``_``, ``-``, and combining marks (which belong to the
-    character before them: ``f-1\u0301`` is not ``f-1``)."""
-    return char.isalnum() or char in "_-" or unicodedata.category(char)[0] == "M"
+    return _ID_CHAR.match(char) is not None
+
+
+class _Mentions:
+    """One text, scanned once: the whole-token mentions of any number of fact ids.
+
+    An id made of identifier characters only (every id the graph makes) is mentioned
+    exactly when it is one of the text's maximal identifier runs: a set lookup. Other
+    ids (``f(1)+[x]``) are found with ``str.find`` and a boundary test at each
+    occurrence.
+    """
+
+    def __init__(self, text: str) -> None:
+        self.text = normalize_text(text)
+        self._runs: set[str] | None = None
+
+    def __contains__(self, fact_id: str) -> bool:
+        fact_id = normalize_text(fact_id)
+        if not fact_id:
+            return False
+        if _ID_RUN.fullmatch(fact_id):
+            if self._runs is None:
+                self._runs = set(_ID_RUN.findall(self.text))
+            return fact_id in self._runs
+        text = self.text
+        start = text.find(fact_id)
+        while start != -1:
+            end = start + len(fact_id)
+            before_ok = start == 0 or not _is_id_char(text[start - 1])
+            after_ok = end == len(text) or not _is_id_char(text[end])
+            if before_ok and after_ok:
+                return True
+            start = text.find(fact_id, start + 1)
+        return False
 
 
 def mentions_fact_id(text: str, fact_id: str) -> bool:
     """Whether ``text`` mentions ``fact_id`` verbatim, as a whole token.
 
     A mention is an occurrence whose neighbours on both sides are not identifier
-    characters (letters, digits, ``_``, ``-``): ``fact-1`` is not mentioned by
-    ``fact-10`` or ``prefact-1``, but is by ``[fact-1]`` or ``(fact-1).``. The id is
-    matched as plain text, so ids with regex metacharacters (``f(1)+[x]``) work.
-    Both sides are NFC-normalized first. Time is linear in ``len(text)`` for ids of
-    bounded length (at worst ``len(text) * len(fact_id)``, on text that repeats the id's
-    own prefix, which is why paths cap ids at ``MAX_FACT_ID_CHARS``).
+    characters (letters, digits, ``_``, ``-``, combining marks): ``fact-1`` is not
+    mentioned by ``fact-10``, ``prefact-1`` or ``fact-1\u0301``, but is by ``[fact-1]``
+    or ``(fact-1).``. The id is matched as plain text, so ids with regex metacharacters
+    (``f(1)+[x]``) work. Both sides are NFC-normalized first. Linear in ``len(text)``
+    for an id of identifier characters; for other ids at worst ``len(text) *
+    len(fact_id)`` (text that repeats the id's own prefix), which is why paths cap ids
+    at ``MAX_FACT_ID_CHARS``.
 
     Example:
         >>> mentions_fact_id("see [fact-10]", "fact-1"), mentions_fact_id("fact-1.", "fact-1")
         (False, True)
     """
-    return _mentions(normalize_text(text), normalize_text(fact_id))
-
-
-def _mentions(text: str, fact_id: str) -> bool:
-    if not fact_id:
-        return False
-    start = text.find(fact_id)
-    while start != -1:
-        end = start + len(fact_id)
-        before_ok = start == 0 or not _is_id_char(text[start - 1])
-        after_ok = end == len(text) or not _is_id_char(text[end])
-        if before_ok and after_ok:
-            return True
-        start = text.find(fact_id, start + 1)
-    return False
+    return fact_id in _Mentions(text)
 
 
 def missing_fact_ids(text: str, fact_ids: Iterable[str]) -> list[str]:
     """The ``fact_ids`` that ``text`` does not mention (see :func:`mentions_fact_id`),
-    in their given order, each once."""
-    normalized = normalize_text(text)
-    return [
-        fact_id
-        for fact_id in dict.fromkeys(fact_ids)
-        if not _mentions(normalized, normalize_text(fact_id))
-    ]
+    in their given order, each once. The text is scanned once for all of them."""
+    mentions = _Mentions(text)
+    return [fact_id for fact_id in dict.fromkeys(fact_ids) if fact_id not in mentions]
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,7 +143,9 @@ def critic_name(critic: Critic) -> str:
 
 
 def run_critics(critics: Sequence[Critic], narrative: str, path: RetrievalPath) -> tuple[bool, str]:
-    """Run every critic; (all passed, the failing critics' feedback, one line each).
+    """Run every critic; (all passed, the failing critics' feedback, one line each, each
+    cut after :data:`MAX_FEEDBACK_CHARS` so that a critic quoting the narrative cannot
+    grow the refinement prompt).
 
     Raises:
         TypeError: A critic returned something other than a :class:`Critique`.
@@ -125,11 +153,14 @@ def run_critics(critics: Sequence[Critic], narrative: str, path: RetrievalPath) 
     lines = []
     for critic in critics:
         critique = critic(narrative, path)
-        if not isinstance(critique, Critique):
+        if not isinstance(critique, Critique) or not isinstance(critique.passed, bool):
             raise TypeError(
-                f"critic {critic_name(critic)!r} returned {type(critique).__name__}; "
-                "a critic must return citeloop.validation.Critique(passed, feedback)"
+                f"critic {critic_name(critic)!r} returned {critique!r}; a critic must "
+                "return citeloop.validation.Critique(passed: bool, feedback: str)"
             )
         if not critique.passed:
-            lines.append(f"- {critic_name(critic)}: {critique.feedback or 'failed'}")
+            feedback = str(critique.feedback or "failed")
+            if len(feedback) > MAX_FEEDBACK_CHARS:
+                feedback = f"{feedback[:MAX_FEEDBACK_CHARS]} [cut: {len(feedback)} characters]"
+            lines.append(f"- {critic_name(critic)}: {feedback}")
     return not lines, "\n".join(lines)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import re
 import time
 import unicodedata
 from collections.abc import Callable
@@ -11,7 +12,7 @@ import pytest
 
 from citeloop.knowledge import EntityRef, PathHop, RetrievalPath
 from citeloop.validation import Critique, FactIdCritic, mentions_fact_id, missing_fact_ids
-from citeloop.validation.critics import critic_name, run_critics
+from citeloop.validation.critics import MAX_FEEDBACK_CHARS, critic_name, run_critics
 
 CAFE_NFC = "caf\u00e9-1"
 CAFE_NFD = unicodedata.normalize("NFD", CAFE_NFC)
@@ -196,13 +197,15 @@ def test_run_critics_runs_every_critic_and_passes_them_the_narrative_and_path() 
     assert seen == [("text", path)] * 3
 
 
-@pytest.mark.parametrize("returned", [True, None, "ok", (True, "")])
+@pytest.mark.parametrize(
+    "returned", [True, None, "ok", (True, ""), Critique("no", "5"), Critique(1, "")]
+)
 def test_run_critics_refuses_a_result_that_is_no_critique(returned: object) -> None:
     def lazy_critic(narrative: str, path: RetrievalPath) -> object:
         return returned
 
     with pytest.raises(
-        TypeError, match=r"critic 'lazy_critic' returned " + type(returned).__name__
+        TypeError, match=r"critic 'lazy_critic' returned " + re.escape(repr(returned))
     ):
         run_critics([FactIdCritic(), lazy_critic], "[f-1]", path_with("f-1"))
 
@@ -308,3 +311,19 @@ def test_a_real_mention_after_a_megabyte_of_near_misses_is_found() -> None:
 def test_a_combining_mark_continues_the_id():
     assert not mentions_fact_id("see fact-1\u0301 here", "fact-1")
     assert mentions_fact_id("see fact-1\u0301 here", "fact-1\u0301")
+
+
+def test_long_critic_feedback_is_cut() -> None:
+    def chatty_critic(narrative: str, path: RetrievalPath) -> Critique:
+        return Critique(False, "x" * 1_000_000)
+
+    passed, feedback = run_critics([chatty_critic], "[f-1]", path_with("f-1"))
+    assert not passed
+    assert len(feedback) < MAX_FEEDBACK_CHARS + 100
+    assert "[cut: 1000000 characters]" in feedback
+
+
+def test_many_long_ids_scan_a_huge_narrative_linearly() -> None:
+    ids = ["a" * n for n in range(193, 257)]
+    narrative = "a" * 1_000_000
+    assert missing_fact_ids(narrative, ids) == ids  # one run of a million, no id

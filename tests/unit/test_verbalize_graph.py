@@ -315,7 +315,7 @@ def test_a_critic_that_returns_no_critique_is_a_type_error():
         return True
 
     model = ScriptedChatModel(script=[GOOD])
-    with pytest.raises(TypeError, match=r"critic 'sloppy_critic' returned bool"):
+    with pytest.raises(TypeError, match=r"critic 'sloppy_critic' returned True"):
         build(model, critics=[sloppy_critic]).invoke({"path": PATH})
     assert model.calls == 1
 
@@ -571,7 +571,7 @@ async def test_a_permanent_error_on_draft_ends_the_run_without_retry(mode):
     assert report["error"] == "chat model failed: ValueError: bad request"
     assert report["passed"] is False
     assert report["missing_fact_ids"] == ["f-1", "f-2"]
-    assert "narrative" not in out
+    assert out["narrative"] == ""
     assert model.calls == 1
 
 
@@ -670,13 +670,12 @@ def test_supersteps_needed_is_exact_not_conservative(max_iterations, monkeypatch
         )
 
 
-def test_the_default_recursion_limit_caps_the_budget_without_an_explicit_limit():
-    # LangGraph's default recursion_limit (25) fits max_iterations=12, not 13.
-    model = ScriptedChatModel(script=[GOOD, GOOD])
-    build(model).invoke({"path": PATH}, context={"max_iterations": 12})
-    with pytest.raises(ConfigurationError, match="at least 27, got 25"):
-        build(model).invoke({"path": PATH}, context={"max_iterations": 13})
-    assert model.calls == 1
+def test_without_an_explicit_limit_a_large_budget_runs():
+    # LangGraph's own default recursion limit applies (not langchain-core's 25, which a
+    # RunnableLambda node would see), so 13 iterations need no recursion_limit.
+    model = ScriptedChatModel(script=[BAD] * 13)
+    out = build(model).invoke({"path": PATH}, context={"max_iterations": 13})
+    assert (out["verbalization"]["iterations_used"], model.calls) == (13, 13)
 
 
 # --- checkpointed threads -------------------------------------------------------------
@@ -749,3 +748,56 @@ def test_oversized_ids_and_names_are_refused_before_any_call(hop, field):
     with pytest.raises(ConfigurationError, match=re.escape(field)):
         build(model).invoke({"path": {"source": {"name": "A"}, "hops": [hop]}})
     assert model.calls == 0
+
+
+def test_a_failed_draft_on_a_reused_thread_shows_no_earlier_narrative():
+    model = ScriptedChatModel(script=[GOOD, ValueError("bad request")])
+    graph = build(model, checkpointer=InMemorySaver())
+    config = {"configurable": {"thread_id": "t-stale"}}
+    assert graph.invoke({"path": PATH}, config)["verbalization"]["passed"]
+    second = graph.invoke({"path": PATH}, config)
+    assert second["narrative"] == ""
+    assert second["verbalization"]["missing_fact_ids"] == list(PATH.fact_ids)
+
+
+def test_an_overlong_question_is_refused_before_any_call():
+    model = ScriptedChatModel(script=[GOOD])
+    question = "Why? " * (verbalize_nodes.MAX_QUESTION_CHARS // 5 + 1)
+    with pytest.raises(ConfigurationError, match="question is"):
+        build(model).invoke({"path": PATH, "question": question})
+    assert model.calls == 0
+
+
+@pytest.mark.parametrize("critics", [None, lambda n, p: None, "critic"])
+def test_critics_must_be_a_list(critics):
+    with pytest.raises(ConfigurationError, match="critics must be"):
+        build_verbalize_graph(critics=critics)
+
+
+def test_a_parent_context_lends_its_same_named_fields():
+    from dataclasses import dataclass
+
+    @dataclass
+    class ParentContext:
+        max_iterations: int = 1
+        user_id: str = "u-1"
+
+    class Parent(TypedDict, total=False):
+        path: dict
+        narrative: str
+
+    model = ScriptedChatModel(script=[BAD, BAD])
+    parent = StateGraph(Parent, context_schema=ParentContext)
+    parent.add_node("verbalize", build(model))
+    parent.add_edge(START, "verbalize")
+    parent.add_edge("verbalize", END)
+    parent.compile().invoke({"path": PATH.to_dict()}, context=ParentContext())
+    assert model.calls == 1  # max_iterations=1 came from the parent's context
+
+
+@pytest.mark.parametrize("context", ["fast", 5])
+def test_a_context_that_is_no_settings_is_a_configuration_error(context):
+    from citeloop.context import resolve_context
+
+    with pytest.raises(ConfigurationError, match="VerbalizeContext or a mapping"):
+        resolve_context(context, VerbalizeContext)
