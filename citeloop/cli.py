@@ -20,7 +20,7 @@ from typing import Any, NoReturn
 
 from tqdm import tqdm
 
-from citeloop.context import GroundedAnswerContext, VerbalizeContext
+from citeloop.context import MAX_ITERATIONS, GroundedAnswerContext, VerbalizeContext
 from citeloop.errors import CiteloopError
 from citeloop.graphs.grounded_answer import build_grounded_answer_graph
 from citeloop.graphs.verbalize import build_verbalize_graph
@@ -31,10 +31,11 @@ from citeloop.knowledge import (
     index_tree,
     recall_paths,
     render_hops,
+    resolve_entities,
 )
 from citeloop.knowledge.indexer import DEFAULT_MAX_FILE_BYTES
 from citeloop.knowledge.paths import MAX_HOPS
-from citeloop.models import ReplayRecorder
+from citeloop.models import ReplayRecorder, resolve_chat_model
 from citeloop.state.grounded_answer import OutputState
 from citeloop.validation import GraphContextValidator
 
@@ -277,20 +278,17 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def cmd_explain(args: argparse.Namespace) -> int:
+    # The cheap checks first: a bad model spec or --record fails before the search.
+    context = VerbalizeContext(model=args.model, max_iterations=args.max_iterations)
+    resolve_chat_model(context.model)
+    config = _run_config(args)
     with _open_graph(args.db) as store:
         paths = recall_paths(store, args.source, args.target, max_hops=args.max_hops)
-    if not paths:
-        between = f"{args.source!r} and {args.target!r}" if args.target else f"{args.source!r}"
-        print(
-            f"citeloop: no path connects {between} within {args.max_hops} hops; "
-            f"try a larger --max-hops (at most {MAX_HOPS})",
-            file=sys.stderr,
-        )
-        return EXIT_FAILED
+        if not paths:
+            return _no_path(args, store)
     path = paths[0]
-    context = VerbalizeContext(model=args.model, max_iterations=args.max_iterations)
     inputs = {"path": path, "question": _question(args)}
-    final = asyncio.run(_stream(build_verbalize_graph(), inputs, _run_config(args), context))
+    final = asyncio.run(_stream(build_verbalize_graph(), inputs, config, context))
     report = final["verbalization"]
     if args.json:
         _print_json(
@@ -315,6 +313,28 @@ def cmd_explain(args: argparse.Namespace) -> int:
         print(f"citeloop: error: {report['error']}", file=sys.stderr)
         return EXIT_USAGE
     return EXIT_OK if report["passed"] else EXIT_FAILED
+
+
+def _no_path(args: argparse.Namespace, store: SqliteGraphStore) -> int:
+    """Say why no path was found (on stderr; with --json also an empty result)."""
+    lonely = [
+        name
+        for name in (args.source, args.target)
+        if name and not any(store.facts_of(e.id) for e in resolve_entities(store, name))
+    ]
+    between = f"{args.source!r} and {args.target!r}" if args.target else repr(args.source)
+    if lonely:
+        why = f"{' and '.join(map(repr, lonely))} has no facts in the knowledge graph"
+    elif args.max_hops < MAX_HOPS:
+        why = f"try a larger --max-hops (at most {MAX_HOPS})"
+    else:
+        why = "they are not connected within the largest --max-hops"
+    print(
+        f"citeloop: no path connects {between} within {args.max_hops} hops; {why}", file=sys.stderr
+    )
+    if args.json:
+        _print_json({"path": None, "paths_found": 0, "narrative": "", "verbalization": None})
+    return EXIT_FAILED
 
 
 def _question(args: argparse.Namespace) -> str:
@@ -355,6 +375,13 @@ def _hops(value: str) -> int:
     number = _integer(value, 1)
     if number > MAX_HOPS:
         raise argparse.ArgumentTypeError(f"must be <= {MAX_HOPS}, got {value}")
+    return number
+
+
+def _iterations(value: str) -> int:
+    number = _integer(value, 1)
+    if number > MAX_ITERATIONS:
+        raise argparse.ArgumentTypeError(f"must be <= {MAX_ITERATIONS}, got {value}")
     return number
 
 
@@ -424,7 +451,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--max-hops", type=_hops, default=3, help=f"longest path (1..{MAX_HOPS}, default 3)"
     )
     explain.add_argument(
-        "--max-iterations", type=_positive, default=2, help="critiques that may fail (default 2)"
+        "--max-iterations",
+        type=_iterations,
+        default=2,
+        help=f"critiques that may fail (1..{MAX_ITERATIONS}, default 2)",
     )
     explain.add_argument("--record", help="append the model's turns to this replay JSONL file")
     explain.add_argument("--json", action="store_true", help="print path and result as JSON")
@@ -444,14 +474,14 @@ def main(argv: list[str] | None = None) -> int:
         return args.func(args)
     except CiteloopError as exc:
         _fail(str(exc), EXIT_USAGE)
+    except BrokenPipeError:  # before OSError, its base class
+        # The reader went away (e.g. `| head`): stop quietly, as the Python docs advise.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_FAILED
     except OSError as exc:  # a path the user gave cannot be created or read
         _fail(f"{exc.strerror or exc}: {exc.filename or ''}".rstrip(": "), EXIT_USAGE)
     except KeyboardInterrupt:
         _fail("interrupted", 130)
-    except BrokenPipeError:
-        # The reader went away (e.g. `| head`): stop quietly, as the Python docs advise.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return EXIT_FAILED
     except Exception as exc:
         if os.environ.get("CITELOOP_DEBUG"):
             raise

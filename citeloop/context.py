@@ -176,10 +176,13 @@ class VerbalizeContext:
     def __post_init__(self) -> None:
         check_field_types(self)
         if not 1 <= self.max_iterations <= MAX_ITERATIONS:
+            why = (
+                " (it counts the critiques that may fail, so 0 would never let a draft be checked)"
+                if self.max_iterations < 1
+                else ""
+            )
             raise ConfigurationError(
-                f"max_iterations must be within 1..{MAX_ITERATIONS}, got {self.max_iterations}"
-                " (it counts the critiques that may fail, so 0 would never let a draft be"
-                " checked)"
+                f"max_iterations must be within 1..{MAX_ITERATIONS}, got {self.max_iterations}{why}"
             )
         if not 1 <= self.max_path_hops <= MAX_PATH_HOPS:
             raise ConfigurationError(

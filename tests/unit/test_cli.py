@@ -323,21 +323,37 @@ def test_explain_prints_path_narrative_and_verdict(db, tmp_path, capsys):
     assert "missing fact ids: f-" in out
 
 
-def test_explain_with_an_unknown_name_suggests_close_ones(db, capsys):
-    code, out, err = run(
-        capsys, "explain", "--db", str(db), "--from", "Circel", "--model", "replay:x.jsonl"
-    )
+def test_explain_with_an_unknown_name_suggests_close_ones(db, tmp_path, capsys):
+    model = _replay(tmp_path, "unused")
+    code, out, err = run(capsys, "explain", "--db", str(db), "--from", "Circel", "--model", model)
     assert code == EXIT_USAGE
     assert "'Circle'" in err and "Traceback" not in err
     assert out == ""
 
 
-def test_explain_without_a_path_exits_1_and_says_why(db, capsys):
+def test_explain_without_a_path_exits_1_and_says_why(db, tmp_path, capsys):
     argv = ["--db", str(db), "--from", "Kreis", "--to", "Shape", "--max-hops", "1"]
-    code, out, err = run(capsys, "explain", *argv, "--model", "replay:x.jsonl")
+    code, out, err = run(capsys, "explain", *argv, "--model", _replay(tmp_path, "unused"))
     assert code == EXIT_FAILED
-    assert "no path connects 'Kreis' and 'Shape' within 1 hops" in err
+    assert "no path connects 'Kreis' and 'Shape' within 1 hops; try a larger" in err
     assert out == ""
+    code, out, err = run(capsys, "explain", *argv, "--model", _replay(tmp_path, "unused"), "--json")
+    assert (code, json.loads(out)["paths_found"]) == (EXIT_FAILED, 0)
+
+
+def test_explain_checks_the_model_before_searching(db, tmp_path, capsys):
+    argv = ["--db", str(db), "--from", "Circel", "--model", f"replay:{tmp_path}/missing.jsonl"]
+    code, _, err = run(capsys, "explain", *argv)
+    assert code == EXIT_USAGE
+    assert "missing.jsonl" in err  # the model spec, not the unknown name, is reported
+
+
+@pytest.mark.parametrize("iterations", ["0", "101"])
+def test_explain_refuses_max_iterations_out_of_range(db, capsys, iterations):
+    argv = ["--db", str(db), "--from", "Circle", "--model", "m", "--max-iterations", iterations]
+    code, _, err = run(capsys, "explain", *argv)
+    assert code == EXIT_USAGE
+    assert "--max-iterations" in err
 
 
 @pytest.mark.parametrize("hops", ["0", "11", "three"])
