@@ -1,0 +1,426 @@
+"""Evidence indexes from the knowledge graph and from files, and contract files.
+
+- :func:`evidence_from_graph`: one unit per fact of a
+  :class:`~citeloop.knowledge.GraphStore`, with its provenance; the version is the
+  graph's snapshot.
+- :func:`evidence_from_jsonl`: one unit per line of a JSONL file of documents; the
+  version is a digest of the file's bytes.
+- :func:`load_model` and :func:`load_index`: a plan, a result or an index read from a
+  JSON file (or an index from JSONL documents), for ``citeloop audit``.
+
+Every error is a :class:`~citeloop.errors.ConfigurationError` that names the file and,
+where there is one, the line and the field at fault.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
+from pydantic import ValidationError as PydanticValidationError
+
+from citeloop.contract.schemas import EvidenceIndex, EvidenceUnit
+from citeloop.errors import ConfigurationError
+from citeloop.knowledge import Entity, EntityRef, Fact, GraphStore
+
+ModelT = TypeVar("ModelT", bound=BaseModel)
+
+DOCUMENT_FIELDS = ("id", "source", "text", "attributes")
+"""The keys a JSONL document may have; ``attributes`` is optional."""
+
+MAX_ERRORS_SHOWN = 10
+"""Validation errors listed in one message at most (the count of the rest follows)."""
+
+
+# --- the knowledge graph ------------------------------------------------------------------
+
+
+class _Entities:
+    """Entity look-ups, each id read from the store once."""
+
+    def __init__(self, store: GraphStore) -> None:
+        self.store = store
+        self._cache: dict[str, Entity | None] = {}
+
+    def get(self, entity_id: str) -> Entity | None:
+        if entity_id not in self._cache:
+            self._cache[entity_id] = self.store.get_entity(entity_id)
+        return self._cache[entity_id]
+
+    def ref(self, entity_id: str) -> EntityRef:
+        entity = self.get(entity_id)
+        return EntityRef.of(entity) if entity is not None else EntityRef("", entity_id, entity_id)
+
+
+def fact_unit(fact: Fact, subject: EntityRef, object_: EntityRef) -> EvidenceUnit:
+    """The evidence unit of one fact.
+
+    - ``id``: the fact id.
+    - ``source``: the provenance marker (``"shapes/circle.py:12-14"``), or the subject's
+      entity id when the fact has no provenance.
+    - ``text``: the fact as a sentence, in the words of
+      :func:`citeloop.knowledge.paths.describe_hop`:
+      ``"class Circle defines method Circle.area"``.
+    - ``attributes``: ``subject`` and ``object`` (the entities' short names),
+      ``subject_id`` and ``object_id``, ``relation``, and with provenance ``path``,
+      ``lines`` (``"12-14"``, or ``"12"``) and ``digest`` (SHA-256 of the file).
+
+    Args:
+        fact: The fact.
+        subject: Its subject entity (:meth:`EntityRef.of`).
+        object_: Its object entity.
+    """
+    attributes = {
+        "subject": subject.name,
+        "subject_id": fact.subject,
+        "relation": str(fact.relation),
+        "object": object_.name,
+        "object_id": fact.object,
+    }
+    provenance = fact.provenance
+    if provenance is not None:
+        marker = provenance.marker()
+        attributes["path"] = provenance.path
+        attributes["lines"] = marker[len(provenance.path) + 1 :]
+        attributes["digest"] = provenance.digest
+    return EvidenceUnit(
+        id=fact.fact_id,
+        source=provenance.marker() if provenance is not None else fact.subject,
+        text=f"{subject.label()} {fact.relation} {object_.label()}",
+        attributes=attributes,
+    )
+
+
+def _facts_of(store: GraphStore, entity_ids: Iterable[str]) -> dict[str, Fact]:
+    """The facts touching ``entity_ids``, by fact id (first seen wins)."""
+    facts: dict[str, Fact] = {}
+    for entity_id in entity_ids:
+        for fact in store.facts_of(entity_id):
+            facts.setdefault(fact.fact_id, fact)
+    return facts
+
+
+def _find_facts(store: GraphStore, wanted: set[str]) -> dict[str, Fact]:
+    """The facts of ``wanted``, walking the graph entity by entity until all are found
+    (the :class:`GraphStore` protocol has no look-up by fact id)."""
+    found: dict[str, Fact] = {}
+    for entity in store.all_entities():
+        for fact in store.facts_of(entity.id):
+            if fact.fact_id in wanted:
+                found.setdefault(fact.fact_id, fact)
+        if len(found) == len(wanted):
+            break
+    return found
+
+
+def _listed(values: Iterable[str]) -> str:
+    values = list(values)
+    shown = ", ".join(map(repr, values[:MAX_ERRORS_SHOWN]))
+    more = len(values) - MAX_ERRORS_SHOWN
+    return shown + (f" and {more} more" if more > 0 else "")
+
+
+def _ids(values: Iterable[str] | None, what: str) -> list[str] | None:
+    if values is None:
+        return None
+    if isinstance(values, str):
+        raise ConfigurationError(f"{what} must be a list of ids, not the string {values!r}")
+    ids = list(dict.fromkeys(values))
+    bad = [value for value in ids if not isinstance(value, str) or not value]
+    if bad:
+        raise ConfigurationError(f"{what} must be non-empty strings; got {_listed(bad)}")
+    return ids
+
+
+def evidence_from_graph(
+    store: GraphStore,
+    fact_ids: Iterable[str] | None = None,
+    *,
+    entity_ids: Iterable[str] | None = None,
+) -> EvidenceIndex:
+    """An evidence index of facts of the knowledge graph, one unit per fact.
+
+    Units are built by :func:`fact_unit` and sorted by fact id; the version is
+    ``store.snapshot()``, so a result made from an older graph has a
+    ``scope/mixed_snapshot``.
+
+    Which facts:
+
+    - ``entity_ids`` given: the facts touching those entities (as subject or object).
+    - ``fact_ids`` given: those facts. Without ``entity_ids`` the graph is walked entity
+      by entity until every id is found (the store has no look-up by fact id), so give
+      ``entity_ids`` too on a large graph; with both, the facts must touch the entities.
+    - neither: every fact (``facts_of`` for every entity, de-duplicated).
+
+    Args:
+        store: Any :class:`~citeloop.knowledge.GraphStore`.
+        fact_ids: Only these facts, or ``None``.
+        entity_ids: Only facts touching these entities, or ``None``.
+
+    Returns:
+        The index.
+
+    Raises:
+        ConfigurationError: An entity id the graph does not have, a fact id not found
+            (among the facts of ``entity_ids`` when given), or an id that is not a
+            non-empty string.
+
+    Example:
+        >>> from citeloop.knowledge import Entity, EntityKind, MemoryGraphStore, RelationKind
+        >>> store = MemoryGraphStore(
+        ...     [Entity("m.A", EntityKind.CLASS, "A"), Entity("m.A.pay", EntityKind.METHOD, "pay")],
+        ...     [Fact("m.A", RelationKind.DEFINES, "m.A.pay")],
+        ... )
+        >>> [unit.text for unit in evidence_from_graph(store).units.values()]
+        ['class A defines method A.pay']
+    """
+    wanted = _ids(fact_ids, "fact_ids")
+    entities = _ids(entity_ids, "entity_ids")
+    lookup = _Entities(store)
+    version = store.snapshot()
+    if entities is not None:
+        unknown = [entity_id for entity_id in entities if lookup.get(entity_id) is None]
+        if unknown:
+            raise ConfigurationError(f"no entity with id {_listed(unknown)} in the graph")
+        facts = _facts_of(store, entities)
+        if wanted is not None:
+            facts = {fact_id: facts[fact_id] for fact_id in wanted if fact_id in facts}
+    elif wanted is not None:
+        facts = _find_facts(store, set(wanted)) if wanted else {}
+    else:
+        facts = _facts_of(store, (entity.id for entity in store.all_entities()))
+    if wanted is not None:
+        missing = [fact_id for fact_id in wanted if fact_id not in facts]
+        if missing:
+            where = " among the facts of entity_ids" if entities is not None else " in the graph"
+            raise ConfigurationError(f"no fact with id {_listed(missing)}{where}")
+    units = {
+        fact_id: fact_unit(fact, lookup.ref(fact.subject), lookup.ref(fact.object))
+        for fact_id, fact in sorted(facts.items())
+    }
+    return EvidenceIndex(version=version, units=units)
+
+
+# --- files ----------------------------------------------------------------------------------
+
+
+def _read_bytes(path: Path, what: str) -> bytes:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        raise ConfigurationError(f"{what} {str(path)!r} does not exist") from None
+    except IsADirectoryError:
+        raise ConfigurationError(f"{what} {str(path)!r} is a directory, not a file") from None
+    except OSError as error:
+        raise ConfigurationError(
+            f"{what} {str(path)!r} cannot be read ({error.strerror or error})"
+        ) from None
+
+
+def file_version(data: bytes) -> str:
+    """The version of an index read from a file: ``"d-"`` + the first 16 hex digits of
+    the SHA-256 of its bytes. Same bytes, same version.
+
+    Example:
+        >>> file_version(b"")
+        'd-e3b0c44298fc1c14'
+    """
+    return "d-" + hashlib.sha256(data).hexdigest()[:16]
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 60 else f"{text[:57]}..."
+
+
+def _document(value: Any, where: str) -> EvidenceUnit:
+    """The unit of one JSONL document; ``where`` is ``"file:line"``."""
+    if not isinstance(value, dict):
+        raise ConfigurationError(
+            f"{where}: a document must be a JSON object with 'id', 'source' and 'text', "
+            f"got {_short(value)}"
+        )
+    extra = [key for key in value if key not in DOCUMENT_FIELDS]
+    if extra:
+        raise ConfigurationError(
+            f"{where}: unknown field {_listed(extra)}; a document has only "
+            f"{', '.join(map(repr, DOCUMENT_FIELDS))}"
+        )
+    fields: dict[str, str] = {}
+    for name in ("id", "source", "text"):
+        if name not in value:
+            raise ConfigurationError(f"{where}: field {name!r} is missing")
+        field = value[name]
+        if not isinstance(field, str):
+            raise ConfigurationError(
+                f"{where}: field {name!r} must be a string, got {_short(field)}"
+            )
+        if name != "text" and not field.strip():
+            raise ConfigurationError(f"{where}: field {name!r} must not be empty")
+        fields[name] = field
+    attributes = value.get("attributes", {})
+    if attributes is None:
+        attributes = {}
+    if not isinstance(attributes, dict):
+        raise ConfigurationError(
+            f"{where}: field 'attributes' must be an object of strings, got {_short(attributes)}"
+        )
+    for key, item in attributes.items():
+        if not isinstance(item, str):
+            raise ConfigurationError(
+                f"{where}: field 'attributes.{key}' must be a string, got {_short(item)}"
+            )
+    return EvidenceUnit(**fields, attributes=attributes)
+
+
+def evidence_from_jsonl(path: str | Path) -> EvidenceIndex:
+    """An evidence index of the documents of a JSONL file, one unit per line.
+
+    Each non-blank line is a JSON object ``{"id": ..., "source": ..., "text": ...}``
+    with optional ``"attributes"``, an object of string values (``{"subject": "Hamlet",
+    "date": "1603"}``); ``id`` and ``source`` are non-empty, other keys are refused.
+    The file is UTF-8 (a byte order mark is allowed); blank lines are skipped. The
+    version is :func:`file_version` of the file's bytes.
+
+    Args:
+        path: The file.
+
+    Returns:
+        The index, units in file order.
+
+    Raises:
+        ConfigurationError: The file is missing or unreadable, or a line is not UTF-8,
+            not JSON, not an object, lacks a field, has a field of the wrong type or an
+            unknown one, or repeats an earlier id; the message names the file, the line
+            (1-based) and the field.
+
+    Example:
+        >>> import pathlib, tempfile
+        >>> folder = pathlib.Path(tempfile.mkdtemp())
+        >>> document = '{"id": "d1", "source": "https://a.org", "text": "A."}'
+        >>> _ = (folder / "docs.jsonl").write_text(document + "\\n")
+        >>> list(evidence_from_jsonl(folder / "docs.jsonl").units)
+        ['d1']
+    """
+    path = Path(path)
+    data = _read_bytes(path, "the evidence file")
+    units: dict[str, EvidenceUnit] = {}
+    first_line: dict[str, int] = {}
+    for number, raw in enumerate(data.split(b"\n"), start=1):
+        where = f"{path}:{number}"
+        if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
+            raw = raw[3:]
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise ConfigurationError(
+                f"{where}: not UTF-8 (byte {error.start + 1} of the line)"
+            ) from None
+        if not line.strip():
+            continue
+        try:
+            value = json.loads(line)
+        except json.JSONDecodeError as error:
+            raise ConfigurationError(
+                f"{where}: not valid JSON ({error.msg}, column {error.colno})"
+            ) from None
+        except RecursionError:
+            raise ConfigurationError(f"{where}: not valid JSON (nested too deeply)") from None
+        unit = _document(value, where)
+        if unit.id in first_line:
+            raise ConfigurationError(
+                f"{where}: field 'id' repeats {unit.id!r}, already used on line "
+                f"{first_line[unit.id]}; ids must be unique"
+            )
+        first_line[unit.id] = number
+        units[unit.id] = unit
+    return EvidenceIndex(version=file_version(data), units=units)
+
+
+def _location(loc: tuple[int | str, ...]) -> str:
+    """A pydantic error location as a path: ``evidence[0].attributes.date``."""
+    text = ""
+    for part in loc:
+        if isinstance(part, int):
+            text += f"[{part}]"
+        else:
+            text += f".{part}" if text else str(part)
+    return text or "(top level)"
+
+
+def _validation_message(path: Path, error: PydanticValidationError) -> str:
+    problems = error.errors(include_url=False, include_input=False)
+    lines = [f"  {_location(problem['loc'])}: {problem['msg']}" for problem in problems]
+    more = len(lines) - MAX_ERRORS_SHOWN
+    shown = "\n".join(lines[:MAX_ERRORS_SHOWN]) + (f"\n  ... and {more} more" if more > 0 else "")
+    count = f"{len(lines)} error{'s' if len(lines) != 1 else ''}"
+    return f"{path}: not a valid {error.title} ({count}):\n{shown}"
+
+
+def load_model(path: str | Path, model_cls: type[ModelT]) -> ModelT:
+    """Read a ``model_cls`` (a :class:`~citeloop.contract.schemas.Plan`, an
+    :class:`~citeloop.contract.schemas.AnswerResult`, an
+    :class:`~citeloop.contract.schemas.EvidenceIndex`, ...) from a JSON file.
+
+    For :class:`~citeloop.contract.schemas.EvidenceIndex`, a ``.jsonl`` file is read
+    as documents (:func:`load_index`).
+
+    Args:
+        path: The file, UTF-8 JSON (a byte order mark is allowed).
+        model_cls: The pydantic model to validate it as.
+
+    Returns:
+        The validated model.
+
+    Raises:
+        ConfigurationError: The file is missing or unreadable, is not UTF-8 JSON (with
+            the line and column), or does not validate (each pydantic error's location,
+            such as ``evidence[0].attributes.date``, and message).
+    """
+    path = Path(path)
+    if model_cls is EvidenceIndex and path.suffix.lower() == ".jsonl":
+        return evidence_from_jsonl(path)  # type: ignore[return-value]
+    data = _read_bytes(path, f"the {model_cls.__name__} file")
+    try:
+        value = json.loads(data.decode("utf-8-sig"))
+    except UnicodeDecodeError as error:
+        raise ConfigurationError(f"{path}: not UTF-8 (byte {error.start + 1})") from None
+    except json.JSONDecodeError as error:
+        raise ConfigurationError(
+            f"{path}:{error.lineno}: not valid JSON ({error.msg}, column {error.colno})"
+        ) from None
+    except RecursionError:
+        raise ConfigurationError(f"{path}: not valid JSON (nested too deeply)") from None
+    try:
+        return model_cls.model_validate(value)
+    except PydanticValidationError as error:
+        raise ConfigurationError(_validation_message(path, error)) from None
+
+
+def load_index(path: str | Path) -> EvidenceIndex:
+    """An evidence index from a file: JSONL documents (:func:`evidence_from_jsonl`) when
+    the name ends in ``.jsonl``, otherwise a JSON
+    :class:`~citeloop.contract.schemas.EvidenceIndex` (:func:`load_model`).
+
+    Raises:
+        ConfigurationError: As the reader used.
+    """
+    path = Path(path)
+    if path.suffix.lower() == ".jsonl":
+        return evidence_from_jsonl(path)
+    return load_model(path, EvidenceIndex)
+
+
+__all__ = [
+    "DOCUMENT_FIELDS",
+    "evidence_from_graph",
+    "evidence_from_jsonl",
+    "fact_unit",
+    "file_version",
+    "load_index",
+    "load_model",
+]

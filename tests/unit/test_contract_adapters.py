@@ -1,0 +1,422 @@
+"""Adapters: evidence from the knowledge graph and from JSONL documents; contract files."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+
+from citeloop.contract import codes
+from citeloop.contract.adapters import (
+    evidence_from_graph,
+    evidence_from_jsonl,
+    fact_unit,
+    file_version,
+    load_index,
+    load_model,
+)
+from citeloop.contract.mechanical import mechanical_checks
+from citeloop.contract.schemas import AnswerResult, EvidenceIndex, EvidenceUnit, Plan
+from citeloop.errors import ConfigurationError
+from citeloop.knowledge import (
+    Entity,
+    EntityKind,
+    EntityRef,
+    Fact,
+    MemoryGraphStore,
+    Provenance,
+    RelationKind,
+    index_tree,
+)
+
+DEFINES, CALLS = RelationKind.DEFINES, RelationKind.CALLS
+DIGEST = "ab" * 32
+
+
+def provenance(start: int, end: int) -> Provenance:
+    return Provenance("shop/checkout.py", start, end, DIGEST)
+
+
+ENTITIES = [
+    Entity("shop.checkout", EntityKind.MODULE, "checkout", "shop/checkout.py", 1),
+    Entity("shop.checkout.Checkout", EntityKind.CLASS, "Checkout", "shop/checkout.py", 3),
+    Entity("shop.checkout.Checkout.pay", EntityKind.METHOD, "pay", "shop/checkout.py", 5),
+    Entity("shop.checkout.charge", EntityKind.FUNCTION, "charge", "shop/checkout.py", 9),
+    Entity("?len", EntityKind.FUNCTION, "len", resolved=False),
+]
+MODULE_DEFINES = Fact("shop.checkout", DEFINES, "shop.checkout.Checkout", provenance(3, 7))
+CLASS_DEFINES = Fact(
+    "shop.checkout.Checkout", DEFINES, "shop.checkout.Checkout.pay", provenance(5, 6)
+)
+PAY_CALLS = Fact("shop.checkout.Checkout.pay", CALLS, "shop.checkout.charge", provenance(6, 6))
+CHARGE_CALLS = Fact("shop.checkout.charge", CALLS, "?len")  # no provenance
+GHOST = Fact("shop.checkout.charge", CALLS, "shop.gone.refund")  # an object not in the store
+FACTS = [MODULE_DEFINES, CLASS_DEFINES, PAY_CALLS, CHARGE_CALLS, GHOST]
+
+
+@pytest.fixture
+def shop() -> MemoryGraphStore:
+    return MemoryGraphStore(ENTITIES, FACTS)
+
+
+class CountingStore:
+    """A GraphStore that counts the calls that walk the graph."""
+
+    def __init__(self, store: MemoryGraphStore) -> None:
+        self.store = store
+        self.facts_of_calls: list[str] = []
+        self.all_entities_calls = 0
+
+    def get_entity(self, entity_id):
+        return self.store.get_entity(entity_id)
+
+    def facts_of(self, entity_id, relations=None):
+        self.facts_of_calls.append(entity_id)
+        return self.store.facts_of(entity_id, relations)
+
+    def all_entities(self):
+        self.all_entities_calls += 1
+        return self.store.all_entities()
+
+    def snapshot(self):
+        return self.store.snapshot()
+
+
+# --- the knowledge graph ------------------------------------------------------------------
+
+
+def test_every_fact_becomes_a_unit(shop):
+    index = evidence_from_graph(shop)
+    assert index.version == shop.snapshot()
+    assert list(index.units) == sorted(fact.fact_id for fact in FACTS)
+    unit = index.units[CLASS_DEFINES.fact_id]
+    assert unit == EvidenceUnit(
+        id=CLASS_DEFINES.fact_id,
+        source="shop/checkout.py:5-6",
+        text="class Checkout defines method Checkout.pay",
+        attributes={
+            "subject": "Checkout",
+            "subject_id": "shop.checkout.Checkout",
+            "relation": "defines",
+            "object": "pay",
+            "object_id": "shop.checkout.Checkout.pay",
+            "path": "shop/checkout.py",
+            "lines": "5-6",
+            "digest": DIGEST,
+        },
+    )
+
+
+def test_units_read_like_the_path_narratives(shop):
+    index = evidence_from_graph(shop)
+    texts = {fact_id: unit.text for fact_id, unit in index.units.items()}
+    assert texts[MODULE_DEFINES.fact_id] == "module checkout defines class Checkout"
+    assert texts[PAY_CALLS.fact_id] == "method Checkout.pay calls function charge"
+    assert texts[CHARGE_CALLS.fact_id] == "function charge calls function len"
+    assert texts[GHOST.fact_id] == "function charge calls shop.gone.refund"
+
+
+def test_one_line_provenance_and_no_provenance(shop):
+    index = evidence_from_graph(shop)
+    one_line = index.units[PAY_CALLS.fact_id]
+    assert one_line.source == "shop/checkout.py:6"
+    assert one_line.attributes["lines"] == "6"
+    bare = index.units[CHARGE_CALLS.fact_id]
+    assert bare.source == "shop.checkout.charge"  # the subject's id
+    assert not {"path", "lines", "digest"} & set(bare.attributes)
+    assert bare.attributes["object"] == "len"
+
+
+def test_restricted_to_facts_touching_entities(shop):
+    counting = CountingStore(shop)
+    index = evidence_from_graph(counting, entity_ids=["shop.checkout.charge"])  # type: ignore[arg-type]
+    assert set(index.units) == {PAY_CALLS.fact_id, CHARGE_CALLS.fact_id, GHOST.fact_id}
+    assert counting.all_entities_calls == 0
+    assert counting.facts_of_calls == ["shop.checkout.charge"]
+    assert index.version == shop.snapshot()
+
+
+def test_restricted_to_fact_ids(shop):
+    index = evidence_from_graph(shop, [PAY_CALLS.fact_id, MODULE_DEFINES.fact_id])
+    assert list(index.units) == sorted([PAY_CALLS.fact_id, MODULE_DEFINES.fact_id])
+    assert evidence_from_graph(shop, []).units == {}
+
+
+def test_fact_ids_stop_the_walk_once_found(shop):
+    counting = CountingStore(shop)
+    evidence_from_graph(counting, [MODULE_DEFINES.fact_id])  # type: ignore[arg-type]
+    # Entities in id order: "?len" first, then the module, whose facts hold the fact.
+    assert counting.facts_of_calls == ["?len", "shop.checkout"]
+
+
+def test_fact_ids_and_entity_ids_together(shop):
+    index = evidence_from_graph(
+        shop, [PAY_CALLS.fact_id], entity_ids=["shop.checkout.Checkout.pay"]
+    )
+    assert list(index.units) == [PAY_CALLS.fact_id]
+    with pytest.raises(ConfigurationError, match="among the facts of entity_ids"):
+        evidence_from_graph(shop, [MODULE_DEFINES.fact_id], entity_ids=["shop.checkout.charge"])
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"fact_ids": ["f-0000000000000000"]}, "no fact with id 'f-0000000000000000' in the graph"),
+        ({"entity_ids": ["shop.nothing"]}, "no entity with id 'shop.nothing'"),
+        ({"fact_ids": "f-0000000000000000"}, "a list of ids, not the string"),
+        ({"entity_ids": ["ok", ""]}, "non-empty strings"),
+    ],
+    ids=["unknown-fact", "unknown-entity", "string", "empty-id"],
+)
+def test_graph_errors(shop, kwargs, message):
+    with pytest.raises(ConfigurationError, match=message):
+        evidence_from_graph(shop, **kwargs)
+
+
+def test_fact_unit_directly():
+    unit = fact_unit(
+        Fact("a.A", RelationKind.INHERITS, "b.B"),
+        EntityRef("class", "A", "a.A"),
+        EntityRef("class", "B", "b.B"),
+    )
+    assert (unit.source, unit.text) == ("a.A", "class A inherits class B")
+
+
+def test_graph_evidence_from_the_sample_repository(sample_repo, store):
+    index_tree(sample_repo, store)
+    index = evidence_from_graph(store)
+    assert index.version == store.snapshot()
+    assert len(index.units) == store.stats()["facts"]
+    circle = store.entities_named("Circle")[0]
+    own = evidence_from_graph(store, entity_ids=[circle.id])
+    assert own.units and set(own.units) <= set(index.units)
+    defines = [
+        unit
+        for unit in own.units.values()
+        if unit.attributes["relation"] == "defines" and unit.attributes["subject"] == "Circle"
+    ]
+    assert {unit.attributes["object"] for unit in defines} >= {"area", "label"}
+    area = next(unit for unit in defines if unit.attributes["object"] == "area")
+    assert area.text == "class Circle defines method Circle.area"
+    assert area.source.startswith("shapes/circle.py:")
+    digest = hashlib.sha256((sample_repo / "shapes" / "circle.py").read_bytes()).hexdigest()
+    assert area.attributes["digest"] == digest
+
+    # A result made from this graph passes; after the graph changes it is a mixed snapshot.
+    result = AnswerResult(
+        answer=f"Circle defines area ({area.source}).",
+        evidence=[area],
+        claims=[],
+        source_urls=[area.source],
+        index_version=index.version,
+    )
+    plan = Plan(question="What does Circle define?", resolved_question="Circle?")
+    assert mechanical_checks(result, plan, own) == []
+    (sample_repo / "shapes" / "extra.py").write_text("def extra():\n    return 1\n")
+    index_tree(sample_repo, store)
+    changed = evidence_from_graph(store, entity_ids=[circle.id])
+    assert changed.version != index.version
+    assert [(f.layer, f.code) for f in mechanical_checks(result, plan, changed)] == [
+        codes.MIXED_SNAPSHOT
+    ]
+
+
+# --- JSONL documents ----------------------------------------------------------------------
+
+DOCUMENTS = [
+    {"id": "d1", "source": "https://a.org/1", "text": "One.", "attributes": {"subject": "A"}},
+    {"id": "d2", "source": "https://a.org/2", "text": ""},
+    {"id": "d3", "source": "notes.txt:4", "text": "Three.", "attributes": None},
+]
+
+
+def write_lines(path: Path, lines: list[str]) -> Path:
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def test_jsonl_documents(tmp_path):
+    path = write_lines(
+        tmp_path / "docs.jsonl",
+        [json.dumps(DOCUMENTS[0]), "", "   ", json.dumps(DOCUMENTS[1]), json.dumps(DOCUMENTS[2])],
+    )
+    index = evidence_from_jsonl(path)
+    assert list(index.units) == ["d1", "d2", "d3"]
+    assert index.units["d1"].attributes == {"subject": "A"}
+    assert index.units["d2"].text == ""
+    assert index.units["d3"].attributes == {}
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    assert index.version == f"d-{digest[:16]}" == file_version(path.read_bytes())
+    assert evidence_from_jsonl(str(path)) == index
+
+
+def test_jsonl_version_follows_the_bytes(tmp_path):
+    one = write_lines(tmp_path / "one.jsonl", [json.dumps(DOCUMENTS[0])])
+    two = write_lines(tmp_path / "two.jsonl", [json.dumps(DOCUMENTS[0], indent=None) + " "])
+    assert evidence_from_jsonl(one).version != evidence_from_jsonl(two).version
+    assert evidence_from_jsonl(one).units == evidence_from_jsonl(two).units
+
+
+def test_jsonl_with_a_byte_order_mark_and_crlf(tmp_path):
+    path = tmp_path / "bom.jsonl"
+    path.write_bytes(b"\xef\xbb\xbf" + json.dumps(DOCUMENTS[0]).encode() + b"\r\n")
+    assert list(evidence_from_jsonl(path).units) == ["d1"]
+
+
+def test_an_empty_jsonl_file_is_an_empty_index(tmp_path):
+    path = tmp_path / "empty.jsonl"
+    path.write_bytes(b"")
+    assert evidence_from_jsonl(path) == EvidenceIndex(version=file_version(b""))
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ("{not json", r"docs\.jsonl:2: not valid JSON \(.*column 2\)"),
+        ("[1, 2]", r"docs\.jsonl:2: a document must be a JSON object"),
+        ('{"source": "s", "text": "t"}', r"docs\.jsonl:2: field 'id' is missing"),
+        ('{"id": "x", "text": "t"}', r"docs\.jsonl:2: field 'source' is missing"),
+        ('{"id": "x", "source": "s"}', r"docs\.jsonl:2: field 'text' is missing"),
+        ('{"id": 7, "source": "s", "text": "t"}', r"docs\.jsonl:2: field 'id' must be a string"),
+        ('{"id": " ", "source": "s", "text": "t"}', r"docs\.jsonl:2: field 'id' must not be"),
+        ('{"id": "x", "source": "", "text": "t"}', r"docs\.jsonl:2: field 'source' must not"),
+        ('{"id": "x", "source": "s", "text": null}', r"docs\.jsonl:2: field 'text' must be"),
+        (
+            '{"id": "x", "source": "s", "text": "t", "attributes": ["a"]}',
+            r"docs\.jsonl:2: field 'attributes' must be an object of strings",
+        ),
+        (
+            '{"id": "x", "source": "s", "text": "t", "attributes": {"date": 2020}}',
+            r"docs\.jsonl:2: field 'attributes\.date' must be a string, got 2020",
+        ),
+        (
+            '{"id": "x", "source": "s", "text": "t", "title": "T"}',
+            r"docs\.jsonl:2: unknown field 'title'",
+        ),
+        (
+            '{"id": "d1", "source": "s", "text": "t"}',
+            r"docs\.jsonl:2: field 'id' repeats 'd1', already used on line 1",
+        ),
+    ],
+    ids=[
+        "json",
+        "not-object",
+        "no-id",
+        "no-source",
+        "no-text",
+        "id-type",
+        "blank-id",
+        "empty-source",
+        "text-null",
+        "attributes-type",
+        "attribute-value",
+        "unknown-field",
+        "duplicate-id",
+    ],
+)
+def test_jsonl_errors_name_the_file_line_and_field(tmp_path, line, message):
+    path = write_lines(tmp_path / "docs.jsonl", [json.dumps(DOCUMENTS[0]), line])
+    with pytest.raises(ConfigurationError, match=message):
+        evidence_from_jsonl(path)
+
+
+def test_jsonl_line_numbers_count_blank_lines(tmp_path):
+    path = write_lines(tmp_path / "docs.jsonl", [json.dumps(DOCUMENTS[0]), "", "", "oops"])
+    with pytest.raises(ConfigurationError, match=r"docs\.jsonl:4: not valid JSON"):
+        evidence_from_jsonl(path)
+
+
+def test_jsonl_that_is_not_utf8(tmp_path):
+    path = tmp_path / "latin.jsonl"
+    path.write_bytes(json.dumps(DOCUMENTS[0]).encode() + b'\n{"id": "caf\xe9"}\n')
+    with pytest.raises(ConfigurationError, match=r"latin\.jsonl:2: not UTF-8"):
+        evidence_from_jsonl(path)
+
+
+def test_a_missing_or_unreadable_file_is_named(tmp_path):
+    with pytest.raises(ConfigurationError, match=r"the evidence file '.*nothing\.jsonl' does not"):
+        evidence_from_jsonl(tmp_path / "nothing.jsonl")
+    with pytest.raises(ConfigurationError, match="is a directory"):
+        evidence_from_jsonl(tmp_path)
+
+
+def test_deeply_nested_json_is_an_error_not_a_crash(tmp_path):
+    path = write_lines(tmp_path / "deep.jsonl", ["[" * 100_000 + "]" * 100_000])
+    with pytest.raises(ConfigurationError, match=r"deep\.jsonl:1: not valid JSON"):
+        evidence_from_jsonl(path)
+
+
+# --- contract files -----------------------------------------------------------------------
+
+
+def test_load_model_reads_a_plan_a_result_and_an_index(tmp_path):
+    plan = Plan(question="Q?", resolved_question="Q?", required_subjects=["A"])
+    result = AnswerResult(answer="A.", index_version="v1")
+    index = EvidenceIndex(
+        version="v1", units={"e1": EvidenceUnit(id="e1", source="https://a.org", text="A.")}
+    )
+    for name, model in (("plan.json", plan), ("result.json", result), ("index.json", index)):
+        (tmp_path / name).write_text(model.model_dump_json(indent=2), encoding="utf-8")
+    assert load_model(tmp_path / "plan.json", Plan) == plan
+    assert load_model(str(tmp_path / "result.json"), AnswerResult) == result
+    assert load_model(tmp_path / "index.json", EvidenceIndex) == index
+    assert load_index(tmp_path / "index.json") == index
+
+
+def test_load_index_reads_jsonl_documents(tmp_path):
+    path = write_lines(tmp_path / "docs.JSONL", [json.dumps(DOCUMENTS[0])])
+    assert load_index(path) == evidence_from_jsonl(path)
+    assert load_model(path, EvidenceIndex) == evidence_from_jsonl(path)
+
+
+def test_load_model_names_the_file_and_every_error_location(tmp_path):
+    path = tmp_path / "result.json"
+    path.write_text(
+        json.dumps(
+            {
+                "answer": 3,
+                "evidence": [{"id": "e1", "source": "s", "text": "t", "attributes": {"d": 1}}],
+                "claims": [{"text": "x", "extra": True}],
+            }
+        )
+    )
+    with pytest.raises(ConfigurationError) as caught:
+        load_model(path, AnswerResult)
+    message = str(caught.value)
+    assert message.startswith(f"{path}: not a valid AnswerResult (3 errors):")
+    assert "  answer: Input should be a valid string" in message
+    assert "  evidence[0].attributes.d: Input should be a valid string" in message
+    assert "  claims[0].extra: Extra inputs are not permitted" in message
+
+
+def test_load_model_reports_model_level_errors(tmp_path):
+    path = tmp_path / "index.json"
+    path.write_text(
+        json.dumps({"version": "v", "units": {"x": {"id": "y", "source": "s", "text": ""}}})
+    )
+    with pytest.raises(ConfigurationError, match=r"\(top level\): Value error, units\['x'\]"):
+        load_model(path, EvidenceIndex)
+    path.write_text("[]")
+    with pytest.raises(ConfigurationError, match=r"\(top level\): Input should be"):
+        load_model(path, EvidenceIndex)
+
+
+def test_load_model_reports_invalid_json_with_its_line(tmp_path):
+    path = tmp_path / "plan.json"
+    path.write_text('{\n  "question": "Q?",\n  oops\n}')
+    with pytest.raises(ConfigurationError, match=r"plan\.json:3: not valid JSON \(.*column 3\)"):
+        load_model(path, Plan)
+
+
+def test_load_model_limits_the_errors_shown(tmp_path):
+    path = tmp_path / "result.json"
+    path.write_text(json.dumps({"evidence": [{"id": i} for i in range(12)]}))
+    with pytest.raises(ConfigurationError, match=r"\.\.\. and \d+ more"):
+        load_model(path, AnswerResult)
+
+
+def test_load_model_missing_file(tmp_path):
+    with pytest.raises(ConfigurationError, match=r"the Plan file '.*plan\.json' does not exist"):
+        load_model(tmp_path / "plan.json", Plan)
