@@ -259,3 +259,20 @@ class OutputGuardContext:
                 f"context field 'json_schema' must be a JSON Schema object, got "
                 f"{type(self.json_schema).__name__}"
             )
+
+
+@dataclass(kw_only=True)
+class DeliveryAuditContext:
+    """Runtime settings of the ``delivery_audit`` graph."""
+
+    model: str = field(
+        default="openai:gpt-4o-mini",
+        metadata={
+            "description": "Auditing chat model as 'provider:model' (structured output) or "
+            "'replay:PATH' (recorded reviews as JSON text). Ignored when the graph was "
+            "built with a chat model object."
+        },
+    )
+
+    def __post_init__(self) -> None:
+        check_field_types(self)

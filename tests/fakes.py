@@ -54,3 +54,17 @@ class ScriptedChatModel(BaseChatModel):
         self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kwargs: Any
     ) -> ChatResult:
         return self._next(messages)
+
+
+class ScriptedToolChatModel(ScriptedChatModel):
+    """A :class:`ScriptedChatModel` that supports ``with_structured_output``: binding
+    tools returns the model itself, so script ``AIMessage(content="", tool_calls=[...])``
+    items to answer with structured output."""
+
+    def bind_tools(self, tools: Any, **kwargs: Any) -> ScriptedToolChatModel:
+        return self
+
+
+def tool_reply(name: str, args: dict[str, Any]) -> AIMessage:
+    """An assistant message that calls tool ``name`` with ``args`` (structured output)."""
+    return AIMessage(content="", tool_calls=[{"name": name, "args": args, "id": "call-1"}])

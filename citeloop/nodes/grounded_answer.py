@@ -108,6 +108,21 @@ def _open_store(path: Path) -> SqliteGraphStore:
     return SqliteGraphStore(path, read_only=True)
 
 
+def open_graph(db_path: str) -> SqliteGraphStore:
+    """The knowledge graph at ``db_path``, opened read-only (shared per process).
+
+    Raises:
+        ConfigurationError: The file does not exist (the message says how to build it).
+    """
+    path = Path(db_path)
+    if not path.is_file():
+        raise ConfigurationError(
+            f"knowledge graph {str(path)!r} does not exist; build it with "
+            f"`citeloop index PATH --db {path}` or set the context's db_path"
+        )
+    return _open_store(path.resolve())
+
+
 class GroundedAnswerNodes:
     """The nodes of one compiled ``grounded_answer`` graph.
 
@@ -141,15 +156,7 @@ class GroundedAnswerNodes:
         self.max_model_attempts = max_model_attempts
 
     def _store(self, ctx: GroundedAnswerContext) -> GraphStore:
-        if self.store is not None:
-            return self.store
-        path = Path(ctx.db_path)
-        if not path.is_file():
-            raise ConfigurationError(
-                f"knowledge graph {str(path)!r} does not exist; build it with "
-                f"`citeloop index PATH --db {path}` or set the context's db_path"
-            )
-        return _open_store(path.resolve())
+        return self.store if self.store is not None else open_graph(ctx.db_path)
 
     def _inject(
         self, state: State, ctx: GroundedAnswerContext, expansion: ContextExpansion | None

@@ -47,6 +47,10 @@ class OutputState(TypedDict, total=False):
         outcome: ``passed``, ``exhausted`` (retry budget spent), or ``error``.
         error: Why the run ended with ``error`` (``""`` otherwise).
         messages: The input messages plus the final answer as an AI message.
+        context_entities: The final context as ``{"name", "kind", "tier", "id"}``
+            dicts (what the answer had to use and cite).
+        snapshot: Snapshot id of the knowledge graph the context was read from (the
+            evidence index version of a delivery audit).
     """
 
     answer: str
@@ -56,6 +60,8 @@ class OutputState(TypedDict, total=False):
     outcome: Outcome
     error: str
     messages: Annotated[list[AnyMessage], add_messages]
+    context_entities: list[dict[str, str]]
+    snapshot: str
 
 
 class State(InputState, OutputState, total=False):
@@ -64,11 +70,7 @@ class State(InputState, OutputState, total=False):
     Attributes:
         prompt: The human prompt of the current attempt.
         context_text: The injected knowledge-graph context, in the documented format.
-        context_entities: The same context as ``{"name", "kind", "tier", "id"}`` dicts.
-        snapshot: Snapshot id of the knowledge graph the context was read from.
     """
 
     prompt: str
     context_text: str
-    context_entities: list[dict[str, str]]
-    snapshot: str

@@ -1,0 +1,129 @@
+"""The ``delivery_audit`` graph: may this answer be shown to a user?
+
+::
+
+    mechanical_check -> semantic_audit -> verdict -> END
+           |                  |             ^
+           |                  v             |
+           |            repair_review ------+      (exactly once)
+           +--------------------------------+      (a mechanical failure decides)
+"""
+
+from __future__ import annotations
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.runnables import RunnableLambda
+from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
+from langgraph.types import Checkpointer, RetryPolicy
+
+from citeloop.context import DeliveryAuditContext, GroundedAnswerContext
+from citeloop.graphs.grounded_answer import DEFAULT_MODEL_RETRY, build_grounded_answer_graph
+from citeloop.knowledge import GraphStore
+from citeloop.nodes.delivery_audit import (
+    DeliveryAuditNodes,
+    GroundedAnswerAudit,
+    route_after_audit,
+    route_after_mechanical,
+)
+from citeloop.state.delivery_audit import InputState, OutputState, State
+from citeloop.state.delivery_audit import InputState as DeliveryInput
+from citeloop.state.delivery_audit import OutputState as DeliveryOutput
+from citeloop.state.grounded_answer import InputState as GroundedInput
+from citeloop.state.grounded_answer import OutputState as GroundedOutput
+
+
+def build_delivery_audit_graph(
+    model: BaseChatModel | None = None,
+    *,
+    model_retry: RetryPolicy = DEFAULT_MODEL_RETRY,
+    checkpointer: Checkpointer = None,
+    name: str = "delivery_audit",
+) -> CompiledStateGraph:
+    """Build and compile the ``delivery_audit`` graph.
+
+    Mechanical checks first (snapshot, evidence, scope, coverage, citations; no model);
+    then the auditing model reviews every requirement of the request into a strict
+    ``Fulfilment``; a review that does not parse or names unknown ids gets one repair;
+    the verdict needs all four booleans true and every requirement answered with
+    evidence or disclosed by a notice. A result that failed upstream is diagnosed into
+    its stage's layer without checks. A successful model call alone never delivers.
+
+    Args:
+        model: The auditing chat model (it needs structured output, or answers in JSON
+            text); when ``None``, ``DeliveryAuditContext.model`` is resolved at run time.
+        model_retry: Retry policy of the model nodes for transient errors; a permanent
+            error ends the audit with ``verification/verification_unavailable``.
+        checkpointer: Persists threads; the caller's choice.
+        name: The compiled graph's name (shown in LangGraph Studio).
+
+    Returns:
+        The compiled graph: input ``InputState`` (``result``, ``plan``, ``index``),
+        output ``OutputState`` (``delivered``, ``delivery_outcome``, ``delivery_check``,
+        ``failures``), context ``DeliveryAuditContext``.
+    """
+    nodes = DeliveryAuditNodes(model, max_model_attempts=model_retry.max_attempts)
+    builder = StateGraph(
+        State,
+        input_schema=InputState,
+        output_schema=OutputState,
+        context_schema=DeliveryAuditContext,
+    )
+    builder.add_node("mechanical_check", nodes.mechanical_check)
+    audit = RunnableLambda(nodes.semantic_audit, afunc=nodes.asemantic_audit, name="audit")
+    repair = RunnableLambda(nodes.repair_review, afunc=nodes.arepair_review, name="repair")
+    builder.add_node("semantic_audit", audit, retry_policy=model_retry)
+    builder.add_node("repair_review", repair, retry_policy=model_retry)
+    builder.add_node("verdict", nodes.verdict)
+    builder.add_edge(START, "mechanical_check")
+    builder.add_conditional_edges("mechanical_check", route_after_mechanical)
+    builder.add_conditional_edges("semantic_audit", route_after_audit)
+    builder.add_edge("repair_review", "verdict")
+    builder.add_edge("verdict", END)
+    return builder.compile(checkpointer=checkpointer, name=name)
+
+
+graph = build_delivery_audit_graph()
+"""The graph registered in ``langgraph.json`` (the model comes from the context)."""
+
+
+class _AuditedAnswer(GroundedInput, GroundedOutput, DeliveryInput, DeliveryOutput, total=False):
+    """The state of :func:`build_audited_answer_graph`: both graphs' public keys."""
+
+
+def build_audited_answer_graph(
+    model: BaseChatModel | None = None,
+    *,
+    audit_model: BaseChatModel | None = None,
+    store: GraphStore | None = None,
+    checkpointer: Checkpointer = None,
+    name: str = "audited_answer",
+) -> CompiledStateGraph:
+    """``grounded_answer``, then the delivery audit of its answer against the knowledge
+    graph's facts (:func:`~citeloop.nodes.delivery_audit.audit_input_from_grounded`).
+
+    ::
+
+        grounded_answer -> prepare_audit -> delivery_audit -> END
+
+    Args:
+        model: The answering chat model (see :func:`build_grounded_answer_graph`).
+        audit_model: The auditing chat model; when ``None``, the context's ``model``.
+        store: The knowledge graph; when ``None``, the context's ``db_path``.
+        checkpointer: Persists threads; the caller's choice.
+        name: The compiled graph's name.
+
+    Returns:
+        A compiled graph with context ``GroundedAnswerContext``; its output holds the
+        answer (``answer``, ``report``, ``outcome``, ...) and the delivery verdict
+        (``delivered``, ``delivery_outcome``, ``delivery_check``, ``failures``).
+    """
+    builder = StateGraph(_AuditedAnswer, context_schema=GroundedAnswerContext)
+    builder.add_node("grounded_answer", build_grounded_answer_graph(model, store=store))
+    builder.add_node("prepare_audit", GroundedAnswerAudit(store).prepare_audit)
+    builder.add_node("delivery_audit", build_delivery_audit_graph(audit_model))
+    builder.add_edge(START, "grounded_answer")
+    builder.add_edge("grounded_answer", "prepare_audit")
+    builder.add_edge("prepare_audit", "delivery_audit")
+    builder.add_edge("delivery_audit", END)
+    return builder.compile(checkpointer=checkpointer, name=name)

@@ -1,0 +1,358 @@
+"""Nodes and routers of the ``delivery_audit`` graph.
+
+``mechanical_check`` runs the deterministic checks (no model); ``semantic_audit`` asks
+the auditing model for a structured review; ``repair_review`` gives a review that does
+not parse, or names unknown ids, exactly one format-repair retry; ``verdict`` turns it
+all into codes. No model or exception text ever reaches the output.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
+from langgraph.runtime import Runtime, get_runtime
+from pydantic import BaseModel
+from pydantic import ValidationError as PydanticValidationError
+
+from citeloop.context import DeliveryAuditContext, GroundedAnswerContext, resolve_context
+from citeloop.contract.adapters import evidence_from_graph
+from citeloop.contract.audit import (
+    AuditPayload,
+    audit_messages,
+    build_payload,
+    parse_review,
+    repair_flips_negative,
+    repair_messages,
+    verdict,
+)
+from citeloop.contract.codes import (
+    INVALID_REVIEW,
+    VERIFICATION_UNAVAILABLE,
+    Failure,
+    diagnose,
+    request_fingerprint,
+)
+from citeloop.contract.mechanical import mechanical_checks
+from citeloop.contract.schemas import (
+    AnswerResult,
+    EvidenceIndex,
+    Fulfilment,
+    Intent,
+    Plan,
+    strict_json_schema,
+)
+from citeloop.errors import ConfigurationError
+from citeloop.knowledge import GraphStore
+from citeloop.models import resolve_chat_model
+from citeloop.nodes.chat import model_failure
+from citeloop.nodes.grounded_answer import open_graph
+from citeloop.state.delivery_audit import State
+
+_ROLES = {"system": SystemMessage, "human": HumanMessage}
+_REVIEW_SCHEMA = strict_json_schema(Fulfilment)
+
+
+def settings(runtime: Runtime[DeliveryAuditContext]) -> DeliveryAuditContext:
+    """The run's context (see :func:`citeloop.context.resolve_context`)."""
+    return resolve_context(runtime.context, DeliveryAuditContext)
+
+
+def _parsed(state: State, key: str, model: type[BaseModel]) -> Any:
+    value = state.get(key)
+    if value is None:
+        raise ConfigurationError(
+            f"delivery_audit needs '{key}': a {model.__name__} JSON object "
+            "(see citeloop.contract.schemas)"
+        )
+    if isinstance(value, model):
+        return value
+    try:
+        return model.model_validate(value)
+    except PydanticValidationError as exc:
+        problems = "; ".join(
+            f"{'.'.join(map(str, error['loc'])) or '(top)'}: {error['msg']}"
+            for error in exc.errors()[:10]
+        )
+        raise ConfigurationError(f"'{key}' is not a valid {model.__name__}: {problems}") from None
+
+
+def inputs_of(state: State) -> tuple[AnswerResult, Plan, EvidenceIndex]:
+    """The run's result, plan and index, validated.
+
+    Raises:
+        ConfigurationError: One is missing or invalid (the message names its fields).
+    """
+    return (
+        _parsed(state, "result", AnswerResult),
+        _parsed(state, "plan", Plan),
+        _parsed(state, "index", EvidenceIndex),
+    )
+
+
+def _code(failure: Failure | tuple[str, str]) -> dict[str, str]:
+    failure = failure if isinstance(failure, Failure) else Failure.of(failure)
+    return {"layer": failure.layer, "code": failure.code}
+
+
+def _messages(pairs: list[tuple[str, str]]) -> list[BaseMessage]:
+    return [_ROLES[role](content) for role, content in pairs]
+
+
+class DeliveryAuditNodes:
+    """The nodes of one compiled ``delivery_audit`` graph.
+
+    Args:
+        model: The auditing chat model; overrides ``DeliveryAuditContext.model``.
+        max_model_attempts: The audit nodes' retry policy's ``max_attempts``.
+    """
+
+    def __init__(self, model: BaseChatModel | None = None, *, max_model_attempts: int = 1):
+        self.model = model
+        self.max_model_attempts = max_model_attempts
+
+    def _chat_model(self) -> BaseChatModel:
+        return self.model or resolve_chat_model(settings(get_runtime()).model)
+
+    def mechanical_check(self, state: State) -> dict[str, Any]:
+        """Validate the inputs and run the mechanical checks; a result that failed
+        upstream is diagnosed into its stage's layer without checks.
+
+        Raises:
+            ConfigurationError: A missing or invalid input, or a model spec that cannot
+                be resolved (before any model call).
+        """
+        result, plan, index = inputs_of(state)
+        reset: dict[str, Any] = {"review": None, "review_problems": [], "audit_failure": None}
+        if result.status == "failed":
+            return {**reset, "failures": [_code(diagnose(result))]}
+        failures = [_code(failure) for failure in mechanical_checks(result, plan, index)]
+        if not failures:
+            self._chat_model()  # a bad model spec fails here, before any call
+        return {**reset, "failures": failures}
+
+    def _payload(self, state: State) -> AuditPayload:
+        result, plan, _ = inputs_of(state)
+        return build_payload(result, plan)
+
+    def _reply(self, messages: list[BaseMessage]) -> Any:
+        """The review as structured output; models without it answer in JSON text."""
+        model = self._chat_model()
+        try:
+            structured = model.with_structured_output(_REVIEW_SCHEMA, include_raw=True, strict=True)
+        except NotImplementedError:
+            return model.invoke(messages).text
+        return _unpack(structured.invoke(messages))
+
+    async def _areply(self, messages: list[BaseMessage]) -> Any:
+        model = self._chat_model()
+        try:
+            structured = model.with_structured_output(_REVIEW_SCHEMA, include_raw=True, strict=True)
+        except NotImplementedError:
+            return (await model.ainvoke(messages)).text
+        return _unpack(await structured.ainvoke(messages))
+
+    def _unavailable(self, exc: Exception) -> dict[str, Any]:
+        model_failure(exc, self.max_model_attempts)  # re-raises a transient error to retry
+        return {"audit_failure": _code(VERIFICATION_UNAVAILABLE), "review_problems": []}
+
+    def _audited(self, reply: Any, payload: AuditPayload) -> dict[str, Any]:
+        review, problems = parse_review(reply, payload)
+        return {
+            "review": review.model_dump() if review is not None else None,
+            "review_problems": problems,
+        }
+
+    def semantic_audit(self, state: State) -> dict[str, Any]:
+        """Ask the auditing model for a review of the result (sync variant; see
+        :meth:`asemantic_audit`). A model or transport error:
+        ``verification/verification_unavailable``."""
+        payload = self._payload(state)
+        try:
+            reply = self._reply(_messages(audit_messages(payload)))
+        except Exception as exc:
+            return self._unavailable(exc)
+        return self._audited(reply, payload)
+
+    async def asemantic_audit(self, state: State) -> dict[str, Any]:
+        """Async variant of :meth:`semantic_audit`."""
+        payload = self._payload(state)
+        try:
+            reply = await self._areply(_messages(audit_messages(payload)))
+        except Exception as exc:
+            return self._unavailable(exc)
+        return self._audited(reply, payload)
+
+    def _repair_messages(self, state: State, payload: AuditPayload) -> list[BaseMessage]:
+        previous = state.get("review") or {}
+        return _messages(repair_messages(payload, previous, state["review_problems"]))
+
+    def _repaired(self, state: State, reply: Any, payload: AuditPayload) -> dict[str, Any]:
+        before = state.get("review")
+        review, problems = parse_review(reply, payload)
+        first = Fulfilment.model_validate(before) if before is not None else None
+        if problems or review is None or repair_flips_negative(first, review):
+            return {"audit_failure": _code(INVALID_REVIEW), "review_problems": problems}
+        return {"review": review.model_dump(), "review_problems": []}
+
+    def repair_review(self, state: State) -> dict[str, Any]:
+        """The one format-repair retry; its instruction forbids changing a negative
+        verdict, and a repair that does is refused. Still unusable:
+        ``verification/invalid_review``. Sync variant; see :meth:`arepair_review`."""
+        payload = self._payload(state)
+        try:
+            reply = self._reply(self._repair_messages(state, payload))
+        except Exception as exc:
+            return self._unavailable(exc)
+        return self._repaired(state, reply, payload)
+
+    async def arepair_review(self, state: State) -> dict[str, Any]:
+        """Async variant of :meth:`repair_review`."""
+        payload = self._payload(state)
+        try:
+            reply = await self._areply(self._repair_messages(state, payload))
+        except Exception as exc:
+            return self._unavailable(exc)
+        return self._repaired(state, reply, payload)
+
+    def verdict(self, state: State) -> dict[str, Any]:
+        """Decide: the first mechanical failure, else the audit's failure, else the
+        review's verdict. A rejection carries ``{layer, code, request_fingerprint}``."""
+        result, plan, _ = inputs_of(state)
+        failures = list(state.get("failures") or [])
+        failure = failures[0] if failures else state.get("audit_failure")
+        outcome = None
+        if failure is None:
+            decided = verdict(Fulfilment.model_validate(state["review"]), self._payload(state))
+            if decided.passed:
+                outcome = decided.outcome
+            else:
+                assert decided.failure is not None
+                failure = _code(decided.failure)
+        if failure is not None and failure not in failures:
+            failures.append(failure)
+        if outcome is not None:
+            return {
+                "delivered": True,
+                "delivery_outcome": outcome,
+                "delivery_check": None,
+                "failures": failures,
+            }
+        assert failure is not None
+        fingerprint = request_fingerprint(result.engine, plan.question)
+        return {
+            "delivered": False,
+            "delivery_outcome": "rejected",
+            "delivery_check": {**failure, "request_fingerprint": fingerprint},
+            "failures": failures,
+        }
+
+
+def _unpack(output: Mapping[str, Any]) -> Any:
+    """The review from ``with_structured_output(..., include_raw=True)``: the parsed
+    arguments, else the raw tool-call arguments or text (so that the repair prompt can
+    show what came back)."""
+    if output.get("parsed") is not None:
+        return output["parsed"]
+    raw = output.get("raw")
+    tool_calls = getattr(raw, "tool_calls", None) or []
+    if tool_calls:
+        return tool_calls[0].get("args", {})
+    return getattr(raw, "text", "") or ""
+
+
+def route_after_mechanical(state: State) -> Literal["semantic_audit", "verdict"]:
+    """A failure found without the model decides; otherwise audit."""
+    return "verdict" if state.get("failures") else "semantic_audit"
+
+
+def route_after_audit(state: State) -> Literal["repair_review", "verdict"]:
+    """One repair for a review that cannot be used; otherwise decide."""
+    if state.get("review_problems") and not state.get("audit_failure"):
+        return "repair_review"
+    return "verdict"
+
+
+GROUNDED_ENGINE = "citeloop.grounded_answer"
+"""The ``engine`` of results audited from ``grounded_answer`` (part of the fingerprint)."""
+
+
+def audit_input_from_grounded(state: Mapping[str, Any], store: GraphStore) -> dict[str, Any]:
+    """The ``delivery_audit`` input for a ``grounded_answer`` output state.
+
+    The evidence index holds the knowledge graph's facts about the context entities,
+    at the store's current snapshot; the result's evidence is the facts between them
+    (the facts its context showed), and its index version is the snapshot the context
+    was read from, so a graph re-indexed in between is a ``scope/mixed_snapshot``. A
+    run that ended with outcome ``error`` failed in the ``service`` stage
+    (``model_error``); one that spent its budget, in ``verification``
+    (``citations_missing``). The plan is relational: code questions connect entities.
+
+    Args:
+        state: ``task``, ``answer``, ``outcome``, ``context_entities`` and ``snapshot``
+            of a ``grounded_answer`` run.
+        store: The knowledge graph the run read.
+
+    Returns:
+        ``{"result", "plan", "index"}`` as JSON documents.
+    """
+    task = state.get("task") or ""
+    ids = [entity["id"] for entity in state.get("context_entities") or [] if entity.get("id")]
+    known = [entity_id for entity_id in ids if store.get_entity(entity_id) is not None]
+    index = evidence_from_graph(store, entity_ids=known)
+    shown = set(known)
+    evidence = [
+        unit
+        for unit in index.units.values()
+        if unit.attributes.get("subject_id") in shown and unit.attributes.get("object_id") in shown
+    ]
+    outcome = state.get("outcome")
+    failure = {
+        "error": {"stage": "service", "reason": "model_error"},
+        "exhausted": {"stage": "verification", "reason": "citations_missing"},
+    }.get(outcome or "")
+    result = AnswerResult(
+        status="failed" if failure else "ok",
+        engine=GROUNDED_ENGINE,
+        answer=state.get("answer") or "",
+        answer_kind="text",
+        evidence=evidence,
+        index_version=state.get("snapshot") or "",
+        failure=failure,
+    )
+    question = task.strip() or "(no task)"
+    plan = Plan(
+        question=question,
+        resolved_question=question,
+        intent=Intent(kind="code_question", evidence_required=True),
+        relational=True,
+    )
+    return {
+        "result": result.model_dump(mode="json"),
+        "plan": plan.model_dump(mode="json"),
+        "index": index.model_dump(mode="json"),
+    }
+
+
+class GroundedAnswerAudit:
+    """The node that turns a ``grounded_answer`` output into a ``delivery_audit`` input.
+
+    Args:
+        store: The knowledge graph; when ``None``, the context's ``db_path`` is opened
+            (read-only), as ``grounded_answer`` does.
+    """
+
+    def __init__(self, store: GraphStore | None = None) -> None:
+        self.store = store
+
+    def prepare_audit(
+        self, state: Mapping[str, Any], runtime: Runtime[GroundedAnswerContext]
+    ) -> dict[str, Any]:
+        """Build the audit's ``result``, ``plan`` and ``index`` from the answer."""
+        store = self.store
+        if store is None:
+            ctx = resolve_context(runtime.context, GroundedAnswerContext)
+            store = open_graph(ctx.db_path)
+        return audit_input_from_grounded(state, store)
