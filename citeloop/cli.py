@@ -1,9 +1,10 @@
 """The ``citeloop`` command.
 
-Exit codes: 0 success (``check``/``run``/``explain``: the answer or narrative passed);
-1 the answer failed (``check``), the retry budget was spent (``run``, outcome
-``exhausted``; ``explain``, a narrative that never passed its critics), or no path
-connects the entities (``explain``); 2 a usage, input or configuration error, or a run
+Exit codes: 0 success (``check``/``run``/``explain``: the answer or narrative passed;
+``audit``: the result may be delivered); 1 the answer failed (``check``), the retry
+budget was spent (``run``, outcome ``exhausted``; ``explain``, a narrative that never
+passed its critics), no path connects the entities (``explain``), or the result was
+rejected (``audit``, with codes only); 2 a usage, input or configuration error, or a run
 that ended with a model error (the message names the input and the fix); 3 an
 unexpected internal error.
 """
@@ -20,8 +21,15 @@ from typing import Any, NoReturn
 
 from tqdm import tqdm
 
-from citeloop.context import MAX_ITERATIONS, GroundedAnswerContext, VerbalizeContext
+from citeloop.context import (
+    MAX_ITERATIONS,
+    DeliveryAuditContext,
+    GroundedAnswerContext,
+    VerbalizeContext,
+)
+from citeloop.contract import AnswerResult, Plan, load_index, load_model
 from citeloop.errors import CiteloopError
+from citeloop.graphs.delivery_audit import build_delivery_audit_graph
 from citeloop.graphs.grounded_answer import build_grounded_answer_graph
 from citeloop.graphs.verbalize import build_verbalize_graph
 from citeloop.knowledge import (
@@ -36,6 +44,7 @@ from citeloop.knowledge import (
 from citeloop.knowledge.indexer import DEFAULT_MAX_FILE_BYTES
 from citeloop.knowledge.paths import MAX_HOPS
 from citeloop.models import ReplayRecorder, resolve_chat_model
+from citeloop.state.delivery_audit import OutputState as DeliveryOutput
 from citeloop.state.grounded_answer import OutputState
 from citeloop.validation import GraphContextValidator
 
@@ -210,6 +219,15 @@ def _describe_update(node: str, update: dict[str, Any]) -> str:
         return "passed" if report["passed"] else "; ".join(report["reasons"]) or "failed"
     if node in ("draft", "refine"):
         return "failed" if update.get("error") else f"{len(update.get('narrative', ''))} chars"
+    if node == "mechanical_check":
+        failures = update.get("failures") or []
+        return ", ".join(f"{f['layer']}/{f['code']}" for f in failures) or "passed"
+    if node in ("semantic_audit", "repair_review"):
+        if update.get("audit_failure"):
+            return update["audit_failure"]["code"]
+        return "review needs a repair" if update.get("review_problems") else "reviewed"
+    if node == "verdict":
+        return update["delivery_outcome"]
     if node == "critique":
         report = update["verbalization"]
         return "passed" if report["passed"] else report["feedback"].replace("\n", " ")
@@ -343,6 +361,32 @@ def _question(args: argparse.Namespace) -> str:
     return f"How is {args.source} connected to the rest of the code base?"
 
 
+def cmd_audit(args: argparse.Namespace) -> int:
+    result = load_model(args.result, AnswerResult)
+    plan = load_model(args.plan, Plan)
+    index = load_index(args.index)
+    context = DeliveryAuditContext(model=args.model)
+    inputs = {
+        "result": result.model_dump(mode="json"),
+        "plan": plan.model_dump(mode="json"),
+        "index": index.model_dump(mode="json"),
+    }
+    final = asyncio.run(_stream(build_delivery_audit_graph(), inputs, {}, context))
+    keys = sorted(DeliveryOutput.__annotations__)
+    verdict = {key: final[key] for key in keys if key in final}
+    if args.json:
+        _print_json(verdict)
+    elif verdict["delivered"]:
+        print(f"delivered: {verdict['delivery_outcome']}")
+    else:
+        check = verdict["delivery_check"]
+        print(f"rejected: {check['layer']}/{check['code']}")
+        print(f"request fingerprint: {check['request_fingerprint']}")
+        for failure in verdict["failures"][1:]:
+            print(f"also: {failure['layer']}/{failure['code']}")
+    return EXIT_OK if verdict["delivered"] else EXIT_FAILED
+
+
 def _threshold(value: str) -> float:
     try:
         number = float(value)
@@ -459,6 +503,14 @@ def build_parser() -> argparse.ArgumentParser:
     explain.add_argument("--record", help="append the model's turns to this replay JSONL file")
     explain.add_argument("--json", action="store_true", help="print path and result as JSON")
     explain.set_defaults(func=cmd_explain)
+
+    audit = sub.add_parser("audit", help="decide whether a result may be delivered")
+    audit.add_argument("--result", required=True, help="AnswerResult JSON file")
+    audit.add_argument("--plan", required=True, help="Plan JSON file")
+    audit.add_argument("--index", required=True, help="EvidenceIndex JSON file, or JSONL documents")
+    audit.add_argument("--model", required=True, help="'provider:model' or 'replay:PATH'")
+    audit.add_argument("--json", action="store_true", help="print the verdict as JSON")
+    audit.set_defaults(func=cmd_audit)
     return parser
 
 

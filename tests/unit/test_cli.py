@@ -362,3 +362,63 @@ def test_explain_refuses_max_hops_out_of_range(db, capsys, hops):
     code, _, err = run(capsys, "explain", *argv)
     assert code == EXIT_USAGE
     assert "--max-hops" in err
+
+
+def _audit_files(tmp_path: Path, index_version: str = "d-1") -> list[str]:
+    unit = {"id": "f-1", "source": "https://example.org/a", "text": "A was built in 1990."}
+    index = {"version": "d-1", "units": {"f-1": unit}}
+    result = {"answer": "A was built in 1990.", "evidence": [unit], "index_version": index_version}
+    plan = {"question": "When was A built?", "resolved_question": "When was A built?"}
+    files = {"result.json": result, "plan.json": plan, "index.json": index}
+    for name, data in files.items():
+        (tmp_path / name).write_text(json.dumps(data), encoding="utf-8")
+    return [
+        "--result",
+        str(tmp_path / "result.json"),
+        "--plan",
+        str(tmp_path / "plan.json"),
+        "--index",
+        str(tmp_path / "index.json"),
+    ]
+
+
+REVIEW = {
+    "plan_matches_request": True,
+    "all_requirements_identified": True,
+    "facts_supported": True,
+    "clear": True,
+    "requirements": [
+        {
+            "description": "when A was built",
+            "question_segments": ["Q1"],
+            "status": "answered",
+            "answer_segments": ["A1"],
+            "evidence_ids": ["E1"],
+        }
+    ],
+}
+
+
+def test_audit_delivers_a_fulfilled_result(tmp_path, capsys):
+    model = _replay(tmp_path, json.dumps(REVIEW))
+    code, out, err = run(capsys, "audit", *_audit_files(tmp_path), "--model", model, "--json")
+    assert code == EXIT_OK
+    verdict = json.loads(out)
+    assert (verdict["delivered"], verdict["delivery_outcome"]) == (True, "complete")
+    assert "> mechanical_check: passed" in err and "> verdict: complete" in err
+
+
+def test_audit_rejects_with_codes_only(tmp_path, capsys):
+    model = _replay(tmp_path, "unused")
+    argv = _audit_files(tmp_path, index_version="d-old")
+    code, out, _ = run(capsys, "audit", *argv, "--model", model)
+    assert code == EXIT_FAILED
+    assert out.startswith("rejected: scope/mixed_snapshot\nrequest fingerprint: ")
+
+
+def test_audit_names_a_bad_input_file(tmp_path, capsys):
+    argv = _audit_files(tmp_path)
+    (tmp_path / "plan.json").write_text('{"question": ""}', encoding="utf-8")
+    code, out, err = run(capsys, "audit", *argv, "--model", _replay(tmp_path, "x"))
+    assert code == EXIT_USAGE
+    assert "plan.json" in err and "question" in err and out == ""
