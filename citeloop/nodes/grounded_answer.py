@@ -64,6 +64,11 @@ def task_of(state: State) -> str:
     )
 
 
+RUN_INPUTS_CLEARED = {"task": "", "payload": "", "system_prompt": ""}
+"""Written when a run ends: on a thread, the next run's task, payload and system prompt
+come from its own input (or its last human message), never from an earlier run's."""
+
+
 def retries_left(state: State, ctx: GroundedAnswerContext) -> bool:
     """Whether another attempt fits the budget of ``1 + ctx.max_retries`` model calls."""
     return state.get("attempts", 0) <= ctx.max_retries
@@ -199,6 +204,7 @@ class GroundedAnswerNodes:
             "expanded": False,
             "attempts": 0,
             "error": "",
+            "answer": "",
             **_context_update(injected),
         }
 
@@ -210,7 +216,11 @@ class GroundedAnswerNodes:
 
     def _model_failed(self, exc: Exception) -> dict[str, Any]:
         """End the run on a permanent error; re-raise a transient one for the retry policy."""
-        return {"outcome": "error", "error": model_failure(exc, self.max_model_attempts)}
+        return {
+            **RUN_INPUTS_CLEARED,
+            "outcome": "error",
+            "error": model_failure(exc, self.max_model_attempts),
+        }
 
     def call_model(self, state: State) -> dict[str, Any]:
         """Ask the chat model; a permanent error ends the run with outcome ``error``.
@@ -267,6 +277,7 @@ class GroundedAnswerNodes:
             update["outcome"] = "exhausted"
         if "outcome" in update:
             update["messages"] = [AIMessage(answer)]
+            update.update(RUN_INPUTS_CLEARED)
         return update
 
     def expand_context(

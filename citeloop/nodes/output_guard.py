@@ -60,9 +60,14 @@ def task_of(state: State) -> str:
     )
 
 
+RUN_INPUTS_CLEARED = {"task": "", "system_prompt": ""}
+"""Written when a run ends: on a thread, the next run's task then comes from its own
+input (or its last human message), never from an earlier run's ``task``."""
+
+
 def checks_from_context(ctx: OutputGuardContext) -> tuple[Check, ...]:
     """The default checks: the response mode's, then required sections, on-topic
-    signals and repetition, as the context sets them.
+    signals and repetition (not in ``structured`` mode), as the context sets them.
 
     Raises:
         ConfigurationError: An unknown mode, or a JSON Schema that is not valid.
@@ -72,7 +77,8 @@ def checks_from_context(ctx: OutputGuardContext) -> tuple[Check, ...]:
         checks.append(sections_check(ctx.required_sections))
     if ctx.on_topic_signals:
         checks.append(compliance_check(ctx.on_topic_signals))
-    if ctx.check_repetition:
+    # Repeated items are data in JSON, not a generation loop.
+    if ctx.check_repetition and ctx.mode != "structured":
         checks.append(repetition_check())
     return tuple(checks)
 
@@ -84,7 +90,8 @@ def supersteps_needed(max_retries: int) -> int:
 
 
 def _digest(text: str) -> str:
-    return hashlib.sha256(text.strip().encode("utf-8", "surrogatepass")).hexdigest()
+    """Of the text with runs of whitespace collapsed: a re-spaced copy is the same output."""
+    return hashlib.sha256(" ".join(text.split()).encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def _usage(messages: Sequence[BaseMessage], response: AIMessage) -> TokenUsage:
@@ -183,6 +190,10 @@ class OutputGuardNodes:
             "reask": [],
             "retry": False,
             "error": "",
+            "answer": "",
+            "output": "",
+            "checks": [],
+            "passed": False,
         }
 
     def _messages(self, state: State) -> list[BaseMessage]:
@@ -200,6 +211,7 @@ class OutputGuardNodes:
 
     def _failed(self, exc: Exception) -> dict[str, Any]:
         return {
+            **RUN_INPUTS_CLEARED,
             "outcome": "error",
             "passed": False,
             "error": model_failure(exc, self.max_model_attempts),
@@ -259,6 +271,7 @@ class OutputGuardNodes:
             update["failed_digests"] = [*state.get("failed_digests", []), digest]
         if "outcome" in update:
             update["messages"] = [AIMessage(run.text)]
+            update.update(RUN_INPUTS_CLEARED)
         return update
 
     def build_retry_prompt(self, state: State) -> dict[str, Any]:

@@ -143,10 +143,16 @@ class Check:
         except ValidationError as exc:
             details = {"reason": str(exc), **exc.details}
             return failed(self.name, [Problem(str(exc), details=_json_ready(details))])
-        if not isinstance(outcome, CheckOutcome):
+        if (
+            not isinstance(outcome, CheckOutcome)
+            or not isinstance(outcome.passed, bool)
+            or not all(isinstance(problem, Problem) for problem in outcome.problems)
+            or not (outcome.fixed is None or isinstance(outcome.fixed, str))
+        ):
             raise TypeError(
-                f"check {self.name!r} returned {type(outcome).__name__}; "
-                "a check function must return a CheckOutcome"
+                f"check {self.name!r} returned {outcome!r:.200}; a check function must return "
+                "a CheckOutcome(name, passed: bool, problems: tuple[Problem, ...], "
+                "fixed: str | None)"
             )
         return outcome if outcome.name == self.name else _renamed(outcome, self.name)
 
@@ -213,7 +219,9 @@ def run_checks(checks: Sequence[Check], text: str) -> CheckRun:
     - ``noop``: ``failed`` is recorded and nothing else happens.
     - ``exception``: raises at once.
 
-    Later checks see the text after earlier fixes.
+    Later checks see the text after earlier fixes, and a fix is applied only when every
+    earlier check that passed still passes on the fixed text (a fix of one check must
+    not break another: cleaning repetition out of a JSON array would break the JSON).
 
     Raises:
         ValidationError: A check with policy ``exception`` failed; ``details`` holds
@@ -222,6 +230,11 @@ def run_checks(checks: Sequence[Check], text: str) -> CheckRun:
     outcomes: list[CheckOutcome] = []
     statuses: list[CheckStatus] = []
     reask: list[tuple[str, Problem]] = []
+    kept: list[Check] = []  # the checks that passed so far
+
+    def keeps_passing(fixed: str) -> bool:
+        return all(earlier(fixed).passed for earlier in kept)
+
     for check in checks:
         outcome = check(text)
         status: CheckStatus = "passed" if outcome.passed else "failed"
@@ -233,13 +246,16 @@ def run_checks(checks: Sequence[Check], text: str) -> CheckRun:
                 check=check.name,
                 problems=[problem.to_dict() for problem in outcome.problems],
             )
-        if not outcome.passed and policy in (OnFail.FIX, OnFail.FIX_REASK):
-            if outcome.fixed is not None and check(outcome.fixed).passed:
-                text, status = outcome.fixed, "fixed"
-            elif outcome.fixed is not None and policy is OnFail.FIX:
-                text = outcome.fixed  # Guardrails' fix: the fixed value is used as it is
+        fixed = outcome.fixed
+        if not outcome.passed and policy in (OnFail.FIX, OnFail.FIX_REASK) and fixed is not None:
+            if keeps_passing(fixed) and check(fixed).passed:
+                text, status = fixed, "fixed"
+            elif policy is OnFail.FIX and keeps_passing(fixed):
+                text = fixed  # Guardrails' fix: the fixed value is used as it is
         if status == "failed" and policy in (OnFail.REASK, OnFail.FIX_REASK):
             reask.extend((check.name, problem) for problem in outcome.problems)
+        if status != "failed":
+            kept.append(check)
         outcomes.append(outcome)
         statuses.append(status)
     return CheckRun(text, tuple(outcomes), tuple(statuses), tuple(reask))

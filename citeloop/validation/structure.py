@@ -30,6 +30,7 @@ from jsonschema.exceptions import SchemaError
 from jsonschema.exceptions import ValidationError as SchemaViolation
 from jsonschema.protocols import Validator
 from jsonschema.validators import validator_for
+from referencing import Registry
 from referencing.exceptions import Unresolvable
 
 from citeloop.errors import ConfigurationError, ValidationError
@@ -120,8 +121,48 @@ def compile_schema(schema: Mapping[str, Any] | bool, *, check_formats: bool = Fa
         ) from None
     except RecursionError:
         raise ConfigurationError("the schema is nested too deeply to be checked") from None
+    _check_refs(schema)
     format_checker = cls.FORMAT_CHECKER if check_formats else None
-    return cls(schema, format_checker=format_checker)
+    # An empty registry: a $ref is resolved inside the schema only, never fetched
+    # (jsonschema's deprecated automatic retrieval would follow http and file URLs).
+    return cls(schema, format_checker=format_checker, registry=Registry())
+
+
+_MAX_SCHEMA_NODES = 100_000
+
+
+def _check_refs(schema: Mapping[str, Any] | bool) -> None:
+    """Refuse a ``$ref`` to an absolute URI that no ``$id`` of the schema defines: it
+    could only be resolved by fetching it (an internal address, a local file).
+
+    Raises:
+        ConfigurationError: Names the reference and how to fix the schema.
+    """
+    refs: list[str] = []
+    ids: set[str] = set()
+    stack: list[Any] = [schema]
+    seen = 0
+    while stack and seen < _MAX_SCHEMA_NODES:
+        node = stack.pop()
+        seen += 1
+        if isinstance(node, Mapping):
+            for key, value in node.items():
+                if key in ("$ref", "$dynamicRef") and isinstance(value, str):
+                    refs.append(value)
+                elif key == "$id" and isinstance(value, str):
+                    ids.add(value.split("#", 1)[0].rstrip("/"))
+                else:
+                    stack.append(value)
+        elif isinstance(node, list):
+            stack.extend(node)
+    for ref in refs:
+        target = ref.split("#", 1)[0].rstrip("/")
+        if ":" in target and target not in ids:
+            raise ConfigurationError(
+                f"the schema's $ref {_short(ref)} points outside the schema; citeloop never "
+                "fetches schemas: embed the referenced schema under $defs and refer to it "
+                "as '#/$defs/...'"
+            )
 
 
 def _errors(validator: Validator, data: Any) -> list[dict[str, str]]:

@@ -291,3 +291,36 @@ def test_an_unknown_mode_fails_before_any_model_call():
     with pytest.raises(ConfigurationError, match="mode"):
         _context_graph(model).invoke({"task": TASK}, context={"mode": "poetry"})
     assert model.calls == 0
+
+
+def test_a_later_run_on_a_thread_takes_its_task_from_its_own_messages():
+    model = ScriptedChatModel(script=["First.", ValueError("down"), "Second."])
+    graph = build(model, Check("no_todo", no_todo), checkpointer=InMemorySaver())
+    config = {"configurable": {"thread_id": "t-msgs"}}
+    assert graph.invoke({"task": "task A"}, config)["output"] == "First."
+    failed = graph.invoke({"messages": [HumanMessage("task B")]}, config)
+    assert (failed["outcome"], failed["output"], failed["checks"]) == ("error", "", [])
+    graph.invoke({"messages": [HumanMessage("task C")]}, config)
+    assert human_prompts(model) == ["task A", "task B", "task C"]
+
+
+def test_a_fix_that_breaks_an_earlier_check_is_not_applied():
+    def breaks_todo(text: str) -> CheckOutcome:
+        if text.endswith("!"):
+            return CheckOutcome("shout", True)
+        return CheckOutcome("shout", False, (PROBLEM,), fixed=text + " TODO!")
+
+    model = ScriptedChatModel(script=["Fine.", "Fine again!"])
+    graph = build(
+        model, Check("no_todo", no_todo), Check("shout", breaks_todo, on_fail="fix_reask")
+    )
+    out = graph.invoke({"task": TASK})
+    assert (out["output"], model.calls) == ("Fine again!", 2)  # re-asked, not "Fine. TODO!"
+
+
+def test_whitespace_variants_of_a_failed_output_stall():
+    model = ScriptedChatModel(script=["not  TODO json", "not TODO\njson", "never"])
+    out = build(model, Check("no_todo", no_todo)).invoke(
+        {"task": TASK}, context=OutputGuardContext(max_retries=5)
+    )
+    assert (out["outcome"], model.calls) == ("stalled", 2)

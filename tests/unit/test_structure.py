@@ -246,3 +246,42 @@ def test_many_errors_take_near_linear_time() -> None:
     # Sorting the errors is n log n; 4x the errors must not take ~16x the time.
     short, long = _seconds(2_000), _seconds(8_000)
     assert long < 10 * short + 1.0
+
+
+def test_a_remote_ref_is_refused_and_never_fetched():
+    import http.server
+    import socketserver
+    import threading
+
+    hits: list[str] = []
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):  # noqa: N802 - the http.server API
+            hits.append(self.path)
+            self.send_response(200)
+            self.end_headers()
+            self.wfile.write(b'{"type": "string"}')
+
+        def log_message(self, *args):
+            pass
+
+    with socketserver.TCPServer(("127.0.0.1", 0), Handler) as server:
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        url = f"http://127.0.0.1:{server.server_address[1]}/internal"
+        for schema in ({"properties": {"a": {"$ref": url}}}, {"$ref": "file:///etc/passwd"}):
+            with pytest.raises(ConfigurationError, match="never fetches"):
+                validate_structure({"a": 1}, schema)
+        server.shutdown()
+    assert hits == []
+
+
+def test_refs_inside_the_schema_resolve():
+    local = {"$defs": {"n": {"type": "integer"}}, "properties": {"a": {"$ref": "#/$defs/n"}}}
+    assert validate_structure({"a": 1}, local) == {"a": 1}
+    by_id = {
+        "$id": "https://example.org/s",
+        "$defs": {"n": {"type": "integer"}},
+        "properties": {"a": {"$ref": "https://example.org/s#/$defs/n"}},
+    }
+    with pytest.raises(ValidationError):
+        validate_structure({"a": "x"}, by_id)
