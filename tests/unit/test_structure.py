@@ -256,7 +256,7 @@ def test_a_remote_ref_is_refused_and_never_fetched():
     hits: list[str] = []
 
     class Handler(http.server.BaseHTTPRequestHandler):
-        def do_GET(self):  # noqa: N802 - the http.server API
+        def do_GET(self):
             hits.append(self.path)
             self.send_response(200)
             self.end_headers()
