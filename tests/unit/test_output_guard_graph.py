@@ -324,3 +324,16 @@ def test_whitespace_variants_of_a_failed_output_stall():
         {"task": TASK}, context=OutputGuardContext(max_retries=5)
     )
     assert (out["outcome"], model.calls) == ("stalled", 2)
+
+
+def test_the_retry_prompt_stays_bounded_with_many_problems():
+    from citeloop.validation import sections_check
+
+    required = [f"Section {i}" for i in range(500)]
+    model = ScriptedChatModel(script=["Nothing.", "Still nothing."])
+    build(model, sections_check(required)).invoke(
+        {"task": TASK}, context=OutputGuardContext(max_retries=1)
+    )
+    retry = human_prompts(model)[1]
+    assert len(retry) < 20_000
+    assert "more problems" in retry
