@@ -261,17 +261,31 @@ def run_checks(checks: Sequence[Check], text: str) -> CheckRun:
     return CheckRun(text, tuple(outcomes), tuple(statuses), tuple(reask))
 
 
-def format_problems(problems: Sequence[tuple[str, Problem]]) -> str:
-    """The problems as retry-prompt lines: what is wrong, the expected shape, the fix::
+MAX_PROMPT_PROBLEMS = 20
+"""Problems listed in a retry prompt; the rest are counted ("... and 7 more")."""
 
-    - [json] no JSON value found. Expected: a JSON object. Fix: reply with JSON only.
+MAX_PROBLEM_CHARS = 600
+"""Characters of one problem line in a retry prompt."""
+
+
+def format_problems(problems: Sequence[tuple[str, Problem]]) -> str:
+    """The problems as retry-prompt lines: what is wrong, the expected shape, the fix.
+
+    For example ``- [json] no JSON value found. Expected: a JSON object. Fix: reply with
+    JSON only.`` At most :data:`MAX_PROMPT_PROBLEMS` lines of at most
+    :data:`MAX_PROBLEM_CHARS` characters, so the prompt stays bounded however many
+    problems the checks report.
     """
     lines = []
-    for name, problem in problems:
+    for name, problem in problems[:MAX_PROMPT_PROBLEMS]:
         line = f"- [{name}] {problem.message.rstrip('.')}."
         if problem.expected:
             line += f" Expected: {problem.expected.rstrip('.')}."
         if problem.fix:
             line += f" Fix: {problem.fix.rstrip('.')}."
+        if len(line) > MAX_PROBLEM_CHARS:
+            line = line[: MAX_PROBLEM_CHARS - 3] + "..."
         lines.append(line)
+    if len(problems) > MAX_PROMPT_PROBLEMS:
+        lines.append(f"- ... and {len(problems) - MAX_PROMPT_PROBLEMS} more problems.")
     return "\n".join(lines)
