@@ -195,8 +195,10 @@ def cmd_check(args: argparse.Namespace) -> int:
     if args.json:
         _print_json(result.to_dict())
     else:
-        verdict = "PASSED" if result.passed else "FAILED"
-        print(f"{verdict}: the body references {result.compliance_ratio:.0%} of core entities")
+        if result.passed:
+            print(f"PASSED: the body references {result.compliance_ratio:.0%} of core entities")
+        else:
+            print(f"FAILED ({result.compliance_ratio:.0%} of core entities referenced):")
         for reason in result.reasons:
             print(f"  - {reason}")
         if isinstance(context, str) and not result.passed:
