@@ -208,9 +208,19 @@ def evidence_from_graph(
 # --- files ----------------------------------------------------------------------------------
 
 
+MAX_FILE_BYTES = 50_000_000
+"""Largest input file read (bounds memory on e.g. ``/dev/zero``)."""
+
+
 def _read_bytes(path: Path, what: str) -> bytes:
     try:
-        return path.read_bytes()
+        if path.exists() and not path.is_file() and not path.is_dir():
+            raise ConfigurationError(f"{what} {str(path)!r} is not a regular file")
+        with path.open("rb") as file:
+            data = file.read(MAX_FILE_BYTES + 1)
+        if len(data) > MAX_FILE_BYTES:
+            raise ConfigurationError(f"{what} {str(path)!r} is larger than {MAX_FILE_BYTES} bytes")
+        return data
     except FileNotFoundError:
         raise ConfigurationError(f"{what} {str(path)!r} does not exist") from None
     except IsADirectoryError:

@@ -33,8 +33,9 @@ kinds) at :data:`MAX_FIELD_CHARS`, names of attributes and scopes at
 :data:`MAX_NAME_CHARS`. Every cut is named under ``"truncated"``: the key is
 the path of what was cut (``"answer_segments"``, ``"A3"``, ``"E2.text"``,
 ``"plan.scope.work"``, ``"E2.attributes.<name>#key"`` for a name) and the value says how
-many items or characters are ``shown`` of the ``total``. The worst case is under 1.4
-million characters; a usual payload is a few kilobytes. What was cut is not audited: a
+many items or characters are ``shown`` of the ``total``. The worst case is under 5
+million characters (escaping can turn one character into six); a usual payload is a
+few kilobytes. What was cut is not audited: a
 requirement met only there is ``uncertain`` for the model, which fails the verdict
 (closed, never open).
 
@@ -516,6 +517,26 @@ def is_negative(review: Fulfilment) -> bool:
     return not all(getattr(review, name) for name in BOOLEANS) or any(
         requirement.status in NEGATIVE_STATUSES for requirement in review.requirements
     )
+
+
+def reply_negative(reply: Any) -> bool:
+    """Whether a reply that did not parse as a review shows a negative judgement: a
+    boolean of :data:`BOOLEANS` that is false (or ``"false"``), a requirement status in
+    :data:`NEGATIVE_STATUSES`, or, in text, the words ``false``, ``unfulfilled`` or
+    ``uncertain``. A repair of such a reply may not be positive (closed, never open)."""
+    if isinstance(reply, Mapping):
+        flags = [reply.get(name) for name in BOOLEANS if name in reply]
+        statuses = [
+            item.get("status")
+            for item in reply.get("requirements") or []
+            if isinstance(item, Mapping)
+        ]
+        return any(flag in (False, "false", 0) for flag in flags) or any(
+            status in NEGATIVE_STATUSES for status in statuses
+        )
+    if isinstance(reply, str):
+        return re.search(r"\b(?:false|unfulfilled|uncertain)\b", reply, re.IGNORECASE) is not None
+    return False
 
 
 def repair_flips_negative(before: Fulfilment | None, after: Fulfilment) -> bool:

@@ -53,6 +53,26 @@ REQUEST_NOT_FULFILLED = ("fulfilment", "request_not_fulfilled")
 ``unfulfilled`` or ``uncertain``, or one without what its status needs)."""
 
 
+UNVERIFIABLE_LENGTH = ("verification", "unverifiable_length")
+"""The question or the answer has more segments, or longer ones, than the audit can
+show the model: what it cannot see it cannot verify (closed, never open)."""
+
+STAGE_REASONS = frozenset(
+    {
+        "failed",
+        "timeout",
+        "unavailable",
+        "rate_limited",
+        "invalid_input",
+        "no_results",
+        "model_error",
+        "citations_missing",
+    }
+)
+"""The reason codes a failed result may carry into a public failure; any other reason
+is reported as ``failed`` (a reason is input, and a public failure carries codes only)."""
+
+
 class Failure(BaseModel):
     """One failed check: ``(layer, code)``."""
 
@@ -98,11 +118,13 @@ def request_fingerprint(engine: str, query: str) -> str:
 
 def diagnose(result: AnswerResult) -> Failure:
     """The failure of a result that failed upstream, in its stage's layer, without
-    running any check: ``(stage, reason)``, e.g. ``("retrieval", "timeout")``.
+    running any check: ``(stage, reason)``, e.g. ``("retrieval", "timeout")``; a reason
+    outside :data:`STAGE_REASONS` becomes ``failed``.
 
     Raises:
         ValueError: ``result`` did not fail.
     """
     if result.status != "failed" or result.failure is None:
         raise ValueError("diagnose() takes a result whose status is 'failed'")
-    return Failure(layer=result.failure.stage, code=result.failure.reason)
+    reason = result.failure.reason
+    return Failure(layer=result.failure.stage, code=reason if reason in STAGE_REASONS else "failed")

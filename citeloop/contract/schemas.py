@@ -116,12 +116,26 @@ class Claim(_Strict):
     attributes: dict[str, str] = Field(default_factory=dict)
 
 
+MIN_NOTICE_CHARS = 8
+"""Non-space characters a notice needs: a notice of ``"."`` or ``"e"`` would be found in
+any answer and disclose anything."""
+
+
 class Notice(_Strict):
     """A deterministic notice the answer carries, e.g. "No record of X was found."."""
 
     text: NonEmpty
     subject: str | None = None
     kind: NonEmpty = "no_record"
+
+    @model_validator(mode="after")
+    def _says_something(self) -> Notice:
+        if sum(not char.isspace() for char in self.text) < MIN_NOTICE_CHARS:
+            raise ValueError(
+                f"a notice needs at least {MIN_NOTICE_CHARS} non-space characters, such as "
+                "'No record of X was found.'"
+            )
+        return self
 
 
 Stage = Literal["context", "planning", "retrieval", "verification", "service"]

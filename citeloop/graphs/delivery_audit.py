@@ -62,7 +62,7 @@ def build_delivery_audit_graph(
         output ``OutputState`` (``delivered``, ``delivery_outcome``, ``delivery_check``,
         ``failures``), context ``DeliveryAuditContext``.
     """
-    nodes = DeliveryAuditNodes(model, max_model_attempts=model_retry.max_attempts)
+    nodes = DeliveryAuditNodes(model, model_retry=model_retry)
     builder = StateGraph(
         State,
         input_schema=InputState,

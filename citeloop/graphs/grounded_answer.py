@@ -73,9 +73,7 @@ def build_grounded_answer_graph(
         ...     context={"model": "openai:gpt-4o-mini", "db_path": "langgraph.db"},
         ... )
     """
-    nodes = GroundedAnswerNodes(
-        model, store, checks=checks, max_model_attempts=model_retry.max_attempts
-    )
+    nodes = GroundedAnswerNodes(model, store, checks=checks, model_retry=model_retry)
     builder = StateGraph(
         State,
         input_schema=InputState,

@@ -71,7 +71,7 @@ def build_output_guard_graph(
         ...     context={"model": "openai:gpt-4o-mini", "max_retries": 2},
         ... )
     """
-    nodes = OutputGuardNodes(model, checks, max_model_attempts=model_retry.max_attempts)
+    nodes = OutputGuardNodes(model, checks, model_retry=model_retry)
     builder = StateGraph(
         State,
         input_schema=InputState,

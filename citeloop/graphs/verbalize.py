@@ -70,7 +70,7 @@ def build_verbalize_graph(
         >>> out["verbalization"]["passed"]  # doctest: +SKIP
         True
     """
-    nodes = VerbalizeNodes(model, critics, max_model_attempts=model_retry.max_attempts)
+    nodes = VerbalizeNodes(model, critics, model_retry=model_retry)
     builder = StateGraph(
         State,
         input_schema=InputState,

@@ -3,9 +3,11 @@ a previous output is quoted in a retry prompt."""
 
 from __future__ import annotations
 
-from langgraph.runtime import get_runtime
+from collections.abc import Sequence
 
-from citeloop.models import is_transient_model_error
+from langgraph.runtime import get_runtime
+from langgraph.types import RetryPolicy
+
 from citeloop.prompts import EXCERPT_NOTE
 
 MAX_DRAFT_CHARS = 8_000
@@ -26,22 +28,33 @@ def describe_error(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
-def model_failure(exc: Exception, max_attempts: int) -> str:
+def retries(policy: RetryPolicy, exc: Exception) -> bool:
+    """Whether ``policy`` retries ``exc`` (LangGraph's rule for ``retry_on``: an exception
+    class, a sequence of them, or a predicate)."""
+    retry_on = policy.retry_on
+    if isinstance(retry_on, Sequence):
+        return isinstance(exc, tuple(retry_on))
+    if isinstance(retry_on, type):
+        return isinstance(exc, retry_on)
+    return bool(retry_on(exc))
+
+
+def model_failure(exc: Exception, policy: RetryPolicy | None) -> str:
     """The error text that ends a run, for a chat-model call that raised ``exc``.
 
-    A transient error (see :func:`citeloop.models.is_transient_model_error`) is re-raised
-    instead while the node's retry policy has attempts left, so that it is retried with
-    backoff.
+    An error that the node's retry ``policy`` retries is re-raised instead while the
+    policy has attempts left, so that it is retried with backoff; every other error,
+    and the last attempt's, ends the run with this text.
 
     Args:
         exc: What the chat model raised.
-        max_attempts: The node's retry policy's ``max_attempts``.
+        policy: The node's retry policy (``None``: no retries).
 
     Raises:
-        Exception: ``exc`` itself, when it is transient and attempts are left.
+        Exception: ``exc`` itself, when the policy retries it and attempts are left.
     """
     info = get_runtime().execution_info
     attempt = info.node_attempt if info is not None else 1
-    if is_transient_model_error(exc) and attempt < max_attempts:
+    if policy is not None and attempt < policy.max_attempts and retries(policy, exc):
         raise exc
     return f"chat model failed: {describe_error(exc)}"

@@ -8,12 +8,15 @@ all into codes. No model or exception text ever reaches the output.
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Mapping
 from typing import Any, Literal
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from langgraph.runtime import Runtime, get_runtime
+from langgraph.types import RetryPolicy
 from pydantic import BaseModel
 from pydantic import ValidationError as PydanticValidationError
 
@@ -23,13 +26,16 @@ from citeloop.contract.audit import (
     AuditPayload,
     audit_messages,
     build_payload,
+    is_negative,
     parse_review,
     repair_flips_negative,
     repair_messages,
+    reply_negative,
     verdict,
 )
 from citeloop.contract.codes import (
     INVALID_REVIEW,
+    UNVERIFIABLE_LENGTH,
     VERIFICATION_UNAVAILABLE,
     Failure,
     diagnose,
@@ -52,6 +58,7 @@ from citeloop.nodes.grounded_answer import open_graph
 from citeloop.state.delivery_audit import State
 
 _ROLES = {"system": SystemMessage, "human": HumanMessage}
+_SEGMENT_ALIAS = re.compile(r"[AQ][0-9]+")
 _REVIEW_SCHEMA = strict_json_schema(Fulfilment)
 
 
@@ -106,12 +113,15 @@ class DeliveryAuditNodes:
 
     Args:
         model: The auditing chat model; overrides ``DeliveryAuditContext.model``.
-        max_model_attempts: The audit nodes' retry policy's ``max_attempts``.
+        model_retry: The model nodes' retry policy: an error it retries is re-raised
+            while attempts are left; any other error, or the last attempt's, ends the run.
     """
 
-    def __init__(self, model: BaseChatModel | None = None, *, max_model_attempts: int = 1):
+    def __init__(
+        self, model: BaseChatModel | None = None, *, model_retry: RetryPolicy | None = None
+    ):
         self.model = model
-        self.max_model_attempts = max_model_attempts
+        self.model_retry = model_retry
 
     def _chat_model(self) -> BaseChatModel:
         return self.model or resolve_chat_model(settings(get_runtime()).model)
@@ -125,10 +135,17 @@ class DeliveryAuditNodes:
                 be resolved (before any model call).
         """
         result, plan, index = inputs_of(state)
-        reset: dict[str, Any] = {"review": None, "review_problems": [], "audit_failure": None}
+        reset: dict[str, Any] = {
+            "review": None,
+            "review_reply": None,
+            "review_problems": [],
+            "audit_failure": None,
+        }
         if result.status == "failed":
             return {**reset, "failures": [_code(diagnose(result))]}
         failures = [_code(failure) for failure in mechanical_checks(result, plan, index)]
+        if not failures and _unseen_segments(build_payload(result, plan)):
+            failures.append(_code(UNVERIFIABLE_LENGTH))
         if not failures:
             self._chat_model()  # a bad model spec fails here, before any call
         return {**reset, "failures": failures}
@@ -155,13 +172,14 @@ class DeliveryAuditNodes:
         return _unpack(await structured.ainvoke(messages))
 
     def _unavailable(self, exc: Exception) -> dict[str, Any]:
-        model_failure(exc, self.max_model_attempts)  # re-raises a transient error to retry
+        model_failure(exc, self.model_retry)  # re-raises a transient error to retry
         return {"audit_failure": _code(VERIFICATION_UNAVAILABLE), "review_problems": []}
 
     def _audited(self, reply: Any, payload: AuditPayload) -> dict[str, Any]:
         review, problems = parse_review(reply, payload)
         return {
             "review": review.model_dump() if review is not None else None,
+            "review_reply": _json_ready(reply),
             "review_problems": problems,
         }
 
@@ -186,14 +204,22 @@ class DeliveryAuditNodes:
         return self._audited(reply, payload)
 
     def _repair_messages(self, state: State, payload: AuditPayload) -> list[BaseMessage]:
-        previous = state.get("review") or {}
+        previous = state.get("review") or state.get("review_reply") or ""
         return _messages(repair_messages(payload, previous, state["review_problems"]))
 
     def _repaired(self, state: State, reply: Any, payload: AuditPayload) -> dict[str, Any]:
         before = state.get("review")
         review, problems = parse_review(reply, payload)
         first = Fulfilment.model_validate(before) if before is not None else None
-        if problems or review is None or repair_flips_negative(first, review):
+        flipped = review is not None and (
+            repair_flips_negative(first, review)
+            # A first reply that did not parse may still have said no: it stays no.
+            or (
+                (first is None and reply_negative(state.get("review_reply")))
+                and not is_negative(review)
+            )
+        )
+        if problems or review is None or flipped:
             return {"audit_failure": _code(INVALID_REVIEW), "review_problems": problems}
         return {"review": review.model_dump(), "review_problems": []}
 
@@ -248,6 +274,22 @@ class DeliveryAuditNodes:
             "delivery_check": {**failure, "request_fingerprint": fingerprint},
             "failures": failures,
         }
+
+
+def _unseen_segments(payload: AuditPayload) -> bool:
+    """Whether the payload had to cut the question or the answer (segments dropped, or
+    a segment's text cut): the auditor cannot judge what it does not see."""
+    return any(
+        key in ("question_segments", "answer_segments") or _SEGMENT_ALIAS.fullmatch(key)
+        for key in payload.truncated
+    )
+
+
+def _json_ready(reply: Any) -> Any:
+    """A reply as JSON-ready state (checkpointers serialise it): a mapping or text."""
+    if isinstance(reply, Mapping):
+        return json.loads(json.dumps(reply, default=str))
+    return reply if isinstance(reply, str) else str(reply)
 
 
 def _unpack(output: Mapping[str, Any]) -> Any:

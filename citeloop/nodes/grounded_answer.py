@@ -17,6 +17,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from langchain_core.runnables import RunnableConfig
 from langgraph.graph import END
 from langgraph.runtime import Runtime, get_runtime
+from langgraph.types import RetryPolicy
 
 from citeloop.context import GroundedAnswerContext, resolve_context
 from citeloop.errors import ConfigurationError
@@ -137,8 +138,8 @@ class GroundedAnswerNodes:
             or ``None``.
         checks: Output checks run on each answer before the context validation; their
             fixes apply to the answer, and failures of re-asking checks fail it.
-        max_model_attempts: The ``call_model`` retry policy's ``max_attempts``; on the last
-            attempt a transient error ends the run instead of being raised for a retry.
+        model_retry: The model nodes' retry policy: an error it retries is re-raised
+            while attempts are left; any other error, or the last attempt's, ends the run.
     """
 
     def __init__(
@@ -147,7 +148,7 @@ class GroundedAnswerNodes:
         store: GraphStore | None = None,
         *,
         checks: Sequence[Check] = (),
-        max_model_attempts: int = 1,
+        model_retry: RetryPolicy | None = None,
     ) -> None:
         for check in checks:
             if not isinstance(check, Check):
@@ -158,7 +159,7 @@ class GroundedAnswerNodes:
         self.model = model
         self.store = store
         self.checks = tuple(checks)
-        self.max_model_attempts = max_model_attempts
+        self.model_retry = model_retry
 
     def _store(self, ctx: GroundedAnswerContext) -> GraphStore:
         return self.store if self.store is not None else open_graph(ctx.db_path)
@@ -219,7 +220,7 @@ class GroundedAnswerNodes:
         return {
             **RUN_INPUTS_CLEARED,
             "outcome": "error",
-            "error": model_failure(exc, self.max_model_attempts),
+            "error": model_failure(exc, self.model_retry),
         }
 
     def call_model(self, state: State) -> dict[str, Any]:

@@ -16,6 +16,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from langchain_core.runnables import RunnableConfig
 from langgraph.graph import END
 from langgraph.runtime import Runtime, get_runtime
+from langgraph.types import RetryPolicy
 
 from citeloop.context import OutputGuardContext, resolve_context
 from citeloop.errors import ConfigurationError
@@ -133,7 +134,8 @@ class OutputGuardNodes:
         model: A chat model that overrides ``OutputGuardContext.model``, or ``None``.
         checks: The checks; ``None`` builds them from the context for each run
             (:func:`checks_from_context`).
-        max_model_attempts: ``call_model``'s retry policy's ``max_attempts``.
+        model_retry: The model nodes' retry policy: an error it retries is re-raised
+            while attempts are left; any other error, or the last attempt's, ends the run.
     """
 
     def __init__(
@@ -141,7 +143,7 @@ class OutputGuardNodes:
         model: BaseChatModel | None = None,
         checks: Sequence[Check] | None = None,
         *,
-        max_model_attempts: int = 1,
+        model_retry: RetryPolicy | None = None,
     ) -> None:
         if checks is not None:
             for check in checks:
@@ -152,7 +154,7 @@ class OutputGuardNodes:
                     )
         self.model = model
         self.checks = None if checks is None else tuple(checks)
-        self.max_model_attempts = max_model_attempts
+        self.model_retry = model_retry
 
     def _chat_model(self, ctx: OutputGuardContext) -> BaseChatModel:
         return self.model or resolve_chat_model(ctx.model)
@@ -214,7 +216,7 @@ class OutputGuardNodes:
             **RUN_INPUTS_CLEARED,
             "outcome": "error",
             "passed": False,
-            "error": model_failure(exc, self.max_model_attempts),
+            "error": model_failure(exc, self.model_retry),
         }
 
     def call_model(self, state: State) -> dict[str, Any]:

@@ -15,6 +15,7 @@ from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from langchain_core.runnables import RunnableConfig
 from langgraph.graph import END
 from langgraph.runtime import Runtime, get_runtime
+from langgraph.types import RetryPolicy
 
 from citeloop.context import VerbalizeContext, resolve_context
 from citeloop.errors import ConfigurationError
@@ -95,8 +96,8 @@ class VerbalizeNodes:
     Args:
         model: A chat model that overrides ``VerbalizeContext.model``, or ``None``.
         critics: Critics run after the default :class:`FactIdCritic`; all must pass.
-        max_model_attempts: The model nodes' retry policy's ``max_attempts``; on the last
-            attempt a transient error ends the run instead of being raised for a retry.
+        model_retry: The model nodes' retry policy: an error it retries is re-raised
+            while attempts are left; any other error, or the last attempt's, ends the run.
     """
 
     def __init__(
@@ -104,7 +105,7 @@ class VerbalizeNodes:
         model: BaseChatModel | None = None,
         critics: Sequence[Critic] = (),
         *,
-        max_model_attempts: int = 1,
+        model_retry: RetryPolicy | None = None,
     ) -> None:
         if isinstance(critics, str) or not isinstance(critics, Iterable):
             raise ConfigurationError(
@@ -119,7 +120,7 @@ class VerbalizeNodes:
                 )
         self.model = model
         self.critics: tuple[Critic, ...] = (FactIdCritic(), *critics)
-        self.max_model_attempts = max_model_attempts
+        self.model_retry = model_retry
 
     def _chat_model(self, ctx: VerbalizeContext) -> BaseChatModel:
         return self.model or resolve_chat_model(ctx.model)
@@ -187,7 +188,7 @@ class VerbalizeNodes:
 
     def _failed(self, state: State, exc: Exception, calls: int) -> dict[str, Any]:
         """End the run: the failed call counts, and the last critique's feedback stays."""
-        error = model_failure(exc, self.max_model_attempts)
+        error = model_failure(exc, self.model_retry)
         ctx = settings(get_runtime())
         failed = {**state, "model_calls": calls + 1}
         feedback = (state.get("verbalization") or {}).get("feedback", "")

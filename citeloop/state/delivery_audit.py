@@ -59,10 +59,13 @@ class State(InputState, OutputState, total=False):
 
     Attributes:
         review: The auditor's review (``Fulfilment`` fields), or ``None``.
+        review_reply: The auditor's first reply as it came (parsed arguments or text),
+            for the repair prompt and the no-flip rule.
         review_problems: Why the review cannot be used yet (for the repair prompt only).
         audit_failure: The audit's own failure (``{"layer", "code"}``), or ``None``.
     """
 
     review: dict[str, Any] | None
+    review_reply: dict[str, Any] | str | None
     review_problems: list[str]
     audit_failure: dict[str, str] | None

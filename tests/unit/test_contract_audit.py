@@ -488,11 +488,12 @@ def test_verdict_fails_on_each_requirement_rule(payload, item, reason):
     assert decided.reasons == (f"requirements[1] is {reason}",)
 
 
-def test_verdict_whitespace_notice_discloses_nothing():
-    result = make_result(answer="Nothing here.", notices=[Notice(text="   ")])
-    payload = build_payload(result, make_plan())
-    disclosed = requirement(status="missing_disclosed", answers=("A1",), evidence=())
-    assert not verdict(review(disclosed), payload).passed
+@pytest.mark.parametrize("text", ["   ", "e", ".", " x y z "])
+def test_a_notice_too_short_to_disclose_anything_is_refused(text):
+    from pydantic import ValidationError as PydanticValidationError
+
+    with pytest.raises(PydanticValidationError, match="non-space characters"):
+        Notice(text=text)
 
 
 def test_verdict_uses_notices_beyond_the_shown_ones():

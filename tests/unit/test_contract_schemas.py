@@ -104,7 +104,7 @@ def test_extra_keys_are_rejected_at_every_level(model, payload, path):
         (EvidenceIndex.model_validate(INDEX), "version", "v2"),
         (Fulfilment.model_validate(FULFILMENT), "clear", False),
         (Claim(text="x"), "subject", "y"),
-        (Notice(text="x"), "kind", "y"),
+        (Notice(text="No record of x."), "kind", "y"),
     ],
     ids=lambda value: type(value).__name__ if isinstance(value, BaseModel) else None,
 )

@@ -290,3 +290,44 @@ def test_an_exhausted_grounded_answer_is_rejected_in_verification(sample_repo, s
     assert out["outcome"] == "exhausted"
     assert (out["delivered"], out["delivery_check"]["layer"]) == (False, "verification")
     assert auditor.calls == 0
+
+
+@pytest.mark.parametrize(
+    "first",
+    [
+        {**GOOD, "facts_supported": False, "notes": "extra key, so it does not parse"},
+        {**GOOD, "clear": "false"},
+        AIMessage("The answer is unfulfilled: it never says when."),
+    ],
+)
+def test_a_repair_of_an_unparsed_negative_reply_may_not_deliver(first):
+    out, model = run(first, GOOD)
+    assert model.calls == 2
+    assert out["delivery_check"]["code"] == "invalid_review"
+    repair = model.prompts[1][-1].text
+    assert '<previous_review>\n""\n</previous_review>' not in repair  # the reply is shown
+
+
+def test_an_answer_too_long_to_show_is_not_verified():
+    answer = "\n\n".join(f"Paragraph {i} about Hamlet." for i in range(70))
+    out, model = run(result={"answer": answer})
+    assert (out["delivery_check"]["code"], model.calls) == ("unverifiable_length", 0)
+
+
+def test_an_unknown_upstream_reason_becomes_failed():
+    failed = {"status": "failed", "failure": {"stage": "service", "reason": "sk_live_token_42"}}
+    out, _ = run(result=failed)
+    assert (out["delivery_check"]["layer"], out["delivery_check"]["code"]) == (
+        "service",
+        "failed",
+    )
+
+
+def test_an_error_the_retry_policy_does_not_retry_is_a_code_not_a_raise():
+    from langgraph.types import RetryPolicy
+
+    model = ScriptedToolChatModel(script=[TimeoutError(SECRET)] * 3)
+    graph = build_delivery_audit_graph(model, model_retry=RetryPolicy(max_attempts=3))
+    out = graph.invoke(inputs())
+    assert out["delivery_check"]["code"] == "verification_unavailable"
+    assert SECRET not in json.dumps(out)
