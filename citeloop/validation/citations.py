@@ -17,7 +17,14 @@ bracket or parenthesis (``a[0]``, ``x1[2]``, ``f(x)[1]``, ``[docs][1]``: a refer
 link), an image (``![1](a.png)``), a link reference definition (``[1]: https://...``
 at the start of a line), ``[docs]``, ``[^1]``, ``[x]``, a wiki link ``[[1]]`` and
 numbers of more than nine digits. A bibliography line ``[1] Smith, J. ...`` reads like
-a citation and is one.
+a citation and is one. Unfenced code is told apart by where the bracket stands: right
+after ``(`` or ``[`` (``print([1, 2])``, ``[[1, 2], ...]``; so ``([1])`` is not read
+either), inside the parentheses of a call (a ``(`` right after a word character or a
+closing bracket, paired within a paragraph: ``f([1], [2])``, ``np.array( [1, 2] )``)
+or after ``=`` (``x = [1, 2]``), it is a list literal. Several numbers or a range
+that include 0 (``[0, 1]``, ``[0-255]``) are an interval or a list: 0 is never a
+citation number; a lone ``[0]`` is read, so 0-based numbering is reported by
+:func:`citations_check`.
 
 **Author-year** (APA / Harvard / Chicago author-date), in parentheses or brackets:
 ``(Smith et al., 2020; Doe 2019)``, ``(Walker, 2008, p. 34)`` (locators are dropped),
@@ -31,15 +38,29 @@ optional letter (``2020a``); the pair keeps the year as an ``int`` (the letter i
 dropped). An author is one to twelve words: capitalized names, initials, particles
 (``van``, ``de``, ...), ``and``/``&``/``et al.``; ``et al`` is written ``et al.``.
 Months, seasons and words such as ``Since`` or ``Published`` are not authors, so
-``(March 2020)`` and ``(since 2019)`` are not citations.
+``(March 2020)`` and ``(since 2019)`` are not citations. Nor are products and releases
+named with a year: a single word from a short product list (``Windows``, ``Office``,
+``Python``, ``Java``, ``Excel``, ``Linux``, ...: ``(Windows 2000)``), an author ending
+in a release word (``Version``, ``Release``, ``Edition``, ``Model``, ``Series``,
+``Update``, ``Server``, ``Studio``, ...: ``(Visual Studio 2019)``), or ending in a
+product word without a comma before the year (``(Microsoft Office 2019)``; the
+corporate author ``(Cabinet Office, 2020)`` is read). Acronyms stay authors:
+``(WHO, 2020)``, ``(IBM 2019)``.
 
 **Keys** (pandoc, https://pandoc.org/MANUAL.html#citation-syntax): ``@knuth1984``,
 ``[@lamport1994, p. 12]``, ``[-@doe99]``, ``@{braced key}``. A key starts with a letter,
 digit or ``_`` and may contain the internal punctuation ``:.#$%&-+?<>~/`` (a
 punctuation character followed by a letter, digit or ``_``, so ``@knuth1984.`` is
 ``knuth1984``). An ``@`` after a word character or ``.+%/@&#$~\\=:`` is not a citation:
-``team@example.org`` and ``user@host`` are addresses. LaTeX ``\\cite{a,b}`` (and
-``\\citep``, ``\\parencite``, ...) give keys too.
+``team@example.org`` and ``user@host`` are addresses. Nor is code or a handle: a
+decorator (a key followed directly by ``(``: ``@app.route("/")``, ``@lru_cache(1)``;
+or alone on its line after at most indentation: ``@dataclass``, ``@Override``), an npm
+scoped package (``@scope/name`` in lower case: ``npm install @types/node``) and a
+handle after a cue word (``contact``, ``ping``, ``cc``, ``follow``, ``dm``,
+``message``, ``mention``, ``tag``, ``tweet``, ``reply``, ``thanks``: ``contact
+@john_doe``; ``by`` and ``to`` are not cues, as ``shown by @knuth1984`` is a
+citation). LaTeX ``\\cite{a,b}`` (and ``\\citep``, ``\\parencite``, ...) give keys
+too.
 
 Work is linear in the text length: every pattern is a character class or a bounded
 repetition, and range expansion is capped (:data:`MAX_RANGE_SPAN` per range,
@@ -318,6 +339,48 @@ def _identifier_before(text: str, position: int) -> bool:
     return index == floor and index > 0 and (text[index - 1].isalnum() or text[index - 1] == "_")
 
 
+def _zero_list(ranges: list[tuple[int, int]]) -> bool:
+    """Whether several numbers or a range include 0: ``[0, 1]``, ``[0-255]`` are
+    intervals or lists (a lone ``[0]`` is read, so 0-based numbering is reported)."""
+    return any(low == 0 for low, _ in ranges) and (len(ranges) > 1 or ranges[0][1] > 0)
+
+
+_GROUPING = re.compile(r"[()]|\n[ \t]*\n")
+
+
+class _Calls:
+    """Whether a position lies inside the parentheses of a call: ``f(a, [1])``.
+
+    Parentheses are paired in one forward pass (reset at each blank line); a ``(``
+    right after a word character (``print(``, ``np.array(``) or a closing bracket opens
+    a call. Positions must be asked in increasing order, so the whole scan is linear.
+    """
+
+    def __init__(self, masked: str) -> None:
+        self.masked = masked
+        self.events = _GROUPING.finditer(masked)
+        self.pending = next(self.events, None)
+        self.open: list[bool] = []  # per unclosed "(": whether it opens a call
+
+    def inside(self, position: int) -> bool:
+        while self.pending is not None and self.pending.start() < position:
+            char = self.pending.group()
+            if char == "(":
+                start = self.pending.start()
+                before = self.masked[start - 1] if start else " "
+                self.open.append(before.isalnum() or before in "_])")
+            elif char == ")":
+                if self.open:
+                    self.open.pop()
+            else:
+                self.open.clear()
+            self.pending = next(self.events, None)
+        return bool(self.open) and self.open[-1]
+
+
+_ASSIGNMENT = re.compile(r"=[ \t]*\Z")
+
+
 def _line_start(text: str, position: int) -> bool:
     """Whether only up to three spaces precede ``position`` on its line."""
     line_start = text.rfind("\n", max(0, position - 4), position) + 1
@@ -352,16 +415,20 @@ def _numeric_spans(text: str, masked: str, expander: _Expander) -> list[Citation
     spans: list[CitationSpan] = []
     last_end = -1
     single: int | None = None  # the number of the last span, when it cites one alone
+    calls = _Calls(masked)
     for match in _BRACKET.finditer(masked):
         start, end = match.span()
         ranges = _numeric_ranges(match.group(1))
-        if ranges is None:
-            continue
+        inside_call = calls.inside(start)
+        if ranges is None or _zero_list(ranges):
+            continue  # [0, 1], [0-255]: an interval or a list
         before = masked[start - 1] if start else ""
         if before in ("!", "\\"):
             continue  # an image, or an escaped bracket
-        if before == "[" and masked.startswith("]", end):
-            continue  # [[1]] is a wiki link
+        if before in ("(", "["):
+            continue  # print([1, 2]), [[1, 2], ...]: a list literal; [[1]] a wiki link
+        if inside_call or _ASSIGNMENT.search(masked, max(0, start - 8), start):
+            continue  # f([1], [2]), g(a, [3]), x = [1, 2]: code
         if before in (")", "]") and start != last_end:
             continue  # f(x)[1], [docs][1]: an index or a reference link
         if (before.isalnum() or before == "_") and _identifier_before(masked, start):
@@ -450,6 +517,18 @@ _NOT_AUTHORS = _word_set(
     "early late mid around about approx approximately born died see also cf e.g i.e "
     "as at to a an this that these those our we it its there here"
 )
+# Products and releases named with a year: (Windows 2000), (Office 2019), (Visual Studio
+# 2019). Such a word alone is not an author; a release word never ends one; a product
+# word ends one only before a comma (the APA form of a corporate author: Cabinet Office,
+# 2020), so (Microsoft Office 2019) is not read.
+_PRODUCTS = _word_set(
+    "windows office python java javascript excel word powerpoint outlook access android "
+    "ubuntu debian fedora linux macos chrome chromium firefox safari matlab iphone ipad "
+    "xbox playstation photoshop sql mysql postgresql postgres node django"
+)
+_RELEASES = _word_set(
+    "version release edition model series update server studio pro professional enterprise ultimate"
+)
 _MAX_AUTHOR_WORDS = 12
 _REPORTING_VERBS = _word_set(
     "found finds find show showed shows shown argue argued argues report reported reports "
@@ -495,11 +574,17 @@ def _strip_prefixes(lead: str) -> str:
     return lead
 
 
-def _author_name(lead: str) -> str | None:
-    """The author named by ``lead`` (the text before a year), or ``None``."""
+def _author_name(lead: str, comma: bool = False) -> str | None:
+    """The author named by ``lead`` (the text before a year), or ``None``.
+
+    ``comma``: a comma separates ``lead`` from the year (``Cabinet Office, 2020``).
+    """
     words = _strip_prefixes(" ".join(lead.split())).rstrip(" ,:").split()
     if not 1 <= len(words) <= _MAX_AUTHOR_WORDS:
         return None
+    final = words[-1].rstrip(",.").lower()
+    if final in _RELEASES or (final in _PRODUCTS and (len(words) == 1 or not comma)):
+        return None  # (Windows 2000), (Visual Studio 2019), (Microsoft Office 2019)
     names = 0
     for index, written in enumerate(words):
         word = written.rstrip(",")
@@ -545,7 +630,9 @@ def _year_pairs(content: str, narrative: str | None = None) -> list[tuple[str, i
         author: str | None = None
         position = 0
         for match in _YEAR.finditer(group):
-            lead = group[position : match.start()].strip(" \t\n,:")
+            raw = group[position : match.start()]
+            lead = raw.strip(" \t\n,:")
+            comma = raw.rstrip(" \t\n").endswith(",")
             position = match.end()
             if not lead:
                 if author is None and number == 0 and narrative and not pairs:
@@ -553,7 +640,7 @@ def _year_pairs(content: str, narrative: str | None = None) -> list[tuple[str, i
             elif lead.lower() in ("and", "&") and author is not None:
                 pass  # (Smith 2019 and 2020)
             else:
-                author = _author_name(lead)
+                author = _author_name(lead, comma)
                 if author is None and _is_locator(lead):
                     break  # (Walker, 2008, p. 1234): the rest of the group is a locator
             if author is not None:
@@ -653,6 +740,36 @@ def _author_year_spans(text: str, masked: str) -> list[CitationSpan]:
 
 _KEY = re.compile(r"@(?:\{([^{}\n]{1,200})\}|([^\W][\w]*(?:[:.#$%&\-+?<>~/][\w]+)*))")
 _NOT_BEFORE_KEY = frozenset(".+%/@&#$~\\=:")
+_NPM_SCOPED = re.compile(r"[a-z0-9][a-z0-9._~-]*/[a-z0-9._~-]+")
+_LINE_REST = re.compile(r"[ \t]*(?:\n|\Z)")
+_HANDLE_CUES = _word_set(
+    "contact contacting ping cc follow dm message mention tag tweet reply thanks"
+)
+_CUE_WORD = re.compile(r"([^\W\d_]+)[ \t]*\Z")
+
+
+def _not_a_key(masked: str, start: int, end: int, key: str) -> bool:
+    """Whether the ``@key`` at ``start:end`` is code or a handle, not a citation.
+
+    A decorator: a key followed directly by ``(`` (``@app.route("/")``,
+    ``@lru_cache(maxsize=1)``), or alone on its line after at most indentation
+    (``@dataclass``, ``@Override``). An npm scoped package: ``@scope/name`` in lower
+    case (``@types/node``). A handle after a cue word: ``contact @john_doe``, ``ping
+    @ops``, ``follow @citeloop``.
+    """
+    if masked.startswith("(", end):
+        return True
+    indent = start
+    while indent and masked[indent - 1] in " \t":
+        indent -= 1  # each blank is walked back over by the one key after it: linear
+    if (not indent or masked[indent - 1] == "\n") and _LINE_REST.match(masked, end):
+        return True
+    if _NPM_SCOPED.fullmatch(key):
+        return True
+    cue = _CUE_WORD.search(masked, max(0, start - 24), start)
+    return cue is not None and cue.group(1).lower() in _HANDLE_CUES
+
+
 _LATEX_CITE = re.compile(
     r"\\(?:[A-Za-z]{0,12}cite[A-Za-z]{0,12})\*?(?:\[[^\]\n]{0,100}\]){0,2}\{([^{}\n]{1,500})\}"
 )
@@ -667,7 +784,7 @@ def _key_spans(text: str, masked: str) -> list[CitationSpan]:
             if before.isalnum() or before == "_" or before in _NOT_BEFORE_KEY:
                 continue  # team@example.org, a handle inside a word
             key = (match.group(1) or match.group(2)).strip()
-            if key:
+            if key and (match.group(2) is None or not _not_a_key(masked, start, match.end(), key)):
                 end = match.end()
                 spans.append(CitationSpan(KEY, start, end, text[start:end], (key,)))
     if "\\" in masked:

@@ -16,7 +16,8 @@ group:
 
 - ``greetings`` and ``fillers`` (``"Hello"``, ``"Hi there"``, ``"Dear Sir"``,
   ``"Certainly"``, ``"Sure"``, ``"Of course"``, ``"Great question"``) only *open the
-  answer* (one after another: ``"Hi! Sure, here is ..."``), and only as a clause of
+  answer* (one after another, the whole run however long: ``"Hi! Sure, here is ..."``;
+  ``"Sure! " * 1000`` is all chatter), and only as a clause of
   their own: followed by punctuation (``! . , : ; ? … — –``), a symbol such as an emoji,
   or the end of the line. ``"Hello World program"``, ``"Hello, World!"`` (the program),
   ``"Sure enough"`` and a mid-sentence ``"certainly"`` are not matched. A short
@@ -36,6 +37,17 @@ group:
   answering or complying, so ``"I'm sorry to hear that."`` and ``"I cannot let you
   pass"`` are not refusals. ``refusal_exceptions`` cancel a refusal at the same place
   (``"I can't help but notice"``).
+- **Hedges are not refusals.** A refusal phrase followed in the same sentence by a
+  contrast clause (``", but"``, ``"; however,"``, ``" - but"``, ``"—but"``) that carries
+  content is a hedge: ``"I can't give an exact number, but the population is about 2.1
+  million."`` is an answer. The clause carries content when it has at least three
+  words and does not open (after ``prefaces``) with a refusal, self-identification,
+  filler sentence or one of the ``redirects`` that offer other help instead (``"but I
+  can help with something else"``, ``"but you should consult a doctor"``, ``"but if
+  you share the logs"``): those stay refusals. A hedge is not reported; only its
+  phrase (from the sentence start) counts as chatter, so on-topic signals in the rest
+  of the sentence count. A contrast in a later sentence (``"I cannot provide medical
+  advice. Ibuprofen ..."``) leaves the refusal a refusal.
 
 **Speaker's own voice.** Sentences inside quotation marks (``"…"``, ``“…”``, ``«…»``, a
 sentence opening with ``'`` or ``‘``) and blockquotes (``> ...``) are someone else's
@@ -60,21 +72,27 @@ code blocks are not told apart from indented prose (see
 problems, and all of them sit in the opening run or in short filler sentences at the
 start or end of the answer, the fix strips them (``"Sure, here's X"`` becomes
 ``"Here's X"``); it is offered only when the fixed text passes the same check.
+Stripping can expose another opening (``"I hope this helps! Okay. X"``): the fix is
+re-checked and fixed again, in a loop of at most three rounds.
 
 **Off-topic** (:func:`is_off_topic`): an answer is off-topic when
 
 1. it has no word characters at all (``"empty"``);
 2. nothing of substance is left once greetings, fillers, refusals and
    self-identification are removed (``"no_substance"``: ``"As an AI, I have no
-   opinions."``, ``"Hello! How can I help you today?"``); a self-identification
+   opinions."``, ``"Hello! How can I help you today?"``, ``"Sure! " * 1000``); a
+   refusal removes its whole sentence, a hedge only its phrase; a self-identification
    sentence with more than ten words after the phrase is substance;
 3. it refuses (``"refusal"``), unless on-topic signals are given and appear in the
    rest of the answer (a disclaimer followed by the answer);
 4. on-topic signals are given and none appears outside those phrases
    (``"no_on_topic_signal"``).
 
-Work is linear in the text length: sentences are found in one regex pass, and each
-sentence is matched on at most a bounded number of leading tokens against a trie.
+Work is linear in the text length: sentences are found in one regex pass, each
+sentence is matched on at most a bounded number of leading tokens against a trie, the
+opening run is walked once (each phrase looks a bounded number of tokens ahead), a
+hedge's contrast is searched once in its sentence, and the fix is re-checked at most
+three times.
 """
 
 from __future__ import annotations
@@ -96,6 +114,7 @@ from citeloop.validation.phrases import (
     DEFAULT_FILLERS,
     DEFAULT_GREETINGS,
     DEFAULT_PREFACES,
+    DEFAULT_REDIRECTS,
     DEFAULT_REFUSAL_EXCEPTIONS,
     DEFAULT_REFUSALS,
     DEFAULT_SELF_IDENTIFICATION,
@@ -191,6 +210,10 @@ class PhrasePatterns:
             category ``"filler"``.
         prefaces: Openings allowed before a refusal or self-identification in the same
             sentence (``"i'm sorry, but"``, ``"unfortunately,"``); never reported.
+        redirects: Openings of a contrast clause that offer other help instead of
+            content (``"i can help"``, ``"you should consult"``): ``"I can't help with
+            that, but you should consult a doctor"`` stays a refusal, not a hedge; never
+            reported.
 
     Raises:
         ConfigurationError: A group is not an iterable of strings, or a phrase has no
@@ -209,6 +232,7 @@ class PhrasePatterns:
     fillers: tuple[str, ...] = DEFAULT_FILLERS
     filler_sentences: tuple[str, ...] = DEFAULT_FILLER_SENTENCES
     prefaces: tuple[str, ...] = DEFAULT_PREFACES
+    redirects: tuple[str, ...] = DEFAULT_REDIRECTS
 
     def __post_init__(self) -> None:
         for group in fields(self):
@@ -296,6 +320,7 @@ class _Compiled:
     opening: _Trie  # greetings and fillers: leaf values are (category, phrase)
     filler_sentences: _Trie
     prefaces: _Trie
+    redirects: _Trie
     lookahead: int
 
 
@@ -318,6 +343,7 @@ def _compiled(patterns: PhrasePatterns) -> _Compiled:
         opening=opening,
         filler_sentences=_trie(patterns.filler_sentences),
         prefaces=_trie(patterns.prefaces),
+        redirects=_trie(patterns.redirects),
         # Up to four prefaces or identifications before a refusal, one more token after.
         lookahead=5 * longest + 1,
     )
@@ -525,7 +551,9 @@ def _vocative_end(masked: str, tokens: list[_Token], index: int, end: int) -> in
 
 def _opening(text: str, masked: str, compiled: _Compiled, sentence: _Sentence, scan: _Scan) -> None:
     position = sentence.start
-    for _ in range(_MAX_MARKERS):
+    # The whole run, however long ("Hello! " * 10_000): each phrase consumes at least one
+    # token and looks at most ``lookahead`` tokens ahead, so the run is linear.
+    while True:
         tokens = _tokens(masked, position, len(masked), compiled.lookahead)
         found = _longest(compiled.opening, tokens, 0)
         if found is None:
@@ -593,6 +621,11 @@ def _scan_sentence(
         exception = _longest(compiled.refusal_exceptions, tokens, index) if refusal else None
         if refusal is not None and (exception is None or exception[1] < refusal[1]):
             first, end = _span(tokens, index, refusal[2])
+            if _hedged(masked, compiled, tokens[index + refusal[1] - 1][2], sentence.end):
+                # "I can't be sure, but the cause is X": a hedge, not a refusal. Only the
+                # phrase (and what precedes it) is chatter; the contrast clause is content.
+                scan.conversational.append((start, end))
+                return
             scan.matches.append(PhraseMatch(REFUSAL, refusal[0], first, end, text[first:end]))
             conversational = True
             break
@@ -605,6 +638,42 @@ def _scan_sentence(
         index += preface[1]
     if conversational:
         scan.conversational.append((start, sentence.end))
+
+
+_CONTRAST = re.compile(
+    r"(?:[,;]|[ \t][-—–]{1,2}|[—–])[ \t]*(?:but|however)(?![\w'’])[ \t]*,?", re.IGNORECASE
+)
+_HEDGE_WORDS = 3
+
+
+def _hedged(masked: str, compiled: _Compiled, start: int, end: int) -> bool:
+    """Whether the refusal phrase ending at ``start`` is hedged: a contrast clause
+    (``", but"``, ``"; however,"``, ``" - but"``, ``"—but"``) follows in the same sentence
+    (which ends at ``end``) and carries content: at least :data:`_HEDGE_WORDS` words,
+    not opening (after prefaces) with a refusal, self-identification, filler sentence
+    or redirect (``"but I can help with something else"``)."""
+    contrast = _CONTRAST.search(masked, start, end)
+    if contrast is None:
+        return False
+    clause = contrast.end()
+    if _word_count(masked, clause, end, _HEDGE_WORDS) < _HEDGE_WORDS:
+        return False
+    tokens = _tokens(masked, clause, end, compiled.lookahead)
+    chatter = (
+        compiled.refusals,
+        compiled.self_identification,
+        compiled.filler_sentences,
+        compiled.redirects,
+    )
+    index = 0
+    for _ in range(4):
+        if any(_longest(trie, tokens, index) is not None for trie in chatter):
+            return False
+        preface = _longest(compiled.prefaces, tokens, index)
+        if preface is None:
+            break
+        index += preface[1]
+    return True
 
 
 def _scan(text: str, patterns: PhrasePatterns | None) -> _Scan:
@@ -895,21 +964,21 @@ def check_format_compliance(
     signals = _signals(on_topic_signals) or ()
     if not isinstance(allow_fillers, bool):
         raise ConfigurationError(f"allow_fillers must be a bool, got {allow_fillers!r}")
-    return _compliance(_text(text), signals, _patterns(patterns), allow_fillers, _FIX_ROUNDS)
+    return _compliance(_text(text), signals, _patterns(patterns), allow_fillers)
 
 
 _FIX_ROUNDS = 3
 """Stripping an opening can expose another (``"I hope this helps! Okay. ..."``): the fix
-is re-checked, and fixed again, at most this many times."""
+is re-checked, and fixed again, at most this many times (a loop, each round linear)."""
 
 
-def _compliance(
+def _evaluate(
     text: str,
     signals: tuple[str, ...],
     patterns: PhrasePatterns,
     allow_fillers: bool,
-    rounds: int,
-) -> ComplianceResult:
+) -> tuple[ComplianceResult, _Scan]:
+    """The result without a fix, and the scan it came from."""
     scan = _scan(text, patterns)
     substance = _without(text, scan.conversational)
     found = _found_signals(_fold(substance), signals) if signals else ()
@@ -924,24 +993,46 @@ def _compliance(
             reasons.append("refusal")
         if signals and not found:
             reasons.append("no_on_topic_signal")
-    fixed = None
-    problems = refused or any(match.category == SELF_IDENTIFICATION for match in scan.matches)
-    if not reasons and not problems and not allow_fillers:
-        fixed = _fixed(text, scan)
-        if fixed is not None:
-            # The fix is offered only when it is itself compliant.
-            again = _compliance(fixed, signals, patterns, allow_fillers, rounds - 1)
-            if not again.compliant:
-                fixed = again.fixed if rounds > 1 else None
-    return ComplianceResult(
+    result = ComplianceResult(
         matches=tuple(scan.matches),
         off_topic=bool(reasons),
         off_topic_reasons=tuple(reasons),
         signals_given=signals,
         signals_found=found,
-        fixed=fixed,
         allow_fillers=allow_fillers,
     )
+    return result, scan
+
+
+def _fixable(result: ComplianceResult) -> bool:
+    """Whether greetings and fillers are the only possible problems (and not allowed)."""
+    return not (
+        result.off_topic or result.allow_fillers or result.refusals or result.self_identifications
+    )
+
+
+def _compliance(
+    text: str,
+    signals: tuple[str, ...],
+    patterns: PhrasePatterns,
+    allow_fillers: bool,
+) -> ComplianceResult:
+    result, scan = _evaluate(text, signals, patterns, allow_fillers)
+    if not _fixable(result):
+        return result
+    for _ in range(_FIX_ROUNDS):
+        fixed = _fixed(text, scan)
+        if fixed is None:
+            break
+        # The fix is offered only when it is itself compliant; a fix that exposes
+        # another opening is fixed again, up to _FIX_ROUNDS times.
+        again, scan = _evaluate(fixed, signals, patterns, allow_fillers)
+        if again.compliant:
+            return replace(result, fixed=fixed)
+        if not _fixable(again):
+            break
+        text = fixed
+    return result
 
 
 def is_off_topic(

@@ -51,6 +51,10 @@ NUMERIC = {
     "in-list-item": ("- first point [6]\n- second point [7]", (6, 7)),
     "inner-spaces": ("See [ 8 ].", (8,)),
     "after-bold": ("**Key result**[9].", (9,)),
+    "in-parentheses-after-space": ("Known (see [1], [2]).", (1, 2)),
+    "after-a-closed-call": ("Call f(x) and see [5].", (5,)),
+    "after-a-parenthetical-citation": ("Shown (Smith, 2020) [4].", (4,)),
+    "lone-zero-is-read": ("See [0].", (0,)),
 }
 
 
@@ -85,6 +89,17 @@ NOT_NUMERIC = {
     "nested-brackets": "A [[1]] wiki link.",
     "math": "The set [0, 1) is half-open.",
     "decimal": "Interval [0.5, 1.5].",
+    # Unfenced code: a list literal or an argument, not a citation.
+    "numpy-array": "x = np.array([1, 2, 3])",
+    "print-list": "Run print([1,2]) now.",
+    "call-arguments": "Call f([1], [2]) or g(a, [3]).",
+    "spaced-call": "np.array( [1, 2] )",
+    "nested-list-in-call": "np.array([[1, 2], [3, 4]])",
+    "call-across-lines": "np.stack(\n    [1, 2],\n    [3, 4],\n)",
+    "assignment": "Set x = [1, 2] first.",
+    # 0 is never a citation number: an interval or a list.
+    "interval-from-zero": "The interval [0, 1] is closed.",
+    "range-from-zero": "Bytes [0-255] are valid.",
 }
 
 
@@ -195,6 +210,16 @@ AUTHOR_YEAR = {
         "(Doe 2019) and (Smith 2020) and (Doe 2019).",
         (("Doe", 2019), ("Smith", 2020)),
     ),
+    "corporate-author-ending-in-product-word": (
+        "Policy (Cabinet Office, 2020).",
+        (("Cabinet Office", 2020),),
+    ),
+    "vendor-as-author": ("Per the docs (Microsoft, 2020).", (("Microsoft", 2020),)),
+    "acronym-without-comma": ("Shown (IBM 2019).", (("IBM", 2019),)),
+    "product-word-first": (
+        "Shown (Python Software Foundation, 2020).",
+        (("Python Software Foundation", 2020),),
+    ),
 }
 
 
@@ -224,6 +249,14 @@ NOT_AUTHOR_YEAR = {
     "inline-code": "Call `f(Smith, 2020)`.",
     "pandoc-key-in-brackets": "See [@doe, 2020].",
     "number-in-brackets": "See [2020].",
+    # Products and releases with a year.
+    "windows": "It ran on (Windows 2000).",
+    "office": "Saved in (Office 2019).",
+    "python": "Written in (Python 2020).",
+    "product-with-comma": "It ran on (Windows, 2000).",
+    "release-word": "Built with (Visual Studio 2019).",
+    "server-release": "Hosted on (Windows Server 2016).",
+    "product-after-vendor": "Opened in (Microsoft Office 2019).",
 }
 
 
@@ -250,6 +283,9 @@ KEYS = {
     "latex-cite": ("As in \\cite{knuth1984, lamport1994}.", ("knuth1984", "lamport1994")),
     "latex-citep-locator": ("As in \\citep[p. 5]{knuth1984}.", ("knuth1984",)),
     "first-occurrence-order-unique": ("@b then @a then @b", ("b", "a")),
+    "line-start-in-prose": ("@knuth1984 shows it.", ("knuth1984",)),
+    "narrative-by": ("As shown by @knuth1984.", ("knuth1984",)),
+    "capitalised-slash": ("See @Doe/2020 here.", ("Doe/2020",)),
 }
 
 
@@ -267,6 +303,17 @@ NOT_KEYS = {
     "lone-at": "Meet @ noon.",
     "inline-code-decorator": "Use `@dataclass` here.",
     "fenced-decorator": "```python\n@dataclass\nclass A: ...\n```",
+    # Unfenced decorators: alone on a line, or followed by "(".
+    "decorator-own-line": "@dataclass\nclass A: ...",
+    "indented-decorator": "class T:\n    @pytest.fixture\n    def f(self): ...",
+    "java-annotation": "@Override\npublic void run() {}",
+    "decorator-call": "@app.route('/x')\ndef index(): ...",
+    "decorator-in-prose": "Wrap it with @lru_cache(maxsize=1) first.",
+    # npm scoped packages and handles.
+    "npm-scoped": "Run npm install @types/node first.",
+    "npm-scoped-import": "Import it from @angular/core.",
+    "handle-contact": "Contact @john_doe for access.",
+    "handle-ping": "Ping @ops-team when it fails.",
 }
 
 
@@ -544,6 +591,11 @@ PATHOLOGICAL: dict[str, Callable[[int], str]] = {
     "fences": lambda n: "```\n" * (n // 4),
     "latex": lambda n: "\\cite{" * (n // 6),
     "binaryish": lambda n: bytes(range(256)).decode("latin-1") * (n // 256),
+    "open-calls": lambda n: "f(" * (n // 4) + "[1]" * (n // 6),
+    "calls-with-lists": lambda n: "f([1], [2]) " * (n // 12),
+    "decorator-lines": lambda n: "@a\n" * (n // 3),
+    "indented-keys": lambda n: "    @a" * (n // 6),
+    "handles": lambda n: "ping @a " * (n // 8),
 }
 
 

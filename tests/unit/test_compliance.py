@@ -116,6 +116,80 @@ def test_not_refusals(text: str) -> None:
     assert found(text, "refusal") == []
 
 
+# A refusal phrase with a contrast clause that carries content is a hedge, an answer.
+HEDGES = {
+    "likely-cause": (
+        "I cannot answer definitively without the logs, but the likely cause is a timeout "
+        "in the DB pool.",
+        ["timeout"],
+    ),
+    "approximate-number": (
+        "I can't give you an exact number, but the population of Paris is about 2.1 million.",
+        None,
+    ),
+    "approximate-number-signal": (
+        "I can't give you an exact number, but the population of Paris is about 2.1 million.",
+        ["Paris"],
+    ),
+    "diagnosis": (
+        "I cannot provide a definitive diagnosis, but these symptoms commonly indicate a migraine.",
+        ["migraine"],
+    ),
+    "semicolon-however": (
+        "I cannot provide a definite answer; however, the function returns None when the "
+        "key is missing.",
+        ["None"],
+    ),
+    "dash-but": ("I cannot give exact figures - but revenue roughly doubled in 2023.", None),
+    "em-dash-but": ("I can't give exact figures—but revenue roughly doubled.", ["revenue"]),
+    "after-preface": (
+        "I'm sorry, but I can't give an exact date, but the release was in spring 2021.",
+        ["release"],
+    ),
+}
+
+
+@pytest.mark.parametrize(("text", "signals"), HEDGES.values(), ids=HEDGES.keys())
+def test_hedges_are_not_refusals(text: str, signals: list[str] | None) -> None:
+    result = check_format_compliance(text, signals)
+    assert result.refusals == ()
+    assert not result.off_topic and result.off_topic_reasons == ()
+    assert result.compliant
+    assert is_off_topic(text, signals) is False
+
+
+def test_hedge_removes_only_its_phrase() -> None:
+    # Signals after the phrase, in the same sentence, count; the phrase itself is chatter.
+    text = "I cannot provide a definitive diagnosis, but these symptoms indicate a migraine."
+    result = check_format_compliance(text, ["provide", "diagnosis", "migraine"])
+    assert result.signals_found == ("diagnosis", "migraine")
+
+
+# The contrast clause offers other help, is too short, or the contrast is elsewhere.
+STILL_REFUSALS = {
+    "redirect-other-help": "I can't help with that, but I can help with something else.",
+    "redirect-consult": "I cannot provide medical advice, but you should consult a doctor.",
+    "redirect-conditional": "I can't help without details, but if you share the logs I will.",
+    "short-clause": "I can't help with that, but thanks.",
+    "clause-refuses-again": "I cannot help with that, but I cannot help with this either.",
+    "clause-is-filler": "I can't help with that, but feel free to ask something else.",
+    "clause-is-preface-and-refusal": "I can't help, but sadly, I cannot assist with it at all.",
+    "no-comma": "I can't help with that but you could try again tomorrow morning.",
+    "next-sentence": "I cannot provide medical advice. But ibuprofen is commonly used.",
+}
+
+
+@pytest.mark.parametrize("text", STILL_REFUSALS.values(), ids=STILL_REFUSALS.keys())
+def test_contrast_without_content_stays_a_refusal(text: str) -> None:
+    assert found(text, "refusal")
+    assert is_off_topic(text)
+
+
+def test_refusal_sentence_mentioning_the_topic_stays_off_topic() -> None:
+    result = check_format_compliance("I cannot help with your migraine question.", ["migraine"])
+    assert result.off_topic_reasons == ("no_substance",)
+
+
 # --- self-identification ---------------------------------------------------------------
 
 SELF_IDENTIFICATION = {
@@ -530,6 +604,18 @@ def test_no_fix(text: str, signals: list[str] | str | None) -> None:
         assert check_format_compliance(text, signals).fixed is None
 
 
+def test_long_opening_run_is_stripped_at_once() -> None:
+    result = check_format_compliance("Hello! " * 2_000 + "Sure, the answer is 4.")
+    assert len(result.greetings) == 2_000
+    assert result.fixed == "The answer is 4."
+
+
+@pytest.mark.parametrize("unit", ["Sure! ", "Hello! ", "Hi there! Of course! "])
+def test_an_answer_of_only_greetings_and_fillers_has_no_substance(unit: str) -> None:
+    assert is_off_topic(unit * 1_000)
+    assert check_format_compliance(unit * 1_000).off_topic_reasons == ("no_substance",)
+
+
 def test_fix_that_exposes_another_opener_is_fixed_again() -> None:
     result = check_format_compliance("I hope this helps! Okay. The answer is 4.")
     assert result.fixed == "The answer is 4."
@@ -742,4 +828,31 @@ def test_pathological_text_takes_linear_time(make: Callable[[int], str]) -> None
     size = 60_000
     _seconds(make(100))  # build the phrase tries outside the timing
     short, long = _seconds(make(size)), _seconds(make(4 * size))
+    assert long < 10 * short + 1.0
+
+
+OPENING_RUNS = {
+    "hello": "Hello! ",
+    "sure": "Sure! ",
+    "hope-this-helps": "I hope this helps. ",
+    "hedges": "I can't give an exact number, but it is about 2 million. ",
+}
+
+
+def _seconds_without_signals(text: str) -> float:
+    # Without signals the fix path runs (with signals it is cut short as off-topic).
+    started = time.perf_counter()
+    check_format_compliance(text)
+    is_off_topic(text)
+    return time.perf_counter() - started
+
+
+@pytest.mark.parametrize("unit", OPENING_RUNS.values(), ids=OPENING_RUNS.keys())
+def test_repeated_chatter_takes_linear_time(unit: str) -> None:
+    # A run of openers used to be stripped 16 at a time and re-checked recursively:
+    # quadratic, then RecursionError. n vs 4n with a generous factor.
+    count = 3_000
+    _seconds_without_signals(unit * 10)
+    short = _seconds_without_signals(unit * count)
+    long = _seconds_without_signals(unit * 4 * count)
     assert long < 10 * short + 1.0
