@@ -1,29 +1,37 @@
 """Find, parse and repair the JSON value in an LLM answer.
 
-:func:`validate_json` takes the first JSON value a reader would take:
+:func:`validate_json` takes the JSON value a reader would take:
 
-1. The whole answer, when it is one JSON value (the fast path).
-2. A fenced code block (CommonMark §4.5, https://spec.commonmark.org/0.31.2/#fenced-code-blocks):
+1. The whole answer, when it is one strict JSON value (the fast path). This is the only
+   place a top-level scalar (``42``, ``"yes"``, ``true``, ``null``) is accepted, besides
+   a fenced block that holds exactly one: scalars are never searched for in prose.
+2. Fenced code blocks (CommonMark §4.5, https://spec.commonmark.org/0.31.2/#fenced-code-blocks):
    backtick or tilde fences of three or more characters, closed by a fence of the same
    character at least as long; an unclosed fence runs to the end of the answer. Blocks
    whose language tag is JSON-like (``json``, ``jsonc``, ``json5``, ``jsonl``,
-   ``ndjson``; in any case and spacing: ``"``` JSON"``) are tried first, in order, then
-   untagged blocks; blocks tagged with another language are not. Two deliberate
-   leniencies: a fence may be indented any amount (fences nest in list items), and in a
-   JSON-tagged block a fence line inside a JSON string (a string with raw newlines)
-   does not close the block.
-3. Otherwise the answer's text. Candidate starts (``{`` or ``[``) are tried in order;
-   the first one that parses, or repairs, to a value spanning a balanced region is
-   taken, and what follows it (``"See [docs] and [1]."``) is ignored. A short list of
-   numbers inside a line of prose (``"see [1]"``) is a citation marker: it is taken only
-   when no other value follows.
+   ``ndjson``; in any case and spacing: ``"``` JSON"``) and untagged blocks are read;
+   blocks tagged with another language are read (as text) only when nothing else holds
+   JSON. Two deliberate leniencies: a fence may be indented any amount (fences nest in
+   list items), and in a JSON-tagged block a fence line inside a JSON string (a string
+   with raw newlines) does not close the block.
+3. The text outside fenced blocks. Candidate starts (``{`` or ``[``) are tried in
+   order; one that parses, or repairs, to a value spanning a balanced region is a value,
+   and the search goes on after it. A list of numbers (``[1]``, ``[0, 1]``, ``[]``) with
+   other text on its line is a citation marker or an interval, never JSON, unless it
+   ends its line after a colon (``"Here: [1, 2, 3]"``).
+
+Every value found is counted. The one returned is the first value of a JSON-tagged
+block, else of an untagged block, else the first value standing on lines of its own,
+else the first value inside a line of prose; :attr:`JsonExtraction.others` says how
+many more there were (JSONL, two fenced blocks, a list in prose and an object), so a
+check can ask for exactly one.
 
 Each candidate is first read by one linear, string- and comment-aware scan that finds
 its balanced end and rejects prose: outside strings and comments only JSON punctuation,
 numbers, ``true``/``false``/``null`` (and ``True``/``False``/``None``/``NaN``/
 ``Infinity``), and bare words used as object keys (``{a: 1}``) may appear, so
 ``"[as requested]"`` or ``"{name}"`` is never a candidate. A candidate that passes is
-parsed with :func:`json.loads`; when that fails, it is repaired with ``json_repair``
+parsed with :mod:`json`; when that fails, it is repaired with ``json_repair``
 (https://github.com/mangiucugna/json_repair: trailing commas, ``//``, ``#`` and
 ``/* */`` comments outside strings, single quotes, missing commas, Python literals) and
 kept only when the repaired value is a dict for a ``{`` candidate or a list for a ``[``
@@ -31,6 +39,14 @@ candidate. Strict means RFC 8259: ``NaN`` and ``Infinity`` are not JSON. Before
 ``json_repair`` is tried, raw line breaks and tabs inside strings and the ``NaN``/
 ``Infinity`` constants are accepted as they are (``json.loads(strict=False)``), since
 ``json_repair`` would alter them; the value then counts as repaired.
+
+Numbers: an integer longer than Python's 4300-digit ``int`` limit is still an ``int``
+(up to :data:`MAX_INT_DIGITS` digits; a longer one, like ``1e999999``, is out of range
+and becomes an infinite float). A value holding ``NaN`` or an infinity is flagged
+(:attr:`JsonExtraction.non_finite`): JSON cannot carry it, so :func:`json_check` fails
+it. Keys an object repeats are listed in :attr:`JsonExtraction.duplicate_keys` (the
+value keeps the last, as JSON parsers do); only strict and lenient parses see them, not
+``json_repair``.
 
 A candidate that reaches the end of its region with brackets still open was cut off (a
 model that hit its token limit): the items that were complete are recovered and the
@@ -43,12 +59,13 @@ at all (``{`` or ``[{"ke``) is not JSON.
 
 Work is linear in the length of the answer: fences are found in one pass over the
 lines; candidates are found with one regex search each; a scan that rejects a candidate
-as prose marks the brackets it opened so they are not scanned again, and a candidate
-that reads as JSON but cannot be parsed is skipped whole (a value nested in broken JSON
-is not the answer); all scans together may read at most ``8 * len(text) + 10_000``
-characters (``reason="search_limit"`` beyond). Nesting deeper than
-:data:`MAX_JSON_DEPTH` is refused (``json`` and ``json_repair`` recurse per level), and
-broken JSON longer than :data:`MAX_REPAIR_CHARS` is not repaired.
+as prose marks the brackets it opened so they are not scanned again, a candidate that
+reads as JSON but cannot be parsed is skipped whole (a value nested in broken JSON is
+not the answer), and the search resumes after each value found; all scans together may
+read at most ``8 * len(text) + 10_000`` characters (``reason="search_limit"`` beyond,
+or, once a value was found, the count of further values stops there). Nesting deeper
+than :data:`MAX_JSON_DEPTH` is refused (``json`` and ``json_repair`` recurse per
+level), and broken JSON longer than :data:`MAX_REPAIR_CHARS` is not repaired.
 
 Error contract: :func:`validate_json` is a schema-level check and raises
 :class:`citeloop.errors.ValidationError` when there is no JSON; :func:`json_check` wraps
@@ -58,9 +75,11 @@ it as a :class:`~citeloop.validation.checks.Check` that never raises on odd text
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from decimal import Decimal
 from typing import Any, Literal
 
 import json_repair
@@ -74,11 +93,18 @@ MAX_REPAIR_CHARS = 500_000
 """Longest broken JSON (in characters) handed to ``json_repair``; valid JSON has no limit."""
 JSON_FENCE_LANGUAGES = frozenset({"json", "jsonc", "json5", "jsonl", "ndjson"})
 """Language tags of fenced code blocks that hold JSON (compared in lower case)."""
+MAX_INT_DIGITS = 20_000
+"""Longest integer (in digits) parsed as an ``int``; a longer one becomes an infinite
+float (out of range). Text to ``int`` conversion is quadratic, so this bounds it."""
+MAX_PROSE_CHARS = 200
+"""Most characters of other text around the JSON that :func:`json_check` cuts away."""
+MAX_PROSE_SHARE = 0.25
+"""Other text beyond :data:`MAX_PROSE_CHARS` is still cut away when it is at most this
+share of the answer (a long JSON value with a paragraph of explanation)."""
 
 _SEARCH_BUDGET_FACTOR = 8
 _SEARCH_BUDGET_BASE = 10_000
-# A list of at most this many numbers inside a line of prose reads as a citation ("[1]").
-_CITATION_MAX_ITEMS = 3
+_MAX_DUPLICATES_LISTED = 5
 _LITERALS = frozenset({"true", "false", "null", "True", "False", "None", "NaN", "Infinity"})
 _OPENERS = {"{": "}", "[": "]"}
 _CLOSERS = {"}": "{", "]": "["}
@@ -269,8 +295,8 @@ class JsonExtraction:
     """The JSON value found in an answer.
 
     Attributes:
-        value: The parsed value: a dict or a list (a JSON-tagged fenced block holding
-            one strict JSON scalar gives that scalar).
+        value: The parsed value: a dict or a list, or a scalar when the whole answer
+            (or a whole fenced block) is one strict JSON scalar.
         source: ``"fence"`` when it came from a fenced code block, ``"text"`` otherwise.
         repaired: The value's text was not strict JSON and was repaired (``json_repair``,
             or closed after it was cut off).
@@ -279,6 +305,11 @@ class JsonExtraction:
         start: Offset in the answer where the value's text starts.
         end: Offset just past the value's text (for a truncated value: past the last
             character read).
+        others: How many more JSON values the answer holds (``0`` when it holds one).
+        duplicate_keys: Keys an object of the value repeats (the last value is kept),
+            the first few, in order; empty when there are none.
+        non_finite: The value holds ``NaN`` or an infinity (``NaN``/``Infinity``
+            literals, or a number out of range such as ``1e999999``): not JSON.
     """
 
     value: Any
@@ -287,6 +318,9 @@ class JsonExtraction:
     truncated: bool
     start: int
     end: int
+    others: int = 0
+    duplicate_keys: tuple[str, ...] = ()
+    non_finite: bool = False
 
 
 @dataclass(slots=True)
@@ -331,22 +365,37 @@ def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON (RFC 8259 §6)")
 
 
-# Built once: json.loads builds a decoder per call when given options.
-_RFC_8259 = json.JSONDecoder(parse_constant=_no_constant)
-_LENIENT = json.JSONDecoder(strict=False)
-
-
-def _strict(raw: str, *, lenient: bool = False) -> Any:
-    """``json.loads(raw)`` as RFC 8259 has it (no ``NaN``/``Infinity``), or ``_NOT_FOUND``.
-
-    ``lenient`` accepts raw control characters (line breaks, tabs) in strings and the
-    ``NaN``/``Infinity`` constants, keeping both exactly: two common slips that
-    ``json_repair`` would alter (it turns ``-Infinity`` into the string ``"Infinity"``).
-    """
+def _parse_int(digits: str) -> int | float:
+    """An integer of any length up to :data:`MAX_INT_DIGITS` digits (Python refuses
+    ``int(text)`` beyond 4300 digits; ``Decimal`` does not); a longer one is infinite."""
+    if len(digits) > MAX_INT_DIGITS:
+        return float(digits)  # out of range: flagged as non-finite
     try:
-        return (_LENIENT if lenient else _RFC_8259).decode(raw)
-    except (ValueError, RecursionError):
-        return _NOT_FOUND
+        return int(digits)
+    except ValueError:  # longer than sys.get_int_max_str_digits()
+        return int(Decimal(digits))
+
+
+def _is_non_finite(value: Any) -> bool:
+    """Whether ``value`` holds ``NaN`` or an infinity, without recursion."""
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, float):
+            if not math.isfinite(item):
+                return True
+        elif isinstance(item, dict):
+            pending.extend(item.values())
+        elif isinstance(item, list):
+            pending.extend(item)
+    return False
+
+
+def _is_number_list(value: Any) -> bool:
+    """A list of numbers only (``[]``, ``[1]``, ``[0, 1.5]``): a citation or an interval."""
+    return isinstance(value, list) and all(
+        isinstance(item, int | float) and not isinstance(item, bool) for item in value
+    )
 
 
 def _repair(raw: str) -> Any:
@@ -364,6 +413,38 @@ class _Search:
         self.budget = _SEARCH_BUDGET_FACTOR * len(text) + _SEARCH_BUDGET_BASE
         self.failure: tuple[str, int, str] | None = None
         self.parsed_failure = False
+        self.duplicates: list[str] = []
+        # One pair of decoders per search: the object hook records into this search.
+        self.rfc_8259 = json.JSONDecoder(
+            parse_constant=_no_constant, parse_int=_parse_int, object_pairs_hook=self._object
+        )
+        self.lenient = json.JSONDecoder(
+            strict=False, parse_int=_parse_int, object_pairs_hook=self._object
+        )
+
+    def _object(self, pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        value = dict(pairs)
+        if len(value) < len(pairs) and len(self.duplicates) < _MAX_DUPLICATES_LISTED:
+            seen: set[str] = set()
+            for key, _ in pairs:
+                if key in seen and key not in self.duplicates:
+                    self.duplicates.append(key)
+                seen.add(key)
+        return value
+
+    def decode(self, raw: str, *, lenient: bool = False) -> Any:
+        """``json.loads(raw)`` as RFC 8259 has it (no ``NaN``/``Infinity``), or ``_NOT_FOUND``.
+
+        ``lenient`` accepts raw control characters (line breaks, tabs) in strings and the
+        ``NaN``/``Infinity`` constants, keeping both exactly: two common slips that
+        ``json_repair`` would alter (it turns ``-Infinity`` into the string
+        ``"Infinity"``). Repeated keys are recorded in ``self.duplicates``.
+        """
+        self.duplicates = []
+        try:
+            return (self.lenient if lenient else self.rfc_8259).decode(raw)
+        except (ValueError, RecursionError):
+            return _NOT_FOUND
 
     def fail(self, reason: str, position: int, message: str, *, parsed: bool = False) -> None:
         """Remember the first failure; one of a candidate that read as JSON wins."""
@@ -474,7 +555,10 @@ class _Search:
     # -- parsing -----------------------------------------------------------------------
 
     def parse(self, scan: _Scan) -> tuple[Any, bool]:
-        """(value, repaired) of a closed or cut-off candidate, or (``_NOT_FOUND``, _)."""
+        """(value, repaired) of a closed or cut-off candidate, or (``_NOT_FOUND``, _).
+
+        ``self.duplicates`` then holds the keys the value repeats (strict parses only).
+        """
         text = self.text
         if scan.kind == "open" and scan.safe_end is None and not scan.has_value:
             self.fail(
@@ -493,12 +577,13 @@ class _Search:
             closers = "".join(_OPENERS[char] for char in reversed(scan.stack))
             raw = text[scan.start : scan.end - scan.drop] + scan.tail + closers
         expected = dict if text[scan.start] == "{" else list
-        value = _strict(raw)
+        value = self.decode(raw)
         if isinstance(value, expected):
             return value, scan.kind != "closed"
-        value = _strict(raw, lenient=True)
+        value = self.decode(raw, lenient=True)
         if isinstance(value, expected):
             return value, True
+        self.duplicates = []
         if len(raw) > MAX_REPAIR_CHARS:
             self.fail(
                 "too_long",
@@ -523,25 +608,33 @@ class _Search:
     # -- searching ---------------------------------------------------------------------
 
     def whole(self, lo: int, hi: int, source: Literal["fence", "text"]) -> JsonExtraction | None:
-        """The fast path: ``text[lo:hi]`` is one strict JSON value (no depth limit hit)."""
+        """The fast path: ``text[lo:hi]`` is one strict JSON value, a scalar included
+        (no depth limit hit)."""
         text = self.text
         segment = text[lo:hi]
         stripped = segment.strip()
         if not stripped:
             return None
-        if source == "text" and stripped[0] not in _OPENERS:
-            return None
-        value = _strict(stripped)
+        value = self.decode(stripped)
         if value is _NOT_FOUND or _depth(value) > MAX_JSON_DEPTH:
             return None
         start = lo + len(segment) - len(segment.lstrip())
-        return JsonExtraction(value, source, False, False, start, start + len(stripped))
+        return JsonExtraction(
+            value,
+            source,
+            False,
+            False,
+            start,
+            start + len(stripped),
+            duplicate_keys=tuple(self.duplicates),
+        )
 
-    def region(self, lo: int, hi: int, source: Literal["fence", "text"]) -> JsonExtraction | None:
-        """The first JSON value in ``text[lo:hi]``, or ``None``."""
+    def values(
+        self, lo: int, hi: int, source: Literal["fence", "text"]
+    ) -> Iterator[JsonExtraction]:
+        """The JSON values in ``text[lo:hi]``, in order."""
         text = self.text
         skip: set[int] = set()
-        citation: JsonExtraction | None = None
         pos = lo
         while (match := _OPEN.search(text, pos, hi)) is not None:
             start = match.start()
@@ -581,37 +674,116 @@ class _Search:
                 pos = max(pos, scan.end)
                 continue
             found = JsonExtraction(
-                value, source, repaired, scan.kind == "open", start, self._end(scan)
+                value,
+                source,
+                repaired,
+                scan.kind == "open",
+                start,
+                self._end(scan),
+                duplicate_keys=tuple(self.duplicates),
             )
-            if source == "text" and self._is_citation(found):
-                citation = citation or found
-                pos = max(pos, found.end)
+            pos = max(pos, found.end)
+            if source == "text" and self._in_prose_line(found):
+                self.fail(
+                    "not_json",
+                    start,
+                    f"no JSON value found: the numbers in brackets at character {start} are "
+                    "inside a line of prose (a citation marker or an interval), not JSON",
+                )
                 continue
-            return found
-        return citation
+            yield found
 
     def _end(self, scan: _Scan) -> int:
         if scan.kind == "closed":
             return scan.end
         return scan.start + len(self.text[scan.start : scan.end].rstrip())
 
-    def _is_citation(self, found: JsonExtraction) -> bool:
-        """A short list of numbers with prose on its line: ``"see [1]"``, ``"[2, 3]."``."""
-        value = found.value
-        if not isinstance(value, list) or len(value) > _CITATION_MAX_ITEMS:
-            return False
-        if not all(isinstance(item, int | float) and not isinstance(item, bool) for item in value):
-            return False
-        # Only the blanks next to the value are read, so this stays linear however many
-        # markers a line holds.
+    def _text_around(self, found: JsonExtraction) -> tuple[str, str]:
+        """The characters just before and after ``found`` on its line, past blanks
+        (``""`` at a line break or the end of the text).
+
+        Only the blanks next to the value are read, so this stays linear however many
+        values a line holds.
+        """
         text = self.text
         before = found.start - 1
         while before >= 0 and text[before] in " \t":
             before -= 1
         after = _SPACES.match(text, found.end).end()
-        return (before >= 0 and text[before] not in "\r\n") or (
-            after < len(text) and text[after] not in "\r\n"
-        )
+        char_before = text[before] if before >= 0 and text[before] not in "\r\n" else ""
+        char_after = text[after] if after < len(text) and text[after] not in "\r\n" else ""
+        return char_before, char_after
+
+    def on_own_lines(self, found: JsonExtraction) -> bool:
+        """Nothing but blanks shares the value's first and last lines."""
+        return self._text_around(found) == ("", "")
+
+    def _in_prose_line(self, found: JsonExtraction) -> bool:
+        """A list of numbers with prose on its line: ``"see [1]"``, ``"in [0, 1] for"``.
+
+        A list that ends its line after a colon (``"Here: [1, 2, 3]"``) is a value.
+        """
+        if not _is_number_list(found.value):
+            return False
+        before, after = self._text_around(found)
+        return bool(after) or (bool(before) and before != ":")
+
+
+def _gaps(text: str, fences: list[CodeFence]) -> list[tuple[int, int]]:
+    """The (start, end) spans of ``text`` outside fenced code blocks."""
+    spans, last = [], 0
+    for fence in fences:
+        spans.append((last, fence.start))
+        last = fence.end
+    spans.append((last, len(text)))
+    return [(start, end) for start, end in spans if start < end]
+
+
+def _collect(
+    search: _Search, fences: list[CodeFence]
+) -> tuple[list[tuple[int, JsonExtraction]], int]:
+    """(every JSON value of the answer with its rank, in order; uncounted values).
+
+    Ranks (lower is preferred): 0 a JSON-tagged block, 1 an untagged block, 2 text on
+    lines of its own, 3 text inside a line of prose. Blocks of another language are read
+    as text only when nothing else holds JSON. Once one value is found, a later search
+    failure ends the count instead of raising; a value nested too deep is one more
+    value (the second number is then 1).
+    """
+    text = search.text
+    found: list[tuple[int, JsonExtraction]] = []
+
+    def from_text(lo: int, hi: int) -> Iterator[tuple[int, JsonExtraction]]:
+        for value in search.values(lo, hi, "text"):
+            yield (2 if search.on_own_lines(value) else 3), value
+
+    def from_fence(fence: CodeFence) -> Iterator[tuple[int, JsonExtraction]]:
+        rank = 0 if fence.language else 1
+        lo, hi = fence.content_start, fence.content_end
+        whole = search.whole(lo, hi, "fence")
+        for value in [whole] if whole is not None else search.values(lo, hi, "fence"):
+            yield rank, value
+
+    json_fences: list[CodeFence] = []
+    other_fences: list[CodeFence] = []
+    for fence in fences:
+        holds_json = not fence.language or fence.language in JSON_FENCE_LANGUAGES
+        (json_fences if holds_json else other_fences).append(fence)
+    sources: list[Iterator[tuple[int, JsonExtraction]]] = [
+        *(from_fence(fence) for fence in json_fences),
+        *(from_text(lo, hi) for lo, hi in _gaps(text, fences)),
+    ]
+    try:
+        for source in sources:
+            found.extend(source)
+        if not found:
+            for fence in other_fences:
+                found.extend(from_text(fence.content_start, fence.content_end))
+    except ValidationError as exc:
+        if not found:
+            raise
+        return found, int(exc.details.get("reason") == "too_deep")
+    return found, 0
 
 
 def validate_json(text: str) -> JsonExtraction:
@@ -622,7 +794,9 @@ def validate_json(text: str) -> JsonExtraction:
 
     Returns:
         A :class:`JsonExtraction`: the value, where it came from (``"fence"`` or
-        ``"text"``), whether it was repaired or cut off, and its offsets in ``text``.
+        ``"text"``), whether it was repaired or cut off, its offsets in ``text``, how
+        many other values the answer holds, the keys it repeats, and whether it holds a
+        non-finite number.
 
     Raises:
         ValidationError: No JSON value. ``details["reason"]`` is ``"empty"`` (blank
@@ -639,6 +813,9 @@ def validate_json(text: str) -> JsonExtraction:
         ({'a': [1, 2]}, 'fence', True)
         >>> validate_json('[{"id": 1}, {"id": 2}, {"id"').value
         [{'id': 1}, {'id': 2}]
+        >>> found = validate_json('{"id": 1}\\n{"id": 2}')
+        >>> found.value, found.others
+        ({'id': 1}, 1)
     """
     if not isinstance(text, str):
         raise ConfigurationError(
@@ -650,22 +827,14 @@ def validate_json(text: str) -> JsonExtraction:
         )
     search = _Search(text)
     found = search.whole(0, len(text), "text")
-    if found is not None:
-        return found
-    fences = list(_iter_fences(text, JSON_FENCE_LANGUAGES))
-    tagged = [fence for fence in fences if fence.language in JSON_FENCE_LANGUAGES]
-    untagged = [fence for fence in fences if not fence.language]
-    for fence in (*tagged, *untagged):
-        lo, hi = fence.content_start, fence.content_end
-        found = (search.whole(lo, hi, "fence") if fence.language else None) or search.region(
-            lo, hi, "fence"
-        )
-        if found is not None:
-            return found
-    found = search.region(0, len(text), "text")
-    if found is not None:
-        return found
-    raise search.error()
+    if found is None:
+        values, uncounted = _collect(search, list(_iter_fences(text, JSON_FENCE_LANGUAGES)))
+        if not values:
+            raise search.error()
+        # The best rank, the first of it (min keeps the first of equal keys).
+        found = min(values, key=lambda item: item[0])[1]
+        found = replace(found, others=len(values) - 1 + uncounted)
+    return replace(found, non_finite=_is_non_finite(found.value))
 
 
 # --- the check ------------------------------------------------------------------------
@@ -691,27 +860,55 @@ def json_problem(exc: ValidationError) -> Problem:
     )
 
 
-def _wrapping_problems(text: str, found: JsonExtraction) -> list[Problem]:
+def prose_chars(text: str, found: JsonExtraction) -> int:
+    """How many characters of other text surround ``found`` in ``text``.
+
+    Blanks at either end of each side, and the fence lines of the block holding the
+    value, do not count: ``"Sure! {...} Hope it helps."`` has 19.
+    """
+    lo, hi = found.start, found.end
+    inner = 0
+    if found.source == "fence":
+        for fence in _iter_fences(text, JSON_FENCE_LANGUAGES):
+            if fence.content_start <= lo and hi <= fence.content_end:
+                inner = len(text[fence.content_start : lo].strip()) + len(
+                    text[hi : fence.content_end].strip()
+                )
+                lo, hi = fence.start, fence.end
+                break
+    return inner + len(text[:lo].strip()) + len(text[hi:].strip())
+
+
+def _prose_is_short(text: str, prose: int) -> bool:
+    return prose <= MAX_PROSE_CHARS or prose <= MAX_PROSE_SHARE * len(text)
+
+
+def _wrapping_problems(text: str, found: JsonExtraction, prose: int) -> list[Problem]:
     problems: list[Problem] = []
+    long_prose = not _prose_is_short(text, prose)
+    details: dict[str, Any] = {"prose_chars": prose} if long_prose else {}
     if found.source == "fence":
         problems.append(
             Problem(
-                "the JSON is wrapped in a Markdown code fence",
+                "the JSON is wrapped in a Markdown code fence"
+                + (f" with {prose:,} characters of other text around it" if long_prose else ""),
                 "the JSON value alone",
                 _JSON_FIX,
-                {"reason": "fenced", "position": found.start},
+                {"reason": "fenced", "position": found.start, **details},
             )
         )
-    elif text[: found.start].strip() or text[found.end :].strip():
+    elif prose:
         problems.append(
             Problem(
-                "the JSON is surrounded by other text",
+                f"the JSON is surrounded by {prose:,} characters of other text"
+                if long_prose
+                else "the JSON is surrounded by other text",
                 "the JSON value alone",
                 _JSON_FIX,
-                {"reason": "wrapped", "position": found.start},
+                {"reason": "wrapped", "position": found.start, **details},
             )
         )
-    if found.repaired:
+    if found.repaired and not found.truncated:
         problems.append(
             Problem(
                 "the JSON is not valid as written and had to be repaired",
@@ -733,6 +930,46 @@ def truncation_problem(found: JsonExtraction) -> Problem:
     )
 
 
+def value_problems(found: JsonExtraction) -> list[Problem]:
+    """The problems of the value itself that no fix can mend: cut off, one of several
+    values, repeated keys, non-finite numbers (``details["reason"]``: ``"truncated"``,
+    ``"multiple"``, ``"duplicate_keys"``, ``"non_finite"``)."""
+    problems: list[Problem] = []
+    if found.truncated:
+        problems.append(truncation_problem(found))
+    if found.others:
+        problems.append(
+            Problem(
+                f"{found.others + 1} JSON values found; reply with exactly one",
+                "exactly one JSON value",
+                "Reply with one JSON value only; to return several items, put them in one array.",
+                {"reason": "multiple", "position": found.start, "count": found.others + 1},
+            )
+        )
+    if found.duplicate_keys:
+        keys = ", ".join(repr(key) for key in found.duplicate_keys)
+        plural = "s" if len(found.duplicate_keys) > 1 else ""
+        problems.append(
+            Problem(
+                f"duplicate key{plural} {keys} in a JSON object (only the last value counts)",
+                "each key at most once per object",
+                "Write each key once per object; merge the values of a repeated key.",
+                {"reason": "duplicate_keys", "position": found.start},
+            )
+        )
+    if found.non_finite:
+        problems.append(
+            Problem(
+                "the JSON holds NaN or an infinite number (a NaN/Infinity literal, or a "
+                "number too large for a float, such as 1e999999), which JSON cannot carry",
+                "finite numbers",
+                "Write finite numbers; give a value out of range as a string.",
+                {"reason": "non_finite", "position": found.start},
+            )
+        )
+    return problems
+
+
 def serialize_json(text: str, found: JsonExtraction) -> str | None:
     """The JSON text of ``found``: the original text when it was valid, else the value
     re-serialised; ``None`` when the value holds ``NaN`` or ``Infinity`` (not JSON)."""
@@ -752,12 +989,17 @@ def json_check(
 ) -> Check:
     """A :class:`Check` that the output is one JSON value (and, optionally, matches a schema).
 
-    The output passes when it is strict JSON and nothing else (surrounding whitespace
-    aside). JSON wrapped in a code fence or prose, or JSON that needed repair, fails with
-    ``fixed`` set to the JSON alone (the original text when it was valid, else the
-    repaired value re-serialised; none when the value holds ``NaN`` or ``Infinity``),
-    so ``on_fail="fix"`` or ``"fix_reask"`` accepts it without asking again. A cut-off
-    value fails without ``fixed``: dropping the items that were cut is not a fix.
+    The output passes when it is one strict JSON value and nothing else (surrounding
+    whitespace aside). JSON wrapped in a code fence or a little prose (at most
+    :data:`MAX_PROSE_CHARS` characters, or :data:`MAX_PROSE_SHARE` of the answer; fence
+    lines do not count), or JSON that needed repair, fails with ``fixed`` set to the
+    JSON alone (the original text when it was valid, else the repaired value
+    re-serialised), so ``on_fail="fix"`` or ``"fix_reask"`` accepts it without asking
+    again. These fail without ``fixed``, so the model is asked again: JSON in more
+    prose than that (``reason`` ``"wrapped"`` or ``"fenced"`` with ``prose_chars``), a
+    value that was cut off (dropping the items that were cut is not a fix), an answer
+    holding more than one JSON value, repeated keys, ``NaN`` or infinite numbers (see
+    :func:`value_problems`), and a value that does not match ``schema``.
     ``outcome.value`` is the parsed value whenever one was found.
 
     Args:
@@ -790,17 +1032,15 @@ def json_check(
             found = validate_json(text)
         except ValidationError as exc:
             return failed(name, [json_problem(exc)])
+        problems = value_problems(found)
         if validator is not None:
-            problems = schema_problems(validator, found.value)
-            if problems:
-                if found.truncated:
-                    problems.insert(0, truncation_problem(found))
-                return failed(name, problems, value=found.value)
-        if found.truncated:
-            return failed(name, [truncation_problem(found)], value=found.value)
-        problems = _wrapping_problems(text, found)
-        if problems:
-            return failed(name, problems, fixed=serialize_json(text, found), value=found.value)
-        return CheckOutcome(name, True, value=found.value)
+            problems.extend(schema_problems(validator, found.value))
+        prose = prose_chars(text, found)
+        wrapping = _wrapping_problems(text, found, prose)
+        if not problems and not wrapping:
+            return CheckOutcome(name, True, value=found.value)
+        fixable = not problems and _prose_is_short(text, prose)
+        fixed = serialize_json(text, found) if fixable else None
+        return failed(name, [*problems, *wrapping], fixed=fixed, value=found.value)
 
     return Check(name, check_json, on_fail)

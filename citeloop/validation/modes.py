@@ -9,8 +9,14 @@
   :func:`~citeloop.validation.json_output.find_code_fences`) is never closed; usually
   the answer was cut off inside it.
 - ``unbalanced_backticks``: outside fenced code, a run of backticks with no run of the
-  same length after it in the same paragraph, so no code span closes (CommonMark §6.1;
-  a backslash-escaped backtick opens nothing).
+  same length after it in the same paragraph (CommonMark §6.1; a backslash-escaped
+  backtick opens nothing) that reads as an inline code span left open: it is not
+  preceded by a letter or digit (``don`t`` uses it as an apostrophe), it is directly
+  followed by a non-blank character (``"uses ` for code"`` shows a backtick), it is not
+  a LaTeX opening quote (two backticks closed by ``''`` later on the line), and it would
+  swallow the rest of its line: four words or more follow it on that line
+  (``"Call `build_index with a root."``). An odd number of fence lines is reported as
+  ``unclosed_fence``.
 - ``control_characters``: C0/C1 control characters other than tab, line feed and
   carriage return (NUL, ESC, vertical tab, form feed, DEL, U+0080-U+009F).
 - ``replacement_characters``: U+FFFD, left where text was lost in decoding.
@@ -28,17 +34,38 @@
   :func:`~citeloop.validation.length.validate_long_response`), and not cut off.
 - ``STANDARD``: formatting and not cut off.
 - ``RAW``: only not empty.
-- ``STRUCTURED``: one JSON value (see :func:`~citeloop.validation.json_output.validate_json`)
-  that is not cut off and, with ``schema``, matches it.
+- ``STRUCTURED``: one JSON value (see :func:`~citeloop.validation.json_output.validate_json`;
+  an object, an array, or a whole answer that is one scalar such as ``42``) that is
+  not cut off, is the only JSON value of the answer, holds no ``NaN`` or infinite
+  number and, with ``schema``, matches it. Its check is
+  :func:`~citeloop.validation.json_output.json_check`: JSON in a fence or a little
+  prose is fixed; JSON in longer prose, several values or repeated keys are asked again.
 
-"Cut off" (code ``truncated``): the last line outside code is a heading with nothing
-under it; or it ends with a character no sentence ends with (``,`` ``;`` ``:`` ``-``
-``–`` ``—`` ``(`` ``[`` ``{``); or it is a prose line of four words or more that ends in
-a letter or digit, with no sentence end, in an answer whose earlier text does end
-sentences (a URL or e-mail address at the end is allowed, and so is a ``Label: value``
-line such as ``Entities used: A, B``). An answer cut inside a code block is reported as
-``unclosed_fence``. A reply of a few words without a full stop ("Yes", "The answer is
-42") is not cut off.
+"Cut off" (code ``truncated``) is reported only on strong signals, read from the last
+line outside code (blockquote markers and a list marker removed):
+
+- the line is a heading with nothing under it;
+- it ends with a character no sentence ends with: ``,`` ``;`` ``:`` ``(`` ``[`` ``{``,
+  or a dangling connector ``-`` ``–`` ``—`` (``":("`` and ``":-("`` are emoticons);
+- a bracket or parenthesis opened in that line is never closed (``"(see Table"``);
+  brackets inside inline code spans and URLs do not count, any closer closes the last
+  opener (``"[0, 1)"`` is an interval), and a ``(`` right after ``:`` or ``;`` is an
+  emoticon;
+- the line has three words or more and its last word (as written: ``"the."`` is a
+  finished sentence) is one that cannot end an English sentence, in any case:
+  :data:`CUT_OFF_WORDS`, the articles, coordinating and subordinating conjunctions,
+  ``of``, ``as``, ``than``, ``including`` and the possessive determiners. A capital
+  ``A`` is a label (``"plan A"``), not the article. Prepositions that English strands
+  (``to``, ``for``, ``with``, ``from``, ``in``, ``on``, ``at``, ``by``, ``about``,
+  ``into``, ``between``: ``"the one I was telling you about"``, ``"if you'd like me
+  to"``) and pronouns or adverbs (``that``, ``which``, ``when``, ``where``, ``while``,
+  ``such``) are not in the list: they end sentences too often.
+
+An answer cut inside a code block is reported as ``unclosed_fence``. Nothing else is
+read as a cut: a last line without a full stop that ends in a word, a number, a URL, a
+citation or footnote marker (``[1]``, ``[1][2]``, ``[^2]``), a closing ``)`` ``]``
+``}`` or ``->`` is a finished answer (signatures, reference entries, list items,
+closing offers, other languages). Every rule reads the last line once: linear.
 
 Error contract: :func:`validate_formatting` and every mode but ``STRUCTURED`` are signal
 checks: they return results and never raise on odd text. ``STRUCTURED`` is a
@@ -50,6 +77,7 @@ schema-level check: it raises :class:`~citeloop.errors.ValidationError`. Bad set
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
@@ -89,12 +117,49 @@ _INVISIBLE = re.compile(r"[\s\u00ad\u034f\u200b-\u200f\u2060-\u2064\ufeff]*+")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _BACKTICK_RUN = re.compile(r"`++")
-_SENTENCE_END = re.compile(r"[.!?…。！？‼⁉](?:\s|$)")
-_DANGLING = frozenset(",;:-–—([{")
-_CLOSERS = "\"'”’»)]}*_~`"
-_MIN_PROSE_WORDS = 4
-_LABEL_WIDTH = 40
+_WORD = re.compile(r"\S++")
+_BRACKET = re.compile(r"[()\[\]{}]")
+_DANGLING = frozenset(",;:([{-–—")
+_EMOTICONS = (":(", ":-(", ";(", ";-(")
 _FIXABLE = frozenset({"control_characters", "lone_surrogates", "blank_lines"})
+# An unclosed inline code span is a problem when this many words follow it on its line.
+_SPAN_MIN_WORDS = 4
+# The function-word rule reads lines of at least this many words.
+_CUT_OFF_MIN_WORDS = 3
+
+CUT_OFF_WORDS = frozenset(
+    {
+        # articles and possessive determiners: a noun must follow
+        "a",
+        "an",
+        "the",
+        "my",
+        "your",
+        "its",
+        "our",
+        "their",
+        # coordinating conjunctions: a second conjunct must follow
+        "and",
+        "or",
+        "nor",
+        "but",
+        # subordinating conjunctions and relatives that take a clause
+        "because",
+        "although",
+        "unless",
+        "whereas",
+        "whether",
+        "if",
+        "than",
+        "whose",
+        # prepositions English does not strand
+        "of",
+        "as",
+        "including",
+    }
+)
+"""Words that cannot end an English sentence (compared in lower case; see the module
+docstring for the rule and for the words left out on purpose)."""
 
 
 def _issue(code: str, message: str, expected: str, fix: str, **details: Any) -> Problem:
@@ -180,12 +245,15 @@ def _escaped(text: str, position: int) -> bool:
     return (position - 1 - index) % 2 == 1
 
 
-def _unmatched_backticks(text: str, start: int, end: int) -> list[int]:
-    """Offsets of backtick runs in one paragraph that open no code span.
+def _backtick_runs(
+    text: str, start: int, end: int
+) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    """(code spans, unmatched runs) of the backtick runs in ``text[start:end]``.
 
     A run opens a code span when a later run has exactly its length (CommonMark §6.1);
-    the span then ends there. Per length, a pointer moves forward through the runs of
-    that length, so the walk is linear.
+    the span then ends there. Spans are ``(start, end)`` offsets from the opening run to
+    past the closing one; unmatched runs are ``(position, length)``. Per length, a
+    pointer moves forward through the runs of that length, so the walk is linear.
     """
     runs = [
         (match.start(), len(match.group())) for match in _BACKTICK_RUN.finditer(text, start, end)
@@ -194,7 +262,8 @@ def _unmatched_backticks(text: str, start: int, end: int) -> list[int]:
     for index, (_, length) in enumerate(runs):
         by_length.setdefault(length, []).append(index)
     pointers: dict[int, int] = {}
-    unmatched: list[int] = []
+    spans: list[tuple[int, int]] = []
+    unmatched: list[tuple[int, int]] = []
     index = 0
     while index < len(runs):
         position, length = runs[index]
@@ -207,12 +276,45 @@ def _unmatched_backticks(text: str, start: int, end: int) -> list[int]:
             pointer += 1
         pointers[length] = pointer
         if length and pointer < len(candidates):
-            index = candidates[pointer] + 1
+            index = candidates[pointer]
+            spans.append((position, runs[index][0] + length))
+            index += 1
             continue
         if length:
-            unmatched.append(position)
+            unmatched.append((position, length))
         index += 1
-    return unmatched
+    return spans, unmatched
+
+
+def _open_spans(text: str, runs: list[tuple[int, int]]) -> list[int]:
+    """Offsets of the unmatched runs (in order) that read as a code span left open.
+
+    See the module docstring. Each line is split into words once, and a run's words are
+    counted by bisection, so the whole is linear.
+    """
+    found: list[int] = []
+    line_end = -1
+    ends: list[int] = []
+    latex_close = -1
+    for position, length in runs:
+        if position >= line_end:
+            line_start = text.rfind("\n", 0, position) + 1
+            line_end = text.find("\n", position)
+            line_end = len(text) if line_end == -1 else line_end
+            ends = [match.end() for match in _WORD.finditer(text, line_start, line_end)]
+            latex_close = max(
+                text.rfind("''", line_start, line_end), text.rfind("’’", line_start, line_end)
+            )
+        after = position + length
+        if position > 0 and text[position - 1].isalnum():
+            continue  # don`t: an apostrophe
+        if after >= line_end or text[after].isspace():
+            continue  # "uses ` for code": a backtick shown, not a span opened
+        if length == 2 and latex_close >= after:
+            continue  # ``quotes'': LaTeX
+        if len(ends) - bisect_right(ends, after) >= _SPAN_MIN_WORDS:
+            found.append(position)
+    return found
 
 
 def _paragraphs(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -317,7 +419,7 @@ def validate_formatting(
         ConfigurationError: ``text`` is not a str, or ``max_blank_lines`` is negative.
 
     Example:
-        >>> validate_formatting("Use `x.\\n\\n```python\\nprint(1)\\n").codes
+        >>> validate_formatting("Use `x and close it.\\n\\n```python\\nprint(1)\\n").codes
         ('unclosed_fence', 'unbalanced_backticks')
     """
     text = _text(text)
@@ -346,7 +448,7 @@ def validate_formatting(
     unmatched = [
         position
         for start, end in _paragraphs(text, spans)
-        for position in _unmatched_backticks(text, start, end)
+        for position in _open_spans(text, _backtick_runs(text, start, end)[1])
     ]
     if unmatched:
         line = _line_of(text, unmatched[0])
@@ -464,6 +566,54 @@ def formatting_check(
 # --- completeness ---------------------------------------------------------------------
 
 
+def _after_emoticon_eyes(text: str, start: int, position: int) -> bool:
+    """Whether ``:``, ``;``, ``:-`` or ``;-`` comes right before ``position``."""
+    before = text[max(start, position - 2) : position].rstrip("-")
+    return before[-1:] in (":", ";")
+
+
+def _unclosed_bracket(text: str, start: int, end: int) -> int | None:
+    """Offset of the first bracket opened in ``text[start:end]`` and never closed.
+
+    Brackets in inline code spans and in URLs are skipped; any closer closes the last
+    opener (``[0, 1)``); a ``(`` right after ``:`` or ``;`` (``:(``, ``:-(``) is an
+    emoticon. One pass over the line.
+    """
+    skipped = _backtick_runs(text, start, end)[0]
+    skipped += [
+        (match.start(), match.end())
+        for match in _WORD.finditer(text, start, end)
+        if "://" in match.group()
+    ]
+    skipped.sort()
+    stack: list[int] = []
+    index, skip_end = 0, -1
+    for match in _BRACKET.finditer(text, start, end):
+        position = match.start()
+        while index < len(skipped) and skipped[index][0] <= position:
+            skip_end = max(skip_end, skipped[index][1])
+            index += 1
+        if position < skip_end:
+            continue
+        char = match.group()
+        if char in ")]}":
+            if stack:
+                stack.pop()
+        elif char != "(" or not _after_emoticon_eyes(text, start, position):
+            stack.append(position)
+    return stack[0] if stack else None
+
+
+def _cut_off_problem(message: str, position: int) -> Problem:
+    return _issue(
+        "truncated",
+        message,
+        "a complete answer that ends with a finished sentence",
+        "Finish the last sentence; if the answer is long, make it shorter so it fits.",
+        position=position,
+    )
+
+
 def _cut_off(text: str, fences: list[CodeFence]) -> Problem | None:
     """The ``truncated`` problem when the answer ends mid-sentence (module docstring)."""
     if fences and (not fences[-1].closed or not text[fences[-1].end :].strip()):
@@ -486,32 +636,23 @@ def _cut_off(text: str, fences: list[CodeFence]) -> Problem | None:
     content = line if item is None else item
     if not content:
         return None
-    ending = content[-1]
-    if ending in _DANGLING:
-        return _issue(
-            "truncated",
-            f"the response ends mid-sentence, with {ending!r}: …{content[-60:]!r}",
-            "a complete answer that ends with a finished sentence",
-            "Finish the last sentence; if the answer is long, make it shorter so it fits.",
-            position=line_start,
+    tail = f"…{content[-60:]!r}"
+    if content[-1] in _DANGLING and not content.endswith(_EMOTICONS):
+        return _cut_off_problem(
+            f"the response ends mid-sentence, with {content[-1]!r}: {tail}", line_start
+        )
+    opened = _unclosed_bracket(content, 0, len(content))
+    if opened is not None:
+        return _cut_off_problem(
+            f"the response ends mid-sentence: the {content[opened]!r} opened in its last "
+            f"line is never closed: {tail}",
+            line_start,
         )
     words = content.split()
-    last = content.rstrip(_CLOSERS)[-1:]
-    if (
-        item is None
-        and ":" not in content[:_LABEL_WIDTH]  # "Sources: A, B" is a label, not a sentence
-        and last.isalnum()
-        and len(words) >= _MIN_PROSE_WORDS
-        and "://" not in words[-1]
-        and "@" not in words[-1]
-        and _SENTENCE_END.search(body) is not None
-    ):
-        return _issue(
-            "truncated",
-            f"the response ends mid-sentence: …{content[-60:]!r}",
-            "a complete answer that ends with a finished sentence",
-            "Finish the last sentence; if the answer is long, make it shorter so it fits.",
-            position=line_start,
+    last = words[-1]
+    if len(words) >= _CUT_OFF_MIN_WORDS and last != "A" and last.lower() in CUT_OFF_WORDS:
+        return _cut_off_problem(
+            f"the response ends mid-sentence, with the word {last!r}: {tail}", line_start
         )
     return None
 
@@ -603,14 +744,18 @@ def validate_complete(
     Raises:
         ValidationError: Mode ``STRUCTURED`` only: no JSON (see
             :func:`~citeloop.validation.json_output.validate_json`), JSON that was cut
-            off (``reason="truncated"``), or JSON that does not match ``schema``
+            off (``reason="truncated"``), an answer holding more than one JSON value
+            (``reason="multiple"``), a value holding ``NaN`` or an infinite number
+            (``reason="non_finite"``), or JSON that does not match ``schema``
             (``reason="schema"``, with every failing path in ``errors``).
         ConfigurationError: An unknown mode, a schema outside ``STRUCTURED``, a token
             bound the mode does not use, or an invalid schema.
 
     Example:
-        >>> validate_complete("Paris is the capital. It is also the largest").codes
+        >>> validate_complete("Paris is the capital. It is also the largest city of").codes
         ('truncated',)
+        >>> validate_complete("Paris is the capital. It lies on the Seine [1]").codes
+        ()
         >>> validate_complete('{"a": 1}', "structured").value
         {'a': 1}
     """
@@ -624,6 +769,20 @@ def validate_complete(
                 "the JSON is cut off before its end (the output probably hit its token limit)",
                 reason="truncated",
                 position=found.end,
+            )
+        if found.others:
+            raise ValidationError(
+                f"{found.others + 1} JSON values found; reply with exactly one",
+                reason="multiple",
+                position=found.start,
+                count=found.others + 1,
+            )
+        if found.non_finite:
+            raise ValidationError(
+                "the JSON holds NaN or an infinite number (a NaN/Infinity literal, or a "
+                "number too large for a float, such as 1e999999), which JSON cannot carry",
+                reason="non_finite",
+                position=found.start,
             )
         if schema is not None:
             validate_structure(found.value, schema)
@@ -663,10 +822,13 @@ def complete_check(
     """A :class:`Check` of :func:`validate_complete` for one mode.
 
     In mode ``STRUCTURED`` it is :func:`~citeloop.validation.json_check`: the output
-    must be the JSON value alone, and JSON wrapped in a fence or prose, or repaired,
-    fails with ``fixed`` set to the JSON. That is why the default policy is
+    must be the JSON value alone, and JSON wrapped in a fence or a little prose, or
+    repaired, fails with ``fixed`` set to the JSON. That is why the default policy is
     ``fix_reask``: such output is fixed without asking the model again, and every other
-    failure (which offers no fix, or a fix that does not pass) is asked again. In the
+    failure (which offers no fix, or a fix that does not pass) is asked again: JSON in
+    long prose, an answer with several JSON values, repeated keys, non-finite numbers,
+    a cut-off value, a schema mismatch, and prose with no JSON (a citation ``[1]`` or
+    an interval ``[0, 1]`` in a sentence is not JSON). In the
     other modes ``fixed`` is offered when every problem is a fixable formatting one
     (see :func:`formatting_check`).
 

@@ -131,7 +131,7 @@ def test_find_code_fences(text: str, expected: list[tuple[str, bool, str]]) -> N
         ('Use the {name} placeholder: {"name": "x"}', {"name": "x"}),
         ('{"a": 1} and then {"b": 2}', {"a": 1}),
         ('Result: [{"id": 1}] (see [2])', [{"id": 1}]),
-        ("The primes are [2, 3, 5].", [2, 3, 5]),
+        ("The primes:\n[2, 3, 5]", [2, 3, 5]),
         ('f(x) = {1, 2} and {"a": 1}', {"a": 1}),
         ('["it\'s", "fine"]', ["it's", "fine"]),
         ('{"a": "x [y] {z}"}', {"a": "x [y] {z}"}),
@@ -450,6 +450,12 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "unterminated-string-with-colons": lambda n: '{"a": "' + "b: c, " * (n // 6),
     "keys-and-colons": lambda n: "{" + '"a":' * (n // 4),
     "comments-with-brackets": lambda n: "[" + "// [ {\n" * (n // 7),
+    "many-values-on-one-line": lambda n: '{"a": 1} ' * (n // 9),
+    "jsonl": lambda n: '{"a": 1}\n' * (n // 9),
+    "number-lists-in-prose": lambda n: "x [1, 2] " * (n // 9),
+    "long-integers": lambda n: "[" + ("1" * 19_000 + ",") * (n // 19_001) + "1]",
+    "duplicate-keys": lambda n: "{" + '"a": 1, ' * (n // 8) + '"b": 2}',
+    "other-language-fences": lambda n: "```py\nx = {'a': 1}\n```\n" * (n // 22),
 }
 
 
@@ -469,3 +475,128 @@ def test_adversarial_inputs_take_linear_time(make: Callable[[int], str]) -> None
 
 def test_unclosed_fence_with_long_whitespace_is_fast() -> None:
     assert _seconds("```json" + " " * 200_000 + "x") < 0.1
+
+
+# --- review regressions: prose around JSON, several values (H5) -------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I'm sorry, I cannot produce JSON. See [1].",
+        "The probability lies in [0, 1] for every event we looked at.",
+        "The primes are [2, 3, 5].",
+        "Values [1.5, 2] and [3] are in the table [4].",
+    ],
+)
+def test_numbers_in_brackets_inside_prose_are_never_json(text: str) -> None:
+    assert reason_of(text) == "not_json"
+    outcome = json_check(on_fail="fix_reask")(text)
+    assert not outcome.passed and outcome.fixed is None
+
+
+def test_number_list_in_prose_does_not_hide_the_object_after_it() -> None:
+    text = 'We sorted [3, 1, 4, 1, 5] first. The result:\n{"sorted": [1, 1, 3, 4, 5]}'
+    found = validate_json(text)
+    assert found.value == {"sorted": [1, 1, 3, 4, 5]} and found.others == 0
+    # A list of numbers on its own line, or ending a line after a colon, is a value.
+    assert value_of("The primes:\n[2, 3, 5]\n") == [2, 3, 5]
+    assert value_of("Here: [1, 2, 3]") == [1, 2, 3]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('{"id": 1}\n{"id": 2}', {"id": 1}),
+        ('```json\n{"id": 1}\n```\n\nAnd:\n\n```json\n{"id": 2}\n```', {"id": 1}),
+        ('```jsonl\n{"id": 1}\n{"id": 2}\n```', {"id": 1}),
+        ('We tried ["a", "b"] first. The result:\n{"x": 1}', {"x": 1}),
+        ('Use {"a": 1} as input. Result:\n{"b": 2}', {"b": 2}),
+    ],
+    ids=["jsonl", "two-fences", "jsonl-fence", "list-in-prose-then-object", "prefer-own-line"],
+)
+def test_several_json_values_are_counted(text: str, expected: object) -> None:
+    found = validate_json(text)
+    assert found.value == expected
+    assert found.others == 1
+    outcome = json_check(on_fail="fix_reask")(text)
+    assert not outcome.passed and outcome.fixed is None
+    assert outcome.problems[0].details["reason"] == "multiple"
+    assert "2 JSON values found; reply with exactly one" in outcome.problems[0].message
+
+
+def test_one_json_value_has_no_others() -> None:
+    assert validate_json('```json\n{"a": 1}\n```\nSee [docs] and [1].').others == 0
+    assert validate_json('Result: [{"id": 1}] (see [2])').others == 0
+
+
+def test_json_in_long_prose_is_not_fixed_but_reasked() -> None:
+    prose = "This is a long explanation of how the value was computed, step by step. " * 4
+    text = prose + '\n{"a": 1}\n' + prose
+    outcome = json_check(on_fail="fix_reask")(text)
+    assert not outcome.passed and outcome.fixed is None
+    (problem,) = outcome.problems
+    assert problem.details["reason"] == "wrapped"
+    assert "JSON value only" in problem.fix
+    fenced = prose + '\n```json\n{"a": 1}\n```\n'
+    assert json_check(on_fail="fix")(fenced).fixed is None
+    # 200 characters of prose at most, or a quarter of the text, is cut away.
+    value = json.dumps({"items": ["x" * 40] * 20})
+    text = "Here is the JSON you asked for, with every item listed. " * 4 + "\n" + value
+    assert 200 < len(text) - len(value) <= len(text) / 4
+    assert json_check(on_fail="fix")(text).fixed == value
+    assert json_check(on_fail="fix")('Sure! {"a": 1} Hope it helps.').fixed == '{"a": 1}'
+
+
+# --- review regressions: top-level scalars (M1) --------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [("42", 42), (' "yes" \n', "yes"), ("true", True), ("null", None), ("-1.5e3", -1500.0)],
+)
+def test_whole_text_scalar_is_json(text: str, expected: object) -> None:
+    found = validate_json(text)
+    assert found.value == expected and not found.repaired and found.source == "text"
+    assert json_check()(text).passed
+
+
+def test_fenced_scalar_is_fixed_to_a_scalar_that_passes() -> None:
+    check = json_check({"type": "integer"}, on_fail="fix")
+    outcome = check("```json\n42\n```")
+    assert outcome.fixed == "42" and check(outcome.fixed).passed
+    assert value_of("```\n42\n```") == 42
+    # A scalar is never searched for in prose.
+    for text in ["The answer is 42", "yes", "42 apples", "NaN", "'yes'"]:
+        with pytest.raises(ValidationError):
+            validate_json(text)
+
+
+# --- review regressions: numbers and keys ---------------------------------------------
+
+
+def test_integer_longer_than_python_str_limit_stays_an_integer() -> None:
+    digits = "1" + "0" * 5000
+    assert value_of(digits) == 10**5000
+    found = validate_json('{"n": ' + digits + "}")
+    assert found.value == {"n": 10**5000} and not found.repaired
+    assert json_check()('{"n": ' + digits + "}").passed
+
+
+@pytest.mark.parametrize("text", ['{"x": 1e999999}', "[-1e999999]", "1e999999"])
+def test_number_overflowing_to_infinity_is_reported(text: str) -> None:
+    found = validate_json(text)
+    assert found.non_finite
+    outcome = json_check(on_fail="fix")(text)
+    assert not outcome.passed and outcome.fixed is None
+    assert [problem.details["reason"] for problem in outcome.problems] == ["non_finite"]
+
+
+def test_duplicate_keys_keep_the_last_value_but_fail_the_check() -> None:
+    found = validate_json('{"x": 1, "y": {"x": 0}, "x": 2}')
+    assert found.value == {"x": 2, "y": {"x": 0}}
+    assert found.duplicate_keys == ("x",)
+    outcome = json_check(on_fail="fix")('{"x": 1, "x": 2}')
+    assert not outcome.passed and outcome.fixed is None
+    assert "duplicate key 'x'" in outcome.problems[0].message
+    assert outcome.problems[0].details["reason"] == "duplicate_keys"

@@ -33,10 +33,18 @@ FORMATTING = {
     "unclosed-tilde-fence": ("~~~\ncode", ("unclosed_fence",)),
     "fence-closed-by-longer": ("```\ncode\n`````\n", ()),
     "unmatched-backtick": ("Call `build_index with a root.", ("unbalanced_backticks",)),
-    "unmatched-double": ("Use ``x` here.", ("unbalanced_backticks",)),
+    "unmatched-double": ("Use ``x` here and then call it.", ("unbalanced_backticks",)),
+    "unmatched-swallows-line": (
+        "Then run ``make install and wait for the build.",
+        ("unbalanced_backticks",),
+    ),
+    "unmatched-triple-inline": (
+        "Run ```pip install citeloop and then start it.",
+        ("unbalanced_backticks",),
+    ),
     "escaped-backtick": ("A literal \\` backtick.", ()),
     "span-across-lines": ("Use `a\nb` here.", ()),
-    "span-not-across-paragraphs": ("Use `a\n\nb` here.", ("unbalanced_backticks",)),
+    "span-not-across-paragraphs": ("Use `a long name here\n\nb` here.", ("unbalanced_backticks",)),
     "backticks-in-code-block": ("```\nodd ` tick\n```\n", ()),
     "nul": ("Done.\x00", ("control_characters",)),
     "escape-sequence": ("\x1b[31mred\x1b[0m", ("control_characters",)),
@@ -49,7 +57,7 @@ FORMATTING = {
     "blank-lines-with-spaces": ("a\n \n\t\n  \n\nb", ("blank_lines",)),
     "blank-lines-in-code": ("```\na\n\n\n\n\nb\n```", ()),
     "all-at-once": (
-        "`x\x00\ufffd\n\n\n\n```\ncut",
+        "`x is never closed here\x00\ufffd\n\n\n\n```\ncut",
         (
             "unclosed_fence",
             "unbalanced_backticks",
@@ -71,7 +79,7 @@ def test_formatting_rules(text: str, codes: tuple[str, ...]) -> None:
 
 
 def test_formatting_problem_details_point_at_the_first_issue() -> None:
-    text = "Intro.\n\nThen `open and\n\nmore `open."
+    text = "Intro.\n\nThen `open and never close it\n\nmore `open and more words."
     (problem,) = validate_formatting(text).problems
     assert problem.details["count"] == 2
     assert problem.details["position"] == text.index("`")
@@ -95,11 +103,12 @@ def test_fix_formatting_removes_only_what_is_safe() -> None:
     [
         ("Done.\x00", "Done."),
         ("a\n\n\n\n\nb", "a\n\n\nb"),
-        ("Unclosed `tick", None),
+        ("Unclosed `tick and more words", None),
         ("```\ncut", None),
-        ("Mixed \x00 and `tick", None),
+        ("Mixed \x00 and `tick that is never closed", None),
         ("\x00", None),  # the fix would leave nothing
-        ("`\x00`", None),  # the fix would join the backticks into one unmatched run
+        # the fix would join the backticks into one unmatched run
+        ("Call `\x00`build_index with a root.", None),
     ],
 )
 def test_formatting_check_fixes_only_fixable_issues(text: str, fixed: str | None) -> None:
@@ -143,7 +152,7 @@ def test_unknown_mode_is_a_configuration_error(value: object) -> None:
 COMPLETE = "Paris is the capital of France. It has about two million inhabitants."
 
 CUT_OFF = {
-    "mid-sentence": ("Paris is the capital. It has about two million", True),
+    "mid-sentence": ("Paris is the capital. It has about two million people and", True),
     "trailing-comma": ("Paris, Lyon,", True),
     "trailing-colon": ("Here are the steps:", True),
     "dangling-dash": ("The answer is pre-", True),
@@ -165,6 +174,11 @@ CUT_OFF = {
     "email-end": ("Questions are welcome. Write to support@example.com", False),
     "emoji-end": ("Glad it worked. Have a nice day 🙂", False),
     "label-line": ("GraphStore holds the graph.\n\nEntities used: GraphStore, build_index", False),
+    "connector-en-dash": ("The range is 10 –", True),
+    "connector-em-dash": ("The answer is simple —", True),
+    "apa-doi": ("Reference.\n\n- Smith, J. (2020). A title. https://doi.org/10.1000/xyz123", False),
+    "closing-paren": ("The result is stable across runs (see Table 2)", False),
+    "url-with-paren": ("Read more here. See https://en.wikipedia.org/wiki/Foo_(bar", False),
 }
 
 
@@ -192,9 +206,9 @@ def test_standard_mode_reports_cut_inside_code_as_unclosed_fence() -> None:
         ("short", "Cut off, but short,", ()),
         ("long", COMPLETE, ("too_short",)),
         ("long", "A long answer. " * 150, ()),
-        ("long", "A long answer. " * 150 + "And then it stops mid", ("truncated",)),
+        ("long", "A long answer. " * 150 + "And then it stops in the middle of", ("truncated",)),
         ("long", "```\n" + "code\n" * 500, ("unclosed_fence",)),
-        ("short", "Use `x.", ("unbalanced_backticks",)),
+        ("short", "Use `x and then call it again.", ("unbalanced_backticks",)),
     ],
 )
 def test_modes_bundle_checks(mode: str, text: str, codes: tuple[str, ...]) -> None:
@@ -276,7 +290,7 @@ def test_complete_check_outcomes() -> None:
     assert repr(check) == "Check('complete', on_fail='fix_reask')"
     passed = check(COMPLETE)
     assert passed.passed and isinstance(passed.value, CompletenessResult)
-    cut = check("It was fine. But then the answer was cut")
+    cut = check("It was fine. But then the answer was cut because the")
     assert not cut.passed and cut.fixed is None
     assert cut.problems[0].details["code"] == "truncated"
     fixable = check(COMPLETE + "\x00")
@@ -334,6 +348,11 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
     "long-line": lambda n: "word, " * (n // 6),
     "many-lines": lambda n: "a line.\n" * (n // 8),
     "hashes": lambda n: "#" * n,
+    "open-ticks-and-words": lambda n: "`a b c d e " * (n // 11),
+    "code-spans-with-brackets": lambda n: "Fine. " + "`(` " * (n // 4),
+    "open-brackets": lambda n: "Fine. " + "(" * n,
+    "urls-with-brackets": lambda n: "Fine. " + "https://x.y/(a " * (n // 15),
+    "long-last-line": lambda n: "Fine. " + "word " * (n // 5) + "the",
 }
 
 
@@ -349,3 +368,124 @@ def _seconds(text: str) -> float:
 def test_adversarial_inputs_take_linear_time(make: Callable[[int], str]) -> None:
     short, long = _seconds(make(100_000)), _seconds(make(400_000))
     assert long < 10 * short + 1.0
+
+
+# --- review regressions: cut-off detection (H2) ---------------------------------------
+
+LETTER = (
+    "Dear Ms. Smith,\n\nThank you for the interview. I look forward to hearing from you.\n\n"
+    "Best regards,\nJane Doe\nSenior Engineer at Example Corp"
+)
+APA = (
+    "Sources are listed below.\n\n## References\n\n"
+    "Smith, J., & Lee, K. (2020). Graph retrieval for question answering. "
+    "Journal of AI Research, 12(3), 45-67"
+)
+
+NOT_CUT_OFF = {
+    "citation": "Paris is the capital of France. It lies on the Seine.[1]",
+    "citations-spaced": "Paris is the capital of France. It lies on the Seine. [1][2]",
+    "footnote": "The method is described in the paper. See the appendix for details.[^2]",
+    "boxed": "We add the two numbers. So the answer is \\boxed{2}",
+    "signature": LETTER,
+    "apa-reference": APA,
+    "closer": "Here are three options. Let me know if you'd like more details on any of these",
+    "german": "Berlin ist die Hauptstadt. Die Stadt hat etwa vier Millionen Einwohner",
+    "number-end": "Preheat the oven to 180 degrees. Then bake the cake for 10 minutes",
+    "arrow": "The pipeline has three stages. The data flows A -> B -> C",
+    "stranded-preposition": "Pick the tool. It is the one I was telling you about",
+    "pronoun-that": "Thanks for the report. I will look into that",
+    "plan-a": "Both plans work. I would still go with plan A",
+    "old-rule-mid-sentence": "Paris is the capital. It has about two million",
+    "half-open-interval": "The estimate is fine. It lies in [0, 1)",
+    "code-span-paren": "Everything is set up. Now call `start(` in the shell",
+    "emoticon": "Sorry, that did not work :(",
+}
+
+
+@pytest.mark.parametrize("text", NOT_CUT_OFF.values(), ids=NOT_CUT_OFF.keys())
+def test_complete_answers_are_not_called_cut_off(text: str) -> None:
+    result = validate_complete(text)
+    assert result.passed, result.problems
+    assert complete_check()(text).passed
+
+
+CUT_OFF_PRECISE = {
+    "list-item-article": "Steps:\n1. Open the app.\n2. Go to the network tab and Configure the",
+    "because-the": "Note: the build failed on Monday because the",
+    "open-paren-in-line": "The error rate dropped sharply (see Table",
+    "open-bracket": "The results improved in every run [as shown",
+    "and": "We need flour, sugar and",
+    "of": "It is one of the largest cities of",
+}
+
+
+@pytest.mark.parametrize("text", CUT_OFF_PRECISE.values(), ids=CUT_OFF_PRECISE.keys())
+def test_real_cut_offs_are_found(text: str) -> None:
+    result = validate_complete(text)
+    assert result.codes == ("truncated",)
+    outcome = complete_check()(text)
+    assert not outcome.passed and outcome.fixed is None
+
+
+def test_function_word_rule_needs_three_words() -> None:
+    assert validate_complete("Rock and").passed
+    assert not validate_complete("Rock and roll and").passed
+
+
+# --- review regressions: backticks (low) ----------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Markdown uses ` for code.",
+        "He called it ``quotes'' in the old manuscript and kept doing so.",
+        "I don`t think that this is what you wanted here.",
+        "Mention ``` inline to show a fence marker in the text.",
+    ],
+)
+def test_legitimate_backticks_are_not_unbalanced(text: str) -> None:
+    assert validate_formatting(text).passed
+    assert complete_check()(text).passed
+
+
+# --- review regressions: structured mode (H5, M1) -------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I'm sorry, I cannot produce JSON. See [1].",
+        "The probability lies in [0, 1] for any event.",
+        '{"id": 1}\n{"id": 2}',
+        '```json\n{"id": 1}\n```\n\n```json\n{"id": 2}\n```',
+    ],
+)
+def test_structured_check_never_fixes_prose_or_several_values(text: str) -> None:
+    outcome = complete_check("structured")(text)
+    assert not outcome.passed and outcome.fixed is None
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ('{"id": 1}\n{"id": 2}', "multiple"),
+        ('We tried ["a", "b"] first. Result:\n{"x": 1}', "multiple"),
+        ('{"x": 1e999999}', "non_finite"),
+        ("The probability lies in [0, 1] for any event.", "not_json"),
+    ],
+)
+def test_structured_mode_raises_on_several_values_and_overflow(text: str, reason: str) -> None:
+    with pytest.raises(ValidationError) as caught:
+        validate_complete(text, "structured")
+    assert caught.value.details["reason"] == reason
+
+
+def test_structured_mode_accepts_a_top_level_scalar() -> None:
+    assert complete_check("structured", {"type": "integer"})("42").passed
+    classifier = complete_check("structured", {"enum": ["yes", "no"]})
+    assert classifier('"yes"').passed and not classifier('"maybe"').passed
+    assert validate_complete("null", "structured").value is None
+    outcome = complete_check("structured", {"type": "integer"})("```json\n42\n```")
+    assert outcome.fixed == "42"
