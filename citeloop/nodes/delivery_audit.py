@@ -333,14 +333,18 @@ def audit_input_from_grounded(state: Mapping[str, Any], store: GraphStore) -> di
     (``citations_missing``). The plan is relational: code questions connect entities.
 
     Args:
-        state: ``task``, ``answer``, ``outcome``, ``context_entities`` and ``snapshot``
-            of a ``grounded_answer`` run.
+        state: ``task`` (else the last human message of ``messages``), ``answer``,
+            ``outcome``, ``context_entities`` and ``snapshot`` of a ``grounded_answer``
+            run.
         store: The knowledge graph the run read.
 
     Returns:
         ``{"result", "plan", "index"}`` as JSON documents.
     """
     task = state.get("task") or ""
+    if not task.strip():  # a chat agent passes messages: the task is the last human one
+        humans = [m for m in state.get("messages") or [] if getattr(m, "type", "") == "human"]
+        task = humans[-1].text if humans else ""
     ids = [entity["id"] for entity in state.get("context_entities") or [] if entity.get("id")]
     known = [entity_id for entity_id in ids if store.get_entity(entity_id) is not None]
     index = evidence_from_graph(store, entity_ids=known)

@@ -331,3 +331,19 @@ def test_an_error_the_retry_policy_does_not_retry_is_a_code_not_a_raise():
     out = graph.invoke(inputs())
     assert out["delivery_check"]["code"] == "verification_unavailable"
     assert SECRET not in json.dumps(out)
+
+
+def test_the_audited_answer_graph_takes_the_question_from_messages(sample_repo, store):
+    from langchain_core.messages import HumanMessage
+
+    from citeloop.graphs.delivery_audit import build_audited_answer_graph
+    from citeloop.knowledge import index_tree
+
+    index_tree(sample_repo, store)
+    task = "How does Circle compute its area?"
+    answerer = ScriptedToolChatModel(script=[_grounded_answer(store, task)])
+    auditor = ScriptedToolChatModel(script=[tool_reply(NAME, review())])
+    graph = build_audited_answer_graph(answerer, audit_model=auditor, store=store)
+    out = graph.invoke({"messages": [HumanMessage(task)]})
+    assert out["delivered"] is True
+    assert "Circle compute its area" in auditor.prompts[0][-1].text
