@@ -1,11 +1,17 @@
-"""Shared helpers of the benchmark scripts: the corpus and timing."""
+"""Shared helpers of the benchmark scripts: the corpus, timing, an async fake model."""
 
 from __future__ import annotations
 
+import asyncio
 import statistics
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
 
 
 def corpus_root() -> Path:
@@ -23,3 +29,28 @@ def median_seconds(action: Callable[[], object], repeats: int) -> float:
         action()
         times.append(time.perf_counter() - start)
     return statistics.median(times)
+
+
+class SleepyChatModel(BaseChatModel):
+    """Answers ``answer`` after ``await asyncio.sleep(delay)``, like a remote model.
+
+    Async only: the sync ``_generate`` raises, so a run that answers went the async path.
+    """
+
+    answer: str
+    delay: float = 0.1
+
+    @property
+    def _llm_type(self) -> str:
+        return "sleepy-fake"
+
+    def _generate(
+        self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kwargs: Any
+    ) -> ChatResult:
+        raise RuntimeError("SleepyChatModel is async only: its sync _generate was called")
+
+    async def _agenerate(
+        self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kwargs: Any
+    ) -> ChatResult:
+        await asyncio.sleep(self.delay)
+        return ChatResult(generations=[ChatGeneration(message=AIMessage(content=self.answer))])

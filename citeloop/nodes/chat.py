@@ -3,11 +3,14 @@ a previous output is quoted in a retry prompt."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 
+from langchain_core.language_models import BaseChatModel
 from langgraph.runtime import get_runtime
 from langgraph.types import RetryPolicy
 
+from citeloop.models import resolve_chat_model
 from citeloop.prompts import EXCERPT_NOTE
 
 MAX_DRAFT_CHARS = 8_000
@@ -26,6 +29,12 @@ def describe_error(exc: BaseException) -> str:
     """``"TypeName: message"``, or just the type name when the message is empty."""
     text = str(exc).strip()
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+async def achat_model(model: BaseChatModel | None, spec: str) -> BaseChatModel:
+    """``model``, else ``spec`` resolved in a worker thread: resolving a ``replay:`` spec
+    checks its file, a blocking call that must not run on the event loop."""
+    return model if model is not None else await asyncio.to_thread(resolve_chat_model, spec)
 
 
 def retries(policy: RetryPolicy, exc: Exception) -> bool:

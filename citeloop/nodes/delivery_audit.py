@@ -53,7 +53,7 @@ from citeloop.contract.schemas import (
 from citeloop.errors import ConfigurationError
 from citeloop.knowledge import GraphStore
 from citeloop.models import resolve_chat_model
-from citeloop.nodes.chat import model_failure
+from citeloop.nodes.chat import achat_model, model_failure
 from citeloop.nodes.grounded_answer import open_graph
 from citeloop.state.delivery_audit import State
 
@@ -164,7 +164,7 @@ class DeliveryAuditNodes:
         return _unpack(structured.invoke(messages))
 
     async def _areply(self, messages: list[BaseMessage]) -> Any:
-        model = self._chat_model()
+        model = await achat_model(self.model, settings(get_runtime()).model)
         try:
             structured = model.with_structured_output(_REVIEW_SCHEMA, include_raw=True, strict=True)
         except NotImplementedError:

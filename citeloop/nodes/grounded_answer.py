@@ -29,7 +29,7 @@ from citeloop.knowledge import (
     SqliteGraphStore,
 )
 from citeloop.models import resolve_chat_model
-from citeloop.nodes.chat import model_failure
+from citeloop.nodes.chat import achat_model, model_failure
 from citeloop.prompts import (
     GROUNDED_ANSWER_PROMPT,
     GROUNDED_PAYLOAD_BLOCK,
@@ -239,7 +239,7 @@ class GroundedAnswerNodes:
     async def acall_model(self, state: State) -> dict[str, Any]:
         """Async variant of :meth:`call_model` (no blocking call on the event loop)."""
         try:
-            response = await self._chat_model(settings(get_runtime())).ainvoke(
+            response = await (await achat_model(self.model, settings(get_runtime()).model)).ainvoke(
                 self._messages(state)
             )
         except Exception as exc:

@@ -21,7 +21,7 @@ from langgraph.types import RetryPolicy
 from citeloop.context import OutputGuardContext, resolve_context
 from citeloop.errors import ConfigurationError
 from citeloop.models import resolve_chat_model
-from citeloop.nodes.chat import excerpt, model_failure
+from citeloop.nodes.chat import achat_model, excerpt, model_failure
 from citeloop.prompts import GUARD_RETRY_PROMPT, GUARD_SYSTEM_PROMPT
 from citeloop.state.output_guard import State, TokenUsage
 from citeloop.validation import (
@@ -233,7 +233,9 @@ class OutputGuardNodes:
         """Async variant of :meth:`call_model`."""
         messages = self._messages(state)
         try:
-            response = await self._chat_model(settings(get_runtime())).ainvoke(messages)
+            response = await (await achat_model(self.model, settings(get_runtime()).model)).ainvoke(
+                messages
+            )
         except Exception as exc:
             return self._failed(exc)
         return self._answered(state, messages, response)

@@ -22,7 +22,7 @@ from citeloop.errors import ConfigurationError
 from citeloop.knowledge import RetrievalPath, render_hops
 from citeloop.knowledge.paths import coerce_path
 from citeloop.models import resolve_chat_model
-from citeloop.nodes.chat import excerpt, model_failure
+from citeloop.nodes.chat import achat_model, excerpt, model_failure
 from citeloop.prompts import (
     VERBALIZE_DRAFT_PROMPT,
     VERBALIZE_QUESTION_BLOCK,
@@ -215,7 +215,7 @@ class VerbalizeNodes:
         if not path_of(state).hops:
             return {}
         try:
-            response = await self._chat_model(settings(get_runtime())).ainvoke(
+            response = await (await achat_model(self.model, settings(get_runtime()).model)).ainvoke(
                 self._draft_messages(state)
             )
         except Exception as exc:
@@ -252,7 +252,7 @@ class VerbalizeNodes:
         """Async variant of :meth:`refine`."""
         calls = state.get("model_calls", 0)
         try:
-            response = await self._chat_model(settings(get_runtime())).ainvoke(
+            response = await (await achat_model(self.model, settings(get_runtime()).model)).ainvoke(
                 self._refine_messages(state)
             )
         except Exception as exc:

@@ -389,3 +389,17 @@ def test_an_exception_check_raises_out_of_the_run(store, core):
 def test_checks_must_be_check_objects(store):
     with pytest.raises(ConfigurationError, match="Check"):
         build_grounded_answer_graph(store=store, checks=[_no_todo])
+
+
+async def test_no_blocking_call_on_the_event_loop_with_a_replay_spec(store, core, tmp_path):
+    from blockbuster import blockbuster_ctx
+
+    replay = tmp_path / "turns.jsonl"
+    replay.write_text(json.dumps({"content": good_answer(core)}) + "\n", encoding="utf-8")
+    graph = build_grounded_answer_graph(store=store, model_retry=NO_RETRY_DELAY)
+    context = GroundedAnswerContext(model=f"replay:{replay}")
+    await graph.ainvoke({"task": TASK}, context=context)  # warm the model cache
+    replay.write_text(json.dumps({"content": good_answer(core)}) + "\n", encoding="utf-8")
+    with blockbuster_ctx():
+        out = await graph.ainvoke({"task": TASK}, context=context)
+    assert (out["outcome"], out["error"]) == ("passed", "")

@@ -1,0 +1,205 @@
+"""Concurrency of ``grounded_answer`` on the async path: ``abatch`` of 100 runs vs one run.
+
+Run: ``python benchmarks/bench_abatch.py [--corpus sample|langchain_core] [--check]``.
+The model is :class:`_common.SleepyChatModel`: every call awaits ``asyncio.sleep(0.1)``
+and returns an answer that passes validation; its sync path raises, so a run that passes
+went the async path. Prints the median time of one ``ainvoke`` and of an ``abatch`` of
+100 (``max_concurrency`` unset: all at once), their ratio (target: at most 3x), the CPU
+time per run, the same ratio for a graph of the same shape with trivial node bodies
+(LangGraph's own floor on this machine), and a blockbuster scan for blocking calls on
+the event loop. ``--check`` exits 1 when the target is missed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Literal
+
+from _common import SleepyChatModel, corpus_root
+from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
+from typing_extensions import TypedDict
+
+from citeloop import build_grounded_answer_graph
+from citeloop.knowledge import ContextInjector, SqliteGraphStore, index_tree
+
+RUNS = 100
+DELAY = 0.1
+TARGET_RATIO = 3.0
+SINGLE_REPEATS = 5
+BATCH_REPEATS = 3
+SAMPLE_REPO = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "sample_repo"
+CORPORA = {
+    "sample": (SAMPLE_REPO, "How does Circle compute its area with Shape?"),
+    "langchain_core": (None, "How does BaseChatModel use RunnableSequence and BaseMessage?"),
+}
+
+
+def passing_answer(store: SqliteGraphStore, task: str) -> str:
+    """An answer that references and cites every core entity of the task's context."""
+    core = sorted({entity.name for entity in ContextInjector(store).inject(task).core})
+    if not core:
+        raise SystemExit(f"the task names no entity of the graph: {task!r}")
+    names = ", ".join(f"`{name}`" for name in core)
+    cited = "".join(f"- {name}\n" for name in core)
+    return f"The context shows how {names} fit together.\n\n## Entities used\n{cited}"
+
+
+async def single_seconds(graph: CompiledStateGraph, inputs: dict[str, Any], **kwargs: Any) -> float:
+    """Median wall time of one ``ainvoke``."""
+    times = []
+    for _ in range(SINGLE_REPEATS):
+        start = time.perf_counter()
+        await graph.ainvoke(inputs, **kwargs)
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+async def batch_seconds(
+    graph: CompiledStateGraph, inputs: dict[str, Any], **kwargs: Any
+) -> tuple[float, float, list[Any]]:
+    """(median wall time, median CPU seconds per run, last outputs) of ``abatch`` x RUNS."""
+    walls, cpus, outputs = [], [], []
+    for _ in range(BATCH_REPEATS):
+        cpu, start = time.process_time(), time.perf_counter()
+        outputs = await graph.abatch([inputs] * RUNS, **kwargs)
+        walls.append(time.perf_counter() - start)
+        cpus.append((time.process_time() - cpu) / RUNS)
+    return statistics.median(walls), statistics.median(cpus), outputs
+
+
+class _ShapeState(TypedDict, total=False):
+    step: int
+
+
+def reference_graph() -> CompiledStateGraph:
+    """``grounded_answer``'s shape with trivial bodies: sync nodes and routers, one
+    async node that sleeps like the model."""
+
+    def node(state: _ShapeState) -> dict[str, int]:
+        return {"step": state.get("step", 0) + 1}
+
+    async def call_model(state: _ShapeState) -> dict[str, int]:
+        await asyncio.sleep(DELAY)
+        return {"step": state.get("step", 0) + 1}
+
+    def route_after_model(state: _ShapeState) -> Literal["validate", "__end__"]:
+        return "validate"
+
+    def route_after_validate(state: _ShapeState) -> Literal["expand_context", "__end__"]:
+        return END
+
+    builder = StateGraph(_ShapeState)
+    builder.add_node("inject_context", node)
+    builder.add_node("call_model", call_model)
+    builder.add_node("validate", node)
+    builder.add_node("expand_context", node)
+    builder.add_edge(START, "inject_context")
+    builder.add_edge("inject_context", "call_model")
+    builder.add_conditional_edges("call_model", route_after_model)
+    builder.add_conditional_edges("validate", route_after_validate)
+    builder.add_edge("expand_context", "call_model")
+    return builder.compile()
+
+
+async def blocking_call(graph: CompiledStateGraph, task: str, **kwargs: Any) -> str:
+    """A blocking call blockbuster finds on the event loop in a run and a batch of 10
+    (every module scanned, no exemption), or ``"none"``. The model node turns an error
+    into outcome ``error``, so the outputs are searched too."""
+    from blockbuster import BlockingError, blockbuster_ctx
+
+    await graph.ainvoke({"task": task}, **kwargs)  # imports and caches, outside the scan
+    try:
+        with blockbuster_ctx():
+            outputs = [await graph.ainvoke({"task": task}, **kwargs)]
+            outputs += await graph.abatch([{"task": task}] * 10, **kwargs)
+    except BlockingError as exc:
+        return f"BlockingError: {exc}".splitlines()[0]
+    errors = {out.get("error", "") for out in outputs if out.get("outcome") != "passed"}
+    return "; ".join(sorted(errors)) or "none"
+
+
+async def scan(store: SqliteGraphStore, db: Path, answer: str, task: str, scratch: Path) -> None:
+    try:
+        import blockbuster  # noqa: F401
+    except ImportError:
+        print("blockbuster is not installed (it comes with langgraph-api): no scan")
+        return
+    print("blocking calls on the event loop (blockbuster, all modules, no exemptions):")
+    model = SleepyChatModel(answer=answer, delay=0.01)
+    objects = build_grounded_answer_graph(model, store=store)
+    print(f"  model and store objects:          {await blocking_call(objects, task)}")
+    # As the server runs it: the model and the graph file named by the run's context.
+    replay = scratch / "replay.jsonl"
+    replay.write_text((json.dumps({"content": answer}) + "\n") * 20, encoding="utf-8")
+    context = {"model": f"replay:{replay}", "db_path": str(db)}
+    found = await blocking_call(build_grounded_answer_graph(), task, context=context)
+    print(f"  replay:PATH and db_path (context): {found}")
+
+
+async def run(corpus: str, check: bool) -> int:
+    root, task = CORPORA[corpus]
+    root = root or corpus_root()
+    with tempfile.TemporaryDirectory() as scratch:
+        db = Path(scratch) / "graph.db"
+        with SqliteGraphStore(db) as writer:
+            report = index_tree(root, writer)
+        with SqliteGraphStore(db, read_only=True) as store:
+            answer = passing_answer(store, task)
+            model = SleepyChatModel(answer=answer, delay=DELAY)
+            graph = build_grounded_answer_graph(model, store=store)
+            inputs = {"task": task}
+            first = await graph.ainvoke(inputs)  # warm-up
+            assert first["outcome"] == "passed", first.get("report") or first.get("error")
+            single = await single_seconds(graph, inputs)
+            batch, cpu, outputs = await batch_seconds(graph, inputs)
+            failed = [out for out in outputs if (out["outcome"], out["attempts"]) != ("passed", 1)]
+            assert not failed, f"{len(failed)} runs did not pass at once: {failed[0]}"
+
+            reference = reference_graph()
+            await reference.ainvoke({})
+            ref_single = await single_seconds(reference, {})
+            ref_batch, ref_cpu, _ = await batch_seconds(reference, {})
+
+            ratio = batch / single
+            met = ratio <= TARGET_RATIO
+            budget = (TARGET_RATIO * single - DELAY) / RUNS
+            print(
+                f"grounded_answer on {corpus} ({report.entities} entities), task {task!r}; "
+                f"the model awaits {DELAY * 1000:.0f} ms per call (async only)"
+            )
+            print(f"single ainvoke:   {single * 1000:7.1f} ms (median of {SINGLE_REPEATS})")
+            print(
+                f"abatch x{RUNS}:      {batch * 1000:7.1f} ms (median of {BATCH_REPEATS}, "
+                f"max_concurrency unset), {cpu * 1000:.2f} ms CPU per run"
+            )
+            print(
+                f"ratio:            {ratio:7.2f}x, target <= {TARGET_RATIO:g}x: "
+                + ("met" if met else "NOT met")
+                + f" (the target leaves about {budget * 1000:.2f} ms of CPU per run)"
+            )
+            print(
+                f"reference graph:  {ref_batch / ref_single:7.2f}x ({ref_cpu * 1000:.2f} ms CPU "
+                "per run): the same shape with trivial node bodies, LangGraph's own floor"
+            )
+            await scan(store, db, answer, task, Path(scratch))
+    return 1 if check and not met else 0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--corpus", choices=sorted(CORPORA), default="sample")
+    parser.add_argument("--check", action="store_true", help="exit 1 if the target is missed")
+    args = parser.parse_args()
+    return asyncio.run(run(args.corpus, args.check))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
