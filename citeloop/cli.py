@@ -7,6 +7,10 @@ passed its critics), no path connects the entities (``explain``), or the result 
 rejected (``audit``, with codes only); 2 a usage, input or configuration error, or a run
 that ended with a model error (the message names the input and the fix); 3 an
 unexpected internal error.
+
+``run``, ``explain`` and ``audit`` keep their runs on a thread of a checkpointer (a SQLite
+file by default, see :mod:`citeloop.checkpoints`): ``--thread ID`` resumes an
+interrupted run of that thread, or starts a new run on a thread whose run finished.
 """
 
 from __future__ import annotations
@@ -16,11 +20,14 @@ import asyncio
 import json
 import os
 import sys
+import uuid
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NoReturn
 
 from tqdm import tqdm
 
+from citeloop.checkpoints import open_async_checkpointer, redact
 from citeloop.context import (
     MAX_ITERATIONS,
     DeliveryAuditContext,
@@ -54,6 +61,11 @@ EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 class UsageError(CiteloopError):
     """A command-line input is missing or unreadable."""
 
+
+DEFAULT_CHECKPOINTS = Path(".citeloop") / "checkpoints.db"
+"""Where threads are kept without ``--checkpointer`` (relative to the working folder)."""
+CHECKPOINTER_ENV = "CITELOOP_CHECKPOINTER"
+"""The default ``--checkpointer`` spec (keeps a database password off the command line)."""
 
 MAX_INPUT_BYTES = 50_000_000
 """Largest --context/--response/--payload file read (bounds memory on e.g. /dev/zero)."""
@@ -242,8 +254,11 @@ async def _run_graph(args: argparse.Namespace) -> dict[str, Any]:
     inputs: dict[str, Any] = {"task": args.task}
     if args.payload:
         inputs["payload"] = _read_text(args.payload, "payload")
-    graph = build_grounded_answer_graph()
-    return await _stream(graph, inputs, _run_config(args), context)
+    # Resuming compares the task as the graph keeps it (stripped) and the payload.
+    same = {"task": args.task.strip(), "payload": inputs.get("payload", "")}
+    return await _run_on_thread(
+        args, build_grounded_answer_graph, inputs, _run_config(args), context, same
+    )
 
 
 def _run_config(args: argparse.Namespace) -> dict[str, Any]:
@@ -257,12 +272,83 @@ def _run_config(args: argparse.Namespace) -> dict[str, Any]:
     return {"callbacks": [ReplayRecorder(args.record)]}
 
 
+async def _run_on_thread(
+    args: argparse.Namespace,
+    build: Callable[..., Any],
+    inputs: dict[str, Any],
+    config: dict[str, Any],
+    context: Any,
+    same: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Run the graph of ``build(checkpointer=...)`` on a thread of ``--checkpointer``.
+
+    Without ``--thread`` the run starts on a new thread. With it, an interrupted run of
+    the thread (one with pending nodes, e.g. after a kill) is resumed from its last
+    checkpoint, so finished steps and model calls are not repeated; a thread whose run
+    finished (or a new id) gets a new run. The thread id is printed to stderr first.
+
+    Args:
+        same: The values an interrupted run must have been started with to be resumed
+            (default ``inputs``).
+
+    Raises:
+        UsageError: The thread's interrupted run had other inputs.
+        ConfigurationError: The checkpointer cannot be opened.
+    """
+    spec = args.checkpointer or os.environ.get(CHECKPOINTER_ENV)
+    async with open_async_checkpointer(spec, default_path=DEFAULT_CHECKPOINTS) as saver:
+        graph = build(checkpointer=saver)
+        thread = args.thread or str(uuid.uuid4())
+        config = {**config, "configurable": {"thread_id": thread}}
+        print(f"thread: {thread}", file=sys.stderr)
+        run_input: dict[str, Any] | None = inputs
+        if args.thread:
+            state = await graph.aget_state(config)
+            if state.next:
+                _check_resumable(args, state.values, inputs if same is None else same, spec)
+                nodes = ", ".join(state.next)
+                print(
+                    f"resuming the interrupted run of thread {thread} at {nodes}", file=sys.stderr
+                )
+                run_input = None  # LangGraph resumes a thread's pending nodes on None
+            elif state.values:
+                print(
+                    f"thread {thread}: its last run finished; starting a new run", file=sys.stderr
+                )
+        return await _stream(graph, run_input, config, context)
+
+
+def _canonical(value: Any) -> str:
+    if isinstance(value, str):
+        value = value.strip()
+    return json.dumps(value or "", sort_keys=True, ensure_ascii=False, default=str)
+
+
+def _check_resumable(
+    args: argparse.Namespace, values: dict[str, Any], same: dict[str, Any], spec: str | None
+) -> None:
+    differ = [
+        key for key, value in same.items() if _canonical(values.get(key)) != _canonical(value)
+    ]
+    if differ:
+        where = f" (in {redact(spec)})" if spec else ""
+        raise UsageError(
+            f"thread {args.thread!r}{where} holds an interrupted `citeloop {args.command}` with "
+            f"another {', '.join(differ)}; pass the same inputs to resume it, or omit "
+            "--thread to start a new run on a new thread"
+        )
+
+
 async def _stream(graph: Any, inputs: Any, config: Any, context: Any) -> dict[str, Any]:
     """Run ``graph``, printing one progress line per node update to stderr; the final
-    state (all keys, internal ones included)."""
+    state (all keys, internal ones included).
+
+    With a checkpointer, each step is saved before the next one starts (``durability=
+    "sync"``), so a run killed at any point resumes after its last finished step.
+    """
     final: dict[str, Any] = {}
     async for mode, chunk in graph.astream(
-        inputs, config, context=context, stream_mode=["updates", "values"]
+        inputs, config, context=context, stream_mode=["updates", "values"], durability="sync"
     ):
         if mode == "values":
             final = chunk
@@ -307,8 +393,9 @@ def cmd_explain(args: argparse.Namespace) -> int:
         if not paths:
             return _no_path(args, store)
     path = paths[0]
-    inputs = {"path": path, "question": _question(args)}
-    final = asyncio.run(_stream(build_verbalize_graph(), inputs, config, context))
+    # As JSON: a checkpointer keeps the input, and plain data reads back anywhere.
+    inputs = {"path": path.to_dict(), "question": _question(args)}
+    final = asyncio.run(_run_on_thread(args, build_verbalize_graph, inputs, config, context))
     report = final["verbalization"]
     if args.json:
         _print_json(
@@ -373,7 +460,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
         "plan": plan.model_dump(mode="json"),
         "index": index.model_dump(mode="json"),
     }
-    final = asyncio.run(_stream(build_delivery_audit_graph(), inputs, {}, context))
+    final = asyncio.run(_run_on_thread(args, build_delivery_audit_graph, inputs, {}, context))
     keys = sorted(DeliveryOutput.__annotations__)
     verdict = {key: final[key] for key in keys if key in final}
     if args.json:
@@ -437,6 +524,20 @@ def _text(value: str) -> str:
     return value
 
 
+def _thread_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--thread",
+        type=_text,
+        help="thread id: resume its interrupted run, or run again on it (default: new thread)",
+    )
+    parser.add_argument(
+        "--checkpointer",
+        metavar="SPEC",
+        help=f"where threads are kept: a SQLite file ('sqlite:PATH' or PATH; default "
+        f"${CHECKPOINTER_ENV}, else {DEFAULT_CHECKPOINTS}) or a postgresql:// URL",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="citeloop", description="Grounded, cited LLM answers over a code knowledge graph."
@@ -480,6 +581,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--max-retries", type=_non_negative, default=2, help="re-asks (default 2)")
     run.add_argument("--record", help="append the model's turns to this replay JSONL file")
     run.add_argument("--json", action="store_true", help="print the output state as JSON")
+    _thread_options(run)
     run.set_defaults(func=cmd_run)
 
     explain = sub.add_parser(
@@ -504,6 +606,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     explain.add_argument("--record", help="append the model's turns to this replay JSONL file")
     explain.add_argument("--json", action="store_true", help="print path and result as JSON")
+    _thread_options(explain)
     explain.set_defaults(func=cmd_explain)
 
     audit = sub.add_parser("audit", help="decide whether a result may be delivered")
@@ -512,6 +615,7 @@ def build_parser() -> argparse.ArgumentParser:
     audit.add_argument("--index", required=True, help="EvidenceIndex JSON file, or JSONL documents")
     audit.add_argument("--model", required=True, help="'provider:model' or 'replay:PATH'")
     audit.add_argument("--json", action="store_true", help="print the verdict as JSON")
+    _thread_options(audit)
     audit.set_defaults(func=cmd_audit)
     return parser
 

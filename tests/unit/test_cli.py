@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import json
+import re
+import time
+import uuid
 from pathlib import Path
 
 import pytest
 
+from citeloop.checkpoints import open_checkpointer
 from citeloop.cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE, main
+from citeloop.graphs.grounded_answer import build_grounded_answer_graph
 from citeloop.knowledge import SqliteGraphStore
 
 TASK = "How does Circle compute its area?"
@@ -422,3 +427,118 @@ def test_audit_names_a_bad_input_file(tmp_path, capsys):
     code, out, err = run(capsys, "audit", *argv, "--model", _replay(tmp_path, "x"))
     assert code == EXIT_USAGE
     assert "plan.json" in err and "question" in err and out == ""
+
+
+# --- threads and checkpointers (run, explain, audit) ---------------------------------
+
+
+@pytest.fixture(autouse=True)
+def _threads_in_tmp_path(tmp_path, monkeypatch):
+    """Every run of this module keeps its threads in the test's folder, not the repo's."""
+    monkeypatch.setenv("CITELOOP_CHECKPOINTER", f"sqlite:{tmp_path / 'threads.db'}")
+
+
+def _thread_of(err: str) -> str:
+    match = re.search(r"^thread: (\S+)$", err, re.MULTILINE)
+    assert match, err
+    return match.group(1)
+
+
+def test_run_prints_a_new_thread_to_resume_by(db, tmp_path, capsys):
+    model = _replay(tmp_path, answer_citing(core_names(capsys, db)))
+    code, out, err = run(capsys, "run", "--db", str(db), "--task", TASK, "--model", model)
+    assert code == EXIT_OK
+    uuid.UUID(_thread_of(err))  # a new id each run
+    assert "thread" not in out
+    assert (tmp_path / "threads.db").is_file()
+
+
+def test_run_keeps_threads_in_a_sqlite_file_of_the_working_folder_by_default(
+    db, tmp_path, capsys, monkeypatch
+):
+    monkeypatch.delenv("CITELOOP_CHECKPOINTER")
+    monkeypatch.chdir(tmp_path)
+    model = _replay(tmp_path, answer_citing(core_names(capsys, db)))
+    code, _, _ = run(capsys, "run", "--db", str(db), "--task", TASK, "--model", model)
+    assert code == EXIT_OK
+    assert (tmp_path / ".citeloop" / "checkpoints.db").is_file()
+
+
+def test_a_finished_thread_starts_a_new_run(db, tmp_path, capsys):
+    cited = answer_citing(core_names(capsys, db))
+    model = _replay(tmp_path, "I am not sure.", cited, cited)
+    argv = ["run", "--db", str(db), "--task", TASK, "--model", model, "--thread", "t-1", "--json"]
+    code, out, err = run(capsys, *argv)
+    assert code == EXIT_OK and json.loads(out)["attempts"] == 2
+    assert _thread_of(err) == "t-1"
+    code, out, err = run(capsys, *argv)
+    assert code == EXIT_OK
+    assert "thread t-1: its last run finished; starting a new run" in err
+    assert "> inject_context" in err
+    final = json.loads(out)  # counters start afresh
+    assert (final["outcome"], final["attempts"], final["expanded"]) == ("passed", 1, False)
+
+
+def _interrupt_after_the_first_call(db: Path, tmp_path: Path, model: str) -> None:
+    """Leave thread ``t-2`` with a run stopped after its first model call."""
+    spec = f"sqlite:{tmp_path / 'threads.db'}"
+    with open_checkpointer(spec, default_path="unused.db") as saver:
+        graph = build_grounded_answer_graph(checkpointer=saver)
+        config = {"configurable": {"thread_id": "t-2"}}
+        context = {"model": model, "db_path": str(db)}
+        graph.invoke({"task": TASK}, config, context=context, interrupt_after=["call_model"])
+        assert graph.get_state(config).next == ("validate",)
+
+
+def test_run_resumes_an_interrupted_thread_without_asking_again(db, tmp_path, capsys):
+    # Two turns, each played once: asking the first prompt again would fail the run.
+    model = _replay(tmp_path, "I am not sure.", answer_citing(core_names(capsys, db)))
+    _interrupt_after_the_first_call(db, tmp_path, model)
+    argv = ["--db", str(db), "--task", f" {TASK} ", "--model", model, "--thread", "t-2"]
+    code, out, err = run(capsys, "run", *argv, "--json")
+    assert code == EXIT_OK, err
+    assert "resuming the interrupted run of thread t-2 at validate" in err
+    assert "> inject_context" not in err
+    final = json.loads(out)
+    assert (final["outcome"], final["attempts"], final["expanded"]) == ("passed", 2, True)
+
+
+def test_an_interrupted_thread_is_resumed_only_with_its_own_task(db, tmp_path, capsys):
+    model = _replay(tmp_path, "I am not sure.", "unused")
+    _interrupt_after_the_first_call(db, tmp_path, model)
+    argv = ["--db", str(db), "--task", "How is Shape drawn?", "--model", model]
+    code, out, err = run(capsys, "run", *argv, "--thread", "t-2")
+    assert code == EXIT_USAGE and out == ""
+    assert f"thread 't-2' (in sqlite:{tmp_path / 'threads.db'}) holds" in err
+    assert "holds an interrupted `citeloop run` with another task" in err
+    assert "pass the same inputs to resume it, or omit --thread" in err
+
+
+def test_explain_and_audit_run_on_threads(db, tmp_path, capsys):
+    argv = ["--db", str(db), "--from", "Circle", "--to", "Shape", "--thread", "t-3"]
+    model = _replay(tmp_path, "No ids here.", "Still none.", "Nor here.", "Nor there.")
+    assert run(capsys, "explain", *argv, "--model", model)[0] == EXIT_FAILED
+    code, _, err = run(capsys, "explain", *argv, "--model", model)
+    assert code == EXIT_FAILED and "thread t-3: its last run finished" in err
+    model = _replay(tmp_path, json.dumps(REVIEW))
+    code, _, err = run(capsys, "audit", *_audit_files(tmp_path), "--model", model, "--thread", "a")
+    assert code == EXIT_OK and _thread_of(err) == "a"
+
+
+def test_an_unknown_postgres_host_exits_2_quickly_without_the_password(db, tmp_path, capsys):
+    spec = "postgresql://citeloop:hunter2@no-such-host.invalid/citeloop?connect_timeout=3"
+    started = time.monotonic()
+    argv = ["--db", str(db), "--task", TASK, "--model", _replay(tmp_path, "x")]
+    code, out, err = run(capsys, "run", *argv, "--checkpointer", spec)
+    assert time.monotonic() - started < 15
+    assert code == EXIT_USAGE and out == ""
+    assert "no-such-host.invalid" in err and "check that the server runs" in err
+    assert "hunter2" not in err and "Traceback" not in err
+
+
+def test_a_bad_checkpointer_spec_from_the_environment_exits_2(db, tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("CITELOOP_CHECKPOINTER", "redis://localhost:6379")
+    argv = ["--db", str(db), "--task", TASK, "--model", _replay(tmp_path, "x")]
+    code, out, err = run(capsys, "run", *argv)
+    assert code == EXIT_USAGE and out == ""
+    assert "unknown scheme 'redis'" in err and "postgresql://" in err
