@@ -73,14 +73,27 @@ def name_key(text: str) -> str:
     return " ".join(normalize_text(text).split()).casefold()
 
 
-_URL = re.compile(r"https?://[^\s<>\"'`\\^{}|\[\]]+", re.IGNORECASE)
+_URL_CHARS = r"[^\s<>\"'`\\^{}|\[\]]+"
+# http(s) URLs; and what a browser or Markdown renderer also follows: other schemes
+# (ftp://), scheme-relative //host, bare www.host, and the mistyped https:\\host or
+# https:/host (resolved to https://host by browsers).
+_URL = re.compile(
+    rf"(?:https?|ftp|ftps|sftp|ws|wss)://{_URL_CHARS}"
+    rf"|(?<![\w/:])//[A-Za-z0-9][\w.-]*\.[A-Za-z]{{2,}}{_URL_CHARS[:-1]}*"
+    rf"|(?<![\w/.])www\.[\w-]+\.[A-Za-z]{{2,}}{_URL_CHARS[:-1]}*"
+    rf"|https?:(?:\\\\|\\|/)(?![/\\]){_URL_CHARS}",
+    re.IGNORECASE,
+)
 _TRAILING = ".,;:!?*_~"
 _CLOSERS = {")": "(", "]": "[", "}": "{"}
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
 def find_urls(text: str) -> list[str]:
-    """The ``http``/``https`` URLs of ``text``, in order, as written.
+    """The links of ``text``, in order, as written: ``http``/``https`` URLs, and what a
+    browser or Markdown renderer also follows: other schemes (``ftp://``),
+    scheme-relative ``//host/...``, bare ``www.host``, and the mistyped
+    ``https:\\host`` or ``https:/host``.
 
     One linear scan. Trailing punctuation that ends a sentence or Markdown markup
     (``.,;:!?*_~``) is not part of a URL, nor is a closing parenthesis without its
@@ -106,7 +119,7 @@ def find_urls(text: str) -> list[str]:
             else:
                 break
         url = url[:end]
-        if url.partition("://")[2]:
+        if url.partition("//")[2] or url.lower().startswith(("www.", "http:", "https:")):
             urls.append(url)
     return urls
 
@@ -124,6 +137,10 @@ def normalize_url(url: str) -> str:
         'https://example.org/a/b'
     """
     url = url.strip()
+    if url.startswith("//"):  # scheme-relative: the page's scheme, https today
+        url = "https:" + url
+    elif url.lower().startswith("www."):  # a bare host is linked as https by renderers
+        url = "https://" + url
     try:
         parts = urlsplit(url)
         scheme = parts.scheme.lower()

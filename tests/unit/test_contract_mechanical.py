@@ -520,7 +520,8 @@ def test_a_path_source_is_a_source():
         ("See https://example.org/macbeth.", False),
         ("See [x](https://example.org/hamlet/../macbeth).", False),
         ("See http://evil.example/?q=https://example.org/hamlet", False),
-        ("Visit www.example.com or example.com", True),  # no scheme: not read as a URL
+        ("Visit www.example.com", False),  # renderers autolink www. hosts
+        ("Visit example.com", True),  # a bare domain is not read as a link
         ("Empty scheme https:// only", True),
     ],
 )
@@ -673,3 +674,27 @@ def test_long_runs_stay_linear(tail):
     long = result(answer=answer, notices=[notice])
     failures = mechanical_checks(long, PLAN, INDEX)
     assert len(failures) <= 1
+
+
+@pytest.mark.parametrize(
+    "link",
+    [
+        "[x](//evil.com/p)",
+        "https:\\\\evil.com\\x",
+        "https:/evil.com",
+        "www.evil.com",
+        "[x](ftp://evil.com)",
+    ],
+)
+def test_links_browsers_follow_are_citations_too(link):
+    from citeloop.contract.mechanical import check_citations
+    from citeloop.contract.schemas import AnswerResult
+
+    result = AnswerResult(answer=f"Details at {link}.", index_version="v")
+    assert [f.code for f in check_citations(result)] == ["invalid_citation"]
+
+
+def test_floor_division_and_paths_are_no_links():
+    from citeloop.contract.mechanical import find_urls
+
+    assert find_urls("x = a // b, 10//2, path/to//file and //comment") == []
