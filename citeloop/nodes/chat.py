@@ -1,15 +1,17 @@
-"""What the model-calling nodes of every graph share: how a failed call ends, and how
-a previous output is quoted in a retry prompt."""
+"""What the model-calling nodes of every graph share: where the task comes from, how a
+failed call ends, and how a previous output is quoted in a retry prompt."""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from langchain_core.language_models import BaseChatModel
 from langgraph.runtime import get_runtime
 from langgraph.types import RetryPolicy
 
+from citeloop.errors import ConfigurationError
 from citeloop.models import resolve_chat_model
 from citeloop.prompts import EXCERPT_NOTE
 
@@ -29,6 +31,36 @@ def describe_error(exc: BaseException) -> str:
     """``"TypeName: message"``, or just the type name when the message is empty."""
     text = str(exc).strip()
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def last_human_text(messages: Sequence[Any] | None) -> str:
+    """The text of the last human message with text, stripped, or ``""``."""
+    for message in reversed(messages or []):
+        if getattr(message, "type", "") == "human" and message.text.strip():
+            return message.text.strip()
+    return ""
+
+
+def task_from(state: Mapping[str, Any], graph: str) -> str:
+    """The task: ``state["task"]``, else the text of the last human message in
+    ``state["messages"]`` (as from a chat agent).
+
+    Args:
+        state: The graph's state.
+        graph: The graph's name, for the error message.
+
+    Raises:
+        ConfigurationError: A task that is not a string, or neither is present.
+    """
+    task = state.get("task")
+    if task is not None and not isinstance(task, str):
+        raise ConfigurationError(f"task must be a string, got {type(task).__name__}")
+    found = (task or "").strip() or last_human_text(state.get("messages"))
+    if not found:
+        raise ConfigurationError(
+            f"{graph} needs a task: pass {{'task': '...'}} or a human message in 'messages'"
+        )
+    return found
 
 
 async def achat_model(model: BaseChatModel | None, spec: str) -> BaseChatModel:

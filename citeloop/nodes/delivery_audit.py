@@ -53,7 +53,7 @@ from citeloop.contract.schemas import (
 from citeloop.errors import ConfigurationError
 from citeloop.knowledge import GraphStore
 from citeloop.models import resolve_chat_model
-from citeloop.nodes.chat import achat_model, model_failure
+from citeloop.nodes.chat import achat_model, last_human_text, model_failure
 from citeloop.nodes.grounded_answer import open_graph
 from citeloop.state.delivery_audit import State
 
@@ -341,10 +341,8 @@ def audit_input_from_grounded(state: Mapping[str, Any], store: GraphStore) -> di
     Returns:
         ``{"result", "plan", "index"}`` as JSON documents.
     """
-    task = state.get("task") or ""
-    if not task.strip():  # a chat agent passes messages: the task is the last human one
-        humans = [m for m in state.get("messages") or [] if getattr(m, "type", "") == "human"]
-        task = humans[-1].text if humans else ""
+    # A chat agent passes messages: then the task is the last human one.
+    task = (state.get("task") or "").strip() or last_human_text(state.get("messages"))
     ids = [entity["id"] for entity in state.get("context_entities") or [] if entity.get("id")]
     known = [entity_id for entity_id in ids if store.get_entity(entity_id) is not None]
     index = evidence_from_graph(store, entity_ids=known)

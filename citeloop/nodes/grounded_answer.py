@@ -29,7 +29,7 @@ from citeloop.knowledge import (
     SqliteGraphStore,
 )
 from citeloop.models import resolve_chat_model
-from citeloop.nodes.chat import achat_model, model_failure
+from citeloop.nodes.chat import achat_model, model_failure, task_from
 from citeloop.prompts import (
     GROUNDED_ANSWER_PROMPT,
     GROUNDED_PAYLOAD_BLOCK,
@@ -47,22 +47,8 @@ def settings(runtime: Runtime[GroundedAnswerContext]) -> GroundedAnswerContext:
 
 
 def task_of(state: State) -> str:
-    """The task: ``state["task"]``, else the text of the last human message.
-
-    Raises:
-        ConfigurationError: Neither is present.
-    """
-    task = state.get("task")
-    if task is not None and not isinstance(task, str):
-        raise ConfigurationError(f"task must be a string, got {type(task).__name__}")
-    if task and task.strip():
-        return task.strip()
-    for message in reversed(state.get("messages") or []):
-        if message.type == "human" and message.text.strip():
-            return message.text.strip()
-    raise ConfigurationError(
-        "grounded_answer needs a task: pass {'task': '...'} or a human message in 'messages'"
-    )
+    """The task (see :func:`citeloop.nodes.chat.task_from`)."""
+    return task_from(state, "grounded_answer")
 
 
 RUN_INPUTS_CLEARED = {"task": "", "payload": "", "system_prompt": ""}

@@ -21,7 +21,7 @@ from langgraph.types import RetryPolicy
 from citeloop.context import OutputGuardContext, resolve_context
 from citeloop.errors import ConfigurationError
 from citeloop.models import resolve_chat_model
-from citeloop.nodes.chat import achat_model, excerpt, model_failure
+from citeloop.nodes.chat import achat_model, excerpt, model_failure, task_from
 from citeloop.prompts import GUARD_RETRY_PROMPT, GUARD_SYSTEM_PROMPT
 from citeloop.state.output_guard import State, TokenUsage
 from citeloop.validation import (
@@ -43,22 +43,8 @@ def settings(runtime: Runtime[OutputGuardContext]) -> OutputGuardContext:
 
 
 def task_of(state: State) -> str:
-    """The task: ``state["task"]``, else the text of the last human message.
-
-    Raises:
-        ConfigurationError: Neither is present.
-    """
-    task = state.get("task")
-    if task is not None and not isinstance(task, str):
-        raise ConfigurationError(f"task must be a string, got {type(task).__name__}")
-    if task and task.strip():
-        return task.strip()
-    for message in reversed(state.get("messages") or []):
-        if message.type == "human" and message.text.strip():
-            return message.text.strip()
-    raise ConfigurationError(
-        "output_guard needs a task: pass {'task': '...'} or a human message in 'messages'"
-    )
+    """The task (see :func:`citeloop.nodes.chat.task_from`)."""
+    return task_from(state, "output_guard")
 
 
 RUN_INPUTS_CLEARED = {"task": "", "system_prompt": ""}
