@@ -729,7 +729,7 @@ class _Search:
         return bool(after) or (bool(before) and before != ":")
 
 
-def _gaps(text: str, fences: list[CodeFence]) -> list[tuple[int, int]]:
+def outside_fences(text: str, fences: list[CodeFence]) -> list[tuple[int, int]]:
     """The (start, end) spans of ``text`` outside fenced code blocks."""
     spans, last = [], 0
     for fence in fences:
@@ -771,7 +771,7 @@ def _collect(
         (json_fences if holds_json else other_fences).append(fence)
     sources: list[Iterator[tuple[int, JsonExtraction]]] = [
         *(from_fence(fence) for fence in json_fences),
-        *(from_text(lo, hi) for lo, hi in _gaps(text, fences)),
+        *(from_text(lo, hi) for lo, hi in outside_fences(text, fences)),
     ]
     try:
         for source in sources:

@@ -85,7 +85,13 @@ from typing import Any
 
 from citeloop.errors import ConfigurationError, ValidationError
 from citeloop.validation.checks import Check, CheckOutcome, OnFail, Problem, failed
-from citeloop.validation.json_output import CodeFence, find_code_fences, json_check, validate_json
+from citeloop.validation.json_output import (
+    CodeFence,
+    find_code_fences,
+    json_check,
+    outside_fences,
+    validate_json,
+)
 from citeloop.validation.length import (
     DEFAULT_LONG_MIN_TOKENS,
     DEFAULT_SHORT_MAX_TOKENS,
@@ -199,16 +205,6 @@ class FormattingResult:
     def codes(self) -> tuple[str, ...]:
         """The issues' codes, in the order of the module docstring."""
         return tuple(problem.details["code"] for problem in self.problems)
-
-
-def _outside(text: str, fences: list[CodeFence]) -> list[tuple[int, int]]:
-    """The (start, end) spans of ``text`` outside fenced code blocks."""
-    spans, last = [], 0
-    for fence in fences:
-        spans.append((last, fence.start))
-        last = fence.end
-    spans.append((last, len(text)))
-    return [(start, end) for start, end in spans if start < end]
 
 
 def _lines(text: str, start: int, end: int) -> list[tuple[int, int]]:
@@ -444,7 +440,7 @@ def validate_formatting(
                 line=line,
             )
         )
-    spans = _outside(text, fences)
+    spans = outside_fences(text, fences)
     unmatched = [
         position
         for start, end in _paragraphs(text, spans)
@@ -485,7 +481,7 @@ def validate_formatting(
 def _collapse_blank_lines(text: str, limit: int) -> str:
     pieces: list[str] = []
     last = 0
-    for start, end in _outside(text, find_code_fences(text)):
+    for start, end in outside_fences(text, find_code_fences(text)):
         pieces.append(text[last:start])
         kept: list[str] = []
         run = 0
