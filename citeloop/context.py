@@ -42,6 +42,18 @@ def check_field_types(settings: Any) -> None:
 Settings = TypeVar("Settings")
 
 
+def _model_field() -> Any:
+    """The ``model`` setting the graphs share."""
+    return field(
+        default="openai:gpt-4o-mini",
+        metadata={
+            "description": "Chat model as 'provider:model' (resolved with init_chat_model) "
+            "or 'replay:PATH' (recorded turns). Ignored when the graph was built with a "
+            "chat model object."
+        },
+    )
+
+
 def resolve_context(value: Any, cls: type[Settings]) -> Settings:
     """The run's settings as ``cls``.
 
@@ -79,14 +91,7 @@ class GroundedAnswerContext:
     these fields from LangGraph Studio / the server's run ``context``).
     """
 
-    model: str = field(
-        default="openai:gpt-4o-mini",
-        metadata={
-            "description": "Chat model as 'provider:model' (resolved with init_chat_model) "
-            "or 'replay:PATH' (recorded turns). Ignored when the graph was built with a "
-            "chat model object."
-        },
-    )
+    model: str = _model_field()
     db_path: str = field(
         default="citeloop.db",
         metadata={"description": "SQLite knowledge-graph file written by `citeloop index`."},
@@ -150,14 +155,7 @@ class VerbalizeContext:
     fields from LangGraph Studio / the server's run ``context``).
     """
 
-    model: str = field(
-        default="openai:gpt-4o-mini",
-        metadata={
-            "description": "Chat model as 'provider:model' (resolved with init_chat_model) "
-            "or 'replay:PATH' (recorded turns). Ignored when the graph was built with a "
-            "chat model object."
-        },
-    )
+    model: str = _model_field()
     max_iterations: int = field(
         default=2,
         metadata={
@@ -199,14 +197,7 @@ class OutputGuardContext:
     then sections, on-topic signals and repetition when set.
     """
 
-    model: str = field(
-        default="openai:gpt-4o-mini",
-        metadata={
-            "description": "Chat model as 'provider:model' (resolved with init_chat_model) "
-            "or 'replay:PATH' (recorded turns). Ignored when the graph was built with a "
-            "chat model object."
-        },
-    )
+    model: str = _model_field()
     max_retries: int = field(
         default=2,
         metadata={

@@ -212,6 +212,23 @@ MAX_FILE_BYTES = 50_000_000
 """Largest input file read (bounds memory on e.g. ``/dev/zero``)."""
 
 
+def _json_value(text: str, where: str, *, lines: bool = False) -> Any:
+    """``text`` parsed as JSON; an error names ``where`` (and the line, with ``lines``).
+
+    Raises:
+        ConfigurationError: Not valid JSON, or nested too deeply to parse.
+    """
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        line = f":{error.lineno}" if lines else ""
+        raise ConfigurationError(
+            f"{where}{line}: not valid JSON ({error.msg}, column {error.colno})"
+        ) from None
+    except RecursionError:
+        raise ConfigurationError(f"{where}: not valid JSON (nested too deeply)") from None
+
+
 def _read_bytes(path: Path, what: str) -> bytes:
     try:
         if path.exists() and not path.is_file() and not path.is_dir():
@@ -332,15 +349,7 @@ def evidence_from_jsonl(path: str | Path) -> EvidenceIndex:
             ) from None
         if not line.strip():
             continue
-        try:
-            value = json.loads(line)
-        except json.JSONDecodeError as error:
-            raise ConfigurationError(
-                f"{where}: not valid JSON ({error.msg}, column {error.colno})"
-            ) from None
-        except RecursionError:
-            raise ConfigurationError(f"{where}: not valid JSON (nested too deeply)") from None
-        unit = _document(value, where)
+        unit = _document(_json_value(line, where), where)
         if unit.id in first_line:
             raise ConfigurationError(
                 f"{where}: field 'id' repeats {unit.id!r}, already used on line "
@@ -396,15 +405,10 @@ def load_model(path: str | Path, model_cls: type[ModelT]) -> ModelT:
         return evidence_from_jsonl(path)  # type: ignore[return-value]
     data = _read_bytes(path, f"the {model_cls.__name__} file")
     try:
-        value = json.loads(data.decode("utf-8-sig"))
+        text = data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
         raise ConfigurationError(f"{path}: not UTF-8 (byte {error.start + 1})") from None
-    except json.JSONDecodeError as error:
-        raise ConfigurationError(
-            f"{path}:{error.lineno}: not valid JSON ({error.msg}, column {error.colno})"
-        ) from None
-    except RecursionError:
-        raise ConfigurationError(f"{path}: not valid JSON (nested too deeply)") from None
+    value = _json_value(text, str(path), lines=True)
     try:
         return model_cls.model_validate(value)
     except PydanticValidationError as error:
