@@ -92,11 +92,13 @@ def inputs_of(state: State) -> tuple[AnswerResult, Plan, EvidenceIndex]:
     Raises:
         ConfigurationError: One is missing or invalid (the message names its fields).
     """
-    return (
-        _parsed(state, "result", AnswerResult),
-        _parsed(state, "plan", Plan),
-        _parsed(state, "index", EvidenceIndex),
-    )
+    return (*_result_and_plan(state), _parsed(state, "index", EvidenceIndex))
+
+
+def _result_and_plan(state: State) -> tuple[AnswerResult, Plan]:
+    """The result and the plan: all the audit needs after ``mechanical_check`` (which
+    alone reads the index, possibly large)."""
+    return _parsed(state, "result", AnswerResult), _parsed(state, "plan", Plan)
 
 
 def _code(failure: Failure | tuple[str, str]) -> dict[str, str]:
@@ -151,8 +153,7 @@ class DeliveryAuditNodes:
         return {**reset, "failures": failures}
 
     def _payload(self, state: State) -> AuditPayload:
-        result, plan, _ = inputs_of(state)
-        return build_payload(result, plan)
+        return build_payload(*_result_and_plan(state))
 
     def _reply(self, messages: list[BaseMessage]) -> Any:
         """The review as structured output; models without it answer in JSON text."""
@@ -246,12 +247,13 @@ class DeliveryAuditNodes:
     def verdict(self, state: State) -> dict[str, Any]:
         """Decide: the first mechanical failure, else the audit's failure, else the
         review's verdict. A rejection carries ``{layer, code, request_fingerprint}``."""
-        result, plan, _ = inputs_of(state)
+        result, plan = _result_and_plan(state)
         failures = list(state.get("failures") or [])
         failure = failures[0] if failures else state.get("audit_failure")
         outcome = None
         if failure is None:
-            decided = verdict(Fulfilment.model_validate(state["review"]), self._payload(state))
+            review = Fulfilment.model_validate(state["review"])
+            decided = verdict(review, build_payload(result, plan))
             if decided.passed:
                 outcome = decided.outcome
             else:
