@@ -8,7 +8,9 @@ built once per compiled graph. Routers are pure functions.
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Any, Literal
 
 from langchain_core.language_models import BaseChatModel
@@ -55,17 +57,37 @@ input (or its last human message), never from an earlier run's ``task``."""
 def checks_from_context(ctx: OutputGuardContext) -> tuple[Check, ...]:
     """The default checks: the response mode's, then required sections, on-topic
     signals and repetition (not in ``structured`` mode), as the context sets them.
+    Built once per distinct setting, so a JSON Schema is compiled once, not on every
+    attempt.
 
     Raises:
         ConfigurationError: An unknown mode, or a JSON Schema that is not valid.
     """
-    checks = [complete_check(mode=ctx.mode, schema=ctx.json_schema)]
-    if ctx.required_sections:
-        checks.append(sections_check(ctx.required_sections))
-    if ctx.on_topic_signals:
-        checks.append(compliance_check(ctx.on_topic_signals))
+    key = json.dumps(
+        [
+            ctx.mode,
+            ctx.json_schema,
+            ctx.required_sections,
+            ctx.on_topic_signals,
+            ctx.check_repetition,
+        ],
+        sort_keys=True,
+        default=str,
+    )
+    return _build_checks(key)
+
+
+@lru_cache(maxsize=32)
+def _build_checks(key: str) -> tuple[Check, ...]:
+    """:func:`checks_from_context` for its settings, as canonical JSON."""
+    mode, json_schema, required_sections, on_topic_signals, check_repetition = json.loads(key)
+    checks = [complete_check(mode=mode, schema=json_schema)]
+    if required_sections:
+        checks.append(sections_check(required_sections))
+    if on_topic_signals:
+        checks.append(compliance_check(on_topic_signals))
     # Repeated items are data in JSON, not a generation loop.
-    if ctx.check_repetition and ctx.mode != "structured":
+    if check_repetition and mode != "structured":
         checks.append(repetition_check())
     return tuple(checks)
 
