@@ -51,6 +51,7 @@ from citeloop.knowledge import (
 from citeloop.knowledge.indexer import DEFAULT_MAX_FILE_BYTES
 from citeloop.knowledge.paths import MAX_HOPS
 from citeloop.models import ReplayRecorder, resolve_chat_model
+from citeloop.prompts import EXPLAIN_QUESTION, EXPLAIN_QUESTION_NO_TARGET
 from citeloop.state.delivery_audit import OutputState as DeliveryOutput
 from citeloop.state.grounded_answer import OutputState
 from citeloop.validation import GraphContextValidator
@@ -446,8 +447,8 @@ def _no_path(args: argparse.Namespace, store: SqliteGraphStore) -> int:
 
 def _question(args: argparse.Namespace) -> str:
     if args.target:
-        return f"How is {args.source} connected to {args.target}?"
-    return f"How is {args.source} connected to the rest of the code base?"
+        return EXPLAIN_QUESTION.format(source=args.source, target=args.target)
+    return EXPLAIN_QUESTION_NO_TARGET.format(source=args.source)
 
 
 def cmd_audit(args: argparse.Namespace) -> int:

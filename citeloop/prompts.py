@@ -57,6 +57,12 @@ VERBALIZE_DRAFT_PROMPT = """\
 
 Write the narrative."""
 
+EXPLAIN_QUESTION = "How is {source} connected to {target}?"
+"""The question ``citeloop explain --from A --to B`` asks ``verbalize`` to answer."""
+
+EXPLAIN_QUESTION_NO_TARGET = "How is {source} connected to the rest of the code base?"
+"""The question of ``citeloop explain --from A`` without ``--to``."""
+
 VERBALIZE_QUESTION_BLOCK = """\
 Question: {question}
 
