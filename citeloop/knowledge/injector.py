@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import Any
 
 from citeloop.errors import ConfigurationError
@@ -56,6 +56,9 @@ _RELATION_ORDER = {
     )
 }
 _SPLIT = re.compile(r"[.\-]")
+_MIN_READ = 64
+"""Fewest candidate entities read at once while a walk admits them (the rest of a
+batch may be refused: unresolved names, modules, tests)."""
 
 
 def payload_text(payload: str | Mapping[str, Any] | Sequence[Any]) -> str:
@@ -161,15 +164,17 @@ class ContextInjector:
             limit=self.max_entities * widening.limit_multiplier,
             follow_tests=widening.include_tested_by or task_type in TEST_TASK_TYPES,
         )
-        seeds = self.seeds(payload_text(payload))
-        walk.add_all(seeds)
-        walk.breadth_first(seeds, self.hops + widening.extra_hops)
-        if widening.include_requirement_closure:
-            walk.close_requirements()
-        owners = walk.add_owners()
-        entities = list(walk.context.values())
-        facts = walk.facts_between()
-        text, order = render_context(entities, facts, owners)
+        text = payload_text(payload)
+        with self.store.reading():
+            seeds = self.seeds(text)
+            walk.add_all(seeds)
+            walk.breadth_first(seeds, self.hops + widening.extra_hops)
+            if widening.include_requirement_closure:
+                walk.close_requirements()
+            owners = walk.add_owners()
+            facts = walk.facts_between()
+            snapshot = self.store.snapshot()
+        text, order = render_context(list(walk.context.values()), facts, owners)
         core = {seed.id for seed in seeds}
         return InjectedContext(
             text=text,
@@ -183,7 +188,7 @@ class ContextInjector:
                 for entity in order
             ),
             facts=tuple(facts),
-            snapshot=self.store.snapshot(),
+            snapshot=snapshot,
             expansion=expansion,
         )
 
@@ -197,22 +202,17 @@ class ContextInjector:
             At most ``max_entities`` entities.
         """
         chosen: dict[str, Entity] = {}
-        named: dict[str, list[Entity]] = {}
-
+        mentions = dict.fromkeys(iter_mentions(text))
         known = self.store.names()
+        wanted = {name for token in mentions for name in _lookup_names(token) if name in known}
+        named = {
+            name: [entity for entity in found if entity.resolved and entity.kind in _SEED_RANK]
+            for name, found in self.store.entities_named_many(wanted).items()
+        }
 
         def lookup(name: str) -> list[Entity]:
-            if name not in known:
-                return []
-            if name not in named:
-                named[name] = [
-                    entity
-                    for entity in self.store.entities_named(name)
-                    if entity.resolved and entity.kind in _SEED_RANK
-                ]
-            return named[name]
+            return named.get(name, [])
 
-        mentions = dict.fromkeys(iter_mentions(text))
         groups = [group for token in mentions for group in self._mentioned(token, lookup)]
         # A name with one candidate anchors the others: an ambiguous name ("add_edge")
         # prefers the candidate defined in, or next to, an anchor ("StateGraph").
@@ -257,6 +257,17 @@ class ContextInjector:
         return [group for group in found if group]
 
 
+def _lookup_names(token: str) -> set[str]:
+    """Every name :meth:`ContextInjector._mentioned` may look up for ``token``."""
+    names = {part for part in _SPLIT.split(token) if part and not is_noise(part)}
+    if "-" in token or not is_noise(token):
+        names.add(token)
+    dotted = [part for part in token.split(".") if part]
+    if len(dotted) > 1:
+        names.add(dotted[-1])
+    return names
+
+
 def _owner(entity_id: str) -> str:
     """The id of what defines ``entity_id``: its class or module (``a.B.m`` -> ``a.B``)."""
     return entity_id.rpartition(".")[0]
@@ -279,7 +290,11 @@ def _preferred(entities: list[Entity], anchors: Collection[str] = ()) -> list[En
 
 
 class _Walk:
-    """The entities of one context being built, with a per-walk fact cache."""
+    """The entities of one context being built, with a per-walk fact cache.
+
+    Reads the store a breadth-first level at a time (one ``facts_of_many`` and a few
+    ``get_entities`` per level), never once per entity.
+    """
 
     def __init__(self, store: GraphStore, *, limit: int, follow_tests: bool) -> None:
         self.store = store
@@ -289,53 +304,73 @@ class _Walk:
         self._facts: dict[str, list[Fact]] = {}
 
     def facts(self, entity_id: str) -> list[Fact]:
+        """The facts of a context entity, in walk order (after :meth:`fetch_facts`)."""
         if entity_id not in self._facts:
-            self._facts[entity_id] = sorted(
-                self.store.facts_of(entity_id),
-                key=lambda fact: (_RELATION_ORDER[fact.relation], fact.subject, fact.object),
-            )
+            self.fetch_facts([entity_id])
         return self._facts[entity_id]
+
+    def fetch_facts(self, entity_ids: Iterable[str]) -> None:
+        """Read the facts of the ids not read yet, in one store call."""
+        missing = [entity_id for entity_id in entity_ids if entity_id not in self._facts]
+        if not missing:
+            return
+        for entity_id, facts in self.store.facts_of_many(missing).items():
+            self._facts[entity_id] = sorted(
+                facts, key=lambda fact: (_RELATION_ORDER[fact.relation], fact.subject, fact.object)
+            )
 
     def add_all(self, entities: list[Entity]) -> None:
         for entity in entities:
             self.context.setdefault(entity.id, entity)
 
-    def admit(self, entity_id: str) -> Entity | None:
-        """Add the entity if allowed and within the limit; return it if newly added."""
-        if entity_id in self.context or len(self.context) >= self.limit:
-            return None
-        entity = self.store.get_entity(entity_id)
-        if entity is None or not entity.resolved or entity.kind not in _SEED_RANK:
-            return None
-        if entity.kind is EntityKind.TEST and not self.follow_tests:
-            return None
-        self.context[entity_id] = entity
-        return entity
+    def admit_all(self, candidates: Iterable[str]) -> list[Entity]:
+        """Add the candidates, in order, that may enter a context, until the limit;
+        return those newly added. Reads the entities in batches of about the room left,
+        so a hub's thousand neighbours are not all read for a few places."""
+        pending = [i for i in dict.fromkeys(candidates) if i not in self.context]
+        added: list[Entity] = []
+        while pending and len(self.context) < self.limit:
+            size = max(self.limit - len(self.context), _MIN_READ)
+            batch, pending = pending[:size], pending[size:]
+            found = self.store.get_entities(batch)
+            for entity_id in batch:
+                entity = found.get(entity_id)
+                if entity is not None and self._admissible(entity):
+                    self.context[entity_id] = entity
+                    added.append(entity)
+        return added
+
+    def _admissible(self, entity: Entity) -> bool:
+        if not entity.resolved or entity.kind not in _SEED_RANK:
+            return False
+        return entity.kind is not EntityKind.TEST or self.follow_tests
 
     def breadth_first(self, start: list[Entity], hops: int) -> None:
         frontier = start
         for _ in range(hops):
-            following: list[Entity] = []
-            for entity in frontier:
-                for fact in self.facts(entity.id):
-                    if len(self.context) >= self.limit:
-                        return
-                    if fact.relation is RelationKind.TESTED_BY and not self.follow_tests:
-                        continue
-                    other = fact.object if fact.subject == entity.id else fact.subject
-                    if (added := self.admit(other)) is not None:
-                        following.append(added)
-            frontier = following
+            if not frontier or len(self.context) >= self.limit:
+                return
+            self.fetch_facts(entity.id for entity in frontier)
+            frontier = self.admit_all(
+                fact.object if fact.subject == entity.id else fact.subject
+                for entity in frontier
+                for fact in self.facts(entity.id)
+                if fact.relation is not RelationKind.TESTED_BY or self.follow_tests
+            )
 
     def close_requirements(self) -> None:
-        requirements = [e for e in self.context.values() if e.kind is EntityKind.REQUIREMENT]
-        for requirement in requirements:
-            for fact in self.facts(requirement.id):
-                if fact.relation is RelationKind.TRACES and fact.object == requirement.id:
-                    self.admit(fact.subject)
+        requirements = [e.id for e in self.context.values() if e.kind is EntityKind.REQUIREMENT]
+        self.fetch_facts(requirements)
+        self.admit_all(
+            fact.subject
+            for requirement in requirements
+            for fact in self.facts(requirement)
+            if fact.relation is RelationKind.TRACES and fact.object == requirement
+        )
 
     def facts_between(self) -> list[Fact]:
         """Every fact between two context entities, in context order."""
+        self.fetch_facts(self.context)
         position = {entity_id: index for index, entity_id in enumerate(self.context)}
         found = {
             fact.fact_id: fact
@@ -356,14 +391,28 @@ class _Walk:
         owner must be an entity of the context too (beyond the limit: at most one per
         member).
         """
+        members = [
+            entity_id
+            for entity_id, entity in self.context.items()
+            if entity.kind in (EntityKind.METHOD, EntityKind.TEST)
+        ]
+        self.fetch_facts(members)
+        definers = {
+            member: [
+                fact.subject
+                for fact in self.facts(member)
+                if fact.relation is RelationKind.DEFINES and fact.object == member
+            ]
+            for member in members
+        }
+        outside = self.store.get_entities(
+            {owner for found in definers.values() for owner in found} - self.context.keys()
+        )
         owners: dict[str, str] = {}
-        for entity_id, entity in list(self.context.items()):
-            if entity.kind not in (EntityKind.METHOD, EntityKind.TEST):
-                continue
-            for fact in self.facts(entity_id):
-                if fact.relation is RelationKind.DEFINES and fact.object == entity_id:
-                    owner = self.context.get(fact.subject) or self.store.get_entity(fact.subject)
-                    if owner is not None and owner.kind is EntityKind.CLASS:
-                        owners[entity_id] = owner.id
-                        self.context.setdefault(owner.id, owner)
+        for member, found in definers.items():
+            for owner_id in found:
+                owner = self.context.get(owner_id) or outside.get(owner_id)
+                if owner is not None and owner.kind is EntityKind.CLASS:
+                    owners[member] = owner.id
+                    self.context.setdefault(owner.id, owner)
         return owners

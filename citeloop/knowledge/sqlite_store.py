@@ -6,9 +6,10 @@ import contextlib
 import os
 import sqlite3
 import threading
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from pathlib import Path
 from types import TracebackType
+from typing import Any
 
 from citeloop.errors import ConfigurationError
 from citeloop.knowledge.linker import link
@@ -54,6 +55,9 @@ CREATE INDEX IF NOT EXISTS aliases_by_path ON aliases (path);
 _ENTITY_COLUMNS = "id, kind, name, path, line, signature, resolved"
 _FACT_COLUMNS = "fact_id, subject, relation, object, path, start_line, end_line, digest"
 _PER_FILE_TABLES = ("files", "refs", "aliases")
+_BATCH = 400
+"""Ids or names bound per statement by the ``*_many`` reads (twice in the facts query):
+within SQLite's smallest default limit of 999 host parameters."""
 
 
 def _entity(row: tuple) -> Entity:
@@ -95,17 +99,81 @@ def _fact_row(fact: Fact, derived: bool) -> tuple:
     )
 
 
+DEFAULT_CACHE_SIZE = 100_000
+"""Entities and facts a read-only store keeps in memory (a few tens of MB at most)."""
+
+_MISSING = object()
+
+
+class _ReadCache:
+    """What a read-only store has read, valid for one version of the file.
+
+    The version is SQLite's ``PRAGMA data_version`` of the store's connection, which
+    changes whenever another connection commits (https://sqlite.org/pragma.html#pragma_data_version),
+    so a re-index in place is seen at the next :meth:`SqliteGraphStore.reading`. Entries
+    read under an older version than the current one are not kept. When full, the
+    cache starts afresh (no per-hit bookkeeping on the hot path).
+    """
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.version: int | None = None
+        self._lock = threading.Lock()
+        self._clear()
+
+    def _clear(self) -> None:
+        self.names: frozenset[str] | None = None
+        self.snapshot = ""
+        self.tables: dict[str, dict[str, Any]] = {"named": {}, "entities": {}, "facts": {}}
+        self.count = 0
+
+    def validate(self, version: int) -> None:
+        """Drop everything when the file's version is not the one cached."""
+        with self._lock:
+            if version != self.version:
+                self._clear()
+                self.version = version
+
+    def keep(
+        self, version: int, *, names: frozenset[str] | None = None, snapshot: str = ""
+    ) -> None:
+        """Keep the name set or the snapshot id read under ``version``, unless outdated."""
+        with self._lock:
+            if version == self.version:
+                self.names = names if names is not None else self.names
+                self.snapshot = snapshot or self.snapshot
+
+    def put(self, version: int, table: str, items: dict[str, Any]) -> None:
+        """Keep ``items`` (read under ``version``) in ``table``, unless outdated."""
+        added = sum(len(value) if isinstance(value, list) else 1 for value in items.values())
+        with self._lock:
+            if version != self.version or added > self.size:
+                return
+            if self.count + added > self.size:
+                names, snapshot = self.names, self.snapshot
+                self._clear()
+                self.names, self.snapshot = names, snapshot
+            self.tables[table].update(items)
+            self.count += added
+
+
 class SqliteGraphStore(PathRecall):
     """A :class:`~citeloop.knowledge.store.GraphStore` in one SQLite file (WAL mode).
 
     Safe to share between threads (calls are serialised). Use as a context manager or
     call :meth:`close`.
 
+    A read-only store keeps what it reads inside :meth:`reading` (names, entities,
+    facts, the snapshot id) in a bounded in-memory cache, checked against the file's
+    version once per :meth:`reading`: a walk of a cached neighbourhood costs one
+    statement, and a re-index in place is seen by the next walk.
+
     Args:
         path: The database file (created if missing, unless ``read_only``), or
             ``":memory:"``.
         read_only: Open an existing graph for reading only; the graph is not changed
             (SQLite may still keep its ``-wal``/``-shm`` files beside it).
+        cache_size: Entities and facts a read-only store may cache (0: no cache).
 
     Raises:
         ConfigurationError: The file cannot be opened, is not an SQLite database, holds
@@ -117,11 +185,21 @@ class SqliteGraphStore(PathRecall):
         0
     """
 
-    def __init__(self, path: str | os.PathLike[str], *, read_only: bool = False) -> None:
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        read_only: bool = False,
+        cache_size: int = DEFAULT_CACHE_SIZE,
+    ) -> None:
+        if cache_size < 0:
+            raise ConfigurationError(f"cache_size must be >= 0, got {cache_size}; 0 turns it off")
         self.path = os.fspath(path)
         self.read_only = read_only
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()
         self._names: tuple[str, frozenset[str]] | None = None
+        self._cache = _ReadCache(cache_size) if read_only and cache_size else None
+        self._session = threading.local()
         try:
             self._db = self._open(read_only)
         except sqlite3.Error as error:
@@ -310,8 +388,83 @@ class SqliteGraphStore(PathRecall):
             ).fetchall()
         return [_entity(row) for row in rows]
 
+    @contextlib.contextmanager
+    def reading(self) -> Iterator[None]:
+        """A session of reads by this thread that may be served from the read cache.
+
+        On entry (not nested) the cache is checked against the file's version with one
+        statement; inside, :meth:`names`, :meth:`snapshot`, :meth:`entities_named_many`,
+        :meth:`get_entities` and :meth:`facts_of_many` read the file only for what is
+        not cached yet. Other reads, and every read of a writable store, go to the file.
+        """
+        if self._cache is None or self._version() is not None:
+            yield
+            return
+        with self._lock:
+            (version,) = self._db.execute("PRAGMA data_version").fetchone()
+        self._cache.validate(version)
+        self._session.version = version
+        try:
+            yield
+        finally:
+            self._session.version = None
+
+    def _version(self) -> int | None:
+        """The cache version this thread's :meth:`reading` session checked, or ``None``."""
+        return getattr(self._session, "version", None)
+
+    def _session_cache(self) -> tuple[_ReadCache, int] | None:
+        """The read cache and the version checked, inside this thread's session."""
+        version = self._version()
+        if version is None or self._cache is None:
+            return None
+        return self._cache, version
+
+    def _through_cache(
+        self, table: str, keys: Collection[str], read: Callable[[list[str]], dict[str, Any]]
+    ) -> dict[str, Any]:
+        """``read(keys)``, served from ``table`` of the read cache inside a session."""
+        session = self._session_cache()
+        if session is None:
+            return read(list(keys))
+        cache, version = session
+        cached = cache.tables[table]
+        found: dict[str, Any] = {}
+        missing: list[str] = []
+        for key in keys:
+            value = cached.get(key, _MISSING)
+            if value is _MISSING:
+                missing.append(key)
+            else:
+                found[key] = value
+        if missing:
+            fresh = read(missing)
+            cache.put(version, table, fresh)
+            found.update(fresh)
+        return found
+
+    def entities_named_many(self, names: Collection[str]) -> dict[str, list[Entity]]:
+        found = self._through_cache("named", set(names), self._read_named)
+        return {name: list(entities) for name, entities in found.items() if entities}
+
+    def _read_named(self, names: list[str]) -> dict[str, list[Entity]]:
+        found: dict[str, list[Entity]] = {name: [] for name in names}
+        query = f"SELECT {_ENTITY_COLUMNS} FROM entities WHERE name IN ({{marks}}) ORDER BY id"
+        for _, rows in self._select_in(query, sorted(found)):
+            for row in rows:
+                found[row[2]].append(_entity(row))
+        return found
+
     def names(self) -> frozenset[str]:
-        snapshot = self.snapshot()
+        session = self._session_cache()
+        if session is not None and session[0].names is not None:
+            return session[0].names
+        names = self._read_names(self.snapshot())
+        if session is not None:
+            session[0].keep(session[1], names=names)
+        return names
+
+    def _read_names(self, snapshot: str) -> frozenset[str]:
         if self._names is None or self._names[0] != snapshot:
             with self._lock:
                 rows = self._db.execute("SELECT DISTINCT name FROM entities").fetchall()
@@ -324,6 +477,51 @@ class SqliteGraphStore(PathRecall):
                 f"SELECT {_ENTITY_COLUMNS} FROM entities WHERE id = ?", (entity_id,)
             ).fetchone()
         return _entity(row) if row else None
+
+    def get_entities(self, entity_ids: Collection[str]) -> dict[str, Entity]:
+        found = self._through_cache("entities", dict.fromkeys(entity_ids), self._read_entities)
+        return {entity_id: entity for entity_id, entity in found.items() if entity is not None}
+
+    def _read_entities(self, entity_ids: list[str]) -> dict[str, Entity | None]:
+        found: dict[str, Entity | None] = dict.fromkeys(entity_ids)
+        query = f"SELECT {_ENTITY_COLUMNS} FROM entities WHERE id IN ({{marks}})"
+        for _, rows in self._select_in(query, entity_ids):
+            for row in rows:
+                found[row[0]] = _entity(row)
+        return found
+
+    def facts_of_many(self, entity_ids: Collection[str]) -> dict[str, list[Fact]]:
+        found = self._through_cache("facts", dict.fromkeys(entity_ids), self._read_facts)
+        return {entity_id: list(facts) for entity_id, facts in found.items()}
+
+    def _read_facts(self, entity_ids: list[str]) -> dict[str, list[Fact]]:
+        found: dict[str, list[Fact]] = {entity_id: [] for entity_id in entity_ids}
+        query = (
+            f"SELECT {_FACT_COLUMNS} FROM facts WHERE subject IN ({{marks}}) UNION "
+            f"SELECT {_FACT_COLUMNS} FROM facts WHERE object IN ({{marks}}) "
+            "ORDER BY relation, subject, object"
+        )
+        for batch, rows in self._select_in(query, list(found), times=2):
+            for fact in map(_fact, rows):
+                if fact.subject in batch:
+                    found[fact.subject].append(fact)
+                if fact.object in batch and fact.object != fact.subject:
+                    found[fact.object].append(fact)
+        return found
+
+    def _select_in(
+        self, query: str, values: Sequence[str], times: int = 1
+    ) -> list[tuple[frozenset[str], list[tuple]]]:
+        """``query`` run on ``values`` in batches of at most :data:`_BATCH`, each bound
+        at the query's ``{marks}`` (which appear ``times`` times): (batch, rows) pairs."""
+        results = []
+        with self._lock:
+            for start in range(0, len(values), _BATCH):
+                batch = values[start : start + _BATCH]
+                marks = ", ".join("?" * len(batch))
+                rows = self._db.execute(query.format(marks=marks), [*batch] * times).fetchall()
+                results.append((frozenset(batch), rows))
+        return results
 
     def facts_of(
         self, entity_id: str, relations: Collection[RelationKind] | None = None
@@ -348,9 +546,15 @@ class SqliteGraphStore(PathRecall):
             return [_entity(row) for row in rows]
 
     def snapshot(self) -> str:
+        session = self._session_cache()
+        if session is not None and session[0].snapshot:
+            return session[0].snapshot
         with self._lock:
             row = self._db.execute("SELECT value FROM meta WHERE key = 'snapshot'").fetchone()
-        return row[0] if row else compute_snapshot((), ())
+        snapshot = row[0] if row else compute_snapshot((), ())
+        if session is not None:
+            session[0].keep(session[1], snapshot=snapshot)
+        return snapshot
 
     def stats(self) -> dict[str, int]:
         with self._lock:

@@ -1,14 +1,16 @@
 """The ``GraphStore`` protocol the injector reads through, and an in-memory store.
 
-Bring your own store (a graph database, a service) by implementing these seven methods;
+Bring your own store (a graph database, a service) by implementing these eleven methods;
 :class:`~citeloop.knowledge.sqlite_store.SqliteGraphStore` is the embedded default.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 from collections import Counter
 from collections.abc import Collection, Iterable
+from contextlib import AbstractContextManager
 from typing import Protocol, runtime_checkable
 
 from citeloop.knowledge.model import Entity, Fact, RelationKind
@@ -39,8 +41,23 @@ class GraphStore(Protocol):
         per word)."""
         ...
 
+    def reading(self) -> AbstractContextManager[object]:
+        """A session of reads by the calling thread (the injector opens one per walk):
+        a store may serve them from a cache it checks once on entry. Stores without a
+        cache return ``contextlib.nullcontext()``."""
+        ...
+
+    def entities_named_many(self, names: Collection[str]) -> dict[str, list[Entity]]:
+        """:meth:`entities_named` of many names in one read: by name, only the names
+        that have entities. The injector reads all the names of a task at once."""
+        ...
+
     def get_entity(self, entity_id: str) -> Entity | None:
         """The entity with id ``entity_id``, or ``None``."""
+        ...
+
+    def get_entities(self, entity_ids: Collection[str]) -> dict[str, Entity]:
+        """The entities of many ids in one read: by id, only the ids that exist."""
         ...
 
     def facts_of(
@@ -48,6 +65,12 @@ class GraphStore(Protocol):
     ) -> list[Fact]:
         """Facts with ``entity_id`` as subject or object, optionally only of
         ``relations``, sorted by (relation, subject, object)."""
+        ...
+
+    def facts_of_many(self, entity_ids: Collection[str]) -> dict[str, list[Fact]]:
+        """:meth:`facts_of` (every relation) of many ids in one read: by id, every id
+        a key (``[]`` when it has no facts). The injector reads a whole breadth-first
+        level at once, so a walk costs a few reads, not one per entity."""
         ...
 
     def all_entities(self) -> list[Entity]:
@@ -114,14 +137,26 @@ class MemoryGraphStore(PathRecall):
     def names(self) -> frozenset[str]:
         return frozenset(self._by_name)
 
+    def reading(self) -> AbstractContextManager[object]:
+        return contextlib.nullcontext()
+
+    def entities_named_many(self, names: Collection[str]) -> dict[str, list[Entity]]:
+        return {name: list(self._by_name[name]) for name in names if name in self._by_name}
+
     def get_entity(self, entity_id: str) -> Entity | None:
         return self._entities.get(entity_id)
+
+    def get_entities(self, entity_ids: Collection[str]) -> dict[str, Entity]:
+        return {i: self._entities[i] for i in entity_ids if i in self._entities}
 
     def facts_of(
         self, entity_id: str, relations: Collection[RelationKind] | None = None
     ) -> list[Fact]:
         facts = self._by_entity.get(entity_id, ())
         return [fact for fact in facts if relations is None or fact.relation in relations]
+
+    def facts_of_many(self, entity_ids: Collection[str]) -> dict[str, list[Fact]]:
+        return {i: list(self._by_entity.get(i, ())) for i in entity_ids}
 
     def all_entities(self) -> list[Entity]:
         return sorted(self._entities.values(), key=lambda entity: entity.id)
