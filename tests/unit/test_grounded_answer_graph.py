@@ -391,6 +391,23 @@ def test_checks_must_be_check_objects(store):
         build_grounded_answer_graph(store=store, checks=[_no_todo])
 
 
+async def test_no_blocking_call_on_the_event_loop_when_the_answer_is_retried(store, core, tmp_path):
+    # As the server runs it: the graph file and the model come from the context, and the
+    # retry re-reads the (cached, read-only) graph in expand_context.
+    replay = tmp_path / "turns.jsonl"
+    turns = [{"content": BAD_ANSWER}, {"content": good_answer(core)}]
+    graph = build_grounded_answer_graph(model_retry=NO_RETRY_DELAY)
+    context = GroundedAnswerContext(model=f"replay:{replay}", db_path=str(store.path))
+    replay.write_text("".join(json.dumps(turn) + "\n" for turn in turns), encoding="utf-8")
+    await graph.ainvoke({"task": TASK}, context=context)  # warm the model and graph caches
+    replay.write_text("".join(json.dumps(turn) + "\n" for turn in turns), encoding="utf-8")
+    from blockbuster import blockbuster_ctx
+
+    with blockbuster_ctx():
+        out = await graph.ainvoke({"task": TASK}, context=context)
+    assert (out["outcome"], out["attempts"], out["expanded"]) == ("passed", 2, True)
+
+
 async def test_no_blocking_call_on_the_event_loop_with_a_replay_spec(store, core, tmp_path):
     from blockbuster import blockbuster_ctx
 
