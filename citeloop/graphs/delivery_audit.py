@@ -12,7 +12,6 @@
 from __future__ import annotations
 
 from langchain_core.language_models import BaseChatModel
-from langchain_core.runnables import RunnableLambda
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Checkpointer, RetryPolicy
@@ -26,6 +25,7 @@ from citeloop.nodes.delivery_audit import (
     route_after_audit,
     route_after_mechanical,
 )
+from citeloop.nodes.dual import DualNode
 from citeloop.state.delivery_audit import InputState, OutputState, State
 from citeloop.state.delivery_audit import InputState as DeliveryInput
 from citeloop.state.delivery_audit import OutputState as DeliveryOutput
@@ -70,8 +70,8 @@ def build_delivery_audit_graph(
         context_schema=DeliveryAuditContext,
     )
     builder.add_node("mechanical_check", nodes.mechanical_check)
-    audit = RunnableLambda(nodes.semantic_audit, afunc=nodes.asemantic_audit, name="audit")
-    repair = RunnableLambda(nodes.repair_review, afunc=nodes.arepair_review, name="repair")
+    audit = DualNode("semantic_audit", nodes.semantic_audit, nodes.asemantic_audit)
+    repair = DualNode("repair_review", nodes.repair_review, nodes.arepair_review)
     builder.add_node("semantic_audit", audit, retry_policy=model_retry)
     builder.add_node("repair_review", repair, retry_policy=model_retry)
     builder.add_node("verdict", nodes.verdict)

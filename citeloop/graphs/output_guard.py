@@ -14,13 +14,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from langchain_core.language_models import BaseChatModel
-from langchain_core.runnables import RunnableLambda
 from langgraph.graph import START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Checkpointer, RetryPolicy
 
 from citeloop.context import OutputGuardContext
 from citeloop.graphs.grounded_answer import DEFAULT_MODEL_RETRY
+from citeloop.nodes.dual import DualNode
 from citeloop.nodes.output_guard import OutputGuardNodes, route_after_model, route_after_validate
 from citeloop.state.output_guard import InputState, OutputState, State
 from citeloop.validation.checks import Check
@@ -80,7 +80,7 @@ def build_output_guard_graph(
     )
     builder.add_node("prepare", nodes.prepare)
     # Both a sync and an async body, so `invoke` works and `ainvoke` never blocks the loop.
-    call_model = RunnableLambda(nodes.call_model, afunc=nodes.acall_model, name="call_model")
+    call_model = DualNode("call_model", nodes.call_model, nodes.acall_model)
     builder.add_node("call_model", call_model, retry_policy=model_retry)
     builder.add_node("validate", nodes.validate)
     builder.add_node("build_retry_prompt", nodes.build_retry_prompt)

@@ -13,13 +13,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from langchain_core.language_models import BaseChatModel
-from langchain_core.runnables import RunnableLambda
 from langgraph.graph import START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Checkpointer, RetryPolicy
 
 from citeloop.context import VerbalizeContext
 from citeloop.graphs.grounded_answer import DEFAULT_MODEL_RETRY
+from citeloop.nodes.dual import DualNode
 from citeloop.nodes.verbalize import VerbalizeNodes, route_after_critique, route_after_model
 from citeloop.state.verbalize import InputState, OutputState, State
 from citeloop.validation.critics import Critic
@@ -77,12 +77,10 @@ def build_verbalize_graph(
         output_schema=OutputState,
         context_schema=VerbalizeContext,
     )
-    # `prepare` is a plain function: a RunnableLambda's config shows langchain-core's
-    # default recursion_limit (25), not the graph's, so the budget check lives there.
     # The model nodes have both a sync and an async body, so `invoke` works and
     # `ainvoke` never blocks the loop.
-    draft = RunnableLambda(nodes.draft, afunc=nodes.adraft, name="draft")
-    refine = RunnableLambda(nodes.refine, afunc=nodes.arefine, name="refine")
+    draft = DualNode("draft", nodes.draft, nodes.adraft)
+    refine = DualNode("refine", nodes.refine, nodes.arefine)
     builder.add_node("prepare", nodes.prepare)
     builder.add_node("draft", draft, retry_policy=model_retry)
     builder.add_node("critique", nodes.critique)
