@@ -208,7 +208,7 @@ async def run(corpus: str, check: bool) -> int:
             )
             print(
                 f"reference graph:  {ref_batch / ref_single:7.2f}x ({ref_cpu * 1000:.2f} ms CPU "
-                "per run): the same shape with trivial node bodies, LangGraph's own floor"
+                "per run): the same nodes and edges with trivial bodies, LangGraph's own floor"
             )
             await scan(store, db, answer, task, Path(scratch))
     return 1 if check and not met else 0

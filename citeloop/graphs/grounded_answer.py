@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from langchain_core.language_models import BaseChatModel
-from langgraph.graph import END, START, StateGraph
+from langgraph.graph import START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Checkpointer, RetryPolicy
 
@@ -21,7 +21,11 @@ from citeloop.context import GroundedAnswerContext
 from citeloop.knowledge import GraphStore
 from citeloop.models import is_transient_model_error
 from citeloop.nodes.dual import DualNode
-from citeloop.nodes.grounded_answer import GroundedAnswerNodes
+from citeloop.nodes.grounded_answer import (
+    GroundedAnswerNodes,
+    route_after_model,
+    route_after_validate,
+)
 from citeloop.state.grounded_answer import InputState, OutputState, State
 from citeloop.validation.checks import Check
 
@@ -76,25 +80,24 @@ def build_grounded_answer_graph(
         output_schema=OutputState,
         context_schema=GroundedAnswerContext,
     )
-    # The graph reads (inject_context, expand_context) are plain nodes: under `ainvoke`
-    # LangGraph runs them in a worker thread, off the event loop. The model call has an
-    # async body; the nodes that only compute run on the loop, saving a thread hop each.
+    # Under `ainvoke`, LangGraph runs a plain function node (and router) in a worker
+    # thread: the graph reads (inject_context, expand_context) and the user's checks,
+    # which may do I/O, stay off the event loop that way. The model call has an async
+    # body, and the nodes that only compute run on the loop, saving a thread hop each.
     builder.add_node("inject_context", nodes.inject_context)
     builder.add_node(
         "call_model",
         DualNode("call_model", nodes.call_model, nodes.acall_model),
         retry_policy=model_retry,
-        destinations=("validate", END),
     )
-    builder.add_node(
-        "validate",
-        DualNode("validate", nodes.validate),
-        destinations=("expand_context", END),
-    )
+    validate = nodes.validate if checks else DualNode("validate", nodes.validate)
+    builder.add_node("validate", validate)
     builder.add_node("expand_context", nodes.expand_context)
     builder.add_node("build_retry_prompt", DualNode("build_retry_prompt", nodes.build_retry_prompt))
     builder.add_edge(START, "inject_context")
     builder.add_edge("inject_context", "call_model")
+    builder.add_conditional_edges("call_model", route_after_model)
+    builder.add_conditional_edges("validate", route_after_validate)
     builder.add_edge("expand_context", "build_retry_prompt")
     builder.add_edge("build_retry_prompt", "call_model")
     return builder.compile(checkpointer=checkpointer, name=name)

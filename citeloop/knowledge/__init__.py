@@ -36,11 +36,17 @@ from citeloop.knowledge.paths import (
 from citeloop.knowledge.render import DECISIONS_HEADING
 from citeloop.knowledge.sources import SkippedFile, check_root
 from citeloop.knowledge.sqlite_store import SqliteGraphStore
-from citeloop.knowledge.store import GraphStore, MemoryGraphStore, compute_snapshot
+from citeloop.knowledge.store import (
+    BatchedGraphStore,
+    GraphStore,
+    MemoryGraphStore,
+    compute_snapshot,
+)
 
 __all__ = [
     "DECISIONS_HEADING",
     "TEST_TASK_TYPES",
+    "BatchedGraphStore",
     "ContextEntity",
     "ContextExpansion",
     "ContextInjector",

@@ -19,7 +19,7 @@ from citeloop.knowledge.model import (
 )
 from citeloop.knowledge.names import is_noise, iter_mentions
 from citeloop.knowledge.render import render_context
-from citeloop.knowledge.store import GraphStore
+from citeloop.knowledge.store import BatchedGraphStore, GraphStore, batched
 
 TEST_TASK_TYPES = frozenset({"test", "tests", "testing"})
 """Task types that follow ``tested_by`` relations as if ``include_tested_by`` were set."""
@@ -135,6 +135,7 @@ class ContextInjector:
         self.store = store
         self.hops = hops
         self.max_entities = max_entities
+        self._reads = batched(store)
 
     def inject(
         self,
@@ -160,12 +161,12 @@ class ContextInjector:
         """
         widening = expansion or ContextExpansion()
         walk = _Walk(
-            self.store,
+            self._reads,
             limit=self.max_entities * widening.limit_multiplier,
             follow_tests=widening.include_tested_by or task_type in TEST_TASK_TYPES,
         )
         text = payload_text(payload)
-        with self.store.reading():
+        with self._reads.reading():
             seeds = self.seeds(text)
             walk.add_all(seeds)
             walk.breadth_first(seeds, self.hops + widening.extra_hops)
@@ -173,7 +174,7 @@ class ContextInjector:
                 walk.close_requirements()
             owners = walk.add_owners()
             facts = walk.facts_between()
-            snapshot = self.store.snapshot()
+            snapshot = self._reads.snapshot()
         text, order = render_context(list(walk.context.values()), facts, owners)
         core = {seed.id for seed in seeds}
         return InjectedContext(
@@ -203,11 +204,11 @@ class ContextInjector:
         """
         chosen: dict[str, Entity] = {}
         mentions = dict.fromkeys(iter_mentions(text))
-        known = self.store.names()
+        known = self._reads.names()
         wanted = {name for token in mentions for name in _lookup_names(token) if name in known}
         named = {
             name: [entity for entity in found if entity.resolved and entity.kind in _SEED_RANK]
-            for name, found in self.store.entities_named_many(wanted).items()
+            for name, found in self._reads.entities_named_many(wanted).items()
         }
 
         def lookup(name: str) -> list[Entity]:
@@ -265,6 +266,7 @@ def _lookup_names(token: str) -> set[str]:
     dotted = [part for part in token.split(".") if part]
     if len(dotted) > 1:
         names.add(dotted[-1])
+        names.update(part for part in dotted[:-1] if not is_noise(part))
     return names
 
 
@@ -296,7 +298,7 @@ class _Walk:
     ``get_entities`` per level), never once per entity.
     """
 
-    def __init__(self, store: GraphStore, *, limit: int, follow_tests: bool) -> None:
+    def __init__(self, store: BatchedGraphStore, *, limit: int, follow_tests: bool) -> None:
         self.store = store
         self.limit = limit
         self.follow_tests = follow_tests
@@ -334,6 +336,8 @@ class _Walk:
             batch, pending = pending[:size], pending[size:]
             found = self.store.get_entities(batch)
             for entity_id in batch:
+                if len(self.context) >= self.limit:
+                    break
                 entity = found.get(entity_id)
                 if entity is not None and self._admissible(entity):
                     self.context[entity_id] = entity

@@ -145,7 +145,7 @@ class _ReadCache:
 
     def put(self, version: int, table: str, items: dict[str, Any]) -> None:
         """Keep ``items`` (read under ``version``) in ``table``, unless outdated."""
-        added = sum(len(value) if isinstance(value, list) else 1 for value in items.values())
+        added = sum(max(len(v), 1) if isinstance(v, list) else 1 for v in items.values())
         with self._lock:
             if version != self.version or added > self.size:
                 return
@@ -457,19 +457,31 @@ class SqliteGraphStore(PathRecall):
 
     def names(self) -> frozenset[str]:
         session = self._session_cache()
-        if session is not None and session[0].names is not None:
-            return session[0].names
-        names = self._read_names(self.snapshot())
-        if session is not None:
-            session[0].keep(session[1], names=names)
-        return names
-
-    def _read_names(self, snapshot: str) -> frozenset[str]:
-        if self._names is None or self._names[0] != snapshot:
+        if session is None:
+            return self._names_by_snapshot()
+        cache, version = session
+        if cache.names is None:
             with self._lock:
                 rows = self._db.execute("SELECT DISTINCT name FROM entities").fetchall()
-            self._names = (snapshot, frozenset(row[0] for row in rows))
-        return self._names[1]
+            names = frozenset(row[0] for row in rows)
+            cache.keep(version, names=names)
+            return names
+        return cache.names
+
+    def _names_by_snapshot(self) -> frozenset[str]:
+        """The names, re-read only when the snapshot changed; the snapshot and the names
+        are read in one transaction, so a commit between them cannot pair them wrongly."""
+        with self._lock:
+            self._db.execute("BEGIN")
+            try:
+                row = self._db.execute("SELECT value FROM meta WHERE key = 'snapshot'").fetchone()
+                snapshot = row[0] if row else compute_snapshot((), ())
+                if self._names is None or self._names[0] != snapshot:
+                    rows = self._db.execute("SELECT DISTINCT name FROM entities").fetchall()
+                    self._names = (snapshot, frozenset(row[0] for row in rows))
+                return self._names[1]
+            finally:
+                self._db.execute("COMMIT")
 
     def get_entity(self, entity_id: str) -> Entity | None:
         with self._lock:

@@ -1,6 +1,7 @@
 """The ``GraphStore`` protocol the injector reads through, and an in-memory store.
 
-Bring your own store (a graph database, a service) by implementing these eleven methods;
+Bring your own store (a graph database, a service) by implementing these seven methods
+(and, for fewer reads per walk, :class:`BatchedGraphStore`'s);
 :class:`~citeloop.knowledge.sqlite_store.SqliteGraphStore` is the embedded default.
 """
 
@@ -11,7 +12,7 @@ import hashlib
 from collections import Counter
 from collections.abc import Collection, Iterable
 from contextlib import AbstractContextManager
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, cast, runtime_checkable
 
 from citeloop.knowledge.model import Entity, Fact, RelationKind
 from citeloop.knowledge.paths import PathRecall
@@ -41,23 +42,8 @@ class GraphStore(Protocol):
         per word)."""
         ...
 
-    def reading(self) -> AbstractContextManager[object]:
-        """A session of reads by the calling thread (the injector opens one per walk):
-        a store may serve them from a cache it checks once on entry. Stores without a
-        cache return ``contextlib.nullcontext()``."""
-        ...
-
-    def entities_named_many(self, names: Collection[str]) -> dict[str, list[Entity]]:
-        """:meth:`entities_named` of many names in one read: by name, only the names
-        that have entities. The injector reads all the names of a task at once."""
-        ...
-
     def get_entity(self, entity_id: str) -> Entity | None:
         """The entity with id ``entity_id``, or ``None``."""
-        ...
-
-    def get_entities(self, entity_ids: Collection[str]) -> dict[str, Entity]:
-        """The entities of many ids in one read: by id, only the ids that exist."""
         ...
 
     def facts_of(
@@ -65,12 +51,6 @@ class GraphStore(Protocol):
     ) -> list[Fact]:
         """Facts with ``entity_id`` as subject or object, optionally only of
         ``relations``, sorted by (relation, subject, object)."""
-        ...
-
-    def facts_of_many(self, entity_ids: Collection[str]) -> dict[str, list[Fact]]:
-        """:meth:`facts_of` (every relation) of many ids in one read: by id, every id
-        a key (``[]`` when it has no facts). The injector reads a whole breadth-first
-        level at once, so a walk costs a few reads, not one per entity."""
         ...
 
     def all_entities(self) -> list[Entity]:
@@ -84,6 +64,67 @@ class GraphStore(Protocol):
     def stats(self) -> dict[str, int]:
         """Counts: ``"entities"``, ``"facts"``, ``"entities.<kind>"``, ``"facts.<relation>"``."""
         ...
+
+
+@runtime_checkable
+class BatchedGraphStore(GraphStore, Protocol):
+    """A :class:`GraphStore` that also reads many keys at once, and may serve a session
+    of reads from a cache. The injector uses these methods when a store has them (both
+    citeloop stores do), so a walk costs a few reads, not one per entity; for a store
+    with only :class:`GraphStore`'s methods it loops over the single reads."""
+
+    def reading(self) -> AbstractContextManager[object]:
+        """A session of reads by the calling thread (the injector opens one per walk):
+        a store may serve them from a cache it checks once on entry. Stores without a
+        cache return ``contextlib.nullcontext()``."""
+        ...
+
+    def entities_named_many(self, names: Collection[str]) -> dict[str, list[Entity]]:
+        """:meth:`entities_named` of many names in one read: by name, only the names
+        that have entities. The injector reads all the names of a task at once."""
+        ...
+
+    def get_entities(self, entity_ids: Collection[str]) -> dict[str, Entity]:
+        """The entities of many ids in one read: by id, only the ids that exist."""
+        ...
+
+    def facts_of_many(self, entity_ids: Collection[str]) -> dict[str, list[Fact]]:
+        """:meth:`facts_of` (every relation) of many ids in one read: by id, every id
+        a key (``[]`` when it has no facts). The injector reads a whole breadth-first
+        level at once, so a walk costs a few reads, not one per entity."""
+        ...
+
+
+class _SingleReads:
+    """:class:`BatchedGraphStore`'s reads over a store that has only :class:`GraphStore`'s
+    (one single read per key, no cache)."""
+
+    def __init__(self, store: GraphStore) -> None:
+        self._store = store
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._store, name)
+
+    def reading(self) -> AbstractContextManager[object]:
+        return contextlib.nullcontext()
+
+    def entities_named_many(self, names: Collection[str]) -> dict[str, list[Entity]]:
+        return {name: found for name in names if (found := self._store.entities_named(name))}
+
+    def get_entities(self, entity_ids: Collection[str]) -> dict[str, Entity]:
+        found = {entity_id: self._store.get_entity(entity_id) for entity_id in entity_ids}
+        return {entity_id: entity for entity_id, entity in found.items() if entity is not None}
+
+    def facts_of_many(self, entity_ids: Collection[str]) -> dict[str, list[Fact]]:
+        return {entity_id: self._store.facts_of(entity_id) for entity_id in entity_ids}
+
+
+def batched(store: GraphStore) -> BatchedGraphStore:
+    """``store`` when it has :class:`BatchedGraphStore`'s reads, else an adapter that
+    serves them with its single reads (so any :class:`GraphStore` can be walked)."""
+    if isinstance(store, BatchedGraphStore):
+        return store
+    return cast(BatchedGraphStore, _SingleReads(store))
 
 
 def _fact_order(fact: Fact) -> tuple[str, str, str]:
@@ -137,26 +178,14 @@ class MemoryGraphStore(PathRecall):
     def names(self) -> frozenset[str]:
         return frozenset(self._by_name)
 
-    def reading(self) -> AbstractContextManager[object]:
-        return contextlib.nullcontext()
-
-    def entities_named_many(self, names: Collection[str]) -> dict[str, list[Entity]]:
-        return {name: list(self._by_name[name]) for name in names if name in self._by_name}
-
     def get_entity(self, entity_id: str) -> Entity | None:
         return self._entities.get(entity_id)
-
-    def get_entities(self, entity_ids: Collection[str]) -> dict[str, Entity]:
-        return {i: self._entities[i] for i in entity_ids if i in self._entities}
 
     def facts_of(
         self, entity_id: str, relations: Collection[RelationKind] | None = None
     ) -> list[Fact]:
         facts = self._by_entity.get(entity_id, ())
         return [fact for fact in facts if relations is None or fact.relation in relations]
-
-    def facts_of_many(self, entity_ids: Collection[str]) -> dict[str, list[Fact]]:
-        return {i: list(self._by_entity.get(i, ())) for i in entity_ids}
 
     def all_entities(self) -> list[Entity]:
         return sorted(self._entities.values(), key=lambda entity: entity.id)

@@ -1,9 +1,8 @@
-"""Nodes of the ``grounded_answer`` graph.
+"""Nodes and routers of the ``grounded_answer`` graph.
 
 The nodes need two things the runtime context cannot carry as JSON — an optional chat
 model object and an optional knowledge-graph store — so they are methods of
-:class:`GroundedAnswerNodes`, built once per compiled graph. ``call_model`` and
-``validate`` route by returning a ``Command``.
+:class:`GroundedAnswerNodes`, built once per compiled graph. Routers are pure functions.
 """
 
 from __future__ import annotations
@@ -18,7 +17,7 @@ from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, System
 from langchain_core.runnables import RunnableConfig
 from langgraph.graph import END
 from langgraph.runtime import Runtime, get_runtime
-from langgraph.types import Command, RetryPolicy
+from langgraph.types import RetryPolicy
 
 from citeloop.context import GroundedAnswerContext, resolve_context
 from citeloop.errors import ConfigurationError
@@ -82,13 +81,6 @@ def _check_payload(state: State) -> None:
             f"payload must be a string (the text the task refers to), got "
             f"{type(payload).__name__}; join or serialise it first"
         )
-
-
-def _answered(state: State, response: BaseMessage) -> Command[Literal["validate"]]:
-    return Command(
-        update={"answer": response.text, "attempts": state.get("attempts", 0) + 1},
-        goto="validate",
-    )
 
 
 def _context_update(injected: InjectedContext) -> dict[str, Any]:
@@ -209,14 +201,16 @@ class GroundedAnswerNodes:
             HumanMessage(state["prompt"]),
         ]
 
-    def _model_failed(self, exc: Exception) -> Command[Literal["__end__"]]:
+    def _model_failed(self, exc: Exception) -> dict[str, Any]:
         """End the run on a permanent error; re-raise a transient one for the retry policy."""
-        error = model_failure(exc, self.model_retry)
-        return Command(update={**RUN_INPUTS_CLEARED, "outcome": "error", "error": error}, goto=END)
+        return {
+            **RUN_INPUTS_CLEARED,
+            "outcome": "error",
+            "error": model_failure(exc, self.model_retry),
+        }
 
-    def call_model(self, state: State) -> Command[Literal["validate", "__end__"]]:
-        """Ask the chat model, then go to ``validate``; a permanent error ends the run
-        with outcome ``error``.
+    def call_model(self, state: State) -> dict[str, Any]:
+        """Ask the chat model; a permanent error ends the run with outcome ``error``.
 
         Transient errors (timeouts, rate limits, 5xx) are re-raised so that the node's
         retry policy retries them with backoff, except on its last attempt. This is the
@@ -226,9 +220,9 @@ class GroundedAnswerNodes:
             response = self._chat_model(settings(get_runtime())).invoke(self._messages(state))
         except Exception as exc:
             return self._model_failed(exc)
-        return _answered(state, response)
+        return {"answer": response.text, "attempts": state.get("attempts", 0) + 1}
 
-    async def acall_model(self, state: State) -> Command[Literal["validate", "__end__"]]:
+    async def acall_model(self, state: State) -> dict[str, Any]:
         """Async variant of :meth:`call_model` (no blocking call on the event loop)."""
         try:
             response = await (await achat_model(self.model, settings(get_runtime()).model)).ainvoke(
@@ -236,18 +230,13 @@ class GroundedAnswerNodes:
             )
         except Exception as exc:
             return self._model_failed(exc)
-        return _answered(state, response)
+        return {"answer": response.text, "attempts": state.get("attempts", 0) + 1}
 
     def _chat_model(self, ctx: GroundedAnswerContext) -> BaseChatModel:
         return self.model or resolve_chat_model(ctx.model)
 
-    def validate(self, state: State) -> Command[Literal["expand_context", "__end__"]]:
-        """Check that the answer uses and cites the context; end on a pass or when the
-        retry budget is spent (labelling the outcome), else go widen and re-ask.
-
-        This decision is what bounds the loop (never the recursion limit). Only
-        computes, so it runs on the event loop under ``ainvoke``.
-        """
+    def validate(self, state: State) -> dict[str, Any]:
+        """Check that the answer uses and cites the context; label a final verdict."""
         ctx = settings(get_runtime())
         answer = state["answer"]
         update: dict[str, Any] = {}
@@ -273,11 +262,10 @@ class GroundedAnswerNodes:
             update["outcome"] = "passed"
         elif not retries_left(state, ctx):
             update["outcome"] = "exhausted"
-        if "outcome" not in update:
-            return Command(update=update, goto="expand_context")
-        update["messages"] = [AIMessage(answer)]
-        update.update(RUN_INPUTS_CLEARED)
-        return Command(update=update, goto=END)
+        if "outcome" in update:
+            update["messages"] = [AIMessage(answer)]
+            update.update(RUN_INPUTS_CLEARED)
+        return update
 
     def expand_context(
         self, state: State, runtime: Runtime[GroundedAnswerContext]
@@ -302,3 +290,20 @@ class GroundedAnswerNodes:
             context=state["context_text"], payload_block=_payload_block(state), feedback=feedback
         )
         return {"prompt": prompt}
+
+
+def route_after_model(state: State) -> Literal["validate", "__end__"]:
+    """End on a model error; otherwise validate the answer."""
+    return END if state.get("error") else "validate"
+
+
+def route_after_validate(
+    state: State, runtime: Runtime[GroundedAnswerContext]
+) -> Literal["expand_context", "__end__"]:
+    """End on pass or when the retry budget is spent; otherwise widen and re-ask.
+
+    This edge is what bounds the loop (never the recursion limit).
+    """
+    if state["report"]["passed"] or not retries_left(state, settings(runtime)):
+        return END
+    return "expand_context"

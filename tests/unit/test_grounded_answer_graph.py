@@ -420,3 +420,39 @@ async def test_no_blocking_call_on_the_event_loop_with_a_replay_spec(store, core
     with blockbuster_ctx():
         out = await graph.ainvoke({"task": TASK}, context=context)
     assert (out["outcome"], out["error"]) == ("passed", "")
+
+
+def test_a_state_update_as_call_model_resumes_at_validate(store, core):
+    # Human in the loop: stop after the model, correct its answer, continue.
+    graph = build_grounded_answer_graph(
+        ScriptedChatModel(script=[BAD_ANSWER]),
+        store=store,
+        model_retry=NO_RETRY_DELAY,
+        checkpointer=InMemorySaver(),
+    )
+    config = {"configurable": {"thread_id": "review"}}
+    graph.invoke({"task": TASK}, config, interrupt_after=["call_model"])
+    graph.update_state(config, {"answer": good_answer(core)}, as_node="call_model")
+    assert graph.get_state(config).next == ("validate",)
+    assert graph.invoke(None, config)["outcome"] == "passed"
+
+
+async def test_user_checks_run_off_the_event_loop(store, core):
+    # A check may do I/O, so with checks `validate` runs in a worker thread.
+    import threading
+
+    threads: list[int] = []
+
+    def where(text: str) -> CheckOutcome:
+        threads.append(threading.get_ident())
+        return CheckOutcome("where", True)
+
+    graph = build_grounded_answer_graph(
+        ScriptedChatModel(script=[good_answer(core)]),
+        store=store,
+        checks=[Check("where", where)],
+        model_retry=NO_RETRY_DELAY,
+    )
+    out = await graph.ainvoke({"task": TASK})
+    assert out["outcome"] == "passed"
+    assert threads and threading.get_ident() not in threads
