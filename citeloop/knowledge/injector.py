@@ -165,9 +165,9 @@ class ContextInjector:
             limit=self.max_entities * widening.limit_multiplier,
             follow_tests=widening.include_tested_by or task_type in TEST_TASK_TYPES,
         )
-        text = payload_text(payload)
+        task_text = payload_text(payload)
         with self._reads.reading():
-            seeds = self.seeds(text)
+            seeds = self.seeds(task_text)
             walk.add_all(seeds)
             walk.breadth_first(seeds, self.hops + widening.extra_hops)
             if widening.include_requirement_closure:
