@@ -171,3 +171,9 @@ Fix only its format: make it a review in the requested structure that uses only 
 appearing in the data. Do not change your judgement: every boolean that was false stays \
 false, every requirement that was unfulfilled or uncertain keeps its status, and the \
 requirements keep their order. Reply with the corrected review only."""
+
+DELIVERY_AUDIT_MORE_PROBLEMS = "... and {count} more problems"
+"""The line that counts the problems past the first ``MAX_PROBLEMS`` of a review."""
+
+DELIVERY_AUDIT_NOT_A_REVIEW = "it is not a review in the requested structure"
+"""The repair prompt's problem when the first reply gave no more precise one."""

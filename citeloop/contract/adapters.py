@@ -386,7 +386,7 @@ def load_model(path: str | Path, model_cls: type[ModelT]) -> ModelT:
     :class:`~citeloop.contract.schemas.EvidenceIndex`, ...) from a JSON file.
 
     For :class:`~citeloop.contract.schemas.EvidenceIndex`, a ``.jsonl`` file is read
-    as documents (:func:`load_index`).
+    as documents (:func:`evidence_from_jsonl`).
 
     Args:
         path: The file, UTF-8 JSON (a byte order mark is allowed).
@@ -423,9 +423,6 @@ def load_index(path: str | Path) -> EvidenceIndex:
     Raises:
         ConfigurationError: As the reader used.
     """
-    path = Path(path)
-    if path.suffix.lower() == ".jsonl":
-        return evidence_from_jsonl(path)
     return load_model(path, EvidenceIndex)
 
 

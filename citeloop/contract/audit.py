@@ -62,13 +62,15 @@ from typing import Any, Literal, TypeVar
 from pydantic import ValidationError
 
 from citeloop.contract.codes import REQUEST_NOT_FULFILLED, Failure
+from citeloop.contract.mechanical import name_key
 from citeloop.contract.schemas import AnswerResult, EvidenceUnit, Fulfilment, Notice, Plan
 from citeloop.prompts import (
+    DELIVERY_AUDIT_MORE_PROBLEMS,
+    DELIVERY_AUDIT_NOT_A_REVIEW,
     DELIVERY_AUDIT_PROMPT,
     DELIVERY_AUDIT_REPAIR_PROMPT,
     DELIVERY_AUDIT_SYSTEM_PROMPT,
 )
-from citeloop.text import normalize_text
 
 MAX_QUESTION_SEGMENTS = 32
 """Question segments shown (a requirement names at most 32)."""
@@ -411,11 +413,8 @@ def repair_messages(
         previous: The first reply (text, parsed JSON, or a review).
         problems: What :func:`parse_review` found wrong with it.
     """
-    lines = [f"- {_plain(problem)}" for problem in problems[:MAX_PROBLEMS]]
-    if len(problems) > MAX_PROBLEMS:
-        lines.append(f"- ... and {len(problems) - MAX_PROBLEMS} more problems")
-    if not lines:
-        lines.append("- it is not a review in the requested structure")
+    listed = _capped(problems) or [DELIVERY_AUDIT_NOT_A_REVIEW]
+    lines = [f"- {_plain(problem)}" for problem in listed]
     return [
         ("system", DELIVERY_AUDIT_SYSTEM_PROMPT),
         (
@@ -456,10 +455,17 @@ def _short(ident: object) -> str:
     return repr(text if len(text) <= 40 else text[:37] + "...")
 
 
-def _capped(problems: list[str]) -> list[str]:
-    if len(problems) <= MAX_PROBLEMS:
-        return problems
-    return [*problems[:MAX_PROBLEMS], f"... and {len(problems) - MAX_PROBLEMS} more problems"]
+_MORE_PREFIX = DELIVERY_AUDIT_MORE_PROBLEMS.partition("{")[0]
+
+
+def _capped(problems: Sequence[str]) -> list[str]:
+    """At most :data:`MAX_PROBLEMS` problems and a line counting the rest; a list that
+    :func:`parse_review` already capped is kept as it is."""
+    capped = len(problems) == MAX_PROBLEMS + 1 and problems[-1].startswith(_MORE_PREFIX)
+    if len(problems) <= MAX_PROBLEMS or capped:
+        return list(problems)
+    rest = DELIVERY_AUDIT_MORE_PROBLEMS.format(count=len(problems) - MAX_PROBLEMS)
+    return [*problems[:MAX_PROBLEMS], rest]
 
 
 def parse_review(
@@ -599,11 +605,6 @@ class Verdict:
         return cls(passed=False, outcome=None, failure=Failure.of(pair), reasons=reasons)
 
 
-def _fold(text: str) -> str:
-    """NFC, whitespace runs collapsed to one space, case folded."""
-    return " ".join(normalize_text(text).split()).casefold()
-
-
 def verdict(review: Fulfilment, payload: AuditPayload) -> Verdict:
     """Decide a review (checked with :func:`parse_review`).
 
@@ -624,12 +625,12 @@ def verdict(review: Fulfilment, payload: AuditPayload) -> Verdict:
     Work is linear in the segments named times the notices.
     """
     reasons = [f"{name} is false" for name in BOOLEANS if not getattr(review, name)]
-    notices = [text for text in dict.fromkeys(_fold(n.text) for n in payload.notices) if text]
+    notices = [text for text in dict.fromkeys(name_key(n.text) for n in payload.notices) if text]
     discloses: dict[str, bool] = {}
 
     def disclosed(alias: str) -> bool:
         if alias not in discloses:
-            segment = _fold(payload.answer_segments[alias])
+            segment = name_key(payload.answer_segments[alias])
             discloses[alias] = any(notice in segment for notice in notices)
         return discloses[alias]
 

@@ -351,6 +351,14 @@ def test_repair_messages_embed_non_json_and_bound_the_problems(payload):
     assert repair_messages(payload, review(), [])[1][1].count("- it is not a review") == 1
 
 
+def test_the_problems_parse_review_capped_are_counted_once_in_the_repair(payload):
+    raw = review_dict(requirement(questions=tuple(f"Q{i}" for i in range(10, 40))))
+    _, problems = parse_review(raw, payload)
+    human = repair_messages(payload, raw, problems)[1][1]
+    assert human.count("more problems") == 1
+    assert "- ... and 10 more problems" in human
+
+
 # --- parse_review ------------------------------------------------------------------------
 
 
