@@ -10,7 +10,8 @@ Pure functions, no model call. A graph node runs the audit with them:
 4. Exactly one format-repair retry with :func:`repair_messages` (an error of the model:
    ``verification/verification_unavailable``), then ``repaired, again =
    parse_review(reply, payload)``. Problems again, or :func:`repair_flips_negative`
-   ``(review, repaired)``: ``verification/invalid_review``; else ``review = repaired``.
+   ``(review, repaired, first_reply)``: ``verification/invalid_review``; else
+   ``review = repaired``.
 5. ``verdict(review, payload)``: passed with outcome ``complete`` or ``partial``, or
    ``fulfilment/request_not_fulfilled``. :meth:`Verdict.rejected` makes the verdicts of
    steps 2-4.
@@ -545,7 +546,9 @@ def reply_negative(reply: Any) -> bool:
     return False
 
 
-def repair_flips_negative(before: Fulfilment | None, after: Fulfilment) -> bool:
+def repair_flips_negative(
+    before: Fulfilment | None, after: Fulfilment, first_reply: Any = None
+) -> bool:
     """Whether a repaired review turned a negative judgement of the first one positive.
 
     The repair prompt forbids it; this enforces it. It is a flip when a boolean false in
@@ -553,12 +556,14 @@ def repair_flips_negative(before: Fulfilment | None, after: Fulfilment) -> bool:
     ``unfulfilled`` or ``uncertain`` one of ``before`` is missing from ``after`` or is
     ``answered`` or ``missing_disclosed`` (the prompt asks for the same order, so a
     reordered repair counts as a flip: closed, never open). ``unfulfilled`` becoming
-    ``uncertain`` (or back) is no flip: the verdict fails either way. A first review that
-    did not parse (``None``) had no judgement to keep. A flip makes the audit
+    ``uncertain`` (or back) is no flip: the verdict fails either way. When the first
+    reply did not parse (``before`` is ``None``), its raw ``first_reply`` may still have
+    said no (:func:`reply_negative`): then a repair that is not negative
+    (:func:`is_negative`) is a flip. A flip makes the audit
     ``verification/invalid_review``.
     """
     if before is None:
-        return False
+        return reply_negative(first_reply) and not is_negative(after)
     if any(not getattr(before, name) and getattr(after, name) for name in BOOLEANS):
         return True
     return any(

@@ -26,11 +26,9 @@ from citeloop.contract.audit import (
     AuditPayload,
     audit_messages,
     build_payload,
-    is_negative,
     parse_review,
     repair_flips_negative,
     repair_messages,
-    reply_negative,
     verdict,
 )
 from citeloop.contract.codes import (
@@ -212,13 +210,8 @@ class DeliveryAuditNodes:
         before = state.get("review")
         review, problems = parse_review(reply, payload)
         first = Fulfilment.model_validate(before) if before is not None else None
-        flipped = review is not None and (
-            repair_flips_negative(first, review)
-            # A first reply that did not parse may still have said no: it stays no.
-            or (
-                (first is None and reply_negative(state.get("review_reply")))
-                and not is_negative(review)
-            )
+        flipped = review is not None and repair_flips_negative(
+            first, review, state.get("review_reply")
         )
         if problems or review is None or flipped:
             return {"audit_failure": _code(INVALID_REVIEW), "review_problems": problems}

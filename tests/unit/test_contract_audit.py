@@ -556,6 +556,13 @@ def test_repair_of_a_positive_or_unparsed_review_is_free():
     assert not repair_flips_negative(None, review())
 
 
+def test_a_first_reply_that_did_not_parse_but_said_no_stays_no():
+    said_no = '{"task_completed": false, "requirements": "broken"}'
+    assert repair_flips_negative(None, review(), first_reply=said_no)
+    assert not repair_flips_negative(None, review(clear=False), first_reply=said_no)
+    assert not repair_flips_negative(None, review(), first_reply="not json at all")
+
+
 def test_the_repair_flow_end_to_end(payload):
     """The node's flow: unknown ids, one repair, and the guard."""
     first = review_dict(requirement(), requirement(status="uncertain", questions=("Q7",)))
