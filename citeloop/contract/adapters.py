@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -25,7 +25,8 @@ from pydantic import ValidationError as PydanticValidationError
 
 from citeloop.contract.schemas import EvidenceIndex, EvidenceUnit
 from citeloop.errors import ConfigurationError
-from citeloop.knowledge import Entity, EntityRef, Fact, GraphStore
+from citeloop.knowledge import BatchedGraphStore, Entity, EntityRef, Fact, GraphStore
+from citeloop.knowledge.store import batched
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
 
@@ -39,21 +40,9 @@ MAX_ERRORS_SHOWN = 10
 # --- the knowledge graph ------------------------------------------------------------------
 
 
-class _Entities:
-    """Entity look-ups, each id read from the store once."""
-
-    def __init__(self, store: GraphStore) -> None:
-        self.store = store
-        self._cache: dict[str, Entity | None] = {}
-
-    def get(self, entity_id: str) -> Entity | None:
-        if entity_id not in self._cache:
-            self._cache[entity_id] = self.store.get_entity(entity_id)
-        return self._cache[entity_id]
-
-    def ref(self, entity_id: str) -> EntityRef:
-        entity = self.get(entity_id)
-        return EntityRef.of(entity) if entity is not None else EntityRef("", entity_id, entity_id)
+def _ref(entities: Mapping[str, Entity], entity_id: str) -> EntityRef:
+    entity = entities.get(entity_id)
+    return EntityRef.of(entity) if entity is not None else EntityRef("", entity_id, entity_id)
 
 
 def fact_unit(fact: Fact, subject: EntityRef, object_: EntityRef) -> EvidenceUnit:
@@ -95,11 +84,11 @@ def fact_unit(fact: Fact, subject: EntityRef, object_: EntityRef) -> EvidenceUni
     )
 
 
-def _facts_of(store: GraphStore, entity_ids: Iterable[str]) -> dict[str, Fact]:
+def _facts_of(store: BatchedGraphStore, entity_ids: list[str]) -> dict[str, Fact]:
     """The facts touching ``entity_ids``, by fact id (first seen wins)."""
     facts: dict[str, Fact] = {}
-    for entity_id in entity_ids:
-        for fact in store.facts_of(entity_id):
+    for found in store.facts_of_many(entity_ids).values():
+        for fact in found:
             facts.setdefault(fact.fact_id, fact)
     return facts
 
@@ -180,26 +169,31 @@ def evidence_from_graph(
     """
     wanted = _ids(fact_ids, "fact_ids")
     entities = _ids(entity_ids, "entity_ids")
-    lookup = _Entities(store)
-    version = store.snapshot()
-    if entities is not None:
-        unknown = [entity_id for entity_id in entities if lookup.get(entity_id) is None]
-        if unknown:
-            raise ConfigurationError(f"no entity with id {_listed(unknown)} in the graph")
-        facts = _facts_of(store, entities)
-        if wanted is not None:
-            facts = {fact_id: facts[fact_id] for fact_id in wanted if fact_id in facts}
-    elif wanted is not None:
-        facts = _find_facts(store, set(wanted)) if wanted else {}
-    else:
-        facts = _facts_of(store, (entity.id for entity in store.all_entities()))
+    reads = batched(store)
+    with reads.reading():
+        version = reads.snapshot()
+        if entities is not None:
+            known = reads.get_entities(entities)
+            unknown = [entity_id for entity_id in entities if entity_id not in known]
+            if unknown:
+                raise ConfigurationError(f"no entity with id {_listed(unknown)} in the graph")
+            facts = _facts_of(reads, entities)
+            if wanted is not None:
+                facts = {fact_id: facts[fact_id] for fact_id in wanted if fact_id in facts}
+        elif wanted is not None:
+            facts = _find_facts(store, set(wanted)) if wanted else {}
+        else:
+            facts = _facts_of(reads, [entity.id for entity in store.all_entities()])
+        ends = reads.get_entities(
+            {end for fact in facts.values() for end in (fact.subject, fact.object)}
+        )
     if wanted is not None:
         missing = [fact_id for fact_id in wanted if fact_id not in facts]
         if missing:
             where = " among the facts of entity_ids" if entities is not None else " in the graph"
             raise ConfigurationError(f"no fact with id {_listed(missing)}{where}")
     units = {
-        fact_id: fact_unit(fact, lookup.ref(fact.subject), lookup.ref(fact.object))
+        fact_id: fact_unit(fact, _ref(ends, fact.subject), _ref(ends, fact.object))
         for fact_id, fact in sorted(facts.items())
     }
     return EvidenceIndex(version=version, units=units)

@@ -50,6 +50,7 @@ from citeloop.contract.schemas import (
 )
 from citeloop.errors import ConfigurationError
 from citeloop.knowledge import GraphStore
+from citeloop.knowledge.store import batched
 from citeloop.models import resolve_chat_model
 from citeloop.nodes.chat import achat_model, last_human_text, model_failure
 from citeloop.nodes.grounded_answer import open_graph
@@ -339,7 +340,8 @@ def audit_input_from_grounded(state: Mapping[str, Any], store: GraphStore) -> di
     # A chat agent passes messages: then the task is the last human one.
     task = (state.get("task") or "").strip() or last_human_text(state.get("messages"))
     ids = [entity["id"] for entity in state.get("context_entities") or [] if entity.get("id")]
-    known = [entity_id for entity_id in ids if store.get_entity(entity_id) is not None]
+    found = batched(store).get_entities(ids)
+    known = [entity_id for entity_id in ids if entity_id in found]
     index = evidence_from_graph(store, entity_ids=known)
     shown = set(known)
     evidence = [
