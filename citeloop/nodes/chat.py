@@ -63,10 +63,37 @@ def task_from(state: Mapping[str, Any], graph: str) -> str:
     return found
 
 
+def chat_model(model: BaseChatModel | None, spec: str) -> BaseChatModel:
+    """``model`` (the builder's), else the context's ``spec`` resolved (one client per
+    spec and process; see :func:`citeloop.models.resolve_chat_model`)."""
+    return model if model is not None else resolve_chat_model(spec)
+
+
 async def achat_model(model: BaseChatModel | None, spec: str) -> BaseChatModel:
-    """``model``, else ``spec`` resolved in a worker thread: resolving a ``replay:`` spec
-    checks its file, a blocking call that must not run on the event loop."""
+    """:func:`chat_model` with ``spec`` resolved in a worker thread: resolving a
+    ``replay:`` spec checks its file, a blocking call that must not run on the event loop."""
     return model if model is not None else await asyncio.to_thread(resolve_chat_model, spec)
+
+
+def check_recursion_limit(config: Mapping[str, Any], needed: int, setting: str, value: int) -> None:
+    """Refuse a caller's ``recursion_limit`` too small for a graph's budget, so that the
+    budget, never the recursion limit, ends a run.
+
+    Args:
+        config: The node's run config.
+        needed: The supersteps a run takes at most with this budget.
+        setting: The context field of the budget (``"max_retries"``), for the message.
+        value: Its value.
+
+    Raises:
+        ConfigurationError: The config's limit is below ``needed``.
+    """
+    limit = config.get("recursion_limit")
+    if limit is not None and limit < needed:
+        raise ConfigurationError(
+            f"{setting}={value} needs a recursion_limit of at least {needed}, got {limit}; "
+            f"pass config={{'recursion_limit': {needed}}} or lower {setting}"
+        )
 
 
 def retries(policy: RetryPolicy, exc: Exception) -> bool:

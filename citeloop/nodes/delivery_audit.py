@@ -51,8 +51,7 @@ from citeloop.contract.schemas import (
 from citeloop.errors import ConfigurationError
 from citeloop.knowledge import GraphStore
 from citeloop.knowledge.store import batched
-from citeloop.models import resolve_chat_model
-from citeloop.nodes.chat import achat_model, last_human_text, model_failure
+from citeloop.nodes.chat import achat_model, chat_model, last_human_text, model_failure
 from citeloop.nodes.grounded_answer import open_graph
 from citeloop.state.delivery_audit import State
 
@@ -125,7 +124,7 @@ class DeliveryAuditNodes:
         self.model_retry = model_retry
 
     def _chat_model(self) -> BaseChatModel:
-        return self.model or resolve_chat_model(settings(get_runtime()).model)
+        return chat_model(self.model, settings(get_runtime()).model)
 
     def mechanical_check(self, state: State) -> dict[str, Any]:
         """Validate the inputs and run the mechanical checks; a result that failed

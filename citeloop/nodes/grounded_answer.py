@@ -28,8 +28,13 @@ from citeloop.knowledge import (
     InjectedContext,
     SqliteGraphStore,
 )
-from citeloop.models import resolve_chat_model
-from citeloop.nodes.chat import achat_model, model_failure, task_from
+from citeloop.nodes.chat import (
+    achat_model,
+    chat_model,
+    check_recursion_limit,
+    model_failure,
+    task_from,
+)
 from citeloop.prompts import (
     GROUNDED_ANSWER_PROMPT,
     GROUNDED_PAYLOAD_BLOCK,
@@ -38,7 +43,13 @@ from citeloop.prompts import (
 )
 from citeloop.state.grounded_answer import State
 from citeloop.validation import GraphContextValidator, GraphValidationResult, build_retry_prompt
-from citeloop.validation.checks import Check, Problem, format_problems, run_checks
+from citeloop.validation.checks import (
+    Check,
+    Problem,
+    format_problems,
+    require_checks,
+    run_checks,
+)
 
 
 def settings(runtime: Runtime[GroundedAnswerContext]) -> GroundedAnswerContext:
@@ -136,15 +147,9 @@ class GroundedAnswerNodes:
         checks: Sequence[Check] = (),
         model_retry: RetryPolicy | None = None,
     ) -> None:
-        for check in checks:
-            if not isinstance(check, Check):
-                raise ConfigurationError(
-                    f"checks must be citeloop.validation.Check objects, got {check!r}; "
-                    "wrap a function with Check(name, func, on_fail=...)"
-                )
         self.model = model
         self.store = store
-        self.checks = tuple(checks)
+        self.checks = require_checks(checks)
         self.model_retry = model_retry
 
     def _store(self, ctx: GroundedAnswerContext) -> GraphStore:
@@ -172,14 +177,8 @@ class GroundedAnswerNodes:
         task = task_of(state)
         _check_payload(state)
         self._chat_model(ctx)
-        limit = config.get("recursion_limit")
-        if limit is not None and limit < supersteps_needed(ctx.max_retries):
-            raise ConfigurationError(
-                f"max_retries={ctx.max_retries} needs a recursion_limit of at least "
-                f"{supersteps_needed(ctx.max_retries)}, got {limit}; pass "
-                f"config={{'recursion_limit': {supersteps_needed(ctx.max_retries)}}} "
-                "or lower max_retries"
-            )
+        needed = supersteps_needed(ctx.max_retries)
+        check_recursion_limit(config, needed, "max_retries", ctx.max_retries)
         injected = self._inject(state, ctx, None)
         prompt = GROUNDED_ANSWER_PROMPT.format(
             context=injected.text, payload_block=_payload_block(state), task=task
@@ -233,7 +232,7 @@ class GroundedAnswerNodes:
         return {"answer": response.text, "attempts": state.get("attempts", 0) + 1}
 
     def _chat_model(self, ctx: GroundedAnswerContext) -> BaseChatModel:
-        return self.model or resolve_chat_model(ctx.model)
+        return chat_model(self.model, ctx.model)
 
     def validate(self, state: State) -> dict[str, Any]:
         """Check that the answer uses and cites the context; label a final verdict."""

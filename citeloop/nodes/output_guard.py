@@ -21,9 +21,14 @@ from langgraph.runtime import Runtime, get_runtime
 from langgraph.types import RetryPolicy
 
 from citeloop.context import OutputGuardContext, resolve_context
-from citeloop.errors import ConfigurationError
-from citeloop.models import resolve_chat_model
-from citeloop.nodes.chat import achat_model, excerpt, model_failure, task_from
+from citeloop.nodes.chat import (
+    achat_model,
+    chat_model,
+    check_recursion_limit,
+    excerpt,
+    model_failure,
+    task_from,
+)
 from citeloop.prompts import GUARD_RETRY_PROMPT, GUARD_SYSTEM_PROMPT
 from citeloop.state.output_guard import State, TokenUsage
 from citeloop.validation import (
@@ -34,6 +39,7 @@ from citeloop.validation import (
     estimate_tokens,
     format_problems,
     repetition_check,
+    require_checks,
     run_checks,
     sections_check,
 )
@@ -153,19 +159,12 @@ class OutputGuardNodes:
         *,
         model_retry: RetryPolicy | None = None,
     ) -> None:
-        if checks is not None:
-            for check in checks:
-                if not isinstance(check, Check):
-                    raise ConfigurationError(
-                        f"checks must be citeloop.validation.Check objects, got {check!r}; "
-                        "wrap a function with Check(name, func, on_fail=...)"
-                    )
         self.model = model
-        self.checks = None if checks is None else tuple(checks)
+        self.checks = None if checks is None else require_checks(checks)
         self.model_retry = model_retry
 
     def _chat_model(self, ctx: OutputGuardContext) -> BaseChatModel:
-        return self.model or resolve_chat_model(ctx.model)
+        return chat_model(self.model, ctx.model)
 
     def _checks(self, ctx: OutputGuardContext) -> tuple[Check, ...]:
         return self.checks if self.checks is not None else checks_from_context(ctx)
@@ -184,13 +183,8 @@ class OutputGuardNodes:
         task = task_of(state)
         self._chat_model(ctx)
         self._checks(ctx)
-        limit = config.get("recursion_limit")
-        if limit is not None and limit < supersteps_needed(ctx.max_retries):
-            raise ConfigurationError(
-                f"max_retries={ctx.max_retries} needs a recursion_limit of at least "
-                f"{supersteps_needed(ctx.max_retries)}, got {limit}; raise it or lower "
-                "max_retries"
-            )
+        needed = supersteps_needed(ctx.max_retries)
+        check_recursion_limit(config, needed, "max_retries", ctx.max_retries)
         return {
             "task": task,
             "prompt": task,

@@ -21,8 +21,13 @@ from citeloop.context import VerbalizeContext, resolve_context
 from citeloop.errors import ConfigurationError
 from citeloop.knowledge import RetrievalPath, render_hops
 from citeloop.knowledge.paths import coerce_path
-from citeloop.models import resolve_chat_model
-from citeloop.nodes.chat import achat_model, excerpt, model_failure
+from citeloop.nodes.chat import (
+    achat_model,
+    chat_model,
+    check_recursion_limit,
+    excerpt,
+    model_failure,
+)
 from citeloop.prompts import (
     VERBALIZE_DRAFT_PROMPT,
     VERBALIZE_QUESTION_BLOCK,
@@ -123,7 +128,7 @@ class VerbalizeNodes:
         self.model_retry = model_retry
 
     def _chat_model(self, ctx: VerbalizeContext) -> BaseChatModel:
-        return self.model or resolve_chat_model(ctx.model)
+        return chat_model(self.model, ctx.model)
 
     def prepare(
         self, state: State, runtime: Runtime[VerbalizeContext], config: RunnableConfig
@@ -145,13 +150,8 @@ class VerbalizeNodes:
                 f"{ctx.max_path_hops}. Split the path, or raise max_path_hops in the context "
                 "(a narrative of hundreds of facts is rarely what a reader wants)"
             )
-        limit = config.get("recursion_limit")
-        if limit is not None and limit < supersteps_needed(ctx.max_iterations):
-            raise ConfigurationError(
-                f"max_iterations={ctx.max_iterations} needs a recursion_limit of at least "
-                f"{supersteps_needed(ctx.max_iterations)}, got {limit}; raise it or lower "
-                "max_iterations"
-            )
+        needed = supersteps_needed(ctx.max_iterations)
+        check_recursion_limit(config, needed, "max_iterations", ctx.max_iterations)
         _question_block(state)
         if path.hops:
             self._chat_model(ctx)  # a bad model spec fails here, before any call

@@ -25,6 +25,7 @@ from citeloop.validation.checks import (
     OnFail,
     Problem,
     format_problems,
+    require_checks,
     run_checks,
 )
 from citeloop.validation.citation_section import (
@@ -156,6 +157,7 @@ __all__ = [
     "missing_fact_ids",
     "parse_context_entities",
     "repetition_check",
+    "require_checks",
     "run_checks",
     "sections_check",
     "structure_check",

@@ -21,7 +21,7 @@ Example:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Literal
@@ -206,6 +206,23 @@ class CheckRun:
             {**outcome.to_dict(), "status": status}
             for outcome, status in zip(self.outcomes, self.statuses, strict=True)
         ]
+
+
+def require_checks(checks: Iterable[object]) -> tuple[Check, ...]:
+    """``checks`` as a tuple, each a :class:`Check`.
+
+    Raises:
+        ConfigurationError: An item that is not a :class:`Check` (the message says how
+            to wrap a function).
+    """
+    found = tuple(checks)
+    for check in found:
+        if not isinstance(check, Check):
+            raise ConfigurationError(
+                f"checks must be citeloop.validation.Check objects, got {check!r}; "
+                "wrap a function with Check(name, func, on_fail=...)"
+            )
+    return found  # type: ignore[return-value]
 
 
 def run_checks(checks: Sequence[Check], text: str) -> CheckRun:
