@@ -26,6 +26,10 @@ from citeloop.validation.matching import NameScanner, without_underscore_emphasi
 RETRY_PROMPT_HEADER = "Your previous answer was rejected: it did not use and cite the context."
 """First line of the rejection part of a retry prompt (also how a nested prompt is cut)."""
 
+CHECKS_RETRY_HEADER = "Your previous answer was rejected: it did not pass these checks."
+"""The first line instead when the answer used and cited the context, and only the
+extra problems (of output checks) failed it."""
+
 RETRY_PROMPT_TEMPLATE = """{task}
 
 {header}
@@ -341,9 +345,11 @@ class GraphContextValidator:
         )
 
     @staticmethod
-    def build_retry_prompt(task: str, result: GraphValidationResult) -> str:
+    def build_retry_prompt(
+        task: str, result: GraphValidationResult, extra_problems: Sequence[str] = ()
+    ) -> str:
         """Same as the module function :func:`build_retry_prompt`."""
-        return build_retry_prompt(task, result)
+        return build_retry_prompt(task, result, extra_problems)
 
 
 def _problem_lines(result: GraphValidationResult) -> list[str]:
@@ -378,9 +384,10 @@ def build_retry_prompt(
             context problems.
 
     Returns:
-        ``RETRY_PROMPT_TEMPLATE`` filled with the task, ``RETRY_PROMPT_HEADER`` and one
-        line per problem: core entities not cited, invalid citations, core entities
-        the body does not reference.
+        ``RETRY_PROMPT_TEMPLATE`` filled with the task, ``RETRY_PROMPT_HEADER`` (or
+        ``CHECKS_RETRY_HEADER`` when ``result`` passed and only ``extra_problems``
+        remain) and one line per problem: core entities not cited, invalid citations,
+        core entities the body does not reference, then the extra problems.
 
     Example:
         >>> result = GraphContextValidator().validate("No idea.", ["GraphStore"])
@@ -388,8 +395,7 @@ def build_retry_prompt(
         ...     build_retry_prompt("Explain the store.", result))
         True
     """
-    original = task.split(RETRY_PROMPT_HEADER, 1)[0].rstrip()
+    original = task.split(RETRY_PROMPT_HEADER, 1)[0].split(CHECKS_RETRY_HEADER, 1)[0].rstrip()
     lines = (_problem_lines(result) if not result.passed else []) + list(extra_problems)
-    return RETRY_PROMPT_TEMPLATE.format(
-        task=original, header=RETRY_PROMPT_HEADER, problems="\n".join(lines)
-    )
+    header = RETRY_PROMPT_HEADER if not result.passed else CHECKS_RETRY_HEADER
+    return RETRY_PROMPT_TEMPLATE.format(task=original, header=header, problems="\n".join(lines))

@@ -495,6 +495,23 @@ def test_retry_prompt_never_nests() -> None:
     assert GraphContextValidator.build_retry_prompt(task, validate("Nothing.")) == first
 
 
+def test_a_retry_for_check_problems_only_says_the_checks_failed() -> None:
+    task = "Explain the graph store."
+    passed = GraphContextValidator().validate("Nothing to cite.", [])
+    assert passed.passed
+    prompt = build_retry_prompt(task, passed, ["- [json] no JSON value found"])
+    assert RETRY_PROMPT_HEADER not in prompt
+    assert "did not pass these checks.\n- [json] no JSON value found" in prompt
+    # The checks' own retry does not nest either, nor does a later context rejection.
+    assert build_retry_prompt(prompt, passed, ["- [json] no JSON value found"]) == prompt
+    assert build_retry_prompt(prompt, validate("Nothing.")) == build_retry_prompt(
+        task, validate("Nothing.")
+    )
+    assert GraphContextValidator.build_retry_prompt(task, passed, ["- x"]) == build_retry_prompt(
+        task, passed, ["- x"]
+    )
+
+
 def test_retry_prompt_without_section_says_so() -> None:
     prompt = build_retry_prompt("Task.", validate(BODY))
     assert "no '## Entities used' section" in prompt
