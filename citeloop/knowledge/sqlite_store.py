@@ -177,7 +177,8 @@ class SqliteGraphStore(PathRecall):
 
     Raises:
         ConfigurationError: The file cannot be opened, is not an SQLite database, holds
-            another application's tables, or (``read_only``) is not a citeloop graph.
+            another application's tables, or (``read_only``) is not a citeloop graph;
+            ``cache_size`` is negative.
 
     Example:
         >>> with SqliteGraphStore(":memory:") as store:

@@ -69,9 +69,10 @@ class GraphStore(Protocol):
 @runtime_checkable
 class BatchedGraphStore(GraphStore, Protocol):
     """A :class:`GraphStore` that also reads many keys at once, and may serve a session
-    of reads from a cache. The injector uses these methods when a store has them (both
-    citeloop stores do), so a walk costs a few reads, not one per entity; for a store
-    with only :class:`GraphStore`'s methods it loops over the single reads."""
+    of reads from a cache. The injector uses these methods when a store has them
+    (:class:`~citeloop.knowledge.sqlite_store.SqliteGraphStore` does), so a walk costs a
+    few reads, not one per entity; for a store with only :class:`GraphStore`'s methods,
+    such as :class:`MemoryGraphStore`, it loops over the single reads (:func:`batched`)."""
 
     def reading(self) -> AbstractContextManager[object]:
         """A session of reads by the calling thread (the injector opens one per walk):

@@ -72,8 +72,8 @@ class State(InputState, OutputState, total=False):
     """The graph's internal state.
 
     Attributes:
-        iterations_used: Critiques that failed so far (reset by ``draft``).
-        model_calls: Chat-model calls so far (reset by ``draft``).
+        iterations_used: Critiques that failed so far (reset by ``prepare``).
+        model_calls: Chat-model calls so far (reset by ``prepare``).
         error: Set by a model node whose call failed; ends the run.
     """
 

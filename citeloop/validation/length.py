@@ -135,8 +135,9 @@ def estimate_tokens(text: str, tokenizer: Tokenizer | None = None) -> int:
         The count; the estimate is ``ceil(len(text) / 4)`` (0 for empty text).
 
     Raises:
-        ConfigurationError: ``tokenizer`` is neither callable nor has ``encode``, or
-            returns something that is neither a count nor a sequence.
+        ConfigurationError: ``text`` is not a string; ``tokenizer`` is neither callable
+            nor has ``encode``, or returns something that is neither a count nor a
+            sequence.
 
     Example:
         >>> estimate_tokens("Hello, world!")

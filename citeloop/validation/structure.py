@@ -101,8 +101,10 @@ def compile_schema(schema: Mapping[str, Any] | bool, *, check_formats: bool = Fa
         A validator of the class the schema's ``$schema`` names (default Draft 2020-12).
 
     Raises:
-        ConfigurationError: ``schema`` is not a mapping or a bool, or is not a valid
-            schema for its draft (the message names the failing schema path).
+        ConfigurationError: ``schema`` is not a mapping or a bool, is not a valid
+            schema for its draft (the message names the failing schema path), is nested
+            too deeply to be checked, or has a ``$ref`` to an outside URI (it would have
+            to be fetched).
     """
     if not isinstance(schema, Mapping | bool):
         raise ConfigurationError(
