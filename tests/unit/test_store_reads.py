@@ -292,3 +292,39 @@ def test_entries_read_under_an_older_version_are_not_kept():
 def test_a_negative_cache_size_is_refused(graph_file):
     with pytest.raises(ConfigurationError, match="cache_size"):
         SqliteGraphStore(graph_file, read_only=True, cache_size=-1)
+
+
+@pytest.mark.parametrize(
+    "token",
+    [
+        "Circle",
+        "Circle.area",
+        "shapes.circle.Circle.area",
+        "REQ-1",
+        "REQ-1.Thing",
+        "a-b.c-d.e",
+        "run",
+        "x.run",
+        "_cache_key",
+        "Shape.describe.",
+        ".area",
+        "A.B.C.D.E.F.G.H.I.J",
+    ],
+)
+def test_the_names_read_ahead_cover_every_name_a_mention_looks_up(token):
+    from citeloop.knowledge.injector import ContextInjector as Injector
+    from citeloop.knowledge.injector import _lookup_names
+
+    dotted = [part for part in token.split(".") if part]
+    qualified = Entity(".".join(dotted), EntityKind.METHOD, dotted[-1])
+    for found in ([], [qualified]):  # nothing found (every fallback), or a qualified match
+        asked: list[str] = []
+
+        def lookup(
+            name: str, found: list[Entity] = found, asked: list[str] = asked
+        ) -> list[Entity]:
+            asked.append(name)
+            return found if name == dotted[-1] and name != token else []
+
+        Injector._mentioned(token, lookup)
+        assert set(asked) <= _lookup_names(token)
