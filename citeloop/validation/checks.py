@@ -158,7 +158,7 @@ class Check:
 
     def with_policy(self, on_fail: OnFail | str) -> Check:
         """The same check with another failure policy."""
-        return Check(self.name, self.func, OnFail(on_fail))
+        return Check(self.name, self.func, on_fail)  # __post_init__ checks the policy
 
 
 def _renamed(outcome: CheckOutcome, name: str) -> CheckOutcome:
@@ -265,10 +265,11 @@ def run_checks(checks: Sequence[Check], text: str) -> CheckRun:
             )
         fixed = outcome.fixed
         if not outcome.passed and policy in (OnFail.FIX, OnFail.FIX_REASK) and fixed is not None:
-            if keeps_passing(fixed) and check(fixed).passed:
-                text, status = fixed, "fixed"
-            elif policy is OnFail.FIX and keeps_passing(fixed):
-                text = fixed  # Guardrails' fix: the fixed value is used as it is
+            if keeps_passing(fixed):
+                if check(fixed).passed:
+                    text, status = fixed, "fixed"
+                elif policy is OnFail.FIX:
+                    text = fixed  # Guardrails' fix: the fixed value is used as it is
         if status == "failed" and policy in (OnFail.REASK, OnFail.FIX_REASK):
             reask.extend((check.name, problem) for problem in outcome.problems)
         if status != "failed":
