@@ -21,6 +21,8 @@ def test_a_check_has_a_readable_repr_and_a_policy():
     assert repr(check) == "Check('no_todo', on_fail='reask')"
     assert check.with_policy("fix").on_fail is OnFail.FIX
     assert check.on_fail is OnFail.REASK  # frozen: with_policy makes a new check
+    with pytest.raises(ConfigurationError, match="on_fail must be one of"):
+        check.with_policy("retry")
 
 
 @pytest.mark.parametrize(
