@@ -264,12 +264,12 @@ def run_checks(checks: Sequence[Check], text: str) -> CheckRun:
                 problems=[problem.to_dict() for problem in outcome.problems],
             )
         fixed = outcome.fixed
-        if not outcome.passed and policy in (OnFail.FIX, OnFail.FIX_REASK) and fixed is not None:
-            if keeps_passing(fixed):
-                if check(fixed).passed:
-                    text, status = fixed, "fixed"
-                elif policy is OnFail.FIX:
-                    text = fixed  # Guardrails' fix: the fixed value is used as it is
+        fixable = not outcome.passed and policy in (OnFail.FIX, OnFail.FIX_REASK)
+        if fixable and fixed is not None and keeps_passing(fixed):
+            if check(fixed).passed:
+                text, status = fixed, "fixed"
+            elif policy is OnFail.FIX:
+                text = fixed  # Guardrails' fix: the fixed value is used as it is
         if status == "failed" and policy in (OnFail.REASK, OnFail.FIX_REASK):
             reask.extend((check.name, problem) for problem in outcome.problems)
         if status != "failed":
