@@ -104,6 +104,9 @@ DEFAULT_SIMILARITY_THRESHOLD = 0.8
 """Similarity (0..1) from which a section repeats an earlier one."""
 DEFAULT_MIN_SECTION_CHARS = 40
 """Sections shorter than this (stripped, in characters) are never compared."""
+
+DEFAULT_CONTENT_PRESERVATION = 0.5
+"""Smallest share of the characters a clean-up keeps; removing more returns the text."""
 MODE_THRESHOLDS: dict[str, float] = {"conservative": 0.95, "balanced": 0.8, "aggressive": 0.65}
 """Default similarity threshold of each :func:`deduplicate_sections` mode."""
 
@@ -837,9 +840,16 @@ def _removed_blocks(analysis: _Analysis, max_repetitions: int) -> set[int]:
 
 
 def _deduplicate(
-    text: str, threshold: float, max_repetitions: int, preservation: float, min_chars: int
+    text: str,
+    threshold: float,
+    max_repetitions: int,
+    preservation: float,
+    min_chars: int,
+    analysis: _Analysis | None = None,
 ) -> str:
-    analysis = _analyze(text, threshold, min_chars)
+    """Remove repeated sections; ``analysis``, when given, is ``text``'s with the same
+    ``threshold`` and ``min_chars``."""
+    analysis = analysis or _analyze(text, threshold, min_chars)
     removed = _removed_blocks(analysis, max_repetitions)
     if not removed:
         return text
@@ -863,7 +873,7 @@ def deduplicate_sections(
     max_repetitions: int = 1,
     mode: str = "balanced",
     similarity_threshold: float | None = None,
-    min_content_preservation: float = 0.5,
+    min_content_preservation: float = DEFAULT_CONTENT_PRESERVATION,
     *,
     min_section_chars: int = DEFAULT_MIN_SECTION_CHARS,
 ) -> str:
@@ -932,7 +942,7 @@ def clean_repetitive_output(
     max_repetitions: int = 1,
     mode: str = "balanced",
     similarity_threshold: float | None = None,
-    min_content_preservation: float = 0.5,
+    min_content_preservation: float = DEFAULT_CONTENT_PRESERVATION,
     min_section_chars: int = DEFAULT_MIN_SECTION_CHARS,
 ) -> str:
     """Collapse generation loops to one cycle, then remove repeated sections.
@@ -965,8 +975,24 @@ def clean_repetitive_output(
     threshold = _mode_threshold(mode, similarity_threshold)
     preservation = _check_share("min_content_preservation", min_content_preservation)
     min_chars = _check_int("min_section_chars", min_section_chars, 1)
-    collapsed = _collapse_loops(text, _analyze(text, threshold, min_chars))
-    return _deduplicate(collapsed, threshold, allowed, preservation, min_chars)
+    analysis = _analyze(text, threshold, min_chars)
+    return _clean(text, analysis, threshold, allowed, preservation, min_chars)
+
+
+def _clean(
+    text: str,
+    analysis: _Analysis,
+    threshold: float,
+    allowed: int,
+    preservation: float,
+    min_chars: int,
+) -> str:
+    """:func:`clean_repetitive_output` of ``text`` given its ``analysis`` (with the same
+    ``threshold`` and ``min_chars``; reused by the section pass when no loop is
+    collapsed)."""
+    collapsed = _collapse_loops(text, analysis)
+    again = analysis if collapsed is text else None
+    return _deduplicate(collapsed, threshold, allowed, preservation, min_chars, again)
 
 
 def repetition_check(
@@ -1027,8 +1053,13 @@ def repetition_check(
                     {"kind": "more", "count": rest},
                 ),
             ]
-        fixed = clean_repetitive_output(
-            text, max_repetitions=allowed, similarity_threshold=threshold
+        fixed = _clean(
+            text,
+            analysis,
+            threshold,
+            allowed,
+            DEFAULT_CONTENT_PRESERVATION,
+            DEFAULT_MIN_SECTION_CHARS,
         )
         return failed(name, problems, fixed=None if fixed == text else fixed)
 
