@@ -91,6 +91,7 @@ from citeloop.validation.json_output import (
     json_check,
     outside_fences,
     validate_json,
+    value_problems,
 )
 from citeloop.validation.length import (
     DEFAULT_LONG_MIN_TOKENS,
@@ -103,7 +104,11 @@ from citeloop.validation.length import (
     validate_short_response,
 )
 from citeloop.validation.markdown import atx_heading, is_thematic_break, list_item, unquote
-from citeloop.validation.structure import compile_schema, validate_structure
+from citeloop.validation.structure import compile_schema, validate_with
+
+_UNUSABLE_VALUE = frozenset({"truncated", "multiple", "non_finite"})
+"""The :func:`~citeloop.validation.json_output.value_problems` that make a structured
+answer unusable (duplicate keys leave one value per key: the last)."""
 
 DEFAULT_MAX_BLANK_LINES = 2
 """Most consecutive blank lines :func:`validate_formatting` accepts outside code."""
@@ -757,31 +762,14 @@ def validate_complete(
     """
     mode = _settings(mode, schema, min_tokens, max_tokens)
     if mode is ResponseMode.STRUCTURED:
-        if schema is not None:
-            compile_schema(schema)  # a bad schema is the caller's error, whatever the text
+        # A bad schema is the caller's error, whatever the text: compiled first.
+        validator = compile_schema(schema) if schema is not None else None
         found = validate_json(text)
-        if found.truncated:
-            raise ValidationError(
-                "the JSON is cut off before its end (the output probably hit its token limit)",
-                reason="truncated",
-                position=found.end,
-            )
-        if found.others:
-            raise ValidationError(
-                f"{found.others + 1} JSON values found; reply with exactly one",
-                reason="multiple",
-                position=found.start,
-                count=found.others + 1,
-            )
-        if found.non_finite:
-            raise ValidationError(
-                "the JSON holds NaN or an infinite number (a NaN/Infinity literal, or a "
-                "number too large for a float, such as 1e999999), which JSON cannot carry",
-                reason="non_finite",
-                position=found.start,
-            )
-        if schema is not None:
-            validate_structure(found.value, schema)
+        for problem in value_problems(found):
+            if problem.details["reason"] in _UNUSABLE_VALUE:
+                raise ValidationError(problem.message, **problem.details)
+        if validator is not None:
+            validate_with(validator, found.value)
         return CompletenessResult(mode, True, value=found.value)
     text = _text(text)
     if is_blank(text):

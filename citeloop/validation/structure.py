@@ -234,7 +234,17 @@ def validate_structure(
         ...     print(exc.details["errors"][0]["path"], exc.details["errors"][0]["keyword"])
         $.n type
     """
-    errors = _errors(compile_schema(schema, check_formats=check_formats), data)
+    return validate_with(compile_schema(schema, check_formats=check_formats), data)
+
+
+def validate_with(validator: Validator, data: Any) -> Any:
+    """:func:`validate_structure` with a validator :func:`compile_schema` already built.
+
+    Raises:
+        ValidationError: As :func:`validate_structure`.
+        ConfigurationError: The schema has a ``$ref`` that cannot be resolved.
+    """
+    errors = _errors(validator, data)
     if errors:
         raise _mismatch(errors)
     return data
