@@ -208,6 +208,19 @@ class CheckRun:
         ]
 
 
+def require_text(text: object) -> str:
+    """``text``, the output to check, when it is a string.
+
+    Raises:
+        ConfigurationError: It is not (the message names its type).
+    """
+    if not isinstance(text, str):
+        raise ConfigurationError(
+            f"text must be a string (the model's output), got {type(text).__name__}; pass it as str"
+        )
+    return text
+
+
 def require_checks(checks: Iterable[object]) -> tuple[Check, ...]:
     """``checks`` as a tuple, each a :class:`Check`.
 

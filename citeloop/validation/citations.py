@@ -77,7 +77,7 @@ from typing import Any
 
 from citeloop.errors import ConfigurationError
 from citeloop.text import normalize_text
-from citeloop.validation.checks import Check, CheckOutcome, Problem, failed
+from citeloop.validation.checks import Check, CheckOutcome, Problem, failed, require_text
 
 NUMERIC = "numeric"
 AUTHOR_YEAR = "author_year"
@@ -819,8 +819,7 @@ def validate_citations(text: str) -> Citations:
         >>> found.numeric, found.author_year, found.keys
         ((1, 3, 4, 5), (('Smith et al.', 2020),), ('knuth1984',))
     """
-    if not isinstance(text, str):
-        raise ConfigurationError(f"text must be a str, got {type(text).__name__}")
+    require_text(text)
     masked = mask_code(text)
     expander = _Expander()
     spans = _numeric_spans(text, masked, expander)

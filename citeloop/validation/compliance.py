@@ -107,7 +107,7 @@ from typing import Any
 
 from citeloop.errors import ConfigurationError
 from citeloop.text import normalize_text
-from citeloop.validation.checks import Check, CheckOutcome, Problem, failed
+from citeloop.validation.checks import Check, CheckOutcome, Problem, failed, require_text
 from citeloop.validation.citations import mask_code
 from citeloop.validation.phrases import (
     DEFAULT_FILLER_SENTENCES,
@@ -707,12 +707,6 @@ def _patterns(patterns: PhrasePatterns | None) -> PhrasePatterns:
     return patterns
 
 
-def _text(text: object) -> str:
-    if not isinstance(text, str):
-        raise ConfigurationError(f"text must be a str, got {type(text).__name__}")
-    return text
-
-
 def detect_conversational_phrases(
     text: str, patterns: PhrasePatterns | None = None
 ) -> list[PhraseMatch]:
@@ -738,7 +732,7 @@ def detect_conversational_phrases(
         ...     "Sure! The answer is 4. I hope this helps!")]
         [('filler', 'Sure'), ('filler', 'I hope this helps')]
     """
-    return list(_scan(_text(text), patterns).matches)
+    return list(_scan(require_text(text), patterns).matches)
 
 
 # --- signals ---------------------------------------------------------------------------
@@ -804,7 +798,7 @@ def has_on_topic_signals(text: str, signals: Iterable[str]) -> bool:
         False
     """
     checked = _signals(signals, "signals") or ()
-    return bool(checked) and bool(_found_signals(_fold(_text(text)), checked))
+    return bool(checked) and bool(_found_signals(_fold(require_text(text)), checked))
 
 
 # --- results ---------------------------------------------------------------------------
@@ -964,7 +958,7 @@ def check_format_compliance(
     signals = _signals(on_topic_signals) or ()
     if not isinstance(allow_fillers, bool):
         raise ConfigurationError(f"allow_fillers must be a bool, got {allow_fillers!r}")
-    return _compliance(_text(text), signals, _patterns(patterns), allow_fillers)
+    return _compliance(require_text(text), signals, _patterns(patterns), allow_fillers)
 
 
 _FIX_ROUNDS = 3

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from citeloop.errors import ConfigurationError
-from citeloop.validation.checks import Check, CheckOutcome, OnFail, Problem, failed
+from citeloop.validation.checks import Check, CheckOutcome, OnFail, Problem, failed, require_text
 
 CHARS_PER_TOKEN = 4
 """Characters per token of the estimate (OpenAI's rule of thumb for English)."""
@@ -145,8 +145,7 @@ def estimate_tokens(text: str, tokenizer: Tokenizer | None = None) -> int:
         >>> estimate_tokens("Hello, world!", tokenizer=str.split)
         2
     """
-    if not isinstance(text, str):
-        raise ConfigurationError(f"text must be a str, got {type(text).__name__}")
+    require_text(text)
     counted = None if tokenizer is None else _counter(tokenizer)(text)
     return _estimate(text) if counted is None else counted
 
@@ -226,8 +225,7 @@ def _too(kind: str, unit: str, actual: int, limit: int) -> Problem:
 
 
 def _measure(text: str, bounds: _Bounds, count: Callable[[str], int | None] | None) -> LengthResult:
-    if not isinstance(text, str):
-        raise ConfigurationError(f"text must be a str, got {type(text).__name__}")
+    require_text(text)
     counted = None if count is None else count(text)
     tokens = _estimate(text) if counted is None else counted
     problems = bounds.problems(len(text), tokens, blank=not text.strip())

@@ -84,7 +84,7 @@ from enum import StrEnum
 from typing import Any
 
 from citeloop.errors import ConfigurationError, ValidationError
-from citeloop.validation.checks import Check, CheckOutcome, OnFail, Problem, failed
+from citeloop.validation.checks import Check, CheckOutcome, OnFail, Problem, failed, require_text
 from citeloop.validation.json_output import (
     CodeFence,
     find_code_fences,
@@ -392,12 +392,6 @@ def _max_blank_lines(value: object) -> int:
     return value
 
 
-def _text(text: object) -> str:
-    if not isinstance(text, str):
-        raise ConfigurationError(f"text must be a str, got {type(text).__name__}")
-    return text
-
-
 def _empty_problem() -> Problem:
     return _issue("empty", "the response is empty", "a non-empty answer", "Write the answer.")
 
@@ -423,7 +417,7 @@ def validate_formatting(
         >>> validate_formatting("Use `x and close it.\\n\\n```python\\nprint(1)\\n").codes
         ('unclosed_fence', 'unbalanced_backticks')
     """
-    text = _text(text)
+    text = require_text(text)
     limit = _max_blank_lines(max_blank_lines)
     if is_blank(text):
         return FormattingResult((_empty_problem(),))
@@ -508,7 +502,7 @@ def fix_formatting(text: str, *, max_blank_lines: int = DEFAULT_MAX_BLANK_LINES)
         >>> fix_formatting("a\\x00b\\n\\n\\n\\n\\nc")
         'ab\\n\\n\\nc'
     """
-    text = _SURROGATE.sub("", _CONTROL.sub("", _text(text)))
+    text = _SURROGATE.sub("", _CONTROL.sub("", require_text(text)))
     return _collapse_blank_lines(text, _max_blank_lines(max_blank_lines))
 
 
@@ -771,7 +765,7 @@ def validate_complete(
         if validator is not None:
             validate_with(validator, found.value)
         return CompletenessResult(mode, True, value=found.value)
-    text = _text(text)
+    text = require_text(text)
     if is_blank(text):
         return CompletenessResult(mode, False, (_empty_problem(),))
     if mode is ResponseMode.RAW:

@@ -91,7 +91,7 @@ from typing import NamedTuple
 
 from citeloop.errors import ConfigurationError
 from citeloop.text import normalize_text
-from citeloop.validation.checks import Check, CheckOutcome, OnFail, Problem, failed
+from citeloop.validation.checks import Check, CheckOutcome, OnFail, Problem, failed, require_text
 from citeloop.validation.markdown import (
     atx_heading,
     is_setext_underline,
@@ -164,14 +164,6 @@ class RepetitionResult(NamedTuple):
 
 
 # --- settings ---------------------------------------------------------------------------
-
-
-def _check_text(text: object) -> str:
-    if not isinstance(text, str):
-        raise ConfigurationError(
-            f"text must be a string, got {type(text).__name__}; pass the model output as str"
-        )
-    return text
 
 
 def _check_threshold(name: str, value: object) -> float:
@@ -390,7 +382,7 @@ def text_similarity(first: str, second: str) -> float:
         >>> round(text_similarity("The store keeps every fact.", "The store keeps each fact."), 2)
         0.7
     """
-    first_words, second_words = _words(_check_text(first)), _words(_check_text(second))
+    first_words, second_words = _words(require_text(first)), _words(require_text(second))
     if not first_words or not second_words:
         same = not first_words and not second_words and first.split() == second.split()
         return 1.0 if same else 0.0
@@ -721,7 +713,7 @@ def detect_repetition(
         >>> detect_repetition("no " * 30).found
         True
     """
-    _check_text(text)
+    require_text(text)
     threshold = _check_threshold("similarity_threshold", similarity_threshold)
     min_chars = _check_int("min_section_chars", min_section_chars, 1)
     limit = _check_int("max_examples", max_examples, 0)
@@ -763,7 +755,7 @@ def calculate_unique_content_ratio(
         >>> calculate_unique_content_ratio("")
         1.0
     """
-    _check_text(text)
+    require_text(text)
     threshold = _check_threshold("similarity_threshold", similarity_threshold)
     min_chars = _check_int("min_section_chars", min_section_chars, 1)
     return _analyze(text, threshold, min_chars).unique_ratio()
@@ -796,7 +788,7 @@ def validate_no_repetition(
         >>> validate_no_repetition(para), validate_no_repetition(para + "\\n\\n" + para)
         (True, False)
     """
-    _check_text(text)
+    require_text(text)
     threshold = _check_threshold("similarity_threshold", similarity_threshold)
     allowed = _check_int("max_repetitions", max_repetitions, 1)
     min_chars = _check_int("min_section_chars", min_section_chars, 1)
@@ -915,7 +907,7 @@ def deduplicate_sections(
         # C
         End.
     """
-    _check_text(text)
+    require_text(text)
     allowed = _check_int("max_repetitions", max_repetitions, 1)
     threshold = _mode_threshold(mode, similarity_threshold)
     preservation = _check_share("min_content_preservation", min_content_preservation)
@@ -970,7 +962,7 @@ def clean_repetitive_output(
         >>> clean_repetitive_output("Sure: " + "I'm sorry. " * 20 + "Let me try again.")
         "Sure: I'm sorry. Let me try again."
     """
-    _check_text(text)
+    require_text(text)
     allowed = _check_int("max_repetitions", max_repetitions, 1)
     threshold = _mode_threshold(mode, similarity_threshold)
     preservation = _check_share("min_content_preservation", min_content_preservation)
@@ -1036,7 +1028,7 @@ def repetition_check(
     name = "repetition"
 
     def check(text: str) -> CheckOutcome:
-        analysis = _analyze(_check_text(text), threshold, DEFAULT_MIN_SECTION_CHARS)
+        analysis = _analyze(require_text(text), threshold, DEFAULT_MIN_SECTION_CHARS)
         excess = analysis.excess(allowed)
         if not analysis.loops and not excess:
             return CheckOutcome(name, True)

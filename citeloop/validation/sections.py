@@ -89,7 +89,7 @@ from markdown_it.token import Token
 
 from citeloop.errors import ConfigurationError
 from citeloop.text import normalize_text
-from citeloop.validation.checks import Check, CheckOutcome, OnFail, Problem, failed
+from citeloop.validation.checks import Check, CheckOutcome, OnFail, Problem, failed, require_text
 
 __all__ = [
     "BOLD_LEVEL",
@@ -513,19 +513,12 @@ def extract_structured_sections(text: str, *, flexible: bool = True) -> tuple[Se
         >>> extract_structured_sections("**Risks:**\\n- late data\\n")[0].normalized
         'risks'
     """
-    _require_text(text)
+    require_text(text)
     _require_bool("flexible", flexible)
     return _sections(text, flexible)
 
 
 # --- checks ---------------------------------------------------------------------------
-
-
-def _require_text(text: object) -> None:
-    if not isinstance(text, str):
-        raise ConfigurationError(
-            f"text must be a str (the answer to check), got {type(text).__name__}"
-        )
 
 
 def _require_bool(name: str, value: object) -> None:
@@ -605,7 +598,7 @@ def _report(
     min_sections: int,
     allow_empty: bool,
 ) -> SectionReport:
-    _require_text(text)
+    require_text(text)
     names, keys = _required_keys(required_headers)
     for name, value in (("flexible", flexible), ("ordered", ordered), ("allow_empty", allow_empty)):
         _require_bool(name, value)
