@@ -17,8 +17,9 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Checkpointer, RetryPolicy
 
 from citeloop.context import DeliveryAuditContext, GroundedAnswerContext
-from citeloop.graphs.grounded_answer import DEFAULT_MODEL_RETRY, build_grounded_answer_graph
+from citeloop.graphs.grounded_answer import build_grounded_answer_graph
 from citeloop.knowledge import GraphStore
+from citeloop.nodes.chat import DEFAULT_MODEL_RETRY
 from citeloop.nodes.delivery_audit import (
     DeliveryAuditNodes,
     GroundedAnswerAudit,

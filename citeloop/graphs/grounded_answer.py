@@ -19,7 +19,7 @@ from langgraph.types import Checkpointer, RetryPolicy
 
 from citeloop.context import GroundedAnswerContext
 from citeloop.knowledge import GraphStore
-from citeloop.models import is_transient_model_error
+from citeloop.nodes.chat import DEFAULT_MODEL_RETRY
 from citeloop.nodes.dual import DualNode
 from citeloop.nodes.grounded_answer import (
     GroundedAnswerNodes,
@@ -28,11 +28,6 @@ from citeloop.nodes.grounded_answer import (
 )
 from citeloop.state.grounded_answer import InputState, OutputState, State
 from citeloop.validation.checks import Check
-
-DEFAULT_MODEL_RETRY = RetryPolicy(
-    initial_interval=1.0, backoff_factor=2.0, max_attempts=4, retry_on=is_transient_model_error
-)
-"""Backoff for transient chat-model errors: 1 s, 2 s, 4 s (with jitter), 4 calls at most."""
 
 
 def build_grounded_answer_graph(

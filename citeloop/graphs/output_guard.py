@@ -19,7 +19,7 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Checkpointer, RetryPolicy
 
 from citeloop.context import OutputGuardContext
-from citeloop.graphs.grounded_answer import DEFAULT_MODEL_RETRY
+from citeloop.nodes.chat import DEFAULT_MODEL_RETRY
 from citeloop.nodes.dual import DualNode
 from citeloop.nodes.output_guard import OutputGuardNodes, route_after_model, route_after_validate
 from citeloop.state.output_guard import InputState, OutputState, State

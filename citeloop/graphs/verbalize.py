@@ -18,7 +18,7 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Checkpointer, RetryPolicy
 
 from citeloop.context import VerbalizeContext
-from citeloop.graphs.grounded_answer import DEFAULT_MODEL_RETRY
+from citeloop.nodes.chat import DEFAULT_MODEL_RETRY
 from citeloop.nodes.dual import DualNode
 from citeloop.nodes.verbalize import VerbalizeNodes, route_after_critique, route_after_model
 from citeloop.state.verbalize import InputState, OutputState, State

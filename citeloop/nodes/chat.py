@@ -12,8 +12,14 @@ from langgraph.runtime import get_runtime
 from langgraph.types import RetryPolicy
 
 from citeloop.errors import ConfigurationError
-from citeloop.models import resolve_chat_model
+from citeloop.models import is_transient_model_error, resolve_chat_model
 from citeloop.prompts import EXCERPT_NOTE
+
+DEFAULT_MODEL_RETRY = RetryPolicy(
+    initial_interval=1.0, backoff_factor=2.0, max_attempts=4, retry_on=is_transient_model_error
+)
+"""Backoff for transient chat-model errors: 1 s, 2 s, 4 s (with jitter), 4 calls at most;
+the default ``model_retry`` of every graph."""
 
 MAX_DRAFT_CHARS = 8_000
 """Characters of a previous output quoted in a retry or refinement prompt (the rest is
