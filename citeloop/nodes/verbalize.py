@@ -190,13 +190,11 @@ class VerbalizeNodes:
         """End the run: the failed call counts, and the last critique's feedback stays."""
         error = model_failure(exc, self.model_retry)
         ctx = settings(get_runtime())
-        failed = {**state, "model_calls": calls + 1}
         feedback = (state.get("verbalization") or {}).get("feedback", "")
-        return {
-            "error": error,
-            "model_calls": calls + 1,
-            "verbalization": _report(failed, ctx, path_of(state), error=error, feedback=feedback),
-        }
+        report = _report(
+            state, ctx, path_of(state), error=error, feedback=feedback, model_calls=calls + 1
+        )
+        return {"error": error, "model_calls": calls + 1, "verbalization": report}
 
     def draft(self, state: State) -> dict[str, Any]:
         """Write the first narrative of the path; an empty path needs no model (its
