@@ -23,7 +23,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel
 from pydantic import ValidationError as PydanticValidationError
 
-from citeloop.contract.schemas import EvidenceIndex, EvidenceUnit
+from citeloop.contract.schemas import EvidenceIndex, EvidenceUnit, error_path
 from citeloop.errors import ConfigurationError
 from citeloop.knowledge import BatchedGraphStore, Entity, EntityRef, Fact, GraphStore
 from citeloop.knowledge.store import batched
@@ -354,20 +354,9 @@ def evidence_from_jsonl(path: str | Path) -> EvidenceIndex:
     return EvidenceIndex(version=file_version(data), units=units)
 
 
-def _location(loc: tuple[int | str, ...]) -> str:
-    """A pydantic error location as a path: ``evidence[0].attributes.date``."""
-    text = ""
-    for part in loc:
-        if isinstance(part, int):
-            text += f"[{part}]"
-        else:
-            text += f".{part}" if text else str(part)
-    return text or "(top level)"
-
-
 def _validation_message(path: Path, error: PydanticValidationError) -> str:
     problems = error.errors(include_url=False, include_input=False)
-    lines = [f"  {_location(problem['loc'])}: {problem['msg']}" for problem in problems]
+    lines = [f"  {error_path(problem['loc'])}: {problem['msg']}" for problem in problems]
     more = len(lines) - MAX_ERRORS_SHOWN
     shown = "\n".join(lines[:MAX_ERRORS_SHOWN]) + (f"\n  ... and {more} more" if more > 0 else "")
     count = f"{len(lines)} error{'s' if len(lines) != 1 else ''}"

@@ -64,7 +64,14 @@ from pydantic import ValidationError
 
 from citeloop.contract.codes import REQUEST_NOT_FULFILLED, Failure
 from citeloop.contract.mechanical import name_key
-from citeloop.contract.schemas import AnswerResult, EvidenceUnit, Fulfilment, Notice, Plan
+from citeloop.contract.schemas import (
+    AnswerResult,
+    EvidenceUnit,
+    Fulfilment,
+    Notice,
+    Plan,
+    error_path,
+)
 from citeloop.prompts import (
     DELIVERY_AUDIT_MORE_PROBLEMS,
     DELIVERY_AUDIT_NOT_A_REVIEW,
@@ -440,17 +447,6 @@ def _unfence(text: str) -> str:
     return text
 
 
-def _location(loc: Sequence[str | int]) -> str:
-    path = ""
-    for part in loc:
-        if isinstance(part, int):
-            path += f"[{part}]"
-        else:
-            name = part if len(part) <= 40 else part[:37] + "..."
-            path += f".{name}" if path else name
-    return path or "review"
-
-
 def _short(ident: object) -> str:
     text = str(ident)
     return repr(text if len(text) <= 40 else text[:37] + "...")
@@ -502,7 +498,7 @@ def parse_review(
             return None, [f"the review is a {type(raw).__name__}, not a JSON object"]
     except ValidationError as error:
         errors = error.errors(include_url=False, include_input=False, include_context=False)
-        return None, _capped([f"{_location(e['loc'])}: {e['msg']}" for e in errors])
+        return None, _capped([f"{error_path(e['loc'], 'review')}: {e['msg']}" for e in errors])
     known = (
         ("question_segments", payload.question_segments),
         ("answer_segments", payload.answer_segments),

@@ -8,12 +8,26 @@ into the JSON Schema that strict structured-output modes accept (OpenAI's ``stri
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import date
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 NonEmpty = Annotated[str, Field(min_length=1)]
+
+
+def error_path(loc: Sequence[str | int], top: str = "(top level)") -> str:
+    """A pydantic error location as a path, ``evidence[0].attributes.date`` (a name
+    longer than 40 characters is cut), or ``top`` for the value itself."""
+    path = ""
+    for part in loc:
+        if isinstance(part, int):
+            path += f"[{part}]"
+        else:
+            name = part if len(part) <= 40 else part[:37] + "..."
+            path += f".{name}" if path else name
+    return path or top
 
 
 class _Strict(BaseModel):
