@@ -220,6 +220,18 @@ class AuditPayload:
         ``\\u003c`` and ``\\u003e``. Equal inputs give equal text."""
         return self.json_text
 
+    @property
+    def segments_cut(self) -> bool:
+        """Whether the question or the answer was cut (segments dropped, or a segment's
+        text cut): an auditor cannot judge what it does not see."""
+        return any(
+            key in ("question_segments", "answer_segments") or _SEGMENT_ALIAS.fullmatch(key)
+            for key in self.truncated
+        )
+
+
+_SEGMENT_ALIAS = re.compile(r"[AQ][0-9]+")
+
 
 class _Cuts:
     """Cuts texts and lists to their limits and records each cut by path."""

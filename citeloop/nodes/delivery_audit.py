@@ -9,7 +9,6 @@ all into codes. No model or exception text ever reaches the output.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping
 from typing import Any, Literal
 
@@ -56,7 +55,6 @@ from citeloop.nodes.grounded_answer import open_graph
 from citeloop.state.delivery_audit import State
 
 _ROLES = {"system": SystemMessage, "human": HumanMessage}
-_SEGMENT_ALIAS = re.compile(r"[AQ][0-9]+")
 _REVIEW_SCHEMA = strict_json_schema(Fulfilment)
 
 
@@ -144,7 +142,7 @@ class DeliveryAuditNodes:
         if result.status == "failed":
             return {**reset, "failures": [_code(diagnose(result))]}
         failures = [_code(failure) for failure in mechanical_checks(result, plan, index)]
-        if not failures and _unseen_segments(build_payload(result, plan)):
+        if not failures and build_payload(result, plan).segments_cut:
             failures.append(_code(UNVERIFIABLE_LENGTH))
         if not failures:
             self._chat_model()  # a bad model spec fails here, before any call
@@ -269,15 +267,6 @@ class DeliveryAuditNodes:
             "delivery_check": {**failure, "request_fingerprint": fingerprint},
             "failures": failures,
         }
-
-
-def _unseen_segments(payload: AuditPayload) -> bool:
-    """Whether the payload had to cut the question or the answer (segments dropped, or
-    a segment's text cut): the auditor cannot judge what it does not see."""
-    return any(
-        key in ("question_segments", "answer_segments") or _SEGMENT_ALIAS.fullmatch(key)
-        for key in payload.truncated
-    )
 
 
 def _json_ready(reply: Any) -> Any:

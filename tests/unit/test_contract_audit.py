@@ -203,6 +203,15 @@ def test_payload_is_deterministic():
     }
 
 
+def test_a_payload_says_when_the_question_or_the_answer_was_cut():
+    short = build_payload(make_result(answer="One paragraph."), make_plan("What?"))
+    assert not short.segments_cut
+    long_answer = make_result(answer="\n\n".join(f"Paragraph {i}." for i in range(70)))
+    assert build_payload(long_answer, make_plan("What?")).segments_cut
+    many_evidence = make_result(answer="One.", evidence=[unit(f"f-{i}") for i in range(50)])
+    assert not build_payload(many_evidence, make_plan("What?")).segments_cut
+
+
 def test_payload_caps_counts_and_marks_them():
     result = make_result(
         answer="\n\n".join(f"Paragraph {i}." for i in range(70)),
