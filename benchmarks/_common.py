@@ -21,6 +21,11 @@ def corpus_root() -> Path:
     return Path(langchain_core.__file__).parent
 
 
+def site_packages() -> Path:
+    """The dev venv's site-packages folder: the one that holds ``langchain_core``."""
+    return corpus_root().parent
+
+
 def median_seconds(action: Callable[[], object], repeats: int) -> float:
     """Median wall time of ``repeats`` runs of ``action``, in seconds."""
     times = []

@@ -21,7 +21,7 @@ import json
 import os
 import sys
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -49,6 +49,7 @@ from citeloop.knowledge import (
     resolve_entities,
 )
 from citeloop.knowledge.indexer import DEFAULT_MAX_FILE_BYTES
+from citeloop.knowledge.modules import PackageRoot
 from citeloop.knowledge.paths import MAX_HOPS
 from citeloop.models import ReplayRecorder, resolve_chat_model
 from citeloop.prompts import EXPLAIN_QUESTION, EXPLAIN_QUESTION_NO_TARGET
@@ -133,6 +134,7 @@ def cmd_index(args: argparse.Namespace) -> int:
             report = index_tree(
                 root,
                 store,
+                packages=args.package,
                 progress=None if args.quiet else progress,
                 max_file_bytes=args.max_file_bytes,
             )
@@ -144,11 +146,34 @@ def cmd_index(args: argparse.Namespace) -> int:
         f"{report.files_removed} removed): {report.entities} entities, "
         f"{report.relations} relations, {len(report.skipped)} skipped"
     )
+    if report.packages:
+        print("packages: " + _package_list(report.packages))
     for skipped in report.skipped:
         print(f"  skipped {skipped.path}: {skipped.reason}")
+    if report.lowered:
+        print(
+            f"  {len(report.lowered)} files use syntax newer than this Python "
+            f"({sys.version_info.major}.{sys.version_info.minor}); indexed by lowering it"
+        )
+    for warning in report.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
     if not report.entities:
         print(f"note: no Python file or decision record found under {args.path}", file=sys.stderr)
     return EXIT_OK
+
+
+_MAX_PACKAGES_SHOWN = 12
+
+
+def _package_list(packages: Sequence[PackageRoot]) -> str:
+    """``"app (src/app), tests (tests, namespace)"``, the first few then a count."""
+    shown = [
+        f"{package.name} ({package.path}{', namespace' if package.namespace else ''})"
+        for package in packages[:_MAX_PACKAGES_SHOWN]
+    ]
+    if len(packages) > _MAX_PACKAGES_SHOWN:
+        shown.append(f"and {len(packages) - _MAX_PACKAGES_SHOWN} more")
+    return ", ".join(shown)
 
 
 def cmd_context(args: argparse.Namespace) -> int:
@@ -549,6 +574,14 @@ def build_parser() -> argparse.ArgumentParser:
     index.add_argument("path", help="root folder of the source tree")
     index.add_argument("--db", required=True, help="SQLite file to create or update")
     index.add_argument("--quiet", action="store_true", help="no progress bar")
+    index.add_argument(
+        "--package",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="import name of a folder of the tree that no rule names, e.g. a namespace "
+        "package outside site-packages (repeatable; dotted names allowed)",
+    )
     index.add_argument(
         "--max-file-bytes",
         type=_positive,

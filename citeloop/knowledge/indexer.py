@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 from citeloop.knowledge.decisions import index_decision
-from citeloop.knowledge.python_index import index_python, module_name
+from citeloop.knowledge.modules import ModuleLayout, PackageRoot, module_layout
+from citeloop.knowledge.python_index import index_python
 from citeloop.knowledge.records import FileIndex
 from citeloop.knowledge.sources import (
     SkippedFile,
@@ -19,12 +19,13 @@ from citeloop.knowledge.sources import (
     discover,
 )
 from citeloop.knowledge.sqlite_store import SqliteGraphStore
+from citeloop.knowledge.syntax import parse_source
 
 ProgressCallback = Callable[[int, int, str], None]
 """Called after each file as ``progress(done, total, path)``."""
 
 DEFAULT_MAX_FILE_BYTES = 2_000_000
-INDEX_FORMAT = "2"
+INDEX_FORMAT = "3"
 """Version of what the indexer records; bump it when that changes, so that stores
 written by an older indexer are re-indexed whole instead of only by file digest."""
 
@@ -35,13 +36,19 @@ class IndexReport:
 
     Attributes:
         files_seen: Python files and decision records found (skipped ones included).
-        files_indexed: Files (re-)indexed because they are new or their digest changed.
+        files_indexed: Files (re-)indexed because they are new, their digest changed, or
+            their module name changed.
         files_unchanged: Files whose digest matched the store, left as they were.
         files_removed: Files dropped from the graph: deleted, or now skipped.
         entities: Entities in the graph after the run.
         relations: Facts in the graph after the run.
         snapshot: The graph's snapshot id after the run.
         skipped: Files and linked directories not indexed, with the reason.
+        packages: The top-level packages found, with their folders.
+        lowered: Files written in syntax newer than the running Python, indexed by
+            lowering it (see :mod:`citeloop.knowledge.syntax`).
+        warnings: Things the user may want to fix, such as the tree's own imports that
+            do not resolve (e.g. a namespace package indexed without ``--package``).
     """
 
     files_seen: int
@@ -52,21 +59,13 @@ class IndexReport:
     relations: int
     snapshot: str
     skipped: tuple[SkippedFile, ...]
-
-
-def root_package(root: Path) -> str:
-    """Dotted package name of ``root`` when it is a package (has ``__init__.py``), so that
-    ``langchain_core/`` indexes as ``langchain_core.*`` and absolute imports resolve."""
-    names: list[str] = []
-    directory = root
-    while (directory / "__init__.py").is_file() and directory.name.isidentifier():
-        names.append(directory.name)
-        directory = directory.parent
-    return ".".join(reversed(names))
+    packages: tuple[PackageRoot, ...] = ()
+    lowered: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()
 
 
 def _index_file(
-    source: SourceFile, known_digest: str | None, package: str, max_file_bytes: int
+    source: SourceFile, known_digest: str | None, layout: ModuleLayout, max_file_bytes: int
 ) -> FileIndex | SkippedFile | None:
     """The file's new index, why it was skipped, or ``None`` when unchanged."""
     try:
@@ -96,8 +95,22 @@ def _index_file(
         return SkippedFile(source.path, f"not decodable ({detail}); {fix}")
     if source.kind == "decision":
         return index_decision(source.path, digest, text)
+    module = layout.modules[source.path]
     try:
-        return index_python(source.path, digest, text, module_name(source.path, package))
+        parsed = parse_source(text, source.path)
+        index = index_python(
+            source.path,
+            digest,
+            text,
+            module,
+            tree=parsed.tree,
+            submodules=layout.children.get(module, ())
+            if source.path.endswith("__init__.py")
+            else (),
+            type_params=parsed.type_params,
+            type_aliases=parsed.type_aliases,
+            parsed_text=parsed.text,
+        )
     except SyntaxError as error:
         where = f" at line {error.lineno}" if error.lineno else ""
         return SkippedFile(source.path, f"syntax error{where}: {error.msg}")
@@ -106,66 +119,104 @@ def _index_file(
     except (RecursionError, MemoryError):
         # CPython's parser raises either for pathologically nested expressions.
         return SkippedFile(source.path, "syntax tree too deeply nested to parse")
+    index.context = layout.context_key(source.path, index.top_names)
+    index.lowered = parsed.lowered
+    return index
 
 
 def index_tree(
     root: str | os.PathLike[str],
     store: SqliteGraphStore,
     *,
+    packages: Sequence[str] = (),
     progress: ProgressCallback | None = None,
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
 ) -> IndexReport:
     """Index the Python sources and decision records below ``root`` into ``store``.
 
-    Source is parsed with :mod:`ast`, never imported or run. Only files whose SHA-256
-    digest differs from the stored one are re-indexed; facts of deleted files are
-    removed; calls, bases and names are then re-linked across the whole tree. The
-    store is changed in one transaction.
+    Source is parsed, never imported or run; syntax newer than the running Python is
+    lowered first (:mod:`citeloop.knowledge.syntax`). Modules get the names Python
+    imports them by (:mod:`citeloop.knowledge.modules`). Only files whose SHA-256 digest
+    or module name changed are re-indexed; facts of deleted files are removed; then only
+    the references that can depend on the changed files are re-linked. The store is
+    changed in one transaction.
 
     Args:
         root: The directory to index (e.g. a repository root or a package directory).
         store: The store to update.
+        packages: Dotted import names of folders that no rule names (``--package``),
+            e.g. ``["langgraph"]`` for a namespace package outside site-packages.
         progress: Optional callback ``(done, total, path)`` called after each file.
         max_file_bytes: Files larger than this are skipped (generated code, data).
 
     Returns:
-        Counts, the new snapshot id, and the skipped files with reasons. Files with
-        syntax errors, undecodable bytes or over the size limit are skipped, never fatal.
+        Counts, the new snapshot id, the skipped files with reasons, the packages found
+        and warnings. Files with syntax errors, undecodable bytes or over the size limit
+        are skipped, never fatal.
 
     Raises:
-        SourceTreeError: If ``root`` does not exist or is not a directory.
+        SourceTreeError: If ``root`` does not exist or is not a directory, or a name in
+            ``packages`` is not a dotted name of a folder of the tree.
 
     Example:
         >>> with SqliteGraphStore("graph.db") as store:  # doctest: +SKIP
         ...     report = index_tree("src", store)
     """
     root_path = check_root(root)
-    files, skipped = discover(root_path)
-    package = root_package(root_path)
-    known = store.file_digests(INDEX_FORMAT)
+    found = discover(root_path)
+    python = [source.path for source in found.files if source.kind == "python"]
+    layout = module_layout(root_path, python, found.distributions, packages)
+    skipped = found.skipped
+    known = store.file_states(INDEX_FORMAT)
     updated: list[FileIndex] = []
     present: set[str] = set()
-    for done, source in enumerate(files, start=1):
-        outcome = _index_file(source, known.get(source.path), package, max_file_bytes)
+    changed = 0
+    lowered: list[str] = []
+    for done, source in enumerate(found.files, start=1):
+        digest, context, names = known.get(source.path, (None, None, frozenset()))
+        if source.kind == "python" and context != layout.context_key(source.path, names):
+            digest = None  # its module name changed (or a submodule now shadows a name)
+        # Decision records are re-read every run (they are few and small): two with one
+        # id then keep the first by path, whatever changed.
+        outcome = _index_file(
+            source, None if source.kind == "decision" else digest, layout, max_file_bytes
+        )
         if isinstance(outcome, SkippedFile):
             skipped.append(outcome)
         else:
             present.add(source.path)
-            if outcome is not None:
-                updated.append(outcome)
+        if isinstance(outcome, FileIndex):
+            updated.append(outcome)
+            changed += outcome.digest != digest
+            if outcome.lowered:
+                lowered.append(source.path)
         if progress is not None:
-            progress(done, len(files), source.path)
+            progress(done, len(found.files), source.path)
     removed = sorted(path for path in known if path not in present)
-    changed = updated or removed
-    snapshot = store.apply(updated, removed, INDEX_FORMAT) if changed else store.snapshot()
+    if changed or removed:
+        snapshot = store.apply(updated, removed, INDEX_FORMAT)
+    else:
+        snapshot = store.snapshot()
     stats = store.stats()
+    warnings = (
+        store.import_warnings([index.path for index in updated if index.module], _top_names(layout))
+        if changed
+        else []
+    )
     return IndexReport(
-        files_seen=len(files),
-        files_indexed=len(updated),
-        files_unchanged=len(present) - len(updated),
+        files_seen=len(found.files),
+        files_indexed=changed,
+        files_unchanged=len(present) - changed,
         files_removed=len(removed),
         entities=stats["entities"],
         relations=stats["facts"],
         snapshot=snapshot,
         skipped=tuple(sorted(skipped, key=lambda skip: skip.path)),
+        packages=layout.packages,
+        lowered=tuple(lowered),
+        warnings=tuple(warnings),
     )
+
+
+def _top_names(layout: ModuleLayout) -> set[str]:
+    return {module.split(".", 1)[0] for module in layout.modules.values()}

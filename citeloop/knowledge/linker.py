@@ -1,88 +1,463 @@
 """Turning references into facts once every file of the tree is known.
 
-Resolution order for a call or base candidate ``pkg.mod.Name.attr``:
-
-1. an indexed entity with that id;
-2. through module-level import aliases (re-exports such as ``from .impl import Name`` in
-   ``pkg/__init__.py``), at most :data:`MAX_ALIAS_STEPS` steps;
-3. for ``Class.attr``, the same member in the class's resolved bases, breadth-first.
+A reference's target is a chain (:mod:`citeloop.knowledge.chains`), resolved step by
+step: its head through entity ids and module-level import aliases (re-exports such as
+``from .impl import Name`` in ``pkg/__init__.py``, and ``from m import *``); a member
+through the module, or through the class and its bases in C3 order; an attribute
+through the chain of its value, a call through the chain of the function's result (its
+return annotation) or, for a class, to an instance. Bases are resolved through ids and
+aliases only, so they never depend on the order in which classes are linked.
 
 What stays unresolved becomes an entity ``"?<name as written>"`` with ``resolved=False``.
+
+Linking one file records the module names it read (:attr:`Linked.dependencies`): when
+another file changes what it defines under such a name, the store re-links this file
+(see :class:`~citeloop.knowledge.sqlite_store.SqliteGraphStore`); reads through a class's
+bases record the names its bases were resolved through, too.
 """
 
 from __future__ import annotations
 
-from collections import deque
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
+from citeloop.knowledge.chains import alternatives, extend, is_collection, operations, steps
 from citeloop.knowledge.model import Entity, EntityKind, Fact, Provenance, RelationKind
 from citeloop.knowledge.names import is_noise
 from citeloop.knowledge.records import Reference
 
 MAX_ALIAS_STEPS = 8
 MAX_BASE_CLASSES = 64
+MAX_DEPTH = 12
+"""Nested resolutions (an attribute's value, a result's type) followed at most."""
+
+_CALLABLE = frozenset({EntityKind.FUNCTION, EntityKind.METHOD, EntityKind.TEST})
 _DECIDABLE = frozenset({EntityKind.CLASS, EntityKind.FUNCTION})
 
+State = tuple[str, bool] | tuple[str, str]
+"""A value: ``(entity id, is_instance)``, or ``("@", chain)`` for an iterable or a tuple
+(whose elements the chain's ``[]`` and ``[n]`` give)."""
 
-@dataclass(slots=True)
-class Linked:
-    """Entities and facts derived by linking (rebuilt on every index run that changes files)."""
+_COLLECTION = "@"
 
-    entities: list[Entity] = field(default_factory=list)
-    facts: list[Fact] = field(default_factory=list)
+
+class Symbols(Protocol):
+    """What linking reads of the whole tree (in memory, or from the store)."""
+
+    def kind(self, entity_id: str) -> EntityKind | None:
+        """The kind of a defined (not derived) entity, or ``None``."""
+        ...
+
+    def alias(self, name: str) -> str | None:
+        """The target of a module-level import binding ``"pkg.mod.Name"``, or ``None``."""
+        ...
+
+    def stars(self, module: str) -> Sequence[str]:
+        """Modules whose names ``from m import *`` binds in ``module``."""
+        ...
+
+    def chain(self, entity_id: str) -> str | None:
+        """The chain of an attribute's value or of a function's result."""
+        ...
+
+    def base_refs(self, class_id: str) -> Sequence[Reference]:
+        """The ``inherits`` references written for a class, in order."""
+        ...
+
+    def is_module(self, name: str) -> bool:
+        """Whether ``name`` is the module name of a file of the tree."""
+        ...
 
 
 def unresolved_id(written: str) -> str:
-    """Id of the unresolved call target written as ``written``."""
+    """Id of the unresolved target written as ``written``."""
     return "?" + written
 
 
-class _Resolver:
-    def __init__(self, entities: Mapping[str, Entity], aliases: Mapping[str, str]) -> None:
-        self.entities = entities
-        self.aliases = aliases
-        self.bases: dict[str, list[str]] = {}
+class Resolver:
+    """Resolves chains against :class:`Symbols`, recording the module names it reads."""
 
-    def resolve(self, target: str, mode: str = "") -> str | None:
-        if not target:
-            return None
-        if mode != "bases" and (found := self.follow_aliases(target)):
-            return found
-        owner, _, member = target.rpartition(".")
-        owner_id = self.follow_aliases(owner) if owner else None
-        if owner_id is None or self.entities[owner_id].kind is not EntityKind.CLASS:
-            return None
-        return self.in_bases(owner_id, member)
+    def __init__(self, symbols: Symbols) -> None:
+        self.symbols = symbols
+        self.deps: set[str] = set()
+        self._memo: dict[tuple[str, str], tuple[object, frozenset[str]]] = {}
+        self._active: set[tuple[str, str]] = set()
+        self._cycle = False
+        self._keys: dict[str, str] = {}
 
-    def follow_aliases(self, target: str) -> str | None:
+    # -- reads, each recording the module name it depends on ------------------------
+
+    def _key(self, name: str) -> str:
+        found = self._keys.get(name)
+        if found is None:
+            parts = name.split(".")
+            found = parts[0]
+            for cut in range(len(parts), 0, -1):
+                prefix = ".".join(parts[:cut])
+                if self.symbols.is_module(prefix):
+                    found = prefix
+                    break
+            self._keys[name] = found
+        return found
+
+    def kind(self, entity_id: str) -> EntityKind | None:
+        self.deps.add(self._key(entity_id))
+        return self.symbols.kind(entity_id)
+
+    def _alias(self, name: str) -> str | None:
+        self.deps.add(self._key(name))
+        return self.symbols.alias(name)
+
+    def _remember(self, kind: str, key: str, compute: Callable[[], object]) -> object:
+        """``compute()``, once per key, replaying the module names it read on each use
+        (so a file that reads a class's bases depends on what they were resolved by)."""
+        memo_key = (kind, key)
+        if memo_key in self._memo:
+            value, deps = self._memo[memo_key]
+            self.deps |= deps
+            return value
+        if memo_key in self._active or len(self._active) >= MAX_DEPTH:
+            self._cycle = True
+            return None
+        outer, self.deps = self.deps, set()
+        outer_cycle, self._cycle = self._cycle, False
+        self._active.add(memo_key)
+        try:
+            value = compute()
+        finally:
+            self._active.discard(memo_key)
+            deps, self.deps = self.deps, outer
+            self.deps |= deps
+            cycle, self._cycle = self._cycle, outer_cycle or self._cycle
+        # A result that met a cycle depends on where the cycle was entered: not kept, so
+        # that every reference resolves the same whichever files are linked with it.
+        if not cycle:
+            self._memo[memo_key] = (value, frozenset(deps))
+        return value
+
+    # -- names ----------------------------------------------------------------------
+
+    def follow(self, target: str) -> str | None:
+        """The entity id ``target`` names, through import aliases (at most
+        :data:`MAX_ALIAS_STEPS`)."""
         for _ in range(MAX_ALIAS_STEPS):
-            if target in self.entities:
+            if self.kind(target) is not None:
                 return target
             parts = target.split(".")
             for cut in range(len(parts), 0, -1):
                 head = ".".join(parts[:cut])
-                if head in self.aliases and self.aliases[head] != head:
-                    target = ".".join([self.aliases[head], *parts[cut:]])
+                aliased = self._alias(head)
+                if aliased is not None and aliased != head:
+                    target = ".".join([aliased, *parts[cut:]])
                     break
             else:
                 return None
         return None
 
-    def in_bases(self, class_id: str, member: str) -> str | None:
-        queue, seen = deque(self.bases.get(class_id, ())), {class_id}
-        while queue and len(seen) < MAX_BASE_CLASSES:
-            base = queue.popleft()
-            if base in seen:
-                continue
-            seen.add(base)
-            if f"{base}.{member}" in self.entities:
-                return f"{base}.{member}"
-            queue.extend(self.bases.get(base, ()))
+    def module_member(self, module: str, name: str, depth: int = 0) -> str | None:
+        found = self.follow(f"{module}.{name}")
+        if found is not None or depth >= MAX_ALIAS_STEPS:
+            return found
+        self.deps.add(self._key(module))
+        for star in self.symbols.stars(module):
+            source = self.follow(star)
+            if source is not None and self.kind(source) is EntityKind.MODULE:
+                found = self.module_member(source, name, depth + 1)
+                if found is not None:
+                    return found
         return None
 
+    def bases(self, class_id: str) -> tuple[str, ...]:
+        """The resolved bases of a class, in order."""
 
-def _decidable_names(entities: Iterable[Entity]) -> dict[str, list[str]]:
+        def compute() -> tuple[str, ...]:
+            found = []
+            for reference in self.symbols.base_refs(class_id):
+                base = self.base_target(reference.target)
+                if base is not None and base != class_id:
+                    found.append(base)
+            return tuple(found)
+
+        self.deps.add(self._key(class_id))
+        return self._remember("bases", class_id, compute) or ()  # type: ignore[return-value]
+
+    def mro(self, class_id: str) -> tuple[str, ...]:
+        """The class and its bases in C3 order (depth-first when C3 has no answer),
+        at most :data:`MAX_BASE_CLASSES` (https://www.python.org/download/releases/2.3/mro/)."""
+
+        def compute() -> tuple[str, ...]:
+            sequences = [list(self.mro(base)) for base in self.bases(class_id)]
+            sequences.append(list(self.bases(class_id)))
+            order = [class_id]
+            while any(sequences) and len(order) < MAX_BASE_CLASSES:
+                for sequence in sequences:
+                    if not sequence:
+                        continue
+                    head = sequence[0]
+                    if not any(head in other[1:] for other in sequences):
+                        break
+                else:  # inconsistent hierarchy: take the first head, like depth-first
+                    head = next(sequence[0] for sequence in sequences if sequence)
+                if head not in order:
+                    order.append(head)
+                for sequence in sequences:
+                    while head in sequence:
+                        sequence.remove(head)
+            return tuple(order)
+
+        return self._remember("mro", class_id, compute) or (class_id,)  # type: ignore[return-value]
+
+    def class_member(self, class_id: str, name: str) -> str | None:
+        for owner in self.mro(class_id):
+            member = f"{owner}.{name}"
+            if self.kind(member) is not None:
+                return member
+        return None
+
+    def in_bases(self, class_id: str, name: str) -> str | None:
+        """``name`` in the bases of a class only (``super().name()``)."""
+        for owner in self.mro(class_id)[1:]:
+            member = f"{owner}.{name}"
+            if self.kind(member) is not None:
+                return member
+        return None
+
+    # -- values ---------------------------------------------------------------------
+
+    def value_of(self, entity_id: str) -> State | None:
+        """The value an entity stands for: an attribute's value, else the entity."""
+        if self.kind(entity_id) is EntityKind.ATTRIBUTE:
+            return self._remember("value", entity_id, lambda: self._chain_value(entity_id))  # type: ignore[return-value]
+        return (entity_id, False)
+
+    def _chain_value(self, entity_id: str) -> State | None:
+        self.deps.add(self._key(entity_id))
+        chain = self.symbols.chain(entity_id)
+        return self.evaluate(chain) if chain is not None else None
+
+    def evaluate(self, chain: str) -> State | None:
+        """The value of a whole chain: its first alternative that has one."""
+        collections = []
+        for alternative in alternatives(chain):
+            if is_collection(alternative):
+                collections.append(alternative)
+                continue
+            state = self._evaluate_one(alternative)
+            if state is not None:
+                return state
+        return (_COLLECTION, "|".join(collections)) if collections else None
+
+    def _evaluate_one(self, chain: str) -> State | None:
+        parts = steps(chain)
+        named, index = self.head(parts)
+        if named is None:
+            return None
+        state = self.apply(self.value_of(named), parts[index - 1][1])
+        for name, ops in parts[index:]:
+            member = self.member(state, name)
+            if member is None:
+                return None
+            state = self.apply(self.value_of(member), ops)
+        return state
+
+    def head(self, parts: list[tuple[str, str]]) -> tuple[str | None, int]:
+        """The entity the leading names of a chain name (the longest prefix that names
+        one, up to the first call or subscript), and the index of the step after it."""
+        plain = next((i + 1 for i, (_, ops) in enumerate(parts) if ops), len(parts))
+        names = [name for name, _ in parts[:plain]]
+        for size in range(plain, 0, -1):
+            found = self.follow(".".join(names[:size]))
+            if found is not None:
+                return found, size
+        return None, 0
+
+    def member(self, state: State | None, name: str) -> str | None:
+        if state is None or state[0] == _COLLECTION:
+            return None
+        entity_id = state[0]
+        kind = self.kind(entity_id)
+        if kind is EntityKind.MODULE:
+            return self.module_member(entity_id, name)
+        if kind is EntityKind.CLASS:
+            return self.class_member(entity_id, name)
+        nested = f"{entity_id}.{name}"  # a function's nested definition
+        return nested if self.kind(nested) is not None else None
+
+    def apply(self, state: State | None, ops: str) -> State | None:
+        for op in operations(ops):
+            if state is None:
+                return None
+            state = self.call(state) if op == "()" else self.element(state, op)
+        return state
+
+    def call(self, state: State) -> State | None:
+        entity_id, flag = state
+        if entity_id == _COLLECTION:
+            return None
+        kind = self.kind(entity_id)
+        if kind is EntityKind.CLASS:
+            return None if flag else (entity_id, True)
+        if kind in _CALLABLE:
+            return self._remember("result", entity_id, lambda: self._chain_value(entity_id))  # type: ignore[return-value]
+        return None
+
+    def element(self, state: State, op: str = "[]") -> State | None:
+        """An element (``[]``) or item (``[n]``) of a value; a class subscripted is a
+        generic alias of it (``Box[int]`` is ``Box``)."""
+        entity_id, flag = state
+        if entity_id == _COLLECTION:
+            inner = extend(flag, op)  # type: ignore[arg-type]
+            return self.evaluate(inner) if inner is not None else None
+        if self.kind(entity_id) is not EntityKind.CLASS:
+            return None
+        if not flag:
+            return state
+        for dunder in ("__iter__", "__getitem__"):
+            method = self.class_member(entity_id, dunder)
+            result = self.call((method, False)) if method is not None else None
+            if result is not None and result[0] == _COLLECTION:
+                return self.element(result, op)
+            if result is not None and dunder == "__getitem__":
+                return result
+        return None
+
+    # -- targets --------------------------------------------------------------------
+
+    def call_target(self, chain: str) -> str | None:
+        """The entity a call of ``chain`` calls: a function, a method, a class (its
+        construction), or an attribute holding a callable (first alternative that has
+        one)."""
+        for alternative in alternatives(chain):
+            if not is_collection(alternative):
+                found = self._call_target_one(alternative)
+                if found is not None:
+                    return found
+        return None
+
+    def _call_target_one(self, chain: str) -> str | None:
+        parts = steps(chain)
+        named, index = self.head(parts)
+        if named is None:
+            return None
+        for position in range(index, len(parts) + 1):
+            ops = parts[position - 1][1]
+            last = position == len(parts)
+            if last and not ops:
+                return self._callable(named)
+            state = self.apply(self.value_of(named), ops)
+            if last:
+                if state is None or state[0] == _COLLECTION or state[1]:
+                    return None
+                return state[0]  # type: ignore[return-value]
+            named = self.member(state, parts[position][0])  # type: ignore[assignment]
+            if named is None:
+                return None
+        return None
+
+    def _callable(self, entity_id: str) -> str:
+        """An attribute that aliases a class or function (``Alias = Client``) calls it; a
+        submodule's name that its package rebinds (``from .sub import sub``) calls that."""
+        kind = self.kind(entity_id)
+        if kind is EntityKind.MODULE:
+            rebound = self._alias(entity_id)
+            if rebound is not None and rebound != entity_id:
+                found = self.follow(rebound)
+                return found if found is not None else entity_id
+        if kind is EntityKind.ATTRIBUTE:
+            state = self.value_of(entity_id)
+            if (
+                state is not None
+                and state[0] != _COLLECTION
+                and not state[1]
+                and self.kind(state[0]) in (_CALLABLE | {EntityKind.CLASS})  # type: ignore[arg-type]
+            ):
+                return state[0]  # type: ignore[return-value]
+        return entity_id
+
+    def base_target(self, chain: str) -> str | None:
+        """The class a base names, through ids, aliases and attributes aliasing a class."""
+        if not chain:
+            return None
+        target = self.follow(chain)
+        for _ in range(MAX_ALIAS_STEPS):
+            if target is None:
+                return None
+            kind = self.kind(target)
+            if kind is EntityKind.CLASS:
+                return target
+            if kind is not EntityKind.ATTRIBUTE:
+                return None
+            self.deps.add(self._key(target))
+            value = self.symbols.chain(target)
+            if value is None or any(mark in value for mark in "(*[#|"):
+                return None
+            target = self.follow(value)
+        return None
+
+    def resolve(self, reference: Reference) -> str | None:
+        if reference.relation is RelationKind.INHERITS:
+            return self.base_target(reference.target)
+        if reference.mode == "bases":
+            owner, _, member = reference.target.rpartition(".")
+            return self.in_bases(owner, member) if self.kind(owner) is EntityKind.CLASS else None
+        return self.call_target(reference.target) if reference.target else None
+
+
+@dataclass(slots=True)
+class Linked:
+    """Facts derived by linking some files, and what each file's links read.
+
+    Attributes:
+        facts: ``inherits``, ``calls``, ``tested_by`` and ``traces`` facts, each with the
+            provenance of its reference (so owned by that reference's file).
+        dependencies: Module names each linked file's references were resolved through.
+    """
+
+    facts: list[Fact] = field(default_factory=list)
+    dependencies: dict[str, set[str]] = field(default_factory=dict)
+
+
+def link_code(
+    resolver: Resolver,
+    references: Iterable[tuple[Reference, Provenance]],
+    subject_kind: Callable[[str], EntityKind | None],
+) -> Linked:
+    """Resolve ``inherits``, ``calls`` and ``traces`` references into facts.
+
+    Args:
+        resolver: Resolves against the whole tree.
+        references: References with the provenance of where each is written, grouped
+            by file (by path, then line).
+        subject_kind: The kind of a reference's subject (its own file's entity).
+
+    Returns:
+        The facts, and the module names each file's links read.
+    """
+    linked = Linked()
+    for reference, provenance in references:
+        if reference.relation is RelationKind.DECIDED:
+            continue
+        resolver.deps = linked.dependencies.setdefault(provenance.path, set())
+        if reference.relation is RelationKind.TRACES:
+            linked.facts.append(
+                Fact(reference.subject, RelationKind.TRACES, reference.target, provenance)
+            )
+            continue
+        found = resolver.resolve(reference)
+        target = found if found is not None else unresolved_id(reference.written)
+        linked.facts.append(Fact(reference.subject, reference.relation, target, provenance))
+        if (
+            reference.relation is RelationKind.CALLS
+            and found is not None
+            and subject_kind(reference.subject) is EntityKind.TEST
+            and resolver.kind(found) is not EntityKind.TEST
+        ):
+            linked.facts.append(Fact(found, RelationKind.TESTED_BY, reference.subject, provenance))
+    return linked
+
+
+def decidable_names(entities: Iterable[Entity]) -> dict[str, list[str]]:
     """Names a decision record may mention: classes, functions, and ``Owner.member``."""
     names: dict[str, list[str]] = {}
     for entity in entities:
@@ -96,81 +471,57 @@ def _decidable_names(entities: Iterable[Entity]) -> dict[str, list[str]]:
     return names
 
 
-def _is_prose_word(name: str) -> bool:
-    """A plain lowercase word (``parse``) that only counts as a name when written as code."""
-    return name.isalpha() and name.islower()
+def decided_name(reference: Reference) -> str | None:
+    """The name a ``decided`` reference looks up, or ``None`` when it is prose: a common
+    word, or a plain lowercase word not written as code."""
+    name = reference.target
+    if "." in name:
+        return name
+    if is_noise(name) or (name.isalpha() and name.islower() and reference.mode != "code"):
+        return None
+    return name
 
 
-def link(
-    entities: Mapping[str, Entity],
-    references: Iterable[tuple[Reference, Provenance]],
-    aliases: Mapping[str, str],
-) -> Linked:
-    """Resolve references into ``inherits``, ``calls``, ``tested_by``, ``traces`` and
-    ``decided`` facts, plus the requirement and unresolved-call entities they need.
-
-    Args:
-        entities: Every entity defined by a file, by id.
-        references: Every reference with the provenance of where it was written,
-            in a deterministic order (by path, then line).
-        aliases: Module-level import bindings of every file.
-
-    Returns:
-        The derived entities and facts, in deterministic order.
-    """
-    resolver = _Resolver(entities, aliases)
-    by_relation: dict[RelationKind, list[tuple[Reference, Provenance]]] = {}
+def link_decisions(
+    references: Iterable[tuple[Reference, Provenance]], lookup: Callable[[str], Sequence[str]]
+) -> list[Fact]:
+    """``decided`` facts from decision records, by the names they mention."""
+    facts = []
     for reference, provenance in references:
-        by_relation.setdefault(reference.relation, []).append((reference, provenance))
-    linked = Linked()
-    derived: dict[str, Entity] = {}
-
-    def target_of(reference: Reference, kind: EntityKind) -> str:
-        found = resolver.resolve(reference.target, reference.mode)
-        if found is not None:
-            return found
-        missing = unresolved_id(reference.written)
-        if missing not in derived:
-            derived[missing] = Entity(missing, kind, reference.written, resolved=False)
-        return missing
-
-    for reference, provenance in by_relation.get(RelationKind.INHERITS, ()):
-        base = target_of(reference, EntityKind.CLASS)
-        resolver.bases.setdefault(reference.subject, []).append(base)
-        linked.facts.append(Fact(reference.subject, RelationKind.INHERITS, base, provenance))
-    for reference, provenance in by_relation.get(RelationKind.CALLS, ()):
-        callee = target_of(reference, EntityKind.FUNCTION)
-        linked.facts.append(Fact(reference.subject, RelationKind.CALLS, callee, provenance))
-        caller_kind = entities[reference.subject].kind
-        callee_entity = entities.get(callee)
-        if (
-            caller_kind is EntityKind.TEST
-            and callee_entity is not None
-            and callee_entity.kind is not EntityKind.TEST
-        ):
-            linked.facts.append(Fact(callee, RelationKind.TESTED_BY, reference.subject, provenance))
-    for reference, provenance in by_relation.get(RelationKind.TRACES, ()):
-        requirement = reference.target
-        known = derived.get(requirement)
-        if known is None or (not known.signature and reference.written):
-            derived[requirement] = Entity(
-                requirement,
-                EntityKind.REQUIREMENT,
-                requirement,
-                known.path if known else provenance.path,
-                known.line if known else provenance.start_line,
-                reference.written,
-            )
-        linked.facts.append(Fact(reference.subject, RelationKind.TRACES, requirement, provenance))
-    names = _decidable_names(entities.values())
-    for reference, provenance in by_relation.get(RelationKind.DECIDED, ()):
-        name = reference.target
-        dotted = "." in name
-        if not dotted and (is_noise(name) or (_is_prose_word(name) and reference.mode != "code")):
+        name = decided_name(reference)
+        if name is None:
             continue
-        for entity_id in names.get(name, ()):
-            linked.facts.append(
-                Fact(reference.subject, RelationKind.DECIDED, entity_id, provenance)
-            )
-    linked.entities = list(derived.values())
-    return linked
+        for entity_id in lookup(name):
+            facts.append(Fact(reference.subject, RelationKind.DECIDED, entity_id, provenance))
+    return facts
+
+
+def unresolved_entities(facts: Iterable[Fact]) -> list[Entity]:
+    """The ``?name`` entities the facts point to: a class when some ``inherits`` fact
+    names it, else a function."""
+    kinds: dict[str, EntityKind] = {}
+    for fact in facts:
+        if fact.object.startswith("?"):
+            if fact.relation is RelationKind.INHERITS:
+                kinds[fact.object] = EntityKind.CLASS
+            else:
+                kinds.setdefault(fact.object, EntityKind.FUNCTION)
+    return [
+        Entity(entity_id, kind, entity_id[1:], resolved=False)
+        for entity_id, kind in sorted(kinds.items())
+    ]
+
+
+def requirement_entity(requirement: str, mentions: Iterable[tuple[str, int, str]]) -> Entity | None:
+    """The entity of a requirement id from its mentions ``(path, line, title)`` in
+    (path, line) order: where it is first mentioned, with the first title given."""
+    first: tuple[str, int] | None = None
+    title = ""
+    for path, line, written in mentions:
+        if first is None:
+            first = (path, line)
+        if written and not title:
+            title = written
+    if first is None:
+        return None
+    return Entity(requirement, EntityKind.REQUIREMENT, requirement, first[0], first[1], title)

@@ -19,6 +19,9 @@ class EntityKind(StrEnum):
     CLASS = "class"
     FUNCTION = "function"
     METHOD = "method"
+    ATTRIBUTE = "attribute"
+    """A class attribute, dataclass or pydantic field, instance attribute set in a method,
+    property, or module-level variable or constant."""
     TEST = "test"
     REQUIREMENT = "requirement"
     DECISION = "decision"
@@ -30,7 +33,8 @@ class RelationKind(StrEnum):
     """How two entities are related (subject -> object)."""
 
     DEFINES = "defines"
-    """module -> class/function/test, class -> method."""
+    """module -> class/function/attribute/test, class -> method/attribute, function ->
+    nested function or class."""
     INHERITS = "inherits"
     """class -> base class."""
     CALLS = "calls"
@@ -50,6 +54,45 @@ class Tier(StrEnum):
     """Must be cited."""
     SUPPORTING = "supporting"
     """May be cited."""
+
+
+MAX_DOCSTRING_CHARS = 4_000
+"""Longest docstring kept whole; a longer one is cut at a line end and marked ``…``."""
+
+MAX_SUMMARY_CHARS = 200
+"""Longest summary (first sentence) of a docstring; a longer one is cut at a word."""
+
+_ABBREVIATIONS = frozenset({"e.g.", "i.e.", "etc.", "vs.", "cf.", "approx.", "resp.", "no."})
+
+
+def first_sentence(text: str) -> str:
+    """The first sentence of a docstring's first paragraph, whitespace collapsed.
+
+    A sentence ends at ``.``, ``!`` or ``?`` followed by whitespace (not after a common
+    abbreviation such as ``e.g.``), or at the end of the first paragraph (PEP 257's
+    summary line, https://peps.python.org/pep-0257/). Cut at a word to at most
+    :data:`MAX_SUMMARY_CHARS` characters, ending with ``…`` when cut.
+
+    Example:
+        >>> first_sentence("Return the sum, e.g. of two ints. Never raises.")
+        'Return the sum, e.g. of two ints.'
+    """
+    paragraph: list[str] = []
+    for line in text.strip().splitlines():
+        if not line.strip():
+            break
+        paragraph.append(line.strip())
+    words = " ".join(paragraph).split()
+    taken: list[str] = []
+    for word in words:
+        taken.append(word)
+        if word[-1:] in ".!?" and word.lower() not in _ABBREVIATIONS:
+            break
+    sentence = " ".join(taken)
+    if len(sentence) <= MAX_SUMMARY_CHARS:
+        return sentence
+    cut = sentence[: MAX_SUMMARY_CHARS - 1].rsplit(" ", 1)[0]
+    return cut.rstrip(" ,;:") + "…"
 
 
 class Visibility(StrEnum):
@@ -91,16 +134,27 @@ class Entity:
     """A node of the knowledge graph.
 
     Attributes:
-        id: Stable unique id: the dotted qualified name for code entities
-            (``"pkg.mod.Class.method"``), the id itself for requirements and decisions
-            (``"REQ-008-013"``, ``"DEC-7"``), ``"?name"`` for an unresolved call target.
+        id: Stable unique id: the dotted qualified name for code entities, as Python
+            imports it (``"pkg.mod.Class.method"``; a nested function is
+            ``"pkg.mod.outer.inner"``), the id itself for requirements and decisions
+            (``"REQ-008-013"``, ``"DEC-7"``), ``"?name"`` for an unresolved target.
         kind: The entity kind.
         name: The short name used in context text and citations (``"method"``).
         path: Source path relative to the indexed root, or ``None``.
-        line: 1-based line of the definition, or ``None``.
-        signature: Argument names for functions/methods (``"a, b"``); base names for
-            classes (``"Base, Mixin"``); title for decisions and requirements.
-        resolved: ``False`` for a call target that could not be resolved to a definition.
+        line: 1-based line of the definition (the ``def``/``class`` keyword, or the
+            assignment), or ``None``.
+        signature: What follows the name where it is defined. Functions and methods: the
+            parameters with annotations, defaults and ``/``/``*`` markers, and the return
+            type (``"(self, key: str, default: int = 0) -> int"``); classes: type
+            parameters and bases (``"(Base, Mixin)"``); attributes: the annotation and
+            the value, bounded (``": int = 3"``); decisions and requirements: the title.
+            User-supplied entities may hold bare argument names (``"a, b"``).
+        resolved: ``False`` for a target that could not be resolved to a definition.
+        end_line: Last line of the definition, inclusive, or ``None``.
+        docstring: The docstring, cleaned (:func:`inspect.cleandoc`) and bounded to
+            :data:`MAX_DOCSTRING_CHARS`; ``""`` when there is none.
+        decorators: The decorators as written, without arguments (``"property"``,
+            ``"functools.cache"``, ``"app.route"``), innermost last.
     """
 
     id: str
@@ -110,10 +164,18 @@ class Entity:
     line: int | None = None
     signature: str = ""
     resolved: bool = True
+    end_line: int | None = None
+    docstring: str = ""
+    decorators: tuple[str, ...] = ()
 
     @property
     def visibility(self) -> Visibility:
         return visibility_of(self.name)
+
+    @property
+    def summary(self) -> str:
+        """The docstring's first sentence (at most :data:`MAX_SUMMARY_CHARS`), or ``""``."""
+        return first_sentence(self.docstring)
 
 
 def make_fact_id(subject: str, relation: RelationKind | str, object_: str) -> str:

@@ -1,13 +1,23 @@
-"""Indexing one Python file: a single walk over its syntax tree (never imported or run).
+"""Indexing one Python file: one walk over its syntax tree (the code is never imported).
 
-Records the module, its classes (with bases), functions, methods and tests, ``defines``
-facts, and references to link later: calls, bases, and requirement ids (``REQ-...``)
-found in decorators, docstrings and comments.
+Records the module, its classes, functions (nested ones included), methods, tests and
+attributes (class attributes and fields, instance attributes set through ``self`` in a
+method, properties, module variables and constants), each with its signature,
+docstring, decorators and line span; ``defines`` facts; and references to link later:
+calls, bases, and requirement ids (``REQ-...``) in decorators, docstrings and comments.
 
-Name resolution is best-effort and static: a call ``f()`` resolves to a definition of
-``f`` in the same module or to what ``from x import f`` / ``import x`` bound, ``self.m()``
-to a method of the enclosing class (or, at link time, of its bases). Calls are recorded
-only inside functions and methods; calls made at import time or in class bodies are not.
+Names are resolved statically, scope by scope, as Python binds them: a call target is
+written as a chain (:mod:`citeloop.knowledge.chains`) from what the name is bound to in
+the innermost function that binds it, else the module. A function binds its parameters
+(by their annotations; ``self`` and ``cls`` to its class), its assignments (a
+constructor call ``x = Client()``, an annotation ``x: Client``, another chain), loop
+variables of a typed iterable, ``with ... as`` and ``except ... as`` names, its imports
+and its nested definitions. Where a name is bound more than once, a use reads the last
+binding before it (else any binding with a known value). Calls are recorded only inside
+functions and methods; calls made at import time or in class bodies are not.
+
+A module-level or class-level definition whose name is also a submodule of the package
+is not recorded: importing the submodule rebinds that name.
 """
 
 from __future__ import annotations
@@ -15,36 +25,68 @@ from __future__ import annotations
 import ast
 import io
 import tokenize
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
+from citeloop.knowledge.chains import (
+    alternatives,
+    annotation_chain,
+    dotted,
+    expression_chain,
+    extend,
+    is_collection,
+    union,
+)
 from citeloop.knowledge.model import Entity, EntityKind, Fact, Provenance, RelationKind
 from citeloop.knowledge.names import requirement_mentions
 from citeloop.knowledge.records import FileIndex, Reference
+from citeloop.knowledge.signatures import (
+    PROPERTY_DECORATORS,
+    SourceText,
+    attribute_signature,
+    bounded_docstring,
+    class_signature,
+    decorator_name,
+    docstring,
+    function_signature,
+)
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
-_LEAVES = (ast.Name, ast.Constant, ast.expr_context, ast.alias)
+_COMPREHENSIONS = frozenset({ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp})
+_LEAF_TYPES = frozenset(
+    {
+        ast.Name,
+        ast.Constant,
+        ast.Load,
+        ast.Store,
+        ast.Del,
+        ast.alias,
+        *ast.operator.__subclasses__(),
+    }
+    | set(ast.cmpop.__subclasses__())
+    | set(ast.unaryop.__subclasses__())
+    | set(ast.boolop.__subclasses__())
+)
+_SIMPLE = (
+    ast.Expr,
+    ast.Return,
+    ast.AugAssign,
+    ast.Raise,
+    ast.Assert,
+    ast.Delete,
+    ast.Pass,
+    ast.Break,
+    ast.Continue,
+    ast.Global,
+    ast.Nonlocal,
+)
 _REQUIREMENT_MARK = "REQ-"
-
-
-def module_name(path: str, package: str = "") -> str:
-    """The dotted module name of the relative POSIX ``path`` of a ``.py`` file.
-
-    Args:
-        path: Path relative to the indexed root, e.g. ``"pkg/sub/mod.py"``.
-        package: Dotted name of the root itself when the root is a package
-            (``"langchain_core"``); empty otherwise, and then a leading ``src/`` is dropped.
-
-    Returns:
-        E.g. ``"pkg.sub.mod"``; ``"pkg.sub"`` for ``"pkg/sub/__init__.py"``.
-    """
-    parts = list(PurePosixPath(path).with_suffix("").parts)
-    if parts[-1] == "__init__":
-        parts.pop()
-    if not package and len(parts) > 1 and parts[0] == "src":
-        parts.pop(0)
-    if package:
-        parts.insert(0, package)
-    return ".".join(parts) or PurePosixPath(path).parent.name or "__init__"
+_ENUM_BASES = frozenset({"Enum", "IntEnum", "StrEnum", "Flag", "IntFlag"})
+_TYPE_ALIAS = getattr(ast, "TypeAlias", None)  # Python 3.12+
+_MAX_BINDINGS = 64
+"""Bindings of one name kept per scope (a generated file may rebind a name thousands
+of times)."""
 
 
 def is_test_file(path: str) -> bool:
@@ -57,157 +99,490 @@ def is_test_file(path: str) -> bool:
     )
 
 
-def _chain(node: ast.expr) -> list[str] | None:
-    """``a.b.c`` as ``["a", "b", "c"]``; ``None`` when it does not start with a name."""
-    parts: list[str] = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if isinstance(node, ast.Name):
-        parts.append(node.id)
-        parts.reverse()
-        return parts
-    return None
-
-
-def _arguments(args: ast.arguments) -> str:
-    names = [arg.arg for arg in (*args.posonlyargs, *args.args)]
-    if args.vararg:
-        names.append("*" + args.vararg.arg)
-    names.extend(arg.arg for arg in args.kwonlyargs)
-    if args.kwarg:
-        names.append("**" + args.kwarg.arg)
-    return ", ".join(names)
-
-
 def _span_start(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> int:
     return min([node.lineno, *(decorator.lineno for decorator in node.decorator_list)])
+
+
+_Stack = list[tuple["ast.stmt | None", "_Scope", str]]
+"""Statements to visit, with their scope and attribute docstring; ``None`` flushes a
+class's deferred method bodies."""
+
+
+@dataclass(slots=True)
+class _Binding:
+    """One binding of a name in a function scope: ``how`` says what ``value`` is
+    (``"chain"``, ``"expr"`` or ``"annotation"``); ``suffixes`` are then applied
+    (``"[]"`` for a loop variable, ``"[1]"`` for the second name of ``a, b = ...``)."""
+
+    line: float
+    how: str
+    value: object
+    suffixes: tuple[str, ...] = ()
+
+
+@dataclass(slots=True, eq=False)
+class _Scope:
+    """A module, class or function body, with the names it binds."""
+
+    kind: str  # "module" | "class" | "function"
+    id: str
+    parent: _Scope | None
+    class_id: str | None = None
+    """The class whose ``self``/``cls`` a function's first parameter is."""
+    names: dict[str, str] = field(default_factory=dict)
+    """Names bound once and for all here: definitions (their ids) and, in a class, its
+    attributes."""
+    bindings: dict[str, list[_Binding]] = field(default_factory=dict)
 
 
 class _FileWalker:
     """Collects one file's entities, facts and references in one pass over its tree."""
 
-    def __init__(self, path: str, digest: str, module: str, source: str) -> None:
+    def __init__(
+        self,
+        path: str,
+        digest: str,
+        module: str,
+        source: str,
+        submodules: Collection[str],
+        type_params: Mapping[int, str],
+        type_aliases: Collection[int],
+        parsed_text: str,
+    ) -> None:
         self.path = path
-        self.digest = digest
         self.module = module
         self.source = source
+        self.text = SourceText(parsed_text)
+        self.digest = digest
+        self.submodules = submodules
+        self.type_params = type_params
+        self.type_aliases = type_aliases
         self.is_tests = is_test_file(path)
-        self.index = FileIndex(path, digest)
+        self.is_package = path.endswith("__init__.py")
+        self.top_names: set[str] = set()
+        self.index = FileIndex(path, digest, module)
+        self.module_scope = _Scope("module", module, None)
         self.imports: dict[str, str] = {}
-        self.top_level: set[str] = set()
-        # (start, end, entity id) of each class and def, to attribute comments by line.
+        self.entities: dict[str, int] = {}  # id -> position in index.entities
+        self.overloads: set[str] = set()
         self.spans: list[tuple[int, int, str]] = []
-        # (caller id, enclosing class id, call node)
-        self.calls: list[tuple[str, str | None, ast.Call]] = []
-        # (class id, base as written, base node); qualified once all imports are seen.
-        self.bases: list[tuple[str, str, ast.expr]] = []
-        # (entity id, node whose decorators and docstring may hold requirement ids)
+        self.calls: list[tuple[str, _Scope, ast.Call]] = []
+        self.bases: list[tuple[str, _Scope, ast.expr]] = []
         self.documented: list[tuple[str, ast.AST]] = []
+        # (attribute id, scope of the value, line, annotation, value): types resolved at the end.
+        self.attribute_values: list[tuple[str, _Scope, int, ast.expr | None, ast.expr | None]] = []
+        self.returns: list[tuple[str, _Scope, ast.expr, str | None]] = []
+        self.enums: set[str] = set()
+        self.deferred: dict[int, list[tuple[list[ast.stmt], _Scope]]] = {}
+        self._memo: dict[tuple[int, str, int], str | None] = {}
+        self._evaluating: set[tuple[int, str, int]] = set()
 
     def provenance(self, start: int, end: int) -> Provenance:
         return Provenance(self.path, start, end, self.digest)
 
+    # -- the walk -------------------------------------------------------------------
+
     def run(self, tree: ast.Module) -> FileIndex:
         name = self.module.rsplit(".", 1)[-1]
-        self.index.entities.append(Entity(self.module, EntityKind.MODULE, name, self.path, 1))
-        self.documented.append((self.module, tree))
-        self.walk(tree)
-        self.index.references.extend(
-            Reference(
-                RelationKind.INHERITS,
-                class_id,
-                self.qualify(name.split(".")),
-                name,
-                base.lineno,
-                base.end_lineno or base.lineno,
-            )
-            for class_id, name, base in sorted(self.bases, key=lambda item: item[2].lineno)
+        end = len(self.text.lines)
+        self.add_entity(
+            Entity(
+                self.module, EntityKind.MODULE, name, self.path, 1, "", True, end, docstring(tree)
+            ),
+            None,
         )
+        self.documented.append((self.module, tree))
+        self.walk(tree.body, self.module_scope)
+        for class_id, scope, base in self.bases:
+            self.base_reference(class_id, scope, base)
+        self.resolve_types()
         self.index.references.extend(self.call_references())
         if _REQUIREMENT_MARK in self.source:
             self.index.references.extend(self.requirement_references())
+        self.index.top_names = frozenset(self.top_names)
         return self.index
 
-    def walk(self, tree: ast.Module) -> None:
-        # Scope: (container id for new definitions or None inside a function,
-        #         enclosing class id, id of the def that receives calls).
-        root = (self.module, None, None)
-        stack: list[tuple[ast.AST, tuple[str | None, str | None, str | None]]] = [
-            (node, root) for node in tree.body
-        ]
+    def walk(self, body: list[ast.stmt], scope: _Scope) -> None:
+        stack: _Stack = []
+        self.push(stack, body, scope)
         while stack:
-            node, scope = stack.pop()
-            if isinstance(node, _LEAVES):
-                continue
-            container, class_id, caller = scope
-            if isinstance(node, _FUNCTIONS) and container is not None:
-                inner = self.define_function(node, container, class_id)
-                stack.extend((child, scope) for child in node.decorator_list)
-                stack.extend((child, scope) for child in ast.iter_child_nodes(node.args))
-                if node.returns:
-                    stack.append((node.returns, scope))
-                stack.extend((child, inner) for child in node.body)
-                continue
-            if isinstance(node, ast.ClassDef) and container is not None:
-                inner = self.define_class(node, container)
-                stack.extend((child, scope) for child in node.decorator_list)
-                stack.extend((child, scope) for child in node.bases)
-                stack.extend((child.value, scope) for child in node.keywords)
-                stack.extend((child, inner) for child in node.body)
-                continue
-            if isinstance(node, ast.Call) and caller is not None:
-                self.calls.append((caller, class_id, node))
+            node, scope, doc = stack.pop()
+            if node is None:
+                for method_body, method_scope in reversed(self.deferred.pop(id(scope), [])):
+                    self.push(stack, method_body, method_scope)
+            elif isinstance(node, _FUNCTIONS):
+                self.visit_function(node, scope, stack)
+            elif isinstance(node, ast.ClassDef):
+                self.visit_class(node, scope, stack)
+            elif isinstance(node, ast.Assign | ast.AnnAssign):
+                self.visit_assignment(node, scope, doc)
             elif isinstance(node, ast.Import | ast.ImportFrom):
-                self.bind_imports(node, at_module_level=container == self.module)
-            stack.extend((child, scope) for child in ast.iter_child_nodes(node))
+                self.visit_import(node, scope)
+            elif _TYPE_ALIAS is not None and isinstance(node, _TYPE_ALIAS):
+                self.visit_type_alias(node, scope, doc)
+            else:
+                self.visit_compound(node, scope, stack)
 
-    def define(
+    def push(self, stack: _Stack, body: list[ast.stmt], scope: _Scope) -> None:
+        """Push ``body`` so that it pops in source order, with attribute docstrings (a
+        string right after an assignment) for module and class bodies."""
+        for position in range(len(body) - 1, -1, -1):
+            node = body[position]
+            doc = ""
+            if scope.kind != "function" and isinstance(node, ast.Assign | ast.AnnAssign):
+                following = body[position + 1] if position + 1 < len(body) else None
+                if (
+                    isinstance(following, ast.Expr)
+                    and isinstance(following.value, ast.Constant)
+                    and isinstance(following.value.value, str)
+                ):
+                    doc = bounded_docstring(following.value.value)
+            stack.append((node, scope, doc))
+
+    def sweep(self, node: ast.AST | None, scope: _Scope) -> None:
+        """Record the calls (and walrus and comprehension bindings) inside an expression
+        of a function. The hot loop of indexing: it reads fields directly."""
+        if node is None or scope.kind != "function":
+            return
+        stack = [node]
+        pop, push, extend = stack.pop, stack.append, stack.extend
+        leaves, node_type = _LEAF_TYPES, ast.AST
+        while stack:
+            current = pop()
+            kind = type(current)
+            if kind in leaves:
+                continue
+            if kind is ast.Call:
+                self.calls.append((scope.id, scope, current))
+            elif kind is ast.NamedExpr and type(current.target) is ast.Name:
+                self.bind(scope, current.target.id, current.lineno, "expr", current.value)
+            elif kind in _COMPREHENSIONS:
+                # Bound just before the line, so the element expression sees them.
+                for generator in current.generators:
+                    self.bind_loop(generator.target, generator.iter, scope, current.lineno - 0.5)
+            for name in kind._fields:
+                value = getattr(current, name, None)
+                if type(value) is list:
+                    extend(item for item in value if isinstance(item, node_type))
+                elif isinstance(value, node_type):
+                    push(value)
+
+    def visit_compound(self, node: ast.stmt, scope: _Scope, stack: _Stack) -> None:
+        in_function = scope.kind == "function"
+        if isinstance(node, _SIMPLE):  # no statements inside: one sweep
+            self.sweep(node, scope)
+            return
+        if isinstance(node, ast.For | ast.AsyncFor) and in_function:
+            self.bind_loop(node.target, node.iter, scope, node.lineno)
+        elif isinstance(node, ast.With | ast.AsyncWith) and in_function:
+            for item in node.items:
+                if isinstance(item.optional_vars, ast.Name):
+                    self.bind(scope, item.optional_vars.id, node.lineno, "expr", item.context_expr)
+        bodies: list[list[ast.stmt]] = []
+        for name, value in ast.iter_fields(node):
+            if isinstance(value, list):
+                if value and isinstance(value[0], ast.stmt):
+                    bodies.append(value)
+                elif value and isinstance(value[0], ast.excepthandler | ast.match_case):
+                    for clause in value:
+                        self.visit_clause(clause, scope)
+                        bodies.append(clause.body)
+                elif in_function and value and isinstance(value[0], ast.AST):
+                    for item in value:
+                        self.sweep(item, scope)
+            elif isinstance(value, ast.AST) and in_function and name != "target":
+                self.sweep(value, scope)
+        for body in reversed(bodies):
+            self.push(stack, body, scope)
+
+    def visit_clause(self, clause: ast.AST, scope: _Scope) -> None:
+        if scope.kind != "function":
+            return
+        if isinstance(clause, ast.ExceptHandler):
+            if clause.name and clause.type is not None:
+                self.bind(scope, clause.name, clause.lineno, "annotation", clause.type)
+            self.sweep(clause.type, scope)
+        elif isinstance(clause, ast.match_case):
+            self.sweep(clause.guard, scope)
+
+    # -- definitions ----------------------------------------------------------------
+
+    def add_entity(self, entity: Entity, container: str | None, start: int | None = None) -> bool:
+        """Add an entity (and its ``defines`` fact); ``False`` when the id is taken."""
+        if entity.id in self.entities and entity.id not in self.overloads:
+            return False
+        fact = None
+        if container is not None:
+            where = self.provenance(start or entity.line or 1, entity.end_line or entity.line or 1)
+            fact = Fact(container, RelationKind.DEFINES, entity.id, where)
+        if entity.id in self.entities:  # the implementation after its @overload stubs
+            position = self.entities[entity.id]
+            self.index.entities[position] = entity
+            self.index.facts = [f for f in self.index.facts if f.object != entity.id]
+            self.overloads.discard(entity.id)
+        else:
+            self.entities[entity.id] = len(self.index.entities)
+            self.index.entities.append(entity)
+        if fact is not None:
+            self.index.facts.append(fact)
+        return True
+
+    def shadowed(self, scope: _Scope, name: str) -> bool:
+        """A module-level name that a submodule of this package rebinds on import."""
+        if scope.kind != "module" or not self.is_package:
+            return False
+        self.top_names.add(name)
+        return name in self.submodules
+
+    def visit_function(
         self,
-        node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef,
-        container: str,
-        kind: EntityKind,
-        signature: str,
-    ) -> str:
-        entity_id = f"{container}.{node.name}"
-        start, end = _span_start(node), node.end_lineno or node.lineno
-        self.index.entities.append(
-            Entity(entity_id, kind, node.name, self.path, node.lineno, signature)
+        node: ast.FunctionDef | ast.AsyncFunctionDef,
+        scope: _Scope,
+        stack: _Stack,
+    ) -> None:
+        decorators = tuple(decorator_name(d, self.text) for d in node.decorator_list)
+        for decorator in node.decorator_list:
+            self.sweep(decorator, scope)
+        for default in (*node.args.defaults, *node.args.kw_defaults):
+            self.sweep(default, scope)
+        in_class = scope.kind == "class"
+        entity_id = f"{scope.id}.{node.name}"
+        last_parts = {d.rpartition(".")[2] for d in decorators}
+        accessor = any(
+            d.startswith(node.name + ".") and d.endswith((".setter", ".deleter", ".getter"))
+            for d in decorators
         )
-        self.index.facts.append(
-            Fact(container, RelationKind.DEFINES, entity_id, self.provenance(start, end))
-        )
-        self.spans.append((start, end, entity_id))
-        self.documented.append((entity_id, node))
-        if container == self.module:
-            self.top_level.add(node.name)
-        return entity_id
-
-    def define_function(
-        self, node: ast.FunctionDef | ast.AsyncFunctionDef, container: str, class_id: str | None
-    ) -> tuple[None, str | None, str]:
-        in_class = container == class_id
-        if self.is_tests and node.name.startswith("test"):
+        if in_class and (last_parts & PROPERTY_DECORATORS or accessor):
+            kind = EntityKind.ATTRIBUTE
+        elif self.is_tests and node.name.startswith("test") and scope.kind != "function":
             kind = EntityKind.TEST
         else:
             kind = EntityKind.METHOD if in_class else EntityKind.FUNCTION
-        entity_id = self.define(node, container, kind, _arguments(node.args))
-        return (None, class_id if in_class else None, entity_id)
+        start, end = _span_start(node), node.end_lineno or node.lineno
+        if not accessor and not self.shadowed(scope, node.name):
+            params = self.type_params.get(node.lineno, "")
+            signature = (
+                "" if kind is EntityKind.ATTRIBUTE else function_signature(node, self.text, params)
+            )
+            if kind is EntityKind.ATTRIBUTE and node.returns is not None:
+                signature = ": " + self.text.segment(node.returns, 120)
+            entity = Entity(
+                entity_id,
+                kind,
+                node.name,
+                self.path,
+                node.lineno,
+                signature,
+                True,
+                end,
+                docstring(node),
+                decorators,
+            )
+            if self.add_entity(entity, scope.id, start):
+                self.spans.append((start, end, entity_id))
+                self.documented.append((entity_id, node))
+                if "overload" in last_parts:
+                    self.overloads.add(entity_id)
+                if node.returns is not None:
+                    self.returns.append(
+                        (entity_id, scope, node.returns, scope.class_id if in_class else None)
+                    )
+        scope.names.setdefault(node.name, entity_id)
+        inner = _Scope("function", entity_id, scope, scope.id if in_class else scope.class_id)
+        self.bind_parameters(node, inner, in_class, last_parts)
+        if in_class:  # after the class body, so that its own attributes come first
+            self.deferred.setdefault(id(scope), []).append((node.body, inner))
+        else:
+            self.push(stack, node.body, inner)
 
-    def define_class(self, node: ast.ClassDef, container: str) -> tuple[str, str, None]:
-        written = []
-        for base in node.bases:
-            target = base.value if isinstance(base, ast.Subscript) else base
-            chain = _chain(target)
-            if chain is not None:
-                written.append(".".join(chain))
-        entity_id = self.define(node, container, EntityKind.CLASS, ", ".join(written))
-        self.bases.extend(
-            (entity_id, name, base) for base, name in zip(node.bases, written, strict=False)
+    def bind_parameters(
+        self,
+        node: ast.FunctionDef | ast.AsyncFunctionDef,
+        scope: _Scope,
+        in_class: bool,
+        decorators: set[str],
+    ) -> None:
+        args = node.args
+        positional = [*args.posonlyargs, *args.args]
+        line = node.lineno
+        for position, arg in enumerate([*positional, *args.kwonlyargs]):
+            if (
+                position == 0
+                and in_class
+                and arg in positional
+                and "staticmethod" not in decorators
+            ):
+                class_chain = scope.class_id
+                value = class_chain if "classmethod" in decorators else extend(class_chain, "()")
+                self.bind(scope, arg.arg, line, "chain", value)
+            elif arg.annotation is not None:
+                self.bind(scope, arg.arg, line, "annotation", arg.annotation)
+            else:
+                self.bind(scope, arg.arg, line, "chain", None)
+        for arg in (args.vararg, args.kwarg):
+            if arg is not None:
+                self.bind(scope, arg.arg, line, "chain", None)
+
+    def visit_class(self, node: ast.ClassDef, scope: _Scope, stack: _Stack) -> None:
+        for part in (*node.decorator_list, *node.bases, *(k.value for k in node.keywords)):
+            self.sweep(part, scope)
+        entity_id = f"{scope.id}.{node.name}"
+        start, end = _span_start(node), node.end_lineno or node.lineno
+        if not self.shadowed(scope, node.name):
+            entity = Entity(
+                entity_id,
+                EntityKind.CLASS,
+                node.name,
+                self.path,
+                node.lineno,
+                class_signature(node, self.text, self.type_params.get(node.lineno, "")),
+                True,
+                end,
+                docstring(node),
+                tuple(decorator_name(d, self.text) for d in node.decorator_list),
+            )
+            if self.add_entity(entity, scope.id, start):
+                self.spans.append((start, end, entity_id))
+                self.documented.append((entity_id, node))
+                self.bases.extend((entity_id, scope, base) for base in node.bases)
+                if any((dotted(b) or [""])[-1] in _ENUM_BASES for b in node.bases):
+                    self.enums.add(entity_id)
+        scope.names.setdefault(node.name, entity_id)
+        inner = _Scope("class", entity_id, scope, entity_id)
+        stack.append((None, inner, ""))  # pops after the body: then the method bodies
+        self.push(stack, node.body, inner)
+
+    def visit_assignment(self, node: ast.Assign | ast.AnnAssign, scope: _Scope, doc: str) -> None:
+        value = node.value
+        annotation = node.annotation if isinstance(node, ast.AnnAssign) else None
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        self.sweep(value, scope)
+        for target in targets:
+            if scope.kind == "function":
+                self.bind_target(target, scope, node.lineno, annotation, value)
+            elif isinstance(target, ast.Name):
+                self.define_attribute(scope, target.id, node, annotation, value, doc)
+            elif isinstance(target, ast.Tuple | ast.List):
+                for element in target.elts:
+                    if isinstance(element, ast.Name):
+                        self.define_attribute(scope, element.id, node, None, None, doc)
+
+    def bind_target(
+        self,
+        target: ast.expr,
+        scope: _Scope,
+        line: int,
+        annotation: ast.expr | None,
+        value: ast.expr | None,
+    ) -> None:
+        if isinstance(target, ast.Name):
+            if annotation is not None:
+                self.bind(scope, target.id, line, "annotation", annotation)
+            elif value is not None:
+                self.bind(scope, target.id, line, "expr", value)
+        elif isinstance(target, ast.Tuple | ast.List):
+            self.bind_unpacked(target, value, scope, line, ())
+        elif (
+            isinstance(target, ast.Attribute)
+            and isinstance(target.value, ast.Name)
+            and scope.class_id is not None
+            and self.is_receiver(scope, target.value.id)
+        ):
+            self.define_instance_attribute(scope, target, line, annotation, value)
+
+    def is_receiver(self, scope: _Scope, name: str) -> bool:
+        """Whether ``name`` is the ``self`` (or ``cls``) parameter of the method ``scope``."""
+        bindings = scope.bindings.get(name)
+        return (
+            bool(bindings)
+            and bindings[0].how == "chain"
+            and bindings[0].value is not None
+            and (str(bindings[0].value).rstrip("()") == scope.class_id)
         )
-        return (entity_id, entity_id, None)
 
-    def bind_imports(self, node: ast.Import | ast.ImportFrom, at_module_level: bool) -> None:
+    def define_attribute(
+        self,
+        scope: _Scope,
+        name: str,
+        node: ast.stmt,
+        annotation: ast.expr | None,
+        value: ast.expr | None,
+        doc: str,
+    ) -> None:
+        if (name.startswith("__") and name.endswith("__")) or self.shadowed(scope, name):
+            return
+        if scope.kind == "module" and name in self.imports:
+            return  # e.g. `try: from x import y / except ImportError: y = None`
+        entity_id = f"{scope.id}.{name}"
+        end = node.end_lineno or node.lineno
+        entity = Entity(
+            entity_id,
+            EntityKind.ATTRIBUTE,
+            name,
+            self.path,
+            node.lineno,
+            attribute_signature(annotation, value, self.text),
+            True,
+            end,
+            doc,
+        )
+        if self.add_entity(entity, scope.id, node.lineno):
+            self.attribute_values.append((entity_id, scope, node.lineno, annotation, value))
+        scope.names.setdefault(name, entity_id)
+        if node.lineno in self.type_aliases or (_TYPE_ALIAS and isinstance(node, _TYPE_ALIAS)):
+            self.mark_type_alias(entity_id, node)
+
+    def define_instance_attribute(
+        self,
+        scope: _Scope,
+        target: ast.Attribute,
+        line: int,
+        annotation: ast.expr | None,
+        value: ast.expr | None,
+    ) -> None:
+        class_id = scope.class_id or ""
+        name = target.attr
+        entity_id = f"{class_id}.{name}"
+        if name.startswith("__") and name.endswith("__"):
+            return
+        self.attribute_values.append((entity_id, scope, line, annotation, value))
+        if entity_id in self.entities:
+            return
+        entity = Entity(
+            entity_id,
+            EntityKind.ATTRIBUTE,
+            name,
+            self.path,
+            line,
+            attribute_signature(annotation, value, self.text),
+            True,
+            target.end_lineno or line,
+        )
+        self.add_entity(entity, class_id, line)
+
+    def visit_type_alias(self, node: ast.AST, scope: _Scope, doc: str) -> None:
+        """A PEP 695 ``type X = ...`` statement, as parsed by Python 3.12+."""
+        name = node.name.id  # type: ignore[attr-defined]
+        self.define_attribute(scope, name, node, None, node.value, doc)  # type: ignore[arg-type, attr-defined]
+
+    def mark_type_alias(self, entity_id: str, node: ast.stmt) -> None:
+        """Prefix a type alias's signature with its type parameters (``[T] = ...``)."""
+        position = self.entities.get(entity_id)
+        params = self.type_params.get(node.lineno, "")
+        if not params and getattr(node, "type_params", None):
+            params = (
+                "["
+                + ", ".join(
+                    self.text.segment(p, 120)
+                    for p in node.type_params  # type: ignore[attr-defined]
+                )
+                + "]"
+            )
+        if position is not None and params:
+            entity = self.index.entities[position]
+            self.index.entities[position] = _with_signature(entity, params + entity.signature)
+
+    def visit_import(self, node: ast.Import | ast.ImportFrom, scope: _Scope) -> None:
         if isinstance(node, ast.Import):
             bindings = {
                 (alias.asname or alias.name.split(".", 1)[0]): (
@@ -222,11 +597,19 @@ class _FileWalker:
                 for alias in node.names
                 if alias.name != "*"
             }
-        self.imports.update(bindings)
-        if at_module_level:
-            self.index.aliases.update(
-                {f"{self.module}.{name}": target for name, target in bindings.items()}
-            )
+            if scope.kind == "module" and origin and any(a.name == "*" for a in node.names):
+                self.index.stars.append(origin)
+        if scope.kind == "function":
+            for name, target in bindings.items():
+                self.bind(scope, name, node.lineno, "chain", target)
+            return
+        if scope.kind == "module":
+            for name, target in bindings.items():
+                self.imports.setdefault(name, target)
+                self.index.aliases.setdefault(f"{self.module}.{name}", target)
+        else:
+            for name, target in bindings.items():
+                scope.names.setdefault(name, target)
 
     def absolute_module(self, module: str, level: int) -> str:
         if not level:
@@ -237,54 +620,241 @@ class _FileWalker:
         base = package[: len(package) - (level - 1)] if level > 1 else package
         return ".".join([*base, module] if module else base)
 
-    def qualify(self, parts: list[str]) -> str:
-        """Candidate id for a dotted name used in this module; empty when unknown."""
-        head, rest = parts[0], parts[1:]
-        if head in self.imports:
-            return ".".join([self.imports[head], *rest])
-        if head in self.top_level:
-            return ".".join([self.module, *parts])
-        return ""
+    # -- bindings and chains --------------------------------------------------------
+
+    def bind(
+        self,
+        scope: _Scope,
+        name: str,
+        line: float,
+        how: str,
+        value: object,
+        suffixes: tuple[str, ...] = (),
+    ) -> None:
+        bindings = scope.bindings.setdefault(name, [])
+        if len(bindings) < _MAX_BINDINGS:
+            bindings.append(_Binding(line, how, value, suffixes))
+
+    def bind_unpacked(
+        self,
+        target: ast.Tuple | ast.List,
+        value: ast.expr | None,
+        scope: _Scope,
+        line: float,
+        suffixes: tuple[str, ...],
+    ) -> None:
+        """``a, b = value``: item ``n`` of the value for the ``n``-th name (the matching
+        element of a display ``a, b = x, y``); names after a ``*rest`` stay unknown."""
+        pairs = (
+            isinstance(value, ast.Tuple | ast.List)
+            and not suffixes
+            and len(value.elts) == len(target.elts)
+        )
+        starred = False
+        for position, element in enumerate(target.elts):
+            starred = starred or isinstance(element, ast.Starred)
+            if not isinstance(element, ast.Name):
+                continue
+            if pairs:
+                self.bind(scope, element.id, line, "expr", value.elts[position])  # type: ignore[union-attr]
+            elif starred or value is None:
+                self.bind(scope, element.id, line, "chain", None)
+            else:
+                self.bind(scope, element.id, line, "expr", value, (*suffixes, f"[{position}]"))
+
+    def bind_loop(self, target: ast.expr, iterable: ast.expr, scope: _Scope, line: float) -> None:
+        """A loop variable: an element of the iterable; ``enumerate`` and ``zip`` pair
+        the names with their arguments' elements."""
+        if isinstance(target, ast.Name):
+            self.bind(scope, target.id, line, "expr", iterable, ("[]",))
+            return
+        if not isinstance(target, ast.Tuple | ast.List):
+            return
+        call = (
+            iterable.func.id
+            if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name)
+            else ""
+        )
+        arguments = iterable.args if isinstance(iterable, ast.Call) else []
+        if call == "enumerate" and arguments and len(target.elts) == 2:
+            sources: list[ast.expr | None] = [None, arguments[0]]
+        elif call == "zip" and len(arguments) == len(target.elts):
+            sources = list(arguments)
+        else:
+            self.bind_unpacked(target, iterable, scope, line, ("[]",))
+            return
+        for element, source in zip(target.elts, sources, strict=True):
+            if isinstance(element, ast.Name):
+                if source is None:
+                    self.bind(scope, element.id, line, "chain", None)
+                else:
+                    self.bind(scope, element.id, line, "expr", source, ("[]",))
+
+    def lookup(self, scope: _Scope, name: str, line: float) -> str | None:
+        """The chain bound to ``name`` where ``scope`` uses it at ``line``."""
+        current: _Scope | None = scope
+        while current is not None:
+            if current.kind == "class" and current is not scope:
+                current = current.parent  # class bodies do not enclose their methods
+                continue
+            if name in current.names:
+                return current.names[name]
+            if name in current.bindings:
+                return self.binding_value(current, name, line)
+            if current.kind == "module":
+                break
+            current = current.parent
+        if name in self.imports:
+            return self.imports[name]
+        found = self.module_scope.names.get(name)
+        return found
+
+    def binding_value(self, scope: _Scope, name: str, line: float) -> str | None:
+        bindings = scope.bindings[name]
+        before = [i for i, b in enumerate(bindings) if b.line < line]
+        order = [*reversed(before), *(i for i in range(len(bindings)) if i not in before)]
+        for position in order:
+            value = self.evaluate(scope, name, position)
+            if value is not None:
+                return value
+        return None
+
+    def evaluate(self, scope: _Scope, name: str, position: int) -> str | None:
+        key = (id(scope), name, position)
+        if key in self._memo:
+            return self._memo[key]
+        if key in self._evaluating:
+            return None
+        self._evaluating.add(key)
+        binding = scope.bindings[name][position]
+        try:
+            value = self.chain_of(binding.how, binding.value, scope, binding.line)
+            for suffix in binding.suffixes:
+                value = extend(value, suffix)
+        finally:
+            self._evaluating.discard(key)
+        self._memo[key] = value
+        return value
+
+    def chain_of(self, how: str, value: object, scope: _Scope, line: float) -> str | None:
+        if how == "chain":
+            return value  # type: ignore[return-value]
+        if how == "annotation":
+            return self.annotation(value, scope, line)  # type: ignore[arg-type]
+        return expression_chain(
+            value,  # type: ignore[arg-type]
+            lambda name: self.lookup(scope, name, line),
+            lambda node: self.annotation(node, scope, line),
+        )
+
+    def annotation(self, node: ast.expr | None, scope: _Scope, line: float) -> str | None:
+        self_chain = extend(scope.class_id, "()") if scope.class_id else None
+        return annotation_chain(node, lambda name: self.lookup(scope, name, line), self_chain)
+
+    def resolve_types(self) -> None:
+        types = self.index.types
+        for entity_id, scope, node, class_id in self.returns:
+            if entity_id not in types:
+                self_chain = extend(class_id, "()") if class_id else None
+                chain = annotation_chain(
+                    node, lambda name, s=scope, n=node: self.lookup(s, name, n.lineno), self_chain
+                )
+                if chain is not None:
+                    types[entity_id] = chain
+        # Annotated values first, then in order (``__init__`` runs before other methods).
+        values = sorted(
+            self.attribute_values,
+            key=lambda item: (item[3] is None, not item[1].id.endswith(".__init__"), item[2]),
+        )
+        kinds = {entity.id: entity.kind for entity in self.index.entities}
+        for entity_id, scope, line, annotation, value in values:
+            if entity_id in types or kinds.get(entity_id) is not EntityKind.ATTRIBUTE:
+                continue
+            if annotation is not None:
+                chain = self.annotation(annotation, scope, line)
+            elif value is not None:
+                chain = self.chain_of("expr", value, scope, line)
+            else:
+                chain = None
+            owner = entity_id.rpartition(".")[0]
+            if chain is None and owner in self.enums and annotation is None:
+                chain = owner + "()"
+            if chain is not None:
+                types[entity_id] = chain
+
+    # -- references -----------------------------------------------------------------
+
+    def base_reference(self, class_id: str, scope: _Scope, base: ast.expr) -> None:
+        target = base.value if isinstance(base, ast.Subscript) else base
+        parts = dotted(target)
+        if parts is None:
+            return
+        written = ".".join(parts)
+        head = self.lookup(scope, parts[0], base.lineno)
+        plain = head is not None and not any(mark in head for mark in "([*#|")
+        chain = ".".join([head, *parts[1:]]) if plain else ""
+        self.index.references.append(
+            Reference(
+                RelationKind.INHERITS,
+                class_id,
+                chain,
+                written,
+                base.lineno,
+                base.end_lineno or base.lineno,
+            )
+        )
 
     def call_references(self) -> list[Reference]:
         seen: dict[tuple[str, str, str, str], Reference] = {}
-        for caller, class_id, call in sorted(
+        for caller, scope, call in sorted(
             self.calls, key=lambda item: (item[2].lineno, item[2].col_offset)
         ):
-            reference = self.call_reference(caller, class_id, call)
+            reference = self.call_reference(caller, scope, call)
             if reference is not None:
                 key = (caller, reference.target, reference.written, reference.mode)
                 seen.setdefault(key, reference)
         return list(seen.values())
 
-    def call_reference(self, caller: str, class_id: str | None, call: ast.Call) -> Reference | None:
+    def call_reference(self, caller: str, scope: _Scope, call: ast.Call) -> Reference | None:
         func = call.func
-        # `Cls[T](...)` constructs `Cls`, as a subscripted base names its class.
-        func = func.value if isinstance(func, ast.Subscript) else func
-        target, mode = "", ""
-        chain = _chain(func)
-        if chain is not None and chain[0] in ("self", "cls") and class_id and len(chain) > 1:
-            written = ".".join(chain[1:])
-            target = f"{class_id}.{written}"
-        elif chain == ["super"]:
+        line = call.lineno
+        end = call.end_lineno or line
+        if (
+            isinstance(func, ast.Attribute)
+            and isinstance(func.value, ast.Call)
+            and isinstance(func.value.func, ast.Name)
+            and func.value.func.id == "super"
+        ):
+            if scope.class_id is None:
+                return None
+            target = f"{scope.class_id}.{func.attr}"
+            return Reference(RelationKind.CALLS, caller, target, func.attr, line, end, "bases")
+        parts = dotted(func)
+        if parts == ["super"]:
             return None  # super() itself; the method called on it is the reference
-        elif chain is not None:
-            written = ".".join(chain)
-            target = self.qualify(chain)
+        chain = expression_chain(
+            func,
+            lambda name: self.lookup(scope, name, line),
+            lambda node: self.annotation(node, scope, line),
+        )
+        if parts is not None:
+            receiver = (
+                len(parts) > 1
+                and scope.class_id is not None
+                and chain is not None
+                and chain.startswith(scope.class_id)
+                and self.lookup(scope, parts[0], line) in (scope.class_id, scope.class_id + "()")
+            )
+            written = ".".join(parts[1:] if receiver else parts)
         elif isinstance(func, ast.Attribute):
             written = func.attr
-            inner = func.value
-            if (
-                class_id
-                and isinstance(inner, ast.Call)
-                and isinstance(inner.func, ast.Name)
-                and inner.func.id == "super"
-            ):
-                target, mode = f"{class_id}.{written}", "bases"
+        elif isinstance(func, ast.Subscript) and (inner := dotted(func.value)) is not None:
+            written = ".".join(inner)
         else:
             return None
-        end = call.end_lineno or call.lineno
-        return Reference(RelationKind.CALLS, caller, target, written, call.lineno, end, mode)
+        if chain is not None:
+            chain = union([a for a in alternatives(chain) if not is_collection(a)])
+        return Reference(RelationKind.CALLS, caller, chain or "", written, line, end)
 
     def requirement_references(self) -> list[Reference]:
         references: list[Reference] = []
@@ -307,9 +877,9 @@ class _FileWalker:
                 and isinstance(body[0].value, ast.Constant)
                 and isinstance(body[0].value.value, str)
             ):
-                docstring = body[0].value
-                for offset, line in enumerate(docstring.value.splitlines()):
-                    add(entity_id, line, docstring.lineno + offset)
+                doc = body[0].value
+                for offset, line in enumerate(doc.value.splitlines()):
+                    add(entity_id, line, doc.lineno + offset)
         for line, comment in self.comments():
             add(self.owner_of_line(line), comment, line)
         return references
@@ -335,22 +905,67 @@ class _FileWalker:
         return owner
 
 
-def index_python(path: str, digest: str, source: str, module: str) -> FileIndex:
+def _with_signature(entity: Entity, signature: str) -> Entity:
+    return Entity(
+        entity.id,
+        entity.kind,
+        entity.name,
+        entity.path,
+        entity.line,
+        signature,
+        entity.resolved,
+        entity.end_line,
+        entity.docstring,
+        entity.decorators,
+    )
+
+
+def index_python(
+    path: str,
+    digest: str,
+    source: str,
+    module: str,
+    *,
+    tree: ast.Module | None = None,
+    submodules: Collection[str] = (),
+    type_params: Mapping[int, str] | None = None,
+    type_aliases: Collection[int] = (),
+    parsed_text: str | None = None,
+) -> FileIndex:
     """Index one Python file.
 
     Args:
         path: POSIX path relative to the indexed root.
         digest: SHA-256 hex digest of the file's bytes.
         source: The decoded source text.
-        module: The file's dotted module name (see :func:`module_name`).
+        module: The file's dotted module name (see :mod:`citeloop.knowledge.modules`).
+        tree: The parsed source, when the caller parsed it (e.g. with newer syntax
+            lowered, :func:`citeloop.knowledge.syntax.parse_source`); else it is parsed.
+        submodules: Names of the package's submodules, for a package's ``__init__.py``.
+        type_params: PEP 695 type parameter text by definition line, when lowered.
+        type_aliases: Lines of lowered ``type X = ...`` statements.
+        parsed_text: The text ``tree`` was parsed from, when it is not ``source`` (the
+            lowered source): signatures are cut from it.
 
     Returns:
-        The file's entities, ``defines`` facts, references and module-level aliases.
+        The file's entities, ``defines`` facts, references, aliases, star imports and
+        types.
 
     Raises:
         SyntaxError: If the source does not parse.
         ValueError: If the source contains null bytes.
         RecursionError: If the tree is too deeply nested to compile.
     """
-    tree = ast.parse(source, filename=path)
-    return _FileWalker(path, digest, module, source).run(tree)
+    if tree is None:
+        tree = ast.parse(source, filename=path)
+    walker = _FileWalker(
+        path,
+        digest,
+        module,
+        source,
+        frozenset(submodules),
+        type_params or {},
+        type_aliases,
+        parsed_text if parsed_text is not None else source,
+    )
+    return walker.run(tree)

@@ -8,6 +8,7 @@ file is known, so that changing one file re-links references from unchanged file
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 
 from citeloop.knowledge.model import Entity, Fact, RelationKind
@@ -20,9 +21,9 @@ class Reference:
     Attributes:
         relation: ``calls``, ``inherits``, ``traces`` or ``decided``.
         subject: Entity id of the subject.
-        target: Qualified candidate id of the object (``"pkg.mod.func"``), the
-            requirement id for ``traces``, or the mentioned name for ``decided``.
-            Empty when no candidate could be formed.
+        target: Chain of the object (``"pkg.mod.func"``, ``"pkg.mod.Client().get"``;
+            see :mod:`citeloop.knowledge.chains`), the requirement id for ``traces``, or
+            the mentioned name for ``decided``. Empty when no candidate could be formed.
         written: The object as written in the source (``"helper"``, ``"json.dumps"``);
             for ``traces`` the requirement title.
         start_line: First line of the reference, 1-based.
@@ -48,15 +49,48 @@ class FileIndex:
     Attributes:
         path: POSIX path relative to the indexed root.
         digest: SHA-256 hex digest of the file's bytes.
+        module: The file's module name (``""`` for a decision record).
+        context: What else the index depends on (see
+            :meth:`~citeloop.knowledge.modules.ModuleLayout.context_key`).
         entities: Entities defined in the file.
         facts: Facts complete without linking (``defines``).
         references: References to link.
         aliases: Module-level import bindings, ``"pkg.mod.Name" -> "other.mod.Name"``.
+        stars: Modules whose names a module-level ``from m import *`` binds.
+        types: Chain of each attribute's value and of each function's result, by
+            entity id (see :mod:`citeloop.knowledge.chains`).
+        lowered: Whether the source used syntax newer than the running Python.
+        top_names: Names a package's ``__init__.py`` defines at module level (empty for
+            other files): the ones that are also submodules are not recorded.
     """
 
     path: str
     digest: str
+    module: str = ""
+    context: str = ""
     entities: list[Entity] = field(default_factory=list)
     facts: list[Fact] = field(default_factory=list)
     references: list[Reference] = field(default_factory=list)
     aliases: dict[str, str] = field(default_factory=dict)
+    stars: list[str] = field(default_factory=list)
+    types: dict[str, str] = field(default_factory=dict)
+    lowered: bool = False
+    top_names: frozenset[str] = frozenset()
+
+    def interface(self) -> str:
+        """Digest of what linking other files may read of this one: its entity ids and
+        kinds, aliases, star imports, types and written bases. When it is unchanged, an
+        edit re-links this file's references only."""
+        digest = hashlib.sha256()
+        for entity in sorted(self.entities, key=lambda e: e.id):
+            digest.update(f"e{entity.id}\x1f{entity.kind.value}\x1e".encode())
+        for name, target in sorted(self.aliases.items()):
+            digest.update(f"a{name}\x1f{target}\x1e".encode())
+        for star in self.stars:
+            digest.update(f"s{star}\x1e".encode())
+        for name, chain in sorted(self.types.items()):
+            digest.update(f"t{name}\x1f{chain}\x1e".encode())
+        for ref in self.references:
+            if ref.relation is RelationKind.INHERITS:
+                digest.update(f"b{ref.subject}\x1f{ref.target}\x1f{ref.mode}\x1e".encode())
+        return digest.hexdigest()[:32]

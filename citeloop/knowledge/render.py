@@ -30,6 +30,12 @@ def owner_name(entity: Entity, owners: Mapping[str, str]) -> str:
     return owner_id.rpartition(".")[2] or entity.name
 
 
+def _parenthesized(signature: str) -> str:
+    """A signature as it follows a name: the indexer's already starts with ``(`` or
+    ``[``; a user store's bare ``"a, b"`` is put in parentheses."""
+    return signature if signature[:1] in ("(", "[") else f"({signature})"
+
+
 def render_context(
     entities: Sequence[Entity], facts: Sequence[Fact], owners: Mapping[str, str]
 ) -> tuple[str, list[Entity]]:
@@ -61,14 +67,10 @@ def render_context(
 
     lines: list[str] = []
     for entity in classes:
-        line = (
-            f"class {entity.name}({entity.signature})"
-            if entity.signature
-            else (f"class {entity.name}")
-        )
+        line = f"class {entity.name}{_parenthesized(entity.signature) if entity.signature else ''}"
         methods = [m.name for m in members if owners.get(m.id) == entity.id]
         lines.append(f"{line}: {', '.join(methods)}" if methods else line)
-    lines.extend(f"def {entity.name}({entity.signature})" for entity in functions)
+    lines.extend(f"def {entity.name}{_parenthesized(entity.signature)}" for entity in functions)
     for fact in facts:
         if fact.subject not in ids or fact.object not in ids:
             continue

@@ -83,7 +83,26 @@ def _link_reason(link: Path, root: Path) -> str:
     return "symbolic link inside the source tree; not followed (its target is indexed)"
 
 
-def discover(root: Path) -> tuple[list[SourceFile], list[SkippedFile]]:
+@dataclass(slots=True)
+class Discovery:
+    """What :func:`discover` found below a root.
+
+    Attributes:
+        files: The files to index, by path.
+        skipped: Files and linked folders not indexed, with the reason, by path.
+        distributions: Folders (relative; ``"."`` for the root) holding a
+            ``pyproject.toml`` or ``setup.cfg``.
+    """
+
+    files: list[SourceFile]
+    skipped: list[SkippedFile]
+    distributions: set[str]
+
+
+_DISTRIBUTION_FILES = frozenset({"pyproject.toml", "setup.cfg"})
+
+
+def discover(root: Path) -> Discovery:
     """List the Python files and decision records below ``root``, in path order.
 
     Hidden directories and :data:`IGNORED_DIRS` are not walked into. Symbolic links
@@ -94,10 +113,11 @@ def discover(root: Path) -> tuple[list[SourceFile], list[SkippedFile]]:
         root: An absolute, resolved directory (see :func:`check_root`).
 
     Returns:
-        ``(files, skipped)``, both sorted by path.
+        The files and the skipped ones, both sorted by path, and the distribution folders.
     """
     files: list[SourceFile] = []
     skipped: list[SkippedFile] = []
+    distributions: set[str] = set()
     for directory, dirnames, filenames in os.walk(root, followlinks=False):
         base = Path(directory)
         relative = base.relative_to(root).as_posix()
@@ -111,6 +131,8 @@ def discover(root: Path) -> tuple[list[SourceFile], list[SkippedFile]]:
             else:
                 kept.append(name)
         dirnames[:] = kept
+        if not _DISTRIBUTION_FILES.isdisjoint(filenames):
+            distributions.add(relative)
         for name in filenames:
             path = prefix + name
             if name.endswith(".py"):
@@ -128,7 +150,7 @@ def discover(root: Path) -> tuple[list[SourceFile], list[SkippedFile]]:
                 files.append(SourceFile(path, location, kind))
     files.sort(key=lambda source: source.path)
     skipped.sort(key=lambda skip: skip.path)
-    return files, skipped
+    return Discovery(files, skipped, distributions)
 
 
 def decode_source(data: bytes) -> str:

@@ -12,91 +12,28 @@ from types import TracebackType
 from typing import Any
 
 from citeloop.errors import ConfigurationError
-from citeloop.knowledge.linker import link
-from citeloop.knowledge.model import Entity, EntityKind, Fact, Provenance, RelationKind
+from citeloop.knowledge.model import Entity, Fact, RelationKind
 from citeloop.knowledge.paths import PathRecall
-from citeloop.knowledge.records import FileIndex, Reference
+from citeloop.knowledge.records import FileIndex
+from citeloop.knowledge.sqlite_schema import (
+    APPLICATION_ID,
+    ENTITY_COLUMNS,
+    FACT_COLUMNS,
+    SCHEMA,
+    SCHEMA_VERSION,
+    TABLES,
+    entity_from_row,
+    fact_from_row,
+)
+from citeloop.knowledge.sqlite_writer import apply_changes, import_warnings
 from citeloop.knowledge.store import compute_snapshot
-
-APPLICATION_ID = 0x43544C50  # "CTLP"
-"""The SQLite header's application id of a citeloop graph file
-(https://sqlite.org/pragma.html#pragma_application_id): tells our files from others'."""
 
 _BUSY_SECONDS = 60.0
 """How long a writer waits for another process's index run to finish."""
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS files (path TEXT PRIMARY KEY, digest TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS entities (
-    id TEXT PRIMARY KEY, kind TEXT NOT NULL, name TEXT NOT NULL, path TEXT, line INTEGER,
-    signature TEXT NOT NULL, resolved INTEGER NOT NULL, derived INTEGER NOT NULL
-);
-CREATE INDEX IF NOT EXISTS entities_by_name ON entities (name);
-CREATE INDEX IF NOT EXISTS entities_by_path ON entities (path);
-CREATE TABLE IF NOT EXISTS facts (
-    fact_id TEXT PRIMARY KEY, subject TEXT NOT NULL, relation TEXT NOT NULL,
-    object TEXT NOT NULL, path TEXT, start_line INTEGER, end_line INTEGER, digest TEXT,
-    derived INTEGER NOT NULL
-);
-CREATE INDEX IF NOT EXISTS facts_by_subject ON facts (subject, relation);
-CREATE INDEX IF NOT EXISTS facts_by_object ON facts (object, relation);
-CREATE INDEX IF NOT EXISTS facts_by_path ON facts (path);
-CREATE TABLE IF NOT EXISTS refs (
-    path TEXT NOT NULL, relation TEXT NOT NULL, subject TEXT NOT NULL, target TEXT NOT NULL,
-    written TEXT NOT NULL, start_line INTEGER NOT NULL, end_line INTEGER NOT NULL,
-    mode TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS refs_by_path ON refs (path);
-CREATE TABLE IF NOT EXISTS aliases (path TEXT NOT NULL, name TEXT NOT NULL, target TEXT NOT NULL);
-CREATE INDEX IF NOT EXISTS aliases_by_path ON aliases (path);
-"""
-
-_ENTITY_COLUMNS = "id, kind, name, path, line, signature, resolved"
-_FACT_COLUMNS = "fact_id, subject, relation, object, path, start_line, end_line, digest"
-_PER_FILE_TABLES = ("files", "refs", "aliases")
 _BATCH = 400
 """Ids or names bound per statement by the ``*_many`` reads (twice in the facts query):
 within SQLite's smallest default limit of 999 host parameters."""
-
-
-def _entity(row: tuple) -> Entity:
-    entity_id, kind, name, path, line, signature, resolved = row
-    return Entity(entity_id, EntityKind(kind), name, path, line, signature, bool(resolved))
-
-
-def _fact(row: tuple) -> Fact:
-    fact_id, subject, relation, object_, path, start, end, digest = row
-    provenance = Provenance(path, start, end, digest) if path is not None else None
-    return Fact(subject, RelationKind(relation), object_, provenance, fact_id)
-
-
-def _entity_row(entity: Entity, derived: bool) -> tuple:
-    return (
-        entity.id,
-        entity.kind.value,
-        entity.name,
-        entity.path,
-        entity.line,
-        entity.signature,
-        int(entity.resolved),
-        int(derived),
-    )
-
-
-def _fact_row(fact: Fact, derived: bool) -> tuple:
-    where = fact.provenance
-    return (
-        fact.fact_id,
-        fact.subject,
-        fact.relation.value,
-        fact.object,
-        where.path if where else None,
-        where.start_line if where else None,
-        where.end_line if where else None,
-        where.digest if where else None,
-        int(derived),
-    )
 
 
 DEFAULT_CACHE_SIZE = 100_000
@@ -226,11 +163,23 @@ class SqliteGraphStore(PathRecall):
                 f"{self.path!r} is not a citeloop knowledge graph; build one with "
                 f"`citeloop index PATH --db FILE` (into a new file)"
             )
+        (version,) = db.execute("PRAGMA user_version").fetchone()
+        if read_only and version != SCHEMA_VERSION:
+            db.close()
+            raise ConfigurationError(
+                f"{self.path!r} was written by another version of citeloop (graph format "
+                f"{version}, this one reads {SCHEMA_VERSION}); re-index it with "
+                f"`citeloop index PATH --db {self.path}`"
+            )
         if not read_only:
             db.execute(f"PRAGMA application_id={APPLICATION_ID}")
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=NORMAL")
-            db.executescript(_SCHEMA)
+            if version != SCHEMA_VERSION:  # derived data: the next index run rebuilds it
+                for table in TABLES:
+                    db.execute(f"DROP TABLE IF EXISTS {table}")
+                db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+            db.executescript(SCHEMA)
         return db
 
     def __enter__(self) -> SqliteGraphStore:
@@ -258,8 +207,9 @@ class SqliteGraphStore(PathRecall):
 
     # -- writing (used by index_tree) ------------------------------------------------
 
-    def file_digests(self, index_format: str) -> dict[str, str]:
-        """Digest of every indexed file, by relative path.
+    def file_states(self, index_format: str) -> dict[str, tuple[str, str, frozenset[str]]]:
+        """``(digest, context, top_names)`` of every indexed file, by relative path (see
+        :class:`~citeloop.knowledge.records.FileIndex`).
 
         Args:
             index_format: The indexer's format version. When the store was written by
@@ -267,13 +217,16 @@ class SqliteGraphStore(PathRecall):
         """
         with self._lock:
             row = self._db.execute("SELECT value FROM meta WHERE key = 'index_format'").fetchone()
-            digests = dict(self._db.execute("SELECT path, digest FROM files"))
-        if row is None or row[0] != index_format:
-            return dict.fromkeys(digests, "")
-        return digests
+            rows = self._db.execute("SELECT path, digest, context, names FROM files").fetchall()
+        current = row is not None and row[0] == index_format
+        return {
+            path: (digest if current else "", context, frozenset(names.split("\n")) - {""})
+            for path, digest, context, names in rows
+        }
 
     def apply(self, updated: Sequence[FileIndex], removed: Sequence[str], index_format: str) -> str:
-        """Replace the content of changed files, drop removed files, and re-link.
+        """Replace the content of changed files, drop removed files, and re-link what
+        can depend on them (see :mod:`citeloop.knowledge.sqlite_writer`).
 
         Runs as one transaction: a failure leaves the previous graph intact.
 
@@ -285,109 +238,31 @@ class SqliteGraphStore(PathRecall):
         Returns:
             The snapshot id after the change.
         """
-        stale = [(index.path,) for index in updated] + [(path,) for path in removed]
         with self._lock:
             db = self._db
             db.execute("BEGIN IMMEDIATE")
             try:
-                for table in _PER_FILE_TABLES:
-                    db.executemany(f"DELETE FROM {table} WHERE path = ?", stale)
-                db.executemany("DELETE FROM entities WHERE path = ? AND derived = 0", stale)
-                db.executemany("DELETE FROM facts WHERE path = ? AND derived = 0", stale)
-                self._insert(updated)
-                if stale:
-                    self._relink()
-                db.execute(
-                    "INSERT OR REPLACE INTO meta VALUES ('index_format', ?)", (index_format,)
-                )
+                snapshot = apply_changes(db, updated, removed, index_format)
                 db.execute("COMMIT")
             except BaseException:
                 db.execute("ROLLBACK")
                 raise
-        return self.snapshot()
+        return snapshot
 
-    def _insert(self, updated: Sequence[FileIndex]) -> None:
-        db = self._db
-        db.executemany(
-            "INSERT INTO files VALUES (?, ?)", [(index.path, index.digest) for index in updated]
-        )
-        db.executemany(
-            "INSERT OR IGNORE INTO entities VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            [_entity_row(entity, False) for index in updated for entity in index.entities],
-        )
-        db.executemany(
-            "INSERT OR IGNORE INTO facts VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [_fact_row(fact, False) for index in updated for fact in index.facts],
-        )
-        db.executemany(
-            "INSERT INTO refs VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            [
-                (
-                    index.path,
-                    ref.relation.value,
-                    ref.subject,
-                    ref.target,
-                    ref.written,
-                    ref.start_line,
-                    ref.end_line,
-                    ref.mode,
-                )
-                for index in updated
-                for ref in index.references
-            ],
-        )
-        db.executemany(
-            "INSERT INTO aliases VALUES (?, ?, ?)",
-            [
-                (index.path, name, target)
-                for index in updated
-                for name, target in index.aliases.items()
-            ],
-        )
-
-    def _relink(self) -> None:
-        db = self._db
-        db.execute("DELETE FROM entities WHERE derived = 1")
-        db.execute("DELETE FROM facts WHERE derived = 1")
-        entities = {
-            row[0]: _entity(row) for row in db.execute(f"SELECT {_ENTITY_COLUMNS} FROM entities")
-        }
-        rows = db.execute(
-            "SELECT r.relation, r.subject, r.target, r.written, r.start_line, r.end_line,"
-            " r.mode, r.path, f.digest FROM refs r JOIN files f ON f.path = r.path"
-            " ORDER BY r.path, r.start_line, r.rowid"
-        )
-        references = [
-            (
-                Reference(RelationKind(relation), subject, target, written, start, end, mode),
-                Provenance(path, start, end, digest),
-            )
-            for relation, subject, target, written, start, end, mode, path, digest in rows
-        ]
-        aliases = dict(db.execute("SELECT name, target FROM aliases ORDER BY path, rowid"))
-        linked = link(entities, references, aliases)
-        db.executemany(
-            "INSERT OR IGNORE INTO entities VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            [_entity_row(entity, True) for entity in linked.entities],
-        )
-        db.executemany(
-            "INSERT OR IGNORE INTO facts VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [_fact_row(fact, True) for fact in linked.facts],
-        )
-        snapshot = compute_snapshot(
-            (row[0] for row in db.execute("SELECT id FROM entities")),
-            (row[0] for row in db.execute("SELECT fact_id FROM facts")),
-        )
-        db.execute("INSERT OR REPLACE INTO meta VALUES ('snapshot', ?)", (snapshot,))
+    def import_warnings(self, paths: Sequence[str], top_names: set[str]) -> list[str]:
+        """Warnings about the tree's own imports in ``paths`` that do not resolve (see
+        :func:`citeloop.knowledge.sqlite_writer.import_warnings`)."""
+        with self._lock:
+            return import_warnings(self._db, paths, top_names)
 
     # -- GraphStore ------------------------------------------------------------------
 
     def entities_named(self, name: str) -> list[Entity]:
         with self._lock:
             rows = self._db.execute(
-                f"SELECT {_ENTITY_COLUMNS} FROM entities WHERE name = ? ORDER BY id", (name,)
+                f"SELECT {ENTITY_COLUMNS} FROM entities WHERE name = ? ORDER BY id", (name,)
             ).fetchall()
-        return [_entity(row) for row in rows]
+        return [entity_from_row(row) for row in rows]
 
     @contextlib.contextmanager
     def reading(self) -> Iterator[None]:
@@ -450,10 +325,10 @@ class SqliteGraphStore(PathRecall):
 
     def _read_named(self, names: list[str]) -> dict[str, list[Entity]]:
         found: dict[str, list[Entity]] = {name: [] for name in names}
-        query = f"SELECT {_ENTITY_COLUMNS} FROM entities WHERE name IN ({{marks}}) ORDER BY id"
+        query = f"SELECT {ENTITY_COLUMNS} FROM entities WHERE name IN ({{marks}}) ORDER BY id"
         for _, rows in self._select_in(query, sorted(found)):
             for row in rows:
-                found[row[2]].append(_entity(row))
+                found[row[2]].append(entity_from_row(row))
         return found
 
     def names(self) -> frozenset[str]:
@@ -487,9 +362,9 @@ class SqliteGraphStore(PathRecall):
     def get_entity(self, entity_id: str) -> Entity | None:
         with self._lock:
             row = self._db.execute(
-                f"SELECT {_ENTITY_COLUMNS} FROM entities WHERE id = ?", (entity_id,)
+                f"SELECT {ENTITY_COLUMNS} FROM entities WHERE id = ?", (entity_id,)
             ).fetchone()
-        return _entity(row) if row else None
+        return entity_from_row(row) if row else None
 
     def get_entities(self, entity_ids: Collection[str]) -> dict[str, Entity]:
         found = self._through_cache("entities", dict.fromkeys(entity_ids), self._read_entities)
@@ -497,10 +372,10 @@ class SqliteGraphStore(PathRecall):
 
     def _read_entities(self, entity_ids: list[str]) -> dict[str, Entity | None]:
         found: dict[str, Entity | None] = dict.fromkeys(entity_ids)
-        query = f"SELECT {_ENTITY_COLUMNS} FROM entities WHERE id IN ({{marks}})"
+        query = f"SELECT {ENTITY_COLUMNS} FROM entities WHERE id IN ({{marks}})"
         for _, rows in self._select_in(query, entity_ids):
             for row in rows:
-                found[row[0]] = _entity(row)
+                found[row[0]] = entity_from_row(row)
         return found
 
     def facts_of_many(self, entity_ids: Collection[str]) -> dict[str, list[Fact]]:
@@ -510,12 +385,12 @@ class SqliteGraphStore(PathRecall):
     def _read_facts(self, entity_ids: list[str]) -> dict[str, list[Fact]]:
         found: dict[str, list[Fact]] = {entity_id: [] for entity_id in entity_ids}
         query = (
-            f"SELECT {_FACT_COLUMNS} FROM facts WHERE subject IN ({{marks}}) UNION "
-            f"SELECT {_FACT_COLUMNS} FROM facts WHERE object IN ({{marks}}) "
+            f"SELECT {FACT_COLUMNS} FROM facts WHERE subject IN ({{marks}}) UNION "
+            f"SELECT {FACT_COLUMNS} FROM facts WHERE object IN ({{marks}}) "
             "ORDER BY relation, subject, object"
         )
         for batch, rows in self._select_in(query, list(found), times=2):
-            for fact in map(_fact, rows):
+            for fact in map(fact_from_row, rows):
                 if fact.subject in batch:
                     found[fact.subject].append(fact)
                 if fact.object in batch and fact.object != fact.subject:
@@ -545,18 +420,18 @@ class SqliteGraphStore(PathRecall):
             where = f" AND relation IN ({', '.join('?' * len(kinds))})"
             params += kinds
         query = (
-            f"SELECT {_FACT_COLUMNS} FROM facts WHERE subject = ?{where} UNION "
-            f"SELECT {_FACT_COLUMNS} FROM facts WHERE object = ?{where} "
+            f"SELECT {FACT_COLUMNS} FROM facts WHERE subject = ?{where} UNION "
+            f"SELECT {FACT_COLUMNS} FROM facts WHERE object = ?{where} "
             "ORDER BY relation, subject, object"
         )
         with self._lock:
             rows = self._db.execute(query, params + params).fetchall()
-        return [_fact(row) for row in rows]
+        return [fact_from_row(row) for row in rows]
 
     def all_entities(self) -> list[Entity]:
         with self._lock:
-            rows = self._db.execute(f"SELECT {_ENTITY_COLUMNS} FROM entities ORDER BY id")
-            return [_entity(row) for row in rows]
+            rows = self._db.execute(f"SELECT {ENTITY_COLUMNS} FROM entities ORDER BY id")
+            return [entity_from_row(row) for row in rows]
 
     def snapshot(self) -> str:
         session = self._session_cache()

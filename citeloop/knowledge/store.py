@@ -17,16 +17,27 @@ from typing import Any, Protocol, cast, runtime_checkable
 from citeloop.knowledge.model import Entity, Fact, RelationKind
 from citeloop.knowledge.paths import PathRecall
 
+_SUM_MODULUS = 1 << 256
+
+
+def item_digest(kind: str, item_id: str) -> int:
+    """One entity (``kind="e"``) or fact (``kind="f"``) id's share of a snapshot."""
+    return int.from_bytes(hashlib.sha256(f"{kind}\x1f{item_id}".encode()).digest(), "big")
+
+
+def snapshot_of_sum(total: int) -> str:
+    """The snapshot id of a sum of :func:`item_digest` values."""
+    digest = hashlib.sha256((total % _SUM_MODULUS).to_bytes(32, "big")).hexdigest()
+    return f"g-{digest[:16]}"
+
 
 def compute_snapshot(entity_ids: Iterable[str], fact_ids: Iterable[str]) -> str:
-    """The snapshot id of a graph: ``"g-"`` + 16 hex digits of SHA-256 over its sorted
-    entity ids and sorted fact ids. Same content, same snapshot."""
-    digest = hashlib.sha256()
-    for entity_id in sorted(entity_ids):
-        digest.update(b"e\x1f" + entity_id.encode() + b"\x1e")
-    for fact_id in sorted(fact_ids):
-        digest.update(b"f\x1f" + fact_id.encode() + b"\x1e")
-    return f"g-{digest.hexdigest()[:16]}"
+    """The snapshot id of a graph: ``"g-"`` + 16 hex digits of SHA-256 of the sum, modulo
+    2**256, of the SHA-256 of every entity id and fact id (a multiset hash, so a store
+    can keep it up to date as files change). Same content, same snapshot."""
+    total = sum(item_digest("e", entity_id) for entity_id in set(entity_ids))
+    total += sum(item_digest("f", fact_id) for fact_id in set(fact_ids))
+    return snapshot_of_sum(total)
 
 
 @runtime_checkable

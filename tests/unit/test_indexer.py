@@ -63,7 +63,7 @@ def test_classes_methods_and_visibility(repo: Path, store: SqliteGraphStore) -> 
     private = store.get_entity("shapes.base.Shape._cache_key")
     assert private is not None and private.kind is EntityKind.METHOD
     assert private.visibility is Visibility.PRIVATE
-    assert store.get_entity("shapes.base.format_area").signature == "value"
+    assert store.get_entity("shapes.base.format_area").signature == "(value)"
     assert store.get_entity("shapes.helpers._private_helper").visibility is Visibility.PRIVATE
 
 

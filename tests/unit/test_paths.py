@@ -578,19 +578,21 @@ def test_method_form_on_sqlite_matches_function_and_memory_store(
     facts = {fact.fact_id: fact for e in store.all_entities() for fact in store.facts_of(e.id)}
     memory = MemoryGraphStore(store.all_entities(), facts.values())
     assert memory.recall_paths("Circle", "format_area", limit=10) == paths
-    # Worked out from tests/fixtures/sample_repo: Circle has 12 traversable facts;
+    # Worked out from tests/fixtures/sample_repo: Circle has 13 traversable facts;
     # ADR-0001 and label 3 each (tie: "decided" sorts before "defines"); the 3-hop paths
-    # rank by the degrees passed: base 2 -> 1/14, area 6 then label 3 -> 1/18,
-    # Shape 7 then ADR-0001 3 -> 1/21, Shape 7 then describe 4 -> 1/28.
+    # rank by the degrees passed: Shape 7 then base 2 -> 1/14, Shape 7 then ADR-0001 3
+    # -> 1/21, test_label 4 (two facts each way) then label 5 -> 1/20 four times,
+    # Shape 7 then describe 4 -> 1/28, area 6 then label 5 -> 1/30.
     assert routes(paths) == [
         "Circle ADR-0001 format_area",
         "Circle label format_area",
         "Circle Shape base format_area",
-        "Circle area label format_area",
         "Circle Shape ADR-0001 format_area",
+        *["Circle test_label label format_area"] * 4,
         "Circle Shape describe format_area",
+        "Circle area label format_area",
     ]
-    assert paths[0].strength == pytest.approx(D / 12 * D / 3)
+    assert paths[0].strength == pytest.approx(D / 13 * D / 3)
     assert [(hop.relation, hop.forward) for hop in paths[0].hops] == [
         ("decided", False),
         ("decided", True),
@@ -598,7 +600,7 @@ def test_method_form_on_sqlite_matches_function_and_memory_store(
     assert paths[0].hops[0].provenance == Provenance(
         "docs/adr/0001-use-circles.md", 9, 9, paths[0].hops[0].provenance.digest
     )
-    assert paths[3].hops[0].entity.label() == "method Circle.area"
+    assert paths[9].hops[0].entity.label() == "method Circle.area"
     assert store.recall_paths("Circle") == recall_paths(store, "Circle")
 
 

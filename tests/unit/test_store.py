@@ -112,10 +112,13 @@ def test_a_file_that_breaks_is_dropped_until_fixed(repo: Path, store: SqliteGrap
 def test_lookups(repo: Path, store: SqliteGraphStore) -> None:
     index_tree(repo, store)
     assert [e.id for e in store.entities_named("area")] == [
-        "?area",
         "shapes.base.Shape.area",
         "shapes.circle.Circle.area",
     ]
+    # `Circle(1).area()` calls the method of the instance the constructor made.
+    assert "shapes.circle.Circle.area" in outgoing(
+        store, "tests.test_shapes.test_circle_area", RelationKind.CALLS
+    )
     both_ways = store.facts_of("shapes.circle.Circle")
     assert {f.relation for f in both_ways} >= {
         RelationKind.DEFINES,

@@ -1,0 +1,117 @@
+"""The tables of a graph file, and entities and facts to and from their rows."""
+
+from __future__ import annotations
+
+from citeloop.knowledge.model import Entity, EntityKind, Fact, Provenance, RelationKind
+
+APPLICATION_ID = 0x43544C50  # "CTLP"
+"""The SQLite header's application id of a citeloop graph file
+(https://sqlite.org/pragma.html#pragma_application_id): tells our files from others'."""
+
+SCHEMA_VERSION = 3
+"""``PRAGMA user_version`` of the tables below. A writer drops the tables of another
+version (a graph is derived data: the next index run rebuilds it); a reader refuses them."""
+
+TABLES = ("meta", "files", "entities", "facts", "refs", "aliases", "types", "deps")
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS files (
+    path TEXT PRIMARY KEY, digest TEXT NOT NULL, module TEXT NOT NULL, context TEXT NOT NULL,
+    interface TEXT NOT NULL, names TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS entities (
+    id TEXT PRIMARY KEY, kind TEXT NOT NULL, name TEXT NOT NULL, path TEXT, line INTEGER,
+    end_line INTEGER, signature TEXT NOT NULL, docstring TEXT NOT NULL,
+    decorators TEXT NOT NULL, resolved INTEGER NOT NULL, derived INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS entities_by_name ON entities (name);
+CREATE INDEX IF NOT EXISTS entities_by_path ON entities (path);
+CREATE TABLE IF NOT EXISTS facts (
+    fact_id TEXT PRIMARY KEY, subject TEXT NOT NULL, relation TEXT NOT NULL,
+    object TEXT NOT NULL, path TEXT, start_line INTEGER, end_line INTEGER, digest TEXT,
+    derived INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS facts_by_subject ON facts (subject, relation);
+CREATE INDEX IF NOT EXISTS facts_by_object ON facts (object, relation);
+CREATE INDEX IF NOT EXISTS facts_by_path ON facts (path);
+CREATE TABLE IF NOT EXISTS refs (
+    path TEXT NOT NULL, relation TEXT NOT NULL, subject TEXT NOT NULL, target TEXT NOT NULL,
+    written TEXT NOT NULL, start_line INTEGER NOT NULL, end_line INTEGER NOT NULL,
+    mode TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS refs_by_path ON refs (path);
+CREATE INDEX IF NOT EXISTS refs_bases ON refs (subject) WHERE relation = 'inherits';
+CREATE INDEX IF NOT EXISTS refs_traces ON refs (target) WHERE relation = 'traces';
+CREATE TABLE IF NOT EXISTS aliases (path TEXT NOT NULL, name TEXT NOT NULL, target TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS aliases_by_path ON aliases (path);
+CREATE INDEX IF NOT EXISTS aliases_by_name ON aliases (name);
+CREATE TABLE IF NOT EXISTS types (path TEXT NOT NULL, name TEXT NOT NULL, chain TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS types_by_path ON types (path);
+CREATE INDEX IF NOT EXISTS types_by_name ON types (name);
+CREATE TABLE IF NOT EXISTS deps (path TEXT NOT NULL, module TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS deps_by_path ON deps (path);
+CREATE INDEX IF NOT EXISTS deps_by_module ON deps (module);
+"""
+
+ENTITY_COLUMNS = "id, kind, name, path, line, signature, resolved, end_line, docstring, decorators"
+FACT_COLUMNS = "fact_id, subject, relation, object, path, start_line, end_line, digest"
+STAR = ".*"
+"""Suffix of an alias row recording ``from m import *`` in a module (``"pkg.mod.*"``)."""
+
+
+def entity_from_row(row: tuple) -> Entity:
+    """An :class:`Entity` from a row of :data:`ENTITY_COLUMNS`."""
+    entity_id, kind, name, path, line, signature, resolved, end_line, docstring, decorators = row
+    return Entity(
+        entity_id,
+        EntityKind(kind),
+        name,
+        path,
+        line,
+        signature,
+        bool(resolved),
+        end_line,
+        docstring,
+        tuple(decorators.split("\n")) if decorators else (),
+    )
+
+
+def fact_from_row(row: tuple) -> Fact:
+    """A :class:`Fact` from a row of :data:`FACT_COLUMNS`."""
+    fact_id, subject, relation, object_, path, start, end, digest = row
+    provenance = Provenance(path, start, end, digest) if path is not None else None
+    return Fact(subject, RelationKind(relation), object_, provenance, fact_id)
+
+
+def entity_row(entity: Entity, derived: bool) -> tuple:
+    """The ``entities`` row of an entity (columns in table order)."""
+    return (
+        entity.id,
+        entity.kind.value,
+        entity.name,
+        entity.path,
+        entity.line,
+        entity.end_line,
+        entity.signature,
+        entity.docstring,
+        "\n".join(entity.decorators),
+        int(entity.resolved),
+        int(derived),
+    )
+
+
+def fact_row(fact: Fact, derived: bool) -> tuple:
+    """The ``facts`` row of a fact (columns in table order)."""
+    where = fact.provenance
+    return (
+        fact.fact_id,
+        fact.subject,
+        fact.relation.value,
+        fact.object,
+        where.path if where else None,
+        where.start_line if where else None,
+        where.end_line if where else None,
+        where.digest if where else None,
+        int(derived),
+    )

@@ -1,0 +1,208 @@
+"""What an entity carries: signature, docstring and summary, decorators, attributes, spans."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from citeloop.knowledge import Entity, EntityKind, RelationKind, SqliteGraphStore, index_tree
+from citeloop.knowledge.model import MAX_DOCSTRING_CHARS, MAX_SUMMARY_CHARS, first_sentence
+
+MODULE = '''
+"""Shapes and their registry.
+
+More text.
+"""
+import dataclasses
+import functools
+from typing import ClassVar, overload
+
+DEFAULT_SIDES = 4
+"""How many sides a shape has by default."""
+_registry: dict[str, "Shape"] = {}
+__all__ = ["Shape"]
+
+
+@dataclasses.dataclass(frozen=True)
+class Shape:
+    """A shape. It has sides, e.g. four."""
+
+    name: str
+    sides: int = DEFAULT_SIDES
+    kinds: ClassVar[tuple[str, ...]] = ("polygon",)
+
+    def __init__(self, name: str, sides: int = 4) -> None:
+        self.name = name
+        self.scale: float = 1.0
+
+    @functools.cache
+    def area(self, unit: str = "cm", /, *, exact: bool = False, **options: int) -> float:
+        """Return the area.
+
+        Args:
+            unit: The unit.
+        """
+        return 0.0
+
+    @classmethod
+    def square(cls, *sides: int) -> "Shape":
+        return cls("square")
+
+    @staticmethod
+    def parse(text):
+        return text
+
+    @overload
+    def scaled(self, factor: int) -> int: ...
+    @overload
+    def scaled(self, factor: float) -> float: ...
+    def scaled(self, factor):
+        return factor
+'''
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> SqliteGraphStore:
+    root = tmp_path / "tree"
+    (root / "geo").mkdir(parents=True)
+    (root / "geo" / "__init__.py").write_text("")
+    (root / "geo" / "shapes.py").write_text(textwrap.dedent(MODULE).lstrip("\n"))
+    with SqliteGraphStore(tmp_path / "graph.db") as graph:
+        index_tree(root, graph)
+        yield graph
+
+
+def entity(store: SqliteGraphStore, entity_id: str) -> Entity:
+    found = store.get_entity(entity_id)
+    assert found is not None, entity_id
+    return found
+
+
+def test_function_signature_keeps_annotations_defaults_markers_and_return(
+    store: SqliteGraphStore,
+) -> None:
+    area = entity(store, "geo.shapes.Shape.area")
+    assert area.signature == (
+        '(self, unit: str = "cm", /, *, exact: bool = False, **options: int) -> float'
+    )
+    assert entity(store, "geo.shapes.Shape.square").signature == ('(cls, *sides: int) -> "Shape"')
+    assert entity(store, "geo.shapes.Shape.parse").signature == "(text)"
+
+
+def test_docstrings_and_summaries(store: SqliteGraphStore) -> None:
+    module = entity(store, "geo.shapes")
+    assert module.docstring == "Shapes and their registry.\n\nMore text."
+    assert module.summary == "Shapes and their registry."
+    shape = entity(store, "geo.shapes.Shape")
+    assert shape.summary == "A shape."
+    area = entity(store, "geo.shapes.Shape.area")
+    assert area.docstring.startswith("Return the area.\n\nArgs:\n    unit: The unit.")
+    assert area.summary == "Return the area."
+
+
+def test_decorators_by_name(store: SqliteGraphStore) -> None:
+    assert entity(store, "geo.shapes.Shape").decorators == ("dataclasses.dataclass",)
+    assert entity(store, "geo.shapes.Shape.area").decorators == ("functools.cache",)
+    assert entity(store, "geo.shapes.Shape.square").decorators == ("classmethod",)
+    assert entity(store, "geo.shapes.Shape.parse").decorators == ("staticmethod",)
+
+
+def test_overloads_keep_the_implementation(store: SqliteGraphStore) -> None:
+    scaled = entity(store, "geo.shapes.Shape.scaled")
+    assert scaled.signature == "(self, factor)" and scaled.decorators == ()
+    defines = store.facts_of("geo.shapes.Shape.scaled", [RelationKind.DEFINES])
+    assert [fact.provenance.start_line for fact in defines] == [scaled.line]
+
+
+@pytest.mark.parametrize(
+    ("entity_id", "signature"),
+    [
+        ("geo.shapes.DEFAULT_SIDES", " = 4"),
+        ("geo.shapes._registry", ': dict[str, "Shape"] = {}'),
+        ("geo.shapes.Shape.name", ": str"),
+        ("geo.shapes.Shape.sides", ": int = DEFAULT_SIDES"),
+        ("geo.shapes.Shape.kinds", ': ClassVar[tuple[str, ...]] = ("polygon",)'),
+        ("geo.shapes.Shape.scale", ": float = 1.0"),
+    ],
+)
+def test_attributes_are_entities(store: SqliteGraphStore, entity_id: str, signature: str) -> None:
+    attribute = entity(store, entity_id)
+    assert attribute.kind is EntityKind.ATTRIBUTE and attribute.signature == signature
+    owner = entity_id.rpartition(".")[0]
+    defines = {f.object for f in store.facts_of(owner, [RelationKind.DEFINES])}
+    assert entity_id in defines
+
+
+def test_attribute_docstring_and_dunders(store: SqliteGraphStore) -> None:
+    assert entity(store, "geo.shapes.DEFAULT_SIDES").docstring == (
+        "How many sides a shape has by default."
+    )
+    assert store.get_entity("geo.shapes.__all__") is None
+
+
+def test_provenance_spans(store: SqliteGraphStore) -> None:
+    shape = entity(store, "geo.shapes.Shape")
+    assert (shape.path, shape.line) == ("geo/shapes.py", 16)
+    assert shape.end_line == 49
+    area = entity(store, "geo.shapes.Shape.area")
+    assert (area.line, area.end_line) == (28, 34)
+    (defines,) = [f for f in store.facts_of(area.id, [RelationKind.DEFINES]) if f.object == area.id]
+    assert (defines.provenance.start_line, defines.provenance.end_line) == (27, 34)  # decorator
+
+
+def test_instance_attribute_from_init_is_defined_once(store: SqliteGraphStore) -> None:
+    # `name` is a dataclass field and set in __init__: one entity, at the field.
+    name = entity(store, "geo.shapes.Shape.name")
+    assert name.line == 19
+
+
+def test_long_docstrings_are_bounded() -> None:
+    from citeloop.knowledge.signatures import bounded_docstring
+
+    text = bounded_docstring("line\n" * (MAX_DOCSTRING_CHARS))
+    assert len(text) <= MAX_DOCSTRING_CHARS and text.endswith("…")
+
+
+@pytest.mark.parametrize(
+    ("docstring", "summary"),
+    [
+        ("", ""),
+        ("One line", "One line"),
+        ("First. Second.", "First."),
+        ("Uses e.g. this. Then.", "Uses e.g. this."),
+        ("Wrapped\nover two lines.\n\nBody.", "Wrapped over two lines."),
+        ("Version 1.0 is out! Yes.", "Version 1.0 is out!"),
+        ("word " * 100, ("word " * 100)[: MAX_SUMMARY_CHARS - 1].rsplit(" ", 1)[0] + "…"),
+    ],
+)
+def test_first_sentence(docstring: str, summary: str) -> None:
+    assert first_sentence(docstring) == summary
+
+
+def test_syntax_newer_than_this_python_is_indexed(tmp_path: Path) -> None:
+    root = tmp_path / "tree"
+    root.mkdir()
+    (root / "boxes.py").write_text(
+        "type Pair[K] = tuple[K, K]\n\n\n"
+        "class Box[T: int = int](Base):\n"
+        "    def get[U](self, default: U) -> T | U:\n"
+        '        return f"{self.labels["main"]}"\n\n\n'
+        "def unbox(box: Box[int]) -> int:\n"
+        "    return box.get(0)\n"
+    )
+    (root / "broken.py").write_text("class Box[T]:\n    pass\n\nx = = 1\n")
+    with SqliteGraphStore(tmp_path / "graph.db") as store:
+        report = index_tree(root, store)
+        assert report.lowered == ("boxes.py",)
+        assert [(s.path, s.reason) for s in report.skipped] == [
+            ("broken.py", "syntax error at line 4: invalid syntax")
+        ]
+        box = entity(store, "boxes.Box")
+        assert box.signature == "[T: int = int](Base)" and box.line == 4
+        get = entity(store, "boxes.Box.get")
+        assert get.signature == "[U](self, default: U) -> T | U"
+        assert entity(store, "boxes.Pair").signature == "[K] = tuple[K, K]"
+        calls = store.facts_of("boxes.unbox", [RelationKind.CALLS])
+        assert [fact.object for fact in calls] == ["boxes.Box.get"]

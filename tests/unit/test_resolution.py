@@ -1,0 +1,279 @@
+"""Name resolution: each rule on a small tree, checked through the facts it links."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from citeloop.knowledge import EntityKind, RelationKind, SqliteGraphStore, index_tree
+
+CLIENT = """
+class Pool:
+    def acquire(self):
+        return 1
+
+
+class Client:
+    pool: Pool
+
+    def get(self):
+        return self.pool.acquire()
+
+    def __enter__(self):
+        return self
+
+
+def make_client() -> Client:
+    return Client()
+"""
+
+
+def build(tmp_path: Path, files: dict[str, str]) -> SqliteGraphStore:
+    root = tmp_path / "tree"
+    for path, text in {"app/__init__.py": "", "app/net.py": CLIENT, **files}.items():
+        target = root / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(textwrap.dedent(text), encoding="utf-8")
+    store = SqliteGraphStore(tmp_path / "graph.db")
+    index_tree(root, store)
+    return store
+
+
+def calls(store: SqliteGraphStore, caller: str) -> set[str]:
+    return {
+        fact.object
+        for fact in store.facts_of(caller, [RelationKind.CALLS])
+        if fact.subject == caller
+    }
+
+
+@pytest.mark.parametrize(
+    ("code", "expected"),
+    [
+        # annotated parameters, plain, optional, union, string and generic forms
+        ("def use(c: Client):\n    c.get()", "app.net.Client.get"),
+        ("def use(c: Optional[Client]):\n    c.get()", "app.net.Client.get"),
+        ("def use(c: Client | None = None):\n    c.get()", "app.net.Client.get"),
+        ("def use(c: 'Client'):\n    c.get()", "app.net.Client.get"),
+        ("def use(c: Annotated[Client, 'x']):\n    c.get()", "app.net.Client.get"),
+        # locals: a constructor call, an annotation, a function's return annotation
+        ("def use():\n    c = Client()\n    c.get()", "app.net.Client.get"),
+        ("def use():\n    c: Client = load()\n    c.get()", "app.net.Client.get"),
+        ("def use():\n    c = make_client()\n    c.get()", "app.net.Client.get"),
+        ("def use():\n    make_client().get()", "app.net.Client.get"),
+        ("def use():\n    Client().pool.acquire()", "app.net.Pool.acquire"),
+        # typed loop variables, enumerate, with and except targets, cast
+        ("def use(cs: list[Client]):\n    for c in cs:\n        c.get()", "app.net.Client.get"),
+        (
+            "def use(cs: Sequence[Client]):\n    for i, c in enumerate(cs):\n        c.get()",
+            "app.net.Client.get",
+        ),
+        ("def use():\n    with Client() as c:\n        c.get()", "app.net.Client.get"),
+        ("def use(x):\n    cast(Client, x).get()", "app.net.Client.get"),
+        # module aliases
+        ("def use():\n    net.Client().get()", "app.net.Client.get"),
+        ("def use():\n    N.make_client()", "app.net.make_client"),
+    ],
+)
+def test_calls_on_typed_values(tmp_path: Path, code: str, expected: str) -> None:
+    header = (
+        "from typing import Annotated, Optional, Sequence, cast\n"
+        "from app import net\nimport app.net as N\n"
+        "from app.net import Client, make_client\n\n"
+    )
+    store = build(tmp_path, {"app/use.py": header + code + "\n"})
+    assert expected in calls(store, "app.use.use")
+
+
+def test_attributes_set_in_init_and_inherited(tmp_path: Path) -> None:
+    store = build(
+        tmp_path,
+        {
+            "app/service.py": """
+            from app.net import Client, Pool
+
+
+            class Base:
+                def __init__(self):
+                    self.client = Client()
+
+
+            class Service(Base):
+                extra: Pool
+
+                def run(self):
+                    self.client.get()
+                    self.extra.acquire()
+                    self.helper()
+
+                def helper(self):
+                    pass
+
+
+            class Child(Service):
+                def run(self):
+                    super().run()
+                    self.client.pool.acquire()
+            """
+        },
+    )
+    assert calls(store, "app.service.Service.run") == {
+        "app.net.Client.get",
+        "app.net.Pool.acquire",
+        "app.service.Service.helper",
+    }
+    assert calls(store, "app.service.Child.run") == {
+        "app.service.Service.run",
+        "app.net.Pool.acquire",
+    }
+    client = store.get_entity("app.service.Base.client")
+    assert client.kind is EntityKind.ATTRIBUTE and client.signature == " = Client()"
+
+
+def test_properties_are_attributes_with_the_type_they_return(tmp_path: Path) -> None:
+    store = build(
+        tmp_path,
+        {
+            "app/holder.py": """
+            from functools import cached_property
+            from app.net import Client
+
+
+            class Holder:
+                @property
+                def client(self) -> Client:
+                    '''The shared client.'''
+                    return Client()
+
+                @client.setter
+                def client(self, value):
+                    pass
+
+                @cached_property
+                def other(self) -> "Client":
+                    return Client()
+
+                def use(self):
+                    self.client.get()
+                    self.other.pool.acquire()
+            """
+        },
+    )
+    prop = store.get_entity("app.holder.Holder.client")
+    assert prop.kind is EntityKind.ATTRIBUTE
+    assert prop.decorators == ("property",) and prop.signature == ": Client"
+    assert prop.summary == "The shared client."
+    assert calls(store, "app.holder.Holder.use") == {"app.net.Client.get", "app.net.Pool.acquire"}
+
+
+def test_reexports_aliases_and_star_imports(tmp_path: Path) -> None:
+    store = build(
+        tmp_path,
+        {
+            "lib/__init__.py": "from lib._impl import Engine as Engine\nfrom lib.stars import *\n",
+            "lib/_impl.py": "class Engine:\n    def start(self):\n        pass\n",
+            "lib/stars.py": "def starred():\n    pass\n",
+            "app/use.py": """
+            import lib
+            from lib import Engine, starred as renamed
+            Alias = Engine
+
+
+            def use():
+                lib.Engine().start()
+                Engine.start(None)
+                renamed()
+                lib.starred()
+                Alias().start()
+                Alias()
+            """,
+        },
+    )
+    assert calls(store, "app.use.use") == {
+        "lib._impl.Engine",
+        "lib._impl.Engine.start",
+        "lib.stars.starred",
+    }
+
+
+def test_nested_functions_are_entities_of_their_own(tmp_path: Path) -> None:
+    store = build(
+        tmp_path,
+        {
+            "app/nest.py": """
+            from app.net import Client
+
+
+            def outer(c: Client):
+                def inner():
+                    c.get()
+
+                class Local:
+                    def go(self):
+                        inner()
+
+                inner()
+                return Local
+            """
+        },
+    )
+    inner = store.get_entity("app.nest.outer.inner")
+    assert inner is not None and inner.kind is EntityKind.FUNCTION
+    assert store.get_entity("app.nest.outer.Local.go").kind is EntityKind.METHOD
+    assert calls(store, "app.nest.outer") == {"app.nest.outer.inner"}
+    assert calls(store, "app.nest.outer.inner") == {"app.net.Client.get"}  # through the closure
+    assert calls(store, "app.nest.outer.Local.go") == {"app.nest.outer.inner"}
+    defines = {f.object for f in store.facts_of("app.nest.outer", [RelationKind.DEFINES])}
+    assert defines >= {"app.nest.outer.inner", "app.nest.outer.Local"}
+
+
+def test_self_cls_and_classmethods(tmp_path: Path) -> None:
+    store = build(
+        tmp_path,
+        {
+            "app/factory.py": """
+            class Factory:
+                @classmethod
+                def create(cls):
+                    return cls.build(cls())
+
+                @staticmethod
+                def build(self):
+                    self.missing()
+            """
+        },
+    )
+    assert calls(store, "app.factory.Factory.create") == {
+        "app.factory.Factory.build",
+        "app.factory.Factory",
+    }
+    # A static method's first parameter is no receiver: the call stays unresolved.
+    assert calls(store, "app.factory.Factory.build") == {"?self.missing"}
+
+
+def test_unresolved_targets_are_kept(tmp_path: Path) -> None:
+    store = build(tmp_path, {"app/use.py": "def use(x):\n    x.run()\n    nowhere()\n"})
+    assert calls(store, "app.use.use") == {"?x.run", "?nowhere"}
+    assert store.get_entity("?nowhere").resolved is False
+
+
+def test_a_rebinding_reads_the_latest_value_before_the_use(tmp_path: Path) -> None:
+    store = build(
+        tmp_path,
+        {
+            "app/use.py": """
+            from app.net import Client, Pool
+
+
+            def use():
+                value = Client()
+                value.get()
+                value = Pool()
+                value.acquire()
+            """
+        },
+    )
+    assert calls(store, "app.use.use") >= {"app.net.Client.get", "app.net.Pool.acquire"}
+    assert "app.net.Pool.get" not in calls(store, "app.use.use")
