@@ -15,7 +15,7 @@ from _common import corpus_root, median_seconds
 
 from citeloop.knowledge import SqliteGraphStore, index_tree
 
-TARGET_RATIO = 4.0
+TARGET_RATIO = 3.0
 REPEATS = 5
 
 

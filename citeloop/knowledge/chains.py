@@ -121,6 +121,8 @@ def extend(chain: str | None, suffix: str) -> str | None:
     an element (``[]``, ``[n]``) is known."""
     if chain is None:
         return None
+    if "|" not in chain:  # the common case: one alternative
+        return _extend_one(chain, suffix)
     return union([_extend_one(alternative, suffix) for alternative in alternatives(chain)])
 
 

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import hashlib
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from citeloop.knowledge.decisions import index_decision
 from citeloop.knowledge.modules import ModuleLayout, PackageRoot, module_layout
@@ -62,6 +65,24 @@ class IndexReport:
     packages: tuple[PackageRoot, ...] = ()
     lowered: tuple[str, ...] = ()
     warnings: tuple[str, ...] = ()
+
+
+_GC_THRESHOLD = 100_000
+"""Allocations between young-generation collections while indexing (CPython's default
+is 700): an index run allocates many objects that all live until it ends, and each
+collection scans the older ones again (about a fifth of the run time at the default)."""
+
+
+@contextlib.contextmanager
+def _fewer_collections() -> Iterator[None]:
+    """Raise the collector's first threshold (:func:`gc.set_threshold`) while indexing,
+    and restore it after."""
+    first, *older = gc.get_threshold()
+    gc.set_threshold(max(first, _GC_THRESHOLD), *older)
+    try:
+        yield
+    finally:
+        gc.set_threshold(first, *older)
 
 
 def _index_file(
@@ -139,7 +160,8 @@ def index_tree(
     imports them by (:mod:`citeloop.knowledge.modules`). Only files whose SHA-256 digest
     or module name changed are re-indexed; facts of deleted files are removed; then only
     the references that can depend on the changed files are re-linked. The store is
-    changed in one transaction.
+    changed in one transaction. While it runs, the garbage collector's first threshold is
+    raised (an index run allocates many objects that live until it ends), then restored.
 
     Args:
         root: The directory to index (e.g. a repository root or a package directory).
@@ -162,7 +184,17 @@ def index_tree(
         >>> with SqliteGraphStore("graph.db") as store:  # doctest: +SKIP
         ...     report = index_tree("src", store)
     """
-    root_path = check_root(root)
+    with _fewer_collections():
+        return _index_tree(check_root(root), store, packages, progress, max_file_bytes)
+
+
+def _index_tree(
+    root_path: Path,
+    store: SqliteGraphStore,
+    packages: Sequence[str],
+    progress: ProgressCallback | None,
+    max_file_bytes: int,
+) -> IndexReport:
     found = discover(root_path)
     python = [source.path for source in found.files if source.kind == "python"]
     layout = module_layout(root_path, python, found.distributions, packages)

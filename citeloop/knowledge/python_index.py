@@ -54,6 +54,20 @@ from citeloop.knowledge.signatures import (
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _COMPREHENSIONS = frozenset({ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp})
+_NO_CHILDREN = frozenset(
+    {"ctx", "id", "attr", "arg", "name", "asname", "module", "level", "kind", "names"}
+    | {"type_comment", "is_async", "conversion", "simple", "op", "ops"}
+)
+"""Fields of expression nodes that never hold a node that can contain a call."""
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _child_fields(kind: type) -> tuple[str, ...]:
+    """The fields of a node type that may hold nodes (cached per type)."""
+    found = _FIELDS[kind] = tuple(f for f in kind._fields if f not in _NO_CHILDREN)  # type: ignore[attr-defined]
+    return found
+
+
 _LEAF_TYPES = frozenset(
     {
         ast.Name,
@@ -67,6 +81,7 @@ _LEAF_TYPES = frozenset(
     | set(ast.cmpop.__subclasses__())
     | set(ast.unaryop.__subclasses__())
     | set(ast.boolop.__subclasses__())
+    | {str, int, type(None)}
 )
 _SIMPLE = (
     ast.Expr,
@@ -241,12 +256,12 @@ class _FileWalker:
 
     def sweep(self, node: ast.AST | None, scope: _Scope) -> None:
         """Record the calls (and walrus and comprehension bindings) inside an expression
-        of a function. The hot loop of indexing: it reads fields directly."""
+        of a function. The hot loop of indexing: it reads child fields directly."""
         if node is None or scope.kind != "function":
             return
-        stack = [node]
+        stack: list = [node]
         pop, push, extend = stack.pop, stack.append, stack.extend
-        leaves, node_type = _LEAF_TYPES, ast.AST
+        leaves, fields_of = _LEAF_TYPES, _child_fields
         while stack:
             current = pop()
             kind = type(current)
@@ -260,11 +275,11 @@ class _FileWalker:
                 # Bound just before the line, so the element expression sees them.
                 for generator in current.generators:
                     self.bind_loop(generator.target, generator.iter, scope, current.lineno - 0.5)
-            for name in kind._fields:
-                value = getattr(current, name, None)
+            for name in _FIELDS.get(kind) or fields_of(kind):
+                value = getattr(current, name)
                 if type(value) is list:
-                    extend(item for item in value if isinstance(item, node_type))
-                elif isinstance(value, node_type):
+                    extend(value)
+                else:
                     push(value)
 
     def visit_compound(self, node: ast.stmt, scope: _Scope, stack: _Stack) -> None:

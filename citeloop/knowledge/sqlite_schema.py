@@ -54,6 +54,19 @@ CREATE INDEX IF NOT EXISTS deps_by_path ON deps (path);
 CREATE INDEX IF NOT EXISTS deps_by_module ON deps (module);
 """
 
+INDEXES = tuple(
+    statement.strip()
+    for statement in SCHEMA.split(";")
+    if statement.strip().startswith("CREATE INDEX")
+)
+"""The secondary indexes: a full index run drops them, writes, and builds them once."""
+
+
+def index_name(statement: str) -> str:
+    """The name of an index from its ``CREATE INDEX IF NOT EXISTS name ON ...``."""
+    return statement.split()[5]
+
+
 ENTITY_COLUMNS = "id, kind, name, path, line, signature, resolved, end_line, docstring, decorators"
 FACT_COLUMNS = "fact_id, subject, relation, object, path, start_line, end_line, digest"
 STAR = ".*"

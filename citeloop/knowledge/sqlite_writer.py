@@ -27,7 +27,7 @@ from citeloop.knowledge.linker import (
 )
 from citeloop.knowledge.model import Entity, EntityKind, Fact, Provenance, RelationKind
 from citeloop.knowledge.records import FileIndex, Reference
-from citeloop.knowledge.sqlite_schema import STAR, entity_row, fact_row
+from citeloop.knowledge.sqlite_schema import INDEXES, STAR, entity_row, fact_row, index_name
 from citeloop.knowledge.store import item_digest, snapshot_of_sum
 
 _BATCH = 400
@@ -314,19 +314,27 @@ class _Writer:
         }
         (files,) = db.execute("SELECT COUNT(*) FROM files").fetchone()
         full = files == len(old)
-        if full:  # nothing is kept: start afresh (derived rows too)
+        if full:  # nothing is kept: start afresh (derived rows too), indexes built last
             for table in ("files", "entities", "facts", "refs", "aliases", "types", "deps"):
                 db.execute(f"DELETE FROM {table}")
+            for statement in INDEXES:
+                db.execute(f"DROP INDEX IF EXISTS {index_name(statement)}")
             self.total = 0
             gone: list[tuple[str, str]] = []
         else:
             gone = self.drop_files(stale)
         self.add_files(updated, check=not full)
         if full:
-            symbols: _MemorySymbols | _SqlSymbols = _MemorySymbols(
-                sorted(updated, key=lambda i: i.path)
+            indexes = sorted(updated, key=lambda i: i.path)
+            symbols: _MemorySymbols | _SqlSymbols = _MemorySymbols(indexes)
+            references: Iterable[tuple[Reference, Provenance]] = (
+                (
+                    reference,
+                    Provenance(index.path, reference.start_line, reference.end_line, index.digest),
+                )
+                for index in indexes
+                for reference in sorted(index.references, key=lambda r: r.start_line)
             )
-            relink = sorted(by_path)
         else:
             symbols = _SqlSymbols(db)
             relink = self._relink_set(by_path, old, removed)
@@ -336,8 +344,12 @@ class _Writer:
                 db.execute(
                     f"DELETE FROM deps WHERE path IN ({', '.join('?' * len(batch))})", list(batch)
                 )
-        facts, traces = self._link(symbols, relink)
+            references = self._stored_references(relink)
+        facts, traces = self._link(symbols, references)
         self._derived_entities(full, gone, facts, traces)
+        if full:
+            for statement in INDEXES:
+                db.execute(statement)
 
     def _relink_set(
         self, by_path: dict[str, FileIndex], old: dict[str, tuple[str, str]], removed: Sequence[str]
@@ -365,14 +377,8 @@ class _Writer:
             )
         return sorted(relink)
 
-    def _link(
-        self, symbols: _MemorySymbols | _SqlSymbols, paths: Sequence[str]
-    ) -> tuple[list[Fact], list[tuple[str, int, str, str]]]:
-        """Link the references of ``paths``; return the new facts and the traces
-        references (path, line, requirement, title) among them."""
-        code: list[tuple[Reference, Provenance]] = []
-        decided: list[tuple[Reference, Provenance]] = []
-        traces: list[tuple[str, int, str, str]] = []
+    def _stored_references(self, paths: Sequence[str]) -> Iterator[tuple[Reference, Provenance]]:
+        """The references of ``paths`` as stored, by path, then line, then order."""
         for path, relation, subject, target, written, start, end, mode, digest in _select_in(
             self.db,
             "SELECT r.path, r.relation, r.subject, r.target, r.written, r.start_line,"
@@ -383,13 +389,27 @@ class _Writer:
             reference = Reference(
                 RelationKind(relation), subject, target, written, start, end, mode
             )
-            pair = (reference, Provenance(path, start, end, digest))
+            yield reference, Provenance(path, start, end, digest)
+
+    def _link(
+        self,
+        symbols: _MemorySymbols | _SqlSymbols,
+        references: Iterable[tuple[Reference, Provenance]],
+    ) -> tuple[list[Fact], list[tuple[str, int, str, str]]]:
+        """Link ``references`` (by path, then line); return the new facts and the traces
+        references (path, line, requirement, title) among them."""
+        code: list[tuple[Reference, Provenance]] = []
+        decided: list[tuple[Reference, Provenance]] = []
+        traces: list[tuple[str, int, str, str]] = []
+        for reference, provenance in references:
             if reference.relation is RelationKind.DECIDED:
-                decided.append(pair)
+                decided.append((reference, provenance))
             else:
-                code.append(pair)
+                code.append((reference, provenance))
                 if reference.relation is RelationKind.TRACES:
-                    traces.append((path, start, target, written))
+                    traces.append(
+                        (provenance.path, reference.start_line, reference.target, reference.written)
+                    )
         linked = link_code(Resolver(symbols), code, symbols.kind)
         facts = linked.facts + link_decisions(decided, symbols.decided)
         self.add_facts(facts, True, check=isinstance(symbols, _SqlSymbols))
