@@ -308,7 +308,10 @@ class Resolver:
         entity_id, flag = state
         if entity_id == _COLLECTION:
             inner = extend(flag, op)  # type: ignore[arg-type]
-            return self.evaluate(inner) if inner is not None else None
+            if inner is None:
+                return None
+            # An attribute's value may hold itself (``self.xs = [x for x in self.xs]``).
+            return self._remember("element", inner, lambda: self.evaluate(inner))  # type: ignore[return-value]
         if self.kind(entity_id) is not EntityKind.CLASS:
             return None
         if not flag:
@@ -444,7 +447,10 @@ def link_code(
                 Fact(reference.subject, RelationKind.TRACES, reference.target, provenance)
             )
             continue
-        found = resolver.resolve(reference)
+        try:
+            found = resolver.resolve(reference)
+        except RecursionError:  # a chain deeper than the guards foresee: left unresolved
+            found = None
         target = found if found is not None else unresolved_id(reference.written)
         linked.facts.append(Fact(reference.subject, reference.relation, target, provenance))
         if (

@@ -3,44 +3,35 @@
 Records the module, its classes, functions (nested ones included), methods, tests and
 attributes (class attributes and fields, instance attributes set through ``self`` in a
 method, properties, module variables and constants), each with its signature,
-docstring, decorators and line span; ``defines`` facts; and references to link later:
-calls, bases, and requirement ids (``REQ-...``) in decorators, docstrings and comments.
+docstring, decorators and line span (:mod:`citeloop.knowledge.signatures`); ``defines``
+facts; the chain of each attribute's value and each function's result; and the
+references to link later (:mod:`citeloop.knowledge.references`), with their targets
+written as chains of what each name is bound to (:mod:`citeloop.knowledge.scopes`).
+Calls are recorded only inside functions and methods; calls made at import time or in
+class bodies are not. A method's body is walked after its class's body, so that the
+class's own attributes come before those its methods set.
 
-Names are resolved statically, scope by scope, as Python binds them: a call target is
-written as a chain (:mod:`citeloop.knowledge.chains`) from what the name is bound to in
-the innermost function that binds it, else the module. A function binds its parameters
-(by their annotations; ``self`` and ``cls`` to its class), its assignments (a
-constructor call ``x = Client()``, an annotation ``x: Client``, another chain), loop
-variables of a typed iterable, ``with ... as`` and ``except ... as`` names, its imports
-and its nested definitions. Where a name is bound more than once, a use reads the last
-binding before it (else any binding with a known value). Calls are recorded only inside
-functions and methods; calls made at import time or in class bodies are not.
-
-A module-level or class-level definition whose name is also a submodule of the package
-is not recorded: importing the submodule rebinds that name.
+In a package's ``__init__.py``, a module-level definition whose name is also a
+submodule of the package is not recorded: importing the submodule rebinds that name.
 """
 
 from __future__ import annotations
 
 import ast
-import io
-import tokenize
 from collections.abc import Collection, Mapping
-from dataclasses import dataclass, field
+from dataclasses import replace
 from pathlib import PurePosixPath
 
-from citeloop.knowledge.chains import (
-    alternatives,
-    annotation_chain,
-    dotted,
-    expression_chain,
-    extend,
-    is_collection,
-    union,
-)
+from citeloop.knowledge.chains import dotted
 from citeloop.knowledge.model import Entity, EntityKind, Fact, Provenance, RelationKind
-from citeloop.knowledge.names import requirement_mentions
-from citeloop.knowledge.records import FileIndex, Reference
+from citeloop.knowledge.records import FileIndex
+from citeloop.knowledge.references import (
+    REQUIREMENT_MARK,
+    base_reference,
+    call_references,
+    requirement_references,
+)
+from citeloop.knowledge.scopes import Bindings, Scope
 from citeloop.knowledge.signatures import (
     PROPERTY_DECORATORS,
     SourceText,
@@ -96,12 +87,8 @@ _SIMPLE = (
     ast.Global,
     ast.Nonlocal,
 )
-_REQUIREMENT_MARK = "REQ-"
 _ENUM_BASES = frozenset({"Enum", "IntEnum", "StrEnum", "Flag", "IntFlag"})
 _TYPE_ALIAS = getattr(ast, "TypeAlias", None)  # Python 3.12+
-_MAX_BINDINGS = 64
-"""Bindings of one name kept per scope (a generated file may rebind a name thousands
-of times)."""
 
 
 def is_test_file(path: str) -> bool:
@@ -118,36 +105,9 @@ def _span_start(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> 
     return min([node.lineno, *(decorator.lineno for decorator in node.decorator_list)])
 
 
-_Stack = list[tuple["ast.stmt | None", "_Scope", str]]
+_Stack = list[tuple["ast.stmt | None", "Scope", str]]
 """Statements to visit, with their scope and attribute docstring; ``None`` flushes a
 class's deferred method bodies."""
-
-
-@dataclass(slots=True)
-class _Binding:
-    """One binding of a name in a function scope: ``how`` says what ``value`` is
-    (``"chain"``, ``"expr"`` or ``"annotation"``); ``suffixes`` are then applied
-    (``"[]"`` for a loop variable, ``"[1]"`` for the second name of ``a, b = ...``)."""
-
-    line: float
-    how: str
-    value: object
-    suffixes: tuple[str, ...] = ()
-
-
-@dataclass(slots=True, eq=False)
-class _Scope:
-    """A module, class or function body, with the names it binds."""
-
-    kind: str  # "module" | "class" | "function"
-    id: str
-    parent: _Scope | None
-    class_id: str | None = None
-    """The class whose ``self``/``cls`` a function's first parameter is."""
-    names: dict[str, str] = field(default_factory=dict)
-    """Names bound once and for all here: definitions (their ids) and, in a class, its
-    attributes."""
-    bindings: dict[str, list[_Binding]] = field(default_factory=dict)
 
 
 class _FileWalker:
@@ -176,21 +136,18 @@ class _FileWalker:
         self.is_package = path.endswith("__init__.py")
         self.top_names: set[str] = set()
         self.index = FileIndex(path, digest, module)
-        self.module_scope = _Scope("module", module, None)
-        self.imports: dict[str, str] = {}
+        self.bindings = Bindings(module)
         self.entities: dict[str, int] = {}  # id -> position in index.entities
         self.overloads: set[str] = set()
         self.spans: list[tuple[int, int, str]] = []
-        self.calls: list[tuple[str, _Scope, ast.Call]] = []
-        self.bases: list[tuple[str, _Scope, ast.expr]] = []
+        self.calls: list[tuple[str, Scope, ast.Call]] = []
+        self.bases: list[tuple[str, Scope, ast.expr]] = []
         self.documented: list[tuple[str, ast.AST]] = []
         # (attribute id, scope of the value, line, annotation, value): types resolved at the end.
-        self.attribute_values: list[tuple[str, _Scope, int, ast.expr | None, ast.expr | None]] = []
-        self.returns: list[tuple[str, _Scope, ast.expr, str | None]] = []
+        self.attribute_values: list[tuple[str, Scope, int, ast.expr | None, ast.expr | None]] = []
+        self.returns: list[tuple[str, Scope, ast.expr]] = []
         self.enums: set[str] = set()
-        self.deferred: dict[int, list[tuple[list[ast.stmt], _Scope]]] = {}
-        self._memo: dict[tuple[int, str, int], str | None] = {}
-        self._evaluating: set[tuple[int, str, int]] = set()
+        self.deferred: dict[int, list[tuple[list[ast.stmt], Scope]]] = {}
 
     def provenance(self, start: int, end: int) -> Provenance:
         return Provenance(self.path, start, end, self.digest)
@@ -207,17 +164,22 @@ class _FileWalker:
             None,
         )
         self.documented.append((self.module, tree))
-        self.walk(tree.body, self.module_scope)
-        for class_id, scope, base in self.bases:
-            self.base_reference(class_id, scope, base)
+        self.walk(tree.body, self.bindings.module)
+        self.index.references.extend(
+            reference
+            for class_id, scope, base in self.bases
+            if (reference := base_reference(self.bindings, class_id, scope, base)) is not None
+        )
         self.resolve_types()
-        self.index.references.extend(self.call_references())
-        if _REQUIREMENT_MARK in self.source:
-            self.index.references.extend(self.requirement_references())
+        self.index.references.extend(call_references(self.bindings, self.calls))
+        if REQUIREMENT_MARK in self.source:
+            self.index.references.extend(
+                requirement_references(self.module, self.source, self.documented, self.spans)
+            )
         self.index.top_names = frozenset(self.top_names)
         return self.index
 
-    def walk(self, body: list[ast.stmt], scope: _Scope) -> None:
+    def walk(self, body: list[ast.stmt], scope: Scope) -> None:
         stack: _Stack = []
         self.push(stack, body, scope)
         while stack:
@@ -238,7 +200,7 @@ class _FileWalker:
             else:
                 self.visit_compound(node, scope, stack)
 
-    def push(self, stack: _Stack, body: list[ast.stmt], scope: _Scope) -> None:
+    def push(self, stack: _Stack, body: list[ast.stmt], scope: Scope) -> None:
         """Push ``body`` so that it pops in source order, with attribute docstrings (a
         string right after an assignment) for module and class bodies."""
         for position in range(len(body) - 1, -1, -1):
@@ -254,7 +216,7 @@ class _FileWalker:
                     doc = bounded_docstring(following.value.value)
             stack.append((node, scope, doc))
 
-    def sweep(self, node: ast.AST | None, scope: _Scope) -> None:
+    def sweep(self, node: ast.AST | None, scope: Scope) -> None:
         """Record the calls (and walrus and comprehension bindings) inside an expression
         of a function. The hot loop of indexing: it reads child fields directly."""
         if node is None or scope.kind != "function":
@@ -270,11 +232,13 @@ class _FileWalker:
             if kind is ast.Call:
                 self.calls.append((scope.id, scope, current))
             elif kind is ast.NamedExpr and type(current.target) is ast.Name:
-                self.bind(scope, current.target.id, current.lineno, "expr", current.value)
+                self.bindings.bind(scope, current.target.id, current.lineno, "expr", current.value)
             elif kind in _COMPREHENSIONS:
                 # Bound just before the line, so the element expression sees them.
                 for generator in current.generators:
-                    self.bind_loop(generator.target, generator.iter, scope, current.lineno - 0.5)
+                    self.bindings.bind_loop(
+                        generator.target, generator.iter, scope, current.lineno - 0.5
+                    )
             for name in _FIELDS.get(kind) or fields_of(kind):
                 value = getattr(current, name)
                 if type(value) is list:
@@ -282,17 +246,19 @@ class _FileWalker:
                 else:
                     push(value)
 
-    def visit_compound(self, node: ast.stmt, scope: _Scope, stack: _Stack) -> None:
+    def visit_compound(self, node: ast.stmt, scope: Scope, stack: _Stack) -> None:
         in_function = scope.kind == "function"
         if isinstance(node, _SIMPLE):  # no statements inside: one sweep
             self.sweep(node, scope)
             return
         if isinstance(node, ast.For | ast.AsyncFor) and in_function:
-            self.bind_loop(node.target, node.iter, scope, node.lineno)
+            self.bindings.bind_loop(node.target, node.iter, scope, node.lineno)
         elif isinstance(node, ast.With | ast.AsyncWith) and in_function:
             for item in node.items:
                 if isinstance(item.optional_vars, ast.Name):
-                    self.bind(scope, item.optional_vars.id, node.lineno, "expr", item.context_expr)
+                    self.bindings.bind(
+                        scope, item.optional_vars.id, node.lineno, "expr", item.context_expr
+                    )
         bodies: list[list[ast.stmt]] = []
         for name, value in ast.iter_fields(node):
             if isinstance(value, list):
@@ -310,12 +276,12 @@ class _FileWalker:
         for body in reversed(bodies):
             self.push(stack, body, scope)
 
-    def visit_clause(self, clause: ast.AST, scope: _Scope) -> None:
+    def visit_clause(self, clause: ast.AST, scope: Scope) -> None:
         if scope.kind != "function":
             return
         if isinstance(clause, ast.ExceptHandler):
             if clause.name and clause.type is not None:
-                self.bind(scope, clause.name, clause.lineno, "annotation", clause.type)
+                self.bindings.bind(scope, clause.name, clause.lineno, "annotation", clause.type)
             self.sweep(clause.type, scope)
         elif isinstance(clause, ast.match_case):
             self.sweep(clause.guard, scope)
@@ -342,7 +308,7 @@ class _FileWalker:
             self.index.facts.append(fact)
         return True
 
-    def shadowed(self, scope: _Scope, name: str) -> bool:
+    def shadowed(self, scope: Scope, name: str) -> bool:
         """A module-level name that a submodule of this package rebinds on import."""
         if scope.kind != "module" or not self.is_package:
             return False
@@ -352,7 +318,7 @@ class _FileWalker:
     def visit_function(
         self,
         node: ast.FunctionDef | ast.AsyncFunctionDef,
-        scope: _Scope,
+        scope: Scope,
         stack: _Stack,
     ) -> None:
         decorators = tuple(decorator_name(d, self.text) for d in node.decorator_list)
@@ -399,46 +365,16 @@ class _FileWalker:
                 if "overload" in last_parts:
                     self.overloads.add(entity_id)
                 if node.returns is not None:
-                    self.returns.append(
-                        (entity_id, scope, node.returns, scope.class_id if in_class else None)
-                    )
+                    self.returns.append((entity_id, scope, node.returns))
         scope.names.setdefault(node.name, entity_id)
-        inner = _Scope("function", entity_id, scope, scope.id if in_class else scope.class_id)
-        self.bind_parameters(node, inner, in_class, last_parts)
+        inner = Scope("function", entity_id, scope, scope.id if in_class else scope.class_id)
+        self.bindings.bind_parameters(node, inner, in_class, last_parts)
         if in_class:  # after the class body, so that its own attributes come first
             self.deferred.setdefault(id(scope), []).append((node.body, inner))
         else:
             self.push(stack, node.body, inner)
 
-    def bind_parameters(
-        self,
-        node: ast.FunctionDef | ast.AsyncFunctionDef,
-        scope: _Scope,
-        in_class: bool,
-        decorators: set[str],
-    ) -> None:
-        args = node.args
-        positional = [*args.posonlyargs, *args.args]
-        line = node.lineno
-        for position, arg in enumerate([*positional, *args.kwonlyargs]):
-            if (
-                position == 0
-                and in_class
-                and arg in positional
-                and "staticmethod" not in decorators
-            ):
-                class_chain = scope.class_id
-                value = class_chain if "classmethod" in decorators else extend(class_chain, "()")
-                self.bind(scope, arg.arg, line, "chain", value)
-            elif arg.annotation is not None:
-                self.bind(scope, arg.arg, line, "annotation", arg.annotation)
-            else:
-                self.bind(scope, arg.arg, line, "chain", None)
-        for arg in (args.vararg, args.kwarg):
-            if arg is not None:
-                self.bind(scope, arg.arg, line, "chain", None)
-
-    def visit_class(self, node: ast.ClassDef, scope: _Scope, stack: _Stack) -> None:
+    def visit_class(self, node: ast.ClassDef, scope: Scope, stack: _Stack) -> None:
         for part in (*node.decorator_list, *node.bases, *(k.value for k in node.keywords)):
             self.sweep(part, scope)
         entity_id = f"{scope.id}.{node.name}"
@@ -463,11 +399,11 @@ class _FileWalker:
                 if any((dotted(b) or [""])[-1] in _ENUM_BASES for b in node.bases):
                     self.enums.add(entity_id)
         scope.names.setdefault(node.name, entity_id)
-        inner = _Scope("class", entity_id, scope, entity_id)
+        inner = Scope("class", entity_id, scope, entity_id)
         stack.append((None, inner, ""))  # pops after the body: then the method bodies
         self.push(stack, node.body, inner)
 
-    def visit_assignment(self, node: ast.Assign | ast.AnnAssign, scope: _Scope, doc: str) -> None:
+    def visit_assignment(self, node: ast.Assign | ast.AnnAssign, scope: Scope, doc: str) -> None:
         value = node.value
         annotation = node.annotation if isinstance(node, ast.AnnAssign) else None
         targets = node.targets if isinstance(node, ast.Assign) else [node.target]
@@ -485,39 +421,29 @@ class _FileWalker:
     def bind_target(
         self,
         target: ast.expr,
-        scope: _Scope,
+        scope: Scope,
         line: int,
         annotation: ast.expr | None,
         value: ast.expr | None,
     ) -> None:
         if isinstance(target, ast.Name):
             if annotation is not None:
-                self.bind(scope, target.id, line, "annotation", annotation)
+                self.bindings.bind(scope, target.id, line, "annotation", annotation)
             elif value is not None:
-                self.bind(scope, target.id, line, "expr", value)
+                self.bindings.bind(scope, target.id, line, "expr", value)
         elif isinstance(target, ast.Tuple | ast.List):
-            self.bind_unpacked(target, value, scope, line, ())
+            self.bindings.bind_unpacked(target, value, scope, line, ())
         elif (
             isinstance(target, ast.Attribute)
             and isinstance(target.value, ast.Name)
             and scope.class_id is not None
-            and self.is_receiver(scope, target.value.id)
+            and self.bindings.is_receiver(scope, target.value.id)
         ):
             self.define_instance_attribute(scope, target, line, annotation, value)
 
-    def is_receiver(self, scope: _Scope, name: str) -> bool:
-        """Whether ``name`` is the ``self`` (or ``cls``) parameter of the method ``scope``."""
-        bindings = scope.bindings.get(name)
-        return (
-            bool(bindings)
-            and bindings[0].how == "chain"
-            and bindings[0].value is not None
-            and (str(bindings[0].value).rstrip("()") == scope.class_id)
-        )
-
     def define_attribute(
         self,
-        scope: _Scope,
+        scope: Scope,
         name: str,
         node: ast.stmt,
         annotation: ast.expr | None,
@@ -526,7 +452,7 @@ class _FileWalker:
     ) -> None:
         if (name.startswith("__") and name.endswith("__")) or self.shadowed(scope, name):
             return
-        if scope.kind == "module" and name in self.imports:
+        if scope.kind == "module" and name in self.bindings.imports:
             return  # e.g. `try: from x import y / except ImportError: y = None`
         entity_id = f"{scope.id}.{name}"
         end = node.end_lineno or node.lineno
@@ -549,7 +475,7 @@ class _FileWalker:
 
     def define_instance_attribute(
         self,
-        scope: _Scope,
+        scope: Scope,
         target: ast.Attribute,
         line: int,
         annotation: ast.expr | None,
@@ -575,7 +501,7 @@ class _FileWalker:
         )
         self.add_entity(entity, class_id, line)
 
-    def visit_type_alias(self, node: ast.AST, scope: _Scope, doc: str) -> None:
+    def visit_type_alias(self, node: ast.AST, scope: Scope, doc: str) -> None:
         """A PEP 695 ``type X = ...`` statement, as parsed by Python 3.12+."""
         name = node.name.id  # type: ignore[attr-defined]
         self.define_attribute(scope, name, node, None, node.value, doc)  # type: ignore[arg-type, attr-defined]
@@ -595,9 +521,9 @@ class _FileWalker:
             )
         if position is not None and params:
             entity = self.index.entities[position]
-            self.index.entities[position] = _with_signature(entity, params + entity.signature)
+            self.index.entities[position] = replace(entity, signature=params + entity.signature)
 
-    def visit_import(self, node: ast.Import | ast.ImportFrom, scope: _Scope) -> None:
+    def visit_import(self, node: ast.Import | ast.ImportFrom, scope: Scope) -> None:
         if isinstance(node, ast.Import):
             bindings = {
                 (alias.asname or alias.name.split(".", 1)[0]): (
@@ -616,11 +542,11 @@ class _FileWalker:
                 self.index.stars.append(origin)
         if scope.kind == "function":
             for name, target in bindings.items():
-                self.bind(scope, name, node.lineno, "chain", target)
+                self.bindings.bind(scope, name, node.lineno, "chain", target)
             return
         if scope.kind == "module":
             for name, target in bindings.items():
-                self.imports.setdefault(name, target)
+                self.bindings.imports.setdefault(name, target)
                 self.index.aliases.setdefault(f"{self.module}.{name}", target)
         else:
             for name, target in bindings.items():
@@ -637,143 +563,11 @@ class _FileWalker:
 
     # -- bindings and chains --------------------------------------------------------
 
-    def bind(
-        self,
-        scope: _Scope,
-        name: str,
-        line: float,
-        how: str,
-        value: object,
-        suffixes: tuple[str, ...] = (),
-    ) -> None:
-        bindings = scope.bindings.setdefault(name, [])
-        if len(bindings) < _MAX_BINDINGS:
-            bindings.append(_Binding(line, how, value, suffixes))
-
-    def bind_unpacked(
-        self,
-        target: ast.Tuple | ast.List,
-        value: ast.expr | None,
-        scope: _Scope,
-        line: float,
-        suffixes: tuple[str, ...],
-    ) -> None:
-        """``a, b = value``: item ``n`` of the value for the ``n``-th name (the matching
-        element of a display ``a, b = x, y``); names after a ``*rest`` stay unknown."""
-        pairs = (
-            isinstance(value, ast.Tuple | ast.List)
-            and not suffixes
-            and len(value.elts) == len(target.elts)
-        )
-        starred = False
-        for position, element in enumerate(target.elts):
-            starred = starred or isinstance(element, ast.Starred)
-            if not isinstance(element, ast.Name):
-                continue
-            if pairs:
-                self.bind(scope, element.id, line, "expr", value.elts[position])  # type: ignore[union-attr]
-            elif starred or value is None:
-                self.bind(scope, element.id, line, "chain", None)
-            else:
-                self.bind(scope, element.id, line, "expr", value, (*suffixes, f"[{position}]"))
-
-    def bind_loop(self, target: ast.expr, iterable: ast.expr, scope: _Scope, line: float) -> None:
-        """A loop variable: an element of the iterable; ``enumerate`` and ``zip`` pair
-        the names with their arguments' elements."""
-        if isinstance(target, ast.Name):
-            self.bind(scope, target.id, line, "expr", iterable, ("[]",))
-            return
-        if not isinstance(target, ast.Tuple | ast.List):
-            return
-        call = (
-            iterable.func.id
-            if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name)
-            else ""
-        )
-        arguments = iterable.args if isinstance(iterable, ast.Call) else []
-        if call == "enumerate" and arguments and len(target.elts) == 2:
-            sources: list[ast.expr | None] = [None, arguments[0]]
-        elif call == "zip" and len(arguments) == len(target.elts):
-            sources = list(arguments)
-        else:
-            self.bind_unpacked(target, iterable, scope, line, ("[]",))
-            return
-        for element, source in zip(target.elts, sources, strict=True):
-            if isinstance(element, ast.Name):
-                if source is None:
-                    self.bind(scope, element.id, line, "chain", None)
-                else:
-                    self.bind(scope, element.id, line, "expr", source, ("[]",))
-
-    def lookup(self, scope: _Scope, name: str, line: float) -> str | None:
-        """The chain bound to ``name`` where ``scope`` uses it at ``line``."""
-        current: _Scope | None = scope
-        while current is not None:
-            if current.kind == "class" and current is not scope:
-                current = current.parent  # class bodies do not enclose their methods
-                continue
-            if name in current.names:
-                return current.names[name]
-            if name in current.bindings:
-                return self.binding_value(current, name, line)
-            if current.kind == "module":
-                break
-            current = current.parent
-        if name in self.imports:
-            return self.imports[name]
-        found = self.module_scope.names.get(name)
-        return found
-
-    def binding_value(self, scope: _Scope, name: str, line: float) -> str | None:
-        bindings = scope.bindings[name]
-        before = [i for i, b in enumerate(bindings) if b.line < line]
-        order = [*reversed(before), *(i for i in range(len(bindings)) if i not in before)]
-        for position in order:
-            value = self.evaluate(scope, name, position)
-            if value is not None:
-                return value
-        return None
-
-    def evaluate(self, scope: _Scope, name: str, position: int) -> str | None:
-        key = (id(scope), name, position)
-        if key in self._memo:
-            return self._memo[key]
-        if key in self._evaluating:
-            return None
-        self._evaluating.add(key)
-        binding = scope.bindings[name][position]
-        try:
-            value = self.chain_of(binding.how, binding.value, scope, binding.line)
-            for suffix in binding.suffixes:
-                value = extend(value, suffix)
-        finally:
-            self._evaluating.discard(key)
-        self._memo[key] = value
-        return value
-
-    def chain_of(self, how: str, value: object, scope: _Scope, line: float) -> str | None:
-        if how == "chain":
-            return value  # type: ignore[return-value]
-        if how == "annotation":
-            return self.annotation(value, scope, line)  # type: ignore[arg-type]
-        return expression_chain(
-            value,  # type: ignore[arg-type]
-            lambda name: self.lookup(scope, name, line),
-            lambda node: self.annotation(node, scope, line),
-        )
-
-    def annotation(self, node: ast.expr | None, scope: _Scope, line: float) -> str | None:
-        self_chain = extend(scope.class_id, "()") if scope.class_id else None
-        return annotation_chain(node, lambda name: self.lookup(scope, name, line), self_chain)
-
     def resolve_types(self) -> None:
         types = self.index.types
-        for entity_id, scope, node, class_id in self.returns:
+        for entity_id, scope, node in self.returns:
             if entity_id not in types:
-                self_chain = extend(class_id, "()") if class_id else None
-                chain = annotation_chain(
-                    node, lambda name, s=scope, n=node: self.lookup(s, name, n.lineno), self_chain
-                )
+                chain = self.bindings.annotation(node, scope, node.lineno)
                 if chain is not None:
                     types[entity_id] = chain
         # Annotated values first, then in order (``__init__`` runs before other methods).
@@ -786,9 +580,9 @@ class _FileWalker:
             if entity_id in types or kinds.get(entity_id) is not EntityKind.ATTRIBUTE:
                 continue
             if annotation is not None:
-                chain = self.annotation(annotation, scope, line)
+                chain = self.bindings.annotation(annotation, scope, line)
             elif value is not None:
-                chain = self.chain_of("expr", value, scope, line)
+                chain = self.bindings.chain_of("expr", value, scope, line)
             else:
                 chain = None
             owner = entity_id.rpartition(".")[0]
@@ -796,143 +590,6 @@ class _FileWalker:
                 chain = owner + "()"
             if chain is not None:
                 types[entity_id] = chain
-
-    # -- references -----------------------------------------------------------------
-
-    def base_reference(self, class_id: str, scope: _Scope, base: ast.expr) -> None:
-        target = base.value if isinstance(base, ast.Subscript) else base
-        parts = dotted(target)
-        if parts is None:
-            return
-        written = ".".join(parts)
-        head = self.lookup(scope, parts[0], base.lineno)
-        plain = head is not None and not any(mark in head for mark in "([*#|")
-        chain = ".".join([head, *parts[1:]]) if plain else ""
-        self.index.references.append(
-            Reference(
-                RelationKind.INHERITS,
-                class_id,
-                chain,
-                written,
-                base.lineno,
-                base.end_lineno or base.lineno,
-            )
-        )
-
-    def call_references(self) -> list[Reference]:
-        seen: dict[tuple[str, str, str, str], Reference] = {}
-        for caller, scope, call in sorted(
-            self.calls, key=lambda item: (item[2].lineno, item[2].col_offset)
-        ):
-            reference = self.call_reference(caller, scope, call)
-            if reference is not None:
-                key = (caller, reference.target, reference.written, reference.mode)
-                seen.setdefault(key, reference)
-        return list(seen.values())
-
-    def call_reference(self, caller: str, scope: _Scope, call: ast.Call) -> Reference | None:
-        func = call.func
-        line = call.lineno
-        end = call.end_lineno or line
-        if (
-            isinstance(func, ast.Attribute)
-            and isinstance(func.value, ast.Call)
-            and isinstance(func.value.func, ast.Name)
-            and func.value.func.id == "super"
-        ):
-            if scope.class_id is None:
-                return None
-            target = f"{scope.class_id}.{func.attr}"
-            return Reference(RelationKind.CALLS, caller, target, func.attr, line, end, "bases")
-        parts = dotted(func)
-        if parts == ["super"]:
-            return None  # super() itself; the method called on it is the reference
-        chain = expression_chain(
-            func,
-            lambda name: self.lookup(scope, name, line),
-            lambda node: self.annotation(node, scope, line),
-        )
-        if parts is not None:
-            receiver = (
-                len(parts) > 1
-                and scope.class_id is not None
-                and chain is not None
-                and chain.startswith(scope.class_id)
-                and self.lookup(scope, parts[0], line) in (scope.class_id, scope.class_id + "()")
-            )
-            written = ".".join(parts[1:] if receiver else parts)
-        elif isinstance(func, ast.Attribute):
-            written = func.attr
-        elif isinstance(func, ast.Subscript) and (inner := dotted(func.value)) is not None:
-            written = ".".join(inner)
-        else:
-            return None
-        if chain is not None:
-            chain = union([a for a in alternatives(chain) if not is_collection(a)])
-        return Reference(RelationKind.CALLS, caller, chain or "", written, line, end)
-
-    def requirement_references(self) -> list[Reference]:
-        references: list[Reference] = []
-
-        def add(subject: str, text: str, line: int) -> None:
-            for requirement, title in requirement_mentions(text):
-                references.append(
-                    Reference(RelationKind.TRACES, subject, requirement, title, line, line)
-                )
-
-        for entity_id, node in self.documented:
-            for decorator in getattr(node, "decorator_list", ()):
-                for part in ast.walk(decorator):
-                    if isinstance(part, ast.Constant) and isinstance(part.value, str):
-                        add(entity_id, part.value, part.lineno)
-            body = getattr(node, "body", ())
-            if (
-                body
-                and isinstance(body[0], ast.Expr)
-                and isinstance(body[0].value, ast.Constant)
-                and isinstance(body[0].value.value, str)
-            ):
-                doc = body[0].value
-                for offset, line in enumerate(doc.value.splitlines()):
-                    add(entity_id, line, doc.lineno + offset)
-        for line, comment in self.comments():
-            add(self.owner_of_line(line), comment, line)
-        return references
-
-    def comments(self) -> list[tuple[int, str]]:
-        try:
-            return [
-                (token.start[0], token.string)
-                for token in tokenize.generate_tokens(io.StringIO(self.source).readline)
-                if token.type == tokenize.COMMENT and _REQUIREMENT_MARK in token.string
-            ]
-        except (tokenize.TokenError, SyntaxError):
-            # The file parsed, so this is tokenizer/parser disagreement on an edge case;
-            # requirement ids from comments are then best-effort missing, never a crash.
-            return []
-
-    def owner_of_line(self, line: int) -> str:
-        """Innermost class or def whose span holds ``line``; the module otherwise."""
-        owner, owner_start = self.module, 0
-        for start, end, entity_id in self.spans:
-            if start <= line <= end and start >= owner_start:
-                owner, owner_start = entity_id, start
-        return owner
-
-
-def _with_signature(entity: Entity, signature: str) -> Entity:
-    return Entity(
-        entity.id,
-        entity.kind,
-        entity.name,
-        entity.path,
-        entity.line,
-        signature,
-        entity.resolved,
-        entity.end_line,
-        entity.docstring,
-        entity.decorators,
-    )
 
 
 def index_python(

@@ -277,3 +277,23 @@ def test_a_rebinding_reads_the_latest_value_before_the_use(tmp_path: Path) -> No
     )
     assert calls(store, "app.use.use") >= {"app.net.Client.get", "app.net.Pool.acquire"}
     assert "app.net.Pool.get" not in calls(store, "app.use.use")
+
+
+def test_a_value_that_holds_itself_stays_unresolved(tmp_path: Path) -> None:
+    store = build(
+        tmp_path,
+        {
+            "app/loop.py": """
+            class Dist:
+                def __init__(self, names: list[str]):
+                    self.names = [n for n in self.names if n]
+                    self.other = self.other.other
+
+                def drop(self):
+                    for name in self.names:
+                        name.startswith("x")
+                    self.other.go()
+            """
+        },
+    )
+    assert calls(store, "app.loop.Dist.drop") == {"?name.startswith", "?other.go"}

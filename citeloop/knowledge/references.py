@@ -1,0 +1,153 @@
+"""The references one Python file makes, to link once every file is known: calls,
+bases, and requirement ids (``REQ-...``) in decorators, docstrings and comments."""
+
+from __future__ import annotations
+
+import ast
+import io
+import tokenize
+from collections.abc import Sequence
+
+from citeloop.knowledge.chains import alternatives, dotted, expression_chain, is_collection, union
+from citeloop.knowledge.model import RelationKind
+from citeloop.knowledge.names import requirement_mentions
+from citeloop.knowledge.records import Reference
+from citeloop.knowledge.scopes import Bindings, Scope
+
+REQUIREMENT_MARK = "REQ-"
+
+
+def base_reference(
+    bindings: Bindings, class_id: str, scope: Scope, base: ast.expr
+) -> Reference | None:
+    """The ``inherits`` reference of one base of a class (its chain through ``scope``)."""
+    target = base.value if isinstance(base, ast.Subscript) else base
+    parts = dotted(target)
+    if parts is None:
+        return None
+    written = ".".join(parts)
+    head = bindings.lookup(scope, parts[0], base.lineno)
+    plain = head is not None and not any(mark in head for mark in "([*#|")
+    chain = ".".join([head, *parts[1:]]) if plain else ""
+    end = base.end_lineno or base.lineno
+    return Reference(RelationKind.INHERITS, class_id, chain, written, base.lineno, end)
+
+
+def call_references(
+    bindings: Bindings, calls: Sequence[tuple[str, Scope, ast.Call]]
+) -> list[Reference]:
+    """The ``calls`` references of ``(caller, scope, call)`` sites, in source order, one
+    per caller, target and name as written (the first site's lines)."""
+    seen: dict[tuple[str, str, str, str], Reference] = {}
+    for caller, scope, call in sorted(calls, key=lambda item: (item[2].lineno, item[2].col_offset)):
+        reference = call_reference(bindings, caller, scope, call)
+        if reference is not None:
+            key = (caller, reference.target, reference.written, reference.mode)
+            seen.setdefault(key, reference)
+    return list(seen.values())
+
+
+def call_reference(
+    bindings: Bindings, caller: str, scope: Scope, call: ast.Call
+) -> Reference | None:
+    """The reference of one call: its callee's chain (``\"\"`` when unknown) and its name
+    as written, without a ``self.``/``cls.`` receiver; ``super().m()`` looks ``m`` up in
+    the bases only."""
+    func = call.func
+    line = call.lineno
+    end = call.end_lineno or line
+    if (
+        isinstance(func, ast.Attribute)
+        and isinstance(func.value, ast.Call)
+        and isinstance(func.value.func, ast.Name)
+        and func.value.func.id == "super"
+    ):
+        if scope.class_id is None:
+            return None
+        target = f"{scope.class_id}.{func.attr}"
+        return Reference(RelationKind.CALLS, caller, target, func.attr, line, end, "bases")
+    parts = dotted(func)
+    if parts == ["super"]:
+        return None  # super() itself; the method called on it is the reference
+    chain = expression_chain(
+        func,
+        lambda name: bindings.lookup(scope, name, line),
+        lambda node: bindings.annotation(node, scope, line),
+    )
+    if parts is not None:
+        receiver = (
+            len(parts) > 1
+            and scope.class_id is not None
+            and chain is not None
+            and chain.startswith(scope.class_id)
+            and bindings.lookup(scope, parts[0], line) in (scope.class_id, scope.class_id + "()")
+        )
+        written = ".".join(parts[1:] if receiver else parts)
+    elif isinstance(func, ast.Attribute):
+        written = func.attr
+    elif isinstance(func, ast.Subscript) and (inner := dotted(func.value)) is not None:
+        written = ".".join(inner)
+    else:
+        return None
+    if chain is not None:
+        chain = union([a for a in alternatives(chain) if not is_collection(a)])
+    return Reference(RelationKind.CALLS, caller, chain or "", written, line, end)
+
+
+def requirement_references(
+    module: str,
+    source: str,
+    documented: Sequence[tuple[str, ast.AST]],
+    spans: Sequence[tuple[int, int, str]],
+) -> list[Reference]:
+    """``traces`` references to the ``REQ-...`` ids in the decorators and docstrings of
+    ``documented`` ``(entity id, node)`` pairs and in comments (owned by the innermost
+    definition whose line span, in ``spans``, holds the comment)."""
+    references: list[Reference] = []
+
+    def add(subject: str, text: str, line: int) -> None:
+        for requirement, title in requirement_mentions(text):
+            references.append(
+                Reference(RelationKind.TRACES, subject, requirement, title, line, line)
+            )
+
+    for entity_id, node in documented:
+        for decorator in getattr(node, "decorator_list", ()):
+            for part in ast.walk(decorator):
+                if isinstance(part, ast.Constant) and isinstance(part.value, str):
+                    add(entity_id, part.value, part.lineno)
+        body = getattr(node, "body", ())
+        if (
+            body
+            and isinstance(body[0], ast.Expr)
+            and isinstance(body[0].value, ast.Constant)
+            and isinstance(body[0].value.value, str)
+        ):
+            doc = body[0].value
+            for offset, line in enumerate(doc.value.splitlines()):
+                add(entity_id, line, doc.lineno + offset)
+    for line, comment in _comments(source):
+        add(_owner_of_line(module, spans, line), comment, line)
+    return references
+
+
+def _comments(source: str) -> list[tuple[int, str]]:
+    try:
+        return [
+            (token.start[0], token.string)
+            for token in tokenize.generate_tokens(io.StringIO(source).readline)
+            if token.type == tokenize.COMMENT and REQUIREMENT_MARK in token.string
+        ]
+    except (tokenize.TokenError, SyntaxError):
+        # The file parsed, so this is tokenizer/parser disagreement on an edge case;
+        # requirement ids from comments are then best-effort missing, never a crash.
+        return []
+
+
+def _owner_of_line(module: str, spans: Sequence[tuple[int, int, str]], line: int) -> str:
+    """Innermost class or def whose span holds ``line``; the module otherwise."""
+    owner, owner_start = module, 0
+    for start, end, entity_id in spans:
+        if start <= line <= end and start >= owner_start:
+            owner, owner_start = entity_id, start
+    return owner
