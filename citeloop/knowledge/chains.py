@@ -168,10 +168,11 @@ def _items(chains: list[str | None]) -> str | None:
 
 
 def _iterable(element: str | None) -> str | None:
-    """An iterable of ``element`` (of each of its plain alternatives)."""
+    """An iterable of ``element``: of each of its alternatives that is no iterable itself
+    (``*#0:A()|*#1:B()`` is an iterable of pairs)."""
     if element is None:
         return None
-    return union(["*" + a for a in alternatives(element) if not is_collection(a)])
+    return union(["*" + a for a in alternatives(element) if not a.startswith("*")])
 
 
 def annotation_chain(

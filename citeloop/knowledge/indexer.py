@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from citeloop.knowledge.decisions import index_decision
+from citeloop.knowledge.diagnostics import renamed_warnings
 from citeloop.knowledge.modules import ModuleLayout, PackageRoot, module_layout
 from citeloop.knowledge.python_index import index_python
 from citeloop.knowledge.records import FileIndex
@@ -130,7 +131,6 @@ def _index_file(
             else (),
             type_params=parsed.type_params,
             type_aliases=parsed.type_aliases,
-            parsed_text=parsed.text,
         )
     except SyntaxError as error:
         where = f" at line {error.lineno}" if error.lineno else ""
@@ -230,11 +230,7 @@ def _index_tree(
     else:
         snapshot = store.snapshot()
     stats = store.stats()
-    warnings = (
-        store.import_warnings([index.path for index in updated if index.module], _top_names(layout))
-        if changed
-        else []
-    )
+    warnings = renamed_warnings(layout) + store.import_warnings(_top_names(layout))
     return IndexReport(
         files_seen=len(found.files),
         files_indexed=changed,

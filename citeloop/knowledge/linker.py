@@ -106,7 +106,9 @@ class Resolver:
         return self.symbols.kind(entity_id)
 
     def _alias(self, name: str) -> str | None:
-        self.deps.add(self._key(name))
+        # An alias "pkg.mod.name" is written in the module "pkg.mod" (even when a
+        # submodule "pkg.mod.name" exists too).
+        self.deps.add(self._key(name.rpartition(".")[0] or name))
         return self.symbols.alias(name)
 
     def _remember(self, kind: str, key: str, compute: Callable[[], object]) -> object:
@@ -403,7 +405,10 @@ class Resolver:
             return self.base_target(reference.target)
         if reference.mode == "bases":
             owner, _, member = reference.target.rpartition(".")
-            return self.in_bases(owner, member) if self.kind(owner) is EntityKind.CLASS else None
+            found = self.call_target(owner)  # the class, through aliases and star imports
+            if found is None or self.kind(found) is not EntityKind.CLASS:
+                return None
+            return self.in_bases(found, member)
         return self.call_target(reference.target) if reference.target else None
 
 

@@ -24,9 +24,12 @@ imported, so the bases are inferred:
   root or of a folder in the tree. Its files are named from it.
 
 Two files with one name (``pkg.py`` beside ``pkg/__init__.py``, or equal names under
-two bases) cannot both be imported: the package folder wins over the module file, then
-the shallower base, then the first path; each other file is named by its path from the
-root (``examples.conf``).
+two bases) cannot both be imported: as Python looks them up, a package folder wins over
+a module file and a module file over a namespace folder (whose files then take the
+folder's name with ``_``), then the shallower base, then the first path; each other
+file is named by its path from the root (``examples.conf``). A file name that is no
+identifier (``a.b.py``, ``my-tool.py``) cannot be imported at all and never takes a
+name an importable file has.
 """
 
 from __future__ import annotations
@@ -66,13 +69,15 @@ class ModuleLayout:
     Attributes:
         modules: Module name by file path (POSIX, relative to the root).
         packages: The top-level packages found, by name.
-        children: For each package module name, a digest of its direct submodule
-            names (a package's ``__init__.py`` is re-indexed when they change).
+        children: For each package module name, its direct submodules' names.
+        renamed: ``(path, name, fallback)`` of each file whose import name another file
+            has (only one of them can be imported): it is indexed as ``fallback``.
     """
 
     modules: dict[str, str]
     packages: tuple[PackageRoot, ...]
     children: dict[str, frozenset[str]]
+    renamed: tuple[tuple[str, str, str], ...] = ()
 
     def context_key(self, path: str, top_names: Collection[str] = ()) -> str:
         """What a file's index depends on besides its bytes: its module name and, for a
@@ -134,13 +139,7 @@ def _is_base(folder: Path, below: int) -> bool:
 
 
 def _find_declared(name: str, folders: Collection[str]) -> str:
-    parts = name.split(".")
-    if not all(part.isidentifier() for part in parts):
-        raise SourceTreeError(
-            f"--package {name!r} is not a dotted import name; pass the name the code "
-            "imports the folder by (e.g. --package langgraph or --package google.cloud)"
-        )
-    suffix = "/".join(parts)
+    suffix = name.replace(".", "/")
     found = [f for f in folders if f == suffix or f.endswith("/" + suffix)]
     if not found:
         raise SourceTreeError(
@@ -167,8 +166,8 @@ def module_layout(
         packages: Declared dotted import names of folders of the tree (``--package``).
 
     Returns:
-        The module name of every file, the top-level packages, and the submodules of
-        every package.
+        The module name of every file, the top-level packages, the submodules of every
+        package, and the files that had to take another name.
 
     Raises:
         SourceTreeError: A declared name is not dotted identifiers, or names no folder.
@@ -176,18 +175,83 @@ def module_layout(
     files = sorted(paths)
     folders = {str(PurePosixPath(p).parent) for p in files} - {"."}
     folders |= {str(parent) for f in folders for parent in PurePosixPath(f).parents} - {"."}
+    for name in packages:
+        _check_declared(name)
+    prefix, root_namespace = _root_prefix(root, packages)
+    declared = {_find_declared(name, folders): name for name in packages if name != prefix}
+    names, base_depth = _folder_names(
+        files, folders, distributions, prefix, root_namespace, declared
+    )
+    wanted: dict[str, list[str]] = {}
+    for path in files:
+        pure = PurePosixPath(path)
+        package = names[str(pure.parent)]
+        stem = pure.stem if pure.stem.isidentifier() else pure.stem.replace(".", "_")
+        if stem == "__init__":
+            module = package or "__init__"
+        else:
+            module = f"{package}.{stem}" if package else stem
+        wanted.setdefault(module, []).append(path)
+    modules: dict[str, str] = {}
+    renamed: list[tuple[str, str, str]] = []
+    taken = set(wanted)
+    for module, claimants in wanted.items():
+        # Python imports a package folder before a module file, a module file before a
+        # namespace folder, and the first sys.path entry that has the name.
+        claimants.sort(
+            key=lambda p: (
+                not PurePosixPath(p).stem.isidentifier(),
+                not _is_package_file(p),
+                base_depth[str(PurePosixPath(p).parent)],
+                p,
+            )
+        )
+        modules[claimants[0]] = module
+        for loser in claimants[1:]:
+            parts = [part.replace(".", "_") for part in PurePosixPath(loser).with_suffix("").parts]
+            fallback = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+            while fallback in taken:
+                fallback += "_"
+            taken.add(fallback)
+            modules[loser] = fallback
+            renamed.append((loser, module, fallback))
+    children: dict[str, set[str]] = {}
+    for module in modules.values():
+        parent, _, child = module.rpartition(".")
+        if parent:
+            children.setdefault(parent, set()).add(child)
+    return ModuleLayout(
+        modules=modules,
+        packages=_package_roots(modules, renamed, prefix, root_namespace, declared, files),
+        children={name: frozenset(found) for name, found in children.items()},
+        renamed=tuple(renamed),
+    )
+
+
+def _check_declared(name: str) -> None:
+    if not name or not all(part.isidentifier() for part in name.split(".")):
+        raise SourceTreeError(
+            f"--package {name!r} is not a dotted import name; pass the name the code "
+            "imports the folder by (e.g. --package langgraph or --package google.cloud)"
+        )
+
+
+def _folder_names(
+    files: list[str],
+    folders: set[str],
+    distributions: Collection[str],
+    prefix: str,
+    root_namespace: bool,
+    declared: dict[str, str],
+) -> tuple[dict[str, str], dict[str, int]]:
+    """Each folder's import name (``""`` for a base) and the depth of its base."""
     with_init = {str(PurePosixPath(p).parent) for p in files if _is_package_file(p)}
+    modules_files = {str(PurePosixPath(p).with_suffix("")) for p in files}
     bases = set(distributions) | {
         str(PurePosixPath(p).parent) for p in files if PurePosixPath(p).name == "setup.py"
     }
-    prefix, root_namespace = _root_prefix(root, packages)
-    declared = {_find_declared(name, folders): name for name in packages if name != prefix}
-    # A folder's import name: "" for a base, else the dotted package name.
     names: dict[str, str] = {".": prefix}
     base_depth: dict[str, int] = {".": 0}
-    roots: dict[str, PackageRoot] = {}
-    if prefix:
-        roots[prefix] = PackageRoot(prefix, ".", root_namespace)
     for folder in sorted(folders, key=lambda f: (f.count("/"), f)):
         pure = PurePosixPath(folder)
         parent = str(pure.parent)
@@ -196,55 +260,47 @@ def module_layout(
         regular_parent = parent in with_init or (parent == "." and prefix and not root_namespace)
         if folder in declared:
             names[folder] = declared[folder]
-            roots.setdefault(declared[folder], PackageRoot(declared[folder], folder, True))
-        elif not regular_parent and (pure.name in BASE_FOLDERS or folder in bases):
-            names[folder] = ""
-            base_depth[folder] = folder.count("/") + 1
-        elif parent_name and pure.name.isidentifier():
-            names[folder] = f"{parent_name}.{pure.name}"
-        elif not pure.name.isidentifier():
-            names[folder] = ""
+        elif not pure.name.isidentifier() or (
+            not regular_parent and (pure.name in BASE_FOLDERS or folder in bases)
+        ):
+            names[folder] = ""  # a base: its files are top-level modules
             base_depth[folder] = folder.count("/") + 1
         else:
-            names[folder] = pure.name
-            roots.setdefault(pure.name, PackageRoot(pure.name, folder, folder not in with_init))
-        if folder in declared and folder in with_init:
-            roots[declared[folder]] = PackageRoot(declared[folder], folder, False)
-    wanted: dict[str, list[str]] = {}
-    for path in files:
-        pure = PurePosixPath(path)
-        package = names[str(pure.parent)]
-        stem = pure.stem
-        if stem == "__init__":
-            module = package or "__init__"
-        else:
-            module = f"{package}.{stem}" if package else stem
-        wanted.setdefault(module, []).append(path)
-    modules: dict[str, str] = {}
-    taken = set(wanted)
-    for module, claimants in wanted.items():
-        claimants.sort(
-            key=lambda p: (
-                not _is_package_file(p),
-                base_depth[str(PurePosixPath(p).parent)],
-                p,
+            name = f"{parent_name}.{pure.name}" if parent_name else pure.name
+            if folder not in with_init and folder in modules_files:
+                name += "_"  # a module file of this name hides the namespace folder
+            names[folder] = name
+    return names, base_depth
+
+
+def _package_roots(
+    modules: dict[str, str],
+    renamed: list[tuple[str, str, str]],
+    prefix: str,
+    root_namespace: bool,
+    declared: dict[str, str],
+    files: list[str],
+) -> tuple[PackageRoot, ...]:
+    """The top-level packages that name modules, each with its folder."""
+    with_init = {str(PurePosixPath(p).parent) for p in files if _is_package_file(p)}
+    roots: dict[str, PackageRoot] = {}
+    if prefix:
+        roots[prefix] = PackageRoot(prefix, ".", root_namespace)
+    for folder, name in declared.items():
+        roots[name] = PackageRoot(name, folder, folder not in with_init)
+    fallbacks = {loser for loser, _, _ in renamed}
+    for path, module in sorted(modules.items()):
+        parts = module.split(".")
+        if path in fallbacks or module.startswith(tuple(f"{r}." for r in roots)):
+            continue
+        up = len(parts) - (1 if _is_package_file(path) else 2)
+        if up < 0:
+            continue  # a top-level module file, not a package
+        folder = PurePosixPath(path).parent
+        for _ in range(up):
+            folder = folder.parent
+        if folder.name == parts[0]:
+            roots.setdefault(
+                parts[0], PackageRoot(parts[0], str(folder), str(folder) not in with_init)
             )
-        )
-        modules[claimants[0]] = module
-        for loser in claimants[1:]:
-            parts = PurePosixPath(loser).with_suffix("").parts
-            fallback = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
-            while fallback in taken:
-                fallback += "_"
-            taken.add(fallback)
-            modules[loser] = fallback
-    children: dict[str, set[str]] = {}
-    for module in modules.values():
-        parent, _, child = module.rpartition(".")
-        if parent:
-            children.setdefault(parent, set()).add(child)
-    return ModuleLayout(
-        modules=modules,
-        packages=tuple(sorted(roots.values(), key=lambda r: r.name)),
-        children={name: frozenset(found) for name, found in children.items()},
-    )
+    return tuple(sorted(roots.values(), key=lambda root: root.name))

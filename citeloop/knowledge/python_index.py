@@ -27,6 +27,7 @@ from citeloop.knowledge.model import Entity, EntityKind, Fact, Provenance, Relat
 from citeloop.knowledge.records import FileIndex
 from citeloop.knowledge.references import (
     REQUIREMENT_MARK,
+    CallSite,
     base_reference,
     call_references,
     requirement_references,
@@ -122,12 +123,11 @@ class _FileWalker:
         submodules: Collection[str],
         type_params: Mapping[int, str],
         type_aliases: Collection[int],
-        parsed_text: str,
     ) -> None:
         self.path = path
         self.module = module
         self.source = source
-        self.text = SourceText(parsed_text)
+        self.text = SourceText(source)
         self.digest = digest
         self.submodules = submodules
         self.type_params = type_params
@@ -140,7 +140,7 @@ class _FileWalker:
         self.entities: dict[str, int] = {}  # id -> position in index.entities
         self.overloads: set[str] = set()
         self.spans: list[tuple[int, int, str]] = []
-        self.calls: list[tuple[str, Scope, ast.Call]] = []
+        self.calls: list[CallSite] = []
         self.bases: list[tuple[str, Scope, ast.expr]] = []
         self.documented: list[tuple[str, ast.AST]] = []
         # (attribute id, scope of the value, line, annotation, value): types resolved at the end.
@@ -216,9 +216,12 @@ class _FileWalker:
                     doc = bounded_docstring(following.value.value)
             stack.append((node, scope, doc))
 
-    def sweep(self, node: ast.AST | None, scope: Scope) -> None:
+    def sweep(
+        self, node: ast.AST | None, scope: Scope, shadow: frozenset[str] = frozenset()
+    ) -> None:
         """Record the calls (and walrus and comprehension bindings) inside an expression
-        of a function. The hot loop of indexing: it reads child fields directly."""
+        of a function; ``shadow`` holds the parameters of the lambdas around it. The hot
+        loop of indexing: it reads child fields directly."""
         if node is None or scope.kind != "function":
             return
         stack: list = [node]
@@ -230,7 +233,14 @@ class _FileWalker:
             if kind in leaves:
                 continue
             if kind is ast.Call:
-                self.calls.append((scope.id, scope, current))
+                self.calls.append((scope.id, scope, current, shadow))
+            elif kind is ast.Lambda:
+                args = current.args
+                names = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)}
+                names |= {a.arg for a in (args.vararg, args.kwarg) if a is not None}
+                extend((*args.defaults, *(d for d in args.kw_defaults if d is not None)))
+                self.sweep(current.body, scope, shadow | names)
+                continue
             elif kind is ast.NamedExpr and type(current.target) is ast.Name:
                 self.bindings.bind(scope, current.target.id, current.lineno, "expr", current.value)
             elif kind in _COMPREHENSIONS:
@@ -467,8 +477,8 @@ class _FileWalker:
             end,
             doc,
         )
-        if self.add_entity(entity, scope.id, node.lineno):
-            self.attribute_values.append((entity_id, scope, node.lineno, annotation, value))
+        self.add_entity(entity, scope.id, node.lineno)
+        self.attribute_values.append((entity_id, scope, node.lineno, annotation, value))
         scope.names.setdefault(name, entity_id)
         if node.lineno in self.type_aliases or (_TYPE_ALIAS and isinstance(node, _TYPE_ALIAS)):
             self.mark_type_alias(entity_id, node)
@@ -540,6 +550,7 @@ class _FileWalker:
             }
             if scope.kind == "module" and origin and any(a.name == "*" for a in node.names):
                 self.index.stars.append(origin)
+                self.bindings.star_imports = True
         if scope.kind == "function":
             for name, target in bindings.items():
                 self.bindings.bind(scope, name, node.lineno, "chain", target)
@@ -570,11 +581,7 @@ class _FileWalker:
                 chain = self.bindings.annotation(node, scope, node.lineno)
                 if chain is not None:
                     types[entity_id] = chain
-        # Annotated values first, then in order (``__init__`` runs before other methods).
-        values = sorted(
-            self.attribute_values,
-            key=lambda item: (item[3] is None, not item[1].id.endswith(".__init__"), item[2]),
-        )
+        values = sorted(self.attribute_values, key=_value_order)
         kinds = {entity.id: entity.kind for entity in self.index.entities}
         for entity_id, scope, line, annotation, value in values:
             if entity_id in types or kinds.get(entity_id) is not EntityKind.ATTRIBUTE:
@@ -592,6 +599,16 @@ class _FileWalker:
                 types[entity_id] = chain
 
 
+def _value_order(item: tuple[str, Scope, int, ast.expr | None, ast.expr | None]) -> tuple:
+    """Which assignment gives an attribute its type, first: an annotated one; then for
+    a module or class attribute the last (what code sees once the body has run), for
+    an instance attribute the first in ``__init__``, then in other methods in order."""
+    _, scope, line, annotation, _ = item
+    if scope.kind != "function":
+        return (annotation is None, False, -line)
+    return (annotation is None, not scope.id.endswith(".__init__"), line)
+
+
 def index_python(
     path: str,
     digest: str,
@@ -602,7 +619,6 @@ def index_python(
     submodules: Collection[str] = (),
     type_params: Mapping[int, str] | None = None,
     type_aliases: Collection[int] = (),
-    parsed_text: str | None = None,
 ) -> FileIndex:
     """Index one Python file.
 
@@ -616,8 +632,6 @@ def index_python(
         submodules: Names of the package's submodules, for a package's ``__init__.py``.
         type_params: PEP 695 type parameter text by definition line, when lowered.
         type_aliases: Lines of lowered ``type X = ...`` statements.
-        parsed_text: The text ``tree`` was parsed from, when it is not ``source`` (the
-            lowered source): signatures are cut from it.
 
     Returns:
         The file's entities, ``defines`` facts, references, aliases, star imports and
@@ -638,6 +652,5 @@ def index_python(
         frozenset(submodules),
         type_params or {},
         type_aliases,
-        parsed_text if parsed_text is not None else source,
     )
     return walker.run(tree)

@@ -27,20 +27,26 @@ def base_reference(
         return None
     written = ".".join(parts)
     head = bindings.lookup(scope, parts[0], base.lineno)
+    if head == class_id:  # `class Foo(Foo)`: the base is the name bound before the class
+        head = bindings.imports.get(parts[0])
     plain = head is not None and not any(mark in head for mark in "([*#|")
     chain = ".".join([head, *parts[1:]]) if plain else ""
     end = base.end_lineno or base.lineno
     return Reference(RelationKind.INHERITS, class_id, chain, written, base.lineno, end)
 
 
-def call_references(
-    bindings: Bindings, calls: Sequence[tuple[str, Scope, ast.Call]]
-) -> list[Reference]:
-    """The ``calls`` references of ``(caller, scope, call)`` sites, in source order, one
-    per caller, target and name as written (the first site's lines)."""
+CallSite = tuple[str, Scope, ast.Call, frozenset[str]]
+"""``(caller id, scope, call, names a lambda around the call binds)``."""
+
+
+def call_references(bindings: Bindings, calls: Sequence[CallSite]) -> list[Reference]:
+    """The ``calls`` references of call sites, in source order, one per caller, target
+    and name as written (the first site's lines)."""
     seen: dict[tuple[str, str, str, str], Reference] = {}
-    for caller, scope, call in sorted(calls, key=lambda item: (item[2].lineno, item[2].col_offset)):
-        reference = call_reference(bindings, caller, scope, call)
+    for caller, scope, call, shadow in sorted(
+        calls, key=lambda item: (item[2].lineno, item[2].col_offset)
+    ):
+        reference = call_reference(bindings, caller, scope, call, shadow)
         if reference is not None:
             key = (caller, reference.target, reference.written, reference.mode)
             seen.setdefault(key, reference)
@@ -48,11 +54,16 @@ def call_references(
 
 
 def call_reference(
-    bindings: Bindings, caller: str, scope: Scope, call: ast.Call
+    bindings: Bindings,
+    caller: str,
+    scope: Scope,
+    call: ast.Call,
+    shadow: frozenset[str] = frozenset(),
 ) -> Reference | None:
-    """The reference of one call: its callee's chain (``\"\"`` when unknown) and its name
-    as written, without a ``self.``/``cls.`` receiver; ``super().m()`` looks ``m`` up in
-    the bases only."""
+    """The reference of one call: its callee's chain (``\"\"`` when unknown, as when its
+    first name is a parameter of a lambda around it, in ``shadow``) and its name as
+    written, without a ``self.``/``cls.`` receiver; ``super().m()`` looks ``m`` up in the
+    bases of the class (``super(C, self).m()``: of ``C``) only."""
     func = call.func
     line = call.lineno
     end = call.end_lineno or line
@@ -62,18 +73,27 @@ def call_reference(
         and isinstance(func.value.func, ast.Name)
         and func.value.func.id == "super"
     ):
-        if scope.class_id is None:
+        owner = scope.class_id
+        if func.value.args and (named := dotted(func.value.args[0])) is not None:
+            found = bindings.lookup(scope, named[0], line)
+            plain = found is not None and not any(mark in found for mark in "([*#|")
+            owner = ".".join([found, *named[1:]]) if plain else None  # type: ignore[list-item]
+        if owner is None:
             return None
-        target = f"{scope.class_id}.{func.attr}"
-        return Reference(RelationKind.CALLS, caller, target, func.attr, line, end, "bases")
+        return Reference(
+            RelationKind.CALLS, caller, f"{owner}.{func.attr}", func.attr, line, end, "bases"
+        )
     parts = dotted(func)
     if parts == ["super"]:
         return None  # super() itself; the method called on it is the reference
-    chain = expression_chain(
-        func,
-        lambda name: bindings.lookup(scope, name, line),
-        lambda node: bindings.annotation(node, scope, line),
-    )
+    if shadow and _root_name(func) in shadow:
+        chain = None
+    else:
+        chain = expression_chain(
+            func,
+            lambda name: bindings.lookup(scope, name, line),
+            lambda node: bindings.annotation(node, scope, line),
+        )
     if parts is not None:
         receiver = (
             len(parts) > 1
@@ -92,6 +112,18 @@ def call_reference(
     if chain is not None:
         chain = union([a for a in alternatives(chain) if not is_collection(a)])
     return Reference(RelationKind.CALLS, caller, chain or "", written, line, end)
+
+
+def _root_name(node: ast.expr) -> str | None:
+    """The name an expression starts from (``a`` in ``a.b().c[0]``), if any."""
+    for _ in range(64):
+        if isinstance(node, ast.Attribute | ast.Subscript | ast.Await):
+            node = node.value
+        elif isinstance(node, ast.Call):
+            node = node.func
+        else:
+            break
+    return node.id if isinstance(node, ast.Name) else None
 
 
 def requirement_references(

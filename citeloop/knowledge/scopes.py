@@ -16,9 +16,12 @@ approximation of what Python does at run time. Chains are described in
 from __future__ import annotations
 
 import ast
+import builtins
 from dataclasses import dataclass, field
 
 from citeloop.knowledge.chains import annotation_chain, expression_chain, extend
+
+_BUILTIN_NAMES = frozenset(dir(builtins))
 
 MAX_BINDINGS = 64
 """Bindings of one name kept per scope (a generated file may rebind a name thousands
@@ -63,6 +66,9 @@ class Bindings:
         self.module = Scope("module", module, None)
         self.imports: dict[str, str] = {}
         """Module-level import bindings: name -> qualified target."""
+        self.star_imports = False
+        """Whether the module has a ``from m import *`` (a name bound nowhere else may
+        come from it)."""
         self._memo: dict[tuple[int, str, int], str | None] = {}
         self._evaluating: set[tuple[int, str, int]] = set()
 
@@ -188,8 +194,11 @@ class Bindings:
             current = current.parent
         if name in self.imports:
             return self.imports[name]
-        found = self.module.names.get(name)
-        return found
+        if name in self.module.names:
+            return self.module.names[name]
+        if self.star_imports and name not in _BUILTIN_NAMES:
+            return f"{self.module.id}.{name}"  # maybe bound by ``from m import *``
+        return None
 
     def binding_value(self, scope: Scope, name: str, line: float) -> str | None:
         bindings = scope.bindings[name]

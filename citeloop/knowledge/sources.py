@@ -73,6 +73,24 @@ def is_decision_record(path: str) -> bool:
     return any(marker in directory for marker in DECISION_DIRS)
 
 
+def _unencodable(name: str) -> bool:
+    """Whether a file name holds bytes that are not UTF-8 (``os`` keeps them as lone
+    surrogates; neither the graph file nor a terminal can store them)."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def _shown(path: str) -> str:
+    """A path with its non-UTF-8 bytes written as ``\\xff`` escapes."""
+    return os.fsencode(path).decode("utf-8", "backslashreplace")
+
+
+_NOT_UTF8 = "name is not valid UTF-8; rename it to index it"
+
+
 def _link_reason(link: Path, root: Path) -> str:
     try:
         target = link.resolve(strict=True)
@@ -107,7 +125,8 @@ def discover(root: Path) -> Discovery:
 
     Hidden directories and :data:`IGNORED_DIRS` are not walked into. Symbolic links
     (to files or directories) are never followed, which rules out loops and files
-    outside the tree; each one is reported as skipped.
+    outside the tree; each one is reported as skipped, as are folders that cannot be
+    read and names that are not UTF-8.
 
     Args:
         root: An absolute, resolved directory (see :func:`check_root`).
@@ -118,7 +137,12 @@ def discover(root: Path) -> Discovery:
     files: list[SourceFile] = []
     skipped: list[SkippedFile] = []
     distributions: set[str] = set()
-    for directory, dirnames, filenames in os.walk(root, followlinks=False):
+
+    def unreadable(error: OSError) -> None:
+        where = Path(error.filename or root).relative_to(root).as_posix()
+        skipped.append(SkippedFile(_shown(where), f"cannot read folder: {error.strerror}"))
+
+    for directory, dirnames, filenames in os.walk(root, onerror=unreadable, followlinks=False):
         base = Path(directory)
         relative = base.relative_to(root).as_posix()
         prefix = "" if relative == "." else relative + "/"
@@ -126,7 +150,9 @@ def discover(root: Path) -> Discovery:
         for name in sorted(dirnames):
             if name.startswith(".") or name in IGNORED_DIRS:
                 continue
-            if (base / name).is_symlink():
+            if _unencodable(name):
+                skipped.append(SkippedFile(_shown(prefix + name), "folder " + _NOT_UTF8))
+            elif (base / name).is_symlink():
                 skipped.append(SkippedFile(prefix + name, _link_reason(base / name, root)))
             else:
                 kept.append(name)
@@ -135,6 +161,10 @@ def discover(root: Path) -> Discovery:
             distributions.add(relative)
         for name in filenames:
             path = prefix + name
+            if _unencodable(name):
+                if name.endswith((".py", ".md")):
+                    skipped.append(SkippedFile(_shown(path), "file " + _NOT_UTF8))
+                continue
             if name.endswith(".py"):
                 kind = "python"
             elif is_decision_record(path):

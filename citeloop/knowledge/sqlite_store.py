@@ -12,6 +12,8 @@ from types import TracebackType
 from typing import Any
 
 from citeloop.errors import ConfigurationError
+from citeloop.knowledge.diagnostics import import_warnings
+from citeloop.knowledge.linker import Resolver
 from citeloop.knowledge.model import Entity, Fact, RelationKind
 from citeloop.knowledge.paths import PathRecall
 from citeloop.knowledge.records import FileIndex
@@ -21,15 +23,20 @@ from citeloop.knowledge.sqlite_schema import (
     FACT_COLUMNS,
     SCHEMA,
     SCHEMA_VERSION,
+    STAR,
     TABLES,
     entity_from_row,
     fact_from_row,
 )
-from citeloop.knowledge.sqlite_writer import apply_changes, import_warnings
+from citeloop.knowledge.sqlite_symbols import SqlSymbols
+from citeloop.knowledge.sqlite_writer import apply_changes
 from citeloop.knowledge.store import compute_snapshot
 
 _BUSY_SECONDS = 60.0
 """How long a writer waits for another process's index run to finish."""
+
+IMPORTS_CHECKED = 4_000
+"""Most module-level imports :meth:`SqliteGraphStore.import_warnings` resolves."""
 
 _BATCH = 400
 """Ids or names bound per statement by the ``*_many`` reads (twice in the facts query):
@@ -166,9 +173,10 @@ class SqliteGraphStore(PathRecall):
         (version,) = db.execute("PRAGMA user_version").fetchone()
         if read_only and version != SCHEMA_VERSION:
             db.close()
+            which = "an older" if version < SCHEMA_VERSION else "a newer"
             raise ConfigurationError(
-                f"{self.path!r} was written by another version of citeloop (graph format "
-                f"{version}, this one reads {SCHEMA_VERSION}); re-index it with "
+                f"{self.path!r} was written by {which} version of citeloop, whose graph "
+                f"format this one does not read; re-index it with "
                 f"`citeloop index PATH --db {self.path}`"
             )
         if not read_only:
@@ -249,11 +257,19 @@ class SqliteGraphStore(PathRecall):
                 raise
         return snapshot
 
-    def import_warnings(self, paths: Sequence[str], top_names: set[str]) -> list[str]:
-        """Warnings about the tree's own imports in ``paths`` that do not resolve (see
-        :func:`citeloop.knowledge.sqlite_writer.import_warnings`)."""
+    def import_warnings(self, top_names: set[str]) -> list[str]:
+        """A warning when many of the tree's own imports do not resolve (see
+        :func:`citeloop.knowledge.diagnostics.import_warnings`), read from at most
+        :data:`IMPORTS_CHECKED` module-level imports spread evenly over the files."""
         with self._lock:
-            return import_warnings(self._db, paths, top_names)
+            rows = self._db.execute(
+                f"SELECT target FROM aliases WHERE name NOT LIKE '%{STAR}' ORDER BY path, rowid"
+            ).fetchall()
+            step = max(1, -(-len(rows) // IMPORTS_CHECKED))
+            targets = [target for (target,) in rows[::step]]
+            resolver = Resolver(SqlSymbols(self._db))
+            sample = len(rows) if step > 1 else None
+            return import_warnings(resolver, targets, top_names, sample)
 
     # -- GraphStore ------------------------------------------------------------------
 

@@ -28,6 +28,7 @@ from citeloop.knowledge.linker import (
 from citeloop.knowledge.model import Entity, EntityKind, Fact, Provenance, RelationKind
 from citeloop.knowledge.records import FileIndex, Reference
 from citeloop.knowledge.sqlite_schema import INDEXES, STAR, entity_row, fact_row, index_name
+from citeloop.knowledge.sqlite_symbols import SqlSymbols
 from citeloop.knowledge.store import item_digest, snapshot_of_sum
 
 _BATCH = 400
@@ -104,83 +105,6 @@ class _MemorySymbols:
         if self._names is None:
             self._names = decidable_names(self.entities)
         return self._names.get(name, ())
-
-
-class _SqlSymbols:
-    """:class:`~citeloop.knowledge.linker.Symbols` read from the store, each key once."""
-
-    def __init__(self, db: sqlite3.Connection) -> None:
-        self.db = db
-        self.modules = {row[0] for row in db.execute("SELECT module FROM files WHERE module != ''")}
-        self._kinds: dict[str, EntityKind | None] = {}
-        self._aliases: dict[str, str | None] = {}
-        self._stars: dict[str, list[str]] = {}
-        self._chains: dict[str, str | None] = {}
-        self._bases: dict[str, list[Reference]] = {}
-
-    def _one(self, query: str, key: str) -> str | None:
-        row = self.db.execute(query, (key,)).fetchone()
-        return row[0] if row else None
-
-    def kind(self, entity_id: str) -> EntityKind | None:
-        if entity_id not in self._kinds:
-            found = self._one("SELECT kind FROM entities WHERE id = ? AND derived = 0", entity_id)
-            self._kinds[entity_id] = EntityKind(found) if found else None
-        return self._kinds[entity_id]
-
-    def alias(self, name: str) -> str | None:
-        if name not in self._aliases:
-            self._aliases[name] = self._one(
-                "SELECT target FROM aliases WHERE name = ? ORDER BY path, rowid LIMIT 1", name
-            )
-        return self._aliases[name]
-
-    def stars(self, module: str) -> Sequence[str]:
-        if module not in self._stars:
-            rows = self.db.execute(
-                "SELECT target FROM aliases WHERE name = ? ORDER BY path, rowid", (module + STAR,)
-            )
-            self._stars[module] = [row[0] for row in rows]
-        return self._stars[module]
-
-    def chain(self, entity_id: str) -> str | None:
-        if entity_id not in self._chains:
-            self._chains[entity_id] = self._one(
-                "SELECT chain FROM types WHERE name = ? ORDER BY path, rowid LIMIT 1", entity_id
-            )
-        return self._chains[entity_id]
-
-    def base_refs(self, class_id: str) -> Sequence[Reference]:
-        if class_id not in self._bases:
-            rows = self.db.execute(
-                "SELECT target, written, start_line, end_line, mode FROM refs"
-                " WHERE subject = ? AND relation = 'inherits' ORDER BY path, rowid",
-                (class_id,),
-            )
-            self._bases[class_id] = [
-                Reference(RelationKind.INHERITS, class_id, target, written, start, end, mode)
-                for target, written, start, end, mode in rows
-            ]
-        return self._bases[class_id]
-
-    def is_module(self, name: str) -> bool:
-        return name in self.modules
-
-    def decided(self, name: str) -> Sequence[str]:
-        if "." in name:
-            member = name.rpartition(".")[2]
-            rows = self.db.execute(
-                "SELECT id FROM entities WHERE name = ? AND kind = 'method' AND derived = 0"
-                " ORDER BY path, rowid",
-                (member,),
-            )
-            return [row[0] for row in rows if ".".join(row[0].rsplit(".", 2)[-2:]) == name]
-        rows = self.db.execute(
-            "SELECT id FROM entities WHERE name = ? AND kind IN ('class', 'function')"
-            " AND derived = 0 ORDER BY path, rowid",
-            (name,),
-        )
-        return [row[0] for row in rows]
 
 
 class _Writer:
@@ -326,7 +250,7 @@ class _Writer:
         self.add_files(updated, check=not full)
         if full:
             indexes = sorted(updated, key=lambda i: i.path)
-            symbols: _MemorySymbols | _SqlSymbols = _MemorySymbols(indexes)
+            symbols: _MemorySymbols | SqlSymbols = _MemorySymbols(indexes)
             references: Iterable[tuple[Reference, Provenance]] = (
                 (
                     reference,
@@ -336,7 +260,7 @@ class _Writer:
                 for reference in sorted(index.references, key=lambda r: r.start_line)
             )
         else:
-            symbols = _SqlSymbols(db)
+            symbols = SqlSymbols(db)
             relink = self._relink_set(by_path, old, removed)
             extra = [path for path in relink if path not in by_path]
             gone += self.drop_facts_of(extra, derived_only=True)
@@ -354,16 +278,18 @@ class _Writer:
     def _relink_set(
         self, by_path: dict[str, FileIndex], old: dict[str, tuple[str, str]], removed: Sequence[str]
     ) -> list[str]:
+        """The changed files, and the files whose links read a changed module name: the
+        module of a file whose interface changed; and for a file that appeared, went
+        away or changed its name, its module's packages too (they gain or lose it)."""
         changed: set[str] = set()
         for path in set(by_path) | set(removed):
             new = by_path.get(path)
             before = old.get(path)
-            if new is None or before is None:
-                module = new.module if new is not None else before[0]  # type: ignore[index]
-                if module:
-                    changed |= {module, *_parents(module)}
-            elif before != (new.module, new.interface()):
-                changed |= {module for module in (before[0], new.module) if module}
+            modules = {module for module in (before and before[0], new and new.module) if module}
+            if new is None or before is None or before[0] != new.module:
+                changed |= {name for module in modules for name in (module, *_parents(module))}
+            elif before[1] != new.interface():
+                changed |= modules
         relink = set(by_path)
         if changed:
             relink.update(
@@ -393,7 +319,7 @@ class _Writer:
 
     def _link(
         self,
-        symbols: _MemorySymbols | _SqlSymbols,
+        symbols: _MemorySymbols | SqlSymbols,
         references: Iterable[tuple[Reference, Provenance]],
     ) -> tuple[list[Fact], list[tuple[str, int, str, str]]]:
         """Link ``references`` (by path, then line); return the new facts and the traces
@@ -412,7 +338,7 @@ class _Writer:
                     )
         linked = link_code(Resolver(symbols), code, symbols.kind)
         facts = linked.facts + link_decisions(decided, symbols.decided)
-        self.add_facts(facts, True, check=isinstance(symbols, _SqlSymbols))
+        self.add_facts(facts, True, check=isinstance(symbols, SqlSymbols))
         self.db.executemany(
             "INSERT INTO deps VALUES (?, ?)",
             [
@@ -507,61 +433,3 @@ def apply_changes(
     writer = _Writer(db)
     writer.apply(updated, removed)
     return writer.finish(index_format)
-
-
-IMPORT_WARNING_SHARE = 0.1
-"""Share of the tree's own imports left unresolved above which indexing warns."""
-
-_MIN_UNRESOLVED = 5
-
-
-def import_warnings(db: sqlite3.Connection, paths: Sequence[str], tops: set[str]) -> list[str]:
-    """A warning when many module-level imports of the tree's own names in ``paths`` do
-    not resolve: those whose first name is a top-level module of the tree (``tops``), or
-    whose tail names one of its entities (the tree is imported under a package name
-    it was not indexed as, e.g. a namespace package outside site-packages).
-
-    Returns:
-        ``[]``, or one warning with examples and the fix.
-    """
-    resolver = Resolver(_SqlSymbols(db))
-    own = 0
-    missing: list[str] = []
-    prefixes: dict[str, int] = {}
-    for (target,) in _select_in(
-        db,
-        f"SELECT target FROM aliases WHERE path IN ({{marks}}) AND name NOT LIKE '%{STAR}'",
-        paths,
-    ):
-        if resolver.follow(target) is not None:
-            own += target.split(".", 1)[0] in tops
-            continue
-        parts = target.split(".")
-        if parts[0] in tops:
-            own += 1
-            missing.append(target)
-            continue
-        for cut in range(1, len(parts) - 1):
-            if resolver.follow(".".join(parts[cut:])) is not None:
-                own += 1
-                missing.append(target)
-                prefix = ".".join(parts[:cut])
-                prefixes[prefix] = prefixes.get(prefix, 0) + 1
-                break
-    if len(missing) < _MIN_UNRESOLVED or len(missing) <= IMPORT_WARNING_SHARE * own:
-        return []
-    examples = ", ".join(sorted(set(missing))[:3])
-    message = (
-        f"{len(missing)} of {own} imports of the tree's own modules did not resolve "
-        f"(e.g. {examples})"
-    )
-    if prefixes:
-        best = max(sorted(prefixes), key=lambda prefix: prefixes[prefix])
-        return [
-            f"{message}; they name this tree's code under the package {best!r}: index it "
-            f"with --package {best}"
-        ]
-    return [
-        f"{message}; if the tree is a namespace package or is imported under another "
-        "name, pass --package NAME"
-    ]

@@ -77,16 +77,15 @@ class ParsedSource:
             node's ``lineno``) to the type parameter list lowering removed, with normalised
             whitespace, e.g. ``"[T: int = str]"``. Empty when the source parsed natively.
         type_aliases: Lines of ``type X = ...`` statements lowered to ``X = ...``.
-        lowered: True when the source needed lowering to parse.
-        text: The text the tree was parsed from (the lowered source, when lowered): its
-            columns are the ones the tree's nodes give.
+        lowered: True when the source needed lowering to parse. Lowering keeps every
+            line and, on lines that define something, every column: the tree's positions
+            are those of the original source.
     """
 
     tree: ast.Module
     type_params: Mapping[int, str]
     type_aliases: frozenset[int]
     lowered: bool
-    text: str
 
 
 class _Unlowerable(Exception):
@@ -114,7 +113,7 @@ def parse_source(source: str, path: str) -> ParsedSource:
     """
     try:
         tree = ast.parse(source, filename=path)
-        return ParsedSource(tree, _NO_TYPE_PARAMS, frozenset(), False, source)
+        return ParsedSource(tree, _NO_TYPE_PARAMS, frozenset(), False)
     except SyntaxError as error:
         original = error
     try:
@@ -141,7 +140,7 @@ def _parse_lowered(source: str, path: str) -> ParsedSource:
         if replaced != text:
             with contextlib.suppress(SyntaxError):
                 tree = ast.parse(replaced, filename=path)
-                return ParsedSource(tree, _NO_TYPE_PARAMS, frozenset(), True, replaced)
+                return ParsedSource(tree, _NO_TYPE_PARAMS, frozenset(), True)
             text = replaced
     scanner = _TokenScanner(text)
     lowered = scanner.lower()
@@ -151,7 +150,7 @@ def _parse_lowered(source: str, path: str) -> ParsedSource:
         raise _Unlowerable("lowering moved lines")
     tree = ast.parse(lowered, filename=path)
     params, aliases = MappingProxyType(scanner.type_params), frozenset(scanner.type_aliases)
-    return ParsedSource(tree, params, aliases, True, lowered)
+    return ParsedSource(tree, params, aliases, True)
 
 
 @functools.cache
@@ -184,14 +183,24 @@ def _replace_strings(text: str) -> str:
         triple = literal[len(prefix) : len(prefix) + 3] in (b'"""', b"'''")
         if node.has_error or (not triple and _stray_line_break(node, data)):
             raise _Unlowerable("syntax error inside a string literal")
-        lines = literal.count(b"\n")
-        placeholder = b'f"""' + b"\n" * lines + b'"""' if lines else b'f""'
+        placeholder = _placeholder(literal)
         if data[node.end_byte : node.end_byte + 1] in (b'"', b"'"):
             placeholder += b" "  # keep an adjacent literal from extending the quotes
         pieces += [data[done : node.start_byte], placeholder]
         done = node.end_byte
     pieces.append(data[done:])
     return b"".join(pieces).decode("utf-8", "surrogatepass")
+
+
+def _placeholder(literal: bytes) -> bytes:
+    """An empty f-string with the literal's lines and, where it fits, its width on the
+    last line, so that the code after it keeps its columns (byte columns, as ``ast``
+    counts them)."""
+    lines = literal.count(b"\n")
+    if not lines:
+        return b'f""' + b" " * (len(literal) - 3)
+    width = len(literal) - literal.rfind(b"\n") - 1
+    return b'f"""' + b"\n" * lines + b" " * max(width - 3, 0) + b'"""'
 
 
 def _outermost_strings(tree: tree_sitter.Tree) -> Iterator[tree_sitter.Node]:
@@ -305,7 +314,9 @@ class _TokenScanner:
         if not self._is(equals, tokenize.OP, "=") or not self._single_expression(equals + 1):
             return i
         name = self.tokens[i + 1]
+        # "type" goes; its width moves after the name, so the value keeps its columns.
         self._delete(self.tokens[i].start, name.start)
+        self._insert(name.end, " " * (name.start[1] - self.tokens[i].start[1]))
         self.type_aliases.add(name.start[0])
         if close is None:
             return i + 1
@@ -397,7 +408,7 @@ class _TokenScanner:
                 parts.append(" ")
             parts.append(token.string)
         self.type_params.setdefault(line, "".join(parts))
-        self._delete(tokens[0].start, tokens[-1].end, " ")  # "def f[T]as()" is no "def fas()"
+        self._delete(tokens[0].start, tokens[-1].end, pad=True)
 
     def _after(self, k: int) -> int:
         """Index of the token after ``k``, past its bracketed group if ``k`` opens one."""
@@ -425,11 +436,17 @@ class _TokenScanner:
         """Offset in the text of a tokenize ``(line, column)`` position."""
         return self.line_starts[point[0] - 1] + point[1]
 
-    def _delete(self, start: tuple[int, int], end: tuple[int, int], filler: str = "") -> None:
-        """Delete text, keeping its line breaks as backslash continuations (else ``filler``)."""
+    def _delete(self, start: tuple[int, int], end: tuple[int, int], pad: bool = False) -> None:
+        """Delete text, keeping its line breaks as backslash continuations; on one line
+        with ``pad``, as spaces of its width in bytes, so that the columns ``ast`` gives
+        after it are those of the original text."""
         begin, finish = self._offset(start), self._offset(end)
         breaks = self.text.count("\n", begin, finish)
-        self.edits.append((begin, finish, "\\\n" * breaks if breaks else filler))
+        if breaks:
+            replacement = "\\\n" * breaks
+        else:
+            replacement = " " * len(self.text[begin:finish].encode("utf-8")) if pad else ""
+        self.edits.append((begin, finish, replacement))
 
     def _insert(self, point: tuple[int, int], text: str) -> None:
         """Insert text (without line breaks) at a position."""

@@ -208,3 +208,46 @@ def test_an_interface_change_relinks_the_files_that_read_it(tmp_path: Path) -> N
             if f.subject == "pkg.models.Model.save"
         }
         assert "pkg.util.Pool.acquire" not in saves and "?pool.acquire" in saves
+
+
+@pytest.mark.parametrize(
+    ("files", "change"),
+    [
+        # A module renamed in place: a distribution marker makes libs/foo a base.
+        (
+            {
+                "main.py": "from foo.x import Y\n\ndef go():\n    Y()\n",
+                "libs/foo/foo/x.py": "class Y: ...",
+            },
+            lambda root: (root / "libs" / "foo" / "pyproject.toml").write_text(""),
+        ),
+        # A module file that hid a namespace folder goes away.
+        (
+            {
+                "pkg/__init__.py": "",
+                "pkg/mod.py": "class A: ...\n",
+                "pkg/mod/A.py": "def f(): ...\n",
+                "use.py": "from pkg.mod.A import f\n\ndef g():\n    f()\n",
+            },
+            lambda root: (root / "pkg" / "mod.py").unlink(),
+        ),
+        # A package folder appears beside a module file of its name.
+        (
+            {
+                "src/mod.py": "class Base: ...\n",
+                "use.py": "import mod\n\ndef g():\n    mod.Base()\n",
+            },
+            lambda root: _write(root, {"src/mod/__init__.py": "class Base: ...\n"}),
+        ),
+    ],
+)
+def test_renames_relink_their_readers(tmp_path: Path, files: dict[str, str], change) -> None:
+    root = tmp_path / "tree"
+    _write(root, files)
+    with SqliteGraphStore(tmp_path / "incremental.db") as store:
+        index_tree(root, store)
+        change(root)
+        index_tree(root, store)
+    with SqliteGraphStore(tmp_path / "full.db") as store:
+        index_tree(root, store)
+    assert _graph(tmp_path / "incremental.db") == _graph(tmp_path / "full.db")

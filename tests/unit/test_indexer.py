@@ -207,3 +207,57 @@ def test_report_counts(repo: Path, store: SqliteGraphStore) -> None:
     assert report.files_indexed == report.files_seen - 5
     assert (report.entities, report.relations) == (stats["entities"], stats["facts"])
     assert report.snapshot == store.snapshot()
+
+
+def test_names_that_are_not_utf8_are_skipped_with_the_fix(tmp_path: Path) -> None:
+    root = tmp_path / "tree"
+    (root / "pkg").mkdir(parents=True)
+    folder = os.fsdecode(bytes(root / "pkg") + b"/d\xff")
+    os.mkdir(folder)
+    Path(folder, "m.py").write_text("x = 1\n")
+    Path(os.fsdecode(bytes(root / "pkg") + b"/f\xfe.py")).write_text("x = 1\n")
+    (root / "pkg" / "ok.py").write_text("def ok():\n    pass\n")
+    with SqliteGraphStore(tmp_path / "g.db") as store:
+        report = index_tree(root, store)
+        assert store.get_entity("pkg.ok.ok") is not None
+    assert [(s.path, s.reason) for s in report.skipped] == [
+        ("pkg/d\\xff", "folder name is not valid UTF-8; rename it to index it"),
+        ("pkg/f\\xfe.py", "file name is not valid UTF-8; rename it to index it"),
+    ]
+
+
+def test_a_folder_that_cannot_be_read_is_reported(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / "tree"
+    (root / "locked").mkdir(parents=True)
+    (root / "locked" / "a.py").write_text("x = 1\n")
+    (root / "b.py").write_text("x = 1\n")
+    scandir = os.scandir
+
+    def refuse(path):  # chmod 000 does not stop root: refuse the way the OS would
+        if str(path).endswith("locked"):
+            raise PermissionError(13, "Permission denied", str(path))
+        return scandir(path)
+
+    monkeypatch.setattr(os, "scandir", refuse)
+    with SqliteGraphStore(tmp_path / "g.db") as store:
+        report = index_tree(root, store)
+    assert [(s.path, s.reason) for s in report.skipped] == [
+        ("locked", "cannot read folder: Permission denied")
+    ]
+    assert report.files_indexed == 1
+
+
+def test_the_warning_stands_on_an_unchanged_tree(tmp_path: Path) -> None:
+    root = tmp_path / "code" / "langgraph"
+    (root / "graph").mkdir(parents=True)
+    (root / "pregel").mkdir()
+    (root / "graph" / "__init__.py").write_text(
+        "".join(f"from langgraph.pregel import P{i}\n" for i in range(6))
+    )
+    (root / "pregel" / "__init__.py").write_text("".join(f"class P{i}: ...\n" for i in range(6)))
+    with SqliteGraphStore(tmp_path / "g.db") as store:
+        first = index_tree(root, store).warnings
+        again = index_tree(root, store)
+    assert first and again.warnings == first and again.files_indexed == 0

@@ -219,3 +219,66 @@ def test_adding_an_init_file_renames_and_reindexes(tmp_path: Path) -> None:
         index_tree(root, store)
         assert store.get_entity("lib.inner.mod.f") is not None
         assert store.get_entity("lib.mod.f") is None
+
+
+def test_a_module_file_hides_a_namespace_folder_of_its_name(tmp_path: Path) -> None:
+    root = write(
+        tmp_path / "repo",
+        {"pkg/__init__.py": "", "pkg/mod.py": "class A: ...\n", "pkg/mod/A.py": "def f(): ...\n"},
+    )
+    modules = modules_of(root)
+    assert modules["pkg/mod.py"] == "pkg.mod"
+    assert modules["pkg/mod/A.py"] == "pkg.mod_.A"  # not importable as pkg.mod.A
+
+
+def test_file_names_that_are_no_identifiers_never_take_an_importable_name(
+    tmp_path: Path,
+) -> None:
+    root = write(
+        tmp_path / "repo",
+        {
+            "pkg/__init__.py": "",
+            "pkg/a/__init__.py": "",
+            "pkg/a/b.py": "",
+            "pkg/a.b.py": "",
+            "pkg/a_b.py": "",
+            "pkg/my-tool.py": "",
+        },
+    )
+    modules = modules_of(root)
+    assert modules["pkg/a/b.py"] == "pkg.a.b"
+    assert modules["pkg/a_b.py"] == "pkg.a_b"
+    assert modules["pkg/a.b.py"] not in {"pkg.a.b", "pkg.a_b"}
+    assert modules["pkg/my-tool.py"] == "pkg.my-tool"
+    assert len(set(modules.values())) == len(modules)
+
+
+def test_an_empty_declared_name_is_refused(tmp_path: Path) -> None:
+    root = write(tmp_path / "code", {"pkg/mod.py": ""})
+    with pytest.raises(SourceTreeError, match="not a dotted import name"):
+        modules_of(root, ("",))
+
+
+def test_packages_and_files_renamed_in_a_monorepo(tmp_path: Path) -> None:
+    root = write(
+        tmp_path / "mono",
+        {
+            "libs/foo/pyproject.toml": "",
+            "libs/foo/foo/__init__.py": "",
+            "libs/foo/tests/test_x.py": "",
+            "libs/bar/pyproject.toml": "",
+            "libs/bar/bar/__init__.py": "",
+            "libs/bar/tests/test_x.py": "",
+        },
+    )
+    with SqliteGraphStore(tmp_path / "g.db") as store:
+        report = index_tree(root, store)
+    assert [(p.name, p.path, p.namespace) for p in report.packages] == [
+        ("bar", "libs/bar/bar", False),
+        ("foo", "libs/foo/foo", False),
+        ("tests", "libs/bar/tests", True),
+    ]
+    (warning,) = report.warnings
+    assert "libs/foo/tests/test_x.py as libs.foo.tests.test_x (tests.test_x is another file)" in (
+        warning
+    )

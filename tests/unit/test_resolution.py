@@ -297,3 +297,64 @@ def test_a_value_that_holds_itself_stays_unresolved(tmp_path: Path) -> None:
         },
     )
     assert calls(store, "app.loop.Dist.drop") == {"?name.startswith", "?other.go"}
+
+
+def test_what_python_binds_where_names_are_reused(tmp_path: Path) -> None:
+    store = build(
+        tmp_path,
+        {
+            "app/base.py": "class Foo:\n    def run(self):\n        pass\n\n\n"
+            "class A:\n    def m(self):\n        pass\n\n\n"
+            "class B(A):\n    def m(self):\n        pass\n",
+            "app/reuse.py": """
+            from app.base import *
+            from app.base import Foo
+            from app.net import Client, Pool
+
+
+            class Foo(Foo):  # the base is the imported Foo
+                def go(self):
+                    self.run()
+
+
+            class C(B):
+                def m(self):
+                    super(B, self).m()  # A.m: the bases of B
+
+
+            later = Client()
+
+
+            def use():
+                f = lambda Pool: Pool.acquire()  # the parameter, not the class
+                later.pool.acquire()
+                return A()
+
+
+            later = Pool()  # what `use` sees once the module has run
+            """,
+        },
+    )
+    (base,) = store.facts_of("app.reuse.Foo", [RelationKind.INHERITS])
+    assert base.object == "app.base.Foo"
+    assert calls(store, "app.reuse.Foo.go") == {"app.base.Foo.run"}
+    assert calls(store, "app.reuse.C.m") == {"app.base.A.m"}
+    assert calls(store, "app.reuse.use") == {"?Pool.acquire", "?later.pool.acquire", "app.base.A"}
+
+
+def test_loops_over_typed_pairs(tmp_path: Path) -> None:
+    store = build(
+        tmp_path,
+        {
+            "app/pairs.py": """
+            from app.net import Client, Pool
+
+
+            def use(pairs: list[tuple[Client, Pool]]):
+                for client, pool in pairs:
+                    client.get()
+                    pool.acquire()
+            """
+        },
+    )
+    assert calls(store, "app.pairs.use") == {"app.net.Client.get", "app.net.Pool.acquire"}

@@ -80,7 +80,7 @@ def test_valid_311_code_takes_the_fast_path(monkeypatch: pytest.MonkeyPatch) -> 
 
     monkeypatch.setattr(syntax, "_parse_lowered", forbidden)
     parsed = parse_source(source, "mod.py")
-    assert parsed == ParsedSource(parsed.tree, {}, frozenset(), False, parsed.text)
+    assert parsed == ParsedSource(parsed.tree, {}, frozenset(), False)
     assert ast.dump(parsed.tree, include_attributes=True) == ast.dump(
         ast.parse(source), include_attributes=True
     )
@@ -494,3 +494,18 @@ def test_pathological_inputs_finish_quickly(source: str) -> None:
         parse_source(source, "mod.py")
     # Quadratic work on ~50 kB would take minutes; linear work takes a fraction of a second.
     assert time.perf_counter() - started < 3.0
+
+
+def test_lowering_keeps_the_columns_of_what_follows_on_the_line() -> None:
+    source = (
+        'class Box[T: int = str](Base[T], metaclass=M): x = f"{d["k"]}"; y = Base\n'
+        "type Pair[K] = tuple[K, K]\n"
+    )
+    tree = parse_source(source, "mod.py").tree
+    box, alias = tree.body
+    # Positions in the tree cut the original text: what lowering removed left its width.
+    segments = [
+        ast.get_source_segment(source, node)
+        for node in (*box.bases, box.keywords[0].value, box.body[1].value, alias.value)
+    ]
+    assert segments == ["Base[T]", "M", "Base", "tuple[K, K]"]

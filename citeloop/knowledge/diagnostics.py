@@ -1,0 +1,86 @@
+"""Warnings about an index run that the user may want to act on."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from citeloop.knowledge.linker import Resolver
+from citeloop.knowledge.modules import ModuleLayout
+
+IMPORT_WARNING_SHARE = 0.1
+"""Share of the tree's own imports left unresolved above which indexing warns."""
+
+MIN_UNRESOLVED = 5
+"""Fewest unresolved imports of the tree's own modules worth a warning."""
+
+_EXAMPLES = 3
+
+
+def import_warnings(
+    resolver: Resolver, targets: Iterable[str], top_names: set[str], sample: int | None = None
+) -> list[str]:
+    """A warning when many module-level imports of the tree's own names do not resolve:
+    those whose first name is a top-level module of the tree (``top_names``), or whose
+    tail names one of its entities (the tree is imported under a package name it was
+    not indexed as, e.g. a namespace package outside site-packages).
+
+    Args:
+        resolver: Resolves names against the graph.
+        targets: The import bindings' targets (``"pkg.mod.Name"``).
+        top_names: The first names of the tree's modules.
+        sample: How many imports the tree has, when ``targets`` is a sample of them.
+
+    Returns:
+        ``[]``, or one warning with examples and the fix.
+    """
+    own, missing, prefixes = 0, [], {}
+    for target in targets:
+        if resolver.follow(target) is not None:
+            own += target.split(".", 1)[0] in top_names
+            continue
+        parts = target.split(".")
+        if parts[0] in top_names:
+            own += 1
+            missing.append(target)
+            continue
+        for cut in range(1, len(parts) - 1):
+            if resolver.follow(".".join(parts[cut:])) is not None:
+                own += 1
+                missing.append(target)
+                prefix = ".".join(parts[:cut])
+                prefixes[prefix] = prefixes.get(prefix, 0) + 1
+                break
+    if len(missing) < MIN_UNRESOLVED or len(missing) <= IMPORT_WARNING_SHARE * own:
+        return []
+    sampled = f" (in a sample of {sample} imports)" if sample else ""
+    examples = ", ".join(sorted(set(missing))[:_EXAMPLES])
+    message = (
+        f"{len(missing)} of {own} imports of the tree's own modules did not resolve"
+        f"{sampled}, e.g. {examples}"
+    )
+    if prefixes:
+        best = max(sorted(prefixes), key=lambda prefix: prefixes[prefix])
+        return [
+            f"{message}; they name this tree's code under the package {best!r}: index it "
+            f"with --package {best}"
+        ]
+    return [
+        f"{message}; if the tree is a namespace package or is imported under another "
+        "name, pass --package NAME"
+    ]
+
+
+def renamed_warnings(layout: ModuleLayout) -> list[str]:
+    """A warning when files share an import name with another file (only one of them
+    can be imported), saying under which names they were indexed."""
+    if not layout.renamed:
+        return []
+    examples = "; ".join(
+        f"{path} as {fallback} ({name} is another file)"
+        for path, name, fallback in layout.renamed[:_EXAMPLES]
+    )
+    count = len(layout.renamed)
+    return [
+        f"{count} file{'s' if count > 1 else ''} share an import name with another file and "
+        f"{'were' if count > 1 else 'was'} indexed under a name made from the path: {examples}"
+    ]

@@ -1,0 +1,88 @@
+"""The symbols linking reads (:class:`~citeloop.knowledge.linker.Symbols`), from a
+graph file: each key read once per run, by an indexed lookup."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+
+from citeloop.knowledge.model import EntityKind, RelationKind
+from citeloop.knowledge.records import Reference
+from citeloop.knowledge.sqlite_schema import STAR
+
+
+class SqlSymbols:
+    """:class:`~citeloop.knowledge.linker.Symbols` read from the store, each key once."""
+
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self.db = db
+        self.modules = {row[0] for row in db.execute("SELECT module FROM files WHERE module != ''")}
+        self._kinds: dict[str, EntityKind | None] = {}
+        self._aliases: dict[str, str | None] = {}
+        self._stars: dict[str, list[str]] = {}
+        self._chains: dict[str, str | None] = {}
+        self._bases: dict[str, list[Reference]] = {}
+
+    def _one(self, query: str, key: str) -> str | None:
+        row = self.db.execute(query, (key,)).fetchone()
+        return row[0] if row else None
+
+    def kind(self, entity_id: str) -> EntityKind | None:
+        if entity_id not in self._kinds:
+            found = self._one("SELECT kind FROM entities WHERE id = ? AND derived = 0", entity_id)
+            self._kinds[entity_id] = EntityKind(found) if found else None
+        return self._kinds[entity_id]
+
+    def alias(self, name: str) -> str | None:
+        if name not in self._aliases:
+            self._aliases[name] = self._one(
+                "SELECT target FROM aliases WHERE name = ? ORDER BY path, rowid LIMIT 1", name
+            )
+        return self._aliases[name]
+
+    def stars(self, module: str) -> Sequence[str]:
+        if module not in self._stars:
+            rows = self.db.execute(
+                "SELECT target FROM aliases WHERE name = ? ORDER BY path, rowid", (module + STAR,)
+            )
+            self._stars[module] = [row[0] for row in rows]
+        return self._stars[module]
+
+    def chain(self, entity_id: str) -> str | None:
+        if entity_id not in self._chains:
+            self._chains[entity_id] = self._one(
+                "SELECT chain FROM types WHERE name = ? ORDER BY path, rowid LIMIT 1", entity_id
+            )
+        return self._chains[entity_id]
+
+    def base_refs(self, class_id: str) -> Sequence[Reference]:
+        if class_id not in self._bases:
+            rows = self.db.execute(
+                "SELECT target, written, start_line, end_line, mode FROM refs"
+                " WHERE subject = ? AND relation = 'inherits' ORDER BY path, rowid",
+                (class_id,),
+            )
+            self._bases[class_id] = [
+                Reference(RelationKind.INHERITS, class_id, target, written, start, end, mode)
+                for target, written, start, end, mode in rows
+            ]
+        return self._bases[class_id]
+
+    def is_module(self, name: str) -> bool:
+        return name in self.modules
+
+    def decided(self, name: str) -> Sequence[str]:
+        if "." in name:
+            member = name.rpartition(".")[2]
+            rows = self.db.execute(
+                "SELECT id FROM entities WHERE name = ? AND kind = 'method' AND derived = 0"
+                " ORDER BY path, rowid",
+                (member,),
+            )
+            return [row[0] for row in rows if ".".join(row[0].rsplit(".", 2)[-2:]) == name]
+        rows = self.db.execute(
+            "SELECT id FROM entities WHERE name = ? AND kind IN ('class', 'function')"
+            " AND derived = 0 ORDER BY path, rowid",
+            (name,),
+        )
+        return [row[0] for row in rows]
