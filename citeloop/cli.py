@@ -48,8 +48,8 @@ from citeloop.knowledge import (
     render_hops,
     resolve_entities,
 )
-from citeloop.knowledge.indexer import DEFAULT_MAX_FILE_BYTES
-from citeloop.knowledge.modules import PackageRoot
+from citeloop.knowledge.indexing.indexer import DEFAULT_MAX_FILE_BYTES
+from citeloop.knowledge.indexing.modules import PackageRoot
 from citeloop.knowledge.paths import MAX_HOPS
 from citeloop.models import ReplayRecorder, resolve_chat_model
 from citeloop.prompts import EXPLAIN_QUESTION, EXPLAIN_QUESTION_NO_TARGET

@@ -7,7 +7,8 @@ Example:
     ...     context = ContextInjector(store).inject("How does Indexer.run work?")
 """
 
-from citeloop.knowledge.indexer import IndexReport, ProgressCallback, index_tree
+from citeloop.knowledge.indexing.indexer import IndexReport, ProgressCallback, index_tree
+from citeloop.knowledge.indexing.sources import SkippedFile, check_root
 from citeloop.knowledge.injector import TEST_TASK_TYPES, ContextInjector
 from citeloop.knowledge.model import (
     ContextEntity,
@@ -34,7 +35,6 @@ from citeloop.knowledge.paths import (
     resolve_entities,
 )
 from citeloop.knowledge.render import DECISIONS_HEADING
-from citeloop.knowledge.sources import SkippedFile, check_root
 from citeloop.knowledge.sqlite_store import SqliteGraphStore
 from citeloop.knowledge.store import (
     BatchedGraphStore,

@@ -1,4 +1,5 @@
-"""The embedded default store: one SQLite file, rebuilt incrementally by file digest."""
+"""The embedded default store: one SQLite file, written by the indexer
+(:mod:`citeloop.knowledge.indexing`) and read through the ``GraphStore`` protocol."""
 
 from __future__ import annotations
 
@@ -12,31 +13,22 @@ from types import TracebackType
 from typing import Any
 
 from citeloop.errors import ConfigurationError
-from citeloop.knowledge.diagnostics import import_warnings
-from citeloop.knowledge.linker import Resolver
 from citeloop.knowledge.model import Entity, Fact, RelationKind
 from citeloop.knowledge.paths import PathRecall
-from citeloop.knowledge.records import FileIndex
 from citeloop.knowledge.sqlite_schema import (
     APPLICATION_ID,
     ENTITY_COLUMNS,
     FACT_COLUMNS,
     SCHEMA,
     SCHEMA_VERSION,
-    STAR,
     TABLES,
     entity_from_row,
     fact_from_row,
 )
-from citeloop.knowledge.sqlite_symbols import SqlSymbols
-from citeloop.knowledge.sqlite_writer import apply_changes
 from citeloop.knowledge.store import compute_snapshot
 
 _BUSY_SECONDS = 60.0
 """How long a writer waits for another process's index run to finish."""
-
-IMPORTS_CHECKED = 4_000
-"""Most module-level imports :meth:`SqliteGraphStore.import_warnings` resolves."""
 
 _BATCH = 400
 """Ids or names bound per statement by the ``*_many`` reads (twice in the facts query):
@@ -213,11 +205,11 @@ class SqliteGraphStore(PathRecall):
                     self._db.execute("PRAGMA journal_mode=DELETE")
             self._db.close()
 
-    # -- writing (used by index_tree) ------------------------------------------------
+    # -- for the indexer ------------------------------------------------
 
     def file_states(self, index_format: str) -> dict[str, tuple[str, str, frozenset[str]]]:
         """``(digest, context, top_names)`` of every indexed file, by relative path (see
-        :class:`~citeloop.knowledge.records.FileIndex`).
+        :class:`~citeloop.knowledge.indexing.records.FileIndex`).
 
         Args:
             index_format: The indexer's format version. When the store was written by
@@ -232,44 +224,25 @@ class SqliteGraphStore(PathRecall):
             for path, digest, context, names in rows
         }
 
-    def apply(self, updated: Sequence[FileIndex], removed: Sequence[str], index_format: str) -> str:
-        """Replace the content of changed files, drop removed files, and re-link what
-        can depend on them (see :mod:`citeloop.knowledge.sqlite_writer`).
-
-        Runs as one transaction: a failure leaves the previous graph intact.
-
-        Args:
-            updated: The new index of every changed or new file.
-            removed: Relative paths whose content must be dropped.
-            index_format: The indexer's format version, recorded with the change.
-
-        Returns:
-            The snapshot id after the change.
-        """
+    @contextlib.contextmanager
+    def write_transaction(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction (``BEGIN IMMEDIATE``) on the graph file, for the indexer
+        (:mod:`citeloop.knowledge.indexing`): yields the connection, commits when the
+        block ends, and rolls back, leaving the previous graph intact, when it raises."""
         with self._lock:
-            db = self._db
-            db.execute("BEGIN IMMEDIATE")
+            self._db.execute("BEGIN IMMEDIATE")
             try:
-                snapshot = apply_changes(db, updated, removed, index_format)
-                db.execute("COMMIT")
+                yield self._db
+                self._db.execute("COMMIT")
             except BaseException:
-                db.execute("ROLLBACK")
+                self._db.execute("ROLLBACK")
                 raise
-        return snapshot
 
-    def import_warnings(self, top_names: set[str]) -> list[str]:
-        """A warning when many of the tree's own imports do not resolve (see
-        :func:`citeloop.knowledge.diagnostics.import_warnings`), read from at most
-        :data:`IMPORTS_CHECKED` module-level imports spread evenly over the files."""
+    @contextlib.contextmanager
+    def read_connection(self) -> Iterator[sqlite3.Connection]:
+        """The connection, for the indexer's own reads (serialised with every other call)."""
         with self._lock:
-            rows = self._db.execute(
-                f"SELECT target FROM aliases WHERE name NOT LIKE '%{STAR}' ORDER BY path, rowid"
-            ).fetchall()
-            step = max(1, -(-len(rows) // IMPORTS_CHECKED))
-            targets = [target for (target,) in rows[::step]]
-            resolver = Resolver(SqlSymbols(self._db))
-            sample = len(rows) if step > 1 else None
-            return import_warnings(resolver, targets, top_names, sample)
+            yield self._db
 
     # -- GraphStore ------------------------------------------------------------------
 

@@ -159,7 +159,7 @@ def test_instance_attribute_from_init_is_defined_once(store: SqliteGraphStore) -
 
 
 def test_long_docstrings_are_bounded() -> None:
-    from citeloop.knowledge.signatures import bounded_docstring
+    from citeloop.knowledge.indexing.signatures import bounded_docstring
 
     text = bounded_docstring("line\n" * (MAX_DOCSTRING_CHARS))
     assert len(text) <= MAX_DOCSTRING_CHARS and text.endswith("…")

@@ -8,7 +8,7 @@ import pytest
 
 from citeloop.errors import SourceTreeError
 from citeloop.knowledge import EntityKind, RelationKind, SqliteGraphStore, index_tree
-from citeloop.knowledge.modules import PackageRoot, module_layout
+from citeloop.knowledge.indexing.modules import PackageRoot, module_layout
 
 
 def write(root: Path, files: dict[str, str]) -> Path:

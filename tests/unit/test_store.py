@@ -146,7 +146,7 @@ def test_memory_store_snapshot_and_facts() -> None:
 
 
 def test_a_new_index_format_reindexes_every_file(tmp_path, monkeypatch):
-    from citeloop.knowledge import indexer
+    from citeloop.knowledge.indexing import indexer
 
     root = tmp_path / "src"
     root.mkdir()
@@ -220,3 +220,21 @@ def test_a_closed_graph_opens_read_only_without_sidecar_files(sample_repo, tmp_p
         assert sorted(p.name for p in db.parent.iterdir()) == ["graph.db"]
     finally:
         db.parent.chmod(0o755)
+
+
+def test_a_graph_of_an_older_format_is_refused_then_rebuilt(tmp_path: Path, repo: Path) -> None:
+    import sqlite3
+
+    db = tmp_path / "old.db"
+    with SqliteGraphStore(db) as store:
+        index_tree(repo, store)
+    with sqlite3.connect(db) as raw:  # as the previous format left it: no user_version
+        raw.execute("PRAGMA user_version = 0")
+        raw.execute("DROP TABLE types")
+    with pytest.raises(ConfigurationError, match=r"older version of citeloop.*citeloop index"):
+        SqliteGraphStore(db, read_only=True)
+    with SqliteGraphStore(db) as store:
+        report = index_tree(repo, store)
+        assert report.files_unchanged == 0 and report.files_indexed == report.files_seen
+    with SqliteGraphStore(db, read_only=True) as store:
+        assert store.get_entity("shapes.base.Shape") is not None

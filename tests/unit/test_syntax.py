@@ -1,4 +1,4 @@
-"""Tests for :mod:`citeloop.knowledge.syntax`: parsing code newer than the interpreter.
+"""Tests for :mod:`citeloop.knowledge.indexing.syntax`: parsing code newer than the interpreter.
 
 Each rule's test states the Python version that reads the construct natively; on that
 version and later the source takes the fast path and nothing is recorded, on older ones it is
@@ -15,8 +15,8 @@ import time
 
 import pytest
 
-from citeloop.knowledge import syntax
-from citeloop.knowledge.syntax import ParsedSource, parse_source
+from citeloop.knowledge.indexing import syntax
+from citeloop.knowledge.indexing.syntax import ParsedSource, parse_source
 
 # What a ``type`` statement parses to: ``ast.TypeAlias`` natively, ``ast.Assign`` lowered.
 _ASSIGNS = (ast.Assign, getattr(ast, "TypeAlias", ast.Assign))

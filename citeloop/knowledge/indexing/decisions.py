@@ -12,8 +12,8 @@ from __future__ import annotations
 import re
 from pathlib import PurePosixPath
 
+from citeloop.knowledge.indexing.records import FileIndex, Reference
 from citeloop.knowledge.model import Entity, EntityKind, RelationKind
-from citeloop.knowledge.records import FileIndex, Reference
 
 _DECISION_ID = re.compile(r"\b(?:DEC|ADR)-\d+\b")
 _NUMBERED_FILE = re.compile(r"(\d+)[-_]")

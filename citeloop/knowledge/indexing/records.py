@@ -2,7 +2,7 @@
 
 A file yields entities and ``defines`` facts directly. Everything that may point into
 another file (calls, bases, requirement mentions, names in decision records) is kept as
-a :class:`Reference` and turned into facts by :mod:`citeloop.knowledge.linker` once every
+a :class:`Reference` and turned into facts by :mod:`citeloop.knowledge.indexing.linker` once every
 file is known, so that changing one file re-links references from unchanged files too.
 """
 
@@ -22,7 +22,7 @@ class Reference:
         relation: ``calls``, ``inherits``, ``traces`` or ``decided``.
         subject: Entity id of the subject.
         target: Chain of the object (``"pkg.mod.func"``, ``"pkg.mod.Client().get"``;
-            see :mod:`citeloop.knowledge.chains`), the requirement id for ``traces``, or
+            see :mod:`citeloop.knowledge.indexing.chains`), the requirement id for ``traces``, or
             the mentioned name for ``decided``. Empty when no candidate could be formed.
         written: The object as written in the source (``"helper"``, ``"json.dumps"``);
             for ``traces`` the requirement title.
@@ -51,14 +51,14 @@ class FileIndex:
         digest: SHA-256 hex digest of the file's bytes.
         module: The file's module name (``""`` for a decision record).
         context: What else the index depends on (see
-            :meth:`~citeloop.knowledge.modules.ModuleLayout.context_key`).
+            :meth:`~citeloop.knowledge.indexing.modules.ModuleLayout.context_key`).
         entities: Entities defined in the file.
         facts: Facts complete without linking (``defines``).
         references: References to link.
         aliases: Module-level import bindings, ``"pkg.mod.Name" -> "other.mod.Name"``.
         stars: Modules whose names a module-level ``from m import *`` binds.
         types: Chain of each attribute's value and of each function's result, by
-            entity id (see :mod:`citeloop.knowledge.chains`).
+            entity id (see :mod:`citeloop.knowledge.indexing.chains`).
         lowered: Whether the source used syntax newer than the running Python.
         top_names: Names a package's ``__init__.py`` defines at module level (empty for
             other files): the ones that are also submodules are not recorded.

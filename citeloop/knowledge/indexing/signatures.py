@@ -7,7 +7,7 @@ from __future__ import annotations
 import ast
 import inspect
 
-from citeloop.knowledge.chains import dotted
+from citeloop.knowledge.indexing.chains import dotted
 from citeloop.knowledge.model import MAX_DOCSTRING_CHARS
 
 MAX_ANNOTATION_CHARS = 120

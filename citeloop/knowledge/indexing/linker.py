@@ -1,6 +1,6 @@
 """Turning references into facts once every file of the tree is known.
 
-A reference's target is a chain (:mod:`citeloop.knowledge.chains`), resolved step by
+A reference's target is a chain (:mod:`citeloop.knowledge.indexing.chains`), resolved step by
 step: its head through entity ids and module-level import aliases (re-exports such as
 ``from .impl import Name`` in ``pkg/__init__.py``, and ``from m import *``); a member
 through the module, or through the class and its bases in C3 order; an attribute
@@ -22,10 +22,16 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from citeloop.knowledge.chains import alternatives, extend, is_collection, operations, steps
+from citeloop.knowledge.indexing.chains import (
+    alternatives,
+    extend,
+    is_collection,
+    operations,
+    steps,
+)
+from citeloop.knowledge.indexing.records import Reference
 from citeloop.knowledge.model import Entity, EntityKind, Fact, Provenance, RelationKind
 from citeloop.knowledge.names import is_noise
-from citeloop.knowledge.records import Reference
 
 MAX_ALIAS_STEPS = 8
 MAX_BASE_CLASSES = 64

@@ -1,4 +1,4 @@
-"""The symbols linking reads (:class:`~citeloop.knowledge.linker.Symbols`), from a
+"""The symbols linking reads (:class:`~citeloop.knowledge.indexing.linker.Symbols`), from a
 graph file: each key read once per run, by an indexed lookup."""
 
 from __future__ import annotations
@@ -6,13 +6,13 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Sequence
 
+from citeloop.knowledge.indexing.records import Reference
 from citeloop.knowledge.model import EntityKind, RelationKind
-from citeloop.knowledge.records import Reference
 from citeloop.knowledge.sqlite_schema import STAR
 
 
 class SqlSymbols:
-    """:class:`~citeloop.knowledge.linker.Symbols` read from the store, each key once."""
+    """:class:`~citeloop.knowledge.indexing.linker.Symbols` read from the store, each key once."""
 
     def __init__(self, db: sqlite3.Connection) -> None:
         self.db = db

@@ -10,7 +10,7 @@ function scope that binds it (class bodies do not enclose their methods), else t
 module. Where a function binds a name more than once, a use reads the last binding
 before it, else any binding with a known value: a static, mostly flow-insensitive
 approximation of what Python does at run time. Chains are described in
-:mod:`citeloop.knowledge.chains`.
+:mod:`citeloop.knowledge.indexing.chains`.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import ast
 import builtins
 from dataclasses import dataclass, field
 
-from citeloop.knowledge.chains import annotation_chain, expression_chain, extend
+from citeloop.knowledge.indexing.chains import annotation_chain, expression_chain, extend
 
 _BUILTIN_NAMES = frozenset(dir(builtins))
 

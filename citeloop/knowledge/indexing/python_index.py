@@ -3,10 +3,10 @@
 Records the module, its classes, functions (nested ones included), methods, tests and
 attributes (class attributes and fields, instance attributes set through ``self`` in a
 method, properties, module variables and constants), each with its signature,
-docstring, decorators and line span (:mod:`citeloop.knowledge.signatures`); ``defines``
+docstring, decorators and line span (:mod:`citeloop.knowledge.indexing.signatures`); ``defines``
 facts; the chain of each attribute's value and each function's result; and the
-references to link later (:mod:`citeloop.knowledge.references`), with their targets
-written as chains of what each name is bound to (:mod:`citeloop.knowledge.scopes`).
+references to link later (:mod:`citeloop.knowledge.indexing.references`), with their targets
+written as chains of what each name is bound to (:mod:`citeloop.knowledge.indexing.scopes`).
 Calls are recorded only inside functions and methods; calls made at import time or in
 class bodies are not. A method's body is walked after its class's body, so that the
 class's own attributes come before those its methods set.
@@ -22,18 +22,17 @@ from collections.abc import Collection, Mapping
 from dataclasses import replace
 from pathlib import PurePosixPath
 
-from citeloop.knowledge.chains import dotted
-from citeloop.knowledge.model import Entity, EntityKind, Fact, Provenance, RelationKind
-from citeloop.knowledge.records import FileIndex
-from citeloop.knowledge.references import (
+from citeloop.knowledge.indexing.chains import dotted
+from citeloop.knowledge.indexing.records import FileIndex
+from citeloop.knowledge.indexing.references import (
     REQUIREMENT_MARK,
     CallSite,
     base_reference,
     call_references,
     requirement_references,
 )
-from citeloop.knowledge.scopes import Bindings, Scope
-from citeloop.knowledge.signatures import (
+from citeloop.knowledge.indexing.scopes import Bindings, Scope
+from citeloop.knowledge.indexing.signatures import (
     PROPERTY_DECORATORS,
     SourceText,
     attribute_signature,
@@ -43,6 +42,7 @@ from citeloop.knowledge.signatures import (
     docstring,
     function_signature,
 )
+from citeloop.knowledge.model import Entity, EntityKind, Fact, Provenance, RelationKind
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _COMPREHENSIONS = frozenset({ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp})
@@ -626,9 +626,9 @@ def index_python(
         path: POSIX path relative to the indexed root.
         digest: SHA-256 hex digest of the file's bytes.
         source: The decoded source text.
-        module: The file's dotted module name (see :mod:`citeloop.knowledge.modules`).
+        module: The file's dotted module name (see :mod:`citeloop.knowledge.indexing.modules`).
         tree: The parsed source, when the caller parsed it (e.g. with newer syntax
-            lowered, :func:`citeloop.knowledge.syntax.parse_source`); else it is parsed.
+            lowered, :func:`citeloop.knowledge.indexing.syntax.parse_source`); else it is parsed.
         submodules: Names of the package's submodules, for a package's ``__init__.py``.
         type_params: PEP 695 type parameter text by definition line, when lowered.
         type_aliases: Lines of lowered ``type X = ...`` statements.

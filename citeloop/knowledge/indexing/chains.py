@@ -16,7 +16,7 @@ candidate id (``"pkg.mod.Client"``). Examples::
 Names never contain ``.``, ``(``, ``[``, ``*``, ``#``, ``:`` or ``|``, so parsing a
 chain is unambiguous. The indexer writes chains per file, from annotations, constructor
 calls and assignments; the linker resolves them once every file is known
-(:mod:`citeloop.knowledge.linker`).
+(:mod:`citeloop.knowledge.indexing.linker`).
 """
 
 from __future__ import annotations

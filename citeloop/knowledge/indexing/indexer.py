@@ -10,20 +10,21 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from citeloop.knowledge.decisions import index_decision
-from citeloop.knowledge.diagnostics import renamed_warnings
-from citeloop.knowledge.modules import ModuleLayout, PackageRoot, module_layout
-from citeloop.knowledge.python_index import index_python
-from citeloop.knowledge.records import FileIndex
-from citeloop.knowledge.sources import (
+from citeloop.knowledge.indexing.decisions import index_decision
+from citeloop.knowledge.indexing.diagnostics import graph_import_warnings, renamed_warnings
+from citeloop.knowledge.indexing.modules import ModuleLayout, PackageRoot, module_layout
+from citeloop.knowledge.indexing.python_index import index_python
+from citeloop.knowledge.indexing.records import FileIndex
+from citeloop.knowledge.indexing.sources import (
     SkippedFile,
     SourceFile,
     check_root,
     decode_source,
     discover,
 )
+from citeloop.knowledge.indexing.syntax import parse_source
+from citeloop.knowledge.indexing.writer import apply_changes
 from citeloop.knowledge.sqlite_store import SqliteGraphStore
-from citeloop.knowledge.syntax import parse_source
 
 ProgressCallback = Callable[[int, int, str], None]
 """Called after each file as ``progress(done, total, path)``."""
@@ -50,7 +51,7 @@ class IndexReport:
         skipped: Files and linked directories not indexed, with the reason.
         packages: The top-level packages found, with their folders.
         lowered: Files written in syntax newer than the running Python, indexed by
-            lowering it (see :mod:`citeloop.knowledge.syntax`).
+            lowering it (see :mod:`citeloop.knowledge.indexing.syntax`).
         warnings: Things the user may want to fix, such as the tree's own imports that
             do not resolve (e.g. a namespace package indexed without ``--package``).
     """
@@ -156,8 +157,8 @@ def index_tree(
     """Index the Python sources and decision records below ``root`` into ``store``.
 
     Source is parsed, never imported or run; syntax newer than the running Python is
-    lowered first (:mod:`citeloop.knowledge.syntax`). Modules get the names Python
-    imports them by (:mod:`citeloop.knowledge.modules`). Only files whose SHA-256 digest
+    lowered first (:mod:`citeloop.knowledge.indexing.syntax`). Modules get the names Python
+    imports them by (:mod:`citeloop.knowledge.indexing.modules`). Only files whose SHA-256 digest
     or module name changed are re-indexed; facts of deleted files are removed; then only
     the references that can depend on the changed files are re-linked. The store is
     changed in one transaction. While it runs, the garbage collector's first threshold is
@@ -226,11 +227,13 @@ def _index_tree(
             progress(done, len(found.files), source.path)
     removed = sorted(path for path in known if path not in present)
     if changed or removed:
-        snapshot = store.apply(updated, removed, INDEX_FORMAT)
+        with store.write_transaction() as db:
+            snapshot = apply_changes(db, updated, removed, INDEX_FORMAT)
     else:
         snapshot = store.snapshot()
     stats = store.stats()
-    warnings = renamed_warnings(layout) + store.import_warnings(_top_names(layout))
+    with store.read_connection() as db:
+        warnings = renamed_warnings(layout) + graph_import_warnings(db, _top_names(layout))
     return IndexReport(
         files_seen=len(found.files),
         files_indexed=changed,

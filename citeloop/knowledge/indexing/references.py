@@ -8,11 +8,17 @@ import io
 import tokenize
 from collections.abc import Sequence
 
-from citeloop.knowledge.chains import alternatives, dotted, expression_chain, is_collection, union
+from citeloop.knowledge.indexing.chains import (
+    alternatives,
+    dotted,
+    expression_chain,
+    is_collection,
+    union,
+)
+from citeloop.knowledge.indexing.records import Reference
+from citeloop.knowledge.indexing.scopes import Bindings, Scope
 from citeloop.knowledge.model import RelationKind
 from citeloop.knowledge.names import requirement_mentions
-from citeloop.knowledge.records import Reference
-from citeloop.knowledge.scopes import Bindings, Scope
 
 REQUIREMENT_MARK = "REQ-"
 

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Iterable
 
-from citeloop.knowledge.linker import Resolver
-from citeloop.knowledge.modules import ModuleLayout
+from citeloop.knowledge.indexing.linker import Resolver
+from citeloop.knowledge.indexing.modules import ModuleLayout
+from citeloop.knowledge.indexing.symbols import SqlSymbols
+from citeloop.knowledge.sqlite_schema import STAR
 
 IMPORT_WARNING_SHARE = 0.1
 """Share of the tree's own imports left unresolved above which indexing warns."""
@@ -13,7 +16,22 @@ IMPORT_WARNING_SHARE = 0.1
 MIN_UNRESOLVED = 5
 """Fewest unresolved imports of the tree's own modules worth a warning."""
 
+IMPORTS_CHECKED = 4_000
+"""Most module-level imports :func:`graph_import_warnings` resolves."""
+
 _EXAMPLES = 3
+
+
+def graph_import_warnings(db: sqlite3.Connection, top_names: set[str]) -> list[str]:
+    """:func:`import_warnings` for a graph file, over at most :data:`IMPORTS_CHECKED`
+    of its module-level imports, spread evenly over its files."""
+    rows = db.execute(
+        f"SELECT target FROM aliases WHERE name NOT LIKE '%{STAR}' ORDER BY path, rowid"
+    ).fetchall()
+    step = max(1, -(-len(rows) // IMPORTS_CHECKED))
+    targets = [target for (target,) in rows[::step]]
+    sample = len(rows) if step > 1 else None
+    return import_warnings(Resolver(SqlSymbols(db)), targets, top_names, sample)
 
 
 def import_warnings(

@@ -2,10 +2,10 @@
 
 Every derived fact (``inherits``, ``calls``, ``tested_by``, ``traces``, ``decided``) is
 owned by the file its reference is written in, and every file records the module names
-its links read (the ``deps`` table, see :mod:`citeloop.knowledge.linker`). When files
+its links read (the ``deps`` table, see :mod:`citeloop.knowledge.indexing.linker`). When files
 change, their rows are replaced; a file whose *interface* changed (what others may read
 of it: entity ids and kinds, aliases, types, bases; see
-:meth:`~citeloop.knowledge.records.FileIndex.interface`), appeared or went away marks its
+:meth:`~citeloop.knowledge.indexing.records.FileIndex.interface`), appeared or went away marks its
 module name (and, when it appeared or went away, its packages') as changed; the files
 that read a changed name, and the changed files, are re-linked. Derived entities
 (``?name`` targets, requirements) are recomputed for the ids those facts touch, and the
@@ -17,7 +17,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 
-from citeloop.knowledge.linker import (
+from citeloop.knowledge.indexing.linker import (
     Resolver,
     decidable_names,
     link_code,
@@ -25,10 +25,10 @@ from citeloop.knowledge.linker import (
     requirement_entity,
     unresolved_entities,
 )
+from citeloop.knowledge.indexing.records import FileIndex, Reference
+from citeloop.knowledge.indexing.symbols import SqlSymbols
 from citeloop.knowledge.model import Entity, EntityKind, Fact, Provenance, RelationKind
-from citeloop.knowledge.records import FileIndex, Reference
 from citeloop.knowledge.sqlite_schema import INDEXES, STAR, entity_row, fact_row, index_name
-from citeloop.knowledge.sqlite_symbols import SqlSymbols
 from citeloop.knowledge.store import item_digest, snapshot_of_sum
 
 _BATCH = 400
@@ -55,7 +55,7 @@ def _parents(module: str) -> list[str]:
 
 
 class _MemorySymbols:
-    """:class:`~citeloop.knowledge.linker.Symbols` over every file of a full index run."""
+    """:class:`~citeloop.knowledge.indexing.linker.Symbols` over every file of a full index run."""
 
     def __init__(self, indexes: Sequence[FileIndex]) -> None:
         self.kinds: dict[str, EntityKind] = {}
