@@ -358,3 +358,32 @@ def test_loops_over_typed_pairs(tmp_path: Path) -> None:
         },
     )
     assert calls(store, "app.pairs.use") == {"app.net.Client.get", "app.net.Pool.acquire"}
+
+
+def test_values_of_typed_mappings(tmp_path: Path) -> None:
+    store = build(
+        tmp_path,
+        {
+            "app/maps.py": """
+            from typing import Mapping
+            from app.net import Client, Pool
+
+
+            def use(clients: Mapping[str, Client], pools: dict[str, Pool], key: str):
+                clients[key].get()
+                pools.get(key).acquire()
+                for client in clients.values():
+                    client.get()
+                for name, pool in pools.items():
+                    pool.acquire()
+            """
+        },
+    )
+    # The containers' own methods are no code of the tree: they stay unresolved.
+    assert calls(store, "app.maps.use") == {
+        "app.net.Client.get",
+        "app.net.Pool.acquire",
+        "?pools.get",
+        "?clients.values",
+        "?pools.items",
+    }

@@ -68,6 +68,9 @@ _ITERABLES = frozenset(
         "Deque",
     }
 )
+_MAPPINGS = frozenset(
+    {"dict", "Dict", "Mapping", "MutableMapping", "defaultdict", "DefaultDict", "OrderedDict"}
+)
 _NO_VALUE = frozenset({"None", "NoReturn", "Never", "Any", "object"})
 _MAX_STRING_ANNOTATION = 200
 _OPS = re.compile(r"\(\)|\[\d*\]")
@@ -221,6 +224,9 @@ def annotation_chain(
             return _qualified(inner, lookup) if inner else None
         elif last in _ITERABLES:
             return _iterable(annotation_chain(arguments[0], lookup, self_chain, depth))
+        elif last in _MAPPINGS and len(arguments) == 2:
+            # Its values: what `d[k]`, `d.get(k)` and `d.values()` give (see _accessed).
+            return _iterable(annotation_chain(arguments[1], lookup, self_chain, depth))
         elif last in ("tuple", "Tuple"):
             if len(arguments) == 2 and isinstance(arguments[1], ast.Constant):  # tuple[X, ...]
                 return _iterable(annotation_chain(arguments[0], lookup, self_chain, depth))
@@ -277,6 +283,14 @@ def expression_chain(
             if _is_cast(node):
                 chain = annotate(node.args[0])
                 break
+            accessor = (
+                _ACCESSORS.get(node.func.attr) if isinstance(node.func, ast.Attribute) else None
+            )
+            if accessor is not None:
+                receiver = expression_chain(node.func.value, lookup, annotate, depth + 1)
+                if receiver is not None and any(a.startswith("*") for a in alternatives(receiver)):
+                    chain = accessor(receiver)
+                    break
             suffixes.append("()")
             node = node.func
         elif isinstance(node, ast.Subscript):
@@ -319,6 +333,21 @@ def expression_chain(
     for suffix in reversed(suffixes):
         chain = extend(chain, suffix)
     return chain
+
+
+_ACCESSORS: dict[str, Callable[[str], str | None]] = {
+    "get": lambda chain: extend(chain, "[]"),
+    "pop": lambda chain: extend(chain, "[]"),
+    "setdefault": lambda chain: extend(chain, "[]"),
+    "values": lambda chain: chain,
+    "copy": lambda chain: chain,
+    "items": lambda chain: _iterable(
+        union([f"#1:{e}" for e in alternatives(extend(chain, "[]") or "")])
+    ),
+}
+"""What a method of a container gives, for a receiver whose chain is a collection of
+values (a list, or a mapping's values): ``d.get(k)`` a value, ``d.items()`` pairs whose
+item 1 is a value."""
 
 
 def _first_element(
