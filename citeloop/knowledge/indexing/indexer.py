@@ -127,9 +127,7 @@ def _index_file(
             text,
             module,
             tree=parsed.tree,
-            submodules=layout.children.get(module, ())
-            if source.path.endswith("__init__.py")
-            else (),
+            submodules=layout.children.get(module, ()),
             type_params=parsed.type_params,
             type_aliases=parsed.type_aliases,
         )

@@ -11,9 +11,9 @@ aliases only, so they never depend on the order in which classes are linked.
 What stays unresolved becomes an entity ``"?<name as written>"`` with ``resolved=False``.
 
 Linking one file records the module names it read (:attr:`Linked.dependencies`): when
-another file changes what it defines under such a name, the store re-links this file
-(see :class:`~citeloop.knowledge.sqlite_store.SqliteGraphStore`); reads through a class's
-bases record the names its bases were resolved through, too.
+another file changes what it defines under such a name, the next index run re-links
+this file (see :mod:`citeloop.knowledge.indexing.writer`); reads through a class's bases
+record the names its bases were resolved through, too.
 """
 
 from __future__ import annotations

@@ -41,6 +41,7 @@ from citeloop.knowledge.indexing.signatures import (
     decorator_name,
     docstring,
     function_signature,
+    native_type_params,
 )
 from citeloop.knowledge.model import Entity, EntityKind, Fact, Provenance, RelationKind
 
@@ -352,11 +353,10 @@ class _FileWalker:
         start, end = _span_start(node), node.end_lineno or node.lineno
         if not accessor and not self.shadowed(scope, node.name):
             params = self.type_params.get(node.lineno, "")
-            signature = (
-                "" if kind is EntityKind.ATTRIBUTE else function_signature(node, self.text, params)
-            )
-            if kind is EntityKind.ATTRIBUTE and node.returns is not None:
-                signature = ": " + self.text.segment(node.returns, 120)
+            if kind is EntityKind.ATTRIBUTE:  # a property reads as its value's type
+                signature = attribute_signature(node.returns, None, self.text)
+            else:
+                signature = function_signature(node, self.text, params)
             entity = Entity(
                 entity_id,
                 kind,
@@ -519,16 +519,7 @@ class _FileWalker:
     def mark_type_alias(self, entity_id: str, node: ast.stmt) -> None:
         """Prefix a type alias's signature with its type parameters (``[T] = ...``)."""
         position = self.entities.get(entity_id)
-        params = self.type_params.get(node.lineno, "")
-        if not params and getattr(node, "type_params", None):
-            params = (
-                "["
-                + ", ".join(
-                    self.text.segment(p, 120)
-                    for p in node.type_params  # type: ignore[attr-defined]
-                )
-                + "]"
-            )
+        params = self.type_params.get(node.lineno) or native_type_params(node, self.text)
         if position is not None and params:
             entity = self.index.entities[position]
             self.index.entities[position] = replace(entity, signature=params + entity.signature)

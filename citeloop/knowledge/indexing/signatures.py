@@ -87,7 +87,7 @@ def function_signature(
     )
     if args.kwarg is not None:
         parts.append(_parameter(args.kwarg, None, text, "**"))
-    signature = f"{type_params or _native_type_params(node, text)}({', '.join(parts)})"
+    signature = f"{type_params or native_type_params(node, text)}({', '.join(parts)})"
     if node.returns is not None:
         signature += " -> " + text.segment(node.returns, MAX_ANNOTATION_CHARS)
     if len(signature) > MAX_SIGNATURE_CHARS:
@@ -105,7 +105,7 @@ def class_signature(node: ast.ClassDef, text: SourceText, type_params: str = "")
         for keyword in node.keywords
     )
     bases = f"({', '.join(parts)})" if parts else ""
-    return (type_params or _native_type_params(node, text)) + bases
+    return (type_params or native_type_params(node, text)) + bases
 
 
 def attribute_signature(
@@ -120,7 +120,7 @@ def attribute_signature(
     return signature
 
 
-def _native_type_params(node: ast.AST, text: SourceText) -> str:
+def native_type_params(node: ast.AST, text: SourceText) -> str:
     """PEP 695 type parameters as parsed by an interpreter that knows them (3.12+)."""
     params = getattr(node, "type_params", None)
     if not params:

@@ -1,14 +1,69 @@
-"""The symbols linking reads (:class:`~citeloop.knowledge.indexing.linker.Symbols`), from a
-graph file: each key read once per run, by an indexed lookup."""
+"""The symbols linking reads (:class:`~citeloop.knowledge.indexing.linker.Symbols`): from
+the files of a full index run, in memory, or from a graph file, each key read once per
+run by an indexed lookup."""
 
 from __future__ import annotations
 
 import sqlite3
 from collections.abc import Sequence
 
-from citeloop.knowledge.indexing.records import Reference
-from citeloop.knowledge.model import EntityKind, RelationKind
+from citeloop.knowledge.indexing.linker import decidable_names
+from citeloop.knowledge.indexing.records import FileIndex, Reference
+from citeloop.knowledge.model import Entity, EntityKind, RelationKind
 from citeloop.knowledge.sqlite_schema import STAR
+
+
+class MemorySymbols:
+    """:class:`~citeloop.knowledge.indexing.linker.Symbols` over every file of a full index run."""
+
+    def __init__(self, indexes: Sequence[FileIndex]) -> None:
+        self.kinds: dict[str, EntityKind] = {}
+        self.aliases: dict[str, str] = {}
+        self.star_map: dict[str, list[str]] = {}
+        self.chains: dict[str, str] = {}
+        self.base_map: dict[str, list[Reference]] = {}
+        self.modules: set[str] = set()
+        self.entities: list[Entity] = []
+        for index in indexes:
+            if index.module:
+                self.modules.add(index.module)
+            for entity in index.entities:
+                if entity.id not in self.kinds:
+                    self.kinds[entity.id] = entity.kind
+                    self.entities.append(entity)
+            for name, target in index.aliases.items():
+                self.aliases.setdefault(name, target)
+            if index.stars:
+                self.star_map.setdefault(index.module, []).extend(index.stars)
+            for name, chain in index.types.items():
+                self.chains.setdefault(name, chain)
+            for reference in index.references:
+                if reference.relation is RelationKind.INHERITS:
+                    self.base_map.setdefault(reference.subject, []).append(reference)
+        self._names: dict[str, list[str]] | None = None
+
+    def kind(self, entity_id: str) -> EntityKind | None:
+        return self.kinds.get(entity_id)
+
+    def alias(self, name: str) -> str | None:
+        return self.aliases.get(name)
+
+    def stars(self, module: str) -> Sequence[str]:
+        return self.star_map.get(module, ())
+
+    def chain(self, entity_id: str) -> str | None:
+        return self.chains.get(entity_id)
+
+    def base_refs(self, class_id: str) -> Sequence[Reference]:
+        return self.base_map.get(class_id, ())
+
+    def is_module(self, name: str) -> bool:
+        return name in self.modules
+
+    def decided(self, name: str) -> Sequence[str]:
+        if self._names is None:
+            self._names = decidable_names(self.entities)
+        return self._names.get(name, ())
 
 
 class SqlSymbols:

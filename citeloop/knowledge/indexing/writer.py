@@ -19,14 +19,13 @@ from collections.abc import Iterable, Iterator, Sequence
 
 from citeloop.knowledge.indexing.linker import (
     Resolver,
-    decidable_names,
     link_code,
     link_decisions,
     requirement_entity,
     unresolved_entities,
 )
 from citeloop.knowledge.indexing.records import FileIndex, Reference
-from citeloop.knowledge.indexing.symbols import SqlSymbols
+from citeloop.knowledge.indexing.symbols import MemorySymbols, SqlSymbols
 from citeloop.knowledge.model import Entity, EntityKind, Fact, Provenance, RelationKind
 from citeloop.knowledge.sqlite_schema import INDEXES, STAR, entity_row, fact_row, index_name
 from citeloop.knowledge.store import item_digest, snapshot_of_sum
@@ -52,59 +51,6 @@ def _select_in(db: sqlite3.Connection, query: str, values: Iterable[str]) -> lis
 def _parents(module: str) -> list[str]:
     parts = module.split(".")
     return [".".join(parts[:cut]) for cut in range(1, len(parts))]
-
-
-class _MemorySymbols:
-    """:class:`~citeloop.knowledge.indexing.linker.Symbols` over every file of a full index run."""
-
-    def __init__(self, indexes: Sequence[FileIndex]) -> None:
-        self.kinds: dict[str, EntityKind] = {}
-        self.aliases: dict[str, str] = {}
-        self.star_map: dict[str, list[str]] = {}
-        self.chains: dict[str, str] = {}
-        self.base_map: dict[str, list[Reference]] = {}
-        self.modules: set[str] = set()
-        self.entities: list[Entity] = []
-        for index in indexes:
-            if index.module:
-                self.modules.add(index.module)
-            for entity in index.entities:
-                if entity.id not in self.kinds:
-                    self.kinds[entity.id] = entity.kind
-                    self.entities.append(entity)
-            for name, target in index.aliases.items():
-                self.aliases.setdefault(name, target)
-            if index.stars:
-                self.star_map.setdefault(index.module, []).extend(index.stars)
-            for name, chain in index.types.items():
-                self.chains.setdefault(name, chain)
-            for reference in index.references:
-                if reference.relation is RelationKind.INHERITS:
-                    self.base_map.setdefault(reference.subject, []).append(reference)
-        self._names: dict[str, list[str]] | None = None
-
-    def kind(self, entity_id: str) -> EntityKind | None:
-        return self.kinds.get(entity_id)
-
-    def alias(self, name: str) -> str | None:
-        return self.aliases.get(name)
-
-    def stars(self, module: str) -> Sequence[str]:
-        return self.star_map.get(module, ())
-
-    def chain(self, entity_id: str) -> str | None:
-        return self.chains.get(entity_id)
-
-    def base_refs(self, class_id: str) -> Sequence[Reference]:
-        return self.base_map.get(class_id, ())
-
-    def is_module(self, name: str) -> bool:
-        return name in self.modules
-
-    def decided(self, name: str) -> Sequence[str]:
-        if self._names is None:
-            self._names = decidable_names(self.entities)
-        return self._names.get(name, ())
 
 
 class _Writer:
@@ -250,7 +196,7 @@ class _Writer:
         self.add_files(updated, check=not full)
         if full:
             indexes = sorted(updated, key=lambda i: i.path)
-            symbols: _MemorySymbols | SqlSymbols = _MemorySymbols(indexes)
+            symbols: MemorySymbols | SqlSymbols = MemorySymbols(indexes)
             references: Iterable[tuple[Reference, Provenance]] = (
                 (
                     reference,
@@ -319,7 +265,7 @@ class _Writer:
 
     def _link(
         self,
-        symbols: _MemorySymbols | SqlSymbols,
+        symbols: MemorySymbols | SqlSymbols,
         references: Iterable[tuple[Reference, Provenance]],
     ) -> tuple[list[Fact], list[tuple[str, int, str, str]]]:
         """Link ``references`` (by path, then line); return the new facts and the traces
