@@ -34,6 +34,7 @@ name an importable file has.
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -142,9 +143,13 @@ def _find_declared(name: str, folders: Collection[str]) -> str:
     suffix = name.replace(".", "/")
     found = [f for f in folders if f == suffix or f.endswith("/" + suffix)]
     if not found:
+        last = suffix.rpartition("/")[2]
+        close = difflib.get_close_matches(last, {f.rpartition("/")[2] for f in folders}, n=3)
+        hint = f" (folders with a close name: {', '.join(close)})" if close else ""
         raise SourceTreeError(
-            f"--package {name!r}: no folder {suffix!r} in the indexed tree; pass the import "
-            "name of a folder that holds the package's Python files"
+            f"--package {name!r}: no folder {suffix!r} in the indexed tree{hint}; pass the "
+            "import name of the indexed folder or of a folder in it that holds the "
+            "package's Python files"
         )
     return min(found, key=lambda folder: (folder.count("/"), folder))
 
