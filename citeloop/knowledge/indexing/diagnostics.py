@@ -16,7 +16,7 @@ IMPORT_WARNING_SHARE = 0.1
 MIN_UNRESOLVED = 5
 """Fewest unresolved imports of the tree's own modules worth a warning."""
 
-IMPORTS_CHECKED = 4_000
+IMPORTS_CHECKED = 1_000
 """Most module-level imports :func:`graph_import_warnings` resolves."""
 
 _EXAMPLES = 3
