@@ -85,34 +85,27 @@ class _Writer:
         return gone
 
     def add_entities(self, entities: Iterable[Entity], derived: bool, check: bool) -> None:
-        fresh: dict[str, Entity] = {}
-        for entity in entities:
-            fresh.setdefault(entity.id, entity)
-        if check:
-            taken = _select_in(self.db, "SELECT id FROM entities WHERE id IN ({marks})", fresh)
-            for (entity_id,) in taken:
-                del fresh[entity_id]
-        self.db.executemany(
-            "INSERT INTO entities VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [entity_row(entity, derived) for entity in fresh.values()],
-        )
-        self.total += sum(item_digest("e", entity_id) for entity_id in fresh)
+        rows = {entity.id: entity_row(entity, derived) for entity in reversed(list(entities))}
+        self._add("entities", "id", "e", rows, check)
 
     def add_facts(self, facts: Iterable[Fact], derived: bool, check: bool) -> None:
-        fresh: dict[str, Fact] = {}
-        for fact in facts:
-            fresh.setdefault(fact.fact_id, fact)
+        rows = {fact.fact_id: fact_row(fact, derived) for fact in reversed(list(facts))}
+        self._add("facts", "fact_id", "f", rows, check)
+
+    def _add(self, table: str, key: str, kind: str, rows: dict[str, tuple], check: bool) -> None:
+        """Insert rows by id, the first of each id (``rows`` keeps the last it was given,
+        so callers pass theirs reversed) and, with ``check``, only ids not stored yet."""
         if check:
             taken = _select_in(
-                self.db, "SELECT fact_id FROM facts WHERE fact_id IN ({marks})", fresh
+                self.db, f"SELECT {key} FROM {table} WHERE {key} IN ({{marks}})", rows
             )
-            for (fact_id,) in taken:
-                del fresh[fact_id]
-        self.db.executemany(
-            "INSERT INTO facts VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [fact_row(fact, derived) for fact in fresh.values()],
-        )
-        self.total += sum(item_digest("f", fact_id) for fact_id in fresh)
+            for (item_id,) in taken:
+                del rows[item_id]
+        if not rows:
+            return
+        marks = ", ".join("?" * len(next(iter(rows.values()))))
+        self.db.executemany(f"INSERT INTO {table} VALUES ({marks})", list(rows.values()))
+        self.total += sum(item_digest(kind, item_id) for item_id in rows)
 
     def add_files(self, updated: Sequence[FileIndex], check: bool) -> None:
         db = self.db
