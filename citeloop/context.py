@@ -7,6 +7,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any, TypeVar
 
 from citeloop.errors import ConfigurationError
+from citeloop.knowledge.injector import DEFAULT_MAX_CONTEXT_TOKENS
 
 MAX_RETRIES = 100
 """Upper bound of ``max_retries``: a run stays far inside LangGraph's recursion limit."""
@@ -116,12 +117,22 @@ class GroundedAnswerContext:
         },
     )
     hops: int = field(
-        default=1,
-        metadata={"description": "Hops walked from the seed entities on the first attempt."},
+        default=2,
+        metadata={
+            "description": "Depth of the graph neighbourhood ranked around what the task "
+            "names (deeper on retry)."
+        },
     )
-    max_entities: int = field(
-        default=40,
-        metadata={"description": "Entities in the first attempt's context (widened on retry)."},
+    max_context_tokens: int = field(
+        default=DEFAULT_MAX_CONTEXT_TOKENS,
+        metadata={"description": "Token budget of the first attempt's context (raised on retry)."},
+    )
+    max_entities: int | None = field(
+        default=None,
+        metadata={
+            "description": "Optional cap on the entities of the first attempt's context "
+            "(raised on retry); none by default: the token budget decides."
+        },
     )
 
     def __post_init__(self) -> None:
@@ -136,8 +147,12 @@ class GroundedAnswerContext:
             )
         if self.hops < 0:
             raise ConfigurationError(f"hops must be >= 0, got {self.hops}")
-        if self.max_entities < 1:
-            raise ConfigurationError(f"max_entities must be >= 1, got {self.max_entities}")
+        if self.max_context_tokens < 1:
+            raise ConfigurationError(
+                f"max_context_tokens must be >= 1, got {self.max_context_tokens}"
+            )
+        if self.max_entities is not None and self.max_entities < 1:
+            raise ConfigurationError(f"max_entities must be >= 1 or None, got {self.max_entities}")
 
 
 MAX_ITERATIONS = 100

@@ -122,3 +122,14 @@ def normalize_text(text: str) -> str:
         The NFC form of the stream-safe ``text`` (``text`` itself when it is ASCII).
     """
     return text if text.isascii() else unicodedata.normalize("NFC", stream_safe(text))
+
+
+CHARS_PER_TOKEN = 4
+"""Characters per token of the estimate: the usual rule of thumb for English and code
+with BPE tokenizers (https://help.openai.com/en/articles/4936856)."""
+
+
+def estimated_tokens(text: str) -> int:
+    """``ceil(len(text) / CHARS_PER_TOKEN)``: the token count used where no tokenizer is
+    given (0 for empty text)."""
+    return -(-len(text) // CHARS_PER_TOKEN)

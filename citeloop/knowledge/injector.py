@@ -1,12 +1,25 @@
-"""``ContextInjector``: pick seed entities for a task, walk the graph, render the context."""
+"""``ContextInjector``: find what a task is about, rank it, and fill a token budget.
+
+1. **Mentions** (:mod:`~citeloop.knowledge.mentions`, :mod:`~citeloop.knowledge.seeds`):
+   the entities the task names as code are its **core** (they must be cited).
+2. **Lexical hits** (:mod:`~citeloop.knowledge.search`): the entities the task's words
+   find, for a task that paraphrases (a store without a full-text index has none).
+3. **Ranking** (:mod:`~citeloop.knowledge.ranking`): personalized PageRank from those
+   seeds over their neighbourhood in the graph, calls and inheritance ahead of member
+   lists, hubs and private names damped.
+4. **Budget**: core entities first, then the others in rank order while their lines fit
+   in ``max_context_tokens`` (each line with the relation lines it adds), a member of a
+   class bringing its class's name in (:mod:`~citeloop.knowledge.render`).
+"""
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from citeloop.errors import ConfigurationError
+from citeloop.knowledge.mentions import code_mentions, query_words
 from citeloop.knowledge.model import (
     ContextEntity,
     ContextExpansion,
@@ -14,51 +27,41 @@ from citeloop.knowledge.model import (
     EntityKind,
     Fact,
     InjectedContext,
+    Reason,
     RelationKind,
     Tier,
 )
-from citeloop.knowledge.names import is_noise, iter_mentions
-from citeloop.knowledge.render import render_context
-from citeloop.knowledge.store import BatchedGraphStore, GraphStore, batched
+from citeloop.knowledge.ranking import (
+    PRIVATE_FACTOR,
+    WEIGHTS,
+    hub_factor,
+    personalized_pagerank,
+)
+from citeloop.knowledge.render import ContextText, entity_line, file_heading
+from citeloop.knowledge.seeds import RANK, choose, lookup_names, named_groups
+from citeloop.knowledge.store import GraphStore, SearchableGraphStore, batched
+from citeloop.text import estimated_tokens
 
 TEST_TASK_TYPES = frozenset({"test", "tests", "testing"})
 """Task types that follow ``tested_by`` relations as if ``include_tested_by`` were set."""
 
-MAX_QUALIFIED_PARTS = 8
-"""Trailing parts of a dotted mention matched against qualified ids (``a.b.C.m``);
-bounds the work per mention, so a pathological ``a.a.a...`` stays linear."""
+DEFAULT_MAX_CONTEXT_TOKENS = 2_000
+"""Default token budget of a context."""
 
-MAX_PER_NAME = 3
-"""Seeds one ambiguous name may contribute."""
+LEXICAL_HITS = 24
+"""Entities lexical retrieval contributes as seeds."""
 
-# Kinds that may enter a context, ranked for choosing among same-named entities:
-# classes, then functions, methods, requirements, decisions, and tests last. Modules and
-# generic facts have no line shape in the text format, so they never enter a context.
-_SEED_RANK = {
-    EntityKind.CLASS: 0,
-    EntityKind.FUNCTION: 1,
-    EntityKind.METHOD: 2,
-    EntityKind.REQUIREMENT: 3,
-    EntityKind.DECISION: 4,
-    EntityKind.TEST: 5,
-}
-_RELATION_ORDER = {
-    relation: rank
-    for rank, relation in enumerate(
-        (
-            RelationKind.DEFINES,
-            RelationKind.INHERITS,
-            RelationKind.CALLS,
-            RelationKind.TESTED_BY,
-            RelationKind.TRACES,
-            RelationKind.DECIDED,
-        )
-    )
-}
-_SPLIT = re.compile(r"[.\-]")
-_MIN_READ = 64
-"""Fewest candidate entities read at once while a walk admits them (the rest of a
-batch may be refused: unresolved names, modules, tests)."""
+MAX_CANDIDATES = 600
+"""Entities ranked at most (the seeds and their neighbourhood)."""
+
+MAX_NEIGHBOURS = 40
+MAX_GUESSES = 3
+"""Entities an unresolved call's name may stand for, at most, to be followed."""
+"""Facts followed out of one entity per hop, strongest relations first."""
+
+_SEED_WEIGHTS = {Reason.MENTION: 1.0, Reason.NAMED: 0.6, Reason.LEXICAL: 0.5}
+_RELATION_ORDER = {relation: -sum(weights) for relation, weights in WEIGHTS.items()}
+_RENDERED = (RelationKind.INHERITS, RelationKind.CALLS)
 
 
 def payload_text(payload: str | Mapping[str, Any] | Sequence[Any]) -> str:
@@ -81,60 +84,78 @@ def payload_text(payload: str | Mapping[str, Any] | Sequence[Any]) -> str:
     return "\n".join(value for value in values if isinstance(value, str))
 
 
-def _seed_key(entity: Entity) -> tuple[bool, int]:
-    """Public before private, then by kind rank (tests last)."""
-    return (entity.name.startswith("_"), _SEED_RANK[entity.kind])
+@dataclass(slots=True)
+class _Candidates:
+    """The entities around a task, with the facts between them and why each is there."""
+
+    entities: dict[str, Entity] = field(default_factory=dict)
+    facts: dict[str, Fact] = field(default_factory=dict)
+    reasons: dict[str, Reason] = field(default_factory=dict)
+    seeds: dict[str, float] = field(default_factory=dict)
+    guesses: list[Fact] = field(default_factory=list)
+
+    def seed(self, entity: Entity, reason: Reason, weight: float) -> None:
+        self.entities.setdefault(entity.id, entity)
+        self.reasons.setdefault(entity.id, reason)
+        self.seeds[entity.id] = max(self.seeds.get(entity.id, 0.0), weight)
 
 
 class ContextInjector:
-    """Builds the graph context injected into a prompt.
+    """Builds the graph context injected into a prompt (see the module docstring).
 
-    Seeds are the entities named in the task and payload text: each token of the text
-    (words, dotted ``Class.method`` paths, hyphenated ids like ``REQ-008-013``) is looked
-    up by name, however long the text (the store's name set filters tokens without a
-    query per word). Unqualified names that are too common (under 3
-    characters, dunders, builtins, keywords, words like ``run``/``get``/``main``) are
-    ignored; qualified ones (``Runner.run``) count. When a name is ambiguous, the
-    candidate defined in or beside an unambiguous mention wins (``add_edge`` next to
-    ``StateGraph``), then public non-test definitions (classes, then functions, then
-    methods), at most :data:`MAX_PER_NAME` per name.
-
-    From the seeds the walk goes breadth-first over ``defines``, ``inherits``, ``calls``,
-    ``traces`` and ``decided`` in both directions, ``hops + expansion.extra_hops`` hops,
-    up to ``max_entities * expansion.limit_multiplier`` entities. ``tested_by`` (and any
-    test entity) is followed only with ``expansion.include_tested_by`` or a task type in
-    :data:`TEST_TASK_TYPES`. Requirement closure then adds every entity that traces to a
-    requirement in the context. The class of each method in the context joins it too,
-    since the text names it in ``Class.method()``. Unresolved call targets, modules and
-    generic facts never enter a context.
-
-    Tiers: the seeds are **core** (must be cited), everything else **supporting**.
-    Seeds are capped at ``max_entities`` whatever the expansion, so widening never
-    changes the core set.
+    Tiers: the entities the task names as code are **core** (must be cited); everything
+    else is **supporting**. A plain word never makes an entity core. Widening (a
+    :class:`ContextExpansion`) raises the budget, walks further and brings in the names
+    a previous answer used, but never changes the core.
 
     Args:
-        store: The graph to read.
-        hops: Hops walked by default, >= 0.
-        max_entities: Entity limit of the default walk (and the seed cap), >= 1.
+        store: The graph to read; lexical retrieval needs a
+            :class:`~citeloop.knowledge.store.SearchableGraphStore`.
+        hops: Depth of the neighbourhood ranked around the seeds, >= 0.
+        max_context_tokens: Token budget of the context, >= 1.
+        max_entities: Optional cap on the entities of the default context (multiplied
+            when widened); ``None`` leaves the budget alone to decide.
+        lexical_hits: Entities lexical retrieval seeds at most, >= 0 (0: none).
+        count_tokens: Counts the tokens of a line (default: about 4 characters a token,
+            :func:`citeloop.text.estimated_tokens`).
 
     Raises:
-        ConfigurationError: If ``hops`` or ``max_entities`` is out of range.
+        ConfigurationError: If ``hops``, ``max_context_tokens``, ``max_entities`` or
+            ``lexical_hits`` is out of range.
 
     Example:
         >>> injector = ContextInjector(store)  # doctest: +SKIP
         >>> context = injector.inject("Why does Child override Base.load?")  # doctest: +SKIP
         >>> [e.name for e in context.core]  # doctest: +SKIP
-        ['Child', 'Base', 'load']
+        ['Child', 'load', 'Base']
     """
 
-    def __init__(self, store: GraphStore, *, hops: int = 1, max_entities: int = 40) -> None:
+    def __init__(
+        self,
+        store: GraphStore,
+        *,
+        hops: int = 2,
+        max_context_tokens: int = DEFAULT_MAX_CONTEXT_TOKENS,
+        max_entities: int | None = None,
+        lexical_hits: int = LEXICAL_HITS,
+        count_tokens: Callable[[str], int] | None = None,
+    ) -> None:
         if hops < 0:
             raise ConfigurationError(f"hops must be >= 0, got {hops}; use 0 for seeds only")
-        if max_entities < 1:
-            raise ConfigurationError(f"max_entities must be >= 1, got {max_entities}")
+        if max_context_tokens < 1:
+            raise ConfigurationError(f"max_context_tokens must be >= 1, got {max_context_tokens}")
+        if max_entities is not None and max_entities < 1:
+            raise ConfigurationError(f"max_entities must be >= 1 or None, got {max_entities}")
+        if lexical_hits < 0:
+            raise ConfigurationError(
+                f"lexical_hits must be >= 0, got {lexical_hits}; use 0 for no lexical retrieval"
+            )
         self.store = store
         self.hops = hops
+        self.max_context_tokens = max_context_tokens
         self.max_entities = max_entities
+        self.lexical_hits = lexical_hits
+        self.count_tokens = count_tokens or estimated_tokens
         self._reads = batched(store)
 
     def inject(
@@ -150,273 +171,348 @@ class ContextInjector:
                 task and payload texts.
             task_type: Optional task type; ``"test"`` (see :data:`TEST_TASK_TYPES`)
                 includes tests via ``tested_by``. Other values change nothing.
-            expansion: How much to widen the default walk; ``None`` for the default.
+            expansion: How much to widen the default context; ``None`` for the default.
 
         Returns:
-            The rendered text, the entities with tiers in render order, the facts
-            between them, and the graph snapshot id.
+            The rendered text, the entities with tiers and reasons in rank order, the
+            facts between them, the graph snapshot id, and the tokens used of the budget.
 
         Raises:
             TypeError: If ``payload`` is not a str, mapping or sequence.
         """
+        text = payload_text(payload)
         widening = expansion or ContextExpansion()
-        walk = _Walk(
-            self._reads,
-            limit=self.max_entities * widening.limit_multiplier,
-            follow_tests=widening.include_tested_by or task_type in TEST_TASK_TYPES,
-        )
-        task_text = payload_text(payload)
         with self._reads.reading():
-            seeds = self.seeds(task_text)
-            walk.add_all(seeds)
-            walk.breadth_first(seeds, self.hops + widening.extra_hops)
-            if widening.include_requirement_closure:
-                walk.close_requirements()
-            owners = walk.add_owners()
-            facts = walk.facts_between()
+            pinned: list[str] = []
+            if expansion is not None:  # a wider context keeps all of the default one
+                pinned = self._select(text, task_type, ContextExpansion(), [])[1]
+            found, selected, core_ids, scores = self._select(text, task_type, widening, pinned)
+            owners = self._owners(selected, found)
             snapshot = self._reads.snapshot()
-        text, order = render_context(list(walk.context.values()), facts, owners)
-        core = {seed.id for seed in seeds}
+        entities = [found.entities[entity_id] for entity_id in selected]
+        facts = sorted(
+            (
+                fact
+                for fact in found.facts.values()
+                if fact.subject in selected and fact.object in selected
+            ),
+            key=lambda fact: (selected.index(fact.subject), selected.index(fact.object)),
+        )
+        text = ContextText(entities, owners).render(
+            [fact for fact in facts if fact.relation in _RENDERED]
+        )
+        core_set = set(core_ids)
+        context_entities = [
+            ContextEntity(
+                entity.name,
+                entity.kind,
+                Tier.CORE if entity.id in core_set else Tier.SUPPORTING,
+                entity.id,
+                entity.path,
+                entity.line,
+                entity.end_line,
+                entity.signature,
+                entity.summary,
+                found.reasons.get(entity.id, Reason.GRAPH).value,
+                round(scores.get(entity.id, 0.0), 6),
+            )
+            for entity in entities
+        ]
+        context_entities.extend(self._owner_entities(owners, selected, found))
         return InjectedContext(
             text=text,
-            entities=tuple(
-                ContextEntity(
-                    entity.name,
-                    entity.kind,
-                    Tier.CORE if entity.id in core else Tier.SUPPORTING,
-                    entity.id,
-                )
-                for entity in order
-            ),
+            entities=tuple(context_entities),
             facts=tuple(facts),
             snapshot=snapshot,
             expansion=expansion,
+            tokens=self.count_tokens(text),
+            budget=self.max_context_tokens * widening.limit_multiplier,
         )
 
+    def _select(
+        self, text: str, task_type: str | None, widening: ContextExpansion, pinned: list[str]
+    ) -> tuple[_Candidates, list[str], list[str], dict[str, float]]:
+        """The candidates, the selected ids in rank order (core first, then ``pinned``),
+        the core ids, and the scores."""
+        follow_tests = widening.include_tested_by or task_type in TEST_TASK_TYPES
+        budget = self.max_context_tokens * widening.limit_multiplier
+        limit = self.max_entities * widening.limit_multiplier if self.max_entities else None
+        core = self.seeds(text)
+        found = _Candidates()
+        for entity in core:
+            found.seed(entity, Reason.MENTION, _SEED_WEIGHTS[Reason.MENTION])
+        for entity in self._named(widening.names):
+            found.seed(entity, Reason.NAMED, _SEED_WEIGHTS[Reason.NAMED])
+        self._lexical(text, found, follow_tests)
+        self._neighbourhood(found, self.hops + widening.extra_hops, follow_tests)
+        if widening.include_requirement_closure:
+            self._requirement_closure(found)
+        missing = [entity_id for entity_id in pinned if entity_id not in found.entities]
+        found.entities.update(self._reads.get_entities(missing))
+        scores = self._scores(found, follow_tests)
+        ranked = sorted(scores, key=lambda entity_id: (-scores[entity_id], entity_id))
+        core_ids = [entity.id for entity in core]
+        first = list(dict.fromkeys([*core_ids, *pinned]))
+        order = first + [entity_id for entity_id in ranked if entity_id not in first]
+        selected = self._fill(order, found, budget, limit, set(first))
+        return found, selected, core_ids, scores
+
+    # -- seeds ----------------------------------------------------------------------
+
     def seeds(self, text: str) -> list[Entity]:
-        """The seed entities named in ``text``, in order of first mention.
+        """The entities ``text`` names as code (its core), in order of first mention.
 
         Args:
             text: Task and payload text.
 
         Returns:
-            At most ``max_entities`` entities.
+            The entities, at most ``max_entities`` when a cap is set.
         """
-        chosen: dict[str, Entity] = {}
-        mentions = dict.fromkeys(iter_mentions(text))
+        mentions = code_mentions(text)
         known = self._reads.names()
-        wanted = {name for token in mentions for name in _lookup_names(token) if name in known}
+        wanted = {name for m in mentions for name in lookup_names(m.name) if name in known}
         named = {
-            name: [entity for entity in found if entity.resolved and entity.kind in _SEED_RANK]
+            name: [entity for entity in found if entity.resolved and entity.kind in RANK]
             for name, found in self._reads.entities_named_many(wanted).items()
         }
+        groups = []
+        for mention in mentions:
+            for group in named_groups(mention.name, named):
+                if mention.form == "capitalized":  # a capitalized word names a class only
+                    group = [entity for entity in group if entity.kind is EntityKind.CLASS]
+                if group:
+                    groups.append(group)
+        return choose(groups, self.max_entities)
 
-        def lookup(name: str) -> list[Entity]:
-            return named.get(name, [])
-
-        groups = [group for token in mentions for group in self._mentioned(token, lookup)]
-        # A name with one candidate anchors the others: an ambiguous name ("add_edge")
-        # prefers the candidate defined in, or next to, an anchor ("StateGraph").
-        anchors = {group[0].id for group in groups if len(group) == 1}
-        anchors |= {_owner(anchor) for anchor in anchors}
-        for group in groups:
-            for entity in _preferred(group, anchors):
-                chosen.setdefault(entity.id, entity)
-            if len(chosen) >= self.max_entities:
-                break
-        return list(chosen.values())[: self.max_entities]
-
-    @staticmethod
-    def _mentioned(token: str, lookup: Callable[[str], list[Entity]]) -> list[list[Entity]]:
-        """Candidate groups one token names, one group per name: by exact name (ids like
-        ``REQ-1`` included), else by the longest dotted suffix of their id
-        (``Owner.member``) plus the owner parts, else by each ``.``/``-`` separated part
-        that is not noise."""
-        if "-" in token or not is_noise(token):
-            exact = lookup(token)
-            if exact:
-                return [exact]
-        parts = [part for part in _SPLIT.split(token) if part]
-        if len(parts) < 2:
+    def _named(self, names: Sequence[str]) -> list[Entity]:
+        """The entities of names a previous answer used (every one of each name)."""
+        if not names:
             return []
-        found: list[list[Entity]] = []
-        unqualified = parts
-        if "." in token:
-            dotted = [part for part in token.split(".") if part]
-            for size in range(min(len(dotted), MAX_QUALIFIED_PARTS), 1, -1):
-                suffix = ".".join(dotted[-size:])
-                matches = [
-                    entity
-                    for entity in lookup(dotted[-1])
-                    if entity.id == suffix or entity.id.endswith("." + suffix)
-                ]
-                if matches:
-                    found.append(matches)
-                    unqualified = dotted[:-1]
-                    break
-        found.extend(lookup(part) for part in unqualified if not is_noise(part))
-        return [group for group in found if group]
+        known = self._reads.names()
+        found = self._reads.entities_named_many({name for name in names if name in known})
+        return [
+            entity
+            for entities in found.values()
+            for entity in entities
+            if entity.resolved and entity.kind in RANK
+        ]
 
-
-def _lookup_names(token: str) -> set[str]:
-    """Every name :meth:`ContextInjector._mentioned` may look up for ``token``."""
-    names = {part for part in _SPLIT.split(token) if part and not is_noise(part)}
-    if "-" in token or not is_noise(token):
-        names.add(token)
-    dotted = [part for part in token.split(".") if part]
-    if len(dotted) > 1:
-        names.add(dotted[-1])
-        names.update(part for part in dotted[:-1] if not is_noise(part))
-    return names
-
-
-def _owner(entity_id: str) -> str:
-    """The id of what defines ``entity_id``: its class or module (``a.B.m`` -> ``a.B``)."""
-    return entity_id.rpartition(".")[0]
-
-
-def _preferred(entities: list[Entity], anchors: Collection[str] = ()) -> list[Entity]:
-    """The best-ranked of same-named entities, at most :data:`MAX_PER_NAME`, by id.
-
-    Rank: defined in or beside an anchor first, then :func:`_seed_key`.
-    """
-    if not entities:
-        return []
-
-    def key(entity: Entity) -> tuple[bool, bool, int]:
-        return (_owner(entity.id) not in anchors, *_seed_key(entity))
-
-    best = min(key(entity) for entity in entities)
-    ranked = sorted((entity for entity in entities if key(entity) == best), key=lambda e: e.id)
-    return ranked[:MAX_PER_NAME]
-
-
-class _Walk:
-    """The entities of one context being built, with a per-walk fact cache.
-
-    Reads the store a breadth-first level at a time (one ``facts_of_many`` and a few
-    ``get_entities`` per level), never once per entity.
-    """
-
-    def __init__(self, store: BatchedGraphStore, *, limit: int, follow_tests: bool) -> None:
-        self.store = store
-        self.limit = limit
-        self.follow_tests = follow_tests
-        self.context: dict[str, Entity] = {}
-        self._facts: dict[str, list[Fact]] = {}
-
-    def facts(self, entity_id: str) -> list[Fact]:
-        """The facts of a context entity, in walk order (after :meth:`fetch_facts`)."""
-        if entity_id not in self._facts:
-            self.fetch_facts([entity_id])
-        return self._facts[entity_id]
-
-    def fetch_facts(self, entity_ids: Iterable[str]) -> None:
-        """Read the facts of the ids not read yet, in one store call."""
-        missing = [entity_id for entity_id in entity_ids if entity_id not in self._facts]
-        if not missing:
+    def _lexical(self, text: str, found: _Candidates, follow_tests: bool) -> None:
+        if not self.lexical_hits or not isinstance(self.store, SearchableGraphStore):
             return
-        for entity_id, facts in self.store.facts_of_many(missing).items():
-            self._facts[entity_id] = sorted(
-                facts, key=lambda fact: (_RELATION_ORDER[fact.relation], fact.subject, fact.object)
-            )
+        hits = self.store.search(query_words(text), self.lexical_hits)
+        if not hits:
+            return
+        top = hits[0][1] or 1.0
+        entities = self._reads.get_entities([entity_id for entity_id, _ in hits])
+        for entity_id, score in hits:
+            entity = entities.get(entity_id)
+            if entity is not None and _admissible(entity, follow_tests):
+                found.seed(entity, Reason.LEXICAL, _SEED_WEIGHTS[Reason.LEXICAL] * score / top)
 
-    def add_all(self, entities: list[Entity]) -> None:
-        for entity in entities:
-            self.context.setdefault(entity.id, entity)
+    # -- the neighbourhood and its ranking ------------------------------------------
 
-    def admit_all(self, candidates: Iterable[str]) -> list[Entity]:
-        """Add the candidates, in order, that may enter a context, until the limit;
-        return those newly added. Reads the entities in batches of about the room left,
-        so a hub's thousand neighbours are not all read for a few places."""
-        pending = [i for i in dict.fromkeys(candidates) if i not in self.context]
-        added: list[Entity] = []
-        while pending and len(self.context) < self.limit:
-            size = max(self.limit - len(self.context), _MIN_READ)
-            batch, pending = pending[:size], pending[size:]
-            found = self.store.get_entities(batch)
-            for entity_id in batch:
-                if len(self.context) >= self.limit:
-                    break
-                entity = found.get(entity_id)
-                if entity is not None and self._admissible(entity):
-                    self.context[entity_id] = entity
-                    added.append(entity)
-        return added
-
-    def _admissible(self, entity: Entity) -> bool:
-        if not entity.resolved or entity.kind not in _SEED_RANK:
-            return False
-        return entity.kind is not EntityKind.TEST or self.follow_tests
-
-    def breadth_first(self, start: list[Entity], hops: int) -> None:
-        frontier = start
-        for _ in range(hops):
-            if not frontier or len(self.context) >= self.limit:
+    def _neighbourhood(self, found: _Candidates, hops: int, follow_tests: bool) -> None:
+        """Add the facts of the candidates, and their other ends, ``hops`` deep."""
+        frontier = list(found.entities)
+        for depth in range(hops + 1):
+            if not frontier:
                 return
-            self.fetch_facts(entity.id for entity in frontier)
-            frontier = self.admit_all(
-                fact.object if fact.subject == entity.id else fact.subject
-                for entity in frontier
-                for fact in self.facts(entity.id)
-                if fact.relation is not RelationKind.TESTED_BY or self.follow_tests
-            )
+            reached: list[str] = []
+            unresolved: list[tuple[str, str]] = []
+            for entity_id, facts in self._reads.facts_of_many(frontier).items():
+                facts = sorted(facts, key=lambda f: (_RELATION_ORDER.get(f.relation, 0), f.fact_id))
+                for fact in facts[:MAX_NEIGHBOURS]:
+                    if fact.relation is RelationKind.TESTED_BY and not follow_tests:
+                        continue
+                    found.facts.setdefault(fact.fact_id, fact)
+                    other = fact.object if fact.subject == entity_id else fact.subject
+                    if other.startswith("?") and fact.relation is RelationKind.CALLS:
+                        unresolved.append((fact.subject, other.rpartition(".")[2].lstrip("?")))
+                    elif other not in found.entities:
+                        reached.append(other)
+            if depth == hops:
+                return  # the last level only adds the facts among what is there
+            reached.extend(self._guess_callees(unresolved, found))
+            room = MAX_CANDIDATES - len(found.entities)
+            new = self._reads.get_entities(list(dict.fromkeys(reached))[: max(room, 0)])
+            frontier = []
+            for entity_id, entity in new.items():
+                if entity.resolved and entity.kind is not EntityKind.MODULE:
+                    found.entities[entity_id] = entity
+                    frontier.append(entity_id)
 
-    def close_requirements(self) -> None:
-        requirements = [e.id for e in self.context.values() if e.kind is EntityKind.REQUIREMENT]
-        self.fetch_facts(requirements)
-        self.admit_all(
-            fact.subject
-            for requirement in requirements
-            for fact in self.facts(requirement)
-            if fact.relation is RelationKind.TRACES and fact.object == requirement
-        )
+    def _guess_callees(self, unresolved: list[tuple[str, str]], found: _Candidates) -> list[str]:
+        """The entities an unresolved call may mean, by its name (``request.applymarker``
+        on an untyped ``request``: the ``applymarker`` methods): ranking follows them,
+        but they are guesses, so no relation line shows them."""
+        names = {name for _, name in unresolved if len(name) > 3 and not name.startswith("__")}
+        if not names:
+            return []
+        named = self._reads.entities_named_many(names)
+        reached = []
+        for subject, name in unresolved:
+            candidates = named.get(name, [])
+            if 0 < len(candidates) <= MAX_GUESSES:
+                for entity in candidates:
+                    found.guesses.append(Fact(subject, RelationKind.CALLS, entity.id))
+                    reached.append(entity.id)
+        return reached
 
-    def facts_between(self) -> list[Fact]:
-        """Every fact between two context entities, in context order."""
-        self.fetch_facts(self.context)
-        position = {entity_id: index for index, entity_id in enumerate(self.context)}
-        found = {
-            fact.fact_id: fact
-            for entity_id in self.context
-            for fact in self.facts(entity_id)
-            if fact.subject in position and fact.object in position
-        }
-        return sorted(
-            found.values(),
-            key=lambda f: (_RELATION_ORDER[f.relation], position[f.subject], position[f.object]),
-        )
+    def _requirement_closure(self, found: _Candidates) -> None:
+        """Seed every entity that traces to a requirement among the candidates."""
+        requirements = [
+            entity_id
+            for entity_id, entity in found.entities.items()
+            if entity.kind is EntityKind.REQUIREMENT
+        ]
+        tracing = [
+            fact
+            for facts in self._reads.facts_of_many(requirements).values()
+            for fact in facts
+            if fact.relation is RelationKind.TRACES
+        ]
+        for fact in tracing:
+            found.facts.setdefault(fact.fact_id, fact)
+        entities = self._reads.get_entities({fact.subject for fact in tracing})
+        for entity in entities.values():
+            if entity.resolved and entity.kind in RANK:
+                found.seed(entity, Reason.GRAPH, _SEED_WEIGHTS[Reason.LEXICAL])
 
-    def add_owners(self) -> dict[str, str]:
-        """Add the class of each method and test method in the context; return the
-        owning class id by member id.
+    def _scores(self, found: _Candidates, follow_tests: bool) -> dict[str, float]:
+        """The rank score of every candidate that may enter a context."""
+        facts = [*found.facts.values(), *found.guesses]
+        scores = personalized_pagerank(found.entities, facts, found.seeds)
+        degree: dict[str, int] = dict.fromkeys(found.entities, 0)
+        for fact in found.facts.values():
+            if fact.subject in degree and fact.object in degree:
+                degree[fact.subject] += 1
+                degree[fact.object] += 1
+        result = {}
+        for entity_id, entity in found.entities.items():
+            if not _admissible(entity, follow_tests):
+                continue
+            score = scores.get(entity_id, 0.0) * hub_factor(degree[entity_id])
+            if entity.name.startswith("_"):
+                score *= PRIVATE_FACTOR
+            result[entity_id] = score
+        return result
 
-        The text renders a member as ``Owner.member()``, which names the owner, so the
-        owner must be an entity of the context too (beyond the limit: at most one per
-        member).
-        """
+    # -- the budget -----------------------------------------------------------------
+
+    def _fill(
+        self,
+        order: list[str],
+        found: _Candidates,
+        budget: int,
+        limit: int | None,
+        core: set[str],
+    ) -> list[str]:
+        """The entities whose lines fit in ``budget`` (core entities always), in
+        ``order``: each line with the file heading and the relation lines it adds."""
+        selected: list[str] = []
+        chosen: set[str] = set()
+        links: dict[str, list[Fact]] = {}
+        for fact in found.facts.values():
+            if fact.relation in _RENDERED:
+                links.setdefault(fact.subject, []).append(fact)
+                links.setdefault(fact.object, []).append(fact)
+        files: set[str] = set()
+        callers: set[str] = set()
+        count, used = self.count_tokens, 0
+        for entity_id in order:
+            if limit is not None and len(selected) >= limit and entity_id not in core:
+                continue
+            entity = found.entities[entity_id]
+            cost = count(entity_line(entity, self._owner_short(entity))) + 1
+            if entity.path and entity.path not in files:
+                cost += count(file_heading(entity.path)) + 1
+            new_callers = set()
+            for fact in links.get(entity_id, ()):
+                other = fact.object if fact.subject == entity_id else fact.subject
+                if other not in chosen:
+                    continue
+                subject, object_ = (_long_name(found, e) for e in (fact.subject, fact.object))
+                if fact.relation is RelationKind.INHERITS:
+                    cost += count(f"{subject} inherits from {object_}") + 1
+                elif fact.subject in callers or fact.subject in new_callers:
+                    cost += count(f", {object_}()")
+                else:
+                    cost += count(f"{subject}() calls {object_}()") + 1
+                    new_callers.add(fact.subject)
+            if entity_id in core or used + cost <= budget:
+                selected.append(entity_id)
+                chosen.add(entity_id)
+                used += cost
+                callers |= new_callers
+                if entity.path:
+                    files.add(entity.path)
+        return selected
+
+    def _owner_short(self, entity: Entity) -> str | None:
+        if entity.kind not in (EntityKind.METHOD, EntityKind.ATTRIBUTE, EntityKind.TEST):
+            return None
+        owner = entity.id.rpartition(".")[0]
+        return owner.rpartition(".")[2] if "." in owner else None
+
+    def _owners(self, selected: list[str], found: _Candidates) -> dict[str, str]:
+        """The class of each member of the context, by member id (a member's line names
+        its class: ``Owner.member``)."""
         members = [
             entity_id
-            for entity_id, entity in self.context.items()
-            if entity.kind in (EntityKind.METHOD, EntityKind.TEST)
+            for entity_id in selected
+            if found.entities[entity_id].kind
+            in (EntityKind.METHOD, EntityKind.ATTRIBUTE, EntityKind.TEST)
         ]
-        self.fetch_facts(members)
-        definers = {
-            member: [
-                fact.subject
-                for fact in self.facts(member)
-                if fact.relation is RelationKind.DEFINES and fact.object == member
-            ]
-            for member in members
-        }
-        outside = self.store.get_entities(
-            {owner for found in definers.values() for owner in found} - self.context.keys()
-        )
         owners: dict[str, str] = {}
-        for member, found in definers.items():
-            for owner_id in found:
-                owner = self.context.get(owner_id) or outside.get(owner_id)
-                if owner is not None and owner.kind is EntityKind.CLASS:
-                    owners[member] = owner.id
-                    self.context.setdefault(owner.id, owner)
+        missing = set()
+        for member in members:
+            owner = member.rpartition(".")[0]
+            if owner in found.entities:
+                if found.entities[owner].kind is EntityKind.CLASS:
+                    owners[member] = owner
+            else:
+                missing.add(owner)
+        for owner_id, entity in self._reads.get_entities(missing).items():
+            if entity.kind is EntityKind.CLASS:
+                found.entities[owner_id] = entity
+                for member in members:
+                    if member.rpartition(".")[0] == owner_id:
+                        owners[member] = owner_id
         return owners
+
+    def _owner_entities(
+        self, owners: Mapping[str, str], selected: list[str], found: _Candidates
+    ) -> list[ContextEntity]:
+        """The classes named only by their members' lines, as supporting entities."""
+        extra = dict.fromkeys(owner for owner in owners.values() if owner not in selected)
+        return [
+            ContextEntity(
+                found.entities[owner].name,
+                EntityKind.CLASS,
+                Tier.SUPPORTING,
+                owner,
+                found.entities[owner].path,
+                found.entities[owner].line,
+                found.entities[owner].end_line,
+                found.entities[owner].signature,
+                found.entities[owner].summary,
+                Reason.OWNER.value,
+            )
+            for owner in extra
+        ]
+
+
+def _admissible(entity: Entity, follow_tests: bool) -> bool:
+    if not entity.resolved or entity.kind not in RANK:
+        return False
+    return entity.kind is not EntityKind.TEST or follow_tests
+
+
+def _long_name(found: _Candidates, entity_id: str) -> str:
+    """A relation line's name at its longest (``Owner.name``), to count its cost."""
+    entity = found.entities[entity_id]
+    owner = entity_id.rpartition(".")[0].rpartition(".")[2]
+    if entity.kind in (EntityKind.METHOD, EntityKind.ATTRIBUTE, EntityKind.TEST) and owner:
+        return f"{owner}.{entity.name}"
+    return entity.name

@@ -201,6 +201,21 @@ class Fact:
             )
 
 
+class Reason(StrEnum):
+    """Why an entity is in an injected context."""
+
+    MENTION = "mention"
+    """The task names it as code."""
+    LEXICAL = "lexical"
+    """The task's words match its name, signature or docstring."""
+    GRAPH = "graph"
+    """It is related to those (personalized PageRank over the graph)."""
+    NAMED = "named"
+    """A previous answer named it (a widened context brings it in)."""
+    OWNER = "owner"
+    """It is the class of a member in the context (its line names it)."""
+
+
 @dataclass(frozen=True, slots=True)
 class ContextEntity:
     """One entity of an injected context, as the validator sees it.
@@ -210,12 +225,26 @@ class ContextEntity:
         kind: Entity kind.
         tier: ``core`` (must be cited) or ``supporting`` (may be cited).
         id: The entity id in the graph (qualified name), when known.
+        path: Source path relative to the indexed root, when known.
+        line: First line of the definition (1-based), when known.
+        end_line: Last line of the definition, inclusive, when known.
+        signature: The signature as the graph holds it (see :class:`Entity`).
+        summary: The first sentence of its docstring.
+        reason: Why it is in the context (a :class:`Reason` value), when injected.
+        score: Its rank score in the context (personalized PageRank, damped), in [0, 1].
     """
 
     name: str
     kind: EntityKind
     tier: Tier = Tier.CORE
     id: str = ""
+    path: str | None = None
+    line: int | None = None
+    end_line: int | None = None
+    signature: str = ""
+    summary: str = ""
+    reason: str = ""
+    score: float = 0.0
 
     @property
     def visibility(self) -> Visibility:
@@ -224,20 +253,23 @@ class ContextEntity:
 
 @dataclass(frozen=True, slots=True)
 class ContextExpansion:
-    """How much wider than the default a context walk goes.
+    """How much wider than the default a context goes.
 
     Attributes:
-        extra_hops: Hops walked beyond the injector's default, >= 0.
+        extra_hops: Hops of neighbourhood beyond the injector's default, >= 0.
         include_tested_by: Also follow ``tested_by`` relations to tests.
         include_requirement_closure: Also add every entity that traces to a requirement
             already in the context.
-        limit_multiplier: Multiplies the injector's entity limit, >= 1.
+        limit_multiplier: Multiplies the injector's token budget (and entity limit), >= 1.
+        names: Names a previous answer used: the entities the graph has of them come in
+            as supporting entities (never core).
     """
 
     extra_hops: int = 0
     include_tested_by: bool = False
     include_requirement_closure: bool = False
     limit_multiplier: int = 1
+    names: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.extra_hops < 0:
@@ -246,17 +278,18 @@ class ContextExpansion:
             raise ValueError(f"limit_multiplier must be >= 1, got {self.limit_multiplier}")
 
     @classmethod
-    def for_attempt(cls, attempt: int) -> ContextExpansion:
+    def for_attempt(cls, attempt: int, names: tuple[str, ...] = ()) -> ContextExpansion:
         """The widening used for retry ``attempt`` (0-based) of the grounded-answer loop.
 
         ``extra_hops = attempt + 1``, tested_by and requirement closure included,
-        ``limit_multiplier = attempt + 2``.
+        ``limit_multiplier = attempt + 2``, and the ``names`` the previous answer used.
         """
         return cls(
             extra_hops=attempt + 1,
             include_tested_by=True,
             include_requirement_closure=True,
             limit_multiplier=attempt + 2,
+            names=tuple(names),
         )
 
 
@@ -266,10 +299,12 @@ class InjectedContext:
 
     Attributes:
         text: The context block in the documented text format.
-        entities: The same content as structured entities with tiers, in render order.
-        facts: The facts walked, in render order.
+        entities: The same content as structured entities with tiers, in rank order.
+        facts: The facts between them (the relation lines of the text and more).
         snapshot: The graph snapshot id the context was read from.
-        expansion: The expansion used, or ``None`` for the default walk.
+        expansion: The expansion used, or ``None`` for the default context.
+        tokens: Tokens of ``text`` (as the injector counts them).
+        budget: The token budget it was filled to (core entities may exceed it).
     """
 
     text: str
@@ -277,6 +312,8 @@ class InjectedContext:
     facts: tuple[Fact, ...] = ()
     snapshot: str = ""
     expansion: ContextExpansion | None = None
+    tokens: int = 0
+    budget: int = 0
 
     @property
     def core(self) -> tuple[ContextEntity, ...]:

@@ -1,27 +1,52 @@
 """Rendering an injected context in the documented text format.
 
-One line shape per kind of content, in this order (each group in context order)::
+The entities come in groups, one per file (files in the order of their best-ranked
+entity, entities in line order), each under a heading with the file's path; then one
+line per relation, a caller's calls on one line; then the decisions::
 
-    class Name(Base, ...): method_a, method_b   one per class; "(...)" only with bases,
-                                                ": ..." only with methods in the context
-    def function_name(arg, ...)                 one per function and per test function
-    Child inherits from Base                    one per inherits fact
-    caller() calls callee()                     one per calls fact
-    ClassName.method()                          one per method and per test method
-    REQ-008-013 title text                      one per requirement
-    ## Prior decisions                          then one "  ID: title" line per decision
+    # path/to/mod.py
+    class Name(Base, ...)  # L12 — Summary.                  a class
+    def function_name(arg: int = 1) -> str  # L40 — ...      a function (or test)
+    Owner.method(x) -> None  # L55 — ...                     a method, by its class
+    Owner.attribute: int = 3  # L20 — ...                    an attribute or property
+    NAME = 'value'  # L3                                     a module attribute
+    REQ-008-013 requirement title
+    Child inherits from Base
+    caller() calls callee(), other()    (Owner.caller() when another entity has its name)
+    ## Prior decisions
+      DEC-7: rationale text
 
-Facts are rendered only between entities of the context, so every name the text
-introduces is an entity of the context (unresolved call targets never appear).
+What follows ``  # `` on an entity line is its line in the file (``L40``, so the file's
+heading and the line give ``path:line``) and the first sentence of its docstring;
+everything before it is code as the indexer keeps it, the signature bounded to about
+:data:`MAX_LINE_SIGNATURE` characters (a method's ``self``/``cls`` left out). Facts are
+rendered only between entities of the context, so every name the text introduces is an
+entity of the context. ``GraphContextValidator`` parses the text back
+(:mod:`citeloop.validation.context_text`), and the line shapes of the older format
+(``class Name(Base): a, b``, ``def f(a, b)``, ``Class.method()``) still parse.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 
 from citeloop.knowledge.model import Entity, EntityKind, Fact, RelationKind
 
 DECISIONS_HEADING = "## Prior decisions"
+
+MAX_LINE_SUMMARY = 100
+"""Longest docstring summary on a line, in characters (cut at a word, ``…``)."""
+
+MAX_LINE_SIGNATURE = 100
+"""Longest signature on a line, in characters: longer parameter lists end in ``...``
+(the return annotation is kept)."""
+
+MEMBER_KINDS = frozenset({EntityKind.METHOD, EntityKind.ATTRIBUTE, EntityKind.TEST})
+"""Kinds of entity a line names by its class (``Owner.member``) when it has one."""
+
+_RENDERED_RELATIONS = (RelationKind.INHERITS, RelationKind.CALLS)
+_RECEIVERS = ("self", "cls")
 
 
 def owner_name(entity: Entity, owners: Mapping[str, str]) -> str:
@@ -30,59 +55,155 @@ def owner_name(entity: Entity, owners: Mapping[str, str]) -> str:
     return owner_id.rpartition(".")[2] or entity.name
 
 
-def _parenthesized(signature: str) -> str:
-    """A signature as it follows a name: the indexer's already starts with ``(`` or
-    ``[``; a user store's bare ``"a, b"`` is put in parentheses."""
-    return signature if signature[:1] in ("(", "[") else f"({signature})"
+def _parenthesized(signature: str, member: bool = False) -> str:
+    """A signature as it follows a name, at most about :data:`MAX_LINE_SIGNATURE`
+    characters: the indexer's already starts with ``(`` or ``[``; a user store's bare
+    ``"a, b"`` is put in parentheses; a member's ``self``/``cls`` goes."""
+    if signature[:1] not in ("(", "["):
+        signature = f"({signature})"
+    if member:
+        for receiver in _RECEIVERS:
+            if signature.startswith(f"({receiver}, ") or signature.startswith(f"({receiver})"):
+                signature = "(" + signature[len(receiver) + 1 :].lstrip(", ")
+                break
+    if len(signature) <= MAX_LINE_SIGNATURE:
+        return signature
+    head, arrow, returns = signature.rpartition(") -> ")
+    if not arrow:
+        head, returns = signature.rstrip(")"), ""
+    room = MAX_LINE_SIGNATURE - len(returns)
+    cut = max((at for at in _top_level_commas(head) if at <= room), default=None)
+    kept = head[:cut] if cut is not None else head[: head.find("(") + 1] + "..."
+    return f"{kept}, ...){' -> ' + returns if arrow else ''}" if cut else f"{kept})"
 
 
-def render_context(
-    entities: Sequence[Entity], facts: Sequence[Fact], owners: Mapping[str, str]
-) -> tuple[str, list[Entity]]:
-    """Render ``entities`` and the ``facts`` between them.
+def _top_level_commas(text: str) -> list[int]:
+    """Positions of the commas of ``text`` outside brackets (one pass)."""
+    depth, found = 0, []
+    for position, char in enumerate(text):
+        if char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+        elif char == "," and depth == 1:
+            found.append(position)
+    return found
+
+
+def _where(entity: Entity) -> str:
+    """``"  # L12 — summary"``, or what of it the entity has."""
+    parts = [f"L{entity.line}"] if entity.path and entity.line else []
+    summary = entity.summary
+    if len(summary) > MAX_LINE_SUMMARY:
+        summary = summary[: MAX_LINE_SUMMARY - 1].rsplit(" ", 1)[0] + "…"
+    if summary:
+        parts.append(summary)
+    return f"  # {' — '.join(parts)}" if parts else ""
+
+
+def entity_line(entity: Entity, owner: str | None) -> str:
+    """The line of one entity; ``owner`` is its class's short name when it is a member
+    of a class (``None`` for a module-level entity)."""
+    kind, name, signature = entity.kind, entity.name, entity.signature
+    if kind is EntityKind.REQUIREMENT:
+        return f"{name} {signature}".rstrip()
+    if kind is EntityKind.DECISION:
+        return f"  {name}: {signature or name}"
+    if kind is EntityKind.CLASS:
+        code = f"class {name}{_parenthesized(signature) if signature else ''}"
+    elif kind is EntityKind.ATTRIBUTE and owner:
+        code = f"{owner}.{name}{signature}"
+    elif kind is EntityKind.ATTRIBUTE:
+        code = f"{name}{signature if ' = ' in signature else signature + ' = ...'}"
+    elif owner and kind in MEMBER_KINDS:
+        code = f"{owner}.{name}{_parenthesized(signature, member=True)}"
+    else:
+        code = f"def {name}{_parenthesized(signature)}"
+    return code + _where(entity)
+
+
+def file_heading(path: str) -> str:
+    """The heading of a file's group of entity lines."""
+    return f"# {path}"
+
+
+def relation_line(fact: Fact, subject: str, objects: Sequence[str]) -> str:
+    """The line of an ``inherits`` fact, or of a caller's ``calls`` facts."""
+    if fact.relation is RelationKind.INHERITS:
+        return f"{subject} inherits from {objects[0]}"
+    return f"{subject}() calls {', '.join(f'{name}()' for name in objects)}"
+
+
+class ContextText:
+    """Names the entities of a context as its lines write them, and assembles the text.
 
     Args:
-        entities: The context's entities, in context order (seeds first).
-        facts: Facts whose subject and object are both in ``entities``.
-        owners: Owning class id of each method (and test method) in ``entities``.
-
-    Returns:
-        ``(text, entities in render order)``.
+        entities: The context's entities, in rank order.
+        owners: Owning class id of each member, by member id.
     """
-    ids = {entity.id for entity in entities}
-    classes = [e for e in entities if e.kind is EntityKind.CLASS]
-    members = [
-        e
-        for e in entities
-        if e.kind is EntityKind.METHOD or (e.kind is EntityKind.TEST and e.id in owners)
-    ]
-    functions = [
-        e
-        for e in entities
-        if e.kind is EntityKind.FUNCTION or (e.kind is EntityKind.TEST and e.id not in owners)
-    ]
-    requirements = [e for e in entities if e.kind is EntityKind.REQUIREMENT]
-    decisions = [e for e in entities if e.kind is EntityKind.DECISION]
-    names = {entity.id: entity.name for entity in entities}
 
-    lines: list[str] = []
-    for entity in classes:
-        line = f"class {entity.name}{_parenthesized(entity.signature) if entity.signature else ''}"
-        methods = [m.name for m in members if owners.get(m.id) == entity.id]
-        lines.append(f"{line}: {', '.join(methods)}" if methods else line)
-    lines.extend(f"def {entity.name}{_parenthesized(entity.signature)}" for entity in functions)
-    for fact in facts:
-        if fact.subject not in ids or fact.object not in ids:
-            continue
-        if fact.relation is RelationKind.INHERITS:
-            lines.append(f"{names[fact.subject]} inherits from {names[fact.object]}")
-    for fact in facts:
-        if fact.relation is RelationKind.CALLS and fact.subject in ids and fact.object in ids:
-            lines.append(f"{names[fact.subject]}() calls {names[fact.object]}()")
-    lines.extend(f"{owner_name(entity, owners)}.{entity.name}()" for entity in members)
-    lines.extend(f"{entity.name} {entity.signature}".rstrip() for entity in requirements)
-    if decisions:
-        lines.append(DECISIONS_HEADING)
-        lines.extend(f"  {entity.name}: {entity.signature or entity.name}" for entity in decisions)
-    order = [*classes, *functions, *members, *requirements, *decisions]
-    return "\n".join(lines), order
+    def __init__(self, entities: Sequence[Entity], owners: Mapping[str, str]) -> None:
+        self.entities = list(entities)
+        self.owners = owners
+        counts = Counter(entity.name for entity in entities)
+        self._ambiguous = {name for name, count in counts.items() if count > 1}
+        self._by_id = {entity.id: entity for entity in entities}
+
+    def owner(self, entity: Entity) -> str | None:
+        """The short name of the class a member belongs to, or ``None``."""
+        if entity.kind not in MEMBER_KINDS or entity.id not in self.owners:
+            return None
+        return owner_name(entity, self.owners)
+
+    def name(self, entity_id: str) -> str:
+        """How a relation line names an entity: by its name, or ``Owner.name`` when
+        another entity of the context has the same name."""
+        entity = self._by_id[entity_id]
+        owner = self.owner(entity)
+        return f"{owner}.{entity.name}" if owner and entity.name in self._ambiguous else entity.name
+
+    def render(self, facts: Sequence[Fact]) -> str:
+        """The context text (see the module docstring)."""
+        groups: dict[str, list[Entity]] = {}
+        for entity in self.entities:
+            if entity.kind not in (EntityKind.DECISION, EntityKind.REQUIREMENT):
+                groups.setdefault(entity.path or "", []).append(entity)
+        lines: list[str] = []
+        for path, entities in groups.items():
+            if path:
+                lines.append(file_heading(path))
+            entities.sort(key=lambda entity: entity.line or 0)
+            lines.extend(entity_line(entity, self.owner(entity)) for entity in entities)
+        lines.extend(
+            entity_line(entity, None)
+            for entity in self.entities
+            if entity.kind is EntityKind.REQUIREMENT
+        )
+        lines.extend(self._relation_lines(facts))
+        decisions = [e for e in self.entities if e.kind is EntityKind.DECISION]
+        if decisions:
+            lines.append(DECISIONS_HEADING)
+            lines.extend(entity_line(entity, None) for entity in decisions)
+        return "\n".join(lines)
+
+    def _relation_lines(self, facts: Sequence[Fact]) -> list[str]:
+        """One line per ``inherits`` fact, one per caller for its ``calls`` facts."""
+        inherits: list[str] = []
+        calls: dict[str, tuple[Fact, list[str]]] = {}
+        for fact in facts:
+            if (
+                fact.relation not in _RENDERED_RELATIONS
+                or fact.subject not in self._by_id
+                or fact.object not in self._by_id
+            ):
+                continue
+            if fact.relation is RelationKind.INHERITS:
+                inherits.append(
+                    relation_line(fact, self.name(fact.subject), [self.name(fact.object)])
+                )
+            else:
+                calls.setdefault(fact.subject, (fact, []))[1].append(self.name(fact.object))
+        return inherits + [
+            relation_line(fact, self.name(subject), objects)
+            for subject, (fact, objects) in calls.items()
+        ]

@@ -1,4 +1,7 @@
-"""The tables of a graph file, and entities and facts to and from their rows."""
+"""The tables of a graph file, and entities and facts to and from their rows.
+
+``search`` is the full-text index of the entities (:mod:`citeloop.knowledge.search`): a
+row's ``rowid`` is its entity's ``rowid`` in ``entities``."""
 
 from __future__ import annotations
 
@@ -8,11 +11,11 @@ APPLICATION_ID = 0x43544C50  # "CTLP"
 """The SQLite header's application id of a citeloop graph file
 (https://sqlite.org/pragma.html#pragma_application_id): tells our files from others'."""
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 """``PRAGMA user_version`` of the tables below. A writer drops the tables of another
 version (a graph is derived data: the next index run rebuilds it); a reader refuses them."""
 
-TABLES = ("meta", "files", "entities", "facts", "refs", "aliases", "types", "deps")
+TABLES = ("meta", "files", "entities", "facts", "refs", "aliases", "types", "deps", "search")
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -49,6 +52,9 @@ CREATE INDEX IF NOT EXISTS aliases_by_name ON aliases (name);
 CREATE TABLE IF NOT EXISTS types (path TEXT NOT NULL, name TEXT NOT NULL, chain TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS types_by_path ON types (path);
 CREATE INDEX IF NOT EXISTS types_by_name ON types (name);
+CREATE VIRTUAL TABLE IF NOT EXISTS search USING fts5(
+    words, doc, tokenize = 'porter unicode61'
+);
 CREATE TABLE IF NOT EXISTS deps (path TEXT NOT NULL, module TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS deps_by_path ON deps (path);
 CREATE INDEX IF NOT EXISTS deps_by_module ON deps (module);

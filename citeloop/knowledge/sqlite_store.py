@@ -15,6 +15,7 @@ from typing import Any
 from citeloop.errors import ConfigurationError
 from citeloop.knowledge.model import Entity, Fact, RelationKind
 from citeloop.knowledge.paths import PathRecall
+from citeloop.knowledge.search import WORDS_WEIGHT, fts_query
 from citeloop.knowledge.sqlite_schema import (
     APPLICATION_ID,
     ENTITY_COLUMNS,
@@ -60,7 +61,12 @@ class _ReadCache:
     def _clear(self) -> None:
         self.names: frozenset[str] | None = None
         self.snapshot = ""
-        self.tables: dict[str, dict[str, Any]] = {"named": {}, "entities": {}, "facts": {}}
+        self.tables: dict[str, dict[str, Any]] = {
+            "named": {},
+            "entities": {},
+            "facts": {},
+            "search": {},
+        }
         self.count = 0
 
     def validate(self, version: int) -> None:
@@ -100,7 +106,7 @@ class SqliteGraphStore(PathRecall):
     call :meth:`close`.
 
     A read-only store keeps what it reads inside :meth:`reading` (names, entities,
-    facts, the snapshot id) in a bounded in-memory cache, checked against the file's
+    facts, search hits, the snapshot id) in a bounded in-memory cache, checked against the file's
     version once per :meth:`reading`: a walk of a cached neighbourhood costs one
     statement, and a re-index in place is seen by the next walk.
 
@@ -259,8 +265,8 @@ class SqliteGraphStore(PathRecall):
 
         On entry (not nested) the cache is checked against the file's version with one
         statement; inside, :meth:`names`, :meth:`snapshot`, :meth:`entities_named_many`,
-        :meth:`get_entities` and :meth:`facts_of_many` read the file only for what is
-        not cached yet. Other reads, and every read of a writable store, go to the file.
+        :meth:`get_entities`, :meth:`facts_of_many` and :meth:`search` read the file only
+        for what is not cached yet. Other reads, and every read of a writable store, go to the file.
         """
         if self._cache is None or self._version() is not None:
             yield
@@ -347,6 +353,30 @@ class SqliteGraphStore(PathRecall):
                 return self._names[1]
             finally:
                 self._db.execute("COMMIT")
+
+    def search(self, words: Sequence[str], limit: int) -> list[tuple[str, float]]:
+        """The ``limit`` entities that best match any of ``words``, best first, as
+        ``(entity id, score)``: BM25 over the full-text index of the graph file (see
+        :mod:`citeloop.knowledge.search`); the score is higher for a better match."""
+        query = fts_query(words)
+        if not query or limit < 1:
+            return []
+        key = f"{limit}:{query}"
+        return list(self._through_cache("search", [key], self._read_search)[key])
+
+    def _read_search(self, keys: list[str]) -> dict[str, list[tuple[str, float]]]:
+        found = {}
+        for key in keys:
+            limit, _, query = key.partition(":")
+            with self._lock:
+                rows = self._db.execute(
+                    "SELECT e.id, -bm25(search, ?, 1.0) AS score FROM search"
+                    " JOIN entities e ON e.rowid = search.rowid WHERE search MATCH ?"
+                    " ORDER BY score DESC, e.id LIMIT ?",
+                    (WORDS_WEIGHT, query, int(limit)),
+                ).fetchall()
+            found[key] = [(entity_id, score) for entity_id, score in rows]
+        return found
 
     def get_entity(self, entity_id: str) -> Entity | None:
         with self._lock:

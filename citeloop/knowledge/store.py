@@ -10,12 +10,13 @@ from __future__ import annotations
 import contextlib
 import hashlib
 from collections import Counter
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Sequence
 from contextlib import AbstractContextManager
 from typing import Any, Protocol, cast, runtime_checkable
 
 from citeloop.knowledge.model import Entity, Fact, RelationKind
 from citeloop.knowledge.paths import PathRecall
+from citeloop.knowledge.search import MemoryIndex
 
 _SUM_MODULUS = 1 << 256
 
@@ -107,6 +108,18 @@ class BatchedGraphStore(GraphStore, Protocol):
         ...
 
 
+@runtime_checkable
+class SearchableGraphStore(GraphStore, Protocol):
+    """A :class:`GraphStore` that can also find entities by words (lexical retrieval,
+    :mod:`citeloop.knowledge.search`). The injector uses it when a store has it; without
+    it a task finds only the code it names."""
+
+    def search(self, words: Sequence[str], limit: int) -> list[tuple[str, float]]:
+        """The ``limit`` entities that best match any of ``words``, best first, as
+        ``(entity id, score)``, a higher score a better match."""
+        ...
+
+
 class _SingleReads:
     """:class:`BatchedGraphStore`'s reads over a store that has only :class:`GraphStore`'s
     (one single read per key, no cache)."""
@@ -173,6 +186,7 @@ class MemoryGraphStore(PathRecall):
 
     def __init__(self, entities: Iterable[Entity], facts: Iterable[Fact]) -> None:
         self._entities = {entity.id: entity for entity in entities}
+        self._index: MemoryIndex | None = None
         self._facts = {fact.fact_id: fact for fact in facts}
         self._by_name: dict[str, list[Entity]] = {}
         for entity in sorted(self._entities.values(), key=lambda e: e.id):
@@ -186,6 +200,13 @@ class MemoryGraphStore(PathRecall):
 
     def entities_named(self, name: str) -> list[Entity]:
         return list(self._by_name.get(name, ()))
+
+    def search(self, words: Sequence[str], limit: int) -> list[tuple[str, float]]:
+        """:meth:`SearchableGraphStore.search` over the entities held (BM25, see
+        :class:`~citeloop.knowledge.search.MemoryIndex`; built on first use)."""
+        if self._index is None:
+            self._index = MemoryIndex(self._entities.values())
+        return self._index.search(words, limit)
 
     def names(self) -> frozenset[str]:
         return frozenset(self._by_name)

@@ -28,6 +28,7 @@ from citeloop.knowledge import (
     InjectedContext,
     SqliteGraphStore,
 )
+from citeloop.knowledge.mentions import code_mentions
 from citeloop.nodes.chat import (
     achat_model,
     chat_model,
@@ -158,7 +159,12 @@ class GroundedAnswerNodes:
     def _inject(
         self, state: State, ctx: GroundedAnswerContext, expansion: ContextExpansion | None
     ) -> InjectedContext:
-        injector = ContextInjector(self._store(ctx), hops=ctx.hops, max_entities=ctx.max_entities)
+        injector = ContextInjector(
+            self._store(ctx),
+            hops=ctx.hops,
+            max_context_tokens=ctx.max_context_tokens,
+            max_entities=ctx.max_entities,
+        )
         return injector.inject([task_of(state), state.get("payload") or ""], expansion=expansion)
 
     def inject_context(
@@ -269,8 +275,10 @@ class GroundedAnswerNodes:
     def expand_context(
         self, state: State, runtime: Runtime[GroundedAnswerContext]
     ) -> dict[str, Any]:
-        """Re-walk the graph wider for retry ``attempts - 1`` (0-based)."""
-        expansion = ContextExpansion.for_attempt(state["attempts"] - 1)
+        """Widen the context for retry ``attempts - 1`` (0-based): a larger budget, a
+        deeper neighbourhood, and the code the last answer named that the graph has."""
+        named = tuple(mention.name for mention in code_mentions(state.get("answer") or ""))
+        expansion = ContextExpansion.for_attempt(state["attempts"] - 1, named)
         injected = self._inject(state, settings(runtime), expansion)
         return {"expanded": True, **_context_update(injected)}
 

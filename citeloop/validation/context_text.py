@@ -2,22 +2,31 @@
 
 The format (rendered by ``citeloop.knowledge.ContextInjector``, or written by hand)::
 
-    class Name(Base, ...): method_a, method_b
-    def function_name(arg, ...)
+    # path/to/module.py                           a file's heading: names nothing
+    class Name(Base, ...)  # L12 — Summary.
+    def function_name(arg: int = 1) -> str  # L40 — Summary.
+    ClassName.method(x) -> None  # L55            (or ClassName.method())
+    ClassName.attribute: int = 3  # L20
+    NAME = 'value'  # L3
     Child inherits from Base
-    caller() calls callee()
-    ClassName.method()
+    caller() calls callee(), other()     (Owner.caller() calls Other.callee() likewise)
     REQ-008-013 graph context validation
     ## Prior decisions
       DEC-7: rationale text
 
+The older format's lines (``class Name(Base): method_a, method_b``, ``def f(a, b)``,
+``ClassName.method()``, one callee per ``calls`` line) parse the same way, so a context
+saved before still validates.
+
 Which parts are entities (the shared cases in ``shared/cases/graph_context.json`` pin
 this down): the class name of a ``class`` line, but neither its bases (a base is an
 entity only when an ``inherits`` line names it) nor its member list (a member is an
-entity only when a ``Class.method()`` line names it); the function name of a ``def``
-line, not its arguments; both sides of ``inherits from`` and ``calls``; both parts of
-``Owner.member()``; every ``REQ-...`` id anywhere; the id before ``:`` on each line under
-``## Prior decisions``. On ``inherits`` and ``calls`` lines, builtins, keywords and
+entity only when a member line names it); the function name of a ``def`` line, not its
+arguments; both sides of ``inherits from`` and ``calls``; both parts of ``Owner.member``
+on a member line (``Owner.member(`` or ``Owner.member: ``/`` = ``); the name of a
+module attribute line (``NAME = ...``); every ``REQ-...`` id anywhere; the id before
+``:`` on each line under ``## Prior decisions``. What follows ``  # `` on a line (its
+path and summary) names nothing. On ``inherits`` and ``calls`` lines, builtins, keywords and
 ``typing`` names (``Protocol``, ``object``, ``len``, ``self``, ...) are noise, not
 entities; a name that a ``class``, ``def`` or ``Owner.member()`` line defines is always an
 entity, even when it is also a builtin's name (``def compile(...)``, ``Parser.format()``).
@@ -50,7 +59,11 @@ _CLASS_LINE = re.compile(r"\s*class\s+(\w+)")
 _DEF_LINE = re.compile(r"\s*(?:async\s+)?def\s+(\w+)")
 _INHERITS_LINE = re.compile(rf"\s*({_NAME})\s+inherits\s+from\s+({_NAME})")
 _CALLS_LINE = re.compile(rf"\s*({_NAME})(?:\([^)]*\))?\s+calls\s+({_NAME})")
+_MORE_CALLEES = re.compile(rf",\s*({_NAME})")
 _MEMBER_LINE = re.compile(rf"\s*({_NAME})\([^)]*\)\s*$")
+_SIGNATURE_LINE = re.compile(r"\s*(\w+\.\w+)[(\[]")
+_ATTRIBUTE_LINE = re.compile(r"\s*(\w+\.\w+)(?::\s|\s=\s)")
+_MODULE_ATTRIBUTE_LINE = re.compile(r"(\w+)(?::\s[^=]*)?\s=\s")
 _DECISION_LINE = re.compile(r"\s*([\w-]+)\s*:")
 _DECISIONS_HEADING = "prior decisions"
 _REQUIREMENT_PREFIX = "REQ-"
@@ -62,8 +75,8 @@ class ParsedEntity:
 
     Attributes:
         name: The name an answer references and cites.
-        kind: ``"class"``, ``"function"``, ``"method"``, ``"requirement"`` or
-            ``"decision"``.
+        kind: ``"class"``, ``"function"``, ``"method"``, ``"attribute"``,
+            ``"requirement"`` or ``"decision"``.
     """
 
     name: str
@@ -74,7 +87,8 @@ def _reference(dotted: str, kind: str) -> list[ParsedEntity]:
     """Entities named by a reference: ``Owner.member`` names both, longer paths the last."""
     parts = [part for part in dotted.split(".") if part]
     if len(parts) == 2:
-        return [ParsedEntity(parts[0], "class"), ParsedEntity(parts[1], "method")]
+        member = "method" if kind == "function" else kind
+        return [ParsedEntity(parts[0], "class"), ParsedEntity(parts[1], member)]
     return [ParsedEntity(parts[-1], kind)] if parts else []
 
 
@@ -87,9 +101,19 @@ def _parse_line(line: str) -> tuple[list[ParsedEntity], bool]:
     if match := _INHERITS_LINE.match(line):
         return _reference(match[1], "class") + _reference(match[2], "class"), False
     if match := _CALLS_LINE.match(line):
-        return _reference(match[1], "function") + _reference(match[2], "function"), False
-    if match := _MEMBER_LINE.match(line):
+        callees = [match[2]]
+        # "caller() calls a(), b()": every callee of the line
+        callees.extend(more[1] for more in _MORE_CALLEES.finditer(line, match.end()))
+        found = _reference(match[1], "function")
+        for callee in callees:
+            found += _reference(callee, "function")
+        return found, False
+    if match := _MEMBER_LINE.match(line) or _SIGNATURE_LINE.match(line):
         return _reference(match[1], "function"), True
+    if match := _ATTRIBUTE_LINE.match(line):
+        return _reference(match[1], "attribute"), True
+    if match := _MODULE_ATTRIBUTE_LINE.match(line):
+        return [ParsedEntity(match[1], "attribute")], True
     return [], False
 
 

@@ -190,8 +190,10 @@ class GraphContextValidator:
     Verdict: at least ``reference_threshold`` of the core entities are referenced in
     the body; with ``require_citations``, the answer has a citation section (when
     there is any core entity) that cites every core entity and no name outside the
-    context; with ``fail_on_cited_not_used``, every cited entity is also referenced in
-    the body. A context without entities passes (``vacuous``).
+    context, and, when the context has entities but none is core (the task names no
+    code), cites at least ``min_citations`` of them; with ``fail_on_cited_not_used``,
+    every cited entity is also referenced in the body. A context without entities
+    passes (``vacuous``).
 
     Reading the answer: it is normalized (Stream-Safe, then NFC); when it has several
     citation sections, the last one that cites a context entity by name is used, else
@@ -214,11 +216,13 @@ class GraphContextValidator:
         require_citations: Require a complete, valid citation section.
         fail_on_cited_not_used: Fail when a cited entity is not referenced in the body.
         section_labels: Accepted labels of the citation section (case-insensitive).
+        min_citations: Valid citations required when the context has no core entity
+            (0 lets such an answer pass without citing).
 
     Raises:
-        ValueError: ``reference_threshold`` is outside [0, 1] or ``section_labels`` is
-            empty.
-        TypeError: ``reference_threshold`` is not a number.
+        ValueError: ``reference_threshold`` is outside [0, 1], ``section_labels`` is
+            empty, or ``min_citations`` is negative.
+        TypeError: ``reference_threshold`` is not a number, or ``min_citations`` not an int.
 
     Example:
         >>> validator = GraphContextValidator(reference_threshold=1.0)
@@ -231,6 +235,7 @@ class GraphContextValidator:
     require_citations: bool = True
     fail_on_cited_not_used: bool = False
     section_labels: tuple[str, ...] = DEFAULT_SECTION_LABELS
+    min_citations: int = 1
 
     def __post_init__(self) -> None:
         threshold = self.reference_threshold
@@ -243,6 +248,10 @@ class GraphContextValidator:
             )
         if not self.section_labels:
             raise ValueError("section_labels is empty; pass at least one label")
+        if isinstance(self.min_citations, bool) or not isinstance(self.min_citations, int):
+            raise TypeError(f"min_citations must be an int, got {self.min_citations!r}")
+        if self.min_citations < 0:
+            raise ValueError(f"min_citations must be >= 0, got {self.min_citations}")
 
     def validate(self, response: str, context: Any) -> GraphValidationResult:
         """Validate ``response`` against the entities of ``context``.
@@ -318,6 +327,12 @@ class GraphContextValidator:
                 )
             if invalid:
                 reasons.append(f"citations not in the context: {', '.join(sorted(invalid))}")
+            if not core and entities and len(cited) < self.min_citations:
+                reasons.append(
+                    f"the task names no code: cite at least {self.min_citations} of the "
+                    f"context's entities the answer uses under '## Entities used' "
+                    f"({len(cited)} cited)"
+                )
         if self.fail_on_cited_not_used and cited_not_used:
             reasons.append(f"cited but not used in the body: {', '.join(sorted(cited_not_used))}")
         if vacuous:

@@ -31,10 +31,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from citeloop.errors import ConfigurationError
+from citeloop.text import estimated_tokens
 from citeloop.validation.checks import Check, CheckOutcome, OnFail, Problem, failed, require_text
 
-CHARS_PER_TOKEN = 4
-"""Characters per token of the estimate (OpenAI's rule of thumb for English)."""
 WORDS_PER_TOKEN = 0.75
 """Words per token of English text, for instructions to the model (same source)."""
 DEFAULT_SHORT_MAX_TOKENS = 250
@@ -121,7 +120,7 @@ def _counter(tokenizer: Tokenizer) -> Callable[[str], int | None]:
 
 
 def _estimate(text: str) -> int:
-    return -(-len(text) // CHARS_PER_TOKEN)
+    return estimated_tokens(text)
 
 
 def estimate_tokens(text: str, tokenizer: Tokenizer | None = None) -> int:

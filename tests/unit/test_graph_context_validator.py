@@ -376,10 +376,38 @@ def test_vacuous_context_passes_and_says_so(context: object) -> None:
     assert result.reasons == ()
 
 
-def test_only_supporting_entities_need_no_section() -> None:
-    result = validate("No references.", [{"name": "Cache", "tier": "supporting"}])
-    assert result.passed and not result.vacuous
-    assert result.compliance_ratio == 1.0
+SUPPORTING_ONLY = [{"name": "Cache", "tier": "supporting"}, {"name": "Store", "tier": "supporting"}]
+
+
+def test_a_context_without_core_entities_still_needs_a_citation() -> None:
+    # The task named no code: an answer that cites nothing of a non-empty context fails,
+    # so there is never a vacuous pass over a context.
+    result = validate("No references.", SUPPORTING_ONLY)
+    assert not result.passed and not result.vacuous
+    assert "cite at least 1" in " ".join(result.reasons)
+    cited = validate("Cache keeps it.\n\n## Entities used\n- Cache\n", SUPPORTING_ONLY)
+    assert cited.passed and cited.compliance_ratio == 1.0
+
+
+def test_invalid_citations_do_not_count_toward_min_citations() -> None:
+    result = validate("Redis keeps it.\n\n## Entities used\n- Redis\n", SUPPORTING_ONLY)
+    assert not result.passed
+    assert any("cite at least 1" in reason for reason in result.reasons)
+
+
+@pytest.mark.parametrize(("minimum", "passed"), [(0, True), (2, False)])
+def test_min_citations_setting(minimum: int, passed: bool) -> None:
+    validator = GraphContextValidator(min_citations=minimum)
+    answer = "Cache keeps it.\n\n## Entities used\n- Cache\n"
+    assert validator.validate(answer, SUPPORTING_ONLY).passed is passed
+
+
+@pytest.mark.parametrize(
+    ("value", "error"), [(-1, ValueError), (1.5, TypeError), (True, TypeError)]
+)
+def test_bad_min_citations(value: object, error: type[Exception]) -> None:
+    with pytest.raises(error, match="min_citations"):
+        GraphContextValidator(min_citations=value)  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(

@@ -30,7 +30,7 @@ ProgressCallback = Callable[[int, int, str], None]
 """Called after each file as ``progress(done, total, path)``."""
 
 DEFAULT_MAX_FILE_BYTES = 2_000_000
-INDEX_FORMAT = "3"
+INDEX_FORMAT = "4"
 """Version of what the indexer records; bump it when that changes, so that stores
 written by an older indexer are re-indexed whole instead of only by file digest."""
 

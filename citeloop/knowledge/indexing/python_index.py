@@ -3,13 +3,14 @@
 Records the module, its classes, functions (nested ones included), methods, tests and
 attributes (class attributes and fields, instance attributes set through ``self`` in a
 method, properties, module variables and constants), each with its signature,
-docstring, decorators and line span (:mod:`citeloop.knowledge.indexing.signatures`); ``defines``
-facts; the chain of each attribute's value and each function's result; and the
-references to link later (:mod:`citeloop.knowledge.indexing.references`), with their targets
-written as chains of what each name is bound to (:mod:`citeloop.knowledge.indexing.scopes`).
-Calls are recorded only inside functions and methods; calls made at import time or in
-class bodies are not. A method's body is walked after its class's body, so that the
-class's own attributes come before those its methods set.
+docstring, decorators and line span (:mod:`~citeloop.knowledge.indexing.signatures`);
+``defines`` facts; the chain of each attribute's value and each function's result; and
+the references to link later (:mod:`~citeloop.knowledge.indexing.references`), their
+targets written as chains of what each name is bound to
+(:mod:`~citeloop.knowledge.indexing.scopes`). Calls are recorded inside functions and
+methods, and in the value of a module or class attribute (the attribute calls them);
+other calls at import time or in class bodies are not. A method's body is walked after
+its class's body, so that the class's own attributes come before those its methods set.
 
 In a package's ``__init__.py``, a module-level definition whose name is also a
 submodule of the package is not recorded: importing the submodule rebinds that name.
@@ -218,13 +219,19 @@ class _FileWalker:
             stack.append((node, scope, doc))
 
     def sweep(
-        self, node: ast.AST | None, scope: Scope, shadow: frozenset[str] = frozenset()
+        self,
+        node: ast.AST | None,
+        scope: Scope,
+        shadow: frozenset[str] = frozenset(),
+        caller: str | None = None,
     ) -> None:
         """Record the calls (and walrus and comprehension bindings) inside an expression
-        of a function; ``shadow`` holds the parameters of the lambdas around it. The hot
-        loop of indexing: it reads child fields directly."""
-        if node is None or scope.kind != "function":
+        of a function, or of a module or class attribute's value when ``caller`` is that
+        attribute; ``shadow`` holds the parameters of the lambdas around it. The hot loop
+        of indexing: it reads child fields directly."""
+        if node is None or (caller is None and scope.kind != "function"):
             return
+        caller = caller or scope.id
         stack: list = [node]
         pop, push, extend = stack.pop, stack.append, stack.extend
         leaves, fields_of = _LEAF_TYPES, _child_fields
@@ -234,13 +241,13 @@ class _FileWalker:
             if kind in leaves:
                 continue
             if kind is ast.Call:
-                self.calls.append((scope.id, scope, current, shadow))
+                self.calls.append((caller, scope, current, shadow))
             elif kind is ast.Lambda:
                 args = current.args
                 names = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)}
                 names |= {a.arg for a in (args.vararg, args.kwarg) if a is not None}
                 extend((*args.defaults, *(d for d in args.kw_defaults if d is not None)))
-                self.sweep(current.body, scope, shadow | names)
+                self.sweep(current.body, scope, shadow | names, caller)
                 continue
             elif kind is ast.NamedExpr and type(current.target) is ast.Name:
                 self.bindings.bind(scope, current.target.id, current.lineno, "expr", current.value)
@@ -417,12 +424,15 @@ class _FileWalker:
         value = node.value
         annotation = node.annotation if isinstance(node, ast.AnnAssign) else None
         targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-        self.sweep(value, scope)
+        if scope.kind == "function":
+            self.sweep(value, scope)
         for target in targets:
             if scope.kind == "function":
                 self.bind_target(target, scope, node.lineno, annotation, value)
             elif isinstance(target, ast.Name):
-                self.define_attribute(scope, target.id, node, annotation, value, doc)
+                attribute = self.define_attribute(scope, target.id, node, annotation, value, doc)
+                if attribute is not None and len(targets) == 1:
+                    self.sweep(value, scope, caller=attribute)  # what its value calls
             elif isinstance(target, ast.Tuple | ast.List):
                 for element in target.elts:
                     if isinstance(element, ast.Name):
@@ -459,11 +469,13 @@ class _FileWalker:
         annotation: ast.expr | None,
         value: ast.expr | None,
         doc: str,
-    ) -> None:
+    ) -> str | None:
+        """Define a module or class attribute; return its id (``None`` when the name is
+        a dunder, shadowed by a submodule, or bound by an import)."""
         if (name.startswith("__") and name.endswith("__")) or self.shadowed(scope, name):
-            return
+            return None
         if scope.kind == "module" and name in self.bindings.imports:
-            return  # e.g. `try: from x import y / except ImportError: y = None`
+            return None  # e.g. `try: from x import y / except ImportError: y = None`
         entity_id = f"{scope.id}.{name}"
         end = node.end_lineno or node.lineno
         entity = Entity(
@@ -482,6 +494,7 @@ class _FileWalker:
         scope.names.setdefault(name, entity_id)
         if node.lineno in self.type_aliases or (_TYPE_ALIAS and isinstance(node, _TYPE_ALIAS)):
             self.mark_type_alias(entity_id, node)
+        return entity_id
 
     def define_instance_attribute(
         self,

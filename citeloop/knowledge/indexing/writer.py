@@ -27,6 +27,7 @@ from citeloop.knowledge.indexing.linker import (
 from citeloop.knowledge.indexing.records import FileIndex, Reference
 from citeloop.knowledge.indexing.symbols import MemorySymbols, SqlSymbols
 from citeloop.knowledge.model import Entity, EntityKind, Fact, Provenance, RelationKind
+from citeloop.knowledge.search import entity_document
 from citeloop.knowledge.sqlite_schema import INDEXES, STAR, entity_row, fact_row, index_name
 from citeloop.knowledge.store import item_digest, snapshot_of_sum
 
@@ -65,6 +66,9 @@ class _Writer:
 
     def drop_entities(self, where: str, params: Sequence[object]) -> list[str]:
         ids = [row[0] for row in self.db.execute(f"SELECT id FROM entities WHERE {where}", params)]
+        self.db.execute(
+            f"DELETE FROM search WHERE rowid IN (SELECT rowid FROM entities WHERE {where})", params
+        )
         self.total -= sum(item_digest("e", entity_id) for entity_id in ids)
         self.db.execute(f"DELETE FROM entities WHERE {where}", params)
         return ids
@@ -85,16 +89,35 @@ class _Writer:
         return gone
 
     def add_entities(self, entities: Iterable[Entity], derived: bool, check: bool) -> None:
-        rows = {entity.id: entity_row(entity, derived) for entity in reversed(list(entities))}
-        self._add("entities", "id", "e", rows, check)
+        """Insert entities (the first of each id) and their documents in the full-text
+        index (``search``)."""
+        chosen: dict[str, Entity] = {}
+        for entity in entities:
+            chosen.setdefault(entity.id, entity)
+        rows = {entity_id: entity_row(entity, derived) for entity_id, entity in chosen.items()}
+        inserted = self._add("entities", "id", "e", rows, check)
+        self.db.executemany(
+            "INSERT INTO search (rowid, words, doc) SELECT rowid, ?, ? FROM entities WHERE id = ?",
+            [
+                (*document, entity_id)
+                for entity_id in inserted
+                if (document := entity_document(chosen[entity_id])) is not None
+            ],
+        )
 
     def add_facts(self, facts: Iterable[Fact], derived: bool, check: bool) -> None:
-        rows = {fact.fact_id: fact_row(fact, derived) for fact in reversed(list(facts))}
+        """Insert facts (the first of each id)."""
+        chosen: dict[str, Fact] = {}
+        for fact in facts:
+            chosen.setdefault(fact.fact_id, fact)
+        rows = {fact_id: fact_row(fact, derived) for fact_id, fact in chosen.items()}
         self._add("facts", "fact_id", "f", rows, check)
 
-    def _add(self, table: str, key: str, kind: str, rows: dict[str, tuple], check: bool) -> None:
-        """Insert rows by id, the first of each id (``rows`` keeps the last it was given,
-        so callers pass theirs reversed) and, with ``check``, only ids not stored yet."""
+    def _add(
+        self, table: str, key: str, kind: str, rows: dict[str, tuple], check: bool
+    ) -> Iterable[str]:
+        """Insert ``rows`` by id, with ``check`` only those whose id is not stored yet, and
+        add their ids to the snapshot sum; return the ids inserted."""
         if check:
             taken = _select_in(
                 self.db, f"SELECT {key} FROM {table} WHERE {key} IN ({{marks}})", rows
@@ -102,10 +125,11 @@ class _Writer:
             for (item_id,) in taken:
                 del rows[item_id]
         if not rows:
-            return
+            return ()
         marks = ", ".join("?" * len(next(iter(rows.values()))))
         self.db.executemany(f"INSERT INTO {table} VALUES ({marks})", list(rows.values()))
         self.total += sum(item_digest(kind, item_id) for item_id in rows)
+        return rows.keys()
 
     def add_files(self, updated: Sequence[FileIndex], check: bool) -> None:
         db = self.db
@@ -180,6 +204,7 @@ class _Writer:
         if full:  # nothing is kept: start afresh (derived rows too), indexes built last
             for table in ("files", "entities", "facts", "refs", "aliases", "types", "deps"):
                 db.execute(f"DELETE FROM {table}")
+            db.execute("DELETE FROM search")
             for statement in INDEXES:
                 db.execute(f"DROP INDEX IF EXISTS {index_name(statement)}")
             self.total = 0

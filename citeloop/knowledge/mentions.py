@@ -1,0 +1,327 @@
+"""What a task names *as code*, and the words it says: the two ways a context is found.
+
+A **mention** is a name the text writes the way code is written:
+
+- in backticks (`` `read` ``, every name inside; fenced blocks too);
+- CamelCase: an upper-case letter after a lower-case one, or two upper-case letters and a
+  lower-case one (``StateGraph``, ``JSONProvider``; not ``Pregel``, ``API``);
+- dotted (``StateGraph.compile``, ``os.path``; not ``e.g`` nor a file name ``state.py``);
+- called (``compile()``);
+- with an underscore (``add_node``, ``_private``, ``MAX_SIZE``);
+- a requirement or decision id (``REQ-008-013``, ``DEC-7``, ``ADR-0003``);
+- capitalized inside a sentence (``how does Checkout use Cart``): a class name, the
+  only kind of entity it may name (a capitalized word that starts a sentence is none).
+
+A plain word (``run``, ``read``, ``where``) is never a mention, even when an entity has
+that name: the task says it in English. It is one of the task's **words**, which lexical
+retrieval looks up (split from identifiers too: ``add_node`` gives ``add`` and
+``node``). Scanning is linear: one non-backtracking pattern and a few passes.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from citeloop.text import normalize_text
+
+_IDENTIFIER = r"[^\W\d]\w*"
+_TOKEN = re.compile(
+    rf"(?:REQ|DEC|ADR)-\w+(?:-\w+)*(?:\.{_IDENTIFIER})*"  # an id (no backtracking: a hyphen
+    # or a dot is no word character)
+    rf"|{_IDENTIFIER}(?:\.{_IDENTIFIER})*(?:\(\))?"
+)
+_BACKTICKS = re.compile("`+")
+_FILE_SUFFIXES = frozenset(
+    {"py", "pyi", "md", "rst", "txt", "json", "toml", "yaml", "yml", "cfg", "ini", "html"}
+    | {"js", "ts", "css", "csv", "sql", "sh", "lock", "log", "xml", "ipynb"}
+)
+_CAMEL_BOUNDARY = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+MAX_MENTIONS = 200
+"""Mentions kept per text, in order (a pasted file would otherwise name thousands)."""
+
+STOP_WORDS = frozenset(
+    {
+        "a",
+        "about",
+        "above",
+        "after",
+        "again",
+        "against",
+        "all",
+        "also",
+        "an",
+        "and",
+        "any",
+        "are",
+        "as",
+        "at",
+        "be",
+        "because",
+        "been",
+        "before",
+        "being",
+        "below",
+        "between",
+        "both",
+        "but",
+        "by",
+        "call",
+        "called",
+        "calls",
+        "can",
+        "class",
+        "classes",
+        "code",
+        "could",
+        "did",
+        "do",
+        "does",
+        "doing",
+        "down",
+        "during",
+        "each",
+        "few",
+        "file",
+        "files",
+        "for",
+        "from",
+        "function",
+        "functions",
+        "further",
+        "get",
+        "gets",
+        "had",
+        "has",
+        "have",
+        "having",
+        "he",
+        "her",
+        "here",
+        "hers",
+        "him",
+        "his",
+        "how",
+        "i",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "its",
+        "itself",
+        "just",
+        "made",
+        "make",
+        "makes",
+        "me",
+        "mean",
+        "means",
+        "method",
+        "methods",
+        "more",
+        "most",
+        "my",
+        "no",
+        "nor",
+        "not",
+        "now",
+        "of",
+        "off",
+        "on",
+        "once",
+        "one",
+        "only",
+        "or",
+        "other",
+        "our",
+        "out",
+        "over",
+        "own",
+        "same",
+        "she",
+        "should",
+        "so",
+        "some",
+        "such",
+        "than",
+        "that",
+        "the",
+        "their",
+        "them",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "those",
+        "through",
+        "to",
+        "too",
+        "two",
+        "under",
+        "until",
+        "up",
+        "use",
+        "used",
+        "uses",
+        "using",
+        "value",
+        "values",
+        "very",
+        "via",
+        "was",
+        "way",
+        "ways",
+        "we",
+        "were",
+        "what",
+        "when",
+        "where",
+        "which",
+        "while",
+        "who",
+        "whom",
+        "why",
+        "will",
+        "with",
+        "work",
+        "works",
+        "would",
+        "you",
+        "your",
+        "yours",
+    }
+)
+"""English words too common to retrieve anything by (and words every code question has)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Mention:
+    """A name the text writes as code.
+
+    Attributes:
+        name: The name without backticks or call parentheses (``"StateGraph.compile"``).
+        form: How it was written: ``"backticks"``, ``"camel"``, ``"dotted"``, ``"call"``,
+            ``"underscore"``, ``"id"`` or ``"capitalized"`` (which names classes only).
+    """
+
+    name: str
+    form: str
+
+
+def _code_spans(text: str) -> Iterator[tuple[str, bool]]:
+    """``(segment, in_backticks)`` pieces of ``text``: a run of backticks opens a code span
+    that the next run of the same length closes (Markdown code spans and fences); a run
+    that nothing closes is text. One pass over the runs: linear."""
+    runs = [(match.start(), match.end()) for match in _BACKTICKS.finditer(text)]
+    later: dict[int, list[int]] = {}  # run length -> indexes of its runs, last first
+    for index in range(len(runs) - 1, -1, -1):
+        start, end = runs[index]
+        later.setdefault(end - start, []).append(index)
+    position, index = 0, 0
+    while index < len(runs):
+        start, end = runs[index]
+        same = later[end - start]
+        while same and same[-1] <= index:
+            same.pop()
+        if not same:
+            index += 1
+            continue
+        close = same.pop()
+        yield text[position:start], False
+        code = text[end : runs[close][0]]
+        if end - start >= 3:  # a fenced block: its first line is the info string ("python")
+            code = code.partition("\n")[2]
+        yield code, True
+        position = runs[close][1]
+        index = close + 1
+    yield text[position:], False
+
+
+def _form(token: str) -> str | None:
+    """How a token outside backticks is written as code, or ``None`` for a plain word."""
+    if token.endswith("()"):
+        return "call"
+    if token[:4] in ("REQ-", "DEC-", "ADR-"):
+        return "id"
+    if "." in token:
+        parts = token.split(".")
+        if parts[-1].lower() in _FILE_SUFFIXES or any(len(part) < 2 for part in parts):
+            return None  # a file name (state.py) or an abbreviation (e.g, i.e)
+        return "dotted"
+    if "_" in token.strip("_") or token.startswith("_"):
+        return "underscore"
+    upper = sum(char.isupper() for char in token)
+    if upper and any(char.islower() for char in token):
+        inner = any(a.islower() and b.isupper() for a, b in itertools.pairwise(token))
+        if inner or upper >= 2:
+            return "camel"
+    return None
+
+
+def _capitalized(token: str) -> bool:
+    return len(token) > 1 and token[0].isupper() and token[1:].islower() and token.isalpha()
+
+
+def _starts_sentence(segment: str, match: re.Match[str]) -> bool:
+    """Whether the token starts the text, a line or a sentence (after ``.``, ``?``,
+    ``!``, ``:``, or an opening quote or bracket after those)."""
+    before = segment[max(0, match.start() - 8) : match.start()].rstrip(" \t\"'([*_")
+    return not before or before[-1] in ".?!:\n#->|"
+
+
+def is_code_shaped(name: str) -> bool:
+    """Whether a bare name is written as code on its own (CamelCase, an underscore, an
+    id), as opposed to a plain word."""
+    return _form(name) is not None
+
+
+def code_mentions(text: str) -> list[Mention]:
+    """The names ``text`` writes as code, in order of first appearance, at most
+    :data:`MAX_MENTIONS` (see the module docstring).
+
+    Example:
+        >>> [m.name for m in code_mentions("Does `read` run StateGraph.compile() here?")]
+        ['read', 'StateGraph.compile']
+    """
+    found: dict[str, Mention] = {}
+    for segment, in_code in _code_spans(normalize_text(text)):
+        for match in _TOKEN.finditer(segment):
+            token = match.group()
+            form = "backticks" if in_code else _form(token)
+            if form is None and _capitalized(token) and not _starts_sentence(segment, match):
+                form = "capitalized"
+            if form is None:
+                continue
+            name = token.removesuffix("()")
+            if name not in found:
+                found[name] = Mention(name, form)
+                if len(found) >= MAX_MENTIONS:
+                    return list(found.values())
+    return list(found.values())
+
+
+def identifier_words(name: str) -> list[str]:
+    """The words of an identifier, lower-cased: ``DefaultJSONProvider`` -> ``default``,
+    ``json``, ``provider``; ``add_node`` -> ``add``, ``node``."""
+    words: list[str] = []
+    for part in name.replace(".", "_").split("_"):
+        words.extend(word.lower() for word in _CAMEL_BOUNDARY.findall(part))
+    return words
+
+
+def query_words(text: str, limit: int = 64) -> list[str]:
+    """The words of ``text`` worth a lexical lookup: every token split into words
+    (identifiers too), lower-cased, without :data:`STOP_WORDS`, numbers and one-letter
+    words, in order of first appearance, at most ``limit``."""
+    found: dict[str, None] = {}
+    for match in _TOKEN.finditer(normalize_text(text)):
+        for word in identifier_words(match.group().removesuffix("()")):
+            if len(word) > 1 and not word.isdigit() and word not in STOP_WORDS:
+                found.setdefault(word)
+                if len(found) >= limit:
+                    return list(found)
+    return list(found)

@@ -1,0 +1,106 @@
+"""The entities a task names as code: the core of its context.
+
+Each mention (:func:`~citeloop.knowledge.mentions.code_mentions`) is looked up by name
+(ids like ``REQ-1`` included), a dotted one by the longest dotted suffix of an entity id
+(``StateGraph.compile`` names ``...StateGraph.compile``) and its owner (``StateGraph``).
+When a name is ambiguous, the candidate defined in, or beside, an entity that an
+unambiguous mention names wins (``add_edge`` next to ``StateGraph``), then public
+non-test definitions (classes, then functions, methods, attributes), at most
+:data:`MAX_PER_NAME` per name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+
+from citeloop.knowledge.mentions import is_code_shaped
+from citeloop.knowledge.model import Entity, EntityKind
+
+MAX_QUALIFIED_PARTS = 8
+"""Trailing parts of a dotted mention matched against qualified ids (``a.b.C.m``);
+bounds the work per mention, so a pathological ``a.a.a...`` stays linear."""
+
+MAX_PER_NAME = 3
+"""Entities one ambiguous name may contribute."""
+
+RANK = {
+    EntityKind.CLASS: 0,
+    EntityKind.FUNCTION: 1,
+    EntityKind.METHOD: 2,
+    EntityKind.ATTRIBUTE: 3,
+    EntityKind.REQUIREMENT: 4,
+    EntityKind.DECISION: 5,
+    EntityKind.TEST: 6,
+}
+"""Kinds that may enter a context, ranked for choosing among same-named entities. Modules
+and generic facts have no line in the text format, so they never enter a context."""
+
+
+def lookup_names(mention: str) -> set[str]:
+    """Every entity name :func:`named_groups` may look ``mention`` up by."""
+    names = {mention}
+    dotted = [part for part in mention.split(".") if part]
+    if dotted:
+        names.update((dotted[0], dotted[-1], dotted[-2 if len(dotted) > 1 else -1]))
+    return names
+
+
+def named_groups(mention: str, named: Mapping[str, list[Entity]]) -> list[list[Entity]]:
+    """Candidate groups one mention names, one group per name (see the module docstring).
+
+    A dotted mention whose tail matches an entity also names that entity's owner; one
+    that matches none names its first part and, when written as code itself (``add_node``,
+    ``StateGraph``), its last part: ``os.path`` does not make an entity named ``path``
+    core. A bare dunder (``__init__``) names nothing: every class has one.
+
+    Args:
+        mention: A name written as code (``"StateGraph.compile"``, ``"REQ-1"``).
+        named: Entities by name, for the names :func:`lookup_names` gives.
+    """
+    if "." not in mention and mention.startswith("__") and mention.endswith("__"):
+        return []  # a bare dunder (``__init__``) names a protocol every class has
+    exact = named.get(mention, [])
+    if exact or "." not in mention:
+        return [exact] if exact else []
+    dotted = [part for part in mention.split(".") if part]
+    for size in range(min(len(dotted), MAX_QUALIFIED_PARTS), 1, -1):
+        suffix = ".".join(dotted[-size:])
+        matches = [
+            entity
+            for entity in named.get(dotted[-1], [])
+            if entity.id == suffix or entity.id.endswith("." + suffix)
+        ]
+        if matches:
+            owners = {owner_id(entity.id) for entity in matches}
+            found = [e for e in named.get(dotted[-2], []) if e.id in owners]
+            return [matches, found] if found else [matches]
+    groups = [named.get(dotted[0], [])]
+    if is_code_shaped(dotted[-1]):
+        groups.append(named.get(dotted[-1], []))
+    return [group for group in groups if group]
+
+
+def owner_id(entity_id: str) -> str:
+    """The id of what defines ``entity_id``: its class or module (``a.B.m`` -> ``a.B``)."""
+    return entity_id.rpartition(".")[0]
+
+
+def _key(entity: Entity, anchors: Collection[str]) -> tuple[bool, bool, int]:
+    return (owner_id(entity.id) not in anchors, entity.name.startswith("_"), RANK[entity.kind])
+
+
+def choose(groups: Sequence[list[Entity]], limit: int | None = None) -> list[Entity]:
+    """The core entities of candidate groups, in order: a group with one candidate
+    anchors the others; of each group, the best ranked, at most :data:`MAX_PER_NAME`."""
+    anchors = {group[0].id for group in groups if len(group) == 1}
+    anchors |= {owner_id(anchor) for anchor in anchors}
+    chosen: dict[str, Entity] = {}
+    for group in groups:
+        best = min(_key(entity, anchors) for entity in group)
+        ranked = sorted((e for e in group if _key(e, anchors) == best), key=lambda e: e.id)
+        for entity in ranked[:MAX_PER_NAME]:
+            chosen.setdefault(entity.id, entity)
+        if limit is not None and len(chosen) >= limit:
+            break
+    found = list(chosen.values())
+    return found[:limit] if limit is not None else found
