@@ -34,12 +34,14 @@ endif
 	$(BIN)/citeloop run --db $(DEMO_DB) --model $(DEMO_MODEL) --task "$(DEMO_TASK)"
 
 test: $(STAMP)
-	$(BIN)/ruff check citeloop tests benchmarks notebooks
-	$(BIN)/ruff format --check citeloop tests benchmarks notebooks
+	$(BIN)/ruff check citeloop tests benchmarks notebooks scripts
+	$(BIN)/ruff format --check citeloop tests benchmarks notebooks scripts
 	$(BIN)/python -m pytest
 
 bench: $(STAMP)
-	@for b in benchmarks/bench_*.py; do echo "== $$b"; $(BIN)/python $$b || exit 1; done
+	@failed=""; for b in benchmarks/bench_*.py; do echo "== $$b"; \
+		$(BIN)/python $$b || failed="$$failed $$b"; done; \
+		if [ -n "$$failed" ]; then echo "targets missed:$$failed"; exit 1; fi
 
 constraints:
 	rm -rf .constraints-venv && $(PYTHON) -m venv .constraints-venv

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import json
 import os
 import sys
@@ -41,6 +42,7 @@ from citeloop.graphs.grounded_answer import build_grounded_answer_graph
 from citeloop.graphs.verbalize import build_verbalize_graph
 from citeloop.knowledge import (
     ContextInjector,
+    InjectedContext,
     SqliteGraphStore,
     check_root,
     index_tree,
@@ -50,6 +52,7 @@ from citeloop.knowledge import (
 )
 from citeloop.knowledge.indexing.indexer import DEFAULT_MAX_FILE_BYTES
 from citeloop.knowledge.indexing.modules import PackageRoot
+from citeloop.knowledge.injector import DEFAULT_MAX_CONTEXT_TOKENS
 from citeloop.knowledge.paths import MAX_HOPS
 from citeloop.models import ReplayRecorder, resolve_chat_model
 from citeloop.prompts import EXPLAIN_QUESTION, EXPLAIN_QUESTION_NO_TARGET
@@ -178,7 +181,8 @@ def _package_list(packages: Sequence[PackageRoot]) -> str:
 
 def cmd_context(args: argparse.Namespace) -> int:
     with _open_graph(args.db) as store:
-        injected = ContextInjector(store, hops=args.hops).inject(args.task)
+        injector = ContextInjector(store, hops=args.hops, max_context_tokens=args.max_tokens)
+        injected = injector.inject(args.task)
     if not injected.entities:
         print("note: the task names no entity of the knowledge graph", file=sys.stderr)
     if args.json:
@@ -186,15 +190,33 @@ def cmd_context(args: argparse.Namespace) -> int:
             {
                 "text": injected.text,
                 "snapshot": injected.snapshot,
-                "entities": [
-                    {"name": e.name, "kind": e.kind, "tier": e.tier, "id": e.id}
-                    for e in injected.entities
-                ],
+                "tokens": injected.tokens,
+                "budget": injected.budget,
+                "entities": [dataclasses.asdict(entity) for entity in injected.entities],
             }
         )
-    else:
-        print(injected.text, end="" if injected.text.endswith("\n") else "\n")
+        return EXIT_OK
+    print(injected.text, end="" if injected.text.endswith("\n") else "\n")
+    if args.explain:
+        print(f"\n{_explanation(injected)}")
     return EXIT_OK
+
+
+def _explanation(injected: InjectedContext) -> str:
+    """Why each entity is in the context, and the budget used (``context --explain``)."""
+    core = sum(1 for entity in injected.entities if entity.tier == "core")
+    lines = [
+        f"-- {injected.tokens} of {injected.budget} tokens; {len(injected.entities)} entities, "
+        f"{core} core (reason: mention = the task names it as code, lexical = its words "
+        "match the task's, graph = related to those, owner = the class of a member shown)",
+        f"{'tier':<10} {'reason':<8} {'score':>7}  {'where':<40} entity",
+    ]
+    for entity in injected.entities:
+        where = f"{entity.path}:{entity.line}" if entity.path and entity.line else "-"
+        lines.append(
+            f"{entity.tier:<10} {entity.reason:<8} {entity.score:>7.4f}  {where:<40} {entity.id}"
+        )
+    return "\n".join(lines)
 
 
 def _load_context(path: str) -> Any:
@@ -593,8 +615,24 @@ def build_parser() -> argparse.ArgumentParser:
     context = sub.add_parser("context", help="print the graph context for a task")
     context.add_argument("--db", required=True, help="SQLite graph from `citeloop index`")
     context.add_argument("--task", required=True, type=_text, help="the task text")
-    context.add_argument("--hops", type=_non_negative, default=1, help="walk depth (default 1)")
-    context.add_argument("--json", action="store_true", help="print text and entities as JSON")
+    context.add_argument(
+        "--hops", type=_non_negative, default=2, help="neighbourhood depth ranked (default 2)"
+    )
+    context.add_argument(
+        "--max-tokens",
+        type=_positive,
+        default=DEFAULT_MAX_CONTEXT_TOKENS,
+        help=f"token budget of the context (default {DEFAULT_MAX_CONTEXT_TOKENS})",
+    )
+    context.add_argument(
+        "--explain",
+        action="store_true",
+        help="after the text, show why each entity is there (reason, score, path:line) "
+        "and the tokens used",
+    )
+    context.add_argument(
+        "--json", action="store_true", help="print text, entities and tokens as JSON"
+    )
     context.set_defaults(func=cmd_context)
 
     check = sub.add_parser("check", help="validate an answer against a graph context")

@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -37,7 +38,7 @@ from citeloop.knowledge.ranking import (
     hub_factor,
     personalized_pagerank,
 )
-from citeloop.knowledge.render import ContextText, entity_line, file_heading
+from citeloop.knowledge.render import MEMBER_KINDS, ContextText, entity_line, file_heading
 from citeloop.knowledge.seeds import RANK, choose, lookup_names, named_groups
 from citeloop.knowledge.store import GraphStore, SearchableGraphStore, batched
 from citeloop.text import estimated_tokens
@@ -55,9 +56,18 @@ MAX_CANDIDATES = 600
 """Entities ranked at most (the seeds and their neighbourhood)."""
 
 MAX_NEIGHBOURS = 40
+"""Facts followed out of one entity per hop, strongest relations first."""
+
 MAX_GUESSES = 3
 """Entities an unresolved call's name may stand for, at most, to be followed."""
-"""Facts followed out of one entity per hop, strongest relations first."""
+
+_BUILTIN_NAMES = frozenset(
+    name
+    for namespace in (builtins, dict, list, str, bytes, set, tuple, int, float, object)
+    for name in dir(namespace)
+)
+"""Names an unresolved call is not guessed by: a builtin's, or a builtin type's method
+(``.items()``, ``.format()``, ``next()`` are rarely calls into the repository)."""
 
 _SEED_WEIGHTS = {Reason.MENTION: 1.0, Reason.NAMED: 0.6, Reason.LEXICAL: 0.5}
 _RELATION_ORDER = {relation: -sum(weights) for relation, weights in WEIGHTS.items()}
@@ -203,18 +213,11 @@ class ContextInjector:
         )
         core_set = set(core_ids)
         context_entities = [
-            ContextEntity(
-                entity.name,
-                entity.kind,
+            _context_entity(
+                entity,
                 Tier.CORE if entity.id in core_set else Tier.SUPPORTING,
-                entity.id,
-                entity.path,
-                entity.line,
-                entity.end_line,
-                entity.signature,
-                entity.summary,
-                found.reasons.get(entity.id, Reason.GRAPH).value,
-                round(scores.get(entity.id, 0.0), 6),
+                found.reasons.get(entity.id, Reason.GRAPH),
+                scores.get(entity.id, 0.0),
             )
             for entity in entities
         ]
@@ -346,7 +349,7 @@ class ContextInjector:
         """The entities an unresolved call may mean, by its name (``request.applymarker``
         on an untyped ``request``: the ``applymarker`` methods): ranking follows them,
         but they are guesses, so no relation line shows them."""
-        names = {name for _, name in unresolved if len(name) > 3 and not name.startswith("__")}
+        names = {name for _, name in unresolved if len(name) > 3 and name not in _BUILTIN_NAMES}
         if not names:
             return []
         named = self._reads.entities_named_many(names)
@@ -424,7 +427,7 @@ class ContextInjector:
             if limit is not None and len(selected) >= limit and entity_id not in core:
                 continue
             entity = found.entities[entity_id]
-            cost = count(entity_line(entity, self._owner_short(entity))) + 1
+            cost = count(entity_line(entity, _short_owner(entity))) + 1
             if entity.path and entity.path not in files:
                 cost += count(file_heading(entity.path)) + 1
             new_callers = set()
@@ -449,20 +452,11 @@ class ContextInjector:
                     files.add(entity.path)
         return selected
 
-    def _owner_short(self, entity: Entity) -> str | None:
-        if entity.kind not in (EntityKind.METHOD, EntityKind.ATTRIBUTE, EntityKind.TEST):
-            return None
-        owner = entity.id.rpartition(".")[0]
-        return owner.rpartition(".")[2] if "." in owner else None
-
     def _owners(self, selected: list[str], found: _Candidates) -> dict[str, str]:
         """The class of each member of the context, by member id (a member's line names
         its class: ``Owner.member``)."""
         members = [
-            entity_id
-            for entity_id in selected
-            if found.entities[entity_id].kind
-            in (EntityKind.METHOD, EntityKind.ATTRIBUTE, EntityKind.TEST)
+            entity_id for entity_id in selected if found.entities[entity_id].kind in MEMBER_KINDS
         ]
         owners: dict[str, str] = {}
         missing = set()
@@ -487,20 +481,25 @@ class ContextInjector:
         """The classes named only by their members' lines, as supporting entities."""
         extra = dict.fromkeys(owner for owner in owners.values() if owner not in selected)
         return [
-            ContextEntity(
-                found.entities[owner].name,
-                EntityKind.CLASS,
-                Tier.SUPPORTING,
-                owner,
-                found.entities[owner].path,
-                found.entities[owner].line,
-                found.entities[owner].end_line,
-                found.entities[owner].signature,
-                found.entities[owner].summary,
-                Reason.OWNER.value,
-            )
+            _context_entity(found.entities[owner], Tier.SUPPORTING, Reason.OWNER, 0.0)
             for owner in extra
         ]
+
+
+def _context_entity(entity: Entity, tier: Tier, reason: Reason, score: float) -> ContextEntity:
+    return ContextEntity(
+        entity.name,
+        entity.kind,
+        tier,
+        entity.id,
+        entity.path,
+        entity.line,
+        entity.end_line,
+        entity.signature,
+        entity.summary,
+        reason.value,
+        round(score, 6),
+    )
 
 
 def _admissible(entity: Entity, follow_tests: bool) -> bool:
@@ -509,10 +508,16 @@ def _admissible(entity: Entity, follow_tests: bool) -> bool:
     return entity.kind is not EntityKind.TEST or follow_tests
 
 
+def _short_owner(entity: Entity) -> str | None:
+    """The short name of what defines a member (``a.B.m`` -> ``B``), or ``None``."""
+    owner = entity.id.rpartition(".")[0]
+    if entity.kind not in MEMBER_KINDS or "." not in owner:
+        return None
+    return owner.rpartition(".")[2]
+
+
 def _long_name(found: _Candidates, entity_id: str) -> str:
     """A relation line's name at its longest (``Owner.name``), to count its cost."""
     entity = found.entities[entity_id]
-    owner = entity_id.rpartition(".")[0].rpartition(".")[2]
-    if entity.kind in (EntityKind.METHOD, EntityKind.ATTRIBUTE, EntityKind.TEST) and owner:
-        return f"{owner}.{entity.name}"
-    return entity.name
+    owner = _short_owner(entity)
+    return f"{owner}.{entity.name}" if owner else entity.name

@@ -20,6 +20,7 @@ retrieval looks up (split from identifiers too: ``add_node`` gives ``add`` and
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 from collections.abc import Iterator
@@ -38,7 +39,7 @@ _FILE_SUFFIXES = frozenset(
     {"py", "pyi", "md", "rst", "txt", "json", "toml", "yaml", "yml", "cfg", "ini", "html"}
     | {"js", "ts", "css", "csv", "sql", "sh", "lock", "log", "xml", "ipynb"}
 )
-_CAMEL_BOUNDARY = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+_ALPHANUMERIC = re.compile(r"[^\W_]+")
 MAX_MENTIONS = 200
 """Mentions kept per text, in order (a pasted file would otherwise name thousands)."""
 
@@ -304,13 +305,49 @@ def code_mentions(text: str) -> list[Mention]:
     return list(found.values())
 
 
-def identifier_words(name: str) -> list[str]:
+def identifier_words(name: str) -> tuple[str, ...]:
     """The words of an identifier, lower-cased: ``DefaultJSONProvider`` -> ``default``,
     ``json``, ``provider``; ``add_node`` -> ``add``, ``node``."""
-    words: list[str] = []
-    for part in name.replace(".", "_").split("_"):
-        words.extend(word.lower() for word in _CAMEL_BOUNDARY.findall(part))
-    return words
+    return _cached_words(name) if len(name) <= _MAX_CACHED else _words(name)
+
+
+_MAX_CACHED = 200
+"""Longest name whose words are cached (indexing splits the same owners and names often)."""
+
+
+def _words(name: str) -> tuple[str, ...]:
+    return tuple(
+        word.lower() for part in _ALPHANUMERIC.findall(name) for word in _camel_words(part)
+    )
+
+
+_cached_words = functools.lru_cache(maxsize=65_536)(_words)
+
+
+def _camel_words(part: str) -> tuple[str, ...]:
+    """``part`` split where the case or the digits change (any script): ``HTTPServer2``
+    -> ``HTTP``, ``Server``, ``2``; ``größeVon`` -> ``größe``, ``Von``. One pass (and
+    none for a part in one case: most parts of snake_case names)."""
+    if part.isalpha() and (part.islower() or part.isupper()):
+        return (part,)
+    words, start = [], 0
+    for index in range(1, len(part)):
+        before, char = part[index - 1], part[index]
+        if (
+            before.isdigit() != char.isdigit()
+            or (char.isupper() and not before.isupper() and not before.isdigit())
+            or (
+                before.isupper()
+                and char.isupper()
+                and index + 1 < len(part)
+                and part[index + 1].islower()
+            )
+        ):
+            words.append(part[start:index])
+            start = index
+    if part[start:]:
+        words.append(part[start:])
+    return tuple(words)
 
 
 def query_words(text: str, limit: int = 64) -> list[str]:

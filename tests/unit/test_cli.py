@@ -70,6 +70,49 @@ def test_context_prints_the_documented_format(db, capsys):
     assert "class Circle(Shape)" in out
 
 
+def test_context_explain_says_why_each_entity_is_there(db, capsys):
+    code, out, _ = run(capsys, "context", "--db", str(db), "--task", TASK, "--explain")
+    assert code == EXIT_OK
+    text, _, explanation = out.partition("\n\n-- ")
+    assert "class Circle(Shape)" in text
+    head, _, rows = explanation.partition("\n")
+    tokens, _, budget = head.partition(" tokens")[0].partition(" of ")
+    assert 0 < int(tokens) <= int(budget) == 2000
+    table = rows.splitlines()[1:]
+    assert any(row.startswith("core") and " mention " in row for row in table)
+    assert all(row.split()[1] in {"mention", "lexical", "named", "graph", "owner"} for row in table)
+    assert any(
+        "shapes/circle.py:8" in row and row.endswith("shapes.circle.Circle") for row in table
+    )
+
+
+def test_context_max_tokens_bounds_the_context(db, capsys):
+    def tokens(*extra: str) -> tuple[int, int, int]:
+        code, out, _ = run(capsys, "context", "--db", str(db), "--task", TASK, "--json", *extra)
+        assert code == EXIT_OK
+        data = json.loads(out)
+        return data["tokens"], data["budget"], len(data["entities"])
+
+    small, budget, few = tokens("--max-tokens", "60")
+    assert small <= budget == 60
+    large, _, many = tokens()
+    assert small < large and few < many
+    code, _, err = run(capsys, "context", "--db", str(db), "--task", TASK, "--max-tokens", "0")
+    assert code == EXIT_USAGE and "--max-tokens" in err
+
+
+def test_context_json_entities_carry_where_and_why(db, capsys):
+    code, out, _ = run(capsys, "context", "--db", str(db), "--task", TASK, "--json")
+    assert code == EXIT_OK
+    entity = next(e for e in json.loads(out)["entities"] if e["id"] == "shapes.circle.Circle")
+    assert (entity["path"], entity["line"], entity["signature"]) == (
+        "shapes/circle.py",
+        8,
+        "(Shape)",
+    )
+    assert entity["reason"] in {"mention", "lexical", "graph"} and entity["score"] > 0
+
+
 def test_context_without_a_database_is_a_usage_error(tmp_path, capsys):
     code, _, err = run(capsys, "context", "--db", str(tmp_path / "none.db"), "--task", TASK)
     assert code == EXIT_USAGE

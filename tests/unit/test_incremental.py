@@ -138,11 +138,17 @@ def _edits(root: Path, rng: random.Random, step: int) -> str:
     return f"{kind} {target.relative_to(root)}"
 
 
-def _graph(db: Path) -> tuple[dict[str, Entity], dict[str, Fact], str]:
+def _graph(db: Path) -> tuple[dict[str, Entity], dict[str, Fact], str, dict[str, tuple]]:
     with SqliteGraphStore(db, read_only=True, cache_size=0) as store:
         entities = {entity.id: entity for entity in store.all_entities()}
         facts = {fact.fact_id: fact for e in entities for fact in store.facts_of(e)}
-        return entities, facts, store.snapshot()
+        # The full-text index: one document per searchable entity, none left over.
+        documents = store._db.execute(
+            "SELECT e.id, s.words, s.doc FROM search s JOIN entities e ON e.rowid = s.rowid"
+        ).fetchall()
+        (rows,) = store._db.execute("SELECT count(*) FROM search").fetchone()
+        assert rows == len(documents)
+        return entities, facts, store.snapshot(), {row[0]: row[1:] for row in documents}
 
 
 def _write(root: Path, files: dict[str, str]) -> None:
@@ -173,6 +179,7 @@ def test_incremental_equals_full_reindex(tmp_path: Path, seed: int) -> None:
             k: (f, f.provenance) for k, f in want[1].items()
         }, f"facts differ after {edit}"
         assert got[2] == want[2], f"snapshot differs after {edit}"
+        assert got[3] == want[3], f"full-text index differs after {edit}"
 
 
 def test_a_body_edit_relinks_that_file_only(tmp_path: Path) -> None:

@@ -3,6 +3,7 @@ and the documented text format."""
 
 from __future__ import annotations
 
+import itertools
 import re
 import shutil
 from pathlib import Path
@@ -344,7 +345,7 @@ def test_requirement_closure(store: SqliteGraphStore) -> None:
 def test_hops() -> None:
     words = ["Alpha", "Bravo", "Charlie", "Delta", "Echo", "Foxtrot"]
     entities = [Entity(f"m.{word}", EntityKind.CLASS, word) for word in words]
-    facts = [Fact(f"m.{a}", RelationKind.CALLS, f"m.{b}") for a, b in zip(words, words[1:])]
+    facts = [Fact(f"m.{a}", RelationKind.CALLS, f"m.{b}") for a, b in itertools.pairwise(words)]
     injector = ContextInjector(MemoryGraphStore(entities, facts), hops=1)
     assert names(injector.inject("`Alpha`")) == {"Alpha", "Bravo"}
     widened = injector.inject("`Alpha`", expansion=ContextExpansion(extra_hops=2))
@@ -355,7 +356,7 @@ def test_hops() -> None:
 def test_max_entities_caps_the_default_context() -> None:
     words = [f"Node{letter}" for letter in "ABCDEFGHIJ"]
     entities = [Entity(f"m.{word}", EntityKind.CLASS, word) for word in words]
-    facts = [Fact(f"m.{a}", RelationKind.CALLS, f"m.{b}") for a, b in zip(words, words[1:])]
+    facts = [Fact(f"m.{a}", RelationKind.CALLS, f"m.{b}") for a, b in itertools.pairwise(words)]
     injector = ContextInjector(MemoryGraphStore(entities, facts), hops=10, max_entities=4)
     task = " ".join(words[::2])
     context = injector.inject(task)

@@ -96,13 +96,17 @@ class _Writer:
             chosen.setdefault(entity.id, entity)
         rows = {entity_id: entity_row(entity, derived) for entity_id, entity in chosen.items()}
         inserted = self._add("entities", "id", "e", rows, check)
+        documents = {
+            entity_id: document
+            for entity_id in inserted
+            if (document := entity_document(chosen[entity_id])) is not None
+        }
+        rowids = _select_in(
+            self.db, "SELECT rowid, id FROM entities WHERE id IN ({marks})", documents
+        )
         self.db.executemany(
-            "INSERT INTO search (rowid, words, doc) SELECT rowid, ?, ? FROM entities WHERE id = ?",
-            [
-                (*document, entity_id)
-                for entity_id in inserted
-                if (document := entity_document(chosen[entity_id])) is not None
-            ],
+            "INSERT INTO search (rowid, words, doc) VALUES (?, ?, ?)",
+            [(rowid, *documents[entity_id]) for rowid, entity_id in rowids],
         )
 
     def add_facts(self, facts: Iterable[Fact], derived: bool, check: bool) -> None:

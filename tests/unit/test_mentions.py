@@ -1,0 +1,118 @@
+"""What a task names as code (mentions) and the words lexical retrieval looks up."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from citeloop.knowledge.mentions import (
+    MAX_MENTIONS,
+    code_mentions,
+    identifier_words,
+    is_code_shaped,
+    query_words,
+)
+
+
+def mentioned(text: str) -> dict[str, str]:
+    return {mention.name: mention.form for mention in code_mentions(text)}
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Does `read` block?", {"read": "backticks"}),
+        ("Use ``run`` here", {"run": "backticks"}),
+        ("How is StateGraph built?", {"StateGraph": "camel"}),
+        ("What does JSONProvider do?", {"JSONProvider": "camel"}),
+        ("Why StateGraph.compile?", {"StateGraph.compile": "dotted"}),
+        ("What does compile() return?", {"compile": "call"}),
+        ("Where is add_node defined?", {"add_node": "underscore"}),
+        ("Is _private used? MAX_SIZE?", {"_private": "underscore", "MAX_SIZE": "underscore"}),
+        (
+            "See REQ-008-013 and ADR-0003 and DEC-7",
+            {"REQ-008-013": "id", "ADR-0003": "id", "DEC-7": "id"},
+        ),
+        (
+            "How does the Checkout flow use Cart?",
+            {"Checkout": "capitalized", "Cart": "capitalized"},
+        ),
+    ],
+)
+def test_code_shapes_are_mentions(text: str, expected: dict[str, str]) -> None:
+    assert mentioned(text) == expected
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "How do I run a command?",
+        "Why does it read stale values where it should not?",
+        "Can I decode, fit, build it, and when?",
+        "Pregel runs it.",  # a capitalized word that starts a sentence
+        "What does the API return?",  # an acronym
+        "Open state.py and config.toml",  # file names
+        "e.g. this, i.e. that",  # abbreviations
+        "It runs. Then it stops",
+        "- Run it\n# Heading words",
+    ],
+)
+def test_plain_words_are_not_mentions(text: str) -> None:
+    assert mentioned(text) == {}
+
+
+def test_a_fenced_block_mentions_every_name_but_not_its_language() -> None:
+    text = "Look:\n```python\nvalue = compute(item)\n```\nthen"
+    assert mentioned(text) == {"value": "backticks", "compute": "backticks", "item": "backticks"}
+
+
+def test_an_unclosed_backtick_is_text() -> None:
+    assert mentioned("a ` lone tick and read") == {}
+    assert mentioned("``a` b`` c`") == {"a": "backticks", "b": "backticks"}
+
+
+def test_mentions_keep_their_order_and_are_bounded() -> None:
+    text = " ".join(f"name_{i}" for i in range(MAX_MENTIONS + 50))
+    names = [mention.name for mention in code_mentions(text)]
+    assert names == [f"name_{i}" for i in range(MAX_MENTIONS)]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["`" * 50_000, "`a" * 50_000, "``a`" * 20_000, "a." * 100_000 + "b", "REQ-" + "1-" * 50_000],
+)
+def test_scanning_stays_linear(text: str) -> None:
+    started = time.perf_counter()
+    code_mentions(text)
+    query_words(text)
+    assert time.perf_counter() - started < 5  # quadratic work would take minutes
+
+
+@pytest.mark.parametrize(
+    ("name", "words"),
+    [
+        ("DefaultJSONProvider", ["default", "json", "provider"]),
+        ("add_node", ["add", "node"]),
+        ("HTTPServer2", ["http", "server", "2"]),
+        ("pkg.mod.Class", ["pkg", "mod", "class"]),
+        ("größe_von", ["größe", "von"]),
+        ("ÄrgerÜber", ["ärger", "über"]),
+        ("parse2HTML", ["parse", "2", "html"]),
+        ("REQ-001-002", ["req", "001", "002"]),
+    ],
+)
+def test_identifier_words(name: str, words: list[str]) -> None:
+    assert list(identifier_words(name)) == words
+
+
+def test_query_words_split_identifiers_and_drop_stop_words() -> None:
+    words = query_words("How does the DefaultJSONProvider serialize a date_time in 2024?")
+    assert words == ["default", "json", "provider", "serialize", "date", "time"]
+    many = " ".join(f"{a}{b}q" for a in "abcdefghij" for b in "abcdefghij")
+    assert query_words(many, limit=10) == [f"a{b}q" for b in "abcdefghij"]
+
+
+def test_is_code_shaped() -> None:
+    assert is_code_shaped("add_node") and is_code_shaped("StateGraph")
+    assert not is_code_shaped("path") and not is_code_shaped("Pregel")

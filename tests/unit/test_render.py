@@ -1,0 +1,103 @@
+"""The lines of a context: signatures, summaries, members, attributes and relations."""
+
+from __future__ import annotations
+
+from citeloop.knowledge import Entity, EntityKind, Fact, RelationKind
+from citeloop.knowledge.render import (
+    MAX_LINE_SIGNATURE,
+    MAX_LINE_SUMMARY,
+    ContextText,
+    entity_line,
+)
+
+
+def method(entity_id: str, signature: str = "(self)", **fields) -> Entity:
+    return Entity(
+        entity_id, EntityKind.METHOD, entity_id.rpartition(".")[2], signature=signature, **fields
+    )
+
+
+def test_a_line_has_the_signature_the_line_and_the_summary() -> None:
+    entity = Entity(
+        "m.load",
+        EntityKind.FUNCTION,
+        "load",
+        path="m.py",
+        line=40,
+        signature="(path: str, *, strict: bool = True) -> Config",
+        docstring="Load a config. Raises on a bad file.",
+    )
+    assert entity.summary == "Load a config."
+    assert entity_line(entity, None) == (
+        "def load(path: str, *, strict: bool = True) -> Config  # L40 — Load a config."
+    )
+
+
+def test_a_method_line_names_its_class_without_the_receiver() -> None:
+    assert entity_line(method("m.Graph.add", "(self, node: str) -> None"), "Graph") == (
+        "Graph.add(node: str) -> None"
+    )
+    assert entity_line(method("m.Graph.make", "(cls)"), "Graph") == "Graph.make()"
+    assert entity_line(method("m.Graph.run", "(selfish)"), "Graph") == "Graph.run(selfish)"
+
+
+def test_attributes_read_as_attributes() -> None:
+    attribute = Entity("m.Box.size", EntityKind.ATTRIBUTE, "size", signature=": int = 3")
+    assert entity_line(attribute, "Box") == "Box.size: int = 3"
+    constant = Entity("m.PI", EntityKind.ATTRIBUTE, "PI", signature=" = 3.14")
+    assert entity_line(constant, None) == "PI = 3.14"
+    annotated = Entity("m.NAME", EntityKind.ATTRIBUTE, "NAME", signature=": str")
+    assert entity_line(annotated, None) == "NAME: str = ..."
+
+
+def test_a_long_signature_is_cut_at_a_parameter_and_keeps_its_return() -> None:
+    params = ", ".join(f"argument_{i}: dict[str, int] = {{}}" for i in range(12))
+    entity = Entity("m.f", EntityKind.FUNCTION, "f", signature=f"({params}) -> Result")
+    line = entity_line(entity, None)
+    assert line.startswith("def f(argument_0: dict[str, int] = {}, ")
+    assert line.endswith(", ...) -> Result")
+    assert len(line) <= len("def f") + MAX_LINE_SIGNATURE + len(", ...)")
+
+
+def test_a_long_summary_is_cut_at_a_word() -> None:
+    entity = Entity("m.f", EntityKind.FUNCTION, "f", path="m.py", line=1, docstring="word " * 60)
+    summary = entity_line(entity, None).split(" — ", 1)[1]
+    assert summary.endswith("…") and len(summary) <= MAX_LINE_SUMMARY
+    assert not summary.removesuffix("…").endswith(" ")
+
+
+def test_a_user_signature_without_parentheses_gets_them() -> None:
+    assert (
+        entity_line(Entity("m.f", EntityKind.FUNCTION, "f", signature="a, b"), None)
+        == "def f(a, b)"
+    )
+
+
+def test_files_group_their_entities_in_line_order_and_relations_follow() -> None:
+    entities = [
+        Entity("m.Group", EntityKind.CLASS, "Group", path="core.py", line=30),
+        method("m.Group.invoke", path="core.py", line=35),
+        Entity("m.Command", EntityKind.CLASS, "Command", path="core.py", line=10),
+        method("m.Command.invoke", path="core.py", line=15),
+        Entity("m.helper", EntityKind.FUNCTION, "helper", path="util.py", line=3),
+        Entity("REQ-1", EntityKind.REQUIREMENT, "REQ-1", signature="commands run"),
+    ]
+    owners = {"m.Group.invoke": "m.Group", "m.Command.invoke": "m.Command"}
+    facts = [
+        Fact("m.Group", RelationKind.INHERITS, "m.Command"),
+        Fact("m.Group.invoke", RelationKind.CALLS, "m.Command.invoke"),
+        Fact("m.Group.invoke", RelationKind.CALLS, "m.helper"),
+        Fact("m.helper", RelationKind.CALLS, "m.nowhere"),  # not in the context
+    ]
+    assert ContextText(entities, owners).render(facts).splitlines() == [
+        "# core.py",
+        "class Command  # L10",
+        "Command.invoke()  # L15",
+        "class Group  # L30",
+        "Group.invoke()  # L35",
+        "# util.py",
+        "def helper()  # L3",
+        "REQ-1 commands run",
+        "Group inherits from Command",
+        "Group.invoke() calls Command.invoke(), helper()",
+    ]
