@@ -624,14 +624,17 @@ def build_parser() -> argparse.ArgumentParser:
         default=DEFAULT_MAX_CONTEXT_TOKENS,
         help=f"token budget of the context (default {DEFAULT_MAX_CONTEXT_TOKENS})",
     )
-    context.add_argument(
+    shown = context.add_mutually_exclusive_group()
+    shown.add_argument(
         "--explain",
         action="store_true",
         help="after the text, show why each entity is there (reason, score, path:line) "
         "and the tokens used",
     )
-    context.add_argument(
-        "--json", action="store_true", help="print text, entities and tokens as JSON"
+    shown.add_argument(
+        "--json",
+        action="store_true",
+        help="print text, entities (with reason, score, path:line) and tokens as JSON",
     )
     context.set_defaults(func=cmd_context)
 

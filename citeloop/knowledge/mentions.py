@@ -9,8 +9,9 @@ A **mention** is a name the text writes the way code is written:
 - called (``compile()``);
 - with an underscore (``add_node``, ``_private``, ``MAX_SIZE``);
 - a requirement or decision id (``REQ-008-013``, ``DEC-7``, ``ADR-0003``);
-- capitalized inside a sentence (``how does Checkout use Cart``): a class name, the
-  only kind of entity it may name (a capitalized word that starts a sentence is none).
+- capitalized inside a sentence, after a word or a comma (``how does Checkout use
+  Cart``): a class name, the only kind of entity it may name (a capitalized word that
+  starts a sentence, a line or a list item is none).
 
 A plain word (``run``, ``read``, ``where``) is never a mention, even when an entity has
 that name: the task says it in English. It is one of the task's **words**, which lexical
@@ -36,9 +37,15 @@ _TOKEN = re.compile(
 )
 _BACKTICKS = re.compile("`+")
 _FILE_SUFFIXES = frozenset(
-    {"py", "pyi", "md", "rst", "txt", "json", "toml", "yaml", "yml", "cfg", "ini", "html"}
-    | {"js", "ts", "css", "csv", "sql", "sh", "lock", "log", "xml", "ipynb"}
+    {"py", "pyi", "pyx", "md", "rst", "txt", "json", "toml", "yaml", "yml", "cfg", "ini"}
+    | {"html", "htm", "js", "jsx", "ts", "tsx", "css", "csv", "sql", "sh", "lock", "log"}
+    | {"xml", "ipynb", "go", "rs", "java", "kt", "c", "h", "cc", "cpp", "hpp", "rb", "php"}
+    | {"swift", "scala", "png", "jpg", "jpeg", "gif", "svg", "pdf", "zip", "gz", "tar"}
+    | {"whl", "so", "dll", "exe", "env", "db", "sqlite", "pkl", "npy", "parquet"}
 )
+_INVISIBLE = dict.fromkeys(map(ord, "\u00ad\u200b\u200c\u200d\u2060\ufeff"))
+"""Soft hyphen, zero-width spaces and joiners: dropped before scanning (``Stat\u200bGraph``
+is ``StatGraph``)."""
 _ALPHANUMERIC = re.compile(r"[^\W_]+")
 MAX_MENTIONS = 200
 """Mentions kept per text, in order (a pasted file would otherwise name thousands)."""
@@ -252,6 +259,8 @@ def _form(token: str) -> str | None:
         parts = token.split(".")
         if parts[-1].lower() in _FILE_SUFFIXES or any(len(part) < 2 for part in parts):
             return None  # a file name (state.py) or an abbreviation (e.g, i.e)
+        if _capitalized(parts[-1]) and parts[-1].lower() in STOP_WORDS:
+            return None  # a missing space: "I read.Then I left"
         return "dotted"
     if "_" in token.strip("_") or token.startswith("_"):
         return "underscore"
@@ -267,11 +276,11 @@ def _capitalized(token: str) -> bool:
     return len(token) > 1 and token[0].isupper() and token[1:].islower() and token.isalpha()
 
 
-def _starts_sentence(segment: str, match: re.Match[str]) -> bool:
-    """Whether the token starts the text, a line or a sentence (after ``.``, ``?``,
-    ``!``, ``:``, or an opening quote or bracket after those)."""
-    before = segment[max(0, match.start() - 8) : match.start()].rstrip(" \t\"'([*_")
-    return not before or before[-1] in ".?!:\n#->|"
+def _mid_sentence(segment: str, match: re.Match[str]) -> bool:
+    """Whether the token follows a word, a digit, or a comma or semicolon: inside a
+    sentence (not after ``.``, ``?``, ``1)``, a bullet, a quote or the start of a line)."""
+    before = segment[max(0, match.start() - 8) : match.start()].rstrip()
+    return bool(before) and (before[-1].isalnum() or before[-1] in ",;")
 
 
 def is_code_shaped(name: str) -> bool:
@@ -289,11 +298,11 @@ def code_mentions(text: str) -> list[Mention]:
         ['read', 'StateGraph.compile']
     """
     found: dict[str, Mention] = {}
-    for segment, in_code in _code_spans(normalize_text(text)):
+    for segment, in_code in _code_spans(normalize_text(text).translate(_INVISIBLE)):
         for match in _TOKEN.finditer(segment):
             token = match.group()
             form = "backticks" if in_code else _form(token)
-            if form is None and _capitalized(token) and not _starts_sentence(segment, match):
+            if form is None and _capitalized(token) and _mid_sentence(segment, match):
                 form = "capitalized"
             if form is None:
                 continue
@@ -355,7 +364,7 @@ def query_words(text: str, limit: int = 64) -> list[str]:
     (identifiers too), lower-cased, without :data:`STOP_WORDS`, numbers and one-letter
     words, in order of first appearance, at most ``limit``."""
     found: dict[str, None] = {}
-    for match in _TOKEN.finditer(normalize_text(text)):
+    for match in _TOKEN.finditer(normalize_text(text).translate(_INVISIBLE)):
         for word in identifier_words(match.group().removesuffix("()")):
             if len(word) > 1 and not word.isdigit() and word not in STOP_WORDS:
                 found.setdefault(word)

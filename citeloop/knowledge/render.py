@@ -61,20 +61,27 @@ def _parenthesized(signature: str, member: bool = False) -> str:
     ``"a, b"`` is put in parentheses; a member's ``self``/``cls`` goes."""
     if signature[:1] not in ("(", "["):
         signature = f"({signature})"
+    # Type parameters (``[T](self, x: T)``) come first; the receiver is the first parameter.
+    type_params, found, params = signature.partition("](") if signature[0] == "[" else ("", "", "")
+    if found:
+        type_params, signature = type_params + "]", "(" + params
     if member:
         for receiver in _RECEIVERS:
             if signature.startswith(f"({receiver}, ") or signature.startswith(f"({receiver})"):
                 signature = "(" + signature[len(receiver) + 1 :].lstrip(", ")
                 break
+    signature = type_params + signature
     if len(signature) <= MAX_LINE_SIGNATURE:
         return signature
     head, arrow, returns = signature.rpartition(") -> ")
     if not arrow:
         head, returns = signature.rstrip(")"), ""
+    tail = f" -> {returns}" if arrow else ""
     room = MAX_LINE_SIGNATURE - len(returns)
     cut = max((at for at in _top_level_commas(head) if at <= room), default=None)
-    kept = head[:cut] if cut is not None else head[: head.find("(") + 1] + "..."
-    return f"{kept}, ...){' -> ' + returns if arrow else ''}" if cut else f"{kept})"
+    if cut is None:  # not even the first parameter fits
+        return f"{head[: head.find('(', len(type_params)) + 1]}...){tail}"
+    return f"{head[:cut]}, ...){tail}"
 
 
 def _top_level_commas(text: str) -> list[int]:
@@ -112,7 +119,7 @@ def entity_line(entity: Entity, owner: str | None) -> str:
     if kind is EntityKind.CLASS:
         code = f"class {name}{_parenthesized(signature) if signature else ''}"
     elif kind is EntityKind.ATTRIBUTE and owner:
-        code = f"{owner}.{name}{signature}"
+        code = f"{owner}.{name}{signature or ' = ...'}"
     elif kind is EntityKind.ATTRIBUTE:
         code = f"{name}{signature if ' = ' in signature else signature + ' = ...'}"
     elif owner and kind in MEMBER_KINDS:

@@ -59,8 +59,8 @@ def entity_document(entity: Entity) -> tuple[str, str] | None:
 
 
 def fts_query(words: Sequence[str]) -> str:
-    """An FTS5 query matching any of ``words`` (alphanumeric words, quoted)."""
-    return " OR ".join(f'"{word}"' for word in words if word.isalnum())
+    """An FTS5 query matching any of ``words`` (alphanumeric words, quoted, each once)."""
+    return " OR ".join(f'"{word}"' for word in dict.fromkeys(words) if word.isalnum())
 
 
 class MemoryIndex:

@@ -39,6 +39,9 @@ within SQLite's smallest default limit of 999 host parameters."""
 DEFAULT_CACHE_SIZE = 100_000
 """Entities and facts a read-only store keeps in memory (a few tens of MB at most)."""
 
+MAX_SEARCH_HITS = 100_000
+"""Most hits one :meth:`SqliteGraphStore.search` returns, whatever its ``limit``."""
+
 _MISSING = object()
 
 
@@ -361,7 +364,7 @@ class SqliteGraphStore(PathRecall):
         query = fts_query(words)
         if not query or limit < 1:
             return []
-        key = f"{limit}:{query}"
+        key = f"{min(limit, MAX_SEARCH_HITS)}:{query}"
         return list(self._through_cache("search", [key], self._read_search)[key])
 
     def _read_search(self, keys: list[str]) -> dict[str, list[tuple[str, float]]]:

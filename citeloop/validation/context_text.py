@@ -24,12 +24,13 @@ entity only when an ``inherits`` line names it) nor its member list (a member is
 entity only when a member line names it); the function name of a ``def`` line, not its
 arguments; both sides of ``inherits from`` and ``calls``; both parts of ``Owner.member``
 on a member line (``Owner.member(`` or ``Owner.member: ``/`` = ``); the name of a
-module attribute line (``NAME = ...``); every ``REQ-...`` id anywhere; the id before
-``:`` on each line under ``## Prior decisions``. What follows ``  # `` on a line (its
-path and summary) names nothing. On ``inherits`` and ``calls`` lines, builtins, keywords and
-``typing`` names (``Protocol``, ``object``, ``len``, ``self``, ...) are noise, not
-entities; a name that a ``class``, ``def`` or ``Owner.member()`` line defines is always an
-entity, even when it is also a builtin's name (``def compile(...)``, ``Parser.format()``).
+module attribute line (``NAME = ...``); every ``REQ-...`` id, except in a rendered
+line's place and summary (from ``  # L<line>`` on, which names nothing); the id before
+``:`` on each line under ``## Prior decisions``. On ``inherits`` and ``calls`` lines,
+builtins, keywords and ``typing`` names (``Protocol``, ``object``, ``len``, ``self``,
+...) are noise, not entities; a name that a ``class``, ``def`` or ``Owner.member()``
+line defines is always an entity, even when it is also a builtin's name
+(``def compile(...)``, ``Parser.format()``).
 """
 
 from __future__ import annotations
@@ -63,9 +64,10 @@ _MORE_CALLEES = re.compile(rf",\s*({_NAME})")
 _MEMBER_LINE = re.compile(rf"\s*({_NAME})\([^)]*\)\s*$")
 _SIGNATURE_LINE = re.compile(r"\s*(\w+\.\w+)[(\[]")
 _ATTRIBUTE_LINE = re.compile(r"\s*(\w+\.\w+)(?::\s|\s=\s)")
-_MODULE_ATTRIBUTE_LINE = re.compile(r"(\w+)(?::\s[^=]*)?\s=\s")
+_MODULE_ATTRIBUTE_LINE = re.compile(r"(\w+)(?::\s.*?)?\s=\s")
 _DECISION_LINE = re.compile(r"\s*([\w-]+)\s*:")
 _DECISIONS_HEADING = "prior decisions"
+_WHERE = re.compile(r"  # L\d")
 _REQUIREMENT_PREFIX = "REQ-"
 
 
@@ -154,6 +156,8 @@ def parse_context_entities(text: str) -> tuple[ParsedEntity, ...]:
         if in_decisions and (match := _DECISION_LINE.match(line)):
             add(ParsedEntity(match[1], "decision"))
         else:
+            if where := _WHERE.search(line):  # a rendered line's place and summary
+                line = line[: where.start()]  # name nothing
             entities, defined = _parse_line(line)
             for entity in entities:
                 add(entity, defined)

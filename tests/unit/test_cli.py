@@ -99,6 +99,8 @@ def test_context_max_tokens_bounds_the_context(db, capsys):
     assert small < large and few < many
     code, _, err = run(capsys, "context", "--db", str(db), "--task", TASK, "--max-tokens", "0")
     assert code == EXIT_USAGE and "--max-tokens" in err
+    code, _, err = run(capsys, "context", "--db", str(db), "--task", TASK, "--json", "--explain")
+    assert code == EXIT_USAGE and "not allowed with" in err
 
 
 def test_context_json_entities_carry_where_and_why(db, capsys):

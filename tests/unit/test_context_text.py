@@ -34,6 +34,7 @@ def parsed(text: str) -> dict[str, str]:
         ("Circle.radius = radius  # L10", {"Circle": "class", "radius": "attribute"}),
         ("PI = 3.14159  # L4", {"PI": "attribute"}),
         ("MAX: int = 3", {"MAX": "attribute"}),
+        ('X: Literal["=="] = "a"  # L2', {"X": "attribute"}),
         (
             "label() calls Circle.area(), format_area()",
             {"label": "function", "Circle": "class", "area": "method", "format_area": "function"},
@@ -51,8 +52,11 @@ def test_line_shapes(line: str, expected: dict[str, str]) -> None:
 
 
 def test_the_comment_of_a_line_names_nothing() -> None:
-    names = parsed("def f(x)  # L3 — Calls Helper.run() and REQ_X inherits from Base")
+    names = parsed("def f(x)  # L3 — Calls Helper.run() and REQ-1, inherits from Base")
     assert names == {"f": "function"}
+    assert parsed("PATTERN = ...  # L19 — An id such as ``REQ-008-013``.") == {
+        "PATTERN": "attribute"
+    }
 
 
 def test_the_readme_example_parses_as_documented() -> None:

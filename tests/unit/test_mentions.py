@@ -56,6 +56,14 @@ def test_code_shapes_are_mentions(text: str, expected: dict[str, str]) -> None:
         "e.g. this, i.e. that",  # abbreviations
         "It runs. Then it stops",
         "- Run it\n# Heading words",
+        "see read.go and where.rs, then open Run.png",  # file names of other languages
+        "I read.Then I left",  # a missing space
+        "1) Run the job again",  # list items, brackets, bullets, quotes, ellipses
+        "(see above) Run it",
+        "\u2705 Run it",
+        "wait\u2026 Run it",
+        "\u201cRun\u201d it",
+        "\u3002Run it",
     ],
 )
 def test_plain_words_are_not_mentions(text: str) -> None:
@@ -65,6 +73,13 @@ def test_plain_words_are_not_mentions(text: str) -> None:
 def test_a_fenced_block_mentions_every_name_but_not_its_language() -> None:
     text = "Look:\n```python\nvalue = compute(item)\n```\nthen"
     assert mentioned(text) == {"value": "backticks", "compute": "backticks", "item": "backticks"}
+
+
+def test_invisible_characters_do_not_split_a_name() -> None:
+    assert mentioned("Use Stat\u200bGraph and read\u00ad_node") == {
+        "StatGraph": "camel",
+        "read_node": "underscore",
+    }
 
 
 def test_an_unclosed_backtick_is_text() -> None:

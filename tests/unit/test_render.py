@@ -9,6 +9,7 @@ from citeloop.knowledge.render import (
     ContextText,
     entity_line,
 )
+from citeloop.validation import parse_context_entities
 
 
 def method(entity_id: str, signature: str = "(self)", **fields) -> Entity:
@@ -48,6 +49,13 @@ def test_attributes_read_as_attributes() -> None:
     assert entity_line(constant, None) == "PI = 3.14"
     annotated = Entity("m.NAME", EntityKind.ATTRIBUTE, "NAME", signature=": str")
     assert entity_line(annotated, None) == "NAME: str = ..."
+    # A property without a return annotation still reads (and parses) as an attribute.
+    bare = Entity("m.Props.value", EntityKind.ATTRIBUTE, "value")
+    assert entity_line(bare, "Props") == "Props.value = ..."
+    assert [e.name for e in parse_context_entities(entity_line(bare, "Props"))] == [
+        "Props",
+        "value",
+    ]
 
 
 def test_a_long_signature_is_cut_at_a_parameter_and_keeps_its_return() -> None:
@@ -57,6 +65,16 @@ def test_a_long_signature_is_cut_at_a_parameter_and_keeps_its_return() -> None:
     assert line.startswith("def f(argument_0: dict[str, int] = {}, ")
     assert line.endswith(", ...) -> Result")
     assert len(line) <= len("def f") + MAX_LINE_SIGNATURE + len(", ...)")
+
+
+def test_a_first_parameter_too_long_to_show_keeps_the_return() -> None:
+    entity = Entity("m.f", EntityKind.FUNCTION, "f", signature=f"(x: {'A' * 200}) -> None")
+    assert entity_line(entity, None) == "def f(...) -> None"
+
+
+def test_type_parameters_come_before_the_receiver() -> None:
+    entity = method("m.Gen.get", "[U](self, u: U) -> T")
+    assert entity_line(entity, "Gen") == "Gen.get[U](u: U) -> T"
 
 
 def test_a_long_summary_is_cut_at_a_word() -> None:

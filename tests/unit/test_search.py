@@ -94,8 +94,13 @@ def test_query_syntax_in_the_words_is_not_interpreted(store) -> None:
     assert store.search(['"', "NOT", "AND", "json*", "NEAR(", "flask"], 5)
 
 
+def test_repeated_words_and_huge_limits(store) -> None:
+    hits = store.search(["json"] * 5_000, 2**63)
+    assert hits[0][0] == "flask.json.provider.DefaultJSONProvider"
+
+
 def test_fts_query_quotes_words_and_drops_the_rest() -> None:
-    assert fts_query(["json", "a-b", 'x"y', "größe"]) == '"json" OR "größe"'
+    assert fts_query(["json", "a-b", 'x"y', "größe", "json"]) == '"json" OR "größe"'
 
 
 def test_memory_index_limits_and_orders_ties_by_id() -> None:
