@@ -134,9 +134,35 @@ class GroundedAnswerContext:
             "(raised on retry); none by default: the token budget decides."
         },
     )
+    fail_on_invented: bool = field(
+        default=True,
+        metadata={
+            "description": "Fail an answer whose body names code that is in neither the "
+            "context, the prompt, Python, nor the knowledge graph."
+        },
+    )
+    require_locations: bool = field(
+        default=False,
+        metadata={
+            "description": "Require a `path:line` location on every citation (a location "
+            "given is always checked against the entity's file and lines)."
+        },
+    )
+    max_total_tokens: int | None = field(
+        default=None,
+        metadata={
+            "description": "Tokens the run's model calls may spend in all (the model's "
+            "usage, else an estimate); a call that would exceed it is not made and the run "
+            "ends with outcome budget_exhausted. None: no limit."
+        },
+    )
 
     def __post_init__(self) -> None:
         check_field_types(self)
+        if self.max_total_tokens is not None and self.max_total_tokens < 1:
+            raise ConfigurationError(
+                f"max_total_tokens must be >= 1 or None, got {self.max_total_tokens}"
+            )
         if not 0 <= self.max_retries <= MAX_RETRIES:
             raise ConfigurationError(
                 f"max_retries must be within 0..{MAX_RETRIES}, got {self.max_retries}"

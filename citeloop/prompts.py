@@ -8,10 +8,13 @@ GROUNDED_SYSTEM_PROMPT = """\
 You answer questions about a code base using the knowledge-graph context you are given.
 Rules:
 - Ground every statement in the context. Do not invent classes, functions, or relations \
-that the context does not show.
+that the context does not show; name no code the context does not contain.
 - Refer to entities by their exact names as written in the context.
+- If the context lacks something the task needs, say exactly what is missing.
 - End your answer with a section headed `## Entities used` that lists, one per line, \
-every context entity your answer relies on. List only names that appear in the context."""
+every context entity your answer relies on, each with its location: \
+`- Name (path:line)`, the path from the file heading above the entity in the context and \
+a line within its `# L<start>-<end>`. List only names that appear in the context."""
 
 GROUNDED_ANSWER_PROMPT = """\
 Knowledge-graph context:
@@ -177,3 +180,14 @@ DELIVERY_AUDIT_MORE_PROBLEMS = "... and {count} more problems"
 
 DELIVERY_AUDIT_NOT_A_REVIEW = "it is not a review in the requested structure"
 """The repair prompt's problem when the first reply gave no more precise one."""
+
+DELIVERY_AUDIT_SCHEMA_NOTE = """
+
+The requested structure: reply with one JSON object only, with no other text, that is \
+valid against this JSON Schema of the review:
+<review_schema>
+{schema}
+</review_schema>"""
+"""Appended to the audit and repair prompts for a model without structured output (it
+answers in JSON text): ``{schema}`` is the review's JSON Schema as compact JSON. With
+structured output the tool's schema carries it, so the prompts do not."""

@@ -1,8 +1,9 @@
 """Evidence indexes from the knowledge graph and from files, and contract files.
 
 - :func:`evidence_from_graph`: one unit per fact of a
-  :class:`~citeloop.knowledge.GraphStore`, with its provenance; the version is the
-  graph's snapshot.
+  :class:`~citeloop.knowledge.GraphStore`, with its provenance, the signatures and
+  docstrings of the entities it joins and (given the indexed folder) the source lines
+  of its provenance span, bounded; the version is the graph's snapshot.
 - :func:`evidence_from_jsonl`: one unit per line of a JSONL file of documents; the
   version is a digest of the file's bytes.
 - :func:`load_model` and :func:`load_index`: a plan, a result or an index read from a
@@ -16,8 +17,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import stat
 from collections.abc import Iterable, Mapping
-from pathlib import Path
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
@@ -25,7 +29,8 @@ from pydantic import ValidationError as PydanticValidationError
 
 from citeloop.contract.schemas import EvidenceIndex, EvidenceUnit, error_path
 from citeloop.errors import ConfigurationError
-from citeloop.knowledge import BatchedGraphStore, Entity, EntityRef, Fact, GraphStore
+from citeloop.knowledge import BatchedGraphStore, Entity, EntityRef, Fact, GraphStore, Provenance
+from citeloop.knowledge.indexing.sources import decode_source
 from citeloop.knowledge.store import batched
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
@@ -40,20 +45,226 @@ MAX_ERRORS_SHOWN = 10
 # --- the knowledge graph ------------------------------------------------------------------
 
 
+MAX_UNIT_TEXT_CHARS = 2_400
+"""Characters of a graph unit's text the source lines may fill up to: lines past it are
+left out and counted. It stays under the audit's
+:data:`citeloop.contract.audit.MAX_TEXT_CHARS`, so the auditor sees a unit whole (only
+an entity label longer than a few hundred characters can push a unit past it)."""
+
+MAX_SOURCE_LINES = 30
+"""Source lines shown of one fact's provenance span at most; the rest are counted."""
+
+MAX_SOURCE_LINE_CHARS = 160
+"""Characters shown of one source line; a longer line ends in ``…``."""
+
+MAX_SIGNATURE_CHARS = 200
+"""Characters shown of an entity's signature; a longer one ends in ``…``."""
+
+MAX_UNIT_DOCSTRING_CHARS = 400
+"""Characters shown of an entity's docstring, cut at a line end (a first line longer
+than that is cut and ends in ``…``); the lines left out are counted."""
+
+MAX_SOURCE_FILE_BYTES = 50_000_000
+"""Largest source file read for source lines; a larger one gives none
+(:data:`SOURCE_UNREADABLE`)."""
+
+SOURCE_CHANGED = "(source changed since indexing)"
+"""The mark of a unit whose file's SHA-256 digest differs from its provenance's."""
+SOURCE_MISSING = "(source missing)"
+"""The mark of a unit whose file is gone, or is not a regular file."""
+SOURCE_OUTSIDE_ROOT = "(source outside the indexed root)"
+"""The mark of a unit whose provenance path leaves ``source_root`` (``..``, an absolute
+path, a symbolic link to elsewhere): it is never read."""
+SOURCE_UNREADABLE = "(source unreadable)"
+"""The mark of a unit whose file cannot be read or decoded, or is over
+:data:`MAX_SOURCE_FILE_BYTES`."""
+
+_PYTHON_SUFFIXES = (".py", ".pyi")
+
+
 def _ref(entities: Mapping[str, Entity], entity_id: str) -> EntityRef:
     entity = entities.get(entity_id)
     return EntityRef.of(entity) if entity is not None else EntityRef("", entity_id, entity_id)
 
 
-def fact_unit(fact: Fact, subject: EntityRef, object_: EntityRef) -> EvidenceUnit:
+def _more(count: int) -> str:
+    return f"… ({count} more line{'s' if count != 1 else ''})"
+
+
+def _clipped(text: str, limit: int) -> str:
+    """``text`` cut to ``limit`` characters, ending in ``…`` when cut."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _fitting(lines: list[str], max_lines: int, max_chars: int) -> int:
+    """How many of ``lines`` fit: at most ``max_lines`` and ``max_chars`` characters with
+    a line break after each."""
+    used = 0
+    for count, line in enumerate(lines[:max_lines]):
+        used += len(line) + 1
+        if used > max_chars:
+            return count
+    return min(len(lines), max_lines)
+
+
+@dataclass(frozen=True)
+class SourceLines:
+    """The text of one indexed file, as :func:`evidence_from_graph` reads it.
+
+    Attributes:
+        digest: SHA-256 hex digest of the file's bytes, ``""`` when not read.
+        lines: Its lines (split at ``\\n``, ``\\r\\n`` and ``\\r``, as the indexer
+            counts them), ``()`` when not read.
+        problem: Why it was not read (:data:`SOURCE_MISSING`,
+            :data:`SOURCE_OUTSIDE_ROOT`, :data:`SOURCE_UNREADABLE`), ``""`` when read.
+    """
+
+    digest: str = ""
+    lines: tuple[str, ...] = ()
+    problem: str = ""
+
+
+def _decoded(path: str, data: bytes) -> str:
+    """A file's text as the indexer decoded it: Python source by its coding cookie or BOM
+    (PEP 263), anything else (decision records) as UTF-8."""
+    if path.endswith(_PYTHON_SUFFIXES):
+        return decode_source(data)
+    return data.decode("utf-8-sig")
+
+
+def read_source(root: Path, path: str) -> SourceLines:
+    """The lines of the indexed file ``path`` (POSIX, relative to ``root``).
+
+    Only a regular file below ``root`` is read, after symbolic links are resolved: a
+    path that leaves it is :data:`SOURCE_OUTSIDE_ROOT`, never opened. The file is opened
+    without blocking (a FIFO is refused, not waited on) and read up to
+    :data:`MAX_SOURCE_FILE_BYTES`.
+
+    Args:
+        root: The indexed root, absolute and resolved.
+        path: The provenance path.
+
+    Returns:
+        The file's digest and lines, or the problem that kept it from being read.
+    """
+    relative = PurePosixPath(path)
+    if relative.is_absolute() or ".." in relative.parts or not relative.parts:
+        return SourceLines(problem=SOURCE_OUTSIDE_ROOT)
+    try:
+        location = (root / relative).resolve()
+    except (OSError, RuntimeError):  # a symbolic link loop
+        return SourceLines(problem=SOURCE_UNREADABLE)
+    if not location.is_relative_to(root):
+        return SourceLines(problem=SOURCE_OUTSIDE_ROOT)
+    try:
+        descriptor = os.open(location, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except FileNotFoundError:
+        return SourceLines(problem=SOURCE_MISSING)
+    except OSError:
+        return SourceLines(problem=SOURCE_UNREADABLE)
+    try:
+        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+            os.close(descriptor)
+            return SourceLines(problem=SOURCE_MISSING)
+        with os.fdopen(descriptor, "rb") as file:
+            data = file.read(MAX_SOURCE_FILE_BYTES + 1)
+    except OSError:
+        return SourceLines(problem=SOURCE_UNREADABLE)
+    if len(data) > MAX_SOURCE_FILE_BYTES:
+        return SourceLines(problem=SOURCE_UNREADABLE)
+    digest = hashlib.sha256(data).hexdigest()
+    try:
+        text = _decoded(path, data)
+    except (UnicodeDecodeError, SyntaxError, LookupError):
+        return SourceLines(digest=digest, problem=SOURCE_UNREADABLE)
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    return SourceLines(digest=digest, lines=tuple(lines))
+
+
+def _entity_block(entity: Entity) -> list[str]:
+    """An entity's lines of a unit: its label, then its signature and docstring (bounded);
+    ``[]`` when it has neither."""
+    signature = " ".join(entity.signature.split())
+    docstring = entity.docstring.strip()
+    if not signature and not docstring:
+        return []
+    block = [f"- {EntityRef.of(entity).label()}"]
+    if signature:
+        block.append(f"  signature: {_clipped(signature, MAX_SIGNATURE_CHARS)}")
+    if docstring:
+        lines = docstring.splitlines()
+        shown = _fitting(lines, len(lines), MAX_UNIT_DOCSTRING_CHARS)
+        kept = lines[:shown] or [_clipped(lines[0], MAX_UNIT_DOCSTRING_CHARS)]
+        block.append(f"  docstring: {kept[0]}")
+        block.extend(f"    {line}" if line else "" for line in kept[1:])
+        if len(kept) < len(lines):
+            block.append(f"    {_more(len(lines) - len(kept))}")
+    return block
+
+
+def _source_block(provenance: Provenance, source: SourceLines | None, room: int) -> list[str]:
+    """The unit's lines of the fact's provenance span: a heading, then the numbered lines
+    (at most :data:`MAX_SOURCE_LINES`, and ``room`` characters) and what was left out;
+    or the heading with the mark of why there are none. ``[]`` without a source root."""
+    if source is None:
+        return []
+    heading = f"- source {provenance.marker()}"
+    if source.problem:
+        return [f"{heading} {source.problem}"]
+    if source.digest != provenance.digest:
+        return [f"{heading} {SOURCE_CHANGED}"]
+    start = max(provenance.start_line, 1)
+    numbers = range(start, min(max(provenance.end_line, start), len(source.lines)) + 1)
+    width = len(str(numbers.stop - 1)) if numbers else 1
+    lines = [
+        f"  {number:>{width}} | {_clipped(source.lines[number - 1], MAX_SOURCE_LINE_CHARS)}"
+        for number in numbers
+    ]
+    lines = [line.rstrip() for line in lines]
+    room -= len(heading) + 1
+    shown = _fitting(lines, MAX_SOURCE_LINES, room)
+    if shown < len(lines):  # make room for the line that counts the rest
+        shown = _fitting(lines, MAX_SOURCE_LINES, room - len(f"  {_more(len(lines))}") - 1)
+    block = [heading, *lines[:shown]]
+    if shown < len(lines):
+        block.append(f"  {_more(len(lines) - shown)}")
+    return block
+
+
+def fact_unit(
+    fact: Fact,
+    subject: EntityRef,
+    object_: EntityRef,
+    *,
+    entities: Mapping[str, Entity] | None = None,
+    source: SourceLines | None = None,
+) -> EvidenceUnit:
     """The evidence unit of one fact.
 
     - ``id``: the fact id.
     - ``source``: the provenance marker (``"shapes/circle.py:12-14"``), or the subject's
       entity id when the fact has no provenance.
     - ``text``: the fact as a sentence, in the words of
-      :func:`citeloop.knowledge.paths.describe_hop`:
-      ``"class Circle defines method Circle.area"``.
+      :func:`citeloop.knowledge.paths.describe_hop`
+      (``"class Circle defines method Circle.area"``), then what backs it, one line each:
+
+      - for the subject, then the object (once when they are one entity), when it is in
+        ``entities`` and has a signature or a docstring: ``- <label>``, ``  signature:
+        ...`` (at most :data:`MAX_SIGNATURE_CHARS`), ``  docstring: ...`` (cut at a line
+        end to :data:`MAX_UNIT_DOCSTRING_CHARS`, continuation lines indented by four
+        spaces, the lines left out counted as ``… (3 more lines)``);
+      - with ``source`` and a provenance: ``- source <marker>``, then the lines of the
+        provenance span, numbered (``  12 |     return a + b``): at most
+        :data:`MAX_SOURCE_LINES` lines of at most :data:`MAX_SOURCE_LINE_CHARS`
+        characters each, and only as many as keep the text within
+        :data:`MAX_UNIT_TEXT_CHARS`; the rest counted as ``  … (12 more lines)``. When
+        the file was not read, or its digest is not the provenance's, the heading ends
+        with a mark (:data:`SOURCE_CHANGED`, :data:`SOURCE_MISSING`,
+        :data:`SOURCE_OUTSIDE_ROOT`, :data:`SOURCE_UNREADABLE`) and no line follows:
+        never lines of another version of the file.
+
+      Without entities that have a signature or a docstring, and without ``source``, the
+      text is the sentence alone.
     - ``attributes``: ``subject`` and ``object`` (the entities' short names),
       ``subject_id`` and ``object_id``, ``relation``, and with provenance ``path``,
       ``lines`` (``"12-14"``, or ``"12"``) and ``digest`` (SHA-256 of the file).
@@ -62,6 +273,10 @@ def fact_unit(fact: Fact, subject: EntityRef, object_: EntityRef) -> EvidenceUni
         fact: The fact.
         subject: Its subject entity (:meth:`EntityRef.of`).
         object_: Its object entity.
+        entities: The entities of the graph by id (at least the fact's ends), for their
+            signatures and docstrings; ``None`` for none.
+        source: The file of the fact's provenance (:func:`read_source`), or ``None`` for
+            no source lines.
     """
     attributes = {
         "subject": subject.name,
@@ -76,10 +291,18 @@ def fact_unit(fact: Fact, subject: EntityRef, object_: EntityRef) -> EvidenceUni
         attributes["path"] = provenance.path
         attributes["lines"] = marker[len(provenance.path) + 1 :]
         attributes["digest"] = provenance.digest
+    lines = [f"{subject.label()} {fact.relation} {object_.label()}"]
+    for entity_id in dict.fromkeys((fact.subject, fact.object)):
+        entity = (entities or {}).get(entity_id)
+        if entity is not None:
+            lines.extend(_entity_block(entity))
+    if provenance is not None:
+        used = sum(len(line) + 1 for line in lines)
+        lines.extend(_source_block(provenance, source, MAX_UNIT_TEXT_CHARS - used))
     return EvidenceUnit(
         id=fact.fact_id,
         source=provenance.marker() if provenance is not None else fact.subject,
-        text=f"{subject.label()} {fact.relation} {object_.label()}",
+        text="\n".join(lines),
         attributes=attributes,
     )
 
@@ -125,16 +348,40 @@ def _ids(values: Iterable[str] | None, what: str) -> list[str] | None:
     return ids
 
 
+def _source_root(source_root: str | Path | None) -> Path | None:
+    """``source_root`` absolute and resolved, or ``None``.
+
+    Raises:
+        ConfigurationError: It is not an existing directory.
+    """
+    if source_root is None:
+        return None
+    root = Path(source_root)
+    if not root.is_dir():
+        problem = "does not exist" if not root.exists() else "is not a directory"
+        raise ConfigurationError(
+            f"source_root {str(source_root)!r} {problem}; pass the folder that was indexed "
+            "(the path given to `citeloop index`)"
+        )
+    return root.resolve()
+
+
 def evidence_from_graph(
     store: GraphStore,
     fact_ids: Iterable[str] | None = None,
     *,
     entity_ids: Iterable[str] | None = None,
+    source_root: str | Path | None = None,
 ) -> EvidenceIndex:
     """An evidence index of facts of the knowledge graph, one unit per fact.
 
-    Units are built by :func:`fact_unit` and sorted by fact id; the version is
-    ``store.snapshot()``, so a result made from an older graph has a
+    Units are built by :func:`fact_unit` and sorted by fact id: the fact as a sentence,
+    the signature and docstring of the entities it joins, and, with ``source_root``, the
+    source lines of its provenance span (a definition's whole span for ``defines``, the
+    call's line for ``calls``), all bounded (:data:`MAX_UNIT_TEXT_CHARS`,
+    :data:`MAX_SOURCE_LINES`, :data:`MAX_SOURCE_LINE_CHARS`,
+    :data:`MAX_SIGNATURE_CHARS`, :data:`MAX_UNIT_DOCSTRING_CHARS`), each cut marked.
+    The version is ``store.snapshot()``, so a result made from an older graph has a
     ``scope/mixed_snapshot``.
 
     Which facts:
@@ -145,18 +392,29 @@ def evidence_from_graph(
       ``entity_ids`` too on a large graph; with both, the facts must touch the entities.
     - neither: every fact (``facts_of`` for every entity, de-duplicated).
 
+    Source lines: the graph does not record the folder it indexed, so pass it as
+    ``source_root``. Each file a provenance names is read once per call
+    (:func:`read_source`), only below ``source_root``, and shown only when its SHA-256
+    digest is the provenance's: a file edited, removed, unreadable or outside the root
+    since indexing gives no lines and a mark (:data:`SOURCE_CHANGED`, ...) instead.
+    Since the text shows the files' current state, a result's evidence made before a
+    file changed is ``evidence/altered_evidence`` against an index made after.
+
     Args:
         store: Any :class:`~citeloop.knowledge.GraphStore`.
         fact_ids: Only these facts, or ``None``.
         entity_ids: Only facts touching these entities, or ``None``.
+        source_root: The folder the graph was indexed from (relative paths are to the
+            working directory), or ``None`` for no source lines.
 
     Returns:
         The index.
 
     Raises:
         ConfigurationError: An entity id the graph does not have, a fact id not found
-            (among the facts of ``entity_ids`` when given), or an id that is not a
-            non-empty string.
+            (among the facts of ``entity_ids`` when given), an id that is not a
+            non-empty string, or a ``source_root`` that is not a directory. A source file
+            that cannot be read is no error: its units are marked.
 
     Example:
         >>> from citeloop.knowledge import Entity, EntityKind, MemoryGraphStore, RelationKind
@@ -169,6 +427,7 @@ def evidence_from_graph(
     """
     wanted = _ids(fact_ids, "fact_ids")
     entities = _ids(entity_ids, "entity_ids")
+    root = _source_root(source_root)
     reads = batched(store)
     with reads.reading():
         version = reads.snapshot()
@@ -192,8 +451,24 @@ def evidence_from_graph(
         if missing:
             where = " among the facts of entity_ids" if entities is not None else " in the graph"
             raise ConfigurationError(f"no fact with id {_listed(missing)}{where}")
+    files: dict[str, SourceLines] = {}
+
+    def source_of(fact: Fact) -> SourceLines | None:
+        if root is None or fact.provenance is None:
+            return None
+        path = fact.provenance.path
+        if path not in files:
+            files[path] = read_source(root, path)
+        return files[path]
+
     units = {
-        fact_id: fact_unit(fact, _ref(ends, fact.subject), _ref(ends, fact.object))
+        fact_id: fact_unit(
+            fact,
+            _ref(ends, fact.subject),
+            _ref(ends, fact.object),
+            entities=ends,
+            source=source_of(fact),
+        )
         for fact_id, fact in sorted(facts.items())
     }
     return EvidenceIndex(version=version, units=units)
@@ -411,10 +686,22 @@ def load_index(path: str | Path) -> EvidenceIndex:
 
 __all__ = [
     "DOCUMENT_FIELDS",
+    "MAX_SIGNATURE_CHARS",
+    "MAX_SOURCE_FILE_BYTES",
+    "MAX_SOURCE_LINES",
+    "MAX_SOURCE_LINE_CHARS",
+    "MAX_UNIT_DOCSTRING_CHARS",
+    "MAX_UNIT_TEXT_CHARS",
+    "SOURCE_CHANGED",
+    "SOURCE_MISSING",
+    "SOURCE_OUTSIDE_ROOT",
+    "SOURCE_UNREADABLE",
+    "SourceLines",
     "evidence_from_graph",
     "evidence_from_jsonl",
     "fact_unit",
     "file_version",
     "load_index",
     "load_model",
+    "read_source",
 ]

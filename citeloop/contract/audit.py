@@ -4,7 +4,9 @@ Pure functions, no model call. A graph node runs the audit with them:
 
 1. ``payload = build_payload(result, plan)``.
 2. Ask the model with :func:`audit_messages` for structured output into
-   :class:`~citeloop.contract.schemas.Fulfilment` (``strict_json_schema(Fulfilment)``).
+   :class:`~citeloop.contract.schemas.Fulfilment` (``strict_json_schema(Fulfilment)``);
+   a model without structured output answers in JSON text, and its messages carry the
+   review's JSON Schema (``audit_messages(payload, schema=REVIEW_JSON_SCHEMA)``).
    A model or transport error: ``verification/verification_unavailable``.
 3. ``review, problems = parse_review(reply, payload)``; no problems: go to 5.
 4. Exactly one format-repair retry with :func:`repair_messages` (an error of the model:
@@ -77,6 +79,7 @@ from citeloop.prompts import (
     DELIVERY_AUDIT_NOT_A_REVIEW,
     DELIVERY_AUDIT_PROMPT,
     DELIVERY_AUDIT_REPAIR_PROMPT,
+    DELIVERY_AUDIT_SCHEMA_NOTE,
     DELIVERY_AUDIT_SYSTEM_PROMPT,
 )
 
@@ -378,12 +381,32 @@ def build_payload(result: AnswerResult, plan: Plan) -> AuditPayload:
 # --- messages ----------------------------------------------------------------------------
 
 
-def audit_messages(payload: AuditPayload) -> list[tuple[str, str]]:
+REVIEW_JSON_SCHEMA = json.dumps(
+    Fulfilment.model_json_schema(), ensure_ascii=False, separators=(",", ":")
+).translate(_MARKUP)
+"""The review's JSON Schema (``Fulfilment.model_json_schema()``, with its length limits)
+as compact JSON, for the prompts of a model without structured output
+(:data:`~citeloop.prompts.DELIVERY_AUDIT_SCHEMA_NOTE`)."""
+
+
+def _with_schema(text: str, schema: str | None) -> str:
+    return text if schema is None else text + DELIVERY_AUDIT_SCHEMA_NOTE.format(schema=schema)
+
+
+def audit_messages(payload: AuditPayload, *, schema: str | None = None) -> list[tuple[str, str]]:
     """The audit's messages: ``[("system", ...), ("human", ...)]``, the payload JSON
-    between ``<audit_data>`` and ``</audit_data>`` in the human message."""
+    between ``<audit_data>`` and ``</audit_data>`` in the human message.
+
+    Args:
+        payload: What to audit.
+        schema: For a model without structured output, the review's JSON Schema
+            (:data:`REVIEW_JSON_SCHEMA`): the human message then ends with it between
+            ``<review_schema>`` and ``</review_schema>`` and asks for one JSON object
+            only. ``None`` (structured output: the tool carries the schema): no schema.
+    """
     return [
         ("system", DELIVERY_AUDIT_SYSTEM_PROMPT),
-        ("human", DELIVERY_AUDIT_PROMPT.format(payload=payload.to_json())),
+        ("human", _with_schema(DELIVERY_AUDIT_PROMPT.format(payload=payload.to_json()), schema)),
     ]
 
 
@@ -418,6 +441,8 @@ def repair_messages(
     payload: AuditPayload,
     previous: str | Mapping[str, Any] | Fulfilment,
     problems: Sequence[str],
+    *,
+    schema: str | None = None,
 ) -> list[tuple[str, str]]:
     """The messages of the one format-repair retry: ``[("system", ...), ("human", ...)]``.
 
@@ -432,6 +457,8 @@ def repair_messages(
         payload: The payload of the first request.
         previous: The first reply (text, parsed JSON, or a review).
         problems: What :func:`parse_review` found wrong with it.
+        schema: As for :func:`audit_messages`: the review's JSON Schema for a model
+            without structured output, else ``None``.
     """
     listed = _capped(problems) or [DELIVERY_AUDIT_NOT_A_REVIEW]
     lines = [f"- {_plain(problem)}" for problem in listed]
@@ -439,10 +466,13 @@ def repair_messages(
         ("system", DELIVERY_AUDIT_SYSTEM_PROMPT),
         (
             "human",
-            DELIVERY_AUDIT_REPAIR_PROMPT.format(
-                payload=payload.to_json(),
-                problems="\n".join(lines),
-                previous=_previous_json(previous),
+            _with_schema(
+                DELIVERY_AUDIT_REPAIR_PROMPT.format(
+                    payload=payload.to_json(),
+                    problems="\n".join(lines),
+                    previous=_previous_json(previous),
+                ),
+                schema,
             ),
         ),
     ]

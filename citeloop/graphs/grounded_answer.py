@@ -2,10 +2,14 @@
 
 ::
 
-    inject_context -> call_model -> validate -> END (passed | budget spent)
-                          ^             |
+    inject_context -> call_model -> validate -> END (passed | retries or tokens spent)
+                          ^   |         |
+                          |   v         v
+                          |  END   expand_context   (call_model ends on an error, or
+                          |             |            before a call over the token budget)
                           |             v
-            build_retry_prompt <- expand_context
+                          +---- build_retry_prompt -> END (the widened context makes
+                                                           the previous answer pass)
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from citeloop.nodes.dual import DualNode
 from citeloop.nodes.grounded_answer import (
     GroundedAnswerNodes,
     route_after_model,
+    route_after_retry_prompt,
     route_after_validate,
 )
 from citeloop.state.grounded_answer import InputState, OutputState, State
@@ -76,25 +81,25 @@ def build_grounded_answer_graph(
         context_schema=GroundedAnswerContext,
     )
     # Under `ainvoke`, LangGraph runs a plain function node (and router) in a worker
-    # thread: the graph reads (inject_context, expand_context) and the user's checks,
+    # thread: the nodes that read the graph (inject_context, expand_context, and
+    # validate and build_retry_prompt, which look names up in it) and the user's checks,
     # which may do I/O, stay off the event loop that way. The model call has an async
-    # body, and the nodes that only compute run on the loop, saving a thread hop each.
+    # body.
     builder.add_node("inject_context", nodes.inject_context)
     builder.add_node(
         "call_model",
         DualNode("call_model", nodes.call_model, nodes.acall_model),
         retry_policy=model_retry,
     )
-    validate = nodes.validate if checks else DualNode("validate", nodes.validate)
-    builder.add_node("validate", validate)
+    builder.add_node("validate", nodes.validate)
     builder.add_node("expand_context", nodes.expand_context)
-    builder.add_node("build_retry_prompt", DualNode("build_retry_prompt", nodes.build_retry_prompt))
+    builder.add_node("build_retry_prompt", nodes.build_retry_prompt)
     builder.add_edge(START, "inject_context")
     builder.add_edge("inject_context", "call_model")
     builder.add_conditional_edges("call_model", route_after_model)
     builder.add_conditional_edges("validate", route_after_validate)
     builder.add_edge("expand_context", "build_retry_prompt")
-    builder.add_edge("build_retry_prompt", "call_model")
+    builder.add_conditional_edges("build_retry_prompt", route_after_retry_prompt)
     return builder.compile(checkpointer=checkpointer, name=name)
 
 

@@ -5,8 +5,8 @@ entity, entities in line order), each under a heading with the file's path; then
 line per relation, a caller's calls on one line; then the decisions::
 
     # path/to/mod.py
-    class Name(Base, ...)  # L12 — Summary.                  a class
-    def function_name(arg: int = 1) -> str  # L40 — ...      a function (or test)
+    class Name(Base, ...)  # L12-80 — Summary.               a class
+    def function_name(arg: int = 1) -> str  # L40-52 — ...   a function (or test)
     Owner.method(x) -> None  # L55 — ...                     a method, by its class
     Owner.attribute: int = 3  # L20 — ...                    an attribute or property
     NAME = 'value'  # L3                                     a module attribute
@@ -98,8 +98,12 @@ def _top_level_commas(text: str) -> list[int]:
 
 
 def _where(entity: Entity) -> str:
-    """``"  # L12 — summary"``, or what of it the entity has."""
-    parts = [f"L{entity.line}"] if entity.path and entity.line else []
+    """``"  # L12-40 — summary"`` (the definition's first and last line), or what of it
+    the entity has (``L12`` for a one-line definition or an unknown end)."""
+    parts: list[str] = []
+    if entity.path and entity.line:
+        end = entity.end_line
+        parts.append(f"L{entity.line}-{end}" if end and end > entity.line else f"L{entity.line}")
     summary = entity.summary
     if len(summary) > MAX_LINE_SUMMARY:
         summary = summary[: MAX_LINE_SUMMARY - 1].rsplit(" ", 1)[0] + "…"

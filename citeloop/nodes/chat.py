@@ -8,12 +8,15 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import AIMessage, BaseMessage
 from langgraph.runtime import get_runtime
 from langgraph.types import RetryPolicy
 
 from citeloop.errors import ConfigurationError
 from citeloop.models import is_transient_model_error, resolve_chat_model
 from citeloop.prompts import EXCERPT_NOTE
+from citeloop.state.tokens import TokenUsage
+from citeloop.validation import estimate_tokens
 
 DEFAULT_MODEL_RETRY = RetryPolicy(
     initial_interval=1.0, backoff_factor=2.0, max_attempts=4, retry_on=is_transient_model_error
@@ -132,3 +135,37 @@ def model_failure(exc: Exception, policy: RetryPolicy | None) -> str:
     if policy is not None and attempt < policy.max_attempts and retries(policy, exc):
         raise exc
     return f"chat model failed: {describe_error(exc)}"
+
+
+def call_usage(messages: Sequence[BaseMessage], response: AIMessage) -> TokenUsage:
+    """The tokens of one call: the model's ``usage_metadata``, else the estimate
+    (:func:`citeloop.validation.estimate_tokens`) of ``messages`` and the reply."""
+    usage = response.usage_metadata
+    if usage:
+        spent_in, spent_out = usage.get("input_tokens", 0), usage.get("output_tokens", 0)
+        return {
+            "input": spent_in,
+            "output": spent_out,
+            "total": spent_in + spent_out,
+            "estimated": False,
+        }
+    spent_in = sum(estimate_tokens(message.text) for message in messages)
+    spent_out = estimate_tokens(response.text)
+    return {
+        "input": spent_in,
+        "output": spent_out,
+        "total": spent_in + spent_out,
+        "estimated": True,
+    }
+
+
+def add_usage(before: TokenUsage | None, call: TokenUsage) -> TokenUsage:
+    """``before`` plus ``call`` (``call`` alone when nothing was spent before)."""
+    if before is None:
+        return call
+    return {
+        "input": before["input"] + call["input"],
+        "output": before["output"] + call["output"],
+        "total": before["total"] + call["total"],
+        "estimated": before["estimated"] or call["estimated"],
+    }

@@ -4,16 +4,23 @@
 the auditing model for a structured review; ``repair_review`` gives a review that does
 not parse, or names unknown ids, exactly one format-repair retry; ``verdict`` turns it
 all into codes. No model or exception text ever reaches the output.
+
+A model with structured output (``with_structured_output`` works) gets the strict review
+schema as its tool; a model without it (``with_structured_output`` raises
+``NotImplementedError``) answers in JSON text, and its audit and repair prompts carry
+the review's JSON Schema (:data:`~citeloop.contract.audit.REVIEW_JSON_SCHEMA`).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any, Literal
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
+from langchain_core.runnables import Runnable
 from langgraph.runtime import Runtime, get_runtime
 from langgraph.types import RetryPolicy
 from pydantic import BaseModel
@@ -22,6 +29,7 @@ from pydantic import ValidationError as PydanticValidationError
 from citeloop.context import DeliveryAuditContext, GroundedAnswerContext, resolve_context
 from citeloop.contract.adapters import evidence_from_graph
 from citeloop.contract.audit import (
+    REVIEW_JSON_SCHEMA,
     AuditPayload,
     audit_messages,
     build_payload,
@@ -45,6 +53,7 @@ from citeloop.contract.schemas import (
     Fulfilment,
     Intent,
     Plan,
+    StageFailure,
     strict_json_schema,
 )
 from citeloop.errors import ConfigurationError
@@ -106,6 +115,19 @@ def _messages(pairs: list[tuple[str, str]]) -> list[BaseMessage]:
     return [_ROLES[role](content) for role, content in pairs]
 
 
+MessageBuilder = Callable[[str | None], list[BaseMessage]]
+"""Builds a model call's messages; its argument is the review's JSON Schema to show (a
+model without structured output), or ``None`` (structured output carries it)."""
+
+
+def _structured(model: BaseChatModel) -> Runnable[Any, Any] | None:
+    """``model`` with structured output into the review, or ``None`` when it has none."""
+    try:
+        return model.with_structured_output(_REVIEW_SCHEMA, include_raw=True, strict=True)
+    except NotImplementedError:
+        return None
+
+
 class DeliveryAuditNodes:
     """The nodes of one compiled ``delivery_audit`` graph.
 
@@ -151,22 +173,25 @@ class DeliveryAuditNodes:
     def _payload(self, state: State) -> AuditPayload:
         return build_payload(*_result_and_plan(state))
 
-    def _reply(self, messages: list[BaseMessage]) -> Any:
-        """The review as structured output; models without it answer in JSON text."""
+    def _reply(self, build: MessageBuilder) -> Any:
+        """The review as structured output; a model without it answers in JSON text, and
+        its messages show the review's JSON Schema (``build(REVIEW_JSON_SCHEMA)``)."""
         model = self._chat_model()
-        try:
-            structured = model.with_structured_output(_REVIEW_SCHEMA, include_raw=True, strict=True)
-        except NotImplementedError:
-            return model.invoke(messages).text
-        return _unpack(structured.invoke(messages))
+        structured = _structured(model)
+        if structured is None:
+            return model.invoke(build(REVIEW_JSON_SCHEMA)).text
+        return _unpack(structured.invoke(build(None)))
 
-    async def _areply(self, messages: list[BaseMessage]) -> Any:
+    async def _areply(self, build: MessageBuilder) -> Any:
         model = await achat_model(self.model, settings(get_runtime()).model)
-        try:
-            structured = model.with_structured_output(_REVIEW_SCHEMA, include_raw=True, strict=True)
-        except NotImplementedError:
-            return (await model.ainvoke(messages)).text
-        return _unpack(await structured.ainvoke(messages))
+        structured = _structured(model)
+        if structured is None:
+            return (await model.ainvoke(build(REVIEW_JSON_SCHEMA))).text
+        return _unpack(await structured.ainvoke(build(None)))
+
+    @staticmethod
+    def _audit_messages(payload: AuditPayload) -> MessageBuilder:
+        return lambda schema: _messages(audit_messages(payload, schema=schema))
 
     def _unavailable(self, exc: Exception) -> dict[str, Any]:
         model_failure(exc, self.model_retry)  # re-raises a transient error to retry
@@ -186,7 +211,7 @@ class DeliveryAuditNodes:
         ``verification/verification_unavailable``."""
         payload = self._payload(state)
         try:
-            reply = self._reply(_messages(audit_messages(payload)))
+            reply = self._reply(self._audit_messages(payload))
         except Exception as exc:
             return self._unavailable(exc)
         return self._audited(reply, payload)
@@ -195,14 +220,15 @@ class DeliveryAuditNodes:
         """Async variant of :meth:`semantic_audit`."""
         payload = self._payload(state)
         try:
-            reply = await self._areply(_messages(audit_messages(payload)))
+            reply = await self._areply(self._audit_messages(payload))
         except Exception as exc:
             return self._unavailable(exc)
         return self._audited(reply, payload)
 
-    def _repair_messages(self, state: State, payload: AuditPayload) -> list[BaseMessage]:
+    def _repair_messages(self, state: State, payload: AuditPayload) -> MessageBuilder:
         previous = state.get("review") or state.get("review_reply") or ""
-        return _messages(repair_messages(payload, previous, state["review_problems"]))
+        problems = state["review_problems"]
+        return lambda schema: _messages(repair_messages(payload, previous, problems, schema=schema))
 
     def _repaired(self, state: State, reply: Any, payload: AuditPayload) -> dict[str, Any]:
         before = state.get("review")
@@ -305,15 +331,20 @@ GROUNDED_ENGINE = "citeloop.grounded_answer"
 """The ``engine`` of results audited from ``grounded_answer`` (part of the fingerprint)."""
 
 
-def audit_input_from_grounded(state: Mapping[str, Any], store: GraphStore) -> dict[str, Any]:
+def audit_input_from_grounded(
+    state: Mapping[str, Any], store: GraphStore, *, source_root: str | Path | None = None
+) -> dict[str, Any]:
     """The ``delivery_audit`` input for a ``grounded_answer`` output state.
 
     The evidence index holds the knowledge graph's facts about the context entities,
-    at the store's current snapshot; the result's evidence is the facts between them
-    (the facts its context showed), and its index version is the snapshot the context
-    was read from, so a graph re-indexed in between is a ``scope/mixed_snapshot``. A
-    run that ended with outcome ``error`` failed in the ``service`` stage
-    (``model_error``); one that spent its budget, in ``verification``
+    at the store's current snapshot, each with the signatures and docstrings of the
+    entities it joins and, with ``source_root``, the source lines of its provenance
+    (:func:`~citeloop.contract.adapters.evidence_from_graph`), so the auditor can check
+    what the answer says the code does, not only which entities it names. The result's
+    evidence is the facts between them (the facts its context showed), and its index
+    version is the snapshot the context was read from, so a graph re-indexed in between
+    is a ``scope/mixed_snapshot``. A run that ended with outcome ``error`` failed in the
+    ``service`` stage (``model_error``); one that spent its budget, in ``verification``
     (``citations_missing``). The plan is relational: code questions connect entities.
 
     Args:
@@ -321,16 +352,21 @@ def audit_input_from_grounded(state: Mapping[str, Any], store: GraphStore) -> di
             ``outcome``, ``context_entities`` and ``snapshot`` of a ``grounded_answer``
             run.
         store: The knowledge graph the run read.
+        source_root: The folder the graph was indexed from, for source lines; ``None``
+            for none (the graph does not record it).
 
     Returns:
         ``{"result", "plan", "index"}`` as JSON documents.
+
+    Raises:
+        ConfigurationError: ``source_root`` is not a directory.
     """
     # A chat agent passes messages: then the task is the last human one.
     task = (state.get("task") or "").strip() or last_human_text(state.get("messages"))
     ids = [entity["id"] for entity in state.get("context_entities") or [] if entity.get("id")]
     found = batched(store).get_entities(ids)
     known = [entity_id for entity_id in ids if entity_id in found]
-    index = evidence_from_graph(store, entity_ids=known)
+    index = evidence_from_graph(store, entity_ids=known, source_root=source_root)
     shown = set(known)
     evidence = [
         unit
@@ -339,8 +375,8 @@ def audit_input_from_grounded(state: Mapping[str, Any], store: GraphStore) -> di
     ]
     outcome = state.get("outcome")
     failure = {
-        "error": {"stage": "service", "reason": "model_error"},
-        "exhausted": {"stage": "verification", "reason": "citations_missing"},
+        "error": StageFailure(stage="service", reason="model_error"),
+        "exhausted": StageFailure(stage="verification", reason="citations_missing"),
     }.get(outcome or "")
     result = AnswerResult(
         status="failed" if failure else "ok",
@@ -371,10 +407,16 @@ class GroundedAnswerAudit:
     Args:
         store: The knowledge graph; when ``None``, the context's ``db_path`` is opened
             (read-only), as ``grounded_answer`` does.
+        source_root: The folder the graph was indexed from: the evidence then shows the
+            source lines of each fact (:func:`audit_input_from_grounded`); ``None``
+            for signatures and docstrings only.
     """
 
-    def __init__(self, store: GraphStore | None = None) -> None:
+    def __init__(
+        self, store: GraphStore | None = None, *, source_root: str | Path | None = None
+    ) -> None:
         self.store = store
+        self.source_root = source_root
 
     def prepare_audit(
         self, state: Mapping[str, Any], runtime: Runtime[GroundedAnswerContext]
@@ -384,4 +426,4 @@ class GroundedAnswerAudit:
         if store is None:
             ctx = resolve_context(runtime.context, GroundedAnswerContext)
             store = open_graph(ctx.db_path)
-        return audit_input_from_grounded(state, store)
+        return audit_input_from_grounded(state, store, source_root=self.source_root)

@@ -28,9 +28,10 @@ from citeloop.knowledge import (
     InjectedContext,
     SqliteGraphStore,
 )
-from citeloop.knowledge.mentions import code_mentions
 from citeloop.nodes.chat import (
     achat_model,
+    add_usage,
+    call_usage,
     chat_model,
     check_recursion_limit,
     model_failure,
@@ -43,7 +44,12 @@ from citeloop.prompts import (
     GROUNDED_SYSTEM_PROMPT,
 )
 from citeloop.state.grounded_answer import State
-from citeloop.validation import GraphContextValidator, GraphValidationResult, build_retry_prompt
+from citeloop.validation import (
+    GraphContextValidator,
+    GraphValidationResult,
+    build_retry_prompt,
+    estimate_tokens,
+)
 from citeloop.validation.checks import (
     Check,
     Problem,
@@ -51,6 +57,7 @@ from citeloop.validation.checks import (
     require_checks,
     run_checks,
 )
+from citeloop.validation.mentions import code_mentions
 
 
 def settings(runtime: Runtime[GroundedAnswerContext]) -> GroundedAnswerContext:
@@ -99,11 +106,33 @@ def _context_update(injected: InjectedContext) -> dict[str, Any]:
     return {
         "context_text": injected.text,
         "context_entities": [
-            {"name": e.name, "kind": str(e.kind), "tier": str(e.tier), "id": e.id}
+            {
+                "name": e.name,
+                "kind": str(e.kind),
+                "tier": str(e.tier),
+                "id": e.id,
+                "path": e.path,
+                "line": e.line,
+                "end_line": e.end_line,
+                "signature": e.signature,
+                "summary": e.summary,
+                "reason": e.reason,
+                "score": e.score,
+            }
             for e in injected.entities
         ],
         "snapshot": injected.snapshot,
     }
+
+
+def _rank(report: dict[str, Any]) -> tuple[bool, int, float]:
+    """How good an answer is by its report: passed, then fewer failed rules, then more
+    core entities referenced."""
+    return (
+        bool(report.get("passed")),
+        -len(report.get("failed_rules") or report.get("reasons") or ()),
+        float(report.get("compliance_ratio", 0.0)),
+    )
 
 
 @lru_cache(maxsize=8)
@@ -189,7 +218,7 @@ class GroundedAnswerNodes:
         prompt = GROUNDED_ANSWER_PROMPT.format(
             context=injected.text, payload_block=_payload_block(state), task=task
         )
-        # A thread may run the graph again: counters and the error start afresh.
+        # A thread may run the graph again: counters, tokens and the error start afresh.
         return {
             "task": task,
             "prompt": prompt,
@@ -197,6 +226,10 @@ class GroundedAnswerNodes:
             "attempts": 0,
             "error": "",
             "answer": "",
+            "outcome": None,
+            "best": {},
+            "tokens": {"input": 0, "output": 0, "total": 0, "estimated": False},
+            "attempt_tokens": [],
             **_context_update(injected),
         }
 
@@ -214,34 +247,96 @@ class GroundedAnswerNodes:
             "error": model_failure(exc, self.model_retry),
         }
 
+    def _over_budget(self, state: State, messages: list[BaseMessage]) -> dict[str, Any] | None:
+        """End the run before a call that would spend more than ``max_total_tokens``:
+        what was spent, plus the prompt's estimate and the last reply's length."""
+        budget = settings(get_runtime()).max_total_tokens
+        if budget is None:
+            return None
+        spent = (state.get("tokens") or {}).get("total", 0)
+        calls = state.get("attempt_tokens") or []
+        expected = sum(estimate_tokens(m.text) for m in messages) + (
+            calls[-1]["output"] if calls else 0
+        )
+        if spent + expected <= budget:
+            return None
+        best = state.get("best") or {}
+        answer = best.get("answer", state.get("answer", ""))
+        update: dict[str, Any] = {
+            **RUN_INPUTS_CLEARED,
+            "outcome": "budget_exhausted",
+            "answer": answer,
+            "report": best.get("report", state.get("report", {})),
+        }
+        if answer:
+            update["messages"] = [AIMessage(answer)]
+        return update
+
+    def _answered(self, state: State, messages: list[BaseMessage], response: Any) -> dict[str, Any]:
+        call = call_usage(messages, response)
+        return {
+            "answer": response.text,
+            "attempts": state.get("attempts", 0) + 1,
+            "tokens": add_usage(state.get("tokens"), call),
+            "attempt_tokens": [*(state.get("attempt_tokens") or []), call],
+        }
+
     def call_model(self, state: State) -> dict[str, Any]:
         """Ask the chat model; a permanent error ends the run with outcome ``error``.
 
         Transient errors (timeouts, rate limits, 5xx) are re-raised so that the node's
-        retry policy retries them with backoff, except on its last attempt. This is the
-        sync variant; :meth:`acall_model` serves ``ainvoke``/``astream``.
+        retry policy retries them with backoff, except on its last attempt. A call that
+        would exceed ``max_total_tokens`` is not made: the run ends with outcome
+        ``budget_exhausted`` and its best answer. This is the sync variant;
+        :meth:`acall_model` serves ``ainvoke``/``astream``.
         """
+        messages = self._messages(state)
+        if (ended := self._over_budget(state, messages)) is not None:
+            return ended
         try:
-            response = self._chat_model(settings(get_runtime())).invoke(self._messages(state))
+            response = self._chat_model(settings(get_runtime())).invoke(messages)
         except Exception as exc:
             return self._model_failed(exc)
-        return {"answer": response.text, "attempts": state.get("attempts", 0) + 1}
+        return self._answered(state, messages, response)
 
     async def acall_model(self, state: State) -> dict[str, Any]:
         """Async variant of :meth:`call_model` (no blocking call on the event loop)."""
+        messages = self._messages(state)
+        if (ended := self._over_budget(state, messages)) is not None:
+            return ended
         try:
-            response = await (await achat_model(self.model, settings(get_runtime()).model)).ainvoke(
-                self._messages(state)
-            )
+            model = await achat_model(self.model, settings(get_runtime()).model)
+            response = await model.ainvoke(messages)
         except Exception as exc:
             return self._model_failed(exc)
-        return {"answer": response.text, "attempts": state.get("attempts", 0) + 1}
+        return self._answered(state, messages, response)
 
     def _chat_model(self, ctx: GroundedAnswerContext) -> BaseChatModel:
         return chat_model(self.model, ctx.model)
 
+    def _validation(self, state: State, ctx: GroundedAnswerContext) -> GraphValidationResult:
+        """The answer judged against the context in state, with the prompt's names
+        grounded and the knowledge graph's names telling invented ones apart."""
+        validator = GraphContextValidator(
+            reference_threshold=ctx.reference_threshold,
+            require_citations=ctx.require_citations,
+            fail_on_invented=ctx.fail_on_invented,
+            require_locations=ctx.require_locations,
+        )
+        prompt = [state["task"], state.get("payload") or "", state.get("context_text") or ""]
+        return validator.validate(
+            state["answer"],
+            state["context_entities"],
+            prompt=prompt,
+            graph_names=self._store(ctx).names(),
+        )
+
     def validate(self, state: State) -> dict[str, Any]:
-        """Check that the answer uses and cites the context; label a final verdict."""
+        """Check that the answer uses and cites the context; label a final verdict.
+
+        Ends the run with ``passed``; ``exhausted`` when no retry is left;
+        ``budget_exhausted`` (with the best answer) when ``max_total_tokens`` is spent.
+        """
         ctx = settings(get_runtime())
         answer = state["answer"]
         update: dict[str, Any] = {}
@@ -254,21 +349,23 @@ class GroundedAnswerNodes:
             report["check_problems"] = [
                 {"check": name, **problem.to_dict()} for name, problem in run.reask
             ]
-        validator = GraphContextValidator(
-            reference_threshold=ctx.reference_threshold,
-            require_citations=ctx.require_citations,
-        )
-        result = validator.validate(answer, state["context_entities"])
+        result = self._validation({**state, "answer": answer}, ctx)
         report = {**result.to_dict(), **report}
         report["context_passed"] = result.passed
         report["passed"] = result.passed and not report.get("check_problems")
         update["report"] = report
+        best = state.get("best") or {}
+        if not best or _rank(report) > _rank(best["report"]):
+            best = update["best"] = {"answer": answer, "report": report}
+        spent = (state.get("tokens") or {}).get("total", 0)
         if report["passed"]:
             update["outcome"] = "passed"
         elif not retries_left(state, ctx):
             update["outcome"] = "exhausted"
+        elif ctx.max_total_tokens is not None and spent >= ctx.max_total_tokens:
+            update.update(outcome="budget_exhausted", answer=best["answer"], report=best["report"])
         if "outcome" in update:
-            update["messages"] = [AIMessage(answer)]
+            update["messages"] = [AIMessage(update.get("answer", answer))]
             update.update(RUN_INPUTS_CLEARED)
         return update
 
@@ -276,23 +373,41 @@ class GroundedAnswerNodes:
         self, state: State, runtime: Runtime[GroundedAnswerContext]
     ) -> dict[str, Any]:
         """Widen the context for retry ``attempts - 1`` (0-based): a larger budget, a
-        deeper neighbourhood, and the code the last answer named that the graph has."""
-        named = tuple(mention.name for mention in code_mentions(state.get("answer") or ""))
-        expansion = ContextExpansion.for_attempt(state["attempts"] - 1, named)
+        deeper neighbourhood, and the code the last answer named that the graph has
+        (in its body or its citations)."""
+        report = state.get("report") or {}
+        named = [mention.name for mention in code_mentions(state.get("answer") or "")]
+        named += report.get("invalid_citations", []) + report.get("ungrounded_in_graph", [])
+        expansion = ContextExpansion.for_attempt(state["attempts"] - 1, tuple(dict.fromkeys(named)))
         injected = self._inject(state, settings(runtime), expansion)
         return {"expanded": True, **_context_update(injected)}
 
     def build_retry_prompt(self, state: State) -> dict[str, Any]:
-        """The next prompt: the widened context plus feedback built on the original task.
+        """The next prompt: the widened context, the previous answer, and feedback on it
+        judged against *this* context (so no problem line contradicts it).
 
-        Only computes, so it runs on the event loop under ``ainvoke``."""
+        When the widened context makes the previous answer pass (what it cited is in
+        the context now), the run ends ``passed`` with that report instead. Reads the
+        graph's names, so it runs in a worker thread under ``ainvoke``."""
+        ctx = settings(get_runtime())
         report = state["report"]
+        result = self._validation(state, ctx)
         problems = [
             (item["check"], Problem(item["message"], item["expected"], item["fix"]))
             for item in report.get("check_problems", [])
         ]
+        if result.passed and not problems:
+            fresh = {**report, **result.to_dict(), "context_passed": True, "passed": True}
+            return {
+                **RUN_INPUTS_CLEARED,
+                "report": fresh,
+                "outcome": "passed",
+                "messages": [AIMessage(state["answer"])],
+            }
         extra = format_problems(problems).splitlines() if problems else []
-        feedback = build_retry_prompt(state["task"], GraphValidationResult.from_dict(report), extra)
+        feedback = build_retry_prompt(
+            state["task"], result, extra, previous_answer=state.get("answer") or ""
+        )
         prompt = GROUNDED_RETRY_PROMPT.format(
             context=state["context_text"], payload_block=_payload_block(state), feedback=feedback
         )
@@ -300,17 +415,19 @@ class GroundedAnswerNodes:
 
 
 def route_after_model(state: State) -> Literal["validate", "__end__"]:
-    """End on a model error; otherwise validate the answer."""
-    return END if state.get("error") else "validate"
+    """End on a model error or a spent token budget; otherwise validate the answer."""
+    return END if state.get("error") or state.get("outcome") else "validate"
 
 
-def route_after_validate(
-    state: State, runtime: Runtime[GroundedAnswerContext]
-) -> Literal["expand_context", "__end__"]:
-    """End on pass or when the retry budget is spent; otherwise widen and re-ask.
+def route_after_retry_prompt(state: State) -> Literal["call_model", "__end__"]:
+    """End when the widened context made the previous answer pass; otherwise ask again."""
+    return END if state.get("outcome") else "call_model"
+
+
+def route_after_validate(state: State) -> Literal["expand_context", "__end__"]:
+    """End when ``validate`` gave an outcome (passed, retries or tokens spent); otherwise
+    widen and re-ask.
 
     This edge is what bounds the loop (never the recursion limit).
     """
-    if state["report"]["passed"] or not retries_left(state, settings(runtime)):
-        return END
-    return "expand_context"
+    return END if state.get("outcome") else "expand_context"

@@ -23,6 +23,8 @@ from langgraph.types import RetryPolicy
 from citeloop.context import OutputGuardContext, resolve_context
 from citeloop.nodes.chat import (
     achat_model,
+    add_usage,
+    call_usage,
     chat_model,
     check_recursion_limit,
     excerpt,
@@ -30,13 +32,12 @@ from citeloop.nodes.chat import (
     task_from,
 )
 from citeloop.prompts import GUARD_RETRY_PROMPT, GUARD_SYSTEM_PROMPT
-from citeloop.state.output_guard import State, TokenUsage
+from citeloop.state.output_guard import State
 from citeloop.validation import (
     Check,
     Problem,
     complete_check,
     compliance_check,
-    estimate_tokens,
     format_problems,
     repetition_check,
     require_checks,
@@ -109,38 +110,6 @@ def _digest(text: str) -> str:
     return hashlib.sha256(" ".join(text.split()).encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def _usage(messages: Sequence[BaseMessage], response: AIMessage) -> TokenUsage:
-    """The call's tokens: the model's ``usage_metadata``, else the estimate."""
-    usage = response.usage_metadata
-    if usage:
-        spent_in, spent_out = usage.get("input_tokens", 0), usage.get("output_tokens", 0)
-        return {
-            "input": spent_in,
-            "output": spent_out,
-            "total": spent_in + spent_out,
-            "estimated": False,
-        }
-    spent_in = sum(estimate_tokens(message.text) for message in messages)
-    spent_out = estimate_tokens(response.text)
-    return {
-        "input": spent_in,
-        "output": spent_out,
-        "total": spent_in + spent_out,
-        "estimated": True,
-    }
-
-
-def _add_usage(before: TokenUsage | None, call: TokenUsage) -> TokenUsage:
-    if before is None:
-        return call
-    return {
-        "input": before["input"] + call["input"],
-        "output": before["output"] + call["output"],
-        "total": before["total"] + call["total"],
-        "estimated": before["estimated"] or call["estimated"],
-    }
-
-
 class OutputGuardNodes:
     """The nodes of one compiled ``output_guard`` graph.
 
@@ -210,7 +179,7 @@ class OutputGuardNodes:
         return {
             "answer": response.text,
             "attempts": state.get("attempts", 0) + 1,
-            "tokens": _add_usage(state.get("tokens"), _usage(messages, response)),
+            "tokens": add_usage(state.get("tokens"), call_usage(messages, response)),
         }
 
     def _failed(self, exc: Exception) -> dict[str, Any]:

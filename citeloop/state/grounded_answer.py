@@ -13,7 +13,9 @@ from langchain_core.messages import AnyMessage
 from langgraph.graph.message import add_messages
 from typing_extensions import TypedDict  # pydantic needs it for JSON schemas on Python < 3.12
 
-Outcome = Literal["passed", "exhausted", "error"]
+from citeloop.state.tokens import TokenUsage
+
+Outcome = Literal["passed", "exhausted", "budget_exhausted", "error"]
 
 
 class InputState(TypedDict, total=False):
@@ -40,15 +42,23 @@ class OutputState(TypedDict, total=False):
     """What a run returns.
 
     Attributes:
-        answer: The last answer the model gave ("" when no call succeeded).
-        report: The validation report of that answer (``GraphValidationResult`` fields).
+        answer: The last answer the model gave ("" when no call succeeded); with outcome
+            ``budget_exhausted``, the best answer of the run.
+        report: The validation report of that answer (``GraphValidationResult`` fields,
+            plus ``checks``, ``check_problems`` and ``context_passed`` with checks).
         attempts: Model calls that returned an answer (1 + retries) in this run.
         expanded: Whether the context was widened for a retry.
-        outcome: ``passed``, ``exhausted`` (retry budget spent), or ``error``.
+        outcome: ``passed``, ``exhausted`` (retry budget spent), ``budget_exhausted``
+            (the next call would have spent more than ``max_total_tokens``), or
+            ``error``; ``None`` while the run is under way.
         error: Why the run ended with ``error`` (``""`` otherwise).
         messages: The input messages plus the final answer as an AI message.
-        context_entities: The final context as ``{"name", "kind", "tier", "id"}``
-            dicts (what the answer had to use and cite).
+        context_entities: The final context as ``{"name", "kind", "tier", "id", "path",
+            "line", "end_line", "signature", "summary", "reason", "score"}`` dicts (what
+            the answer had to use and cite, where each entity is defined, and why it is
+            there; ``path``/``line``/``end_line`` may be ``None``).
+        tokens: Tokens spent by the run's model calls in all (:class:`TokenUsage`).
+        attempt_tokens: Tokens of each model call, in order.
         snapshot: Snapshot id of the knowledge graph the context was read from (the
             evidence index version of a delivery audit).
     """
@@ -57,11 +67,13 @@ class OutputState(TypedDict, total=False):
     report: dict[str, Any]
     attempts: int
     expanded: bool
-    outcome: Outcome
+    outcome: Outcome | None
     error: str
     messages: Annotated[list[AnyMessage], add_messages]
-    context_entities: list[dict[str, str]]
+    context_entities: list[dict[str, Any]]
     snapshot: str
+    tokens: TokenUsage
+    attempt_tokens: list[TokenUsage]
 
 
 class State(InputState, OutputState, total=False):
@@ -70,7 +82,10 @@ class State(InputState, OutputState, total=False):
     Attributes:
         prompt: The human prompt of the current attempt.
         context_text: The injected knowledge-graph context, in the documented format.
+        best: The best answer so far and its report (``{"answer", "report"}``): fewest
+            failed rules, then the highest share of core entities referenced.
     """
 
     prompt: str
     context_text: str
+    best: dict[str, Any]

@@ -13,24 +13,9 @@ from langchain_core.messages import AnyMessage
 from langgraph.graph.message import add_messages
 from typing_extensions import TypedDict  # pydantic needs it for JSON schemas on Python < 3.12
 
+from citeloop.state.tokens import TokenUsage
+
 Outcome = Literal["passed", "failed", "exhausted", "stalled", "error"]
-
-
-class TokenUsage(TypedDict):
-    """Tokens spent across every attempt of a run.
-
-    Attributes:
-        input: Prompt tokens.
-        output: Completion tokens.
-        total: ``input + output``.
-        estimated: Whether any count is the 4-characters-per-token estimate (the chat
-            model reported no ``usage_metadata``).
-    """
-
-    input: int
-    output: int
-    total: int
-    estimated: bool
 
 
 class InputState(TypedDict, total=False):

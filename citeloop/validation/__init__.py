@@ -50,7 +50,7 @@ from citeloop.validation.compliance import (
     has_on_topic_signals,
     is_off_topic,
 )
-from citeloop.validation.context_text import ParsedEntity, parse_context_entities
+from citeloop.validation.context_text import ParsedEntity, Place, parse_context_entities
 from citeloop.validation.critics import (
     Critic,
     Critique,
@@ -58,13 +58,7 @@ from citeloop.validation.critics import (
     mentions_fact_id,
     missing_fact_ids,
 )
-from citeloop.validation.graph_context import (
-    RETRY_PROMPT_HEADER,
-    RETRY_PROMPT_TEMPLATE,
-    GraphContextValidator,
-    GraphValidationResult,
-    build_retry_prompt,
-)
+from citeloop.validation.graph_context import GraphContextValidator, GraphValidationResult
 from citeloop.validation.json_output import JsonExtraction, json_check, validate_json
 from citeloop.validation.length import (
     LengthResult,
@@ -93,6 +87,13 @@ from citeloop.validation.repetition import (
     repetition_check,
     validate_no_repetition,
 )
+from citeloop.validation.retry_prompt import (
+    CHECKS_RETRY_HEADER,
+    RETRY_PROMPT_HEADER,
+    RETRY_PROMPT_TEMPLATE,
+    RULE_SUMMARIES,
+    build_retry_prompt,
+)
 from citeloop.validation.sections import (
     Section,
     SectionReport,
@@ -104,10 +105,12 @@ from citeloop.validation.sections import (
 from citeloop.validation.structure import structure_check, validate_structure
 
 __all__ = [
+    "CHECKS_RETRY_HEADER",
     "DEFAULT_PATTERNS",
     "DEFAULT_SECTION_LABELS",
     "RETRY_PROMPT_HEADER",
     "RETRY_PROMPT_TEMPLATE",
+    "RULE_SUMMARIES",
     "Check",
     "CheckOutcome",
     "CheckRun",
@@ -129,6 +132,7 @@ __all__ = [
     "ParsedEntity",
     "PhraseMatch",
     "PhrasePatterns",
+    "Place",
     "Problem",
     "RepetitionResult",
     "ResponseMode",

@@ -9,13 +9,33 @@ Accepted Markdown forms of the section's label, matched case-insensitively:
   (``Entities used: A, B``; the section is then that line alone).
 
 A trailing note or count in parentheses is not part of the label
-(``## Entities used (7)``, ``**Entities used (7):**``), and blockquote markers are
-ignored, so a quoted section (``> ## Entities used``) is read like any other.
+(``## Entities used (7)``, ``**Citations (with locations):**``), and blockquote
+markers are ignored, so a quoted section (``> ## Entities used``) is read like any
+other.
 
 Labels (see :data:`DEFAULT_SECTION_LABELS`): "Entities used" and the synonyms
 "Entities cited", "Cited entities" and "Citations". "Sources" and "References" are
 deliberately left out: answers use them for URLs and documents, which would all be
-reported as invalid citations.
+reported as invalid citations. A label line may also *contain* a label as whole words
+(``## 📚 Entities used``, ``### Key entities cited``, ``Entities used in this
+answer:``, ``## 🔗 Citations``) when it is short (at most 80 characters and 6 words)
+and reads as a label:
+
+- before the label: any words or symbols (``Key``, ``📚``, ``Here are the``), except
+  a word that turns it into a remark (``no``, ``not``, ``without``, ``about``, ``on``,
+  ``regarding``: ``## Notes on citations`` is no label);
+- after it: nothing, or a qualifier: ``in``/``for``/``from``, an optional ``this``,
+  ``the``, ``my``, ``our`` or ``your`` and one of ``answer``, ``response``, ``reply``,
+  ``explanation``, ``solution``, ``summary``, ``analysis``, ``code``, ``context``
+  (``Entities used in this answer``); ``with ...`` (``Citations with line numbers``);
+  ``and``/``&`` and detail words (``Entities used & locations``); or one of
+  ``above``, ``below``, ``here``. So ``## Entities used in passing`` is no label;
+- a plain line (neither heading nor bold) must end its label with ``:`` or be followed
+  by a list item, and must not itself be a list item.
+
+Exact labels need none of this (``Entities used`` on a line of its own is a label as
+before), and prose that merely mentions citations ("The citations below are complete
+and I checked them against the code.") is none.
 
 Items: ``-``/``*``/``+`` bullets, ``1.``/``1)`` numbers and GFM task items (``- [x]``),
 plain lines, or the cells of a GFM table's name column: the first column with a cell
@@ -23,9 +43,31 @@ that is neither a number nor blank, so a row-number column (``| # | Entity |``) 
 skipped (header and delimiter rows are not items). An item may be wrapped in
 backticks, bold or emphasis, be a Markdown link ``[Name](url)``, carry backslash
 escapes (``build\\_index``), end in ``()`` and carry a description after ``—``, ``–``,
-`` - ``, ``:`` or ``(``. An item is split at commas only when it is a plain list of
-names (``A, B`` or ``A (note, more), B``); a name followed by prose
-(``A which does x, y``, ``A: does x, y``) is one item.
+`` - ``, ``:`` or ``(``. An item is split at commas and at ``and`` only when it is a
+plain list of names: ``A, B``, ``A (note, more), B``, ``A, B and C``, `` `A`, `B`, and
+`C`. `` (Oxford comma, trailing period), `` `A` (the builder) and `B` — the graph``,
+``A (builder), B (runtime), and C (checkpointer)``: every part a name, optionally with
+a description in parentheses, or after ``—``/``–``/``-``/``:`` on the last part. A name
+followed by prose (``A which does x, y``, ``A which calls B and C``, ``A: does x, y``,
+``A — reads and writes``) is one item.
+
+Locations (see :class:`CitedLocation` and :attr:`CitationSection.locations`): an item
+part may give where its name is, ``path:line`` or ``path:start-end``:
+
+- ``Name (path:12)``, `` `Name` (`path:12-40`) ``, ``Name (path:12) — description``;
+- `` `Name` — path:12 ``, ``Name - path:12``, ``Name: path:12``, ``Name at path:12``;
+- ``Name — description (path:12)`` (a location in the last parentheses);
+- a bare location, ``path:12-40`` or `` `path:12` ``: a location of no name, never an
+  item;
+- in a table, a cell other than the name cell that is a location (``| `A` |
+  `a.py:3` |``) locates the row's name.
+
+``path`` has a ``/`` or ends in a suffix (``.py``, any ``.\\w+``), with no ``:``, ``#``
+or blank, and is not a URL (``https://x.org/a.py:12`` is no location). Lines are
+positive integers (at most 9 digits): ``:12``, ``:12-40``, ``:12–40`` (en dash),
+``:L12``, ``:L12-L40``, ``#L12``, ``#L12-L40``. A range whose end is before its start
+is kept as written (the validator reports it). Link targets (``[A](a.py#L3)``) are not
+read as locations.
 
 Group labels (see :attr:`CitationSection.group_labels`) name a group of items:
 
@@ -39,18 +81,21 @@ Group labels (see :attr:`CitationSection.group_labels`) name a group of items:
   (``- Classes: A, B``). ``build_index: entry`` has the same shape, so when the label
   is a context entity and none of the names is, the label is the item and the rest its
   description. Telling the two apart needs the context: without ``is_entity`` (see
-  :func:`find_citation_section`) the label is always the item.
+  :func:`find_citation_section`) the label is always the item. ``Name: path:12`` is
+  always the item ``Name`` and its location.
 
 The section ends at a heading of its own level or higher (any heading, after a bold or
 plain label), a thematic break or code fence, a bold or setext heading that labels no
 list, or a blank line followed by text that is neither a list item nor a group label.
 Of several candidate sections the last one is taken, or the last of the highest rank
 when the caller ranks them (``prefer`` in :func:`find_citation_section`). Everything is
-a single pass over the lines, so work is linear in the text length.
+a single pass over the lines with string methods and regexes without nested
+quantifiers, so work is linear in the text length.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -87,9 +132,78 @@ _DIGITS = frozenset("0123456789")
 # A bold or plain label has no heading level: every ATX heading (1-6) ends its section.
 _NO_LEVEL = 6
 
-_Items = tuple[list[str], list[str]]
-"""(cited names, group labels) read from one item, line or table."""
+# Label lines that contain a label (see the module docstring).
+_WORD = re.compile(r"\w+")
+_MAX_LABEL_WORDS = 6
+_REMARK_WORDS = frozenset({"no", "not", "without", "about", "on", "regarding"})
+_QUALIFIER_PREPOSITIONS = frozenset({"in", "for", "from"})
+_DETERMINERS = frozenset({"this", "the", "my", "our", "your"})
+_QUALIFIER_NOUNS = frozenset(
+    {"answer", "response", "reply", "explanation", "solution", "summary", "analysis"}
+    | {"code", "context"}
+)
+_DETAIL_WORDS = frozenset(
+    {"location", "locations", "line", "lines", "number", "numbers", "file", "files"}
+    | {"path", "paths", "role", "roles", "note", "notes", "description", "descriptions"}
+)
+_PLACE_WORDS = frozenset({"above", "below", "here"})
+
+# Items joined by "and": an escape, a character that opens or closes a group, or " and ".
+# Fixed-length alternatives only, so scanning is linear.
+_AND = re.compile(r"\\.|[()\[\]`]|\sand\s")
+# Lines of a location: at most 9 digits (no int() of a huge digit string).
+_MAX_LINE_DIGITS = 9
+# Every location has a line number after `:` or `#L` (`a.py:12`, `a.py:L3`, `a.py#L3`).
+_LINE_MARK = re.compile(r"[:#]L?[0-9]")
+_SPACE = re.compile(r"\s")
+_RANGE_DASHES = ("-", "–")
+
+_Place = tuple[str, int, int]
+"""(path, start, end) of a location."""
+
+
+@dataclass(frozen=True, slots=True)
+class CitedLocation:
+    """A location a citation item gives.
+
+    Attributes:
+        name: The cited name it belongs to (as in :attr:`CitationSection.items` or
+            :attr:`CitationSection.group_labels`), or ``None`` for a bare location item.
+        path: The path as written, without backticks (``"citeloop/index.py"``).
+        start: First line, 1-based.
+        end: Last line, inclusive (``end == start`` for one line). Kept as written,
+            so it may be before ``start``.
+        text: The item as written (``"`build_index` (citeloop/index.py:40-80)"``),
+            for reports.
+    """
+
+    name: str | None
+    path: str
+    start: int
+    end: int
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class _Entry:
+    """One part of an item: its name ("" for a bare location), location and text."""
+
+    name: str
+    place: _Place | None
+    text: str
+
+
+_Items = tuple[list[str], list[str], list[CitedLocation]]
+"""(cited names, group labels, locations) read from one item, line or table."""
 _Label = tuple[int, int, str]
+
+
+@dataclass(frozen=True, slots=True)
+class _Labels:
+    """Accepted labels: normalized, and as words (for labels contained in a line)."""
+
+    exact: frozenset[str]
+    words: tuple[tuple[str, ...], ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,12 +221,16 @@ class CitationSection:
             nested items), cleaned like items. A group label cites an entity only when
             it names one (``- GraphStore:`` above its methods); otherwise it is not a
             citation at all, so never an invalid one.
+        locations: The locations items give, in order (``Name (path:12)`` gives
+            ``CitedLocation("Name", "path", 12, 12, "Name (path:12)")``; a bare
+            ``path:3-9`` item gives one with ``name=None`` and no item).
     """
 
     start: int
     end: int
     items: tuple[str, ...]
     group_labels: tuple[str, ...] = ()
+    locations: tuple[CitedLocation, ...] = ()
 
 
 def _normalize_label(label: str) -> str:
@@ -125,8 +243,11 @@ def _normalize_label(label: str) -> str:
     return " ".join(label.strip(_WRAPPERS + "_").split()).lower()
 
 
-def _split_label(stripped: str) -> tuple[str, str] | None:
-    """Split a candidate label line into (normalized label, inline items text)."""
+def _split_label(stripped: str) -> tuple[str, str, bool] | None:
+    """Split a candidate label line into (normalized label, inline items text, delimited).
+
+    ``delimited``: the label is bold or ends at a ``:``.
+    """
     for marker in BOLD_MARKERS:
         if stripped.startswith(marker):
             close = stripped.find(marker, len(marker))
@@ -135,16 +256,53 @@ def _split_label(stripped: str) -> tuple[str, str] | None:
             inner = stripped[len(marker) : close].rstrip()
             after = stripped[close + len(marker) :].strip()
             if inner.endswith(":"):
-                return _normalize_label(inner[:-1]), after
+                return _normalize_label(inner[:-1]), after, True
             if not after or after.startswith(":"):
-                return _normalize_label(inner), after[1:].strip()
+                return _normalize_label(inner), after[1:].strip(), True
             # A bold phrase followed by prose ("**Entities used** are ...") is not a label.
             return None
-    label, _, rest = stripped.partition(":")
+    label, colon, rest = stripped.partition(":")
     if len(label) > _MAX_LABEL_LENGTH:
         # Labels are short; skip normalizing every long line of prose.
         return None
-    return _normalize_label(label), rest.strip()
+    return _normalize_label(label), rest.strip(), bool(colon)
+
+
+def _is_qualifier(words: list[str]) -> bool:
+    """Whether the words after a label qualify it (``in this answer``, ``with lines``)."""
+    if not words or words[0] == "with" or (len(words) == 1 and words[0] in _PLACE_WORDS):
+        return True
+    if words[0] in _QUALIFIER_PREPOSITIONS:
+        rest = words[1:]
+        if rest and rest[0] in _DETERMINERS:
+            rest = rest[1:]
+        return len(rest) == 1 and rest[0] in _QUALIFIER_NOUNS
+    if words[0] == "and":
+        words = words[1:]
+    return bool(words) and all(word in _DETAIL_WORDS for word in words)
+
+
+def _contains_label(label: str, labels: _Labels) -> bool:
+    """Whether a short normalized label line contains a label as whole words.
+
+    Words before the label may be anything but a remark word; words after it must
+    qualify it (see :func:`_is_qualifier`).
+    """
+    if len(label) > _MAX_LABEL_LENGTH:
+        return False
+    words = _WORD.findall(label)
+    if len(words) > _MAX_LABEL_WORDS:
+        return False
+    for label_words in labels.words:
+        size = len(label_words)
+        for start in range(len(words) - size + 1):
+            if (
+                tuple(words[start : start + size]) == label_words
+                and _REMARK_WORDS.isdisjoint(words[:start])
+                and _is_qualifier(words[start + size :])
+            ):
+                return True
+    return False
 
 
 def _clean(name: str) -> str:
@@ -184,16 +342,186 @@ def _name_of(part: str) -> str:
     return name
 
 
-def _plain_names(text: str) -> list[str] | None:
-    """The names of a plain list of names (``A, B``; ``A (note, more), B``), else ``None``."""
+def _is_line_number(text: str) -> bool:
+    return 0 < len(text) <= _MAX_LINE_DIGITS and all(char in _DIGITS for char in text)
+
+
+def _is_path(path: str) -> bool:
+    """A file path: has a ``/`` or a suffix (``a.py``); no ``:``, ``#`` or URL scheme."""
+    if not path.strip("./") or ":" in path or "#" in path:
+        return False
+    if "/" in path:
+        return True
+    stem, dot, suffix = path.rpartition(".")
+    return bool(dot and stem and suffix) and all(c.isalnum() or c == "_" for c in suffix)
+
+
+def _location(written: str) -> _Place | None:
+    """``(path, start, end)`` when ``written`` is only a location, else ``None``.
+
+    Forms: ``path:12``, ``path:12-40``, ``path:12–40``, ``path:L12``, ``path:L12-L40``,
+    ``path#L12``, ``path#L12-L40``, in backticks or not. A URL is no location.
+    """
+    token = unescape(written).strip(_WRAPPERS).replace("`", "").rstrip(".,;")
+    if not token or "//" in token or _SPACE.search(token):
+        # `//` is a URL (`https://x.org/a.py:12`, or its tail after `https:`).
+        return None
+    anchor = token.rfind("#L")
+    if anchor > 0:
+        path, lines = token[:anchor], token[anchor + 2 :]
+    else:
+        path, colon, lines = token.rpartition(":")
+        if not colon:
+            return None
+        lines = lines.removeprefix("L")
+    first, last = lines, lines
+    for dash in _RANGE_DASHES:
+        if dash in lines:
+            first, _, last = lines.partition(dash)
+            last = last.removeprefix("#").removeprefix("L")
+            break
+    if not (_is_line_number(first) and _is_line_number(last) and _is_path(path)):
+        return None
+    start, end = int(first), int(last)
+    if start < 1 or end < 1:
+        return None
+    return path, start, end
+
+
+def _locate(part: str) -> tuple[str, _Place | None]:
+    """``part`` without its location, and the location (``None`` when it gives none).
+
+    A bare location gives ``""``; ``Name (path:1)``, ``Name (path:1) — note``,
+    ``Name — path:1``, ``Name: path:1``, ``Name at path:1`` and ``Name — note (path:1)``
+    give the text around the location.
+    """
+    text = part.strip()
+    if not _LINE_MARK.search(text):
+        return text, None
+    place = _location(text)
+    if place is not None:
+        return "", place
+    before, at, after = text.rpartition(" at ")
+    if at and before.strip():
+        place = _location(after)
+        if place is not None:
+            return before, place
+    written_rest = _split_name(text)[1]
+    prefix = text[: len(text) - len(written_rest)]
+    rest = written_rest.strip()
+    if rest.startswith("("):
+        close = rest.find(")")
+        place = _location(rest[1:close]) if close > 0 else None
+        if place is not None:
+            return f"{prefix} {rest[close + 1 :]}", place
+    elif rest.startswith(_OPEN_DESCRIPTIONS):
+        place = _location(rest[1:])
+        if place is not None:
+            return prefix, place
+    if text.endswith(")"):
+        opening = text.rfind("(")
+        # `[Name](a.py#L3)`: a link target is not a location.
+        if opening > 0 and text[opening - 1] != "]":
+            place = _location(text[opening + 1 : -1])
+            if place is not None:
+                return text[:opening], place
+    return text, None
+
+
+def _entry(part: str) -> tuple[_Entry, str]:
+    """One item part read as an entry, and its text without the location."""
+    text, place = _locate(part)
+    return _Entry(_name_of(text) if text else "", place, part.strip()), text
+
+
+def _opens_description(text: str) -> bool:
+    """Whether a name in ``text`` is followed by a description running to its end."""
+    return _split_name(text)[1].lstrip().startswith(_OPEN_DESCRIPTIONS)
+
+
+def _split_and(text: str) -> list[str]:
+    """Split ``text`` at `` and `` outside brackets, parentheses and code spans."""
+    if "and" not in text:
+        return [text]
+    parts: list[str] = []
+    depth = 0
+    in_code = False
+    last = 0
+    for match in _AND.finditer(text):
+        token = match.group()
+        if token[0] == "\\":
+            continue
+        if token == "`":
+            in_code = not in_code
+        elif in_code:
+            continue
+        elif token in ("(", "["):
+            depth += 1
+        elif token in (")", "]"):
+            depth = max(0, depth - 1)
+        elif depth == 0:
+            parts.append(text[last : match.start()])
+            last = match.end()
+    parts.append(text[last:])
+    return parts
+
+
+def _is_name_entry(entry: _Entry) -> bool:
+    if entry.name:
+        return not any(char.isspace() for char in entry.name)
+    return entry.place is not None
+
+
+def _and_entries(part: str) -> list[tuple[_Entry, str]]:
+    """The entries of one comma part: split at ``and`` when every piece is a name.
+
+    Only the last piece may carry a description running to its end (``B — the
+    graph``): ``A — reads and writes`` is one entry, and so is ``A which calls B and C``.
+    """
+    pieces = _split_and(part)
+    if len(pieces) > 1:
+        entries: list[tuple[_Entry, str]] = []
+        for index, piece in enumerate(pieces):
+            entry, text = _entry(piece)
+            if not _is_name_entry(entry) or (index < len(pieces) - 1 and _opens_description(text)):
+                break
+            entries.append((entry, text))
+        else:
+            return entries
+    return [_entry(part)]
+
+
+def _plain_names(text: str) -> list[_Entry] | None:
+    """The entries of a plain list of names, else ``None``.
+
+    ``A, B``; ``A (note, more), B``; ``A, B, and C``; ``A (a.py:3) and B``; a bare
+    location is an entry without a name.
+    """
     parts = split_top_level(text)
-    if len(parts) > 1 and _split_name(parts[0])[1].lstrip().startswith(_OPEN_DESCRIPTIONS):
+    entries: list[tuple[_Entry, str]] = []
+    for index, part in enumerate(parts):
+        if index:
+            stripped = part.lstrip()
+            if stripped.startswith(("and ", "and\t")):
+                # The Oxford comma: `A, B, and C`.
+                part = stripped[4:]
+        entries.extend(_and_entries(part))
+    if len(parts) > 1 and _opens_description(entries[0][1]):
         # "A: does x, y" and "A — reads, writes" describe A; the commas are prose.
         return None
-    names = [name for name in map(_name_of, parts) if name]
-    if names and not any(char.isspace() for name in names for char in name):
-        return names
+    kept = [entry for entry, _ in entries if entry.name or entry.place is not None]
+    if kept and all(_is_name_entry(entry) for entry in kept):
+        return kept
     return None
+
+
+def _items_of(entries: list[_Entry], groups: list[str]) -> _Items:
+    locations = [
+        CitedLocation(entry.name or None, *entry.place, entry.text)
+        for entry in entries
+        if entry.place is not None
+    ]
+    return [entry.name for entry in entries if entry.name], groups, locations
 
 
 def _labelled_list(text: str, is_entity: Callable[[str], bool] | None) -> _Items | None:
@@ -202,14 +530,16 @@ def _labelled_list(text: str, is_entity: Callable[[str], bool] | None) -> _Items
     The text after the colon must be a plain list of names. ``Name: word`` is also the
     usual way to describe an entity (``build_index: entry``), so when the label is a
     context entity and none of the names is, it is read as that instead. Without
-    ``is_entity`` the two cannot be told apart and the label stays the item.
+    ``is_entity`` the two cannot be told apart and the label stays the item. A bare
+    location after the colon (``Name: a.py:3``) is the location of ``Name``.
     """
     if is_entity is None or ":" not in text:
         return None
     written = split_top_level(text, ":")[0]
     rest = text[len(written) + 1 :]
-    if not rest.strip(_WRAPPERS + "_"):
-        # No colon outside brackets and code, or nothing after it (`- Classes:`).
+    if not rest.strip(_WRAPPERS + "_") or (not rest[:1].isspace() and rest[:1] not in "*_"):
+        # No colon outside brackets and code, nothing after it (`- Classes:`), or a
+        # colon inside a word (`a.py:12`, `pkg.mod:main`).
         return None
     for marker in _EMPHASIS_MARKERS:
         if written.lstrip().startswith(marker) and rest.startswith(marker):
@@ -217,31 +547,33 @@ def _labelled_list(text: str, is_entity: Callable[[str], bool] | None) -> _Items
             rest = rest[len(marker) :]
             break
     label = _clean(written)
-    names = _plain_names(rest)
-    if not label or names is None:
+    entries = _plain_names(rest)
+    if not label or entries is None:
         return None
-    if is_entity(label) and not any(map(is_entity, names)):
+    names = [entry.name for entry in entries if entry.name]
+    if not names or (is_entity(label) and not any(map(is_entity, names))):
         return None
-    return names, [label]
+    return _items_of(entries, [label])
 
 
 def _item_names(text: str, is_entity: Callable[[str], bool] | None) -> _Items:
-    """(cited names, group labels) of one item, plain line or inline list.
+    """(cited names, group labels, locations) of one item, plain line or inline list.
 
-    A plain list of names (``A, B``; ``A (note, more), B``) gives each name; a label
-    and a plain list (``Classes: A, B``) gives the names and the group label (see
-    :func:`_labelled_list`); a name followed by prose (``A which does x, y``;
+    A plain list of names (``A, B``; ``A (note, more), B``; ``A, B and C``) gives each
+    name; a label and a plain list (``Classes: A, B``) gives the names and the group
+    label (see :func:`_labelled_list`); a name followed by prose (``A which does x, y``;
     ``A: does x, y``) gives the name alone; other prose gives itself, and the
-    validator cites the entities it mentions.
+    validator cites the entities it mentions. Each part may give a location (see
+    :func:`_locate`); a bare location gives no name.
     """
     labelled = _labelled_list(text, is_entity)
     if labelled is not None:
         return labelled
-    names = _plain_names(text)
-    if names is None:
-        name = _name_of(text)
-        names = [name] if name else []
-    return names, []
+    entries = _plain_names(text)
+    if entries is None:
+        entry = _entry(text)[0]
+        entries = [entry] if entry.name or entry.place is not None else []
+    return _items_of(entries, [])
 
 
 def _indent(line: str) -> int:
@@ -274,7 +606,12 @@ def _is_group_label(lines: list[str], index: int, content: str, in_item: bool) -
     return content.rstrip("*_ \t").endswith(":") or is_bold_line(content)
 
 
-def _match_label(lines: list[str], index: int, labels: frozenset[str]) -> _Label | None:
+def _followed_by_list(lines: list[str], index: int) -> bool:
+    following = _next_line(lines, index)
+    return following is not None and list_item(following.strip()) is not None
+
+
+def _match_label(lines: list[str], index: int, labels: _Labels) -> _Label | None:
     """If ``lines[index]`` starts a citation section: (label lines, level, inline items)."""
     stripped = lines[index].strip()
     if not stripped:
@@ -289,9 +626,23 @@ def _match_label(lines: list[str], index: int, labels: frozenset[str]) -> _Label
         if is_setext_underline(underline):
             header_lines, level = 2, 1 if underline[0] == "=" else 2
     split = _split_label(title)
-    if split is None or split[0] not in labels:
+    if split is None:
         return None
-    return header_lines, level, split[1]
+    label, inline, delimited = split
+    if label in labels.exact:
+        return header_lines, level, inline
+    if not _contains_label(label, labels):
+        return None
+    if (
+        heading is None
+        and header_lines == 1
+        and (
+            # A plain line must read as a label, not as a list item or a sentence.
+            list_item(title) is not None or not (delimited or _followed_by_list(lines, index))
+        )
+    ):
+        return None
+    return header_lines, level, inline
 
 
 def _is_number_or_blank(cell: str) -> bool:
@@ -303,7 +654,8 @@ def _table_names(rows: list[list[str]], is_entity: Callable[[str], bool] | None)
     """The items of a table's body rows: the cells of its name column.
 
     The name column is the first one with a cell that is neither a number nor blank,
-    so a leading row-number column (``| # | Entity |``) is skipped.
+    so a leading row-number column (``| # | Entity |``) is skipped. Another cell of a
+    row that is a location (``| `A` | `a.py:3` |``) locates the row's name.
     """
     # The first such column is the smallest first non-number index over the rows:
     # each cell is looked at once at most, however ragged the rows are.
@@ -314,35 +666,47 @@ def _table_names(rows: list[list[str]], is_entity: Callable[[str], bool] | None)
     column = min((first for first in firsts if first is not None), default=0)
     names: list[str] = []
     groups: list[str] = []
+    locations: list[CitedLocation] = []
     for row in rows:
-        if column < len(row):
-            row_names, row_groups = _item_names(row[column], is_entity)
-            names.extend(row_names)
-            groups.extend(row_groups)
-    return names, groups
+        if column >= len(row):
+            continue
+        row_names, row_groups, row_locations = _item_names(row[column], is_entity)
+        names.extend(row_names)
+        groups.extend(row_groups)
+        locations.extend(row_locations)
+        name = row_names[0] if len(row_names) == 1 else None
+        for other, cell in enumerate(row):
+            place = _location(cell) if other != column else None
+            if place is not None:
+                text = f"{row[column]} | {cell}" if other > column else f"{cell} | {row[column]}"
+                locations.append(CitedLocation(name, *place, text))
+    return names, groups, locations
 
 
 def _read_items(
     lines: list[str], start: int, level: int, is_entity: Callable[[str], bool] | None
-) -> tuple[int, list[str], list[str]]:
-    """Read the section's items from ``start``; return (end index, names, group labels).
+) -> tuple[int, _Items]:
+    """Read the section's items from ``start``; return (end index, items).
 
     ``level`` is the section heading's level: a deeper ATX heading labels a group of
     items, any other heading ends the section.
     """
     names: list[str] = []
     groups: list[str] = []
+    locations: list[CitedLocation] = []
     rows: list[list[str]] = []
 
     def add(text: str, group: bool = False) -> None:
-        item_names, item_groups = _item_names(text, is_entity)
+        item_names, item_groups, item_locations = _item_names(text, is_entity)
         (groups if group else names).extend(item_names)
         groups.extend(item_groups)
+        locations.extend(item_locations)
 
     def end_table() -> None:
-        table_names, table_groups = _table_names(rows, is_entity)
+        table_names, table_groups, table_locations = _table_names(rows, is_entity)
         names.extend(table_names)
         groups.extend(table_groups)
+        locations.extend(table_locations)
         rows.clear()
 
     in_list = plain = table = after_blank = False
@@ -395,7 +759,7 @@ def _read_items(
         after_blank = False
         end = index
     end_table()
-    return end, names, groups
+    return end, (names, groups, locations)
 
 
 def find_citation_section(
@@ -408,7 +772,9 @@ def find_citation_section(
 
     Args:
         text: An answer; any text is accepted.
-        labels: Accepted section labels, compared case-insensitively.
+        labels: Accepted section labels, compared case-insensitively. A short label
+            line containing one as whole words is accepted too (``## 📚 Entities
+            used``, ``Entities used in this answer:``; see the module docstring).
         prefer: Optional rank of a candidate section (a ``bool`` or an ``int``). When
             given, the last section of the highest rank is chosen. The validator
             ranks sections that cite a context entity by name above those that only
@@ -420,22 +786,27 @@ def find_citation_section(
             (see the module docstring); without it the label is the item.
 
     Returns:
-        The chosen citation section, or ``None`` when there is none.
+        The chosen citation section, or ``None`` when there is none. Its ``items`` are
+        the cited names, its ``locations`` the :class:`CitedLocation` items give.
 
     Example:
         >>> find_citation_section("Body.\\n\\n## Entities used\\n- `A()`\\n- B: why").items
         ('A', 'B')
+        >>> find_citation_section("Entities used: `A` (a.py:3-9) and B.").locations
+        (CitedLocation(name='A', path='a.py', start=3, end=9, text='`A` (a.py:3-9)'),)
     """
     return _find(text.splitlines(), _label_set(labels), prefer, is_entity)
 
 
-def _label_set(labels: tuple[str, ...]) -> frozenset[str]:
-    return frozenset(_normalize_label(label) for label in labels)
+def _label_set(labels: tuple[str, ...]) -> _Labels:
+    exact = frozenset(_normalize_label(label) for label in labels)
+    words = (tuple(_WORD.findall(label)) for label in sorted(exact))
+    return _Labels(exact, tuple(label_words for label_words in words if label_words))
 
 
 def _find(
     lines: list[str],
-    labels: frozenset[str],
+    labels: _Labels,
     prefer: Callable[[CitationSection], int] | None,
     is_entity: Callable[[str], bool] | None,
 ) -> CitationSection | None:
@@ -450,10 +821,12 @@ def _find(
         header_lines, level, inline = label
         if inline:
             end = index + header_lines
-            names, groups = _item_names(inline, is_entity)
+            names, groups, locations = _item_names(inline, is_entity)
         else:
-            end, names, groups = _read_items(lines, index + header_lines, level, is_entity)
-        sections.append(CitationSection(index, end, tuple(names), tuple(groups)))
+            end, (names, groups, locations) = _read_items(
+                lines, index + header_lines, level, is_entity
+            )
+        sections.append(CitationSection(index, end, tuple(names), tuple(groups), tuple(locations)))
         index = end
     if not sections or prefer is None:
         return sections[-1] if sections else None
@@ -472,7 +845,7 @@ def split_citation_section(
 
     Args:
         text: An answer; any text is accepted.
-        labels: Accepted section labels, compared case-insensitively.
+        labels: Accepted section labels (see :func:`find_citation_section`).
         prefer: Optional rank of a candidate section (see :func:`find_citation_section`).
         is_entity: Optional test of a name (see :func:`find_citation_section`).
 

@@ -3,8 +3,8 @@
 The format (rendered by ``citeloop.knowledge.ContextInjector``, or written by hand)::
 
     # path/to/module.py                           a file's heading: names nothing
-    class Name(Base, ...)  # L12 — Summary.
-    def function_name(arg: int = 1) -> str  # L40 — Summary.
+    class Name(Base, ...)  # L12-80 — Summary.
+    def function_name(arg: int = 1) -> str  # L40-52 — Summary.
     ClassName.method(x) -> None  # L55            (or ClassName.method())
     ClassName.attribute: int = 3  # L20
     NAME = 'value'  # L3
@@ -27,10 +27,12 @@ on a member line (``Owner.member(`` or ``Owner.member: ``/`` = ``); the name of 
 module attribute line (``NAME = ...``); every ``REQ-...`` id, except in a rendered
 line's place and summary (from ``  # L<line>`` on, which names nothing); the id before
 ``:`` on each line under ``## Prior decisions``. On ``inherits`` and ``calls`` lines,
-builtins, keywords and ``typing`` names (``Protocol``, ``object``, ``len``, ``self``,
-...) are noise, not entities; a name that a ``class``, ``def`` or ``Owner.member()``
-line defines is always an entity, even when it is also a builtin's name
-(``def compile(...)``, ``Parser.format()``).
+The place of a defined entity is its file's heading and the ``L<start>-<end>`` (or
+``L<line>``) after ``  # `` on its line (:attr:`ParsedEntity.places`). On ``inherits``
+and ``calls`` lines, builtins, keywords and ``typing`` names (``Protocol``, ``object``,
+``len``, ``self``, ...) are noise, not entities; a name that a ``class``, ``def`` or
+``Owner.member()`` line defines is always an entity, even when it is also a builtin's
+name (``def compile(...)``, ``Parser.format()``).
 """
 
 from __future__ import annotations
@@ -39,7 +41,8 @@ import builtins
 import keyword
 import re
 import typing
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 from citeloop.validation.matching import TOKEN_PATTERN
 
@@ -67,8 +70,17 @@ _ATTRIBUTE_LINE = re.compile(r"\s*(\w+\.\w+)(?::\s|\s=\s)")
 _MODULE_ATTRIBUTE_LINE = re.compile(r"(\w+)(?::\s.*?)?\s=\s")
 _DECISION_LINE = re.compile(r"\s*([\w-]+)\s*:")
 _DECISIONS_HEADING = "prior decisions"
-_WHERE = re.compile(r"  # L\d")
+_WHERE = re.compile(r"  # L(\d+)(?:-(\d+))?")
 _REQUIREMENT_PREFIX = "REQ-"
+
+
+class Place(NamedTuple):
+    """Where an entity is defined: ``path`` relative to the indexed root, and its first
+    and last line (1-based, inclusive)."""
+
+    path: str
+    start: int
+    end: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,10 +91,14 @@ class ParsedEntity:
         name: The name an answer references and cites.
         kind: ``"class"``, ``"function"``, ``"method"``, ``"attribute"``,
             ``"requirement"`` or ``"decision"``.
+        places: Where lines of the text define it: one :class:`Place` per defining line
+            with a file heading above it and an ``L<line>`` (several entities of one
+            short name, in different classes or files, give several).
     """
 
     name: str
     kind: str
+    places: tuple[Place, ...] = ()
 
 
 def _reference(dotted: str, kind: str) -> list[ParsedEntity]:
@@ -123,6 +139,14 @@ def _is_heading(stripped: str) -> bool:
     return stripped.startswith("#")
 
 
+def _file_heading(stripped: str) -> str | None:
+    """The path of a file heading (``# pkg/mod.py``): one ``#`` and one word."""
+    path = stripped[1:].strip()
+    if stripped.startswith("# ") and path and not any(char.isspace() for char in path):
+        return path
+    return None
+
+
 def parse_context_entities(text: str) -> tuple[ParsedEntity, ...]:
     """Parse the entities of context text in the documented format.
 
@@ -147,22 +171,34 @@ def parse_context_entities(text: str) -> tuple[ParsedEntity, ...]:
         if not noise and entity.name not in found:
             found[entity.name] = entity
 
+    places: dict[str, list[Place]] = {}
     in_decisions = False
+    path: str | None = None
     for line in text.splitlines():
         stripped = line.strip()
         if _is_heading(stripped):
             in_decisions = stripped.lstrip("#").strip().lower() == _DECISIONS_HEADING
+            path = _file_heading(stripped)
             continue
         if in_decisions and (match := _DECISION_LINE.match(line)):
             add(ParsedEntity(match[1], "decision"))
         else:
+            start = end = None
             if where := _WHERE.search(line):  # a rendered line's place and summary
                 line = line[: where.start()]  # name nothing
+                start = int(where[1])
+                end = int(where[2]) if where[2] else start
             entities, defined = _parse_line(line)
             for entity in entities:
                 add(entity, defined)
+            if defined and entities and path and start is not None and end is not None:
+                # The line defines its last entity (`Owner.member`: the member).
+                places.setdefault(entities[-1].name, []).append(Place(path, start, end))
         if _REQUIREMENT_PREFIX in line:
             for token in TOKEN_PATTERN.findall(line):
                 if token.startswith(_REQUIREMENT_PREFIX):
                     add(ParsedEntity(token, "requirement"))
-    return tuple(found.values())
+    return tuple(
+        replace(entity, places=tuple(places[name])) if name in places else entity
+        for name, entity in found.items()
+    )

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from citeloop.text import normalize_text
-from citeloop.validation.context_text import parse_context_entities
+from citeloop.validation.context_text import Place, parse_context_entities
 from citeloop.validation.matching import has_word_character
 
 CORE = "core"
@@ -32,10 +32,13 @@ class ContextName:
     Attributes:
         name: The name an answer references and cites (NFC-normalized, stripped).
         tier: ``"core"`` (must be cited) or ``"supporting"`` (may be cited).
+        places: Where entities of this name are defined (path and line span), as far as
+            the context says; used to check the locations citations give.
     """
 
     name: str
     tier: str = CORE
+    places: tuple[Place, ...] = ()
 
     @property
     def private(self) -> bool:
@@ -53,13 +56,27 @@ def _tier_of(value: Any, name: str) -> str:
     return tier
 
 
+def _place_of(path: Any, line: Any, end_line: Any) -> tuple[Place, ...]:
+    if not isinstance(path, str) or not path or not isinstance(line, int) or line < 1:
+        return ()
+    end = end_line if isinstance(end_line, int) and end_line >= line else line
+    return (Place(path, line, end),)
+
+
 def _entity_of(item: Any) -> ContextName:
+    places: tuple[Place, ...] = ()
     if isinstance(item, str):
         name, tier = item, None
     elif isinstance(item, Mapping):
         name, tier = item.get("name"), item.get("tier")
+        places = _place_of(item.get("path"), item.get("line"), item.get("end_line"))
     else:
         name, tier = getattr(item, "name", None), getattr(item, "tier", None)
+        places = _place_of(
+            getattr(item, "path", None),
+            getattr(item, "line", None),
+            getattr(item, "end_line", None),
+        )
     if not isinstance(name, str):
         raise TypeError(
             f"context entity {item!r} has no string name; pass entities as names, "
@@ -76,7 +93,7 @@ def _entity_of(item: Any) -> ContextName:
             "use of it cannot be told apart from punctuation; give the entity a name with "
             "a word character (e.g. 'glob (*)') or leave it out of the context"
         )
-    return ContextName(name, _tier_of(tier, name))
+    return ContextName(name, _tier_of(tier, name), places)
 
 
 def _entities_of(items: Iterable[Any]) -> list[ContextName]:
@@ -84,9 +101,12 @@ def _entities_of(items: Iterable[Any]) -> list[ContextName]:
     for item in items:
         entity = _entity_of(item)
         seen = merged.get(entity.name)
-        # The same name twice: core wins, so duplicates never relax what must be cited.
-        if seen is None or (seen.tier != CORE and entity.tier == CORE):
-            merged[entity.name] = entity
+        if seen is not None:
+            # The same name twice: core wins, so duplicates never relax what must be
+            # cited; the places of both are kept.
+            tier = CORE if CORE in (seen.tier, entity.tier) else seen.tier
+            entity = ContextName(entity.name, tier, seen.places + entity.places)
+        merged[entity.name] = entity
     return list(merged.values())
 
 
@@ -98,7 +118,8 @@ def context_names(context: Any) -> list[ContextName]:
             an object with an ``.entities`` attribute (``InjectedContext``); a mapping
             with an ``"entities"`` key; or an iterable of names (core), objects with
             ``.name`` and optional ``.tier``, or mappings with ``"name"`` and optional
-            ``"tier"``. Tiers compare as strings: ``"core"`` or ``"supporting"``.
+            ``"tier"``. Tiers compare as strings: ``"core"`` or ``"supporting"``. An
+            object or mapping may give ``path``, ``line`` and ``end_line`` (its place).
 
     Returns:
         One :class:`ContextName` per distinct name.
@@ -111,7 +132,8 @@ def context_names(context: Any) -> list[ContextName]:
             unknown tier.
     """
     if isinstance(context, str):
-        return [ContextName(e.name) for e in parse_context_entities(normalize_text(context))]
+        parsed = parse_context_entities(normalize_text(context))
+        return [ContextName(e.name, CORE, e.places) for e in parsed]
     if isinstance(context, Mapping):
         if "entities" not in context:
             raise TypeError(f"context mapping has no 'entities' key; expected {_CONTEXT_SHAPES}")

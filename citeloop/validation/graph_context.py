@@ -10,7 +10,7 @@ may be cited, never required.
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import MISSING, dataclass, field, fields
 from typing import Any
 
 from citeloop.text import normalize_text
@@ -19,30 +19,17 @@ from citeloop.validation.citation_section import (
     CitationSection,
     split_citation_section,
 )
-from citeloop.validation.entities import CORE, context_names
+from citeloop.validation.entities import CORE, ContextName, context_names
 from citeloop.validation.markdown import unescape
 from citeloop.validation.matching import NameScanner, without_underscore_emphasis
-
-RETRY_PROMPT_HEADER = "Your previous answer was rejected: it did not use and cite the context."
-"""First line of the rejection part of a retry prompt (also how a nested prompt is cut)."""
-
-CHECKS_RETRY_HEADER = "Your previous answer was rejected: it did not pass these checks."
-"""The first line instead when the answer used and cited the context, and only the
-extra problems (of output checks) failed it."""
-
-RETRY_PROMPT_TEMPLATE = """{task}
-
-{header}
-{problems}
-
-Answer the task again. Use the context entities in the body of your answer and cite
-only names that appear in the context.
-End your answer with this section, one entity per line:
-
-## Entities used
-- <entity name>
-"""
-"""Retry prompt: ``{task}`` (the original task), ``{header}`` and ``{problems}``."""
+from citeloop.validation.retry_prompt import build_retry_prompt
+from citeloop.validation.substance import (
+    GraphNames,
+    location_valid,
+    prompt_names,
+    says_context_insufficient,
+    ungrounded_names,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +58,21 @@ class GraphValidationResult:
         entities_missing: Core entities not referenced in the body.
         has_citation_section: The answer has a citation section.
         reasons: Short human-readable reasons for a failed verdict (empty when passed).
+        failed_rules: The rules that failed, by id, in the order of ``reasons``:
+            ``references``, ``citation_section``, ``core_citations``,
+            ``invalid_citations``, ``min_citations``, ``cited_not_used``,
+            ``invented_names``, ``locations``, ``insufficient_context``.
+        invented_names: Code names of the body that nothing grounds: not the context,
+            the prompt, Python, or the knowledge graph (see
+            :mod:`citeloop.validation.substance`), as written.
+        ungrounded_in_graph: Code names of the body outside the context and prompt
+            that the knowledge graph has (reported; widening brings them in).
+        cited_locations: Valid locations of the citation section, as written.
+        invalid_locations: Locations of the citation section outside the cited
+            entity's file or line span, as written.
+        missing_locations: Cited names without a location (reported only when
+            locations are required).
+        insufficient_context: The body says the context lacks what it needs.
         total_entities: Number of entities in the context (derived).
         public_count: Number of public entities (derived).
         private_count: Number of private entities (derived).
@@ -96,6 +98,13 @@ class GraphValidationResult:
     entities_missing: tuple[str, ...]
     has_citation_section: bool
     reasons: tuple[str, ...]
+    failed_rules: tuple[str, ...] = ()
+    invented_names: tuple[str, ...] = ()
+    ungrounded_in_graph: tuple[str, ...] = ()
+    cited_locations: tuple[str, ...] = ()
+    invalid_locations: tuple[str, ...] = ()
+    missing_locations: tuple[str, ...] = ()
+    insufficient_context: bool = False
 
     total_entities: int = field(init=False)
     public_count: int = field(init=False)
@@ -119,15 +128,17 @@ class GraphValidationResult:
     def from_dict(cls, data: Mapping[str, Any]) -> GraphValidationResult:
         """Rebuild a result from :meth:`to_dict` output (e.g. a report kept in graph state).
 
+        A field with a default may be missing (a report kept before it existed).
+
         Raises:
-            KeyError: A field is missing from ``data``.
+            KeyError: A field without a default is missing from ``data``.
         """
         values = {
             item.name: tuple(data[item.name])
             if isinstance(data[item.name], list)
             else data[item.name]
             for item in fields(cls)
-            if item.init
+            if item.init and (item.name in data or item.default is MISSING)
         }
         return cls(**values)
 
@@ -192,8 +203,14 @@ class GraphContextValidator:
     there is any core entity) that cites every core entity and no name outside the
     context, and, when the context has entities but none is core (the task names no
     code), cites at least ``min_citations`` of them; with ``fail_on_cited_not_used``,
-    every cited entity is also referenced in the body. A context without entities
-    passes (``vacuous``).
+    every cited entity is also referenced in the body. Then the substance of the body
+    (:mod:`citeloop.validation.substance`): with ``fail_on_invented``, no code name of
+    the body is invented (grounded by nothing: context, prompt, Python or the knowledge
+    graph); every location a citation gives (``Name (path:line)``,
+    ``path:start-end``) lies inside the cited entity's span, and with
+    ``require_locations`` every cited name has one; with ``fail_on_insufficient``,
+    the body does not say the context lacks what it needs (so a graph widens the
+    context instead of passing). A context without entities passes (``vacuous``).
 
     Reading the answer: it is normalized (Stream-Safe, then NFC); when it has several
     citation sections, the last one that cites a context entity by name is used, else
@@ -218,6 +235,9 @@ class GraphContextValidator:
         section_labels: Accepted labels of the citation section (case-insensitive).
         min_citations: Valid citations required when the context has no core entity
             (0 lets such an answer pass without citing).
+        fail_on_invented: Fail when the body names code that nothing grounds.
+        require_locations: Require a valid ``path:line`` location on every citation.
+        fail_on_insufficient: Fail when the body says the context is not enough.
 
     Raises:
         ValueError: ``reference_threshold`` is outside [0, 1], ``section_labels`` is
@@ -236,6 +256,9 @@ class GraphContextValidator:
     fail_on_cited_not_used: bool = False
     section_labels: tuple[str, ...] = DEFAULT_SECTION_LABELS
     min_citations: int = 1
+    fail_on_invented: bool = True
+    require_locations: bool = False
+    fail_on_insufficient: bool = True
 
     def __post_init__(self) -> None:
         threshold = self.reference_threshold
@@ -253,19 +276,32 @@ class GraphContextValidator:
         if self.min_citations < 0:
             raise ValueError(f"min_citations must be >= 0, got {self.min_citations}")
 
-    def validate(self, response: str, context: Any) -> GraphValidationResult:
+    def validate(
+        self,
+        response: str,
+        context: Any,
+        *,
+        prompt: str | Sequence[str] = "",
+        graph_names: GraphNames | None = None,
+    ) -> GraphValidationResult:
         """Validate ``response`` against the entities of ``context``.
 
-        Work is linear in the length of ``response`` plus the size of ``context`` (no
-        per-entity pass over the answer); odd text (empty, huge, binary-ish, broken
-        Markdown) never raises.
+        Work is linear in the length of ``response`` and ``prompt`` plus the size of
+        ``context`` (no per-entity pass over the answer); odd text (empty, huge,
+        binary-ish, broken Markdown) never raises.
 
         Args:
             response: The answer text.
             context: Context text in the documented format, an object with
                 ``.entities`` (``InjectedContext``), a mapping with ``"entities"``, or
                 an iterable of names / entity objects / mappings (see
-                :func:`citeloop.validation.entities.context_names`).
+                :func:`citeloop.validation.entities.context_names`); entities with a
+                ``path``, ``line`` and ``end_line`` let locations be checked.
+            prompt: The rest of what the model was shown (task, payload; the context
+                text when ``context`` is not text): the names it writes are grounded.
+            graph_names: The knowledge graph's entity names (a collection, or a
+                predicate such as a store lookup), to tell names the graph has from
+                invented ones; without it every ungrounded name counts as invented.
 
         Returns:
             The validation result.
@@ -290,7 +326,8 @@ class GraphContextValidator:
             prefer=lambda candidate: _section_rank(candidate, names, scanner),
             is_entity=lambda name: bool(_resolve_citation(name, names, scanner)[0]),
         )
-        referenced = scanner.scan(unescape(body))
+        body = unescape(body)
+        referenced = scanner.scan(body)
 
         cited: set[str] = set()
         invalid: set[str] = set()
@@ -312,34 +349,65 @@ class GraphContextValidator:
         missing_core_citations = core - cited
         vacuous = not entities
 
-        reasons: list[str] = []
+        texts = [prompt] if isinstance(prompt, str) else list(prompt)
+        if isinstance(context, str):
+            texts.append(context)
+        ungrounded = ungrounded_names(body, names | prompt_names(texts), graph_names)
+        located, wrong_places, unlocated = self._check_locations(
+            section, entities, names, scanner, cited
+        )
+        insufficient = says_context_insufficient(body)
+
+        rules: list[tuple[str, str]] = []
         if ratio < self.reference_threshold:
-            reasons.append(
-                f"the body references {len(core_referenced)} of {len(core)} core entities "
-                f"({ratio:.0%}), below the required {self.reference_threshold:.0%}"
+            rules.append(
+                (
+                    "references",
+                    f"the body references {len(core_referenced)} of {len(core)} core "
+                    f"entities ({ratio:.0%}), below the required {self.reference_threshold:.0%}",
+                )
             )
         if self.require_citations:
             if section is None and core:
-                reasons.append("no citation section ('## Entities used')")
+                rules.append(("citation_section", "no citation section ('## Entities used')"))
             if missing_core_citations:
-                reasons.append(
-                    f"core entities not cited: {', '.join(sorted(missing_core_citations))}"
-                )
+                missing = ", ".join(sorted(missing_core_citations))
+                rules.append(("core_citations", f"core entities not cited: {missing}"))
             if invalid:
-                reasons.append(f"citations not in the context: {', '.join(sorted(invalid))}")
+                wrong = ", ".join(sorted(invalid))
+                rules.append(("invalid_citations", f"citations not in the context: {wrong}"))
             if not core and entities and len(cited) < self.min_citations:
-                reasons.append(
-                    f"the task names no code: cite at least {self.min_citations} of the "
-                    f"context's entities the answer uses under '## Entities used' "
-                    f"({len(cited)} cited)"
+                rules.append(
+                    (
+                        "min_citations",
+                        f"the task names no code: cite at least {self.min_citations} of "
+                        f"the context's entities the answer uses under '## Entities used' "
+                        f"({len(cited)} cited)",
+                    )
                 )
         if self.fail_on_cited_not_used and cited_not_used:
-            reasons.append(f"cited but not used in the body: {', '.join(sorted(cited_not_used))}")
+            unused = ", ".join(sorted(cited_not_used))
+            rules.append(("cited_not_used", f"cited but not used in the body: {unused}"))
+        if self.fail_on_invented and ungrounded.invented:
+            rules.append(
+                (
+                    "invented_names",
+                    "the body names code that is in neither the context nor the code "
+                    f"base: {', '.join(ungrounded.invented)}",
+                )
+            )
+        if wrong_places or unlocated:
+            parts = [f"outside the cited entity: {', '.join(wrong_places)}"] if wrong_places else []
+            if unlocated:
+                parts.append(f"without a location: {', '.join(unlocated)}")
+            rules.append(("locations", "citation locations " + "; ".join(parts)))
+        if self.fail_on_insufficient and insufficient:
+            rules.append(("insufficient_context", "the answer says the context is not enough"))
         if vacuous:
-            reasons.clear()
+            rules.clear()
 
         return GraphValidationResult(
-            passed=not reasons,
+            passed=not rules,
             vacuous=vacuous,
             public_entities=tuple(sorted(public)),
             private_entities=tuple(sorted(private)),
@@ -356,61 +424,55 @@ class GraphContextValidator:
             entities_found=tuple(sorted(referenced)),
             entities_missing=tuple(sorted(core - referenced)),
             has_citation_section=section is not None,
-            reasons=tuple(reasons),
+            reasons=tuple(reason for _, reason in rules),
+            failed_rules=tuple(rule for rule, _ in rules),
+            invented_names=ungrounded.invented,
+            ungrounded_in_graph=ungrounded.in_graph,
+            cited_locations=located,
+            invalid_locations=wrong_places,
+            missing_locations=unlocated,
+            insufficient_context=insufficient,
         )
+
+    def _check_locations(
+        self,
+        section: CitationSection | None,
+        entities: Sequence[ContextName],
+        names: Collection[str],
+        scanner: NameScanner,
+        cited: Collection[str],
+    ) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+        """(valid locations, invalid locations, cited names without one when required)."""
+        if section is None:
+            return (), (), ()
+        places = {entity.name: entity.places for entity in entities}
+        every_place = [place for found in places.values() for place in found]
+        valid: list[str] = []
+        wrong: list[str] = []
+        located: set[str] = set()
+        for location in section.locations:
+            if location.name is None:
+                candidates = every_place
+            else:
+                targets, _ = _resolve_citation(location.name, names, scanner)
+                if not targets:
+                    continue  # an invalid citation already; its place cannot be judged
+                if not any(places[target] for target in targets):
+                    continue  # the context gives no place to check it against
+                candidates = [place for target in targets for place in places[target]]
+                located |= targets
+            ok = location_valid(location.path, location.start, location.end, candidates)
+            (valid if ok else wrong).append(location.text)
+        unlocated = sorted(set(cited) - located) if self.require_locations else []
+        return tuple(valid), tuple(wrong), tuple(unlocated)
 
     @staticmethod
     def build_retry_prompt(
-        task: str, result: GraphValidationResult, extra_problems: Sequence[str] = ()
+        task: str,
+        result: GraphValidationResult,
+        extra_problems: Sequence[str] = (),
+        *,
+        previous_answer: str = "",
     ) -> str:
-        """Same as the module function :func:`build_retry_prompt`."""
-        return build_retry_prompt(task, result, extra_problems)
-
-
-def _problem_lines(result: GraphValidationResult) -> list[str]:
-    lines: list[str] = []
-    if not result.has_citation_section and result.core_entities:
-        lines.append("- Your answer had no '## Entities used' section.")
-    if result.missing_core_citations:
-        names = ", ".join(result.missing_core_citations)
-        lines.append(f"- Cite these core entities (they were missing): {names}")
-    if result.invalid_citations:
-        names = ", ".join(result.invalid_citations)
-        lines.append(f"- Do not cite these names, they are not in the context: {names}")
-    if result.entities_missing:
-        names = ", ".join(result.entities_missing)
-        lines.append(f"- Reference these core entities in the body of the answer: {names}")
-    return lines or [f"- {reason}" for reason in result.reasons]
-
-
-def build_retry_prompt(
-    task: str, result: GraphValidationResult, extra_problems: Sequence[str] = ()
-) -> str:
-    """Build the prompt that asks again after a failed validation.
-
-    The prompt is always built on the *original* task, so retries never nest: pass
-    the task of the first attempt. If ``task`` is itself a prompt built by this
-    function, its previous rejection part is dropped first.
-
-    Args:
-        task: The original task.
-        result: The failed validation result.
-        extra_problems: More problem lines (e.g. from output checks), listed after the
-            context problems.
-
-    Returns:
-        ``RETRY_PROMPT_TEMPLATE`` filled with the task, ``RETRY_PROMPT_HEADER`` (or
-        ``CHECKS_RETRY_HEADER`` when ``result`` passed and only ``extra_problems``
-        remain) and one line per problem: core entities not cited, invalid citations,
-        core entities the body does not reference, then the extra problems.
-
-    Example:
-        >>> result = GraphContextValidator().validate("No idea.", ["GraphStore"])
-        >>> "Cite these core entities (they were missing): GraphStore" in (
-        ...     build_retry_prompt("Explain the store.", result))
-        True
-    """
-    original = task.split(RETRY_PROMPT_HEADER, 1)[0].split(CHECKS_RETRY_HEADER, 1)[0].rstrip()
-    lines = (_problem_lines(result) if not result.passed else []) + list(extra_problems)
-    header = RETRY_PROMPT_HEADER if not result.passed else CHECKS_RETRY_HEADER
-    return RETRY_PROMPT_TEMPLATE.format(task=original, header=header, problems="\n".join(lines))
+        """Same as the module function :func:`citeloop.validation.build_retry_prompt`."""
+        return build_retry_prompt(task, result, extra_problems, previous_answer=previous_answer)

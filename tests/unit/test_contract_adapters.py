@@ -4,18 +4,29 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from pathlib import Path
 
 import pytest
 
-from citeloop.contract import codes
+from citeloop.contract import adapters, audit, codes
 from citeloop.contract.adapters import (
+    MAX_SIGNATURE_CHARS,
+    MAX_SOURCE_LINE_CHARS,
+    MAX_SOURCE_LINES,
+    MAX_UNIT_DOCSTRING_CHARS,
+    MAX_UNIT_TEXT_CHARS,
+    SOURCE_CHANGED,
+    SOURCE_MISSING,
+    SOURCE_OUTSIDE_ROOT,
+    SOURCE_UNREADABLE,
     evidence_from_graph,
     evidence_from_jsonl,
     fact_unit,
     file_version,
     load_index,
     load_model,
+    read_source,
 )
 from citeloop.contract.mechanical import mechanical_checks
 from citeloop.contract.schemas import AnswerResult, EvidenceIndex, EvidenceUnit, Plan
@@ -28,6 +39,7 @@ from citeloop.knowledge import (
     MemoryGraphStore,
     Provenance,
     RelationKind,
+    SqliteGraphStore,
     index_tree,
 )
 
@@ -199,7 +211,10 @@ def test_graph_evidence_from_the_sample_repository(sample_repo, store):
     ]
     assert {unit.attributes["object"] for unit in defines} >= {"area", "label"}
     area = next(unit for unit in defines if unit.attributes["object"] == "area")
-    assert area.text == "class Circle defines method Circle.area"
+    assert area.text.splitlines()[0] == "class Circle defines method Circle.area"
+    assert "- class Circle\n  signature: (Shape)\n" in area.text
+    assert "- method Circle.area\n  signature: (self)" in area.text
+    assert "- source" not in area.text  # no source_root: no source lines
     assert area.source.startswith("shapes/circle.py:")
     digest = hashlib.sha256((sample_repo / "shapes" / "circle.py").read_bytes()).hexdigest()
     assert area.attributes["digest"] == digest
@@ -221,6 +236,202 @@ def test_graph_evidence_from_the_sample_repository(sample_repo, store):
     assert [(f.layer, f.code) for f in mechanical_checks(result, plan, changed)] == [
         codes.MIXED_SNAPSHOT
     ]
+
+
+# --- substance: signatures, docstrings, source lines ------------------------------------
+
+BILLING = '''"""Billing."""
+
+
+def charge(amount: int, currency: str = "EUR") -> bool:
+    """Charge the card.
+
+    Refuses a negative amount.
+    """
+    if amount < 0:
+        raise ValueError("negative amount")
+    return True
+'''
+
+
+def long_function(steps: int) -> str:
+    """A function of ``steps + 5`` lines; its third line is 400 characters wide."""
+    body = "".join(f"    total += {i}  # step {i}\n" for i in range(steps))
+    wide = "    note = " + repr("x" * 400) + "\n"
+    return f'def tally():\n    """Add it all up."""\n{wide}    total = 0\n{body}    return total\n'
+
+
+@pytest.fixture
+def billing(tmp_path):
+    """A small source tree, indexed with the project's indexer: ``(root, store)``."""
+    root = tmp_path / "src"
+    (root / "pkg").mkdir(parents=True)
+    (root / "pkg" / "__init__.py").write_text("")
+    (root / "pkg" / "billing.py").write_text(BILLING)
+    (root / "pkg" / "tally.py").write_text(long_function(200))
+    wide = "".join(f"    w{i} = {'y' * 290!r}\n" for i in range(50))
+    (root / "pkg" / "wide.py").write_text(f"def wide():\n{wide}    return w0\n")
+    with SqliteGraphStore(tmp_path / "graph.db") as store:
+        index_tree(root, store)
+        yield root, store
+
+
+def defines_unit(index: EvidenceIndex, object_id: str) -> EvidenceUnit:
+    return next(
+        unit
+        for unit in index.units.values()
+        if unit.attributes["relation"] == "defines" and unit.attributes["object_id"] == object_id
+    )
+
+
+def test_graph_units_show_signature_docstring_and_body(billing):
+    root, store = billing
+    index = evidence_from_graph(store, entity_ids=["pkg.billing.charge"], source_root=root)
+    charge = defines_unit(index, "pkg.billing.charge")
+    assert charge.source == "pkg/billing.py:4-11"
+    assert charge.text == "\n".join(
+        [
+            "module billing defines function charge",
+            "- module billing",
+            "  docstring: Billing.",
+            "- function charge",
+            '  signature: (amount: int, currency: str = "EUR") -> bool',
+            "  docstring: Charge the card.",
+            "",
+            "    Refuses a negative amount.",
+            "- source pkg/billing.py:4-11",
+            '   4 | def charge(amount: int, currency: str = "EUR") -> bool:',
+            '   5 |     """Charge the card.',
+            "   6 |",
+            "   7 |     Refuses a negative amount.",
+            '   8 |     """',
+            "   9 |     if amount < 0:",
+            '  10 |         raise ValueError("negative amount")',
+            "  11 |     return True",
+        ]
+    )
+    # A call shows its own line (the behaviour), with the caller's signature.
+    calls = next(u for u in index.units.values() if u.attributes["relation"] == "calls")
+    assert calls.text.endswith(
+        '- source pkg/billing.py:10\n  10 |         raise ValueError("negative amount")'
+    )
+    # Ids, attributes and version do not depend on the source root.
+    bare = evidence_from_graph(store, entity_ids=["pkg.billing.charge"])
+    assert bare.version == index.version and list(bare.units) == list(index.units)
+    assert all(bare.units[i].attributes == u.attributes for i, u in index.units.items())
+    assert "- source" not in bare.units[charge.id].text
+    assert "signature: (amount: int" in bare.units[charge.id].text
+    assert evidence_from_graph(store, entity_ids=["pkg.billing.charge"], source_root=root) == index
+
+
+def test_graph_unit_source_lines_are_bounded(billing):
+    root, store = billing
+    index = evidence_from_graph(store, entity_ids=["pkg.tally.tally"], source_root=root)
+    tally = defines_unit(index, "pkg.tally.tally")
+    lines = tally.text.splitlines()
+    numbered = [line for line in lines if " | " in line]
+    total = 200 + 5  # def, docstring, note, total = 0, 200 steps, return
+    assert 0 < len(numbered) <= MAX_SOURCE_LINES
+    assert lines[-1] == f"  … ({total - len(numbered)} more lines)"
+    assert numbered[0] == "    1 | def tally():"
+    wide = numbered[2]
+    assert wide.endswith("…") and len(wide) == len("    3 | ") + MAX_SOURCE_LINE_CHARS
+    assert len(tally.text) <= MAX_UNIT_TEXT_CHARS <= audit.MAX_TEXT_CHARS
+    # Wide lines: the character budget stops them before the line count does.
+    index = evidence_from_graph(store, entity_ids=["pkg.wide.wide"], source_root=root)
+    wide = defines_unit(index, "pkg.wide.wide").text
+    numbered = [line for line in wide.splitlines() if " | " in line]
+    assert 0 < len(numbered) < MAX_SOURCE_LINES
+    assert wide.endswith(f"  … ({52 - len(numbered)} more lines)")
+    assert MAX_UNIT_TEXT_CHARS - 200 < len(wide) <= MAX_UNIT_TEXT_CHARS
+
+
+def test_graph_unit_docstrings_and_signatures_are_bounded():
+    docstring = "\n".join(f"Line {i} of a long story." for i in range(100))
+    function = Entity(
+        "m.f", EntityKind.FUNCTION, "f", signature="(" + "a, " * 200 + ")", docstring=docstring
+    )
+    store = MemoryGraphStore(
+        [Entity("m", EntityKind.MODULE, "m"), function], [Fact("m", DEFINES, "m.f")]
+    )
+    text = next(iter(evidence_from_graph(store).units.values())).text
+    signature = next(line for line in text.splitlines() if "signature:" in line)
+    assert signature.endswith("…")
+    assert len(signature) == len("  signature: ") + MAX_SIGNATURE_CHARS
+    shown = [line.split(": ", 1)[-1].strip() for line in text.splitlines() if "Line " in line]
+    assert 0 < len(shown) < 100
+    assert sum(len(line) + 1 for line in shown) <= MAX_UNIT_DOCSTRING_CHARS
+    assert text.endswith(f"    … ({100 - len(shown)} more lines)")
+
+
+def test_graph_units_give_no_lines_when_the_file_changed_after_indexing(billing):
+    root, store = billing
+    path = root / "pkg" / "billing.py"
+    path.write_text(BILLING.replace("return True", "return False"))  # same lines, new bytes
+    index = evidence_from_graph(store, entity_ids=["pkg.billing.charge"], source_root=root)
+    charge = defines_unit(index, "pkg.billing.charge")
+    assert charge.text.endswith(f"- source pkg/billing.py:4-11 {SOURCE_CHANGED}")
+    assert " | " not in charge.text and "return" not in charge.text
+    assert "signature: (amount: int" in charge.text  # what the graph holds stays
+    path.unlink()
+    gone = evidence_from_graph(store, entity_ids=["pkg.billing.charge"], source_root=root)
+    assert defines_unit(gone, "pkg.billing.charge").text.endswith(f"4-11 {SOURCE_MISSING}")
+
+
+def test_graph_units_read_each_file_once(billing, monkeypatch):
+    root, store = billing
+    read: list[str] = []
+
+    def counting(root_path, path):
+        read.append(path)
+        return read_source(root_path, path)
+
+    monkeypatch.setattr(adapters, "read_source", counting)
+    index = evidence_from_graph(store, source_root=root)
+    assert len(index.units) == 4  # two of them from pkg/billing.py
+    assert sorted(read) == ["pkg/billing.py", "pkg/tally.py", "pkg/wide.py"]
+
+
+def test_graph_units_never_read_outside_the_root(tmp_path):
+    root = tmp_path / "root"
+    root.mkdir()
+    secret = tmp_path / "secret.py"
+    secret.write_text("TOKEN = 'sk-outside'\n")
+    digest = hashlib.sha256(secret.read_bytes()).hexdigest()
+    (root / "link.py").symlink_to(secret)
+    paths = ["../secret.py", str(secret), "link.py", "sub/../../secret.py"]
+    facts = [
+        Fact("m", DEFINES, f"m.x{i}", Provenance(path, 1, 1, digest))
+        for i, path in enumerate(paths)
+    ]
+    store = MemoryGraphStore([Entity("m", EntityKind.MODULE, "m")], facts)
+    index = evidence_from_graph(store, source_root=root)
+    assert len(index.units) == len(paths)
+    for unit in index.units.values():
+        assert unit.text.endswith(SOURCE_OUTSIDE_ROOT), unit.text
+        assert "sk-outside" not in unit.text
+
+
+def test_graph_source_root_must_be_a_directory(shop, tmp_path):
+    with pytest.raises(ConfigurationError, match=r"source_root .* does not exist"):
+        evidence_from_graph(shop, source_root=tmp_path / "nowhere")
+    (tmp_path / "file.py").write_text("")
+    with pytest.raises(ConfigurationError, match=r"source_root .* is not a directory"):
+        evidence_from_graph(shop, source_root=tmp_path / "file.py")
+
+
+def test_read_source_refuses_what_is_not_a_regular_file(tmp_path):
+    root = tmp_path.resolve()
+    (root / "folder.py").mkdir()
+    assert read_source(root, "folder.py").problem == SOURCE_MISSING
+    assert read_source(root, "absent.py").problem == SOURCE_MISSING
+    os.mkfifo(root / "pipe.py")  # opened without blocking, then refused
+    assert read_source(root, "pipe.py").problem == SOURCE_MISSING
+    (root / "bad.py").write_bytes(b"# -*- coding: nonexistent -*-\nx = 1\n")
+    bad = read_source(root, "bad.py")
+    assert (bad.problem, bad.lines) == (SOURCE_UNREADABLE, ())
+    (root / "crlf.py").write_bytes(b"a = 1\r\nb = 2\rc = 3\n")
+    assert read_source(root, "crlf.py").lines == ("a = 1", "b = 2", "c = 3", "")
 
 
 # --- JSONL documents ----------------------------------------------------------------------

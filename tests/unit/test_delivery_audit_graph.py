@@ -8,13 +8,14 @@ import json
 import pytest
 from langchain_core.messages import AIMessage
 
+from citeloop.contract.audit import REVIEW_JSON_SCHEMA
 from citeloop.contract.codes import request_fingerprint
 from citeloop.contract.schemas import Fulfilment, strict_json_schema
 from citeloop.errors import ConfigurationError
 from citeloop.graphs.delivery_audit import build_delivery_audit_graph
 from citeloop.models import ReplayChatModel
 from citeloop.state.delivery_audit import OutputState
-from tests.fakes import ScriptedToolChatModel, tool_reply
+from tests.fakes import ScriptedChatModel, ScriptedToolChatModel, tool_reply
 
 QUESTION = "Who wrote Hamlet? When was it written?"
 SECRET = "sk-planted-secret-4711"
@@ -347,3 +348,70 @@ def test_the_audited_answer_graph_takes_the_question_from_messages(sample_repo, 
     out = graph.invoke({"messages": [HumanMessage(task)]})
     assert out["delivered"] is True
     assert "Circle compute its area" in auditor.prompts[0][-1].text
+
+
+# --- the review's schema in the prompt, and evidence with substance ----------------------
+
+
+def review_schema_in(text: str) -> str | None:
+    if "<review_schema>" not in text:
+        return None
+    return text.split("<review_schema>\n", 1)[1].split("\n</review_schema>", 1)[0]
+
+
+def test_a_model_without_structured_output_is_shown_the_review_schema():
+    model = ScriptedChatModel(script=["not a review", json.dumps(GOOD)])
+    out = build_delivery_audit_graph(model).invoke(inputs())
+    assert (out["delivered"], model.calls) == (True, 2)
+    audit_prompt, repair_prompt = (messages[-1].text for messages in model.prompts)
+    for prompt in (audit_prompt, repair_prompt):
+        schema = review_schema_in(prompt)
+        assert schema == REVIEW_JSON_SCHEMA
+        assert json.loads(schema) == Fulfilment.model_json_schema()  # with its length limits
+        assert prompt.index("</audit_data>") < prompt.index("<review_schema>")
+        assert "one JSON object only" in prompt
+    assert "<previous_review>" in repair_prompt
+
+
+async def test_a_model_without_structured_output_is_shown_the_schema_async_too():
+    model = ScriptedChatModel(script=[json.dumps(GOOD)])
+    out = await build_delivery_audit_graph(model).ainvoke(inputs())
+    assert out["delivery_outcome"] == "complete"
+    assert review_schema_in(model.prompts[0][-1].text) == REVIEW_JSON_SCHEMA
+
+
+def test_a_model_with_structured_output_is_not_shown_the_schema():
+    out, model = run(AIMessage("not a review"), GOOD)
+    assert (out["delivered"], model.calls) == (True, 2)  # the audit, then the repair
+    for messages in model.prompts:
+        text = "\n".join(message.text for message in messages)
+        assert "<review_schema>" not in text and REVIEW_JSON_SCHEMA not in text
+
+
+def test_grounded_evidence_shows_the_source_of_each_fact(sample_repo, store):
+    from citeloop.knowledge import index_tree
+    from citeloop.nodes.delivery_audit import GroundedAnswerAudit
+
+    index_tree(sample_repo, store)
+    circle = store.entities_named("Circle")[0]
+    area = next(e for e in store.entities_named("area") if e.id.startswith(circle.id))
+    state = {
+        "task": "How does Circle compute its area?",
+        "answer": "Circle.area squares the radius and multiplies it by PI.",
+        "outcome": "passed",
+        "context_entities": [{"id": circle.id}, {"id": area.id}],
+        "snapshot": store.snapshot(),
+    }
+    prepared = GroundedAnswerAudit(store, source_root=sample_repo).prepare_audit(state, None)
+    evidence = {unit["id"]: unit for unit in prepared["result"]["evidence"]}
+    assert all(prepared["index"]["units"][i] == unit for i, unit in evidence.items())
+    defines = next(u for u in evidence.values() if u["attributes"]["object_id"] == area.id)
+    assert "- source shapes/circle.py:12-15\n" in defines["text"]
+    assert "  15 |         return helpers.square(self.radius) * helpers.PI" in defines["text"]
+    # The auditor is shown it.
+    model = ScriptedToolChatModel(script=[tool_reply(NAME, review())])
+    build_delivery_audit_graph(model).invoke(prepared)
+    assert "helpers.square(self.radius)" in model.prompts[0][-1].text
+    # Without a source root: signatures and docstrings only.
+    bare = GroundedAnswerAudit(store).prepare_audit(state, None)
+    assert all("- source" not in unit["text"] for unit in bare["result"]["evidence"])

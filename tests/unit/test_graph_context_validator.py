@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from citeloop.text import normalize_text, stream_safe
 from citeloop.validation import (
     RETRY_PROMPT_HEADER,
+    RULE_SUMMARIES,
     GraphContextValidator,
     GraphValidationResult,
     NameScanner,
@@ -456,7 +457,8 @@ def test_result_to_dict_is_json_with_documented_fields() -> None:
         "total_entities", "public_count", "private_count", "found_count", "core_count",
         "citations", "invalid_citations", "missing_core_citations", "cited_not_used",
         "compliance_ratio", "entities_found", "entities_missing", "has_citation_section",
-        "reasons",
+        "reasons", "failed_rules", "invented_names", "ungrounded_in_graph", "cited_locations",
+        "invalid_locations", "missing_locations", "insufficient_context",
     }  # fmt: skip
     assert data["passed"] and data["core_count"] == data["found_count"] == 7
 
@@ -504,11 +506,16 @@ def test_retry_prompt_lists_problems_and_asks_for_the_section() -> None:
     )
     prompt = build_retry_prompt("Explain the graph store.", result)
     assert prompt.startswith("Explain the graph store.\n")
-    assert "Cite these core entities (they were missing): DEC-7, REQ-008-013," in prompt
+    why = "(the task or its material names it)"
+    assert f"Cite these core entities (they were missing): DEC-7 {why}; REQ-008-013 {why};" in prompt
     assert "not in the context: CacheLayer" in prompt
-    assert "Reference these core entities in the body of the answer: DEC-7," in prompt
-    assert "## Entities used\n- <entity name>\n" in prompt
+    assert f"Reference these core entities in the body of the answer: DEC-7 {why};" in prompt
+    assert "## Entities used\n- <entity name> (<path>:<line>)\n" in prompt
     assert "one entity per line" in prompt
+    header = prompt.splitlines()[2]
+    assert header.startswith(RETRY_PROMPT_HEADER)
+    for rule in ("references", "core_citations", "invalid_citations"):
+        assert RULE_SUMMARIES[rule] in header
 
 
 def test_retry_prompt_never_nests() -> None:
@@ -528,7 +535,7 @@ def test_a_retry_for_check_problems_only_says_the_checks_failed() -> None:
     passed = GraphContextValidator().validate("Nothing to cite.", [])
     assert passed.passed
     prompt = build_retry_prompt(task, passed, ["- [json] no JSON value found"])
-    assert RETRY_PROMPT_HEADER not in prompt
+    assert not any(summary in prompt for summary in RULE_SUMMARIES.values())
     assert "did not pass these checks.\n- [json] no JSON value found" in prompt
     # The checks' own retry does not nest either, nor does a later context rejection.
     assert build_retry_prompt(prompt, passed, ["- [json] no JSON value found"]) == prompt

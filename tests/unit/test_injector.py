@@ -140,7 +140,7 @@ def test_an_ambiguous_code_name_names_its_public_definitions(store: SqliteGraphS
 def test_unicode_names(store: SqliteGraphStore) -> None:
     context = ContextInjector(store).inject("Explain `größe` and größe_von")
     assert names(context, Tier.CORE) == {"größe", "größe_von"}
-    assert "Kreis.größe()  # L22" in context.text.splitlines()
+    assert "Kreis.größe()  # L22-23" in context.text.splitlines()
 
 
 def test_payload_shapes(store: SqliteGraphStore) -> None:
@@ -392,10 +392,10 @@ def test_text_lines_and_entities_match(store: SqliteGraphStore) -> None:
     for line in lines:
         assert any(shape.fullmatch(line) for shape in LINE_SHAPES), line
     assert lines[0] in ("# shapes/base.py", "# shapes/circle.py")
-    assert "class Circle(Shape)  # L8" in lines
-    assert "class Shape  # L4 — A geometric shape." in lines
-    assert "def format_area(value)  # L20" in lines
-    assert "Shape._cache_key()  # L16" in lines
+    assert "class Circle(Shape)  # L8-18" in lines
+    assert "class Shape  # L4-17 — A geometric shape." in lines
+    assert "def format_area(value)  # L20-21" in lines
+    assert "Shape._cache_key()  # L16-17" in lines
     assert "Circle.radius = radius  # L10" in lines
     assert "PI = 3.14159  # L4" in lines
     assert "Circle inherits from Shape" in lines

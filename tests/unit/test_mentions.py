@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from citeloop.knowledge.mentions import (
+from citeloop.validation.mentions import (
     MAX_MENTIONS,
     code_mentions,
     identifier_words,

@@ -220,10 +220,11 @@ class Mention:
     form: str
 
 
-def _code_spans(text: str) -> Iterator[tuple[str, bool]]:
-    """``(segment, in_backticks)`` pieces of ``text``: a run of backticks opens a code span
-    that the next run of the same length closes (Markdown code spans and fences); a run
-    that nothing closes is text. One pass over the runs: linear."""
+def _code_spans(text: str) -> Iterator[tuple[str, str]]:
+    """``(segment, kind)`` pieces of ``text``, ``kind`` ``"text"``, ``"span"`` or
+    ``"fence"``: a run of backticks opens a code span that the next run of the same
+    length closes (Markdown code spans and fences); a run that nothing closes is text.
+    One pass over the runs: linear."""
     runs = [(match.start(), match.end()) for match in _BACKTICKS.finditer(text)]
     later: dict[int, list[int]] = {}  # run length -> indexes of its runs, last first
     for index in range(len(runs) - 1, -1, -1):
@@ -239,14 +240,15 @@ def _code_spans(text: str) -> Iterator[tuple[str, bool]]:
             index += 1
             continue
         close = same.pop()
-        yield text[position:start], False
+        yield text[position:start], "text"
         code = text[end : runs[close][0]]
         if end - start >= 3:  # a fenced block: its first line is the info string ("python")
-            code = code.partition("\n")[2]
-        yield code, True
+            yield code.partition("\n")[2], "fence"
+        else:
+            yield code, "span"
         position = runs[close][1]
         index = close + 1
-    yield text[position:], False
+    yield text[position:], "text"
 
 
 def _form(token: str) -> str | None:
@@ -298,10 +300,10 @@ def code_mentions(text: str) -> list[Mention]:
         ['read', 'StateGraph.compile']
     """
     found: dict[str, Mention] = {}
-    for segment, in_code in _code_spans(normalize_text(text).translate(_INVISIBLE)):
+    for segment, kind in _code_spans(normalize_text(text).translate(_INVISIBLE)):
         for match in _TOKEN.finditer(segment):
             token = match.group()
-            form = "backticks" if in_code else _form(token)
+            form = "backticks" if kind != "text" else _form(token)
             if form is None and _capitalized(token) and _mid_sentence(segment, match):
                 form = "capitalized"
             if form is None:
@@ -312,6 +314,74 @@ def code_mentions(text: str) -> list[Mention]:
                 if len(found) >= MAX_MENTIONS:
                     return list(found.values())
     return list(found.values())
+
+
+def answer_mentions(text: str) -> list[Mention]:
+    """The names an answer writes as code as a claim about the code base, in order of
+    first appearance, at most :data:`MAX_MENTIONS`.
+
+    Stricter than :func:`code_mentions`, because an answer also writes code of its own:
+    fenced blocks are skipped (an example's names are its own), a capitalized word is
+    prose, and a code span counts only when it starts with a name (``@`` and ``.`` may
+    precede it): a span of one name counts as written (`` `read` ``), a longer one by
+    its first name when that is code-shaped (`` `graph.invoke({...})` `` names
+    ``graph.invoke``; `` `pip install x` ``, `` `"agent"` ``, `` `--verbose` `` name
+    nothing).
+
+    Example:
+        >>> [m.name for m in answer_mentions("Use `read` and StateGraph; the Graph ends.")]
+        ['read', 'StateGraph']
+    """
+    found: dict[str, Mention] = {}
+    for segment, kind in _code_spans(normalize_text(text).translate(_INVISIBLE)):
+        if kind == "fence":
+            continue
+        if kind == "span":
+            code = segment.strip().lstrip("@.")
+            match = _TOKEN.match(code)
+            if match is None:
+                continue
+            token = match.group()
+            if match.end() < len(code.rstrip()) and _form(token) is None:
+                continue
+            pairs = [(token, "backticks")]
+        else:
+            pairs = [
+                (m.group(), form) for m in _TOKEN.finditer(segment) if (form := _form(m.group()))
+            ]
+        for token, form in pairs:
+            name = token.removesuffix("()")
+            if name not in found:
+                found[name] = Mention(name, form)
+                if len(found) >= MAX_MENTIONS:
+                    return list(found.values())
+    return list(found.values())
+
+
+_DEFINED = re.compile(
+    rf"^[ \t]*(?:(?:async[ \t]+)?def[ \t]+({_IDENTIFIER})|class[ \t]+({_IDENTIFIER})"
+    rf"|({_IDENTIFIER})[ \t]*(?::[^=\n]*)?=|({_IDENTIFIER})[ \t]*:[ \t]*[^\s=])",
+    re.MULTILINE,
+)
+
+
+def defined_in_code(text: str) -> frozenset[str]:
+    """The names the fenced code blocks of ``text`` define: ``def``/``class`` names, and
+    assignment and annotation targets at the start of a line (an answer's example
+    defines its own ``State``, ``write_joke``, ``jokes``). Imports define nothing: an
+    example that imports a name claims the code base has it.
+
+    Example:
+        >>> sorted(defined_in_code("```python\nclass State(TypedDict):\n    jokes: list\n```"))
+        ['State', 'jokes']
+    """
+    names: set[str] = set()
+    for segment, kind in _code_spans(normalize_text(text)):
+        if kind != "fence":
+            continue
+        for match in _DEFINED.finditer(segment):
+            names.update(group for group in match.groups() if group)
+    return frozenset(names)
 
 
 def identifier_words(name: str) -> tuple[str, ...]:

@@ -1,0 +1,185 @@
+"""The prompt that asks again after a failed validation: true, specific, and a revision.
+
+Built from a :class:`~citeloop.validation.GraphValidationResult` of the previous answer
+*against the context the retry shows* (a graph re-validates after widening, so no line
+contradicts the context beside it). The prompt names the rules that failed, says for
+each missing core entity how the task named it, shows the previous answer (bounded) and
+asks for a revision of it rather than a new answer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from citeloop.validation.mentions import code_mentions
+
+if TYPE_CHECKING:
+    from citeloop.validation.graph_context import GraphValidationResult
+
+RETRY_PROMPT_HEADER = "Your previous answer was rejected:"
+"""How the rejection part of a retry prompt starts (also where a nested prompt is cut)."""
+
+CHECKS_RETRY_HEADER = "Your previous answer was rejected: it did not pass these checks."
+"""The header when the answer used and cited the context, and only the extra problems
+(of output checks) failed it."""
+
+RULE_SUMMARIES: dict[str, str] = {
+    "references": "its text does not use enough of the core entities",
+    "citation_section": "it has no '## Entities used' section",
+    "core_citations": "it does not cite every core entity",
+    "invalid_citations": "it cites names that are not in the context",
+    "min_citations": "it cites none of the context's entities",
+    "cited_not_used": "it cites entities its text does not use",
+    "invented_names": "it names code that does not exist in the code base",
+    "locations": "some citation locations are wrong or missing",
+    "insufficient_context": "it says the context is not enough",
+}
+"""A phrase per rule id of ``GraphValidationResult.failed_rules``, for the header."""
+
+MAX_PREVIOUS_ANSWER_CHARS = 8_000
+"""Characters of the previous answer a retry prompt shows (the rest is cut, with a note)."""
+
+RETRY_PROMPT_TEMPLATE = """{task}
+
+{header}
+{problems}
+{previous}
+Revise your previous answer: keep what is right and change only what the problems above
+need. Use the context entities in the body of your answer and cite only names that
+appear in the context.
+End your answer with this section, one entity per line, each with its location (the
+file heading above it in the context and its lines from `# L<start>-<end>`):
+
+## Entities used
+- <entity name> (<path>:<line>)
+"""
+"""Retry prompt: ``{task}`` (the original task), ``{header}``, ``{problems}`` and
+``{previous}`` (the previous answer's block, or nothing)."""
+
+PREVIOUS_ANSWER_BLOCK = """
+Your previous answer:
+<previous_answer>
+{answer}
+</previous_answer>
+"""
+
+
+def _why(name: str, mentions: dict[str, str]) -> str:
+    """How the task named a core entity (``"the task writes `StateGraph.compile`"``)."""
+    for written in mentions:
+        if name == written or written.endswith("." + name) or written.startswith(name + "."):
+            return f"the task writes `{written}`"
+    return "the task or its material names it"
+
+
+def _with_reasons(names: Sequence[str], mentions: dict[str, str]) -> str:
+    return "; ".join(f"{name} ({_why(name, mentions)})" for name in names)
+
+
+def _problem_lines(result: GraphValidationResult, task: str) -> list[str]:
+    mentions = {mention.name: mention.form for mention in code_mentions(task)}
+    lines: list[str] = []
+    if not result.has_citation_section and result.core_entities:
+        lines.append("- Your answer had no '## Entities used' section.")
+    if result.missing_core_citations:
+        names = _with_reasons(result.missing_core_citations, mentions)
+        lines.append(f"- Cite these core entities (they were missing): {names}")
+    if result.entities_missing:
+        names = _with_reasons(result.entities_missing, mentions)
+        lines.append(f"- Reference these core entities in the body of the answer: {names}")
+    if result.invalid_citations:
+        names = ", ".join(result.invalid_citations)
+        lines.append(f"- Do not cite these names, they are not in the context: {names}")
+    if result.invented_names:
+        names = ", ".join(result.invented_names)
+        lines.append(
+            f"- These names are in neither the context nor the code base; remove them or "
+            f"use what the context shows instead: {names}"
+        )
+    if result.ungrounded_in_graph:
+        names = ", ".join(result.ungrounded_in_graph)
+        lines.append(
+            f"- These names exist in the code base but not in the context, so the answer "
+            f"cannot support what it says of them; rely on the context's entities: {names}"
+        )
+    if result.invalid_locations:
+        names = "; ".join(result.invalid_locations)
+        lines.append(
+            f"- These locations are not inside the cited entity's lines; take the path "
+            f"from the file heading and the lines from `# L<start>-<end>`: {names}"
+        )
+    if result.missing_locations:
+        names = ", ".join(result.missing_locations)
+        lines.append(f"- Give a location (path:line) for these citations: {names}")
+    if result.insufficient_context:
+        lines.append(
+            "- Your answer said the context was not enough. The context above has been "
+            "widened: answer from it, and name precisely what is still missing, if anything."
+        )
+    if "min_citations" in result.failed_rules:
+        lines.append("- Cite, under '## Entities used', the context entities your answer uses.")
+    return lines or [f"- {reason}" for reason in result.reasons]
+
+
+def _header(result: GraphValidationResult) -> str:
+    if result.passed:
+        return CHECKS_RETRY_HEADER
+    rules = [RULE_SUMMARIES.get(rule, rule) for rule in result.failed_rules]
+    return f"{RETRY_PROMPT_HEADER} {'; '.join(rules) or 'it did not use and cite the context'}."
+
+
+def _bounded(answer: str, limit: int) -> str:
+    if len(answer) <= limit:
+        return answer
+    return f"{answer[:limit]}\n[cut here: {limit} of {len(answer)} characters shown]"
+
+
+def build_retry_prompt(
+    task: str,
+    result: GraphValidationResult,
+    extra_problems: Sequence[str] = (),
+    *,
+    previous_answer: str = "",
+) -> str:
+    """Build the prompt that asks again after a failed validation.
+
+    The prompt is always built on the *original* task, so retries never nest: pass
+    the task of the first attempt. If ``task`` is itself a prompt built by this
+    function, its previous rejection part is dropped first.
+
+    Args:
+        task: The original task.
+        result: The failed validation result, computed against the context the retry
+            prompt will show.
+        extra_problems: More problem lines (e.g. from output checks), listed after the
+            context problems.
+        previous_answer: The answer being revised; shown, cut after
+            :data:`MAX_PREVIOUS_ANSWER_CHARS` characters (``""``: not shown).
+
+    Returns:
+        ``RETRY_PROMPT_TEMPLATE`` filled with the task; a header naming the failed
+        rules (:data:`RULE_SUMMARIES`), or ``CHECKS_RETRY_HEADER`` when ``result``
+        passed and only ``extra_problems`` remain; one line per problem (core entities
+        not cited or not referenced, each with how the task named it; invalid
+        citations; invented names; names only the graph has; wrong or missing
+        locations; a said-insufficient context), then the extra problems; and the
+        previous answer.
+
+    Example:
+        >>> from citeloop.validation import GraphContextValidator
+        >>> result = GraphContextValidator().validate("No idea.", ["GraphStore"])
+        >>> prompt = build_retry_prompt("Explain `GraphStore`.", result)
+        >>> "GraphStore (the task writes `GraphStore`)" in prompt
+        True
+    """
+    original = task.split(RETRY_PROMPT_HEADER, 1)[0].rstrip()
+    lines = (_problem_lines(result, original) if not result.passed else []) + list(extra_problems)
+    previous = (
+        PREVIOUS_ANSWER_BLOCK.format(answer=_bounded(previous_answer, MAX_PREVIOUS_ANSWER_CHARS))
+        if previous_answer.strip()
+        else ""
+    )
+    return RETRY_PROMPT_TEMPLATE.format(
+        task=original, header=_header(result), problems="\n".join(lines), previous=previous
+    )

@@ -1,0 +1,204 @@
+"""What an answer's body claims beyond its citation list: the code names it uses, the
+locations its citations give, and whether it says the context was not enough.
+
+Three checks of :class:`~citeloop.validation.GraphContextValidator`:
+
+- **Grounded names.** Each code-shaped name of the body
+  (:func:`~citeloop.validation.mentions.answer_mentions`) must be *grounded*: a
+  context entity, a name the prompt (task, payload, context text) contains, or a
+  name of Python itself (builtins, keywords, dunders, the standard library's modules
+  and what is dotted onto them: ``os.path.join``, and the public names of the most used
+  ones: ``TypedDict``, ``Path``). For a dotted name, a leading
+  ``self.``/``cls.`` is dropped and the last part decides, together with the first
+  part when it looks like a class (``FakeGraph.compile``); a last part that is a method
+  of a builtin type (``self._nodes.items``) is Python's. Names the answer's own code
+  examples define (:func:`~citeloop.validation.mentions.defined_in_code`) are grounded
+  too. An ungrounded name the
+  knowledge graph has is *in the graph* (the next widening can bring it in); one it
+  has not is *invented*.
+- **Locations.** A citation's ``path:line`` or ``path:start-end`` is valid when the
+  path is the file of a context entity of that name (the same path, or one ends with
+  the other at a ``/``) and every cited line lies inside that entity's span.
+- **Insufficient context.** A body that says the context lacks what the answer needs
+  ("the context does not show ...", "not enough information", "cannot determine from
+  the provided context") asks for more context, however it goes on.
+
+Everything is linear in the length of the answer and the prompt.
+"""
+
+from __future__ import annotations
+
+import builtins
+import importlib
+import keyword
+import re
+import sys
+from collections.abc import Callable, Collection, Iterable
+from dataclasses import dataclass
+
+from citeloop.validation.context_text import Place
+from citeloop.validation.mentions import answer_mentions, defined_in_code
+
+GraphNames = Collection[str] | Callable[[str], bool]
+"""The knowledge graph's entity names: a collection, or a predicate (a store lookup)."""
+
+_COMMON_STDLIB = (
+    "abc", "asyncio", "collections", "collections.abc", "concurrent.futures", "contextlib",
+    "dataclasses", "datetime", "enum", "functools", "inspect", "itertools", "json",
+    "logging", "operator", "os", "pathlib", "queue", "re", "threading", "types", "typing",
+    "uuid", "weakref",
+)  # fmt: skip
+
+
+def _public_names(module: str) -> set[str]:
+    return {name for name in dir(importlib.import_module(module)) if not name.startswith("_")}
+
+
+_PYTHON_NAMES = frozenset(
+    set(dir(builtins))
+    | set(keyword.kwlist)
+    | set(keyword.softkwlist)
+    | set(sys.stdlib_module_names)
+    | {"self", "cls"}
+    | {name for module in _COMMON_STDLIB for name in _public_names(module)}
+)
+"""Names of Python itself: builtins, keywords, standard-library modules, and the public
+names of the modules code uses most (``TypedDict``, ``dataclass``, ``Path``, ...)."""
+_BUILTIN_METHODS = frozenset(
+    name
+    for kind in (dict, list, set, frozenset, tuple, str, bytes, int, float)
+    for name in dir(kind)
+    if not name.startswith("_")
+)
+"""Methods of the builtin types: the last part of ``self._nodes.items`` names one."""
+_RECEIVERS = ("self", "cls")
+_IDENTIFIER = re.compile(r"[^\W\d]\w*")
+
+_CONTEXT = r"(?:the )?(?:provided |given |supplied |available |injected |above )?context"
+_INSUFFICIENT = re.compile(
+    "|".join(
+        (
+            _CONTEXT + r" (?:does not|doesn't|did not|didn't|do not|don't) (?:\w+ ){0,2}?"
+            r"(?:show|include|contain|provide|have|cover|mention|define|describe|specify"
+            r"|reveal|say|explain|expose|give)",
+            _CONTEXT + r" (?:is|seems|appears|was) (?:to be )?(?:\w+ )?(?:insufficient"
+            r"|incomplete|not enough|not sufficient|too limited|missing)",
+            _CONTEXT + r" (?:lacks|omits|is missing|leaves out)",
+            r"\b(?:not|no) (?:enough|sufficient) (?:information|context|detail|code)",
+            r"\binsufficient (?:information|context|detail)",
+            r"\b(?:cannot|can't|can not|could not|couldn't|unable to|impossible to) "
+            r"(?:\w+ ){0,4}?(?:from|in|with|based on) " + _CONTEXT,
+            r"\bnot (?:shown|included|present|visible|available|given|provided|defined) "
+            r"in " + _CONTEXT,
+        )
+    )
+)
+"""Sayings that the context lacks what is needed (lower-cased text; bounded gaps only,
+so matching is linear)."""
+
+
+def says_context_insufficient(body: str) -> bool:
+    """Whether ``body`` says its context lacks what the answer needs.
+
+    Example:
+        >>> says_context_insufficient("The provided context does not show how X is kept.")
+        True
+        >>> says_context_insufficient("The context shows that X is kept in a dict.")
+        False
+    """
+    return _INSUFFICIENT.search(" ".join(body.lower().split())) is not None
+
+
+def prompt_names(texts: Iterable[str]) -> frozenset[str]:
+    """Every identifier (each part of a dotted one) written in ``texts``."""
+    return frozenset(name for text in texts for name in _IDENTIFIER.findall(text))
+
+
+def _looks_like_class(part: str) -> bool:
+    return part[:1].isupper() and any(char.islower() for char in part)
+
+
+def _is_dunder(part: str) -> bool:
+    return len(part) > 4 and part.startswith("__") and part.endswith("__")
+
+
+@dataclass(frozen=True, slots=True)
+class UngroundedNames:
+    """The body's code names that are not grounded, as written, in order.
+
+    Attributes:
+        in_graph: Names the knowledge graph has (not in the context or prompt).
+        invented: Names nothing has: neither the context, the prompt, Python, nor the
+            graph (every ungrounded name, when no graph is given).
+    """
+
+    in_graph: tuple[str, ...] = ()
+    invented: tuple[str, ...] = ()
+
+
+def _in_graph(graph: GraphNames | None) -> Callable[[str], bool]:
+    if graph is None:
+        return lambda name: False
+    if callable(graph):
+        return graph
+    return graph.__contains__
+
+
+def ungrounded_names(
+    body: str, grounded: Collection[str], graph: GraphNames | None = None
+) -> UngroundedNames:
+    """The code names of ``body`` that are not grounded (see the module docstring).
+
+    Args:
+        body: The answer without its citation section.
+        grounded: Names that are grounded: the context's entity names and the prompt's
+            identifiers (:func:`prompt_names`).
+        graph: The knowledge graph's names, or ``None``.
+
+    Returns:
+        The ungrounded names, split by whether the graph has them.
+    """
+    has = _in_graph(graph)
+    own = defined_in_code(body)
+    in_graph: list[str] = []
+    invented: list[str] = []
+    for mention in answer_mentions(body):
+        parts = mention.name.split(".")
+        while parts and parts[0] in _RECEIVERS:
+            parts.pop(0)
+        if not parts or parts[0] in _PYTHON_NAMES:
+            continue  # `dict.items`, `os.path.join`, `ValueError`, `None`
+        checked = [parts[-1]]
+        if len(parts) > 1 and _looks_like_class(parts[0]):
+            checked.append(parts[0])
+        missing = [
+            part
+            for part in checked
+            if part not in grounded and part not in own and not _is_dunder(part)
+        ]
+        if len(parts) > 1 and parts[-1] in _BUILTIN_METHODS and parts[0] not in missing:
+            continue  # `self._nodes.items()`, `config.get`
+        if not missing:
+            continue
+        (in_graph if all(has(part) for part in missing) else invented).append(mention.name)
+    return UngroundedNames(tuple(in_graph), tuple(invented))
+
+
+def same_file(cited: str, known: str) -> bool:
+    """Whether a cited path names the file ``known`` (relative to the indexed root): the
+    same path, or one ends with the other at a ``/`` (``src/pkg/a.py`` and ``pkg/a.py``)."""
+    cited = cited.strip().removeprefix("./")
+    known = known.strip().removeprefix("./")
+    if not cited or not known:
+        return False
+    return cited == known or cited.endswith("/" + known) or known.endswith("/" + cited)
+
+
+def location_valid(path: str, start: int, end: int, places: Iterable[Place]) -> bool:
+    """Whether lines ``start``-``end`` of ``path`` lie inside one of ``places``."""
+    if start < 1 or end < start:
+        return False
+    return any(
+        same_file(path, place.path) and place.start <= start and end <= place.end
+        for place in places
+    )

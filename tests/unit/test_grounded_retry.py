@@ -1,0 +1,201 @@
+"""The grounded_answer graph's retry rules: true feedback, a revision, widening, a token
+budget. Scripted fake chat models over a small indexed tree."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from langchain_core.messages import AIMessage
+
+from citeloop.context import GroundedAnswerContext
+from citeloop.graphs.grounded_answer import build_grounded_answer_graph
+from citeloop.knowledge import ContextInjector, SqliteGraphStore, index_tree
+from citeloop.validation import RETRY_PROMPT_HEADER
+from tests.fakes import ScriptedChatModel
+from tests.unit.test_grounded_answer_graph import NO_RETRY_DELAY, SOURCE, TASK, good_answer
+
+EXTRA = {
+    "shop/ledger.py": (
+        "class Ledger:\n"
+        '    """Keeps the books."""\n\n'
+        "    def record(self, row):\n"
+        "        self.rows.append(row)\n"
+    ),
+}
+
+
+@pytest.fixture
+def store(tmp_path: Path):
+    root = tmp_path / "src"
+    for name, text in {**SOURCE, **EXTRA}.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text, encoding="utf-8")
+    graph_store = SqliteGraphStore(tmp_path / "graph.db")
+    index_tree(root, graph_store)
+    yield graph_store
+    graph_store.close()
+
+
+@pytest.fixture
+def core(store) -> list[str]:
+    return [e.name for e in ContextInjector(store).inject(TASK).core]
+
+
+def build(model, store):
+    return build_grounded_answer_graph(model, store=store, model_retry=NO_RETRY_DELAY)
+
+
+def prompts(model: ScriptedChatModel) -> list[str]:
+    return [call[-1].text for call in model.prompts]
+
+
+def test_ledger_is_outside_the_first_context(store):
+    names = {e.name for e in ContextInjector(store).inject(TASK).entities}
+    assert "Ledger" not in names and "Ledger" in store.names()
+
+
+async def test_invented_name_fails_and_is_named_in_the_retry(store, core):
+    invented = good_answer(core).replace(
+        "The answer relies on", "CartOptimizer.rebalance() runs first. The answer relies on"
+    )
+    model = ScriptedChatModel(script=[invented, good_answer(core)])
+    out = await build(model, store).ainvoke({"task": TASK})
+    assert out["outcome"] == "passed" and out["attempts"] == 2
+    retry = prompts(model)[1]
+    assert "names code that does not exist in the code base" in retry
+    assert "CartOptimizer.rebalance" in retry
+
+
+async def test_retry_header_names_the_failed_rules_and_why_core(store, core):
+    model = ScriptedChatModel(script=["Checkout pays.", good_answer(core)])
+    await build(model, store).ainvoke({"task": TASK})
+    retry = prompts(model)[1]
+    header = next(line for line in retry.splitlines() if line.startswith(RETRY_PROMPT_HEADER))
+    assert "it does not cite every core entity" in header
+    assert "it has no '## Entities used' section" in header
+    assert "did not use and cite the context" not in retry
+    # Each missing core entity says how the task named it.
+    assert "Cart (the task writes `Cart`)" in retry
+
+
+async def test_previous_answer_is_shown_for_a_revision(store, core):
+    first = "Checkout.pay() returns the cart's total.\n\n## Entities used\n- Checkout\n"
+    model = ScriptedChatModel(script=[first, good_answer(core)])
+    await build(model, store).ainvoke({"task": TASK})
+    retry = prompts(model)[1]
+    assert "<previous_answer>\n" + first.strip() in retry
+    assert "Revise your previous answer" in retry
+
+
+async def test_cited_graph_name_is_pulled_in_and_never_called_invalid(store, core):
+    # The answer cites Ledger, which the graph has but the first context lacks; it also
+    # misses a core citation, so it fails once.
+    answer = (
+        "Checkout pays with Cart and Ledger records it.\n\n## Entities used\n"
+        + "".join(f"- {name}\n" for name in core if name != "Cart")
+        + "- Ledger\n"
+    )
+    model = ScriptedChatModel(script=[answer, good_answer(core)])
+    graph = build(model, store)
+    widened: list[dict] = []
+    async for update in graph.astream({"task": TASK}, stream_mode="updates"):
+        if "expand_context" in update:
+            widened = update["expand_context"]["context_entities"]
+    assert "Ledger" in {entity["name"] for entity in widened}
+    retry = prompts(model)[1]
+    assert "not in the context: Ledger" not in retry
+    assert "Cite these core entities (they were missing): Cart" in retry
+
+
+async def test_widening_that_makes_the_answer_pass_ends_the_run(store, core):
+    # Only fault: citing Ledger, outside the first context; once widened, it is valid.
+    answer = good_answer(core).replace("## Entities used\n", "## Entities used\n- Ledger\n")
+    answer = answer.replace("The answer relies on", "Ledger keeps payments. The answer relies on")
+    model = ScriptedChatModel(script=[answer])
+    out = await build(model, store).ainvoke({"task": TASK})
+    assert out["outcome"] == "passed"
+    assert out["expanded"] is True and model.calls == 1
+    assert out["report"]["passed"] and out["report"]["invalid_citations"] == []
+
+
+async def test_insufficient_context_widens_instead_of_passing(store, core):
+    hedge = good_answer(core).replace(
+        "The answer relies on", "The context does not show how prices are stored. It relies on"
+    )
+    model = ScriptedChatModel(script=[hedge, good_answer(core)])
+    out = await build(model, store).ainvoke({"task": TASK})
+    assert (out["outcome"], out["attempts"], out["expanded"]) == ("passed", 2, True)
+    assert "The context above has been widened" in prompts(model)[1]
+
+
+async def test_wrong_location_fails(store, core):
+    located = good_answer(core).replace("- Cart\n", "- Cart (shop/checkout.py:1)\n")
+    model = ScriptedChatModel(script=[located, good_answer(core)])
+    out = await build(model, store).ainvoke({"task": TASK})
+    assert out["attempts"] == 2
+    assert "Cart (shop/checkout.py:1)" in prompts(model)[1]
+
+
+async def test_right_location_passes(store, core):
+    located = good_answer(core).replace("- Cart\n", "- Cart (shop/cart.py:1-3)\n")
+    model = ScriptedChatModel(script=[located])
+    out = await build(model, store).ainvoke({"task": TASK})
+    assert out["outcome"] == "passed"
+    assert out["report"]["cited_locations"] == ["Cart (shop/cart.py:1-3)"]
+
+
+def usage(total_in: int, total_out: int) -> dict:
+    return {
+        "input_tokens": total_in,
+        "output_tokens": total_out,
+        "total_tokens": total_in + total_out,
+    }
+
+
+async def test_tokens_are_reported_per_attempt(store, core):
+    script = [
+        AIMessage(content="Checkout pays.", usage_metadata=usage(900, 40)),
+        AIMessage(content=good_answer(core), usage_metadata=usage(1500, 120)),
+    ]
+    out = await build(ScriptedChatModel(script=script), store).ainvoke({"task": TASK})
+    assert [call["total"] for call in out["attempt_tokens"]] == [940, 1620]
+    assert out["tokens"] == {"input": 2400, "output": 160, "total": 2560, "estimated": False}
+
+
+async def test_tokens_are_estimated_when_the_model_reports_none(store, core):
+    out = await build(ScriptedChatModel(script=[good_answer(core)]), store).ainvoke({"task": TASK})
+    assert out["tokens"]["estimated"] is True and out["tokens"]["total"] > 0
+
+
+async def test_token_budget_ends_with_the_best_answer(store, core):
+    almost = good_answer(core).replace("- Cart\n", "")  # one core citation missing
+    script = [
+        AIMessage(content=almost, usage_metadata=usage(900, 60)),
+        AIMessage(content="No idea.", usage_metadata=usage(1400, 10)),
+        AIMessage(content=good_answer(core), usage_metadata=usage(1800, 80)),
+    ]
+    model = ScriptedChatModel(script=script)
+    out = await build(model, store).ainvoke(
+        {"task": TASK}, context=GroundedAnswerContext(max_retries=2, max_total_tokens=2500)
+    )
+    # The third call would exceed 2,500 tokens (2,370 spent): it is never made.
+    assert out["outcome"] == "budget_exhausted"
+    assert model.calls == 2
+    assert out["answer"] == almost
+    assert out["report"]["missing_core_citations"] == ["Cart"]
+    assert out["messages"][-1].content == almost
+
+
+async def test_spent_budget_ends_after_validation(store, core):
+    script = [AIMessage(content="No idea.", usage_metadata=usage(3000, 10))]
+    model = ScriptedChatModel(script=script)
+    out = await build(model, store).ainvoke(
+        {"task": TASK}, context=GroundedAnswerContext(max_total_tokens=1000)
+    )
+    assert (out["outcome"], model.calls, out["expanded"]) == ("budget_exhausted", 1, False)
+
+
+def test_max_total_tokens_must_be_positive():
+    with pytest.raises(Exception, match="max_total_tokens must be >= 1"):
+        GroundedAnswerContext(max_total_tokens=0)

@@ -1,0 +1,254 @@
+"""Checks on the substance of an answer: grounded code names, citation locations, and an
+answer that says its context is not enough."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from citeloop.validation import GraphContextValidator, GraphValidationResult
+from citeloop.validation.context_text import Place
+from citeloop.validation.mentions import answer_mentions, defined_in_code
+from citeloop.validation.substance import (
+    location_valid,
+    prompt_names,
+    same_file,
+    says_context_insufficient,
+    ungrounded_names,
+)
+
+CONTEXT = """\
+# graph/state.py
+class StateGraph(Graph)  # L112-400 — A graph whose nodes share a state.
+StateGraph.add_node(node: str, action=None) -> Self  # L150-190 — Add a node.
+StateGraph.compile(checkpointer: Checkpointer = None) -> CompiledStateGraph  # L300-380
+# pregel/main.py
+class Pregel  # L20-900 — Runs the graph.
+Pregel.invoke(input, config: RunnableConfig | None = None)  # L500-560
+StateGraph.compile() calls Pregel
+"""
+ENTITIES = [
+    {"name": "StateGraph", "tier": "core", "path": "graph/state.py", "line": 112, "end_line": 400},
+    {"name": "add_node", "tier": "supporting", "path": "graph/state.py", "line": 150,
+     "end_line": 190},
+    {"name": "compile", "tier": "core", "path": "graph/state.py", "line": 300, "end_line": 380},
+    {"name": "Pregel", "tier": "supporting", "path": "pregel/main.py", "line": 20, "end_line": 900},
+    {"name": "invoke", "tier": "supporting", "path": "pregel/main.py", "line": 500,
+     "end_line": 560},
+]  # fmt: skip
+GRAPH = {"StateGraph", "add_node", "compile", "Pregel", "invoke", "BaseChannel", "Send"}
+TASK = "How does StateGraph.compile build the graph?"
+SECTION = "\n\n## Entities used\n- StateGraph\n- compile\n"
+
+
+def validate(answer: str, **settings: object) -> GraphValidationResult:
+    return GraphContextValidator(**settings).validate(  # type: ignore[arg-type]
+        answer, ENTITIES, prompt=[TASK, CONTEXT], graph_names=GRAPH
+    )
+
+
+# --- mentions of an answer ----------------------------------------------------------
+
+
+def test_answer_mentions_skip_fences_prose_capitals_and_commands() -> None:
+    text = (
+        'The Graph runs `pip install x`, `"agent"`, `--verbose` and `read`.\n'
+        "```python\nmy_local = helper_fn()\n```\nThen `graph.invoke({1: 2})` and StateGraph."
+    )
+    assert [m.name for m in answer_mentions(text)] == ["read", "graph.invoke", "StateGraph"]
+
+
+def test_defined_in_code_reads_defs_classes_and_targets_not_imports() -> None:
+    text = (
+        "```python\nfrom x import Invented\nclass State(TypedDict):\n    jokes: list\n"
+        "async def write_joke(p):\n    total = 1\n```"
+    )
+    assert defined_in_code(text) == {"State", "jokes", "write_joke", "total"}
+
+
+# --- grounded names -------------------------------------------------------------------
+
+
+def test_invented_names_fail_and_graph_names_do_not() -> None:
+    body = (
+        "StateGraph.compile wraps it in a GraphExecutor and calls "
+        "`CompiledStateGraph.run_async`; channels are `BaseChannel` objects."
+    )
+    result = validate(body + SECTION)
+    assert result.invented_names == ("GraphExecutor", "CompiledStateGraph.run_async")
+    assert result.ungrounded_in_graph == ("BaseChannel",)
+    assert result.failed_rules == ("invented_names",)
+    assert "GraphExecutor" in result.reasons[0]
+
+
+def test_graph_names_alone_do_not_fail() -> None:
+    result = validate("StateGraph.compile returns `Send` packets later." + SECTION)
+    assert result.passed and result.ungrounded_in_graph == ("Send",)
+
+
+def test_prompt_python_and_own_example_names_are_grounded() -> None:
+    body = (
+        "StateGraph.compile takes a `Checkpointer` and returns `CompiledStateGraph`; it "
+        "uses `json.dumps`, `os.path.join`, `ValueError`, `TypedDict`, `__init__` and "
+        "`self._nodes.items()`. Define `my_node`:\n```python\ndef my_node(state):\n"
+        "    return state\n```"
+    )
+    result = validate(body + SECTION)
+    assert result.invented_names == () and result.passed
+
+
+def test_a_dotted_name_is_judged_by_its_class_and_last_part() -> None:
+    names = ungrounded_names("Use `FakeGraph.compile` and `StateGraph.explode`.", {"StateGraph"})
+    assert names.invented == ("FakeGraph.compile", "StateGraph.explode")
+
+
+def test_without_a_graph_every_ungrounded_name_is_invented() -> None:
+    result = GraphContextValidator().validate("StateGraph uses `BaseChannel`." + SECTION, ENTITIES)
+    assert result.invented_names == ("BaseChannel",) and not result.passed
+
+
+def test_fail_on_invented_off_reports_without_failing() -> None:
+    result = validate("StateGraph.compile uses a GraphExecutor." + SECTION, fail_on_invented=False)
+    assert result.passed and result.invented_names == ("GraphExecutor",)
+
+
+def test_a_graph_predicate_is_accepted() -> None:
+    names = ungrounded_names("It uses `BaseChannel`.", set(), graph=lambda n: n == "BaseChannel")
+    assert names.in_graph == ("BaseChannel",)
+
+
+def test_prompt_names_split_dotted_and_paths() -> None:
+    assert prompt_names(["# graph/state.py", "StateGraph.compile()"]) >= {
+        "graph", "state", "py", "StateGraph", "compile"
+    }  # fmt: skip
+
+
+# --- locations ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("item", "valid"),
+    [
+        ("compile (graph/state.py:310)", True),
+        ("compile (graph/state.py:300-380)", True),
+        ("compile (src/langgraph/graph/state.py:320)", True),  # a longer path, same file
+        ("compile (graph/state.py:299)", False),  # before the span
+        ("compile (graph/state.py:370-390)", False),  # past its end
+        ("compile (pregel/main.py:310)", False),  # another file
+        ("compile (state.py:310)", True),  # a suffix at a `/`
+        ("compile (tate.py:310)", False),  # not at a `/`
+    ],
+)
+def test_a_location_must_lie_inside_the_entity(item: str, valid: bool) -> None:
+    result = validate(
+        f"StateGraph.compile builds it.\n\n## Entities used\n- StateGraph\n- {item}\n"
+    )
+    assert result.passed is valid
+    assert (result.cited_locations, result.invalid_locations) == (
+        ((item,), ()) if valid else ((), (item,))
+    )
+    if not valid:
+        assert result.failed_rules == ("locations",)
+
+
+def test_a_bare_location_must_lie_inside_some_context_entity() -> None:
+    good = validate("StateGraph.compile builds it." + SECTION + "- pregel/main.py:510-520\n")
+    bad = validate("StateGraph.compile builds it." + SECTION + "- pregel/main.py:5\n")
+    assert good.passed and not bad.passed
+
+
+def test_require_locations_names_citations_without_one() -> None:
+    answer = "StateGraph.compile builds it.\n\n## Entities used\n- StateGraph\n- compile\n"
+    result = validate(answer.replace("- compile", "- compile (graph/state.py:300)"),
+                      require_locations=True)  # fmt: skip
+    assert result.missing_locations == ("StateGraph",) and not result.passed
+
+
+def test_locations_are_checked_from_context_text_too() -> None:
+    answer = "StateGraph.compile builds it.\n\n## Entities used\n- StateGraph\n"
+    answer += "- compile (graph/state.py:390)\n"
+    result = GraphContextValidator().validate(answer, CONTEXT)
+    assert result.invalid_locations == ("compile (graph/state.py:390)",)
+
+
+def test_location_helpers() -> None:
+    places = [Place("a/b.py", 10, 20)]
+    assert location_valid("b.py", 10, 20, places)
+    assert not location_valid("a/b.py", 15, 14, places)  # a range written backwards
+    assert not location_valid("a/b.py", 0, 0, places)
+    assert same_file("./a/b.py", "a/b.py") and not same_file("", "a/b.py")
+
+
+# --- the context is not enough --------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "The provided context does not show how nodes are stored.",
+        "The context doesn't include the body of compile.",
+        "There is not enough information in the context to say.",
+        "I cannot determine this from the given context.",
+        "The context is incomplete here.",
+        "That part is not shown in the context.",
+    ],
+)
+def test_an_answer_that_says_the_context_is_not_enough_fails(sentence: str) -> None:
+    assert says_context_insufficient(sentence)
+    result = validate(f"StateGraph.compile builds it. {sentence}" + SECTION)
+    assert result.insufficient_context and result.failed_rules == ("insufficient_context",)
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "The context shows that compile returns a CompiledStateGraph.",
+        "Per the context, StateGraph stores nodes.",
+        "It does not show a warning.",
+    ],
+)
+def test_ordinary_sentences_about_the_context_pass(sentence: str) -> None:
+    assert not says_context_insufficient(sentence)
+
+
+def test_fail_on_insufficient_off() -> None:
+    text = "StateGraph.compile builds it; the context does not show more." + SECTION
+    assert validate(text, fail_on_insufficient=False).passed
+
+
+# --- reports --------------------------------------------------------------------------
+
+
+def test_a_report_kept_before_the_new_fields_still_loads() -> None:
+    data = validate("StateGraph.compile builds it." + SECTION).to_dict()
+    for key in ("failed_rules", "invented_names", "ungrounded_in_graph", "cited_locations",
+                "invalid_locations", "missing_locations", "insufficient_context"):  # fmt: skip
+        del data[key]
+    result = GraphValidationResult.from_dict(data)
+    assert result.passed and result.invented_names == ()
+
+
+# --- linear time ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "unit",
+    [
+        "the context does not " * 1,
+        "`a` ",
+        "cannot ",
+        "x_y.z_w() ",
+        "```\n",
+        "a: b = c\n",
+    ],
+)
+def test_scanning_is_linear(unit: str) -> None:
+    def seconds(size: int) -> float:
+        text = unit * (size // len(unit))
+        start = time.perf_counter()
+        validate(text + SECTION)
+        return time.perf_counter() - start
+
+    small, large = seconds(20_000), seconds(200_000)
+    assert large < max(small, 0.01) * 30
