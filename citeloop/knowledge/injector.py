@@ -288,15 +288,18 @@ class ContextInjector:
         return choose(groups, self.max_entities)
 
     def _named(self, names: Sequence[str]) -> list[Entity]:
-        """The entities of names a previous answer used (every one of each name)."""
+        """The entities of names a previous answer used (every one of each name), in the
+        order the answer used them, then by id: the same answer widens the same way in
+        every process (a set's order would depend on the string hash seed)."""
         if not names:
             return []
         known = self._reads.names()
-        found = self._reads.entities_named_many({name for name in names if name in known})
+        wanted = list(dict.fromkeys(name for name in names if name in known))
+        found = self._reads.entities_named_many(set(wanted))
         return [
             entity
-            for entities in found.values()
-            for entity in entities
+            for name in wanted
+            for entity in sorted(found.get(name, ()), key=lambda entity: entity.id)
             if entity.resolved and entity.kind in RANK
         ]
 

@@ -455,6 +455,13 @@ class SqliteGraphStore(PathRecall):
             rows = self._db.execute(f"SELECT {ENTITY_COLUMNS} FROM entities ORDER BY id")
             return [entity_from_row(row) for row in rows]
 
+    def source_root(self) -> Path | None:
+        """The folder the graph was last indexed from (absolute), or ``None`` when the
+        file does not say (written by an older version, or never indexed)."""
+        with self._lock:
+            row = self._db.execute("SELECT value FROM meta WHERE key = 'source_root'").fetchone()
+        return Path(row[0]) if row else None
+
     def snapshot(self) -> str:
         session = self._session_cache()
         if session is not None and session[0].snapshot:

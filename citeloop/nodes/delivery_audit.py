@@ -408,8 +408,10 @@ class GroundedAnswerAudit:
         store: The knowledge graph; when ``None``, the context's ``db_path`` is opened
             (read-only), as ``grounded_answer`` does.
         source_root: The folder the graph was indexed from: the evidence then shows the
-            source lines of each fact (:func:`audit_input_from_grounded`); ``None``
-            for signatures and docstrings only.
+            source lines of each fact (:func:`audit_input_from_grounded`); ``None``: the
+            folder the graph file recorded when it was indexed
+            (``SqliteGraphStore.source_root()``), when it still exists, else signatures
+            and docstrings only.
     """
 
     def __init__(
@@ -426,4 +428,10 @@ class GroundedAnswerAudit:
         if store is None:
             ctx = resolve_context(runtime.context, GroundedAnswerContext)
             store = open_graph(ctx.db_path)
-        return audit_input_from_grounded(state, store, source_root=self.source_root)
+        source_root = self.source_root
+        if source_root is None:
+            # A graph file knows the folder it was indexed from; quote it when it is there.
+            indexed = getattr(store, "source_root", None)
+            found = indexed() if callable(indexed) else None
+            source_root = found if isinstance(found, Path) and found.is_dir() else None
+        return audit_input_from_grounded(state, store, source_root=source_root)

@@ -347,7 +347,10 @@ def answer_mentions(text: str) -> list[Mention]:
             pairs = [(token, "backticks")]
         else:
             pairs = [
-                (m.group(), form) for m in _TOKEN.finditer(segment) if (form := _form(m.group()))
+                (token, form)
+                for token in _TOKEN.findall(segment)
+                # A lower-case word is prose: skip the shape test for most of the text.
+                if not (token.isalpha() and token.islower()) and (form := _form(token))
             ]
         for token, form in pairs:
             name = token.removesuffix("()")
@@ -376,6 +379,8 @@ def defined_in_code(text: str) -> frozenset[str]:
         ['State', 'jokes']
     """
     names: set[str] = set()
+    if "```" not in text:
+        return frozenset()
     for segment, kind in _code_spans(normalize_text(text)):
         if kind != "fence":
             continue

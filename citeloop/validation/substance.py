@@ -95,6 +95,9 @@ _INSUFFICIENT = re.compile(
 )
 """Sayings that the context lacks what is needed (lower-cased text; bounded gaps only,
 so matching is linear)."""
+_ANCHORS = re.compile(r"context|enough|sufficient")
+_BEFORE, _AFTER = 90, 120
+"""Characters searched before and after an anchor word: longer than any saying."""
 
 
 def says_context_insufficient(body: str) -> bool:
@@ -106,7 +109,14 @@ def says_context_insufficient(body: str) -> bool:
         >>> says_context_insufficient("The context shows that X is kept in a dict.")
         False
     """
-    return _INSUFFICIENT.search(" ".join(body.lower().split())) is not None
+    text = " ".join(body.lower().split())
+    # Every saying names one of these words: search only around them (a bounded window
+    # each, so a long answer costs little and the work stays linear).
+    for anchor in _ANCHORS.finditer(text):
+        start = max(0, anchor.start() - _BEFORE)
+        if _INSUFFICIENT.search(text, start, anchor.end() + _AFTER):
+            return True
+    return False
 
 
 def prompt_names(texts: Iterable[str]) -> frozenset[str]:

@@ -7,6 +7,7 @@ import time
 import pytest
 
 from citeloop.validation import GraphContextValidator, GraphValidationResult, find_citation_section
+from citeloop.validation.citation_section import CitationSection, CitedLocation
 
 NAMES = ["GraphStore", "SqliteGraphStore", "build_index"]
 BODY = "GraphStore and SqliteGraphStore are filled by build_index.\n\n"
@@ -276,6 +277,19 @@ PATHOLOGICAL = {
     "ragged-number-table": (
         "## Entities used\n|a|\n|-|\n" + "|1" * (MEGABYTE // 4) + "\n" + "|1\n" * (MEGABYTE // 6)
     ),
+    # Label lines containing a label, "and" joins and locations (issue 13).
+    "contained-labels": "Key citations:\n" * (MEGABYTE // 15),
+    "plain-labels-without-list": "Entities used in this answer\n" * (MEGABYTE // 29),
+    "plain-labels-blank-runs": ("Entities used here\n" + "\n" * 50) * (MEGABYTE // 70),
+    "and-joins": "Entities used: " + "`a` and " * (MEGABYTE // 8),
+    "oxford-commas": "Entities used: " + "a, and " * (MEGABYTE // 7),
+    "located-items": "Entities used: " + "a (b.py:1), " * (MEGABYTE // 12),
+    "located-lines": "## Entities used\n" + "- `a` (b.py:1-2)\n" * (MEGABYTE // 17),
+    "bare-locations": "## Entities used\n" + "- a/b.py:1\n" * (MEGABYTE // 11),
+    "table-location-cells": "## Entities used\n|a|b|\n|-|-|\n" + "|a|a.py:1" * (MEGABYTE // 9),
+    "nested-paren-location": (
+        "## Entities used\n- a " + "(" * (MEGABYTE // 2) + "a.py:1" + ")" * (MEGABYTE // 2)
+    ),
 }
 
 
@@ -286,3 +300,342 @@ def test_megabyte_of_markdown_structure_completes(text: str) -> None:
     # Linear scanning takes well under a second here; a quadratic path takes minutes.
     # Generous: a loaded CI machine must not fail it, a quadratic path takes minutes.
     assert time.perf_counter() - started < 30.0
+
+
+# --- label lines containing a label (issue 13) ----------------------------------------
+
+ITEMS = "- GraphStore\n- SqliteGraphStore\n- build_index\n"
+
+
+@pytest.mark.parametrize(
+    "label",
+    [
+        "Entities used in this answer:",
+        "## 📚 Entities used",
+        "### Key entities cited",
+        "**Citations (with locations):**",
+        "## 🔗 Citations",
+        "Here are the citations:",
+        "## Entities Used & Locations",
+        "**Key entities cited**",
+        "📚Entities used:",
+        "Entities cited in this response",
+        "Key entities cited\n---",
+        "> ## 📚 Entities used in the answer",
+    ],
+)
+def test_label_line_containing_a_label(label: str) -> None:
+    items = ITEMS.replace("- ", "> - ") if label.startswith(">") else ITEMS
+    result = validate(BODY + label + "\n" + items, reference_threshold=1.0)
+    assert result.has_citation_section
+    assert result.citations == tuple(NAMES)
+    assert result.invalid_citations == ()
+    assert result.passed, result.reasons
+
+
+def test_label_line_containing_a_label_with_inline_items() -> None:
+    section = find_citation_section("Entities used in this answer: GraphStore, build_index")
+    assert section is not None and section.items == ("GraphStore", "build_index")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The citations below are complete and I checked them against the code.\n- A\n",
+        "I reviewed the citations and they look complete:\n- A\n",
+        "## Notes on citations\n- A\n",
+        "## Why these citations matter\n- A\n",
+        "## Entities used in passing\n- A\n",
+        "## Citations and sources\n- A\n",
+        "**No citations**\n- A\n",
+        # A plain line needs a colon or a list below it, and is not itself an item.
+        "Entities used in this answer\nA\n",
+        "- Entities used in this answer: A\n",
+        # Labels are short.
+        "## " + "very " * 20 + "key entities used\n- A\n",
+    ],
+)
+def test_prose_mentioning_citations_is_not_a_label(text: str) -> None:
+    assert find_citation_section(text) is None
+
+
+def test_prose_line_with_citations_does_not_end_or_replace_the_list() -> None:
+    text = (
+        "## Entities used\n- GraphStore\n- build_index\n\n"
+        "The citations above are complete and I checked them against the code.\n"
+    )
+    section = find_citation_section(text)
+    assert section is not None and section.items == ("GraphStore", "build_index")
+
+
+def test_custom_labels_are_contained_too() -> None:
+    section = find_citation_section("## 🔗 Code used\n- A\n", labels=("code used",))
+    assert section is not None and section.items == ("A",)
+    assert find_citation_section("## 🔗 Entities used\n- A\n", labels=("code used",)) is None
+
+
+# --- items joined by "and" -------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "items"),
+    [
+        ("Entities used: `A`, `B`, and `C`.", ("A", "B", "C")),
+        ("Entities used: A, B and C", ("A", "B", "C")),
+        ("Entities used: A, B, and C.", ("A", "B", "C")),
+        ("Entities used: `A` and `B`", ("A", "B")),
+        ("## Entities used\n- A and B\n", ("A", "B")),
+        ("## Entities used\n- `A` (the builder) and `B` — the compiled graph\n", ("A", "B")),
+        ("## Entities used\n- A (builder), B (runtime), and C (checkpointer)\n", ("A", "B", "C")),
+        ("## Entities used\n- A (reads and writes) and B\n", ("A", "B")),
+        ("## Entities used\n- `A()` and **B**\n- C\n", ("A", "B", "C")),
+        ("## Entities used\n- [A](a.py) and [B](b.py)\n", ("A", "B")),
+    ],
+    ids=[
+        "backticks-oxford-period",
+        "plain",
+        "plain-oxford-period",
+        "two-backticked",
+        "list-item",
+        "descriptions-paren-and-dash",
+        "paren-descriptions-oxford",
+        "and-inside-parentheses",
+        "call-and-bold",
+        "links",
+    ],
+)
+def test_items_joined_by_and(text: str, items: tuple[str, ...]) -> None:
+    section = find_citation_section(text)
+    assert section is not None and section.items == items
+
+
+@pytest.mark.parametrize(
+    ("text", "items"),
+    [
+        ("Entities used: A which calls B and C", ("A which calls B and C",)),
+        ("## Entities used\n- A — reads and writes\n", ("A",)),
+        ("## Entities used\n- A: parses and links\n", ("A",)),
+        ("## Entities used\n- A, B which calls C and D\n", ("A, B which calls C and D",)),
+        ("## Entities used\n- I used A and B.\n", ("I used A and B",)),
+    ],
+    ids=[
+        "name-then-prose",
+        "dash-description",
+        "colon-description",
+        "list-then-prose",
+        "sentence",
+    ],
+)
+def test_name_followed_by_prose_with_and_stays_one_item(text: str, items: tuple[str, ...]) -> None:
+    section = find_citation_section(text)
+    assert section is not None and section.items == items
+
+
+def test_and_joined_items_are_validated() -> None:
+    response = BODY + "Entities used: `GraphStore`, `SqliteGraphStore`, and `build_index`.\n"
+    result = validate(response, reference_threshold=1.0)
+    assert result.citations == tuple(NAMES)
+    assert result.invalid_citations == ()
+    assert result.passed, result.reasons
+    # A name followed by prose cites what the prose names, nothing invalid.
+    result = validate(BODY + "## Entities used\n- build_index which fills GraphStore and more\n")
+    assert result.invalid_citations == ()
+    assert "build_index" in result.citations
+
+
+def test_labelled_list_joined_by_and() -> None:
+    section = find_citation_section(
+        "## Entities used\n- Classes: GraphStore and SqliteGraphStore\n",
+        is_entity=lambda name: name in NAMES,
+    )
+    assert section is not None
+    assert (section.items, section.group_labels) == (
+        ("GraphStore", "SqliteGraphStore"),
+        ("Classes",),
+    )
+
+
+# --- locations ---------------------------------------------------------------------------
+
+
+def section_of(item: str, **options: object) -> CitationSection:
+    section = find_citation_section("## Entities used\n- " + item + "\n", **options)  # type: ignore[arg-type]
+    assert section is not None
+    return section
+
+
+@pytest.mark.parametrize(
+    ("item", "path", "start", "end"),
+    [
+        ("Name (src/a.py:12)", "src/a.py", 12, 12),
+        ("Name (a.py:3-9)", "a.py", 3, 9),
+        ("Name (a.py:3–9)", "a.py", 3, 9),
+        ("`Name` — a.py:4", "a.py", 4, 4),
+        ("`Name` – a.py:4", "a.py", 4, 4),
+        ("Name - pkg/a.py:4-5", "pkg/a.py", 4, 5),
+        ("`Name` (`a.py:5`)", "a.py", 5, 5),
+        ("`Name` (`a.py`:5)", "a.py", 5, 5),
+        ("Name at pkg/a.py:6", "pkg/a.py", 6, 6),
+        ("`Name` at `a.py:6-8`", "a.py", 6, 8),
+        ("Name: a.py:7", "a.py", 7, 7),
+        ("Name (a.py#L12)", "a.py", 12, 12),
+        ("Name (a.py#L12-L40)", "a.py", 12, 40),
+        ("Name (a.py:L12)", "a.py", 12, 12),
+        ("Name (a.py:L12-L40)", "a.py", 12, 40),
+        ("Name (README.md:3)", "README.md", 3, 3),
+        ("Name (src/Makefile:3)", "src/Makefile", 3, 3),
+        ("`Name()` (a.py:2) — the builder", "a.py", 2, 2),
+        ("Name — the builder (a.py:2)", "a.py", 2, 2),
+        ("**Name** (`src/a.py:1-2`)", "src/a.py", 1, 2),
+        ("Name (a.py:9-3)", "a.py", 9, 3),
+    ],
+)
+def test_item_location(item: str, path: str, start: int, end: int) -> None:
+    for is_entity in (None, lambda name: name == "Name"):
+        section = section_of(item, is_entity=is_entity)
+        assert section.items == ("Name",)
+        assert section.locations == (CitedLocation("Name", path, start, end, item),)
+
+
+@pytest.mark.parametrize(
+    ("item", "path", "start", "end"),
+    [
+        ("src/a.py:1-20", "src/a.py", 1, 20),
+        ("`a.py:3`", "a.py", 3, 3),
+        ("a.py#L12", "a.py", 12, 12),
+        ("`a.py#L12-L40`", "a.py", 12, 40),
+        ("a.py:L5-L9", "a.py", 5, 9),
+        ("pkg/mod.rs:7–9", "pkg/mod.rs", 7, 9),
+        ("a.py:12.", "a.py", 12, 12),
+    ],
+)
+def test_bare_location_item(item: str, path: str, start: int, end: int) -> None:
+    for is_entity in (None, lambda name: False):
+        section = section_of(item, is_entity=is_entity)
+        assert section.items == ()
+        assert section.group_labels == ()
+        assert section.locations == (CitedLocation(None, path, start, end, item),)
+
+
+@pytest.mark.parametrize(
+    ("item", "items"),
+    [
+        ("https://x.org/a.py:12", ("https",)),
+        ("Name (https://x.org/a.py:12)", ("Name",)),
+        ("[Name](a.py#L3)", ("Name",)),
+        ("Name (a.py:0)", ("Name",)),
+        ("Name (a.py)", ("Name",)),
+        ("Name (x:12)", ("Name",)),
+        ("Name (a.py:12:5)", ("Name",)),
+        ("Name (a.py:1234567890)", ("Name",)),
+        ("Name: 12 entries", ("Name",)),
+        ("pkg.cli:main", ("pkg.cli",)),
+    ],
+)
+def test_not_a_location(item: str, items: tuple[str, ...]) -> None:
+    section = section_of(item)
+    assert section.items == items
+    assert section.locations == ()
+
+
+def test_locations_in_inline_lists() -> None:
+    section = section_of("A (a.py:1), B (b.py:2), and C (c.py:3)")
+    assert section.items == ("A", "B", "C")
+    assert section.locations == (
+        CitedLocation("A", "a.py", 1, 1, "A (a.py:1)"),
+        CitedLocation("B", "b.py", 2, 2, "B (b.py:2)"),
+        CitedLocation("C", "c.py", 3, 3, "C (c.py:3)"),
+    )
+    section = section_of("D at d.py:1 and E at e.py:2-3, f.py:4")
+    assert section.items == ("D", "E")
+    assert [(loc.name, loc.path, loc.start, loc.end) for loc in section.locations] == [
+        ("D", "d.py", 1, 1),
+        ("E", "e.py", 2, 3),
+        (None, "f.py", 4, 4),
+    ]
+
+
+def test_location_in_a_labelled_list() -> None:
+    section = section_of("Classes: A (a.py:1), B", is_entity=lambda name: name in "AB")
+    assert (section.items, section.group_labels) == (("A", "B"), ("Classes",))
+    assert section.locations == (CitedLocation("A", "a.py", 1, 1, "A (a.py:1)"),)
+
+
+def test_location_of_a_group_label() -> None:
+    section = find_citation_section("## Entities used\n- `GraphStore` (store.py:3-40):\n  - add\n")
+    assert section is not None
+    assert (section.items, section.group_labels) == (("add",), ("GraphStore",))
+    assert section.locations == (
+        CitedLocation("GraphStore", "store.py", 3, 40, "`GraphStore` (store.py:3-40):"),
+    )
+
+
+def test_location_column_of_a_table() -> None:
+    section = find_citation_section(
+        "## Entities used\n| # | Entity | Where |\n|---|---|---|\n"
+        "| 1 | `GraphStore` | `store.py:3-40` |\n| 2 | build_index | index.py:7 |\n"
+        "| 3 | SqliteGraphStore | - |\n"
+    )
+    assert section is not None
+    assert section.items == ("GraphStore", "build_index", "SqliteGraphStore")
+    assert section.locations == (
+        CitedLocation("GraphStore", "store.py", 3, 40, "`GraphStore` | `store.py:3-40`"),
+        CitedLocation("build_index", "index.py", 7, 7, "build_index | index.py:7"),
+    )
+
+
+def test_inline_label_with_locations() -> None:
+    section = find_citation_section("Entities used: `A` (a.py:3-9) and B.")
+    assert section is not None and section.items == ("A", "B")
+    assert section.locations == (CitedLocation("A", "a.py", 3, 9, "`A` (a.py:3-9)"),)
+
+
+def test_located_and_bare_items_are_valid_citations() -> None:
+    response = BODY + (
+        "## 📚 Entities used in this answer\n- GraphStore (citeloop/store.py:3)\n"
+        "- `SqliteGraphStore` — citeloop/store.py:10-40\n- build_index at index.py:5\n"
+        "- citeloop/store.py:1-2\n"
+    )
+    result = validate(response, reference_threshold=1.0)
+    assert result.citations == tuple(NAMES)
+    # A bare location is not a name: never an invalid citation (whether it lies inside
+    # a cited entity is the validator's location check, not the parser's).
+    assert result.invalid_citations == ()
+
+
+def test_prose_item_location_belongs_to_the_item() -> None:
+    section = section_of("GraphStore is defined at store.py:12")
+    assert section.items == ("GraphStore is defined",)
+    assert section.locations == (
+        CitedLocation(
+            "GraphStore is defined", "store.py", 12, 12, "GraphStore is defined at store.py:12"
+        ),
+    )
+
+
+# --- one adversarial megabyte line parses well under a second -----------------------------
+
+ADVERSARIAL_LINES = {
+    "label-symbols": "## " + "📚 " * (MEGABYTE // 2) + "Entities used\n- a\n",
+    "label-words": "Key " * (MEGABYTE // 4) + "entities used:\n- a\n",
+    "bold-label": "**" + "Key " * (MEGABYTE // 4) + "citations**\n- a\n",
+    "label-colons": "Entities used" + ":" * MEGABYTE,
+    "and-spaces": "Entities used: a" + " " * MEGABYTE + "and b",
+    "and-after-description": "Entities used: a — " + "b and " * (MEGABYTE // 6),
+    "and-in-parentheses": "Entities used: a (" + "b and " * (MEGABYTE // 6),
+    "at-words": "## Entities used\n- " + "a at " * (MEGABYTE // 5),
+    "location-colons": "## Entities used\n- " + "a.py:" * (MEGABYTE // 5),
+    "location-dashes": "## Entities used\n- a.py:" + "1-" * (MEGABYTE // 2),
+    "location-digits": "## Entities used\n- a.py:" + "1" * MEGABYTE,
+    "location-anchors": "## Entities used\n- " + "#L" * (MEGABYTE // 2),
+    "long-path": "## Entities used\n- a (" + "b/" * (MEGABYTE // 2) + "c.py:1)",
+    "long-path-spaced": "## Entities used\n- a (" + "b/ " * (MEGABYTE // 3) + "c.py:1)",
+}
+
+
+@pytest.mark.parametrize("text", ADVERSARIAL_LINES.values(), ids=ADVERSARIAL_LINES.keys())
+def test_adversarial_megabyte_line_parses_fast(text: str) -> None:
+    started = time.perf_counter()
+    find_citation_section(text, is_entity=lambda name: name == "a")
+    # Linear: tens of milliseconds; generous for a loaded machine.
+    assert time.perf_counter() - started < 1.0

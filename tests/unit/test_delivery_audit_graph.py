@@ -412,6 +412,31 @@ def test_grounded_evidence_shows_the_source_of_each_fact(sample_repo, store):
     model = ScriptedToolChatModel(script=[tool_reply(NAME, review())])
     build_delivery_audit_graph(model).invoke(prepared)
     assert "helpers.square(self.radius)" in model.prompts[0][-1].text
-    # Without a source root: signatures and docstrings only.
+    # Without a source root, the folder the graph recorded when it was indexed.
+    assert store.source_root() == sample_repo.resolve()
+    recorded = GroundedAnswerAudit(store).prepare_audit(state, None)
+    assert recorded["result"]["evidence"] == prepared["result"]["evidence"]
+
+
+def test_grounded_evidence_without_a_source_folder_has_no_lines(sample_repo, store, tmp_path):
+    import shutil
+
+    from citeloop.knowledge import index_tree
+    from citeloop.nodes.delivery_audit import GroundedAnswerAudit
+
+    moved = tmp_path / "gone"
+    shutil.copytree(sample_repo, moved)
+    index_tree(moved, store)
+    shutil.rmtree(moved)  # the recorded folder no longer exists
+    circle = store.entities_named("Circle")[0]
+    area = next(e for e in store.entities_named("area") if e.id.startswith(circle.id))
+    state = {
+        "task": "How does Circle compute its area?",
+        "answer": "Circle.area squares the radius.",
+        "outcome": "passed",
+        "context_entities": [{"id": circle.id}, {"id": area.id}],
+        "snapshot": store.snapshot(),
+    }
     bare = GroundedAnswerAudit(store).prepare_audit(state, None)
+    assert bare["result"]["evidence"]
     assert all("- source" not in unit["text"] for unit in bare["result"]["evidence"])

@@ -224,10 +224,14 @@ def _index_tree(
         if progress is not None:
             progress(done, len(found.files), source.path)
     removed = sorted(path for path in known if path not in present)
-    if changed or removed:
+    source_root = str(root_path.resolve())
+    if changed or removed or store.source_root() != Path(source_root):
         with store.write_transaction() as db:
-            snapshot = apply_changes(db, updated, removed, INDEX_FORMAT)
-    else:
+            if changed or removed:
+                snapshot = apply_changes(db, updated, removed, INDEX_FORMAT)
+            # Where the sources are, so evidence can quote them (not part of the snapshot).
+            db.execute("INSERT OR REPLACE INTO meta VALUES ('source_root', ?)", (source_root,))
+    if not (changed or removed):
         snapshot = store.snapshot()
     stats = store.stats()
     with store.read_connection() as db:
