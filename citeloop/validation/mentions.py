@@ -369,7 +369,7 @@ _DEFINED = re.compile(
 
 
 def defined_in_code(text: str) -> frozenset[str]:
-    """The names the fenced code blocks of ``text`` define: ``def``/``class`` names, and
+    r"""The names the fenced code blocks of ``text`` define: ``def``/``class`` names, and
     assignment and annotation targets at the start of a line (an answer's example
     defines its own ``State``, ``write_joke``, ``jokes``). Imports define nothing: an
     example that imports a name claims the code base has it.

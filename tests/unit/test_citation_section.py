@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 import pytest
 
@@ -458,8 +459,8 @@ def test_labelled_list_joined_by_and() -> None:
 # --- locations ---------------------------------------------------------------------------
 
 
-def section_of(item: str, **options: object) -> CitationSection:
-    section = find_citation_section("## Entities used\n- " + item + "\n", **options)  # type: ignore[arg-type]
+def section_of(item: str, is_entity: Callable[[str], bool] | None = None) -> CitationSection:
+    section = find_citation_section("## Entities used\n- " + item + "\n", is_entity=is_entity)
     assert section is not None
     return section
 
@@ -556,7 +557,7 @@ def test_locations_in_inline_lists() -> None:
 
 
 def test_location_in_a_labelled_list() -> None:
-    section = section_of("Classes: A (a.py:1), B", is_entity=lambda name: name in "AB")
+    section = section_of("Classes: A (a.py:1), B", is_entity=lambda name: name in {"A", "B"})
     assert (section.items, section.group_labels) == (("A", "B"), ("Classes",))
     assert section.locations == (CitedLocation("A", "a.py", 1, 1, "A (a.py:1)"),)
 
