@@ -25,6 +25,8 @@ import re
 import unicodedata
 from functools import lru_cache
 
+from citeloop.prompts import EXCERPT_NOTE
+
 MAX_NON_STARTERS = 30
 """Longest run of non-starters in Stream-Safe Text (UAX #15 §13)."""
 COMBINING_GRAPHEME_JOINER = "\u034f"
@@ -133,3 +135,16 @@ def estimated_tokens(text: str) -> int:
     """``ceil(len(text) / CHARS_PER_TOKEN)``: the token count used where no tokenizer is
     given (0 for empty text)."""
     return -(-len(text) // CHARS_PER_TOKEN)
+
+
+MAX_DRAFT_CHARS = 8_000
+"""Characters of a previous output quoted in a retry or refinement prompt (the rest is
+cut, and the prompt says so), so a runaway answer cannot grow the next prompt."""
+
+
+def excerpt(text: str, limit: int = MAX_DRAFT_CHARS) -> str:
+    """``text``, cut after ``limit`` characters with a note saying how much was shown
+    (:data:`citeloop.prompts.EXCERPT_NOTE`)."""
+    if len(text) <= limit:
+        return text
+    return text[:limit] + EXCERPT_NOTE.format(shown=limit, total=len(text))

@@ -14,7 +14,6 @@ from langgraph.types import RetryPolicy
 
 from citeloop.errors import ConfigurationError
 from citeloop.models import is_transient_model_error, resolve_chat_model
-from citeloop.prompts import EXCERPT_NOTE
 from citeloop.state.tokens import TokenUsage
 from citeloop.validation import estimate_tokens
 
@@ -23,17 +22,6 @@ DEFAULT_MODEL_RETRY = RetryPolicy(
 )
 """Backoff for transient chat-model errors: 1 s, 2 s, 4 s (with jitter), 4 calls at most;
 the default ``model_retry`` of every graph."""
-
-MAX_DRAFT_CHARS = 8_000
-"""Characters of a previous output quoted in a retry or refinement prompt (the rest is
-cut, and the prompt says so), so a runaway answer cannot grow the next prompt."""
-
-
-def excerpt(text: str, limit: int = MAX_DRAFT_CHARS) -> str:
-    """``text``, cut after ``limit`` characters with a note saying how much was shown."""
-    if len(text) <= limit:
-        return text
-    return text[:limit] + EXCERPT_NOTE.format(shown=limit, total=len(text))
 
 
 def describe_error(exc: BaseException) -> str:

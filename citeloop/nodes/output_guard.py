@@ -27,12 +27,12 @@ from citeloop.nodes.chat import (
     call_usage,
     chat_model,
     check_recursion_limit,
-    excerpt,
     model_failure,
     task_from,
 )
 from citeloop.prompts import GUARD_RETRY_PROMPT, GUARD_SYSTEM_PROMPT
 from citeloop.state.output_guard import State
+from citeloop.text import excerpt
 from citeloop.validation import (
     Check,
     Problem,

@@ -25,7 +25,6 @@ from citeloop.nodes.chat import (
     achat_model,
     chat_model,
     check_recursion_limit,
-    excerpt,
     model_failure,
 )
 from citeloop.prompts import (
@@ -35,6 +34,7 @@ from citeloop.prompts import (
     VERBALIZE_SYSTEM_PROMPT,
 )
 from citeloop.state.verbalize import State, VerbalizationReport
+from citeloop.text import excerpt
 from citeloop.validation.critics import Critic, FactIdCritic, missing_fact_ids, run_critics
 
 

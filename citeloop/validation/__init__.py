@@ -31,6 +31,7 @@ from citeloop.validation.checks import (
 from citeloop.validation.citation_section import (
     DEFAULT_SECTION_LABELS,
     CitationSection,
+    CitedLocation,
     find_citation_section,
 )
 from citeloop.validation.citations import (
@@ -117,6 +118,7 @@ __all__ = [
     "CitationSection",
     "CitationSpan",
     "Citations",
+    "CitedLocation",
     "CompletenessResult",
     "ComplianceResult",
     "Critic",

@@ -24,12 +24,14 @@ and reads as a label:
 - before the label: any words or symbols (``Key``, ``📚``, ``Here are the``), except
   a word that turns it into a remark (``no``, ``not``, ``without``, ``about``, ``on``,
   ``regarding``: ``## Notes on citations`` is no label);
-- after it: nothing, or a qualifier: ``in``/``for``/``from``, an optional ``this``,
-  ``the``, ``my``, ``our`` or ``your`` and one of ``answer``, ``response``, ``reply``,
-  ``explanation``, ``solution``, ``summary``, ``analysis``, ``code``, ``context``
-  (``Entities used in this answer``); ``with ...`` (``Citations with line numbers``);
-  ``and``/``&`` and detail words (``Entities used & locations``); or one of
-  ``above``, ``below``, ``here``. So ``## Entities used in passing`` is no label;
+- inside it, a two-word label may have one word between (``Entities actually used``);
+- after it: nothing, or a qualifier: ``in``/``for``/``from`` and a determiner
+  (``this``, ``the``, ``my``, ``our``, ``your``, ...) with any noun (``in this
+  walkthrough``), or without one a noun such as ``answer``, ``response``,
+  ``explanation``, ``code`` (``Entities used in answer``); ``with ...``
+  (``Citations with line numbers``); ``and``/``&`` and detail words (``Entities used
+  & their roles``); a participle (``Citations used``, ``Entities cited below``); or
+  one of ``above``, ``below``, ``here``. So ``## Entities used in passing`` is no label;
 - a plain line (neither heading nor bold) must end its label with ``:`` or be followed
   by a list item, and must not itself be a list item.
 
@@ -137,7 +139,8 @@ _WORD = re.compile(r"\w+")
 _MAX_LABEL_WORDS = 6
 _REMARK_WORDS = frozenset({"no", "not", "without", "about", "on", "regarding"})
 _QUALIFIER_PREPOSITIONS = frozenset({"in", "for", "from"})
-_DETERMINERS = frozenset({"this", "the", "my", "our", "your"})
+_DETERMINERS = frozenset({"this", "the", "my", "our", "your", "these", "that", "each"})
+_PARTICIPLES = frozenset({"used", "cited", "referenced", "mentioned", "named"})
 _QUALIFIER_NOUNS = frozenset(
     {"answer", "response", "reply", "explanation", "solution", "summary", "analysis"}
     | {"code", "context"}
@@ -145,20 +148,18 @@ _QUALIFIER_NOUNS = frozenset(
 _DETAIL_WORDS = frozenset(
     {"location", "locations", "line", "lines", "number", "numbers", "file", "files"}
     | {"path", "paths", "role", "roles", "note", "notes", "description", "descriptions"}
+    | {"purpose", "purposes", "usage", "where", "why", "how", "defined", "their", "its"}
 )
 _PLACE_WORDS = frozenset({"above", "below", "here"})
 
-# Items joined by "and": an escape, a character that opens or closes a group, or " and ".
-# Fixed-length alternatives only, so scanning is linear.
-_AND = re.compile(r"\\.|[()\[\]`]|\sand\s")
 # Lines of a location: at most 9 digits (no int() of a huge digit string).
 _MAX_LINE_DIGITS = 9
 # Every location has a line number after `:` or `#L` (`a.py:12`, `a.py:L3`, `a.py#L3`).
 _LINE_MARK = re.compile(r"[:#]L?[0-9]")
+# A file suffix, then lines written out: `a.py, L12`, `a.py line 12`, `a.py lines 3-9`.
+_SPELLED_LINES = re.compile(r"(\.\w+),?[ \t]+(?:lines?[ \t]+|L)(?=[0-9])")
 # Whitespace (the same characters as `str.isspace`), found at C speed.
 _SPACE = re.compile(r"\s")
-# An escape, a character that opens or closes a group, or a colon.
-_COLON_STRUCTURE = re.compile(r"\\.|[()\[\]`:]")
 _RANGE_DASHES = ("-", "–")
 
 _Place = tuple[str, int, int]
@@ -264,7 +265,12 @@ def _split_label(stripped: str) -> tuple[str, str, bool] | None:
                 return _normalize_label(inner), after[1:].strip(), True
             # A bold phrase followed by prose ("**Entities used** are ...") is not a label.
             return None
-    label, colon, rest = stripped.partition(":")
+    cut = stripped.find(":")
+    if cut != -1 and "(" in stripped[:cut]:
+        cut = _first_top_level_colon(stripped)  # `## Citations (path:line)`
+    label, colon, rest = (
+        (stripped[:cut], ":", stripped[cut + 1 :]) if cut != -1 else (stripped, "", "")
+    )
     if len(label) > _MAX_LABEL_LENGTH:
         # Labels are short; skip normalizing every long line of prose.
         return None
@@ -275,10 +281,13 @@ def _is_qualifier(words: list[str]) -> bool:
     """Whether the words after a label qualify it (``in this answer``, ``with lines``)."""
     if not words or words[0] == "with" or (len(words) == 1 and words[0] in _PLACE_WORDS):
         return True
+    if words[0] in _PARTICIPLES:
+        # `Citations used`, `Entities cited below`
+        return _is_qualifier(words[1:])
     if words[0] in _QUALIFIER_PREPOSITIONS:
         rest = words[1:]
-        if rest and rest[0] in _DETERMINERS:
-            rest = rest[1:]
+        if len(rest) == 2 and rest[0] in _DETERMINERS:
+            return True  # any noun after a determiner: `in this walkthrough`
         return len(rest) == 1 and rest[0] in _QUALIFIER_NOUNS
     if words[0] == "and":
         words = words[1:]
@@ -299,13 +308,29 @@ def _contains_label(label: str, labels: _Labels) -> bool:
     for label_words in labels.words:
         size = len(label_words)
         for start in range(len(words) - size + 1):
+            end = _label_end(words, start, label_words)
             if (
-                tuple(words[start : start + size]) == label_words
-                and _REMARK_WORDS.isdisjoint(words[:start])
-                and _is_qualifier(words[start + size :])
+                end is not None
+                and _REMARK_WORDS.isdisjoint(words[:end])
+                and _is_qualifier(words[end:])
             ):
                 return True
     return False
+
+
+def _label_end(words: list[str], start: int, label_words: tuple[str, ...]) -> int | None:
+    """Where ``label_words`` end when they stand at ``start`` in ``words``: as written,
+    or a two-word label with one word between (``entities actually used``)."""
+    size = len(label_words)
+    if tuple(words[start : start + size]) == label_words:
+        return start + size
+    if (
+        size == 2
+        and words[start] == label_words[0]
+        and words[start + 2 : start + 3] == [label_words[1]]
+    ):
+        return start + 3
+    return None
 
 
 def _clean(name: str) -> str:
@@ -363,9 +388,12 @@ def _location(written: str) -> _Place | None:
     """``(path, start, end)`` when ``written`` is only a location, else ``None``.
 
     Forms: ``path:12``, ``path:12-40``, ``path:12–40``, ``path:L12``, ``path:L12-L40``,
-    ``path#L12``, ``path#L12-L40``, in backticks or not. A URL is no location.
+    ``path#L12``, ``path#L12-L40``, in backticks or not, or as a Markdown link's text
+    (``[path:12](url)``). A URL is no location.
     """
     token = unescape(written).strip(_WRAPPERS).replace("`", "").rstrip(".,;")
+    if token.startswith("[") and (close := token.find("](")) > 0:
+        token = token[1:close]
     if not token or "//" in token or _SPACE.search(token):
         # `//` is a URL (`https://x.org/a.py:12`, or its tail after `https:`).
         return None
@@ -400,7 +428,12 @@ def _locate(part: str) -> tuple[str, _Place | None]:
     """
     text = part.strip()
     if not _LINE_MARK.search(text):
-        return text, None
+        if "L" not in text and "line" not in text:
+            return text, None
+        # `path, L12`, `path L12`, `path line 12`, `path lines 12-40` are `path:12...`.
+        text = _SPELLED_LINES.sub(r"\1:", text)
+        if not _LINE_MARK.search(text):
+            return part.strip(), None
     place = _location(text)
     if place is not None:
         return "", place
@@ -444,29 +477,7 @@ def _opens_description(text: str) -> bool:
 
 def _split_and(text: str) -> list[str]:
     """Split ``text`` at `` and `` outside brackets, parentheses and code spans."""
-    if "and" not in text:
-        return [text]
-    parts: list[str] = []
-    depth = 0
-    in_code = False
-    last = 0
-    for match in _AND.finditer(text):
-        token = match.group()
-        if token[0] == "\\":
-            continue
-        if token == "`":
-            in_code = not in_code
-        elif in_code:
-            continue
-        elif token in ("(", "["):
-            depth += 1
-        elif token in (")", "]"):
-            depth = max(0, depth - 1)
-        elif depth == 0:
-            parts.append(text[last : match.start()])
-            last = match.end()
-    parts.append(text[last:])
-    return parts
+    return split_top_level(text, "and") if "and" in text else [text]
 
 
 def _is_name_entry(entry: _Entry) -> bool:
@@ -529,23 +540,8 @@ def _items_of(entries: list[_Entry], groups: list[str]) -> _Items:
 
 def _first_top_level_colon(text: str) -> int:
     """Index of the first ``:`` outside brackets, parentheses and code spans, or -1."""
-    depth = 0
-    in_code = False
-    for match in _COLON_STRUCTURE.finditer(text):
-        char = match.group()
-        if char[0] == "\\":
-            continue
-        if char == "`":
-            in_code = not in_code
-        elif in_code:
-            continue
-        elif char in "([":
-            depth += 1
-        elif char in ")]":
-            depth = max(0, depth - 1)
-        elif depth == 0:
-            return match.start()
-    return -1
+    head = split_top_level(text, ":", maxsplit=1)
+    return len(head[0]) if len(head) > 1 else -1
 
 
 def _labelled_list(text: str, is_entity: Callable[[str], bool] | None) -> _Items | None:

@@ -26,7 +26,6 @@ from citeloop.validation.retry_prompt import build_retry_prompt
 from citeloop.validation.substance import (
     GraphNames,
     location_valid,
-    prompt_names,
     says_context_insufficient,
     ungrounded_names,
 )
@@ -352,7 +351,7 @@ class GraphContextValidator:
         texts = [prompt] if isinstance(prompt, str) else list(prompt)
         if isinstance(context, str):
             texts.append(context)
-        ungrounded = ungrounded_names(body, names | prompt_names(texts), graph_names)
+        ungrounded = ungrounded_names(body, names, graph_names, prompt=texts)
         located, wrong_places, unlocated = self._check_locations(
             section, entities, names, scanner, cited
         )
@@ -443,8 +442,8 @@ class GraphContextValidator:
         cited: Collection[str],
     ) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
         """(valid locations, invalid locations, cited names without one when required)."""
-        if section is None:
-            return (), (), ()
+        if section is None or not (section.locations or self.require_locations):
+            return (), (), tuple(sorted(cited)) if section and self.require_locations else ()
         places = {entity.name: entity.places for entity in entities}
         every_place = [place for found in places.values() for place in found]
         valid: list[str] = []

@@ -138,11 +138,14 @@ def table_cells(stripped: str) -> list[str]:
 
 @functools.cache
 def _structure(separator: str) -> re.Pattern[str]:
-    # An escape, or a character that opens or closes a group, or the separator.
-    return re.compile(r"\\.|[()\[\]`" + re.escape(separator) + "]")
+    # An escape, a character that opens or closes a group, or the separator (a single
+    # character, or a word between white space: fixed-length alternatives, linear).
+    if len(separator) == 1:
+        return re.compile(r"\\.|[()\[\]`" + re.escape(separator) + "]")
+    return re.compile(r"\\.|[()\[\]`]|\s" + re.escape(separator) + r"\s")
 
 
-def split_top_level(text: str, separator: str = ",") -> list[str]:
+def split_top_level(text: str, separator: str = ",", maxsplit: int = -1) -> list[str]:
     """Split ``text`` at ``separator`` outside brackets, parentheses and code spans.
 
     ``GraphStore (the protocol, abstract), `a, b`, build_index`` gives three parts.
@@ -150,7 +153,9 @@ def split_top_level(text: str, separator: str = ",") -> list[str]:
 
     Args:
         text: Markdown text.
-        separator: One character: ``","`` for lists, ``":"`` for a label.
+        separator: One character (``","`` for lists, ``":"`` for a label), or a word
+            that splits where white space surrounds it (``"and"``).
+        maxsplit: At most this many splits (``-1``: no limit).
 
     Returns:
         The parts, unstripped; ``[text]`` when there is no top-level separator.
@@ -160,16 +165,18 @@ def split_top_level(text: str, separator: str = ",") -> list[str]:
     in_code = False
     last = 0
     for match in _structure(separator).finditer(text):
-        char = match.group()
-        if char[0] == "\\":
+        if len(parts) == maxsplit:
+            break
+        token = match.group()
+        if token[0] == "\\":
             continue
-        if char == "`":
+        if token == "`":
             in_code = not in_code
         elif in_code:
             continue
-        elif char in "([":
+        elif token in ("(", "["):
             depth += 1
-        elif char in ")]":
+        elif token in (")", "]"):
             depth = max(0, depth - 1)
         elif depth == 0:
             parts.append(text[last : match.start()])

@@ -35,6 +35,10 @@ _TOKEN = re.compile(
     # or a dot is no word character)
     rf"|{_IDENTIFIER}(?:\.{_IDENTIFIER})*(?:\(\))?"
 )
+_SHAPED_TOKEN = re.compile(r"\b(?=[\w.]*[^\W_a-z0-9]|[\w.]*[_.]|\w*\(\))(?:" + _TOKEN.pattern + ")")
+"""A token that may be code-shaped: it has an upper-case or non-ASCII letter, an
+underscore, a dot or a call's ``()`` (a lower-case word is prose, so the regex skips
+it). Tried at word starts only, each look-ahead bounded by its word: linear."""
 _BACKTICKS = re.compile("`+")
 _FILE_SUFFIXES = frozenset(
     {"py", "pyi", "pyx", "md", "rst", "txt", "json", "toml", "yaml", "yml", "cfg", "ini"}
@@ -291,6 +295,19 @@ def is_code_shaped(name: str) -> bool:
     return _form(name) is not None
 
 
+def _first_mentions(found: Iterator[tuple[str, str]]) -> list[Mention]:
+    """``(token, form)`` pairs as mentions: ``()`` dropped, the first of each name, at
+    most :data:`MAX_MENTIONS` (the rest of the text is not read)."""
+    mentions: dict[str, Mention] = {}
+    for token, form in found:
+        name = token.removesuffix("()")
+        if name not in mentions:
+            mentions[name] = Mention(name, form)
+            if len(mentions) >= MAX_MENTIONS:
+                break
+    return list(mentions.values())
+
+
 def code_mentions(text: str) -> list[Mention]:
     """The names ``text`` writes as code, in order of first appearance, at most
     :data:`MAX_MENTIONS` (see the module docstring).
@@ -299,21 +316,18 @@ def code_mentions(text: str) -> list[Mention]:
         >>> [m.name for m in code_mentions("Does `read` run StateGraph.compile() here?")]
         ['read', 'StateGraph.compile']
     """
-    found: dict[str, Mention] = {}
+    return _first_mentions(_task_tokens(text))
+
+
+def _task_tokens(text: str) -> Iterator[tuple[str, str]]:
     for segment, kind in _code_spans(normalize_text(text).translate(_INVISIBLE)):
         for match in _TOKEN.finditer(segment):
             token = match.group()
             form = "backticks" if kind != "text" else _form(token)
             if form is None and _capitalized(token) and _mid_sentence(segment, match):
                 form = "capitalized"
-            if form is None:
-                continue
-            name = token.removesuffix("()")
-            if name not in found:
-                found[name] = Mention(name, form)
-                if len(found) >= MAX_MENTIONS:
-                    return list(found.values())
-    return list(found.values())
+            if form is not None:
+                yield token, form
 
 
 def answer_mentions(text: str) -> list[Mention]:
@@ -332,33 +346,22 @@ def answer_mentions(text: str) -> list[Mention]:
         >>> [m.name for m in answer_mentions("Use `read` and StateGraph; the Graph ends.")]
         ['read', 'StateGraph']
     """
-    found: dict[str, Mention] = {}
+    return _first_mentions(_answer_tokens(text))
+
+
+def _answer_tokens(text: str) -> Iterator[tuple[str, str]]:
     for segment, kind in _code_spans(normalize_text(text).translate(_INVISIBLE)):
-        if kind == "fence":
-            continue
         if kind == "span":
             code = segment.strip().lstrip("@.")
             match = _TOKEN.match(code)
-            if match is None:
-                continue
-            token = match.group()
-            if match.end() < len(code.rstrip()) and _form(token) is None:
-                continue
-            pairs = [(token, "backticks")]
-        else:
-            pairs = [
-                (token, form)
-                for token in _TOKEN.findall(segment)
-                # A lower-case word is prose: skip the shape test for most of the text.
-                if not (token.isalpha() and token.islower()) and (form := _form(token))
-            ]
-        for token, form in pairs:
-            name = token.removesuffix("()")
-            if name not in found:
-                found[name] = Mention(name, form)
-                if len(found) >= MAX_MENTIONS:
-                    return list(found.values())
-    return list(found.values())
+            if match is not None and (
+                match.end() == len(code.rstrip()) or _form(match.group()) is not None
+            ):
+                yield match.group(), "backticks"
+        elif kind == "text":
+            for token in _SHAPED_TOKEN.findall(segment):
+                if form := _form(token):
+                    yield token, form
 
 
 _DEFINED = re.compile(

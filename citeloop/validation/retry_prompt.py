@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from citeloop.text import excerpt
 from citeloop.validation.mentions import code_mentions
 
 if TYPE_CHECKING:
@@ -37,8 +38,6 @@ RULE_SUMMARIES: dict[str, str] = {
 }
 """A phrase per rule id of ``GraphValidationResult.failed_rules``, for the header."""
 
-MAX_PREVIOUS_ANSWER_CHARS = 8_000
-"""Characters of the previous answer a retry prompt shows (the rest is cut, with a note)."""
 
 RETRY_PROMPT_TEMPLATE = """{task}
 
@@ -56,6 +55,38 @@ file heading above it in the context and its lines from `# L<start>-<end>`):
 """
 """Retry prompt: ``{task}`` (the original task), ``{header}``, ``{problems}`` and
 ``{previous}`` (the previous answer's block, or nothing)."""
+
+NAME_PROBLEMS: tuple[tuple[str, str], ...] = (
+    ("missing_core_citations", "- Cite these core entities (they were missing): {names}"),
+    ("entities_missing", "- Reference these core entities in the body of the answer: {names}"),
+    ("invalid_citations", "- Do not cite these names, they are not in the context: {names}"),
+    (
+        "invented_names",
+        "- These names are in neither the context nor the code base; remove them or use "
+        "what the context shows instead: {names}",
+    ),
+    (
+        "ungrounded_in_graph",
+        "- These names exist in the code base but not in the context, so the answer cannot "
+        "support what it says of them; rely on the context's entities: {names}",
+    ),
+    (
+        "invalid_locations",
+        "- These locations are not inside the cited entity's lines; take the path from the "
+        "file heading and the lines from `# L<start>-<end>`: {names}",
+    ),
+    ("missing_locations", "- Give a location (path:line) for these citations: {names}"),
+)
+"""A problem line per name list of the result (field, template with ``{names}``), in
+the order a retry prompt lists them; core entities carry how the task named them."""
+_CORE_FIELDS = frozenset({"missing_core_citations", "entities_missing"})
+
+NO_SECTION_PROBLEM = "- Your answer had no '## Entities used' section."
+INSUFFICIENT_PROBLEM = (
+    "- Your answer said the context was not enough. The context above has been widened: "
+    "answer from it, and name precisely what is still missing, if anything."
+)
+MIN_CITATIONS_PROBLEM = "- Cite, under '## Entities used', the context entities your answer uses."
 
 PREVIOUS_ANSWER_BLOCK = """
 Your previous answer:
@@ -81,44 +112,20 @@ def _problem_lines(result: GraphValidationResult, task: str) -> list[str]:
     mentions = {mention.name: mention.form for mention in code_mentions(task)}
     lines: list[str] = []
     if not result.has_citation_section and result.core_entities:
-        lines.append("- Your answer had no '## Entities used' section.")
-    if result.missing_core_citations:
-        names = _with_reasons(result.missing_core_citations, mentions)
-        lines.append(f"- Cite these core entities (they were missing): {names}")
-    if result.entities_missing:
-        names = _with_reasons(result.entities_missing, mentions)
-        lines.append(f"- Reference these core entities in the body of the answer: {names}")
-    if result.invalid_citations:
-        names = ", ".join(result.invalid_citations)
-        lines.append(f"- Do not cite these names, they are not in the context: {names}")
-    if result.invented_names:
-        names = ", ".join(result.invented_names)
-        lines.append(
-            f"- These names are in neither the context nor the code base; remove them or "
-            f"use what the context shows instead: {names}"
-        )
-    if result.ungrounded_in_graph:
-        names = ", ".join(result.ungrounded_in_graph)
-        lines.append(
-            f"- These names exist in the code base but not in the context, so the answer "
-            f"cannot support what it says of them; rely on the context's entities: {names}"
-        )
-    if result.invalid_locations:
-        names = "; ".join(result.invalid_locations)
-        lines.append(
-            f"- These locations are not inside the cited entity's lines; take the path "
-            f"from the file heading and the lines from `# L<start>-<end>`: {names}"
-        )
-    if result.missing_locations:
-        names = ", ".join(result.missing_locations)
-        lines.append(f"- Give a location (path:line) for these citations: {names}")
+        lines.append(NO_SECTION_PROBLEM)
+    for field, template in NAME_PROBLEMS:
+        names: tuple[str, ...] = getattr(result, field)
+        if names:
+            listed = (
+                _with_reasons(names, mentions)
+                if field in _CORE_FIELDS
+                else ("; " if field == "invalid_locations" else ", ").join(names)
+            )
+            lines.append(template.format(names=listed))
     if result.insufficient_context:
-        lines.append(
-            "- Your answer said the context was not enough. The context above has been "
-            "widened: answer from it, and name precisely what is still missing, if anything."
-        )
+        lines.append(INSUFFICIENT_PROBLEM)
     if "min_citations" in result.failed_rules:
-        lines.append("- Cite, under '## Entities used', the context entities your answer uses.")
+        lines.append(MIN_CITATIONS_PROBLEM)
     return lines or [f"- {reason}" for reason in result.reasons]
 
 
@@ -127,12 +134,6 @@ def _header(result: GraphValidationResult) -> str:
         return CHECKS_RETRY_HEADER
     rules = [RULE_SUMMARIES.get(rule, rule) for rule in result.failed_rules]
     return f"{RETRY_PROMPT_HEADER} {'; '.join(rules) or 'it did not use and cite the context'}."
-
-
-def _bounded(answer: str, limit: int) -> str:
-    if len(answer) <= limit:
-        return answer
-    return f"{answer[:limit]}\n[cut here: {limit} of {len(answer)} characters shown]"
 
 
 def build_retry_prompt(
@@ -155,7 +156,7 @@ def build_retry_prompt(
         extra_problems: More problem lines (e.g. from output checks), listed after the
             context problems.
         previous_answer: The answer being revised; shown, cut after
-            :data:`MAX_PREVIOUS_ANSWER_CHARS` characters (``""``: not shown).
+            :data:`citeloop.text.MAX_DRAFT_CHARS` characters (``""``: not shown).
 
     Returns:
         ``RETRY_PROMPT_TEMPLATE`` filled with the task; a header naming the failed
@@ -176,7 +177,7 @@ def build_retry_prompt(
     original = task.split(RETRY_PROMPT_HEADER, 1)[0].rstrip()
     lines = (_problem_lines(result, original) if not result.passed else []) + list(extra_problems)
     previous = (
-        PREVIOUS_ANSWER_BLOCK.format(answer=_bounded(previous_answer, MAX_PREVIOUS_ANSWER_CHARS))
+        PREVIOUS_ANSWER_BLOCK.format(answer=excerpt(previous_answer))
         if previous_answer.strip()
         else ""
     )

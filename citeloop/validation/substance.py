@@ -29,11 +29,12 @@ Everything is linear in the length of the answer and the prompt.
 from __future__ import annotations
 
 import builtins
+import functools
 import importlib
 import keyword
 import re
 import sys
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 
 from citeloop.validation.context_text import Place
@@ -54,16 +55,21 @@ def _public_names(module: str) -> set[str]:
     return {name for name in dir(importlib.import_module(module)) if not name.startswith("_")}
 
 
-_PYTHON_NAMES = frozenset(
-    set(dir(builtins))
-    | set(keyword.kwlist)
-    | set(keyword.softkwlist)
-    | set(sys.stdlib_module_names)
-    | {"self", "cls"}
-    | {name for module in _COMMON_STDLIB for name in _public_names(module)}
-)
-"""Names of Python itself: builtins, keywords, standard-library modules, and the public
-names of the modules code uses most (``TypedDict``, ``dataclass``, ``Path``, ...)."""
+@functools.cache
+def _python_names() -> frozenset[str]:
+    """Names of Python itself: builtins, keywords, standard-library modules, and the
+    public names of the modules code uses most (``TypedDict``, ``dataclass``, ``Path``,
+    ...). Built on first use: importing those modules costs tens of milliseconds."""
+    return frozenset(
+        set(dir(builtins))
+        | set(keyword.kwlist)
+        | set(keyword.softkwlist)
+        | set(sys.stdlib_module_names)
+        | {"self", "cls"}
+        | {name for module in _COMMON_STDLIB for name in _public_names(module)}
+    )
+
+
 _BUILTIN_METHODS = frozenset(
     name
     for kind in (dict, list, set, frozenset, tuple, str, bytes, int, float)
@@ -74,28 +80,31 @@ _BUILTIN_METHODS = frozenset(
 _RECEIVERS = ("self", "cls")
 _IDENTIFIER = re.compile(r"[^\W\d]\w*")
 
-_CONTEXT = r"(?:the )?(?:provided |given |supplied |available |injected |above )?context"
-_INSUFFICIENT = re.compile(
-    "|".join(
-        (
-            _CONTEXT + r" (?:does not|doesn't|did not|didn't|do not|don't) (?:\w+ ){0,2}?"
-            r"(?:show|include|contain|provide|have|cover|mention|define|describe|specify"
-            r"|reveal|say|explain|expose|give)",
-            _CONTEXT + r" (?:is|seems|appears|was) (?:to be )?(?:\w+ )?(?:insufficient"
-            r"|incomplete|not enough|not sufficient|too limited|missing)",
-            _CONTEXT + r" (?:lacks|omits|is missing|leaves out)",
-            r"\b(?:not|no) (?:enough|sufficient) (?:information|context|detail|code)",
-            r"\binsufficient (?:information|context|detail)",
-            r"\b(?:cannot|can't|can not|could not|couldn't|unable to|impossible to) "
-            r"(?:\w+ ){0,4}?(?:from|in|with|based on) " + _CONTEXT,
-            r"\bnot (?:shown|included|present|visible|available|given|provided|defined) "
-            r"in " + _CONTEXT,
-        )
-    )
+_CONTEXT = (
+    r"(?:the )?(?:provided |given |supplied |available |injected |above |shown )?"
+    r"(?:context|snippets?|excerpts?|code shown|code provided|provided code|graph context)"
 )
-"""Sayings that the context lacks what is needed (lower-cased text; bounded gaps only,
-so matching is linear)."""
-_ANCHORS = re.compile(r"context|enough|sufficient")
+_SAYINGS = (
+    _CONTEXT + r" (?:does not|doesn't|did not|didn't|do not|don't) (?:\w+ ){0,2}?"
+    r"(?:show|include|contain|provide|have|cover|mention|define|describe|specify"
+    r"|reveal|say|explain|expose|give)",
+    _CONTEXT + r" (?:is|seems|appears|was) (?:to be )?(?:\w+ )?(?:insufficient"
+    r"|incomplete|not enough|not sufficient|too limited|missing)",
+    _CONTEXT + r" (?:lacks|omits|is missing|leaves out)",
+    r"\b(?:not|no) (?:enough|sufficient) (?:information|context|detail|code)",
+    r"\binsufficient (?:information|context|detail)",
+    r"\b(?:cannot|can't|can not|could not|couldn't|unable to|impossible to) "
+    r"(?:\w+ ){0,4}?(?:from|in|with|based on) " + _CONTEXT,
+    r"\b(?:not|isn't|aren't|wasn't|weren't) (?:shown|included|present|visible|available"
+    r"|given|provided|defined) (?:here|in " + _CONTEXT + ")",
+    r"\b(?:unclear|not clear) from " + _CONTEXT,
+    r"\bi (?:don't|do not) have (?:access to )?(?:the |its |their |enough )?"
+    r"(?:\w+ ){0,2}?(?:implementation|source|body|definition|details|information)",
+)
+_INSUFFICIENT = re.compile("|".join(_SAYINGS).replace(" ", r"\s+"))
+"""Sayings that the context lacks what is needed, in lower-cased text, any run of white
+space between words (bounded gaps only, so matching is linear)."""
+_ANCHORS = re.compile(r"context|enough|sufficient|snippet|excerpt|shown|provided|clear|have")
 _BEFORE, _AFTER = 90, 120
 """Characters searched before and after an anchor word: longer than any saying."""
 
@@ -109,7 +118,7 @@ def says_context_insufficient(body: str) -> bool:
         >>> says_context_insufficient("The context shows that X is kept in a dict.")
         False
     """
-    text = " ".join(body.lower().split())
+    text = body.lower()
     # Every saying names one of these words: search only around them (a bounded window
     # each, so a long answer costs little and the work stays linear).
     for anchor in _ANCHORS.finditer(text):
@@ -155,28 +164,35 @@ def _in_graph(graph: GraphNames | None) -> Callable[[str], bool]:
 
 
 def ungrounded_names(
-    body: str, grounded: Collection[str], graph: GraphNames | None = None
+    body: str,
+    grounded: Collection[str],
+    graph: GraphNames | None = None,
+    *,
+    prompt: Sequence[str] = (),
 ) -> UngroundedNames:
     """The code names of ``body`` that are not grounded (see the module docstring).
 
     Args:
         body: The answer without its citation section.
-        grounded: Names that are grounded: the context's entity names and the prompt's
-            identifiers (:func:`prompt_names`).
+        grounded: Names that are grounded: the context's entity names.
         graph: The knowledge graph's names, or ``None``.
+        prompt: Texts whose identifiers are grounded too (:func:`prompt_names`); read
+            only when a name is not grounded otherwise.
 
     Returns:
         The ungrounded names, split by whether the graph has them.
     """
     has = _in_graph(graph)
     own = defined_in_code(body)
+    python = _python_names()
+    written: frozenset[str] | None = None
     in_graph: list[str] = []
     invented: list[str] = []
     for mention in answer_mentions(body):
         parts = mention.name.split(".")
         while parts and parts[0] in _RECEIVERS:
             parts.pop(0)
-        if not parts or parts[0] in _PYTHON_NAMES:
+        if not parts or parts[0] in python:
             continue  # `dict.items`, `os.path.join`, `ValueError`, `None`
         checked = [parts[-1]]
         if len(parts) > 1 and _looks_like_class(parts[0]):
@@ -186,6 +202,9 @@ def ungrounded_names(
             for part in checked
             if part not in grounded and part not in own and not _is_dunder(part)
         ]
+        if missing and prompt:
+            written = prompt_names(prompt) if written is None else written
+            missing = [part for part in missing if part not in written]
         if len(parts) > 1 and parts[-1] in _BUILTIN_METHODS and parts[0] not in missing:
             continue  # `self._nodes.items()`, `config.get`
         if not missing:

@@ -323,6 +323,11 @@ ITEMS = "- GraphStore\n- SqliteGraphStore\n- build_index\n"
         "Entities cited in this response",
         "Key entities cited\n---",
         "> ## 📚 Entities used in the answer",
+        "## Citations used",
+        "## Entities Used & Their Roles",
+        "## Citations (path:line)",
+        "## Entities actually used",
+        "### Entities cited in this walkthrough",
     ],
 )
 def test_label_line_containing_a_label(label: str) -> None:
@@ -489,6 +494,10 @@ def section_of(item: str, is_entity: Callable[[str], bool] | None = None) -> Cit
         ("Name — the builder (a.py:2)", "a.py", 2, 2),
         ("**Name** (`src/a.py:1-2`)", "src/a.py", 1, 2),
         ("Name (a.py:9-3)", "a.py", 9, 3),
+        ("Name (pkg/a.py, L12)", "pkg/a.py", 12, 12),
+        ("Name (pkg/a.py line 12)", "pkg/a.py", 12, 12),
+        ("Name (pkg/a.py lines 12-40)", "pkg/a.py", 12, 40),
+        ("`Name` ([pkg/a.py:12](pkg/a.py#L12))", "pkg/a.py", 12, 12),
     ],
 )
 def test_item_location(item: str, path: str, start: int, end: int) -> None:

@@ -388,11 +388,8 @@ def test_a_model_with_structured_output_is_not_shown_the_schema():
         assert "<review_schema>" not in text and REVIEW_JSON_SCHEMA not in text
 
 
-def test_grounded_evidence_shows_the_source_of_each_fact(sample_repo, store):
-    from citeloop.knowledge import index_tree
-    from citeloop.nodes.delivery_audit import GroundedAnswerAudit
-
-    index_tree(sample_repo, store)
+def circle_answer(store) -> tuple[dict, str]:
+    """A passed grounded_answer output about Circle.area, and the id of ``area``."""
     circle = store.entities_named("Circle")[0]
     area = next(e for e in store.entities_named("area") if e.id.startswith(circle.id))
     state = {
@@ -402,10 +399,19 @@ def test_grounded_evidence_shows_the_source_of_each_fact(sample_repo, store):
         "context_entities": [{"id": circle.id}, {"id": area.id}],
         "snapshot": store.snapshot(),
     }
+    return state, area.id
+
+
+def test_grounded_evidence_shows_the_source_of_each_fact(sample_repo, store):
+    from citeloop.knowledge import index_tree
+    from citeloop.nodes.delivery_audit import GroundedAnswerAudit
+
+    index_tree(sample_repo, store)
+    state, area_id = circle_answer(store)
     prepared = GroundedAnswerAudit(store, source_root=sample_repo).prepare_audit(state, None)
     evidence = {unit["id"]: unit for unit in prepared["result"]["evidence"]}
     assert all(prepared["index"]["units"][i] == unit for i, unit in evidence.items())
-    defines = next(u for u in evidence.values() if u["attributes"]["object_id"] == area.id)
+    defines = next(u for u in evidence.values() if u["attributes"]["object_id"] == area_id)
     assert "- source shapes/circle.py:12-15\n" in defines["text"]
     assert "  15 |         return helpers.square(self.radius) * helpers.PI" in defines["text"]
     # The auditor is shown it.
@@ -428,15 +434,7 @@ def test_grounded_evidence_without_a_source_folder_has_no_lines(sample_repo, sto
     shutil.copytree(sample_repo, moved)
     index_tree(moved, store)
     shutil.rmtree(moved)  # the recorded folder no longer exists
-    circle = store.entities_named("Circle")[0]
-    area = next(e for e in store.entities_named("area") if e.id.startswith(circle.id))
-    state = {
-        "task": "How does Circle compute its area?",
-        "answer": "Circle.area squares the radius.",
-        "outcome": "passed",
-        "context_entities": [{"id": circle.id}, {"id": area.id}],
-        "snapshot": store.snapshot(),
-    }
+    state, _ = circle_answer(store)
     bare = GroundedAnswerAudit(store).prepare_audit(state, None)
     assert bare["result"]["evidence"]
     assert all("- source" not in unit["text"] for unit in bare["result"]["evidence"])

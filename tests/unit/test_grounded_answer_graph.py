@@ -46,14 +46,20 @@ NO_RETRY_DELAY = RetryPolicy(
 )
 
 
-@pytest.fixture
-def store(tmp_path: Path):
+def indexed(tmp_path: Path, files: dict[str, str]) -> SqliteGraphStore:
+    """A graph store of ``files`` (path -> text) written below ``tmp_path / "src"``."""
     root = tmp_path / "src"
-    for name, text in SOURCE.items():
+    for name, text in files.items():
         (root / name).parent.mkdir(parents=True, exist_ok=True)
         (root / name).write_text(text, encoding="utf-8")
     graph_store = SqliteGraphStore(tmp_path / "graph.db")
     index_tree(root, graph_store)
+    return graph_store
+
+
+@pytest.fixture
+def store(tmp_path: Path):
+    graph_store = indexed(tmp_path, SOURCE)
     yield graph_store
     graph_store.close()
 

@@ -10,10 +10,16 @@ from langchain_core.messages import AIMessage
 
 from citeloop.context import GroundedAnswerContext
 from citeloop.graphs.grounded_answer import build_grounded_answer_graph
-from citeloop.knowledge import ContextInjector, SqliteGraphStore, index_tree
+from citeloop.knowledge import ContextInjector
 from citeloop.validation import RETRY_PROMPT_HEADER
 from tests.fakes import ScriptedChatModel
-from tests.unit.test_grounded_answer_graph import NO_RETRY_DELAY, SOURCE, TASK, good_answer
+from tests.unit.test_grounded_answer_graph import (
+    NO_RETRY_DELAY,
+    SOURCE,
+    TASK,
+    good_answer,
+    indexed,
+)
 
 EXTRA = {
     "shop/ledger.py": (
@@ -27,12 +33,7 @@ EXTRA = {
 
 @pytest.fixture
 def store(tmp_path: Path):
-    root = tmp_path / "src"
-    for name, text in {**SOURCE, **EXTRA}.items():
-        (root / name).parent.mkdir(parents=True, exist_ok=True)
-        (root / name).write_text(text, encoding="utf-8")
-    graph_store = SqliteGraphStore(tmp_path / "graph.db")
-    index_tree(root, graph_store)
+    graph_store = indexed(tmp_path, {**SOURCE, **EXTRA})
     yield graph_store
     graph_store.close()
 
@@ -199,3 +200,14 @@ async def test_spent_budget_ends_after_validation(store, core):
 def test_max_total_tokens_must_be_positive():
     with pytest.raises(Exception, match="max_total_tokens must be >= 1"):
         GroundedAnswerContext(max_total_tokens=0)
+
+
+def test_a_long_previous_answer_is_cut_with_a_note(core):
+    from citeloop.text import MAX_DRAFT_CHARS
+    from citeloop.validation import GraphContextValidator, build_retry_prompt
+
+    answer = "Checkout " * 5_000
+    result = GraphContextValidator().validate(answer, core)
+    prompt = build_retry_prompt(TASK, result, previous_answer=answer)
+    assert f"[cut here: {MAX_DRAFT_CHARS} of {len(answer)} characters shown]" in prompt
+    assert len(prompt) < MAX_DRAFT_CHARS + 3_000

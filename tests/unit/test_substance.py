@@ -192,6 +192,10 @@ def test_location_helpers() -> None:
         "I cannot determine this from the given context.",
         "The context is incomplete here.",
         "That part is not shown in the context.",
+        "The retry logic isn't shown here.",
+        "The provided snippets don't include the scheduler.",
+        "It is unclear from the provided code whether it retries.",
+        "I don't have the implementation of compile.",
     ],
 )
 def test_an_answer_that_says_the_context_is_not_enough_fails(sentence: str) -> None:
@@ -206,6 +210,9 @@ def test_an_answer_that_says_the_context_is_not_enough_fails(sentence: str) -> N
         "The context shows that compile returns a CompiledStateGraph.",
         "Per the context, StateGraph stores nodes.",
         "It does not show a warning.",
+        "The value is not shown in the output.",
+        "I have the full picture: compile validates, then attaches nodes.",
+        "It is clear from the context that compile validates first.",
     ],
 )
 def test_ordinary_sentences_about_the_context_pass(sentence: str) -> None:

@@ -18,8 +18,8 @@ from citeloop.errors import ConfigurationError
 from citeloop.graphs.verbalize import build_verbalize_graph
 from citeloop.knowledge import EntityRef, PathHop, Provenance, RetrievalPath, render_hops
 from citeloop.models import is_transient_model_error
-from citeloop.nodes.chat import MAX_DRAFT_CHARS
 from citeloop.nodes.verbalize import supersteps_needed
+from citeloop.text import MAX_DRAFT_CHARS
 from citeloop.validation import Critique
 from tests.fakes import ScriptedChatModel
 
