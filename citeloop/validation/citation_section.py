@@ -160,6 +160,9 @@ _LINE_MARK = re.compile(r"[:#]L?[0-9]")
 _SPELLED_LINES = re.compile(r"(\.\w+),?[ \t]+(?:lines?[ \t]+|L)(?=[0-9])")
 # Whitespace (the same characters as `str.isspace`), found at C speed.
 _SPACE = re.compile(r"\s")
+# An item that is one name and nothing else (`A`, `` `pkg.A` ``, `**f()**`): most items
+# are, and reading them needs none of the list, label or location rules.
+_BARE_NAME = re.compile(r"[`*\"']*([^\W\d]\w*(?:\.[^\W\d]\w*)*)(?:\(\))?[`*\"']*")
 _RANGE_DASHES = ("-", "–")
 
 _Place = tuple[str, int, int]
@@ -589,6 +592,9 @@ def _item_names(text: str, is_entity: Callable[[str], bool] | None) -> _Items:
     validator cites the entities it mentions. Each part may give a location (see
     :func:`_locate`); a bare location gives no name.
     """
+    bare = _BARE_NAME.fullmatch(text.strip())
+    if bare is not None:
+        return [bare.group(1)], [], []
     labelled = _labelled_list(text, is_entity)
     if labelled is not None:
         return labelled
