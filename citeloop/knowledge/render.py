@@ -24,6 +24,10 @@ rendered only between entities of the context, so every name the text introduces
 entity of the context. ``GraphContextValidator`` parses the text back
 (:mod:`citeloop.validation.context_text`), and the line shapes of the older format
 (``class Name(Base): a, b``, ``def f(a, b)``, ``Class.method()``) still parse.
+
+Every line is passed through :func:`citeloop.text.data_line`: text from the indexed code
+(summaries, requirement titles, decision headings, file names) cannot break a line, open
+a code fence or write a tag such as ``</context>``.
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 
 from citeloop.knowledge.model import Entity, EntityKind, Fact, RelationKind
+from citeloop.text import data_line
 
 DECISIONS_HEADING = "## Prior decisions"
 
@@ -195,7 +200,9 @@ class ContextText:
         if decisions:
             lines.append(DECISIONS_HEADING)
             lines.extend(entity_line(entity, None) for entity in decisions)
-        return "\n".join(lines)
+        # Text from the indexed code is data: it can neither break a line (and add an
+        # entity the graph does not have) nor close the prompt's <context> block.
+        return "\n".join(map(data_line, lines))
 
     def _relation_lines(self, facts: Sequence[Fact]) -> list[str]:
         """One line per ``inherits`` fact, one per caller for its ``calls`` facts."""

@@ -72,6 +72,7 @@ _DECISION_LINE = re.compile(r"\s*([\w-]+)\s*:")
 _DECISIONS_HEADING = "prior decisions"
 _WHERE = re.compile(r"  # L(\d+)(?:-(\d+))?")
 _REQUIREMENT_PREFIX = "REQ-"
+_LINE_END = re.compile(r"\r\n?|\n")
 
 
 class Place(NamedTuple):
@@ -174,7 +175,9 @@ def parse_context_entities(text: str) -> tuple[ParsedEntity, ...]:
     places: dict[str, list[Place]] = {}
     in_decisions = False
     path: str | None = None
-    for line in text.splitlines():
+    # Only \n, \r\n and \r end a line: a U+2028 or a form feed inside a rendered summary
+    # is text of that line, never a line that could add an entity.
+    for line in _LINE_END.split(text):
         stripped = line.strip()
         if _is_heading(stripped):
             in_decisions = stripped.lstrip("#").strip().lower() == _DECISIONS_HEADING
