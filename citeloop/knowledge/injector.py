@@ -21,6 +21,7 @@ from typing import Any
 
 from citeloop.errors import ConfigurationError
 from citeloop.knowledge.model import (
+    DEFAULT_MAX_CONTEXT_TOKENS,
     ContextEntity,
     ContextExpansion,
     Entity,
@@ -45,9 +46,6 @@ from citeloop.validation.mentions import code_mentions, query_words
 
 TEST_TASK_TYPES = frozenset({"test", "tests", "testing"})
 """Task types that follow ``tested_by`` relations as if ``include_tested_by`` were set."""
-
-DEFAULT_MAX_CONTEXT_TOKENS = 2_000
-"""Default token budget of a context."""
 
 LEXICAL_HITS = 24
 """Entities lexical retrieval contributes as seeds."""
