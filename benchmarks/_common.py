@@ -116,3 +116,30 @@ class SleepyChatModel(BaseChatModel):
     ) -> ChatResult:
         await asyncio.sleep(self.delay)
         return ChatResult(generations=[ChatGeneration(message=AIMessage(content=self.answer))])
+
+
+class CyclingChatModel(BaseChatModel):
+    """Answers with ``answers`` in turn, round and round, sync and async (no delay): a
+    scripted model for as many runs as a benchmark makes."""
+
+    answers: list[str]
+    turn: int = 0
+
+    @property
+    def _llm_type(self) -> str:
+        return "cycling-fake"
+
+    def _reply(self) -> ChatResult:
+        answer = self.answers[self.turn % len(self.answers)]
+        self.turn += 1
+        return ChatResult(generations=[ChatGeneration(message=AIMessage(content=answer))])
+
+    def _generate(
+        self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kwargs: Any
+    ) -> ChatResult:
+        return self._reply()
+
+    async def _agenerate(
+        self, messages: list[BaseMessage], stop: Any = None, run_manager: Any = None, **kwargs: Any
+    ) -> ChatResult:
+        return self._reply()
