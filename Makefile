@@ -38,10 +38,9 @@ test: $(STAMP)
 	$(BIN)/ruff format --check citeloop tests benchmarks notebooks scripts
 	$(BIN)/python -m pytest
 
+# Every benchmarks/bench_*.py with its target; a summary table; exit 1 naming any missed.
 bench: $(STAMP)
-	@failed=""; for b in benchmarks/bench_*.py; do echo "== $$b"; \
-		$(BIN)/python $$b || failed="$$failed $$b"; done; \
-		if [ -n "$$failed" ]; then echo "targets missed:$$failed"; exit 1; fi
+	$(BIN)/python benchmarks/run_all.py
 
 constraints:
 	rm -rf .constraints-venv && $(PYTHON) -m venv .constraints-venv

@@ -16,113 +16,56 @@ interrupted run of that thread, or starts a new run on a thread whose run finish
 from __future__ import annotations
 
 import argparse
-import asyncio
 import dataclasses
+import importlib
 import json
 import os
 import sys
-import uuid
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
-from tqdm import tqdm
-
-from citeloop.checkpoints import open_async_checkpointer, redact
-from citeloop.context import (
-    MAX_ITERATIONS,
-    DeliveryAuditContext,
-    GroundedAnswerContext,
-    VerbalizeContext,
+from citeloop.cli_common import (
+    CHECKPOINTER_ENV,
+    DEFAULT_CHECKPOINTS,
+    EXIT_FAILED,
+    EXIT_INTERNAL,
+    EXIT_OK,
+    EXIT_USAGE,
+    UsageError,
+    open_graph,
+    print_json,
+    read_text,
 )
-from citeloop.contract import AnswerResult, Plan, load_index, load_model
+from citeloop.context import MAX_ITERATIONS
 from citeloop.errors import CiteloopError
-from citeloop.graphs.delivery_audit import build_delivery_audit_graph
-from citeloop.graphs.grounded_answer import build_grounded_answer_graph
-from citeloop.graphs.verbalize import build_verbalize_graph
-from citeloop.knowledge import (
-    ContextInjector,
-    InjectedContext,
-    SqliteGraphStore,
-    check_root,
-    index_tree,
-    recall_paths,
-    render_hops,
-    resolve_entities,
-)
-from citeloop.knowledge.indexing.indexer import DEFAULT_MAX_FILE_BYTES
-from citeloop.knowledge.indexing.modules import PackageRoot
-from citeloop.knowledge.injector import DEFAULT_MAX_CONTEXT_TOKENS
+from citeloop.knowledge.indexing.sources import DEFAULT_MAX_FILE_BYTES
+from citeloop.knowledge.model import DEFAULT_MAX_CONTEXT_TOKENS
 from citeloop.knowledge.paths import MAX_HOPS
-from citeloop.models import ReplayRecorder, resolve_chat_model
-from citeloop.prompts import EXPLAIN_QUESTION, EXPLAIN_QUESTION_NO_TARGET
-from citeloop.state.delivery_audit import OutputState as DeliveryOutput
-from citeloop.state.grounded_answer import OutputState
-from citeloop.validation import GraphContextValidator
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
+if TYPE_CHECKING:
+    from citeloop.knowledge import InjectedContext
+    from citeloop.knowledge.indexing.modules import PackageRoot
 
 
-class UsageError(CiteloopError):
-    """A command-line input is missing or unreadable."""
+def _graph_command(name: str) -> Callable[[argparse.Namespace], int]:
+    """The command ``name`` of :mod:`citeloop.cli_graphs`, imported when it runs: only
+    the commands that run a graph load LangGraph and LangChain."""
 
+    def command(args: argparse.Namespace) -> int:
+        return getattr(importlib.import_module("citeloop.cli_graphs"), name)(args)
 
-DEFAULT_CHECKPOINTS = Path(".citeloop") / "checkpoints.db"
-"""Where threads are kept without ``--checkpointer`` (relative to the working folder)."""
-CHECKPOINTER_ENV = "CITELOOP_CHECKPOINTER"
-"""The default ``--checkpointer`` spec (keeps a database password off the command line)."""
-
-MAX_INPUT_BYTES = 50_000_000
-"""Largest --context/--response/--payload file read (bounds memory on e.g. /dev/zero)."""
-
-
-def _read_text(path: str, what: str) -> str:
-    try:
-        with Path(path).open("rb") as file:
-            data = file.read(MAX_INPUT_BYTES + 1)
-        if len(data) > MAX_INPUT_BYTES:
-            raise UsageError(f"{what} file {path!r} is larger than {MAX_INPUT_BYTES} bytes")
-        return data.decode("utf-8")
-    except FileNotFoundError:
-        raise UsageError(f"{what} file {path!r} does not exist") from None
-    except UnicodeDecodeError:
-        raise UsageError(f"{what} file {path!r} is not UTF-8 text") from None
-    except OSError as exc:
-        raise UsageError(f"cannot read {what} file {path!r}: {exc.strerror}") from None
-
-
-def _open_graph(path: str) -> SqliteGraphStore:
-    """An existing, non-empty knowledge graph, opened read-only.
-
-    Raises:
-        UsageError: It is missing, a directory, or holds no entity.
-    """
-    db = Path(path)
-    if db.is_dir():
-        raise UsageError(f"--db {path!r} is a directory; pass the graph file inside it")
-    if not db.is_file():
-        raise UsageError(
-            f"knowledge graph {path!r} does not exist; build it first with "
-            f"`citeloop index PATH --db {path}`"
-        )
-    store = SqliteGraphStore(db, read_only=True)
-    if not store.stats()["entities"]:
-        store.close()
-        raise UsageError(
-            f"knowledge graph {path!r} is empty; index a tree that holds Python "
-            f"files with `citeloop index PATH --db {path}`"
-        )
-    return store
-
-
-def _print_json(data: Any) -> None:
-    print(json.dumps(data, indent=2, ensure_ascii=False, default=str))
+    return command
 
 
 def cmd_index(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
+    from citeloop.knowledge import SqliteGraphStore, check_root, index_tree
+
     root = check_root(args.path)  # before the database file is created
     Path(args.db).parent.mkdir(parents=True, exist_ok=True)
-    bar: tqdm | None = None
+    bar: tqdm | None = None  # created on the first file, when the total is known
 
     def progress(done: int, total: int, path: str) -> None:
         nonlocal bar
@@ -180,13 +123,15 @@ def _package_list(packages: Sequence[PackageRoot]) -> str:
 
 
 def cmd_context(args: argparse.Namespace) -> int:
-    with _open_graph(args.db) as store:
+    from citeloop.knowledge import ContextInjector
+
+    with open_graph(args.db) as store:
         injector = ContextInjector(store, hops=args.hops, max_context_tokens=args.max_tokens)
         injected = injector.inject(args.task)
     if not injected.entities:
         print("note: the task names no entity of the knowledge graph", file=sys.stderr)
     if args.json:
-        _print_json(
+        print_json(
             {
                 "text": injected.text,
                 "snapshot": injected.snapshot,
@@ -221,7 +166,7 @@ def _explanation(injected: InjectedContext) -> str:
 
 def _load_context(path: str) -> Any:
     """JSON with an ``entities`` list (text starting with ``{``), or context text."""
-    text = _read_text(path, "context")
+    text = read_text(path, "context")
     # Decided by content, not by name: `--context <(citeloop context --json)` has none.
     if text.lstrip().startswith("{"):
         try:
@@ -238,8 +183,10 @@ def _load_context(path: str) -> Any:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
+    from citeloop.validation import GraphContextValidator
+
     context = _load_context(args.context)
-    response = _read_text(args.response, "response")
+    response = read_text(args.response, "response")
     validator = GraphContextValidator(
         reference_threshold=args.threshold, require_citations=not args.no_require_citations
     )
@@ -253,7 +200,7 @@ def cmd_check(args: argparse.Namespace) -> int:
             "`citeloop context --json` (or context text) as --context"
         )
     if args.json:
-        _print_json(result.to_dict())
+        print_json(result.to_dict())
     else:
         if result.passed:
             print(f"PASSED: the body references {result.compliance_ratio:.0%} of core entities")
@@ -267,261 +214,6 @@ def cmd_check(args: argparse.Namespace) -> int:
                 "core; pass `citeloop context --json` output to require only the core"
             )
     return EXIT_OK if result.passed else EXIT_FAILED
-
-
-def _describe_update(node: str, update: dict[str, Any]) -> str:
-    if node in ("inject_context", "expand_context") and "context_entities" in update:
-        entities = update["context_entities"]
-        core = sum(1 for e in entities if e["tier"] == "core")
-        return f"{len(entities)} entities, {core} core"
-    if node == "call_model":
-        return "failed" if "error" in update else f"{len(update.get('answer', ''))} chars"
-    if node == "validate":
-        report = update["report"]
-        return "passed" if report["passed"] else "; ".join(report["reasons"]) or "failed"
-    if node in ("draft", "refine"):
-        return "failed" if update.get("error") else f"{len(update.get('narrative', ''))} chars"
-    if node == "mechanical_check":
-        failures = update.get("failures") or []
-        return ", ".join(f"{f['layer']}/{f['code']}" for f in failures) or "passed"
-    if node in ("semantic_audit", "repair_review"):
-        if update.get("audit_failure"):
-            return update["audit_failure"]["code"]
-        return "review needs a repair" if update.get("review_problems") else "reviewed"
-    if node == "verdict":
-        return update["delivery_outcome"]
-    if node == "critique":
-        report = update["verbalization"]
-        return "passed" if report["passed"] else report["feedback"].replace("\n", " ")
-    return ""
-
-
-async def _run_graph(args: argparse.Namespace) -> dict[str, Any]:
-    _open_graph(args.db).close()  # refuse a missing or empty graph before the run
-    context = GroundedAnswerContext(model=args.model, db_path=args.db, max_retries=args.max_retries)
-    inputs: dict[str, Any] = {"task": args.task}
-    if args.payload:
-        inputs["payload"] = _read_text(args.payload, "payload")
-    # Resuming compares the task as the graph keeps it (stripped) and the payload.
-    same = {"task": args.task.strip(), "payload": inputs.get("payload", "")}
-    return await _run_on_thread(
-        args, build_grounded_answer_graph, inputs, _run_config(args), context, same
-    )
-
-
-def _run_config(args: argparse.Namespace) -> dict[str, Any]:
-    """The run's config: a replay recorder with ``--record``."""
-    if not args.record:
-        return {}
-    try:  # fail before the run, not in a callback after it
-        Path(args.record).open("a", encoding="utf-8").close()
-    except OSError as exc:
-        raise UsageError(f"cannot write --record file {args.record!r}: {exc.strerror}") from None
-    return {"callbacks": [ReplayRecorder(args.record)]}
-
-
-async def _run_on_thread(
-    args: argparse.Namespace,
-    build: Callable[..., Any],
-    inputs: dict[str, Any],
-    config: dict[str, Any],
-    context: Any,
-    same: dict[str, Any] | None = None,
-) -> dict[str, Any]:
-    """Run the graph of ``build(checkpointer=...)`` on a thread of ``--checkpointer``.
-
-    Without ``--thread`` the run starts on a new thread. With it, an interrupted run of
-    the thread (one with pending nodes, e.g. after a kill) is resumed from its last
-    checkpoint, so finished steps and model calls are not repeated; a thread whose run
-    finished (or a new id) gets a new run. The thread id is printed to stderr first.
-
-    Args:
-        same: The values an interrupted run must have been started with to be resumed
-            (default ``inputs``).
-
-    Raises:
-        UsageError: The thread's interrupted run had other inputs.
-        ConfigurationError: The checkpointer cannot be opened.
-    """
-    spec = args.checkpointer or os.environ.get(CHECKPOINTER_ENV)
-    async with open_async_checkpointer(spec, default_path=DEFAULT_CHECKPOINTS) as saver:
-        graph = build(checkpointer=saver)
-        thread = args.thread or str(uuid.uuid4())
-        config = {**config, "configurable": {"thread_id": thread}}
-        print(f"thread: {thread}", file=sys.stderr)
-        run_input: dict[str, Any] | None = inputs
-        if args.thread:
-            state = await graph.aget_state(config)
-            if state.next:
-                _check_resumable(args, state.values, inputs if same is None else same, spec)
-                nodes = ", ".join(state.next)
-                print(
-                    f"resuming the interrupted run of thread {thread} at {nodes}", file=sys.stderr
-                )
-                run_input = None  # LangGraph resumes a thread's pending nodes on None
-            elif state.values:
-                print(
-                    f"thread {thread}: its last run finished; starting a new run", file=sys.stderr
-                )
-        return await _stream(graph, run_input, config, context)
-
-
-def _canonical(value: Any) -> str:
-    if isinstance(value, str):
-        value = value.strip()
-    return json.dumps(value or "", sort_keys=True, ensure_ascii=False, default=str)
-
-
-def _check_resumable(
-    args: argparse.Namespace, values: dict[str, Any], same: dict[str, Any], spec: str | None
-) -> None:
-    differ = [
-        key for key, value in same.items() if _canonical(values.get(key)) != _canonical(value)
-    ]
-    if differ:
-        where = f" (in {redact(spec)})" if spec else ""
-        raise UsageError(
-            f"thread {args.thread!r}{where} holds an interrupted `citeloop {args.command}` with "
-            f"another {', '.join(differ)}; pass the same inputs to resume it, or omit "
-            "--thread to start a new run on a new thread"
-        )
-
-
-async def _stream(graph: Any, inputs: Any, config: Any, context: Any) -> dict[str, Any]:
-    """Run ``graph``, printing one progress line per node update to stderr; the final
-    state (all keys, internal ones included).
-
-    With a checkpointer, each step is saved before the next one starts (``durability=
-    "sync"``), so a run killed at any point resumes after its last finished step.
-    """
-    final: dict[str, Any] = {}
-    async for mode, chunk in graph.astream(
-        inputs, config, context=context, stream_mode=["updates", "values"], durability="sync"
-    ):
-        if mode == "values":
-            final = chunk
-            continue
-        for node, update in chunk.items():
-            detail = _describe_update(node, update or {})
-            print(f"> {node}" + (f": {detail}" if detail else ""), file=sys.stderr)
-    return final
-
-
-_RUN_EXIT = {"passed": EXIT_OK, "exhausted": EXIT_FAILED}
-
-
-def cmd_run(args: argparse.Namespace) -> int:
-    final = asyncio.run(_run_graph(args))
-    outcome = final.get("outcome")
-    if args.json:
-        keys = OutputState.__annotations__.keys() - {"messages"}
-        _print_json({key: final[key] for key in sorted(keys) if key in final})
-    elif outcome != "error":  # an error run has nothing to show but the error, below
-        report = final.get("report") or {}
-        print(final.get("answer", ""))
-        print(
-            f"\noutcome: {outcome}; attempts: {final.get('attempts', 0)}; "
-            f"context expanded: {final.get('expanded', False)}; "
-            f"core entities referenced: {report.get('compliance_ratio', 0):.0%}"
-        )
-        if report.get("vacuous"):
-            print("note: the task names no entity of the knowledge graph, so nothing was cited")
-    if outcome == "error":
-        print(f"citeloop: error: {final.get('error')}", file=sys.stderr)
-    return _RUN_EXIT.get(outcome, EXIT_USAGE)
-
-
-def cmd_explain(args: argparse.Namespace) -> int:
-    # The cheap checks first: a bad model spec or --record fails before the search.
-    context = VerbalizeContext(model=args.model, max_iterations=args.max_iterations)
-    resolve_chat_model(context.model)
-    config = _run_config(args)
-    with _open_graph(args.db) as store:
-        paths = recall_paths(store, args.source, args.target, max_hops=args.max_hops)
-        if not paths:
-            return _no_path(args, store)
-    path = paths[0]
-    # As JSON: a checkpointer keeps the input, and plain data reads back anywhere.
-    inputs = {"path": path.to_dict(), "question": _question(args)}
-    final = asyncio.run(_run_on_thread(args, build_verbalize_graph, inputs, config, context))
-    report = final["verbalization"]
-    if args.json:
-        _print_json(
-            {
-                "path": path.to_dict(),
-                "paths_found": len(paths),
-                "narrative": final.get("narrative", ""),
-                "verbalization": report,
-            }
-        )
-    elif not report["error"]:
-        print(f"Path ({len(path)} hops, {len(paths)} found):\n{render_hops(path)}\n")
-        print(final.get("narrative", ""))
-        print(
-            f"\npassed: {str(report['passed']).lower()}; iterations used: "
-            f"{report['iterations_used']} of {report['max_iterations']}; "
-            f"model calls: {report['model_calls']}"
-        )
-        if report["missing_fact_ids"]:
-            print(f"missing fact ids: {', '.join(report['missing_fact_ids'])}")
-    if report["error"]:
-        print(f"citeloop: error: {report['error']}", file=sys.stderr)
-        return EXIT_USAGE
-    return EXIT_OK if report["passed"] else EXIT_FAILED
-
-
-def _no_path(args: argparse.Namespace, store: SqliteGraphStore) -> int:
-    """Say why no path was found (on stderr; with --json also an empty result)."""
-    lonely = [
-        name
-        for name in (args.source, args.target)
-        if name and not any(store.facts_of(e.id) for e in resolve_entities(store, name))
-    ]
-    between = f"{args.source!r} and {args.target!r}" if args.target else repr(args.source)
-    if lonely:
-        why = f"{' and '.join(map(repr, lonely))} has no facts in the knowledge graph"
-    elif args.max_hops < MAX_HOPS:
-        why = f"try a larger --max-hops (at most {MAX_HOPS})"
-    else:
-        why = "they are not connected within the largest --max-hops"
-    print(
-        f"citeloop: no path connects {between} within {args.max_hops} hops; {why}", file=sys.stderr
-    )
-    if args.json:
-        _print_json({"path": None, "paths_found": 0, "narrative": "", "verbalization": None})
-    return EXIT_FAILED
-
-
-def _question(args: argparse.Namespace) -> str:
-    if args.target:
-        return EXPLAIN_QUESTION.format(source=args.source, target=args.target)
-    return EXPLAIN_QUESTION_NO_TARGET.format(source=args.source)
-
-
-def cmd_audit(args: argparse.Namespace) -> int:
-    result = load_model(args.result, AnswerResult)
-    plan = load_model(args.plan, Plan)
-    index = load_index(args.index)
-    context = DeliveryAuditContext(model=args.model)
-    inputs = {
-        "result": result.model_dump(mode="json"),
-        "plan": plan.model_dump(mode="json"),
-        "index": index.model_dump(mode="json"),
-    }
-    final = asyncio.run(_run_on_thread(args, build_delivery_audit_graph, inputs, {}, context))
-    keys = sorted(DeliveryOutput.__annotations__)
-    verdict = {key: final[key] for key in keys if key in final}
-    if args.json:
-        _print_json(verdict)
-    elif verdict["delivered"]:
-        print(f"delivered: {verdict['delivery_outcome']}")
-    else:
-        check = verdict["delivery_check"]
-        print(f"rejected: {check['layer']}/{check['code']}")
-        print(f"request fingerprint: {check['request_fingerprint']}")
-        for failure in verdict["failures"][1:]:
-            print(f"also: {failure['layer']}/{failure['code']}")
-    return EXIT_OK if verdict["delivered"] else EXIT_FAILED
 
 
 def _threshold(value: str) -> float:
@@ -657,7 +349,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--record", help="append the model's turns to this replay JSONL file")
     run.add_argument("--json", action="store_true", help="print the output state as JSON")
     _thread_options(run)
-    run.set_defaults(func=cmd_run)
+    run.set_defaults(func=_graph_command("cmd_run"))
 
     explain = sub.add_parser(
         "explain", help="find how entities are connected and narrate the best path"
@@ -682,7 +374,7 @@ def build_parser() -> argparse.ArgumentParser:
     explain.add_argument("--record", help="append the model's turns to this replay JSONL file")
     explain.add_argument("--json", action="store_true", help="print path and result as JSON")
     _thread_options(explain)
-    explain.set_defaults(func=cmd_explain)
+    explain.set_defaults(func=_graph_command("cmd_explain"))
 
     audit = sub.add_parser("audit", help="decide whether a result may be delivered")
     audit.add_argument("--result", required=True, help="AnswerResult JSON file")
@@ -691,7 +383,7 @@ def build_parser() -> argparse.ArgumentParser:
     audit.add_argument("--model", required=True, help="'provider:model' or 'replay:PATH'")
     audit.add_argument("--json", action="store_true", help="print the verdict as JSON")
     _thread_options(audit)
-    audit.set_defaults(func=cmd_audit)
+    audit.set_defaults(func=_graph_command("cmd_audit"))
     return parser
 
 
@@ -718,7 +410,7 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:
         if os.environ.get("CITELOOP_DEBUG"):
             raise
-        _fail(f"{type(exc).__name__}: {exc} (set CITELOOP_DEBUG=1 for a traceback)", 3)
+        _fail(f"{type(exc).__name__}: {exc} (set CITELOOP_DEBUG=1 for a traceback)", EXIT_INTERNAL)
 
 
 if __name__ == "__main__":

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any, TypeVar
 
 from citeloop.errors import ConfigurationError
-from citeloop.knowledge.injector import DEFAULT_MAX_CONTEXT_TOKENS
+from citeloop.knowledge.model import DEFAULT_MAX_CONTEXT_TOKENS
 
 MAX_RETRIES = 100
 """Upper bound of ``max_retries``: a run stays far inside LangGraph's recursion limit."""

@@ -21,6 +21,7 @@ from typing import Any
 
 from citeloop.errors import ConfigurationError
 from citeloop.knowledge.model import (
+    DEFAULT_MAX_CONTEXT_TOKENS,
     ContextEntity,
     ContextExpansion,
     Entity,
@@ -45,9 +46,6 @@ from citeloop.validation.mentions import code_mentions, query_words
 
 TEST_TASK_TYPES = frozenset({"test", "tests", "testing"})
 """Task types that follow ``tested_by`` relations as if ``include_tested_by`` were set."""
-
-DEFAULT_MAX_CONTEXT_TOKENS = 2_000
-"""Default token budget of a context."""
 
 LEXICAL_HITS = 24
 """Entities lexical retrieval contributes as seeds."""
@@ -173,6 +171,8 @@ class ContextInjector:
         payload: str | Mapping[str, Any] | Sequence[Any],
         task_type: str | None = None,
         expansion: ContextExpansion | None = None,
+        *,
+        default: InjectedContext | None = None,
     ) -> InjectedContext:
         """Build the context for a task.
 
@@ -182,6 +182,11 @@ class ContextInjector:
             task_type: Optional task type; ``"test"`` (see :data:`TEST_TASK_TYPES`)
                 includes tests via ``tested_by``. Other values change nothing.
             expansion: How much to widen the default context; ``None`` for the default.
+            default: With ``expansion``, the default context of the same payload and
+                task type from this injector's settings (``inject(payload, task_type)``)
+                when the caller has it: the widened context keeps its entities without
+                selecting them again. Ignored when its snapshot is not the graph's now
+                (the default is selected again, as without it).
 
         Returns:
             The rendered text, the entities with tiers and reasons in rank order, the
@@ -195,7 +200,9 @@ class ContextInjector:
         with self._reads.reading():
             pinned: list[str] = []
             if expansion is not None:  # a wider context keeps all of the default one
-                pinned = self._select(text, task_type, ContextExpansion(), [])[1]
+                pinned = _selected_ids(default, self._reads.snapshot())
+                if pinned is None:
+                    pinned = self._select(text, task_type, ContextExpansion(), [])[1]
             found, selected, core_ids, scores = self._select(text, task_type, widening, pinned)
             owners = self._owners(selected, found)
             snapshot = self._reads.snapshot()
@@ -487,6 +494,15 @@ class ContextInjector:
             _context_entity(found.entities[owner], Tier.SUPPORTING, Reason.OWNER, 0.0)
             for owner in extra
         ]
+
+
+def _selected_ids(default: InjectedContext | None, snapshot: str) -> list[str] | None:
+    """The ids :meth:`ContextInjector._select` chose for ``default``, in order (its
+    entities without the owners appended after them), or ``None`` when ``default`` is
+    missing, widened itself, or of another snapshot."""
+    if default is None or default.expansion is not None or default.snapshot != snapshot:
+        return None
+    return [entity.id for entity in default.entities if entity.reason != Reason.OWNER]
 
 
 def _context_entity(entity: Entity, tier: Tier, reason: Reason, score: float) -> ContextEntity:

@@ -56,6 +56,9 @@ class Tier(StrEnum):
     """May be cited."""
 
 
+DEFAULT_MAX_CONTEXT_TOKENS = 2_000
+"""Default token budget of a context, in estimated tokens (``ceil(chars / 4)``)."""
+
 MAX_DOCSTRING_CHARS = 4_000
 """Longest docstring kept whole; a longer one is cut at a line end and marked ``…``."""
 

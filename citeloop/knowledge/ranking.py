@@ -80,21 +80,29 @@ def personalized_pagerank(
         forward, backward = WEIGHTS.get(fact.relation, (0.5, 0.5))
         edges[source].append((target, forward))
         edges[target].append((source, backward))
-    out = [sum(weight for _, weight in targets) for targets in edges]
+    # The same sums in the same order as a plain loop over every node, so scores (and
+    # ties) do not change; a node without mass adds exact zeros, so it is skipped.
+    walked = [
+        (source, targets, sum(weight for _, weight in targets))
+        for source, targets in enumerate(edges)
+        if targets
+    ]
+    sinks = [source for source, targets in enumerate(edges) if not targets]
+    keep = 1.0 - RESTART
     score = list(restart)
     for _ in range(ITERATIONS):
         flow = [0.0] * size
-        dangling = 0.0
-        for source, targets in enumerate(edges):
+        for source, targets, out in walked:
             mass = score[source]
-            if not targets:
-                dangling += mass
-                continue
-            share = (1.0 - RESTART) * mass / out[source]
-            for target, weight in targets:
-                flow[target] += share * weight
-        spread = RESTART + (1.0 - RESTART) * dangling
-        score = [flow[i] + spread * restart[i] for i in range(size)]
+            if mass:
+                share = keep * mass / out
+                for target, weight in targets:
+                    flow[target] += share * weight
+        dangling = 0.0
+        for source in sinks:
+            dangling += score[source]
+        spread = RESTART + keep * dangling
+        score = [part + spread * start for part, start in zip(flow, restart, strict=True)]
     return {node: score[position] for node, position in index.items()}
 
 

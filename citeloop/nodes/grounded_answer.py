@@ -7,6 +7,8 @@ model object and an optional knowledge-graph store — so they are methods of
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Sequence
 from functools import lru_cache
 from pathlib import Path
@@ -156,6 +158,10 @@ def open_graph(db_path: str) -> SqliteGraphStore:
     return _open_store(path.resolve())
 
 
+_DEFAULTS_KEPT = 256
+"""Default contexts a graph keeps for retries (of the runs under way, most recent first)."""
+
+
 class GroundedAnswerNodes:
     """The nodes of one compiled ``grounded_answer`` graph.
 
@@ -181,6 +187,10 @@ class GroundedAnswerNodes:
         self.store = store
         self.checks = require_checks(checks)
         self.model_retry = model_retry
+        # The default context of recent tasks, so that widening it for a retry does not
+        # select it again (the injector checks it is of the graph's snapshot now).
+        self._defaults: OrderedDict[tuple[Any, ...], InjectedContext] = OrderedDict()
+        self._defaults_lock = threading.Lock()
 
     def _store(self, ctx: GroundedAnswerContext) -> GraphStore:
         return self.store if self.store is not None else open_graph(ctx.db_path)
@@ -194,7 +204,19 @@ class GroundedAnswerNodes:
             max_context_tokens=ctx.max_context_tokens,
             max_entities=ctx.max_entities,
         )
-        return injector.inject([task_of(state), state.get("payload") or ""], expansion=expansion)
+        payload = [task_of(state), state.get("payload") or ""]
+        key = (*payload, ctx.hops, ctx.max_context_tokens, ctx.max_entities)
+        if expansion is not None:
+            with self._defaults_lock:
+                default = self._defaults.get(key)
+            return injector.inject(payload, expansion=expansion, default=default)
+        injected = injector.inject(payload)
+        with self._defaults_lock:
+            self._defaults[key] = injected
+            self._defaults.move_to_end(key)
+            if len(self._defaults) > _DEFAULTS_KEPT:
+                self._defaults.popitem(last=False)
+        return injected
 
     def inject_context(
         self, state: State, runtime: Runtime[GroundedAnswerContext], config: RunnableConfig

@@ -3,6 +3,7 @@ and the documented text format."""
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import re
 import shutil
@@ -306,6 +307,28 @@ def test_widening_adds_only_supporting_entities(store: SqliteGraphStore, attempt
     assert set(ids(wider.core)) == set(ids(default.core))
     assert set(ids(default.entities)) <= set(ids(wider.entities))
     assert len(wider.entities) > len(default.entities)
+
+
+@pytest.mark.parametrize(
+    ("task", "attempt", "owners"),
+    [("Fix Circle.label and REQ-004-001", 0, 50), ("How does Shape relate to Circle?", 2, 2000)],
+)
+def test_widening_with_the_default_given_equals_widening_alone(
+    store: SqliteGraphStore, task: str, attempt: int, owners: int
+) -> None:
+    """Passing the default context skips selecting it again and changes nothing; one of
+    another snapshot, or a widened one, is ignored."""
+    injector = ContextInjector(store, max_context_tokens=owners)
+    expansion = ContextExpansion.for_attempt(attempt, ("area",))
+    alone = injector.inject(task, expansion=expansion)
+    default = injector.inject(task)
+    assert injector.inject(task, expansion=expansion, default=default) == alone
+    stale = dataclasses.replace(default, entities=default.entities[:1], snapshot="g-other")
+    assert injector.inject(task, expansion=expansion, default=stale) == alone
+    widened = dataclasses.replace(default, entities=default.entities[:1], expansion=expansion)
+    assert injector.inject(task, expansion=expansion, default=widened) == alone
+    trimmed = dataclasses.replace(default, entities=default.entities[:1])
+    assert injector.inject(task, expansion=expansion, default=trimmed) != alone  # it is used
 
 
 def test_widening_brings_in_the_names_an_answer_used(store: SqliteGraphStore) -> None:

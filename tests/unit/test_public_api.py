@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import importlib
 from pathlib import Path
 
 import pytest
@@ -49,3 +50,35 @@ def test_libraries_import_nothing_above_them(path):
     modules = imported_modules(path)
     bad = {m for m in modules if any(m == f or m.startswith(f + ".") for f in FORBIDDEN)}
     assert not bad, f"{path.name} imports {sorted(bad)}"
+
+
+LAZY_PACKAGES = (
+    "citeloop",
+    "citeloop.knowledge",
+    "citeloop.knowledge.indexing",
+    "citeloop.validation",
+)
+
+
+@pytest.mark.parametrize("package", LAZY_PACKAGES)
+def test_lazy_names_match_all_and_type_checking_imports(package):
+    """The three lists of a lazy package agree: ``__all__``, the name -> module table
+    (what ``dir()`` lists) and the ``TYPE_CHECKING`` imports type checkers read."""
+    module = importlib.import_module(package)
+    path = Path(module.__file__)
+    checked: dict[str, str] = {}
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.If) and getattr(node.test, "id", "") == "TYPE_CHECKING":
+            for statement in node.body:
+                assert isinstance(statement, ast.ImportFrom)
+                checked.update(dict.fromkeys((a.name for a in statement.names), statement.module))
+    assert sorted(module.__all__) == sorted(checked)
+    assert set(module.__all__) <= set(dir(module))
+    for name, defining in checked.items():
+        assert getattr(module, name) is getattr(importlib.import_module(defining), name)
+
+
+def test_unknown_name_is_an_attribute_error():
+    with pytest.raises(AttributeError, match="'citeloop' has no attribute 'no_such_name'"):
+        _ = citeloop.no_such_name
+    assert not hasattr(citeloop.knowledge, "no_such_name")

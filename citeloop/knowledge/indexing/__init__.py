@@ -17,6 +17,16 @@ It writes through :class:`~citeloop.knowledge.sqlite_store.SqliteGraphStore`; no
 else in :mod:`citeloop.knowledge` imports this package.
 """
 
-from citeloop.knowledge.indexing.indexer import IndexReport, ProgressCallback, index_tree
+from typing import TYPE_CHECKING
+
+from citeloop._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from citeloop.knowledge.indexing.indexer import IndexReport, ProgressCallback, index_tree
 
 __all__ = ["IndexReport", "ProgressCallback", "index_tree"]
+
+# Lazy, so that a step's module (e.g. ``sources`` for its limits) imports alone.
+__getattr__, __dir__ = lazy_exports(
+    __name__, dict.fromkeys(__all__, "citeloop.knowledge.indexing.indexer"), globals()
+)

@@ -16,6 +16,7 @@ from citeloop.knowledge.indexing.modules import ModuleLayout, PackageRoot, modul
 from citeloop.knowledge.indexing.python_index import index_python
 from citeloop.knowledge.indexing.records import FileIndex
 from citeloop.knowledge.indexing.sources import (
+    DEFAULT_MAX_FILE_BYTES,
     SkippedFile,
     SourceFile,
     check_root,
@@ -29,7 +30,6 @@ from citeloop.knowledge.sqlite_store import SqliteGraphStore
 ProgressCallback = Callable[[int, int, str], None]
 """Called after each file as ``progress(done, total, path)``."""
 
-DEFAULT_MAX_FILE_BYTES = 2_000_000
 INDEX_FORMAT = "4"
 """Version of what the indexer records; bump it when that changes, so that stores
 written by an older indexer are re-indexed whole instead of only by file digest."""

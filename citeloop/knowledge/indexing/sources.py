@@ -16,6 +16,9 @@ IGNORED_DIRS = frozenset({".git", ".venv", "venv", "__pycache__", "node_modules"
 DECISION_DIRS = ("/docs/adr/", "/docs/decisions/", "/decisions/")
 """Markdown files below one of these directories are decision records."""
 
+DEFAULT_MAX_FILE_BYTES = 2_000_000
+"""Files larger than this many bytes are skipped as generated code or data."""
+
 
 @dataclass(frozen=True, slots=True)
 class SkippedFile:
