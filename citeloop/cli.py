@@ -20,6 +20,7 @@ import asyncio
 import dataclasses
 import json
 import os
+import sqlite3
 import sys
 import uuid
 from collections.abc import Callable, Sequence
@@ -28,7 +29,7 @@ from typing import Any, NoReturn
 
 from tqdm import tqdm
 
-from citeloop.checkpoints import open_async_checkpointer, redact
+from citeloop.checkpoints import DEFAULT_PATH, CheckpointerError, open_async_checkpointer, redact
 from citeloop.context import (
     MAX_ITERATIONS,
     DeliveryAuditContext,
@@ -36,6 +37,7 @@ from citeloop.context import (
     VerbalizeContext,
 )
 from citeloop.contract import AnswerResult, Plan, load_index, load_model
+from citeloop.contract.adapters import TOO_LONG_NUMBER
 from citeloop.errors import CiteloopError
 from citeloop.graphs.delivery_audit import build_delivery_audit_graph
 from citeloop.graphs.grounded_answer import build_grounded_answer_graph
@@ -67,7 +69,7 @@ class UsageError(CiteloopError):
     """A command-line input is missing or unreadable."""
 
 
-DEFAULT_CHECKPOINTS = Path(".citeloop") / "checkpoints.db"
+DEFAULT_CHECKPOINTS = DEFAULT_PATH
 """Where threads are kept without ``--checkpointer`` (relative to the working folder)."""
 CHECKPOINTER_ENV = "CITELOOP_CHECKPOINTER"
 """The default ``--checkpointer`` spec (keeps a database password off the command line)."""
@@ -140,6 +142,7 @@ def cmd_index(args: argparse.Namespace) -> int:
                 packages=args.package,
                 progress=None if args.quiet else progress,
                 max_file_bytes=args.max_file_bytes,
+                on_wait=lambda message: print(f"note: {message}", file=sys.stderr),
             )
         finally:
             if bar is not None:
@@ -228,6 +231,8 @@ def _load_context(path: str) -> Any:
             data = json.loads(text)
         except (json.JSONDecodeError, RecursionError) as exc:
             raise UsageError(f"context file {path!r} is not valid JSON: {exc}") from None
+        except ValueError:  # an integer past Python's limit on digits
+            raise UsageError(f"context file {path!r}: {TOO_LONG_NUMBER}") from None
         if not isinstance(data, dict) or not isinstance(data.get("entities"), list):
             raise UsageError(
                 f'context file {path!r} must hold {{"entities": [...]}} '
@@ -350,20 +355,27 @@ async def _run_on_thread(
         config = {**config, "configurable": {"thread_id": thread}}
         print(f"thread: {thread}", file=sys.stderr)
         run_input: dict[str, Any] | None = inputs
-        if args.thread:
-            state = await graph.aget_state(config)
-            if state.next:
-                _check_resumable(args, state.values, inputs if same is None else same, spec)
-                nodes = ", ".join(state.next)
-                print(
-                    f"resuming the interrupted run of thread {thread} at {nodes}", file=sys.stderr
-                )
-                run_input = None  # LangGraph resumes a thread's pending nodes on None
-            elif state.values:
-                print(
-                    f"thread {thread}: its last run finished; starting a new run", file=sys.stderr
-                )
-        return await _stream(graph, run_input, config, context)
+        try:
+            if args.thread:
+                state = await graph.aget_state(config)
+                if state.next:
+                    _check_resumable(args, state.values, inputs if same is None else same, spec)
+                    nodes = ", ".join(state.next)
+                    print(
+                        f"resuming the interrupted run of thread {thread} at {nodes}",
+                        file=sys.stderr,
+                    )
+                    run_input = None  # LangGraph resumes a thread's pending nodes on None
+                elif state.values:
+                    print(
+                        f"thread {thread}: its last run finished; starting a new run",
+                        file=sys.stderr,
+                    )
+            return await _stream(graph, run_input, config, context)
+        except CheckpointerError as exc:
+            raise UsageError(
+                f"{exc}; to resume, run the same command again with --thread {thread}"
+            ) from None
 
 
 def _canonical(value: Any) -> str:
@@ -508,7 +520,8 @@ def cmd_audit(args: argparse.Namespace) -> int:
         "plan": plan.model_dump(mode="json"),
         "index": index.model_dump(mode="json"),
     }
-    final = asyncio.run(_run_on_thread(args, build_delivery_audit_graph, inputs, {}, context))
+    config = _run_config(args)
+    final = asyncio.run(_run_on_thread(args, build_delivery_audit_graph, inputs, config, context))
     keys = sorted(DeliveryOutput.__annotations__)
     verdict = {key: final[key] for key in keys if key in final}
     if args.json:
@@ -569,6 +582,13 @@ def _iterations(value: str) -> int:
 def _text(value: str) -> str:
     if not value.strip():
         raise argparse.ArgumentTypeError("must not be empty")
+    try:  # bytes that are not UTF-8 reach sys.argv as lone surrogates
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise argparse.ArgumentTypeError(
+            "is not UTF-8 text (the terminal or script passed other bytes); "
+            "pass it in UTF-8, e.g. convert it with iconv -t UTF-8"
+        ) from None
     return value
 
 
@@ -689,6 +709,7 @@ def build_parser() -> argparse.ArgumentParser:
     audit.add_argument("--plan", required=True, help="Plan JSON file")
     audit.add_argument("--index", required=True, help="EvidenceIndex JSON file, or JSONL documents")
     audit.add_argument("--model", required=True, help="'provider:model' or 'replay:PATH'")
+    audit.add_argument("--record", help="append the model's turns to this replay JSONL file")
     audit.add_argument("--json", action="store_true", help="print the verdict as JSON")
     _thread_options(audit)
     audit.set_defaults(func=cmd_audit)
@@ -700,6 +721,23 @@ def _fail(message: str, code: int) -> NoReturn:
     raise SystemExit(code)
 
 
+def _graph_fault(args: argparse.Namespace, exc: sqlite3.Error) -> str:
+    """The message of a SQLite fault on the knowledge graph ``--db``: what failed and the fix."""
+    db = getattr(args, "db", None)
+    reason = " ".join(str(exc).split()) or type(exc).__name__
+    if db is None:
+        return f"a SQLite file failed: {reason}; check the disk and the files given, then retry"
+    writing = args.command == "index"
+    what = f"cannot {'write' if writing else 'read'} knowledge graph {db!r}: {reason}"
+    if "full" in reason or "I/O" in reason:
+        fix = "free disk space (or index into a file on another disk) and run the command again"
+        if writing:
+            fix = "the previous graph is intact; " + fix
+    else:
+        fix = f"the file is damaged: delete it and rebuild it with `citeloop index PATH --db {db}`"
+    return f"{what}; {fix}"
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``citeloop`` console script; returns the exit code."""
     args = build_parser().parse_args(argv)
@@ -707,6 +745,8 @@ def main(argv: list[str] | None = None) -> int:
         return args.func(args)
     except CiteloopError as exc:
         _fail(str(exc), EXIT_USAGE)
+    except sqlite3.Error as exc:  # the knowledge graph (checkpointer faults are translated)
+        _fail(_graph_fault(args, exc), EXIT_USAGE)
     except BrokenPipeError:  # before OSError, its base class
         # The reader went away (e.g. `| head`): stop quietly, as the Python docs advise.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

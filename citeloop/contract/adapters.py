@@ -19,6 +19,7 @@ import hashlib
 import json
 import os
 import stat
+import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -480,12 +481,19 @@ def evidence_from_graph(
 MAX_FILE_BYTES = 50_000_000
 """Largest input file read (bounds memory on e.g. ``/dev/zero``)."""
 
+TOO_LONG_NUMBER = (
+    f"a JSON number has more than {sys.get_int_max_str_digits()} digits, more than Python "
+    "reads; write it as a string (in quotes) or shorten it"
+)
+"""The fix for a JSON integer past Python's limit on digits (CVE-2020-10735)."""
+
 
 def _json_value(text: str, where: str, *, lines: bool = False) -> Any:
     """``text`` parsed as JSON; an error names ``where`` (and the line, with ``lines``).
 
     Raises:
-        ConfigurationError: Not valid JSON, or nested too deeply to parse.
+        ConfigurationError: Not valid JSON, nested too deeply to parse, or holding
+            an integer of more digits than Python converts.
     """
     try:
         return json.loads(text)
@@ -496,6 +504,8 @@ def _json_value(text: str, where: str, *, lines: bool = False) -> Any:
         ) from None
     except RecursionError:
         raise ConfigurationError(f"{where}: not valid JSON (nested too deeply)") from None
+    except ValueError:  # an integer longer than Python converts (sys.get_int_max_str_digits)
+        raise ConfigurationError(f"{where}: {TOO_LONG_NUMBER}") from None
 
 
 def _read_bytes(path: Path, what: str) -> bytes:
