@@ -27,6 +27,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
+from langchain_core.messages import messages_to_dict
 from tqdm import tqdm
 
 from citeloop.checkpoints import DEFAULT_PATH, CheckpointerError, open_async_checkpointer, redact
@@ -233,12 +234,15 @@ def _load_context(path: str) -> Any:
             raise UsageError(f"context file {path!r} is not valid JSON: {exc}") from None
         except ValueError:  # an integer past Python's limit on digits
             raise UsageError(f"context file {path!r}: {TOO_LONG_NUMBER}") from None
-        if not isinstance(data, dict) or not isinstance(data.get("entities"), list):
+        # `context --json` prints "entities"; `run --json` prints "context_entities".
+        key = "entities" if isinstance(data, dict) and "entities" in data else "context_entities"
+        if not isinstance(data, dict) or not isinstance(data.get(key), list):
             raise UsageError(
-                f'context file {path!r} must hold {{"entities": [...]}} '
-                "(as printed by `citeloop context --json`), or be context text"
+                f'context file {path!r} must hold {{"entities": [...]}} (as printed by '
+                '`citeloop context --json`) or {"context_entities": [...]} (as printed by '
+                "`citeloop run --json`), or be context text"
             )
-        return data["entities"]
+        return data[key]
     return text
 
 
@@ -426,8 +430,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     final = asyncio.run(_run_graph(args))
     outcome = final.get("outcome")
     if args.json:
-        keys = OutputState.__annotations__.keys() - {"messages"}
-        _print_json({key: final[key] for key in sorted(keys) if key in final})
+        shown = {key: final[key] for key in sorted(OutputState.__annotations__) if key in final}
+        if "messages" in shown:  # LangChain's dict form (messages_from_dict reads it back)
+            shown["messages"] = messages_to_dict(shown["messages"])
+        _print_json(shown)
     elif outcome != "error":  # an error run has nothing to show but the error, below
         report = final.get("report") or {}
         print(final.get("answer", ""))
