@@ -6,17 +6,17 @@ STAMP  := $(VENV)/.installed-stamp
 
 DEMO_DB    ?= .citeloop/langgraph.db
 DEMO_TASK  ?= How does StateGraph.compile produce a CompiledStateGraph, and where do add_node and add_edge fit in?
-# A real chat model when a provider key is set (its extra is installed for the demo);
-# otherwise the recorded answers in examples/.
+# A real chat model when a provider key is set, otherwise the recorded answers in
+# examples/. The extra of the model's provider (openai, anthropic, ollama) is installed
+# for the demo, whoever chose the model (DEMO_MODEL=openai:gpt-4o on the command line too).
 ifdef OPENAI_API_KEY
 DEMO_MODEL ?= openai:gpt-4o-mini
-DEMO_EXTRA ?= openai
 else ifdef ANTHROPIC_API_KEY
 DEMO_MODEL ?= anthropic:claude-3-5-haiku-latest
-DEMO_EXTRA ?= anthropic
 else
 DEMO_MODEL ?= replay:examples/langgraph_demo.jsonl
 endif
+DEMO_EXTRA ?= $(filter openai anthropic ollama,$(firstword $(subst :, ,$(DEMO_MODEL))))
 
 .PHONY: demo test bench constraints clean
 
@@ -27,7 +27,7 @@ $(STAMP): pyproject.toml constraints.txt
 	@touch $(STAMP)
 
 demo: $(STAMP)
-ifdef DEMO_EXTRA
+ifneq ($(DEMO_EXTRA),)
 	$(BIN)/python -m pip install --quiet -e '.[$(DEMO_EXTRA)]'
 endif
 	$(BIN)/citeloop index "$$($(BIN)/python -c 'import langgraph.graph, pathlib; print(pathlib.Path(langgraph.graph.__file__).parents[1])')" --db $(DEMO_DB)

@@ -2,12 +2,25 @@
 
 A spec is one of:
 
-- ``None`` or ``""`` — the SQLite file ``default_path`` (its folder is created);
-- ``sqlite:PATH`` or a plain path — a SQLite file (``:memory:`` for none);
-- ``postgres://...`` or ``postgresql://...`` — a PostgreSQL database (needs the
-  ``postgres`` extra: ``pip install 'citeloop[postgres]'``). Its tables are created on
-  first use (the saver's ``setup()``). Without ``connect_timeout`` in the URL, a
-  connection attempt gives up after :data:`CONNECT_TIMEOUT` seconds.
+- ``None`` or ``""`` — the SQLite file ``default_path`` (:data:`DEFAULT_PATH` unless
+  given; its folder is created);
+- ``sqlite:PATH`` or a plain path — a SQLite file (``:memory:`` for none). A citeloop
+  knowledge graph is refused: checkpoints (with every prompt and answer) never go into it;
+- ``postgres://...`` or ``postgresql://...``, or a libpq key/value string
+  (``host=db dbname=app user=app``) — a PostgreSQL database (needs the ``postgres``
+  extra: ``pip install 'citeloop[postgres]'``). Its tables are created on first use (the
+  saver's ``setup()``). Without ``connect_timeout`` in the spec, a connection attempt
+  gives up after :data:`CONNECT_TIMEOUT` seconds; every statement after that after
+  :data:`OPERATION_TIMEOUT` seconds (``statement_timeout``, and on the asynchronous
+  saver a client-side limit too, which holds when the server freezes).
+
+A SQLite writer waits up to :data:`BUSY_TIMEOUT` seconds for another process's write
+(SQLite's busy timeout), so parallel runs can share one file.
+
+A storage fault while reading or saving a checkpoint (a lock never released, a full
+disk, a server stopped or frozen mid-run) raises :class:`CheckpointerError`, which
+names the checkpointer and the thread: the steps saved before are kept, and the thread
+resumes from them. No message shows a password (see :mod:`citeloop.redaction`).
 
 :func:`open_checkpointer` yields a synchronous saver (for ``invoke``/``stream``) and
 :func:`open_async_checkpointer` an asynchronous one (for ``ainvoke``/``astream``); both
@@ -23,53 +36,71 @@ Example:
 
 from __future__ import annotations
 
+import asyncio
 import re
 import sqlite3
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
+from functools import cache
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 from langgraph.checkpoint.base import BaseCheckpointSaver
 
-from citeloop.errors import ConfigurationError
+from citeloop.errors import CiteloopError, ConfigurationError
+from citeloop.knowledge.sqlite_schema import APPLICATION_ID
+from citeloop.redaction import is_keyword_dsn, redact, scrub
+
+__all__ = [
+    "BUSY_TIMEOUT",
+    "CONNECT_TIMEOUT",
+    "DEFAULT_PATH",
+    "OPERATION_TIMEOUT",
+    "CheckpointerError",
+    "open_async_checkpointer",
+    "open_checkpointer",
+    "parse_spec",
+    "redact",
+]
 
 SQLITE_PREFIX = "sqlite:"
 POSTGRES_SCHEMES = ("postgres", "postgresql")
+DEFAULT_PATH = Path(".citeloop") / "checkpoints.db"
+"""The SQLite file of an empty spec (relative to the working folder)."""
 CONNECT_TIMEOUT = 10
-"""Seconds a PostgreSQL connection attempt may take when the URL sets no ``connect_timeout``."""
+"""Seconds a PostgreSQL connection attempt may take when the spec sets no ``connect_timeout``."""
+OPERATION_TIMEOUT = 60.0
+"""Seconds one PostgreSQL checkpoint read or write may take (then :class:`CheckpointerError`)."""
+BUSY_TIMEOUT = 60.0
+"""Seconds a SQLite checkpoint write waits while another process writes to the file."""
 
 _URL = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://")
 _SPEC_HELP = (
     "use a SQLite file ('sqlite:PATH' or a path) or a PostgreSQL URL "
-    "('postgresql://USER[:PASSWORD]@HOST[:PORT]/DB')"
+    "('postgresql://USER@HOST[:PORT]/DB'; keep the password in $PGPASSWORD)"
 )
+_SQLITE_HEADER = b"SQLite format 3\x00"
 
 
-def redact(spec: str) -> str:
-    """``spec`` with the password of a URL replaced by ``***`` (safe to print).
+class CheckpointerError(CiteloopError):
+    """A checkpoint could not be read or saved (the store failed mid-run).
 
-    Example:
-        >>> redact("postgresql://app:s3cret@db:5432/citeloop")
-        'postgresql://app:***@db:5432/citeloop'
+    Attributes:
+        spec: The checkpointer, as safe to print (no password).
+        thread_id: The thread of the run, whose steps saved before are kept.
     """
-    try:
-        parts = urlsplit(spec)
-        if parts.password is None:
-            return spec
-        user = parts.username or ""
-        host = parts.netloc.rpartition("@")[2]
-        return urlunsplit(parts._replace(netloc=f"{user}:***@{host}"))
-    except ValueError:  # e.g. a malformed port: print nothing of the credentials
-        return spec.split("://", 1)[0] + "://***"
+
+    def __init__(self, message: str, *, spec: str, thread_id: str) -> None:
+        super().__init__(message)
+        self.spec = spec
+        self.thread_id = thread_id
 
 
-def parse_spec(spec: str | None, default_path: str | Path) -> tuple[str, str]:
+def parse_spec(spec: str | None, default_path: str | Path = DEFAULT_PATH) -> tuple[str, str]:
     """Classify a checkpointer spec.
 
     Returns:
-        ``("sqlite", path)`` or ``("postgres", url)``.
+        ``("sqlite", path)`` or ``("postgres", url_or_key_value_string)``.
 
     Raises:
         ConfigurationError: An unknown URL scheme, or ``sqlite:`` without a path.
@@ -90,6 +121,8 @@ def parse_spec(spec: str | None, default_path: str | Path) -> tuple[str, str]:
         raise ConfigurationError(
             f"checkpointer {redact(spec)!r} has an unknown scheme {scheme!r}; {_SPEC_HELP}"
         )
+    if is_keyword_dsn(spec):  # libpq's `host=... dbname=...`: never a file name
+        return "postgres", spec
     if spec.startswith(SQLITE_PREFIX):
         spec = spec[len(SQLITE_PREFIX) :].strip()
         if not spec:
@@ -99,11 +132,27 @@ def parse_spec(spec: str | None, default_path: str | Path) -> tuple[str, str]:
     return "sqlite", spec
 
 
+def _is_knowledge_graph(file: Path) -> bool:
+    """Whether ``file`` is a citeloop graph: its SQLite header's application id
+    (bytes 68-71, https://sqlite.org/fileformat.html#the_database_header) is ours."""
+    try:
+        with file.open("rb") as handle:
+            header = handle.read(72)
+    except OSError:
+        return False
+    return (
+        header.startswith(_SQLITE_HEADER)
+        and len(header) == 72
+        and int.from_bytes(header[68:72], "big") == APPLICATION_ID
+    )
+
+
 def _sqlite_path(path: str) -> str:
     """The database file to open; its folder is created.
 
     Raises:
-        ConfigurationError: The path is a folder, or its folder cannot be created.
+        ConfigurationError: The path is a folder or a citeloop knowledge graph, or its
+            folder cannot be created.
     """
     if path == ":memory:":
         return path
@@ -112,6 +161,12 @@ def _sqlite_path(path: str) -> str:
         raise ConfigurationError(
             f"checkpointer {path!r} is a folder; name a SQLite file in it, "
             f"e.g. 'sqlite:{file / 'checkpoints.db'}'"
+        )
+    if _is_knowledge_graph(file):
+        raise ConfigurationError(
+            f"checkpointer {path!r} is a citeloop knowledge graph; checkpoints (with every "
+            f"prompt and answer) are kept in a file of their own: pass another file, "
+            f"e.g. --checkpointer {file.with_name('checkpoints.db')}, or omit --checkpointer"
         )
     try:
         file.parent.mkdir(parents=True, exist_ok=True)
@@ -126,62 +181,151 @@ def _sqlite_path(path: str) -> str:
 def _sqlite_error(path: str, exc: sqlite3.Error) -> ConfigurationError:
     return ConfigurationError(
         f"cannot use {path!r} as a SQLite checkpointer: {exc}; pass a new file, or an "
-        "existing checkpoint database (a knowledge graph file is not one)"
+        "existing checkpoint database"
     )
 
 
-def _postgres_kwargs(url: str) -> dict[str, Any]:
-    """Connection settings of the PostgreSQL savers (as their ``from_conn_string``)."""
+def _postgres_kwargs(spec: str) -> dict[str, Any]:
+    """Connection settings of the PostgreSQL savers (as their ``from_conn_string``).
+
+    Raises:
+        ConfigurationError: ``spec`` does not parse (psycopg's message is not shown: it
+            repeats the raw text, password included).
+    """
     from psycopg.conninfo import conninfo_to_dict
     from psycopg.rows import dict_row
 
     try:
-        given = conninfo_to_dict(url)
-    except Exception as exc:  # psycopg.ProgrammingError: a malformed URL
+        given = conninfo_to_dict(spec)
+    except Exception:  # psycopg.ProgrammingError: a malformed URL or key/value string
         raise ConfigurationError(
-            f"checkpointer {redact(url)!r} is not a valid PostgreSQL URL: {exc}; {_SPEC_HELP}"
+            f"checkpointer {redact(spec)!r} is not a valid PostgreSQL connection string "
+            "(check its %XX escapes, the [brackets] of an IPv6 host, the port and the quotes "
+            f"of key='value' pairs); {_SPEC_HELP}"
         ) from None
     kwargs: dict[str, Any] = {"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row}
     if "connect_timeout" not in given:
         kwargs["connect_timeout"] = CONNECT_TIMEOUT
+    if "options" not in given:  # the server ends a statement that waits too long
+        kwargs["options"] = f"-c statement_timeout={int(OPERATION_TIMEOUT * 1000)}"
     return kwargs
 
 
-def _postgres_error(url: str, exc: Exception) -> ConfigurationError:
-    message = " ".join(str(exc).split())
+def _postgres_error(spec: str, exc: Exception) -> ConfigurationError:
+    message = scrub(" ".join(str(exc).split()), spec)
     return ConfigurationError(
-        f"cannot use PostgreSQL checkpointer {redact(url)!r}: {message}; check that the "
+        f"cannot use PostgreSQL checkpointer {redact(spec)!r}: {message}; check that the "
         "server runs and accepts this user, password and database (or use a SQLite file: "
         "omit --checkpointer)"
     )
 
 
-def _missing_extra(url: str, exc: ImportError) -> ConfigurationError:
+def _missing_extra(spec: str, exc: ImportError) -> ConfigurationError:
     return ConfigurationError(
-        f"checkpointer {redact(url)!r} needs the PostgreSQL extra ({exc.name} is not "
+        f"checkpointer {redact(spec)!r} needs the PostgreSQL extra ({exc.name} is not "
         "installed): pip install 'citeloop[postgres]'"
     )
 
 
+class _Guarded:
+    """Mixin of the savers this module yields: a storage fault while reading or saving a
+    checkpoint becomes a :class:`CheckpointerError` naming the checkpointer and thread;
+    an asynchronous read or write takes at most ``timeout`` seconds (``None``: no bound)."""
+
+    spec: str = ""
+    faults: tuple[type[BaseException], ...] = ()
+    timeout: float | None = None
+
+    def _fault(self, config: Any, action: str, exc: BaseException) -> CheckpointerError:
+        thread = str((config.get("configurable") or {}).get("thread_id", ""))
+        if isinstance(exc, TimeoutError):
+            reason = f"no answer within {self.timeout:g} s"
+        else:
+            reason = scrub(" ".join(str(exc).split()), self.spec) or type(exc).__name__
+            if "locked" in reason:
+                reason += f" (another process kept it busy for over {BUSY_TIMEOUT:g} s)"
+        return CheckpointerError(
+            f"checkpointer {redact(self.spec)!r} could not {action} thread {thread!r}: "
+            f"{reason}; the steps saved before are kept, so the thread resumes from them "
+            "once the checkpointer works again",
+            spec=redact(self.spec),
+            thread_id=thread,
+        )
+
+    def get_tuple(self, config: Any) -> Any:
+        try:
+            return super().get_tuple(config)  # type: ignore[misc]
+        except self.faults as exc:
+            raise self._fault(config, "read", exc) from None
+
+    def put(self, config: Any, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return super().put(config, *args, **kwargs)  # type: ignore[misc]
+        except self.faults as exc:
+            raise self._fault(config, "save a checkpoint of", exc) from None
+
+    def put_writes(self, config: Any, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return super().put_writes(config, *args, **kwargs)  # type: ignore[misc]
+        except self.faults as exc:
+            raise self._fault(config, "save a step of", exc) from None
+
+    async def aget_tuple(self, config: Any) -> Any:
+        try:
+            async with asyncio.timeout(self.timeout):
+                return await super().aget_tuple(config)  # type: ignore[misc]
+        except (TimeoutError, *self.faults) as exc:
+            raise self._fault(config, "read", exc) from None
+
+    async def aput(self, config: Any, *args: Any, **kwargs: Any) -> Any:
+        try:
+            async with asyncio.timeout(self.timeout):
+                return await super().aput(config, *args, **kwargs)  # type: ignore[misc]
+        except (TimeoutError, *self.faults) as exc:
+            raise self._fault(config, "save a checkpoint of", exc) from None
+
+    async def aput_writes(self, config: Any, *args: Any, **kwargs: Any) -> Any:
+        try:
+            async with asyncio.timeout(self.timeout):
+                return await super().aput_writes(config, *args, **kwargs)  # type: ignore[misc]
+        except (TimeoutError, *self.faults) as exc:
+            raise self._fault(config, "save a step of", exc) from None
+
+
+@cache
+def _guarded(saver: type[BaseCheckpointSaver]) -> type[BaseCheckpointSaver]:
+    """``saver`` with :class:`_Guarded`'s fault handling (one class per saver class)."""
+    return type(f"Guarded{saver.__name__}", (_Guarded, saver), {})
+
+
+def _guard(
+    saver: Any, spec: str, faults: tuple[type[BaseException], ...], timeout: float | None
+) -> Any:
+    saver.spec, saver.faults, saver.timeout = spec, faults, timeout
+    return saver
+
+
 @contextmanager
 def open_checkpointer(
-    spec: str | None, *, default_path: str | Path
+    spec: str | None, *, default_path: str | Path = DEFAULT_PATH
 ) -> Iterator[BaseCheckpointSaver]:
     """A synchronous checkpoint saver for ``spec``, set up and ready; closed at the end.
 
     Args:
         spec: ``None``/``""`` (the SQLite file ``default_path``), ``sqlite:PATH``, a
-            path, or a ``postgres://``/``postgresql://`` URL.
-        default_path: The SQLite file used when ``spec`` is empty.
+            path, a ``postgres://``/``postgresql://`` URL or a libpq key/value string.
+        default_path: The SQLite file used when ``spec`` is empty
+            (default :data:`DEFAULT_PATH`).
 
     Yields:
-        A ``SqliteSaver`` or a ``PostgresSaver`` (its tables created).
+        A ``SqliteSaver`` or a ``PostgresSaver`` (its tables created) whose reads and
+        writes raise :class:`CheckpointerError` on a storage fault.
 
     Raises:
-        ConfigurationError: A bad spec; a file that cannot be created or is not a
-            checkpoint database; a server that cannot be reached or refuses the
-            login; the ``postgres`` extra is not installed. The message names the spec
-            (without its password) and the fix.
+        ConfigurationError: A bad spec; a file that cannot be created, is a knowledge
+            graph or is not a checkpoint database; a server that cannot be reached or
+            refuses the login; the ``postgres`` extra is not installed. The message
+            names the spec (without its password) and the fix.
     """
     kind, target = parse_spec(spec, default_path)
     if kind == "sqlite":
@@ -189,11 +333,11 @@ def open_checkpointer(
 
         path = _sqlite_path(target)
         try:
-            conn = sqlite3.connect(path, check_same_thread=False)
+            conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT, check_same_thread=False)
         except sqlite3.Error as exc:
             raise _sqlite_error(target, exc) from None
         try:
-            saver = SqliteSaver(conn)
+            saver = _guard(_guarded(SqliteSaver)(conn), target, (sqlite3.Error,), None)
             try:
                 saver.setup()
             except sqlite3.Error as exc:
@@ -213,7 +357,7 @@ def open_checkpointer(
     except psycopg.Error as exc:
         raise _postgres_error(target, exc) from None
     with conn:
-        saver = PostgresSaver(conn)
+        saver = _guard(_guarded(PostgresSaver)(conn), target, (psycopg.Error,), None)
         try:
             saver.setup()
         except psycopg.Error as exc:
@@ -223,12 +367,13 @@ def open_checkpointer(
 
 @asynccontextmanager
 async def open_async_checkpointer(
-    spec: str | None, *, default_path: str | Path
+    spec: str | None, *, default_path: str | Path = DEFAULT_PATH
 ) -> AsyncIterator[BaseCheckpointSaver]:
     """The asynchronous variant of :func:`open_checkpointer` (for ``astream``).
 
     Yields:
-        An ``AsyncSqliteSaver`` or an ``AsyncPostgresSaver`` (its tables created).
+        An ``AsyncSqliteSaver`` or an ``AsyncPostgresSaver`` (its tables created); on
+        PostgreSQL each read or write takes at most :data:`OPERATION_TIMEOUT` seconds.
 
     Raises:
         ConfigurationError: As :func:`open_checkpointer`.
@@ -240,11 +385,11 @@ async def open_async_checkpointer(
 
         path = _sqlite_path(target)
         try:
-            conn = await aiosqlite.connect(path)
+            conn = await aiosqlite.connect(path, timeout=BUSY_TIMEOUT)
         except sqlite3.Error as exc:
             raise _sqlite_error(target, exc) from None
         try:
-            saver = AsyncSqliteSaver(conn)
+            saver = _guard(_guarded(AsyncSqliteSaver)(conn), target, (sqlite3.Error,), None)
             try:
                 await saver.setup()
             except sqlite3.Error as exc:
@@ -264,7 +409,9 @@ async def open_async_checkpointer(
     except psycopg.Error as exc:
         raise _postgres_error(target, exc) from None
     async with conn:
-        saver = AsyncPostgresSaver(conn)
+        saver = _guard(
+            _guarded(AsyncPostgresSaver)(conn), target, (psycopg.Error,), OPERATION_TIMEOUT
+        )
         try:
             await saver.setup()
         except psycopg.Error as exc:

@@ -20,6 +20,7 @@ import dataclasses
 import importlib
 import json
 import os
+import sqlite3
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -38,7 +39,7 @@ from citeloop.cli_common import (
     read_text,
 )
 from citeloop.context import MAX_ITERATIONS
-from citeloop.errors import CiteloopError
+from citeloop.errors import TOO_LONG_NUMBER, CiteloopError
 from citeloop.knowledge.indexing.sources import DEFAULT_MAX_FILE_BYTES
 from citeloop.knowledge.model import DEFAULT_MAX_CONTEXT_TOKENS
 from citeloop.knowledge.paths import MAX_HOPS
@@ -83,6 +84,7 @@ def cmd_index(args: argparse.Namespace) -> int:
                 packages=args.package,
                 progress=None if args.quiet else progress,
                 max_file_bytes=args.max_file_bytes,
+                on_wait=lambda message: print(f"note: {message}", file=sys.stderr),
             )
         finally:
             if bar is not None:
@@ -173,12 +175,17 @@ def _load_context(path: str) -> Any:
             data = json.loads(text)
         except (json.JSONDecodeError, RecursionError) as exc:
             raise UsageError(f"context file {path!r} is not valid JSON: {exc}") from None
-        if not isinstance(data, dict) or not isinstance(data.get("entities"), list):
+        except ValueError:  # an integer past Python's limit on digits
+            raise UsageError(f"context file {path!r}: {TOO_LONG_NUMBER}") from None
+        # `context --json` prints "entities"; `run --json` prints "context_entities".
+        key = "entities" if isinstance(data, dict) and "entities" in data else "context_entities"
+        if not isinstance(data, dict) or not isinstance(data.get(key), list):
             raise UsageError(
-                f'context file {path!r} must hold {{"entities": [...]}} '
-                "(as printed by `citeloop context --json`), or be context text"
+                f'context file {path!r} must hold {{"entities": [...]}} (as printed by '
+                '`citeloop context --json`) or {"context_entities": [...]} (as printed by '
+                "`citeloop run --json`), or be context text"
             )
-        return data["entities"]
+        return data[key]
     return text
 
 
@@ -261,6 +268,13 @@ def _iterations(value: str) -> int:
 def _text(value: str) -> str:
     if not value.strip():
         raise argparse.ArgumentTypeError("must not be empty")
+    try:  # bytes that are not UTF-8 reach sys.argv as lone surrogates
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise argparse.ArgumentTypeError(
+            "is not UTF-8 text (the terminal or script passed other bytes); "
+            "pass it in UTF-8, e.g. convert it with iconv -t UTF-8"
+        ) from None
     return value
 
 
@@ -381,6 +395,7 @@ def build_parser() -> argparse.ArgumentParser:
     audit.add_argument("--plan", required=True, help="Plan JSON file")
     audit.add_argument("--index", required=True, help="EvidenceIndex JSON file, or JSONL documents")
     audit.add_argument("--model", required=True, help="'provider:model' or 'replay:PATH'")
+    audit.add_argument("--record", help="append the model's turns to this replay JSONL file")
     audit.add_argument("--json", action="store_true", help="print the verdict as JSON")
     _thread_options(audit)
     audit.set_defaults(func=_graph_command("cmd_audit"))
@@ -392,6 +407,23 @@ def _fail(message: str, code: int) -> NoReturn:
     raise SystemExit(code)
 
 
+def _graph_fault(args: argparse.Namespace, exc: sqlite3.Error) -> str:
+    """The message of a SQLite fault on the knowledge graph ``--db``: what failed and the fix."""
+    db = getattr(args, "db", None)
+    reason = " ".join(str(exc).split()) or type(exc).__name__
+    if db is None:
+        return f"a SQLite file failed: {reason}; check the disk and the files given, then retry"
+    writing = args.command == "index"
+    what = f"cannot {'write' if writing else 'read'} knowledge graph {db!r}: {reason}"
+    if "full" in reason or "I/O" in reason:
+        fix = "free disk space (or index into a file on another disk) and run the command again"
+        if writing:
+            fix = "the previous graph is intact; " + fix
+    else:
+        fix = f"the file is damaged: delete it and rebuild it with `citeloop index PATH --db {db}`"
+    return f"{what}; {fix}"
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``citeloop`` console script; returns the exit code."""
     args = build_parser().parse_args(argv)
@@ -399,6 +431,8 @@ def main(argv: list[str] | None = None) -> int:
         return args.func(args)
     except CiteloopError as exc:
         _fail(str(exc), EXIT_USAGE)
+    except sqlite3.Error as exc:  # the knowledge graph (checkpointer faults are translated)
+        _fail(_graph_fault(args, exc), EXIT_USAGE)
     except BrokenPipeError:  # before OSError, its base class
         # The reader went away (e.g. `| head`): stop quietly, as the Python docs advise.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

@@ -18,7 +18,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from citeloop.checkpoints import open_async_checkpointer, redact
+from langchain_core.messages import messages_to_dict
+
+from citeloop.checkpoints import CheckpointerError, open_async_checkpointer, redact
 from citeloop.cli_common import (
     CHECKPOINTER_ENV,
     DEFAULT_CHECKPOINTS,
@@ -124,20 +126,27 @@ async def _run_on_thread(
         config = {**config, "configurable": {"thread_id": thread}}
         print(f"thread: {thread}", file=sys.stderr)
         run_input: dict[str, Any] | None = inputs
-        if args.thread:
-            state = await graph.aget_state(config)
-            if state.next:
-                _check_resumable(args, state.values, inputs if same is None else same, spec)
-                nodes = ", ".join(state.next)
-                print(
-                    f"resuming the interrupted run of thread {thread} at {nodes}", file=sys.stderr
-                )
-                run_input = None  # LangGraph resumes a thread's pending nodes on None
-            elif state.values:
-                print(
-                    f"thread {thread}: its last run finished; starting a new run", file=sys.stderr
-                )
-        return await _stream(graph, run_input, config, context)
+        try:
+            if args.thread:
+                state = await graph.aget_state(config)
+                if state.next:
+                    _check_resumable(args, state.values, inputs if same is None else same, spec)
+                    nodes = ", ".join(state.next)
+                    print(
+                        f"resuming the interrupted run of thread {thread} at {nodes}",
+                        file=sys.stderr,
+                    )
+                    run_input = None  # LangGraph resumes a thread's pending nodes on None
+                elif state.values:
+                    print(
+                        f"thread {thread}: its last run finished; starting a new run",
+                        file=sys.stderr,
+                    )
+            return await _stream(graph, run_input, config, context)
+        except CheckpointerError as exc:
+            raise UsageError(
+                f"{exc}; to resume, run the same command again with --thread {thread}"
+            ) from None
 
 
 def _canonical(value: Any) -> str:
@@ -188,8 +197,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     final = asyncio.run(_run_graph(args))
     outcome = final.get("outcome")
     if args.json:
-        keys = OutputState.__annotations__.keys() - {"messages"}
-        print_json({key: final[key] for key in sorted(keys) if key in final})
+        shown = {key: final[key] for key in sorted(OutputState.__annotations__) if key in final}
+        if "messages" in shown:  # LangChain's dict form (messages_from_dict reads it back)
+            shown["messages"] = messages_to_dict(shown["messages"])
+        print_json(shown)
     elif outcome != "error":  # an error run has nothing to show but the error, below
         report = final.get("report") or {}
         print(final.get("answer", ""))
@@ -282,7 +293,8 @@ def cmd_audit(args: argparse.Namespace) -> int:
         "plan": plan.model_dump(mode="json"),
         "index": index.model_dump(mode="json"),
     }
-    final = asyncio.run(_run_on_thread(args, build_delivery_audit_graph, inputs, {}, context))
+    config = _run_config(args)
+    final = asyncio.run(_run_on_thread(args, build_delivery_audit_graph, inputs, config, context))
     keys = sorted(DeliveryOutput.__annotations__)
     verdict = {key: final[key] for key in keys if key in final}
     if args.json:

@@ -5,7 +5,14 @@ Every exception carries a message that names the input at fault and how to fix i
 
 from __future__ import annotations
 
+import sys
 from typing import Any
+
+TOO_LONG_NUMBER = (
+    f"a JSON number has more than {sys.get_int_max_str_digits()} digits, more than Python "
+    "reads; write it as a string (in quotes) or shorten it"
+)
+"""The fix for a JSON integer past Python's limit on digits (CVE-2020-10735)."""
 
 
 class CiteloopError(Exception):

@@ -98,7 +98,7 @@ def load_replay_turns(path: str | Path) -> list[dict[str, str]]:
         problem = "is a directory" if file.is_dir() else "does not exist"
         raise ConfigurationError(
             f"replay file {str(file)!r} {problem}; pass replay:PATH with the path "
-            "of a JSONL file of recorded turns (see `citeloop run --record`)"
+            "of a JSONL file of recorded turns (as `--record FILE` writes it)"
         )
     try:
         text = file.read_text(encoding="utf-8")
@@ -114,6 +114,11 @@ def load_replay_turns(path: str | Path) -> list[dict[str, str]]:
             turn = json.loads(line)
         except json.JSONDecodeError as exc:
             raise ConfigurationError(f"{file}:{number}: not valid JSON ({exc.msg})") from None
+        except (ValueError, RecursionError):  # a huge integer, or nesting too deep
+            raise ConfigurationError(
+                f"{file}:{number}: not a turn citeloop can read (a number of too many "
+                "digits, or nesting too deep); re-record it with `--record FILE`"
+            ) from None
         if not isinstance(turn, dict) or not isinstance(turn.get("content"), str):
             raise ConfigurationError(
                 f'{file}:{number}: expected an object with a string "content" field'
@@ -172,14 +177,15 @@ class ReplayChatModel(BaseChatModel):
         if any(not turn.get("prompt_sha256") for turn in self.turns):
             raise ModelError(
                 f"replay {self.source}: its turns without a prompt_sha256 were all played "
-                "already in this process (each plays once); record the run with "
-                "`citeloop run --record FILE` to replay it any number of times"
+                "already in this process (each plays once); record the run by giving the "
+                "same citeloop command (run, explain or audit) `--record FILE`, to replay it "
+                "any number of times"
             )
         raise ModelError(
             f"replay {self.source}: no turn was recorded for this prompt "
             f"(sha256 {digest[:12]}...); the task, the settings or the indexed code differ "
-            "from the recording: record it again with a real model "
-            "(`citeloop run --model provider:model --record FILE`)"
+            "from the recording: record it again by giving the same citeloop command "
+            "(run, explain or audit) `--model provider:model --record FILE`"
         )
 
     def _generate(

@@ -28,7 +28,7 @@ from pydantic import BaseModel
 from pydantic import ValidationError as PydanticValidationError
 
 from citeloop.contract.schemas import EvidenceIndex, EvidenceUnit, error_path
-from citeloop.errors import ConfigurationError
+from citeloop.errors import TOO_LONG_NUMBER, ConfigurationError
 from citeloop.knowledge import BatchedGraphStore, Entity, EntityRef, Fact, GraphStore, Provenance
 from citeloop.knowledge.indexing.sources import decode_source
 from citeloop.knowledge.store import batched
@@ -485,7 +485,8 @@ def _json_value(text: str, where: str, *, lines: bool = False) -> Any:
     """``text`` parsed as JSON; an error names ``where`` (and the line, with ``lines``).
 
     Raises:
-        ConfigurationError: Not valid JSON, or nested too deeply to parse.
+        ConfigurationError: Not valid JSON, nested too deeply to parse, or holding
+            an integer of more digits than Python converts.
     """
     try:
         return json.loads(text)
@@ -496,6 +497,8 @@ def _json_value(text: str, where: str, *, lines: bool = False) -> Any:
         ) from None
     except RecursionError:
         raise ConfigurationError(f"{where}: not valid JSON (nested too deeply)") from None
+    except ValueError:  # an integer longer than Python converts (sys.get_int_max_str_digits)
+        raise ConfigurationError(f"{where}: {TOO_LONG_NUMBER}") from None
 
 
 def _read_bytes(path: Path, what: str) -> bytes:

@@ -244,7 +244,8 @@ class SqliteGraphStore(PathRecall):
                 yield self._db
                 self._db.execute("COMMIT")
             except BaseException:
-                self._db.execute("ROLLBACK")
+                if self._db.in_transaction:  # SQLite already rolled back e.g. on a full disk
+                    self._db.execute("ROLLBACK")
                 raise
 
     @contextlib.contextmanager

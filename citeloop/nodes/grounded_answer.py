@@ -7,10 +7,10 @@ model object and an optional knowledge-graph store — so they are methods of
 
 from __future__ import annotations
 
+import stat
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
-from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
@@ -137,25 +137,45 @@ def _rank(report: dict[str, Any]) -> tuple[bool, int, float]:
     )
 
 
-@lru_cache(maxsize=8)
-def _open_store(path: Path) -> SqliteGraphStore:
-    """One read-only connection per graph file and process (safe across threads)."""
-    return SqliteGraphStore(path, read_only=True)
+_OPEN_GRAPHS: dict[Path, tuple[tuple[int, int], SqliteGraphStore]] = {}
+_OPEN_GRAPHS_LOCK = threading.Lock()
+_MAX_OPEN_GRAPHS = 8
 
 
 def open_graph(db_path: str) -> SqliteGraphStore:
     """The knowledge graph at ``db_path``, opened read-only (shared per process).
 
+    One connection per graph file serves every run of the process (safe across
+    threads), as long as the path names the same file: a file replaced since (moved
+    over, or deleted and indexed again) has another device and inode, and gets a new
+    connection, so a long-running server never serves a stale graph. (A re-index in
+    place is seen by the open connection itself.) The connection to the old file is
+    closed when no run uses it any more.
+
     Raises:
         ConfigurationError: The file does not exist (the message says how to build it).
     """
     path = Path(db_path)
-    if not path.is_file():
+    try:
+        info = path.resolve().stat()
+    except OSError:
+        info = None
+    if info is None or not stat.S_ISREG(info.st_mode):
         raise ConfigurationError(
             f"knowledge graph {str(path)!r} does not exist; build it with "
             f"`citeloop index PATH --db {path}` or set the context's db_path"
         )
-    return _open_store(path.resolve())
+    key, identity = path.resolve(), (info.st_dev, info.st_ino)
+    with _OPEN_GRAPHS_LOCK:
+        cached = _OPEN_GRAPHS.get(key)
+        if cached is not None and cached[0] == identity:
+            return cached[1]
+        store = SqliteGraphStore(key, read_only=True)
+        _OPEN_GRAPHS.pop(key, None)
+        while len(_OPEN_GRAPHS) >= _MAX_OPEN_GRAPHS:  # the oldest goes (garbage-collected)
+            _OPEN_GRAPHS.pop(next(iter(_OPEN_GRAPHS)))
+        _OPEN_GRAPHS[key] = (identity, store)
+        return store
 
 
 _DEFAULTS_KEPT = 256

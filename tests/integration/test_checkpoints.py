@@ -8,6 +8,7 @@ the first model call is never asked again.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -327,3 +328,135 @@ def test_a_missing_postgres_database_names_the_fix(postgres_url):
         open_checkpointer(missing, default_path="unused.db"),
     ):
         pass
+
+
+# --- PostgreSQL faults mid-run --------------------------------------------------------
+
+
+class _Proxy:
+    """A TCP proxy to the test server that can drop its connections (a server stopped)
+    or stop forwarding without closing them (a server frozen)."""
+
+    def __init__(self, host: str, port: int) -> None:
+        import socket
+        import threading
+
+        self.target = (host, port)
+        self.frozen = threading.Event()
+        self.sockets: list[socket.socket] = []
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self.listener.getsockname()[1]
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        import socket
+        import threading
+
+        while True:
+            try:
+                client, _ = self.listener.accept()
+            except OSError:
+                return
+            server = socket.create_connection(self.target)
+            self.sockets += [client, server]
+            for a, b in ((client, server), (server, client)):
+                threading.Thread(target=self._pipe, args=(a, b), daemon=True).start()
+
+    def _pipe(self, source, sink) -> None:
+        while True:
+            try:
+                data = source.recv(65536)
+            except OSError:
+                return
+            if not data:
+                return
+            while self.frozen.is_set():
+                time.sleep(0.05)
+            try:
+                sink.sendall(data)
+            except OSError:
+                return
+
+    def drop(self) -> None:
+        import socket
+
+        for sock in self.sockets:
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
+            sock.close()
+
+    def close(self) -> None:
+        self.listener.close()
+        self.drop()
+
+
+def _through(proxy: _Proxy, url: str) -> str:
+    from urllib.parse import urlsplit, urlunsplit
+
+    parts = urlsplit(url)
+    user = parts.netloc.rpartition("@")[0]
+    netloc = f"{user}@127.0.0.1:{proxy.port}" if user else f"127.0.0.1:{proxy.port}"
+    return urlunsplit(parts._replace(netloc=netloc))
+
+
+@pytest.mark.parametrize("fault", ["stopped", "frozen"])
+def test_a_postgres_fault_mid_run_names_the_checkpointer_and_thread(
+    graph_db, postgres_url, monkeypatch, capsys, fault
+):
+    import langchain.chat_models
+    from langchain_core.language_models import BaseChatModel
+    from langchain_core.messages import AIMessage
+    from langchain_core.outputs import ChatGeneration, ChatResult
+
+    import citeloop.checkpoints as checkpoints
+
+    host, port = re.search(r"@([^:/]+):(\d+)", postgres_url).groups()
+    proxy = _Proxy(host, int(port))
+    spec = _through(proxy, postgres_url)
+    monkeypatch.setattr(checkpoints, "OPERATION_TIMEOUT", 2.0)
+
+    class Breaking(BaseChatModel):
+        @property
+        def _llm_type(self) -> str:
+            return "breaking-test-model"
+
+        def _generate(self, messages, stop=None, run_manager=None, **kwargs):
+            if fault == "stopped":  # the fault strikes while the model answers
+                proxy.drop()
+            else:
+                proxy.frozen.set()
+            message = AIMessage(content="I am not sure.")
+            return ChatResult(generations=[ChatGeneration(message=message)])
+
+    model = Breaking()
+    monkeypatch.setattr(langchain.chat_models, "init_chat_model", lambda spec, **kw: model)
+    thread = f"fault-{uuid.uuid4().hex[:8]}"
+    started = time.monotonic()
+    try:
+        code = main(
+            [
+                *(
+                    "run",
+                    "--db",
+                    str(graph_db),
+                    "--task",
+                    TASK,
+                    "--model",
+                    f"test:{fault}-{thread}",
+                ),
+                *("--thread", thread, "--checkpointer", spec),
+            ]
+        )
+    except SystemExit as exc:
+        code = exc.code
+    finally:
+        proxy.frozen.clear()
+        proxy.close()
+    err = capsys.readouterr().err
+    assert time.monotonic() - started < 30
+    assert code == 2, err
+    assert f"checkpointer '{spec}' could not save" in err
+    assert f"thread {thread!r}" in err and f"--thread {thread}" in err
+    assert "Traceback" not in err
+    if fault == "frozen":
+        assert "no answer within 2 s" in err

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from citeloop.knowledge.indexing.decisions import index_decision
 from citeloop.knowledge.indexing.diagnostics import graph_import_warnings, renamed_warnings
+from citeloop.knowledge.indexing.file_lock import exclusive_writer
 from citeloop.knowledge.indexing.modules import ModuleLayout, PackageRoot, module_layout
 from citeloop.knowledge.indexing.python_index import index_python
 from citeloop.knowledge.indexing.records import FileIndex
@@ -151,6 +152,7 @@ def index_tree(
     packages: Sequence[str] = (),
     progress: ProgressCallback | None = None,
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
+    on_wait: Callable[[str], None] | None = None,
 ) -> IndexReport:
     """Index the Python sources and decision records below ``root`` into ``store``.
 
@@ -159,8 +161,11 @@ def index_tree(
     imports them by (:mod:`citeloop.knowledge.indexing.modules`). Only files whose SHA-256 digest
     or module name changed are re-indexed; facts of deleted files are removed; then only
     the references that can depend on the changed files are re-linked. The store is
-    changed in one transaction. While it runs, the garbage collector's first threshold is
-    raised (an index run allocates many objects that live until it ends), then restored.
+    changed in one transaction, and one index run at a time writes a graph file (a second
+    waits for the first: :func:`~citeloop.knowledge.indexing.file_lock.exclusive_writer`,
+    so its counts and result are its own tree's). While it runs, the garbage collector's
+    first threshold is raised (an index run allocates many objects that live until it
+    ends), then restored.
 
     Args:
         root: The directory to index (e.g. a repository root or a package directory).
@@ -169,6 +174,8 @@ def index_tree(
             e.g. ``["langgraph"]`` for a namespace package outside site-packages.
         progress: Optional callback ``(done, total, path)`` called after each file.
         max_file_bytes: Files larger than this are skipped (generated code, data).
+        on_wait: Called with a message when another index run holds the file and this
+            one waits for it.
 
     Returns:
         Counts, the new snapshot id, the skipped files with reasons, the packages found
@@ -183,8 +190,9 @@ def index_tree(
         >>> with SqliteGraphStore("graph.db") as store:  # doctest: +SKIP
         ...     report = index_tree("src", store)
     """
-    with _fewer_collections():
-        return _index_tree(check_root(root), store, packages, progress, max_file_bytes)
+    root_path = check_root(root)
+    with exclusive_writer(store.path, on_wait), _fewer_collections():
+        return _index_tree(root_path, store, packages, progress, max_file_bytes)
 
 
 def _index_tree(

@@ -1,0 +1,121 @@
+"""Small things that made the commands harder to use than they should be."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from langchain_core.messages import messages_from_dict
+
+from citeloop.cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE, main
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = ROOT / "examples"
+TASK = "How does Circle compute its area?"
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    try:
+        code = main(list(argv))
+    except SystemExit as exc:
+        code = exc.code
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+@pytest.fixture(autouse=True)
+def _threads_in_tmp_path(tmp_path, monkeypatch):
+    monkeypatch.setenv("CITELOOP_CHECKPOINTER", f"sqlite:{tmp_path / 'threads.db'}")
+
+
+@pytest.fixture
+def db(sample_repo: Path, tmp_path: Path, capsys) -> Path:
+    path = tmp_path / "graph.db"
+    assert run(capsys, "index", str(sample_repo), "--db", str(path), "--quiet")[0] == EXIT_OK
+    return path
+
+
+def _replay(tmp_path: Path, *answers: str) -> str:
+    file = tmp_path / "turns.jsonl"
+    file.write_text("".join(json.dumps({"content": a}) + "\n" for a in answers), "utf-8")
+    return f"replay:{file}"
+
+
+def test_run_json_keeps_the_messages_and_check_reads_it_as_context(db, tmp_path, capsys):
+    code, out, _ = run(capsys, "context", "--db", str(db), "--task", TASK, "--json")
+    names = [e["name"] for e in json.loads(out)["entities"] if e["tier"] == "core"]
+    answer = "Uses " + ", ".join(names) + ".\n\n## Entities used\n" + "\n".join(names) + "\n"
+    model = _replay(tmp_path, answer)
+    code, out, _ = run(capsys, "run", "--db", str(db), "--task", TASK, "--model", model, "--json")
+    assert code == EXIT_OK
+    messages = messages_from_dict(json.loads(out)["messages"])
+    assert [(m.type, m.content) for m in messages] == [("ai", answer)]
+    ran = tmp_path / "run.json"
+    ran.write_text(out, "utf-8")
+    (tmp_path / "answer.md").write_text(answer, "utf-8")
+    code, out, err = run(
+        capsys, "check", "--context", str(ran), "--response", str(tmp_path / "answer.md")
+    )
+    assert code == EXIT_OK, out + err
+    (tmp_path / "bad.md").write_text("Nothing cited.", "utf-8")
+    code, out, _ = run(
+        capsys, "check", "--context", str(ran), "--response", str(tmp_path / "bad.md")
+    )
+    assert code == EXIT_FAILED and out.startswith("FAILED")
+
+
+def test_an_exhausted_replay_names_the_command_in_use(db, tmp_path, capsys):
+    model = _replay(tmp_path, "No ids here.")
+    argv = ["--db", str(db), "--from", "Circle", "--to", "Shape", "--model", model]
+    code, _, err = run(capsys, "explain", *argv)
+    assert code == EXIT_USAGE
+    assert "were all played already" in err
+    assert "same citeloop command (run, explain or audit) `--record FILE`" in err
+    assert "citeloop run --record" not in err
+
+
+def test_the_audit_example_files_are_delivered(tmp_path, capsys):
+    files, review = EXAMPLES / "audit", tmp_path / "review.jsonl"
+    shutil.copy(files / "review.jsonl", review)  # a hand-written turn plays once per process
+    argv = ["--result", str(files / "result.json"), "--plan", str(files / "plan.json")]
+    argv += ["--index", str(files / "index.json"), "--model", f"replay:{review}"]
+    code, out, err = run(capsys, "audit", *argv)
+    assert code == EXIT_OK, err
+    assert out == "delivered: complete\n"
+
+
+def test_audit_records_a_replay_file(tmp_path, capsys):
+    files = EXAMPLES / "audit"
+    record, review = tmp_path / "audit.jsonl", tmp_path / "review.jsonl"
+    shutil.copy(files / "review.jsonl", review)  # a hand-written turn plays once per process
+    argv = ["--result", str(files / "result.json"), "--plan", str(files / "plan.json")]
+    argv += ["--index", str(files / "index.json"), "--model", f"replay:{review}"]
+    assert run(capsys, "audit", *argv, "--record", str(record))[0] == EXIT_OK
+    turns = [json.loads(line) for line in record.read_text("utf-8").splitlines()]
+    assert len(turns) == 1 and turns[0]["prompt_sha256"]
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
+@pytest.mark.parametrize(
+    ("model", "extra"),
+    [("openai:gpt-4o", "openai"), ("anthropic:claude-x", "anthropic"), ("replay:x.jsonl", None)],
+)
+def test_make_demo_installs_the_extra_of_the_chosen_model(model, extra):
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
+    plan = subprocess.run(
+        ["make", "-n", "demo", f"DEMO_MODEL={model}", "STAMP=Makefile"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    installs = [line for line in plan.splitlines() if "pip install" in line]
+    assert installs == (
+        [f"{'.venv/bin/python'} -m pip install --quiet -e '.[{extra}]'"] if extra else []
+    )
+    assert f"--model {model}" in plan
