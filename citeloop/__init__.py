@@ -84,6 +84,7 @@ from citeloop.validation import (
     validate_short_response,
     validate_structure,
 )
+from citeloop.validator_loop import ValidatorLoop, ValidatorLoopResult
 
 __all__ = [
     "Check",
@@ -123,6 +124,8 @@ __all__ = [
     "Tier",
     "UnknownEntityError",
     "ValidationError",
+    "ValidatorLoop",
+    "ValidatorLoopResult",
     "VerbalizeContext",
     "build_audited_answer_graph",
     "build_delivery_audit_graph",

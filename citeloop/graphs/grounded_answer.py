@@ -22,7 +22,7 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Checkpointer, RetryPolicy
 
 from citeloop.context import GroundedAnswerContext
-from citeloop.knowledge import GraphStore
+from citeloop.knowledge import ContextInjector, GraphStore
 from citeloop.nodes.chat import DEFAULT_MODEL_RETRY
 from citeloop.nodes.dual import DualNode
 from citeloop.nodes.grounded_answer import (
@@ -43,6 +43,7 @@ def build_grounded_answer_graph(
     model_retry: RetryPolicy = DEFAULT_MODEL_RETRY,
     checkpointer: Checkpointer = None,
     name: str = "grounded_answer",
+    injector: ContextInjector | None = None,
 ) -> CompiledStateGraph:
     """Build and compile the ``grounded_answer`` graph.
 
@@ -61,6 +62,10 @@ def build_grounded_answer_graph(
             ``retry_on`` should be :func:`citeloop.models.is_transient_model_error`.
         checkpointer: Persists threads; the caller's choice (``None``: no persistence).
         name: The compiled graph's name (shown in LangGraph Studio).
+        injector: A :class:`~citeloop.knowledge.ContextInjector` that builds every
+            context of a run (its store replaces ``store``; the context's ``hops``,
+            ``max_context_tokens`` and ``max_entities`` are then its own, not the
+            runtime context's).
 
     Returns:
         The compiled graph: input ``InputState``, output ``OutputState``, context
@@ -73,7 +78,9 @@ def build_grounded_answer_graph(
         ...     context={"model": "openai:gpt-4o-mini", "db_path": "langgraph.db"},
         ... )
     """
-    nodes = GroundedAnswerNodes(model, store, checks=checks, model_retry=model_retry)
+    nodes = GroundedAnswerNodes(
+        model, store, checks=checks, model_retry=model_retry, injector=injector
+    )
     builder = StateGraph(
         State,
         input_schema=InputState,

@@ -167,6 +167,10 @@ class GroundedAnswerNodes:
             fixes apply to the answer, and failures of re-asking checks fail it.
         model_retry: The model nodes' retry policy: an error it retries is re-raised
             while attempts are left; any other error, or the last attempt's, ends the run.
+        injector: A :class:`ContextInjector` (or an object with its ``store`` and
+            ``inject(payload, expansion=...)``) used instead of one built from the
+            context's ``hops``, ``max_context_tokens`` and ``max_entities``; its store
+            is the graph's store.
     """
 
     def __init__(
@@ -176,11 +180,13 @@ class GroundedAnswerNodes:
         *,
         checks: Sequence[Check] = (),
         model_retry: RetryPolicy | None = None,
+        injector: ContextInjector | None = None,
     ) -> None:
         self.model = model
-        self.store = store
+        self.store = store if injector is None else injector.store
         self.checks = require_checks(checks)
         self.model_retry = model_retry
+        self.injector = injector
 
     def _store(self, ctx: GroundedAnswerContext) -> GraphStore:
         return self.store if self.store is not None else open_graph(ctx.db_path)
@@ -188,13 +194,16 @@ class GroundedAnswerNodes:
     def _inject(
         self, state: State, ctx: GroundedAnswerContext, expansion: ContextExpansion | None
     ) -> InjectedContext:
+        texts = [task_of(state), state.get("payload") or ""]
+        if self.injector is not None:
+            return self.injector.inject(texts, expansion=expansion)
         injector = ContextInjector(
             self._store(ctx),
             hops=ctx.hops,
             max_context_tokens=ctx.max_context_tokens,
             max_entities=ctx.max_entities,
         )
-        return injector.inject([task_of(state), state.get("payload") or ""], expansion=expansion)
+        return injector.inject(texts, expansion=expansion)
 
     def inject_context(
         self, state: State, runtime: Runtime[GroundedAnswerContext], config: RunnableConfig
