@@ -52,7 +52,9 @@ VERIFICATION_UNAVAILABLE = ("verification", "verification_unavailable")
 REQUEST_NOT_FULFILLED = ("fulfilment", "request_not_fulfilled")
 """The review found the request not fulfilled (a false verdict, or a requirement
 ``unfulfilled`` or ``uncertain``, or one without what its status needs)."""
-
+UNDISCLOSED_GAP = ("fulfilment", "undisclosed_gap")
+"""The first failing requirement is ``missing_disclosed`` while no answer segment it
+names carries a notice (source design 004): a gap the answer does not disclose."""
 
 UNVERIFIABLE_LENGTH = ("verification", "unverifiable_length")
 """The question or the answer has more segments, or longer ones, than the audit can
