@@ -257,3 +257,13 @@ async def test_bad_inputs_are_refused(injector):
         await ValidatorLoop(injector).run({}, Script(CITING))
     with pytest.raises(TypeError, match="must return the answer as a str"):
         await ValidatorLoop(injector).run({}, Script(42), user_message=MESSAGE)  # type: ignore[arg-type]
+
+
+def test_the_readme_example_runs(tmp_path, monkeypatch, capsys):
+    """The README's validator-loop example runs as written and prints what it says."""
+    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+    section = readme.split("### The validator loop", 1)[1]
+    code = section.split("```python\n", 1)[1].split("```", 1)[0]
+    monkeypatch.setattr("tempfile.mkdtemp", lambda: str(tmp_path))
+    exec(compile(code, "README.md", "exec"), {})
+    assert capsys.readouterr().out.strip() == "True 0 False"
