@@ -6,6 +6,44 @@ Example:
     False
 """
 
+from citeloop.checks import (
+    Check,
+    CheckOutcome,
+    OnFail,
+    Problem,
+    RepetitionResult,
+    ResponseMode,
+    calculate_unique_content_ratio,
+    check_format_compliance,
+    citations_check,
+    clean_repetitive_output,
+    complete_check,
+    compliance_check,
+    deduplicate_sections,
+    detect_conversational_phrases,
+    detect_repetition,
+    estimate_tokens,
+    extract_structured_sections,
+    formatting_check,
+    has_on_topic_signals,
+    is_off_topic,
+    json_check,
+    length_check,
+    repetition_check,
+    sections_check,
+    structure_check,
+    validate_citations,
+    validate_complete,
+    validate_formatting,
+    validate_json,
+    validate_length,
+    validate_long_response,
+    validate_no_repetition,
+    validate_response_structure,
+    validate_section_completeness,
+    validate_short_response,
+    validate_structure,
+)
 from citeloop.context import (
     DeliveryAuditContext,
     GroundedAnswerContext,
@@ -17,6 +55,14 @@ from citeloop.graphs.delivery_audit import build_audited_answer_graph, build_del
 from citeloop.graphs.grounded_answer import build_grounded_answer_graph
 from citeloop.graphs.output_guard import build_output_guard_graph
 from citeloop.graphs.verbalize import build_verbalize_graph
+from citeloop.grounding import (
+    Critique,
+    FactIdCritic,
+    GraphContextValidator,
+    GraphValidationResult,
+    build_retry_prompt,
+    parse_context_entities,
+)
 from citeloop.knowledge import (
     ContextEntity,
     ContextExpansion,
@@ -40,50 +86,6 @@ from citeloop.knowledge import (
     recall_paths,
 )
 from citeloop.models import ReplayChatModel, ReplayRecorder, resolve_chat_model
-from citeloop.validation import (
-    Check,
-    CheckOutcome,
-    Critique,
-    FactIdCritic,
-    GraphContextValidator,
-    GraphValidationResult,
-    OnFail,
-    Problem,
-    RepetitionResult,
-    ResponseMode,
-    build_retry_prompt,
-    calculate_unique_content_ratio,
-    check_format_compliance,
-    citations_check,
-    clean_repetitive_output,
-    complete_check,
-    compliance_check,
-    deduplicate_sections,
-    detect_conversational_phrases,
-    detect_repetition,
-    estimate_tokens,
-    extract_structured_sections,
-    formatting_check,
-    has_on_topic_signals,
-    is_off_topic,
-    json_check,
-    length_check,
-    parse_context_entities,
-    repetition_check,
-    sections_check,
-    structure_check,
-    validate_citations,
-    validate_complete,
-    validate_formatting,
-    validate_json,
-    validate_length,
-    validate_long_response,
-    validate_no_repetition,
-    validate_response_structure,
-    validate_section_completeness,
-    validate_short_response,
-    validate_structure,
-)
 from citeloop.validator_loop import ValidatorLoop, ValidatorLoopResult
 
 __all__ = [

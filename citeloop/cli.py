@@ -40,6 +40,7 @@ from citeloop.errors import CiteloopError
 from citeloop.graphs.delivery_audit import build_delivery_audit_graph
 from citeloop.graphs.grounded_answer import build_grounded_answer_graph
 from citeloop.graphs.verbalize import build_verbalize_graph
+from citeloop.grounding import GraphContextValidator
 from citeloop.knowledge import (
     ContextInjector,
     InjectedContext,
@@ -58,7 +59,6 @@ from citeloop.models import ReplayRecorder, resolve_chat_model
 from citeloop.prompts import EXPLAIN_QUESTION, EXPLAIN_QUESTION_NO_TARGET
 from citeloop.state.delivery_audit import OutputState as DeliveryOutput
 from citeloop.state.grounded_answer import OutputState
-from citeloop.validation import GraphContextValidator
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 

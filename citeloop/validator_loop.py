@@ -28,15 +28,15 @@ from langchain_core.messages import BaseMessage
 from langgraph.types import RetryPolicy
 
 from citeloop.callable_chat import CallableChatModel, PromptCall, split_grounded_prompt
+from citeloop.checks.check import Check, CheckOutcome, Problem
 from citeloop.context import MAX_RETRIES, GroundedAnswerContext
 from citeloop.errors import ConfigurationError
 from citeloop.graphs.grounded_answer import build_grounded_answer_graph
+from citeloop.grounding import GraphValidationResult
 from citeloop.knowledge import ContextExpansion, ContextInjector, InjectedContext
 from citeloop.nodes.chat import DEFAULT_MODEL_RETRY
 from citeloop.nodes.grounded_answer import supersteps_needed
 from citeloop.prompts import GROUNDED_ANSWER_PROMPT, GROUNDED_PAYLOAD_BLOCK
-from citeloop.validation import GraphValidationResult
-from citeloop.validation.checks import Check, CheckOutcome, Problem
 
 DEFAULT_MAX_RETRIES = 2
 """Retries after the first call, by default (the source design's value)."""
@@ -53,7 +53,7 @@ class ValidatorLoopResult:
     Attributes:
         response: The final answer (on ``budget_exhausted``, the run's best answer).
         validation: Its validation: the result of the ``validator_factory``'s validator,
-            else the graph's :class:`~citeloop.validation.GraphValidationResult`.
+            else the graph's :class:`~citeloop.grounding.GraphValidationResult`.
         retries: Model calls after the first one, ``0..max_retries``.
         expanded: Whether the context was widened.
         outcome: The graph's outcome: ``passed``, ``exhausted`` or ``budget_exhausted``.

@@ -21,6 +21,7 @@ from langgraph.graph import START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Checkpointer, RetryPolicy
 
+from citeloop.checks.check import Check
 from citeloop.context import GroundedAnswerContext
 from citeloop.knowledge import ContextInjector, GraphStore
 from citeloop.nodes.chat import DEFAULT_MODEL_RETRY
@@ -32,7 +33,6 @@ from citeloop.nodes.grounded_answer import (
     route_after_validate,
 )
 from citeloop.state.grounded_answer import InputState, OutputState, State
-from citeloop.validation.checks import Check
 
 
 def build_grounded_answer_graph(
@@ -52,7 +52,7 @@ def build_grounded_answer_graph(
             at run time (one client per spec and process).
         store: A knowledge-graph store; when ``None``, ``GroundedAnswerContext.db_path``
             is opened at run time.
-        checks: Output checks (:class:`citeloop.validation.Check`) run by ``validate``
+        checks: Output checks (:class:`citeloop.checks.Check`) run by ``validate``
             before the context validation, with their failure policies: fixes apply to
             the answer; failures of ``reask``/``fix_reask`` checks fail it, and their
             problems join the retry prompt; ``exception`` raises; ``noop`` is recorded.

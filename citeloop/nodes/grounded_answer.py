@@ -19,8 +19,18 @@ from langgraph.graph import END
 from langgraph.runtime import Runtime, get_runtime
 from langgraph.types import RetryPolicy
 
+from citeloop.checks import estimate_tokens
+from citeloop.checks.check import (
+    Check,
+    Problem,
+    format_problems,
+    require_checks,
+    run_checks,
+)
 from citeloop.context import GroundedAnswerContext, resolve_context
 from citeloop.errors import ConfigurationError
+from citeloop.grounding import GraphContextValidator, GraphValidationResult, build_retry_prompt
+from citeloop.grounding.mentions import code_mentions
 from citeloop.knowledge import (
     ContextExpansion,
     ContextInjector,
@@ -44,20 +54,6 @@ from citeloop.prompts import (
     GROUNDED_SYSTEM_PROMPT,
 )
 from citeloop.state.grounded_answer import State
-from citeloop.validation import (
-    GraphContextValidator,
-    GraphValidationResult,
-    build_retry_prompt,
-    estimate_tokens,
-)
-from citeloop.validation.checks import (
-    Check,
-    Problem,
-    format_problems,
-    require_checks,
-    run_checks,
-)
-from citeloop.validation.mentions import code_mentions
 
 
 def settings(runtime: Runtime[GroundedAnswerContext]) -> GroundedAnswerContext:
