@@ -25,8 +25,8 @@ from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
+from citeloop.grounding import GraphContextValidator, GraphValidationResult
 from citeloop.knowledge import SqliteGraphStore, index_tree
-from citeloop.validation import GraphContextValidator, GraphValidationResult
 
 DATA = Path(__file__).parent / "data"
 SETS = ("grounding", "grounding_heldout")

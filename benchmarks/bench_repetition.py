@@ -35,7 +35,7 @@ from collections.abc import Callable
 
 from _common import corpus_root
 
-from citeloop.validation.repetition import (
+from citeloop.checks.repetition import (
     DEFAULT_MIN_SECTION_CHARS,
     DEFAULT_SIMILARITY_THRESHOLD,
     _analyze,

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import langchain_core
 
-from citeloop.validation import GraphContextValidator, parse_context_entities
+from citeloop.grounding import GraphContextValidator, parse_context_entities
 
 SEED = 20240613
 ANSWER_BYTES = 75_000

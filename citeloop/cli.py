@@ -190,7 +190,7 @@ def _load_context(path: str) -> Any:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from citeloop.validation import GraphContextValidator
+    from citeloop.grounding.graph_context import GraphContextValidator
 
     context = _load_context(args.context)
     response = read_text(args.response, "response")

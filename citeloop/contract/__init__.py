@@ -26,6 +26,7 @@ from citeloop.contract.codes import (
     DeliveryCheck,
     Failure,
     diagnose,
+    fingerprint,
     request_fingerprint,
 )
 from citeloop.contract.mechanical import (
@@ -77,6 +78,7 @@ __all__ = [
     "diagnose",
     "evidence_from_graph",
     "evidence_from_jsonl",
+    "fingerprint",
     "load_index",
     "load_model",
     "mechanical_checks",

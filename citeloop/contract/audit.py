@@ -64,7 +64,7 @@ from typing import Any, Literal, TypeVar
 
 from pydantic import ValidationError
 
-from citeloop.contract.codes import REQUEST_NOT_FULFILLED, Failure
+from citeloop.contract.codes import REQUEST_NOT_FULFILLED, UNDISCLOSED_GAP, Failure
 from citeloop.contract.mechanical import name_key
 from citeloop.contract.schemas import (
     AnswerResult,
@@ -651,7 +651,9 @@ class Verdict:
 def verdict(review: Fulfilment, payload: AuditPayload) -> Verdict:
     """Decide a review (checked with :func:`parse_review`).
 
-    Passes when all of these hold; otherwise ``fulfilment/request_not_fulfilled``:
+    Passes when all of these hold; otherwise ``fulfilment/request_not_fulfilled``, or
+    ``fulfilment/undisclosed_gap`` when the first rule to fail (the booleans first, then
+    the requirements in order) is a ``missing_disclosed`` one:
 
     - The four booleans (:data:`BOOLEANS`) are true.
     - Each ``answered`` requirement names at least one answer segment of the payload,
@@ -670,6 +672,7 @@ def verdict(review: Fulfilment, payload: AuditPayload) -> Verdict:
     reasons = [f"{name} is false" for name in BOOLEANS if not getattr(review, name)]
     notices = [text for text in dict.fromkeys(name_key(n.text) for n in payload.notices) if text]
     discloses: dict[str, bool] = {}
+    gap = False  # the first rule to fail is a missing_disclosed one
 
     def disclosed(alias: str) -> bool:
         if alias not in discloses:
@@ -688,10 +691,11 @@ def verdict(review: Fulfilment, payload: AuditPayload) -> Verdict:
                 reasons.append(f"{where} is answered without answer segments")
         elif requirement.status == "missing_disclosed":
             if not any(disclosed(alias) for alias in answers):
+                gap = gap if reasons else True
                 reasons.append(f"{where} is missing_disclosed without a notice in its segments")
         else:
             reasons.append(f"{where} is {requirement.status}")
     if reasons:
-        return Verdict.rejected(REQUEST_NOT_FULFILLED, *reasons)
+        return Verdict.rejected(UNDISCLOSED_GAP if gap else REQUEST_NOT_FULFILLED, *reasons)
     partial = any(r.status == "missing_disclosed" for r in review.requirements)
     return Verdict(passed=True, outcome="partial" if partial else "complete", failure=None)

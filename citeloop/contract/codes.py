@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Literal
+from collections.abc import Mapping
+from typing import Any, Literal, overload
 
 from pydantic import BaseModel, ConfigDict
 
@@ -51,7 +52,9 @@ VERIFICATION_UNAVAILABLE = ("verification", "verification_unavailable")
 REQUEST_NOT_FULFILLED = ("fulfilment", "request_not_fulfilled")
 """The review found the request not fulfilled (a false verdict, or a requirement
 ``unfulfilled`` or ``uncertain``, or one without what its status needs)."""
-
+UNDISCLOSED_GAP = ("fulfilment", "undisclosed_gap")
+"""The first failing requirement is ``missing_disclosed`` while no answer segment it
+names carries a notice (source design 004): a gap the answer does not disclose."""
 
 UNVERIFIABLE_LENGTH = ("verification", "unverifiable_length")
 """The question or the answer has more segments, or longer ones, than the audit can
@@ -116,14 +119,90 @@ def request_fingerprint(engine: str, query: str) -> str:
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
-def diagnose(result: AnswerResult) -> Failure:
+def fingerprint(query: str, engine: str) -> str:
+    """:func:`request_fingerprint` with the source design 004's argument order.
+
+    Example:
+        >>> fingerprint("Who?", "citeloop") == request_fingerprint("citeloop", "Who?")
+        True
+    """
+    return request_fingerprint(engine, query)
+
+
+CONTEXT_REASONS = frozenset({"invalid_context", "stale_context", "expired_context"})
+"""Reasons of a result that failed in its context (source design 004, ``diagnose``)."""
+RETRIEVAL_REASONS = frozenset({"retrieval_unavailable", "content_index_unavailable"})
+"""Reasons of a result that failed in retrieval."""
+VERIFICATION_REASONS = frozenset({"answer_rejected", "verification_unavailable"})
+"""Reasons of a result that failed in verification."""
+STATUS_CODES = {"ambiguous": "clarification_required", "no_answer": "evidence_not_found"}
+"""The code of a result by its status, when its reason is not ``answer_rejected``."""
+
+
+@overload
+def diagnose(result: AnswerResult) -> Failure: ...
+@overload
+def diagnose(
+    result: Mapping[str, Any] | AnswerResult, query: str, engine: str
+) -> dict[str, Any]: ...
+def diagnose(
+    result: Mapping[str, Any] | AnswerResult, query: str | None = None, engine: str | None = None
+) -> Failure | dict[str, Any]:
     """The failure of a result that failed upstream, in its stage's layer, without
-    running any check: ``(stage, reason)``, e.g. ``("retrieval", "timeout")``; a reason
+    running any check.
+
+    ``diagnose(result)`` takes an :class:`AnswerResult` whose status is ``failed`` and
+    returns ``Failure(stage, reason)``, e.g. ``("retrieval", "timeout")``; a reason
     outside :data:`STAGE_REASONS` becomes ``failed``.
 
+    ``diagnose(result, query, engine)`` is the source design 004's form: ``result`` is a
+    mapping with ``status`` and ``reason`` (or an :class:`AnswerResult`, then dumped as
+    JSON and diagnosed as above), and the return value is a copy of it with
+    ``delivery_check = {"layer", "code", "request_fingerprint"}``. The layer is
+    ``context`` for a reason in :data:`CONTEXT_REASONS`, else ``planning`` for status
+    ``ambiguous``, else ``retrieval`` for status ``no_answer`` or a reason in
+    :data:`RETRIEVAL_REASONS`, else ``verification`` for a reason in
+    :data:`VERIFICATION_REASONS`, else ``service``. The code is
+    ``request_not_fulfilled`` for reason ``answer_rejected``, else by status
+    (:data:`STATUS_CODES`), else ``unavailable``. The fingerprint is
+    :func:`fingerprint` ``(query, engine)``.
+
     Raises:
-        ValueError: ``result`` did not fail.
+        ValueError: An :class:`AnswerResult` that did not fail.
+        TypeError: Only one of ``query`` and ``engine``, or a ``result`` of another type.
     """
+    if query is None and engine is None:
+        if not isinstance(result, AnswerResult):
+            raise TypeError("diagnose(result) takes an AnswerResult; pass query and engine too")
+        return _stage_failure(result)
+    if query is None or engine is None:
+        raise TypeError("diagnose(result, query, engine) needs both query and engine")
+    mark = fingerprint(query, engine)
+    if isinstance(result, AnswerResult):
+        failure = _stage_failure(result)
+        check = {"layer": failure.layer, "code": failure.code, "request_fingerprint": mark}
+        return {**result.model_dump(mode="json"), "delivery_check": check}
+    if not isinstance(result, Mapping):
+        raise TypeError(f"result must be a mapping or an AnswerResult, got {type(result).__name__}")
+    reason, status = result.get("reason") or "", result.get("status")
+    if reason in CONTEXT_REASONS:
+        layer = "context"
+    elif status == "ambiguous":
+        layer = "planning"
+    elif status == "no_answer" or reason in RETRIEVAL_REASONS:
+        layer = "retrieval"
+    elif reason in VERIFICATION_REASONS:
+        layer = "verification"
+    else:
+        layer = "service"
+    if reason == "answer_rejected":
+        code = "request_not_fulfilled"
+    else:
+        code = STATUS_CODES.get(status, "unavailable") if isinstance(status, str) else "unavailable"
+    return {**result, "delivery_check": {"layer": layer, "code": code, "request_fingerprint": mark}}
+
+
+def _stage_failure(result: AnswerResult) -> Failure:
     if result.status != "failed" or result.failure is None:
         raise ValueError("diagnose() takes a result whose status is 'failed'")
     reason = result.failure.reason

@@ -29,6 +29,7 @@ from collections.abc import Iterable, Iterator
 from datetime import date
 from urllib.parse import urlsplit, urlunsplit
 
+from citeloop.checks.citations import validate_citations
 from citeloop.contract.codes import (
     ALTERED_EVIDENCE,
     INVALID_CITATION,
@@ -42,7 +43,6 @@ from citeloop.contract.codes import (
 )
 from citeloop.contract.schemas import AnswerResult, Claim, EvidenceIndex, EvidenceUnit, Plan
 from citeloop.text import normalize_text
-from citeloop.validation.citations import validate_citations
 
 ORDER: tuple[tuple[str, str], ...] = (
     MIXED_SNAPSHOT,
@@ -404,7 +404,7 @@ def check_citations(result: AnswerResult) -> list[Failure]:
     fragment do not matter).
 
     Numeric citations of the answer (``[2]``, ``[1-3]``, as read by
-    :func:`citeloop.validation.citations.validate_citations`) number the result's
+    :func:`citeloop.checks.citations.validate_citations`) number the result's
     evidence units in order, from 1: each must lie within ``1..len(result.evidence)``,
     and a range too wide to expand is invalid. Author-year and key citations are not
     checked.

@@ -21,8 +21,9 @@ from langgraph.graph import START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Checkpointer, RetryPolicy
 
+from citeloop.checks.check import Check
 from citeloop.context import GroundedAnswerContext
-from citeloop.knowledge import GraphStore
+from citeloop.knowledge import ContextInjector, GraphStore
 from citeloop.nodes.chat import DEFAULT_MODEL_RETRY
 from citeloop.nodes.dual import DualNode
 from citeloop.nodes.grounded_answer import (
@@ -32,7 +33,6 @@ from citeloop.nodes.grounded_answer import (
     route_after_validate,
 )
 from citeloop.state.grounded_answer import InputState, OutputState, State
-from citeloop.validation.checks import Check
 
 
 def build_grounded_answer_graph(
@@ -43,6 +43,7 @@ def build_grounded_answer_graph(
     model_retry: RetryPolicy = DEFAULT_MODEL_RETRY,
     checkpointer: Checkpointer = None,
     name: str = "grounded_answer",
+    injector: ContextInjector | None = None,
 ) -> CompiledStateGraph:
     """Build and compile the ``grounded_answer`` graph.
 
@@ -51,7 +52,7 @@ def build_grounded_answer_graph(
             at run time (one client per spec and process).
         store: A knowledge-graph store; when ``None``, ``GroundedAnswerContext.db_path``
             is opened at run time.
-        checks: Output checks (:class:`citeloop.validation.Check`) run by ``validate``
+        checks: Output checks (:class:`citeloop.checks.Check`) run by ``validate``
             before the context validation, with their failure policies: fixes apply to
             the answer; failures of ``reask``/``fix_reask`` checks fail it, and their
             problems join the retry prompt; ``exception`` raises; ``noop`` is recorded.
@@ -61,6 +62,10 @@ def build_grounded_answer_graph(
             ``retry_on`` should be :func:`citeloop.models.is_transient_model_error`.
         checkpointer: Persists threads; the caller's choice (``None``: no persistence).
         name: The compiled graph's name (shown in LangGraph Studio).
+        injector: A :class:`~citeloop.knowledge.ContextInjector` that builds every
+            context of a run (its store replaces ``store``; the context's ``hops``,
+            ``max_context_tokens`` and ``max_entities`` are then its own, not the
+            runtime context's).
 
     Returns:
         The compiled graph: input ``InputState``, output ``OutputState``, context
@@ -73,7 +78,9 @@ def build_grounded_answer_graph(
         ...     context={"model": "openai:gpt-4o-mini", "db_path": "langgraph.db"},
         ... )
     """
-    nodes = GroundedAnswerNodes(model, store, checks=checks, model_retry=model_retry)
+    nodes = GroundedAnswerNodes(
+        model, store, checks=checks, model_retry=model_retry, injector=injector
+    )
     builder = StateGraph(
         State,
         input_schema=InputState,

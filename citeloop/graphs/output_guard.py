@@ -18,12 +18,12 @@ from langgraph.graph import START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Checkpointer, RetryPolicy
 
+from citeloop.checks.check import Check
 from citeloop.context import OutputGuardContext
 from citeloop.nodes.chat import DEFAULT_MODEL_RETRY
 from citeloop.nodes.dual import DualNode
 from citeloop.nodes.output_guard import OutputGuardNodes, route_after_model, route_after_validate
 from citeloop.state.output_guard import InputState, OutputState, State
-from citeloop.validation.checks import Check
 
 
 def build_output_guard_graph(
@@ -64,7 +64,7 @@ def build_output_guard_graph(
         ConfigurationError: An item of ``checks`` that is not a ``Check``.
 
     Example:
-        >>> from citeloop.validation import json_check
+        >>> from citeloop.checks import json_check
         >>> graph = build_output_guard_graph(checks=[json_check()])
         >>> out = graph.invoke(  # doctest: +SKIP
         ...     {"task": "List three primes as a JSON array."},

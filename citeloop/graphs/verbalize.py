@@ -18,11 +18,11 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Checkpointer, RetryPolicy
 
 from citeloop.context import VerbalizeContext
+from citeloop.grounding.critics import Critic
 from citeloop.nodes.chat import DEFAULT_MODEL_RETRY
 from citeloop.nodes.dual import DualNode
 from citeloop.nodes.verbalize import VerbalizeNodes, route_after_critique, route_after_model
 from citeloop.state.verbalize import InputState, OutputState, State
-from citeloop.validation.critics import Critic
 
 
 def build_verbalize_graph(
@@ -46,7 +46,7 @@ def build_verbalize_graph(
         model: A chat model; when ``None``, ``VerbalizeContext.model`` is resolved at
             run time (one client per spec and process).
         critics: Extra critics ``(narrative, path) -> Critique``, run after the default
-            :class:`~citeloop.validation.FactIdCritic` (every fact id mentioned,
+            :class:`~citeloop.grounding.FactIdCritic` (every fact id mentioned,
             boundary-aware); all must pass, and the feedback of those that fail is
             combined into the refinement prompt.
         model_retry: Retry policy of ``draft`` and ``refine`` for transient model errors.

@@ -1,6 +1,6 @@
 """``ContextInjector``: find what a task is about, rank it, and fill a token budget.
 
-1. **Mentions** (:mod:`~citeloop.validation.mentions`, :mod:`~citeloop.knowledge.seeds`):
+1. **Mentions** (:mod:`~citeloop.grounding.mentions`, :mod:`~citeloop.knowledge.seeds`):
    the entities the task names as code are its **core** (they must be cited).
 2. **Lexical hits** (:mod:`~citeloop.knowledge.search`): the entities the task's words
    find, for a task that paraphrases (a store without a full-text index has none).
@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from citeloop.errors import ConfigurationError
+from citeloop.grounding.mentions import code_mentions, query_words
 from citeloop.knowledge.model import (
     DEFAULT_MAX_CONTEXT_TOKENS,
     ContextEntity,
@@ -42,7 +43,6 @@ from citeloop.knowledge.render import MEMBER_KINDS, ContextText, entity_line, fi
 from citeloop.knowledge.seeds import RANK, choose, lookup_names, named_groups
 from citeloop.knowledge.store import GraphStore, SearchableGraphStore, batched
 from citeloop.text import estimated_tokens
-from citeloop.validation.mentions import code_mentions, query_words
 
 TEST_TASK_TYPES = frozenset({"test", "tests", "testing"})
 """Task types that follow ``tested_by`` relations as if ``include_tested_by`` were set."""

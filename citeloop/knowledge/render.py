@@ -22,7 +22,7 @@ everything before it is code as the indexer keeps it, the signature bounded to a
 :data:`MAX_LINE_SIGNATURE` characters (a method's ``self``/``cls`` left out). Facts are
 rendered only between entities of the context, so every name the text introduces is an
 entity of the context. ``GraphContextValidator`` parses the text back
-(:mod:`citeloop.validation.context_text`), and the line shapes of the older format
+(:mod:`citeloop.grounding.context_text`), and the line shapes of the older format
 (``class Name(Base): a, b``, ``def f(a, b)``, ``Class.method()``) still parse.
 
 Every line is passed through :func:`citeloop.text.data_line`: text from the indexed code

@@ -3,7 +3,7 @@
 Each entity is a small document of two fields: its **words** (its name, the words of its
 name split at ``_`` and case changes, the words of its owners' names, and the names in
 its signature) and its **doc** (its docstring, or a requirement's or decision's title).
-A task's words (:func:`~citeloop.validation.mentions.query_words`) are matched against
+A task's words (:func:`~citeloop.grounding.mentions.query_words`) are matched against
 both, the words field weighted :data:`WORDS_WEIGHT` times as much, and scored with BM25
 (Robertson and Zaragoza, "The Probabilistic Relevance Framework: BM25 and Beyond",
 2009), so that "the JSON serialization provider" finds ``DefaultJSONProvider``.
@@ -20,8 +20,8 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
+from citeloop.grounding.mentions import identifier_words
 from citeloop.knowledge.model import Entity, EntityKind
-from citeloop.validation.mentions import identifier_words
 
 WORDS_WEIGHT = 4.0
 """Weight of a match in an entity's name and signature words against one in its doc."""

@@ -1,6 +1,6 @@
 """The entities a task names as code: the core of its context.
 
-Each mention (:func:`~citeloop.validation.mentions.code_mentions`) is looked up by name
+Each mention (:func:`~citeloop.grounding.mentions.code_mentions`) is looked up by name
 (ids like ``REQ-1`` included), a dotted one by the longest dotted suffix of an entity id
 (``StateGraph.compile`` names ``...StateGraph.compile``) and its owner (``StateGraph``).
 When a name is ambiguous, the candidate defined in, or beside, an entity that an
@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
 
+from citeloop.grounding.mentions import is_code_shaped
 from citeloop.knowledge.model import Entity, EntityKind
-from citeloop.validation.mentions import is_code_shaped
 
 MAX_QUALIFIED_PARTS = 8
 """Trailing parts of a dotted mention matched against qualified ids (``a.b.C.m``);

@@ -12,10 +12,10 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langgraph.runtime import get_runtime
 from langgraph.types import RetryPolicy
 
+from citeloop.checks import estimate_tokens
 from citeloop.errors import ConfigurationError
 from citeloop.models import is_transient_model_error, resolve_chat_model
 from citeloop.state.tokens import TokenUsage
-from citeloop.validation import estimate_tokens
 
 DEFAULT_MODEL_RETRY = RetryPolicy(
     initial_interval=1.0, backoff_factor=2.0, max_attempts=4, retry_on=is_transient_model_error
@@ -127,7 +127,7 @@ def model_failure(exc: Exception, policy: RetryPolicy | None) -> str:
 
 def call_usage(messages: Sequence[BaseMessage], response: AIMessage) -> TokenUsage:
     """The tokens of one call: the model's ``usage_metadata``, else the estimate
-    (:func:`citeloop.validation.estimate_tokens`) of ``messages`` and the reply."""
+    (:func:`citeloop.checks.estimate_tokens`) of ``messages`` and the reply."""
     usage = response.usage_metadata
     if usage:
         spent_in, spent_out = usage.get("input_tokens", 0), usage.get("output_tokens", 0)

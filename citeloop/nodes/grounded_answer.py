@@ -21,8 +21,18 @@ from langgraph.graph import END
 from langgraph.runtime import Runtime, get_runtime
 from langgraph.types import RetryPolicy
 
+from citeloop.checks import estimate_tokens
+from citeloop.checks.check import (
+    Check,
+    Problem,
+    format_problems,
+    require_checks,
+    run_checks,
+)
 from citeloop.context import GroundedAnswerContext, resolve_context
 from citeloop.errors import ConfigurationError
+from citeloop.grounding import GraphContextValidator, GraphValidationResult, build_retry_prompt
+from citeloop.grounding.mentions import code_mentions
 from citeloop.knowledge import (
     ContextExpansion,
     ContextInjector,
@@ -46,20 +56,6 @@ from citeloop.prompts import (
     GROUNDED_SYSTEM_PROMPT,
 )
 from citeloop.state.grounded_answer import State
-from citeloop.validation import (
-    GraphContextValidator,
-    GraphValidationResult,
-    build_retry_prompt,
-    estimate_tokens,
-)
-from citeloop.validation.checks import (
-    Check,
-    Problem,
-    format_problems,
-    require_checks,
-    run_checks,
-)
-from citeloop.validation.mentions import code_mentions
 
 
 def settings(runtime: Runtime[GroundedAnswerContext]) -> GroundedAnswerContext:
@@ -193,6 +189,10 @@ class GroundedAnswerNodes:
             fixes apply to the answer, and failures of re-asking checks fail it.
         model_retry: The model nodes' retry policy: an error it retries is re-raised
             while attempts are left; any other error, or the last attempt's, ends the run.
+        injector: A :class:`ContextInjector` (or an object with its ``store`` and
+            ``inject(payload, expansion=...)``) used instead of one built from the
+            context's ``hops``, ``max_context_tokens`` and ``max_entities``; its store
+            is the graph's store.
     """
 
     def __init__(
@@ -202,11 +202,13 @@ class GroundedAnswerNodes:
         *,
         checks: Sequence[Check] = (),
         model_retry: RetryPolicy | None = None,
+        injector: ContextInjector | None = None,
     ) -> None:
         self.model = model
-        self.store = store
+        self.store = store if injector is None else injector.store
         self.checks = require_checks(checks)
         self.model_retry = model_retry
+        self.injector = injector
         # The default context of recent tasks, so that widening it for a retry does not
         # select it again (the injector checks it is of the graph's snapshot now).
         self._defaults: OrderedDict[tuple[Any, ...], InjectedContext] = OrderedDict()
@@ -218,19 +220,21 @@ class GroundedAnswerNodes:
     def _inject(
         self, state: State, ctx: GroundedAnswerContext, expansion: ContextExpansion | None
     ) -> InjectedContext:
+        texts = [task_of(state), state.get("payload") or ""]
+        if self.injector is not None:
+            return self.injector.inject(texts, expansion=expansion)
         injector = ContextInjector(
             self._store(ctx),
             hops=ctx.hops,
             max_context_tokens=ctx.max_context_tokens,
             max_entities=ctx.max_entities,
         )
-        payload = [task_of(state), state.get("payload") or ""]
-        key = (*payload, ctx.hops, ctx.max_context_tokens, ctx.max_entities)
+        key = (*texts, ctx.hops, ctx.max_context_tokens, ctx.max_entities)
         if expansion is not None:
             with self._defaults_lock:
                 default = self._defaults.get(key)
-            return injector.inject(payload, expansion=expansion, default=default)
-        injected = injector.inject(payload)
+            return injector.inject(texts, expansion=expansion, default=default)
+        injected = injector.inject(texts)
         with self._defaults_lock:
             self._defaults[key] = injected
             self._defaults.move_to_end(key)

@@ -20,6 +20,17 @@ from langgraph.graph import END
 from langgraph.runtime import Runtime, get_runtime
 from langgraph.types import RetryPolicy
 
+from citeloop.checks import (
+    Check,
+    Problem,
+    complete_check,
+    compliance_check,
+    format_problems,
+    repetition_check,
+    require_checks,
+    run_checks,
+    sections_check,
+)
 from citeloop.context import OutputGuardContext, resolve_context
 from citeloop.nodes.chat import (
     achat_model,
@@ -33,17 +44,6 @@ from citeloop.nodes.chat import (
 from citeloop.prompts import GUARD_RETRY_PROMPT, GUARD_SYSTEM_PROMPT
 from citeloop.state.output_guard import State
 from citeloop.text import excerpt
-from citeloop.validation import (
-    Check,
-    Problem,
-    complete_check,
-    compliance_check,
-    format_problems,
-    repetition_check,
-    require_checks,
-    run_checks,
-    sections_check,
-)
 
 
 def settings(runtime: Runtime[OutputGuardContext]) -> OutputGuardContext:

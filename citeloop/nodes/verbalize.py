@@ -19,6 +19,7 @@ from langgraph.types import RetryPolicy
 
 from citeloop.context import VerbalizeContext, resolve_context
 from citeloop.errors import ConfigurationError
+from citeloop.grounding.critics import Critic, FactIdCritic, missing_fact_ids, run_critics
 from citeloop.knowledge import RetrievalPath, render_hops
 from citeloop.knowledge.paths import coerce_path
 from citeloop.nodes.chat import (
@@ -35,7 +36,6 @@ from citeloop.prompts import (
 )
 from citeloop.state.verbalize import State, VerbalizationReport
 from citeloop.text import excerpt
-from citeloop.validation.critics import Critic, FactIdCritic, missing_fact_ids, run_critics
 
 
 def settings(runtime: Runtime[VerbalizeContext]) -> VerbalizeContext:

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from citeloop.validation.citations import validate_citations
+from citeloop.checks.citations import validate_citations
 from tests.cases.conftest import load_cases
 
 DOCUMENT = load_cases("citations.json")

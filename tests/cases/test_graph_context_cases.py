@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from citeloop.validation import GraphContextValidator, parse_context_entities
+from citeloop.grounding import GraphContextValidator, parse_context_entities
 from tests.cases.conftest import load_cases
 
 DOCUMENT = load_cases("graph_context.json")

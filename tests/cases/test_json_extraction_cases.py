@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 
+from citeloop.checks.json_output import validate_json
 from citeloop.errors import ValidationError
-from citeloop.validation.json_output import validate_json
 from tests.cases.conftest import load_cases
 
 DOCUMENT = load_cases("json_extraction.json")

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from citeloop.validation.repetition import _split_blocks, deduplicate_sections
+from citeloop.checks.repetition import _split_blocks, deduplicate_sections
 from tests.cases.conftest import load_cases
 
 DOCUMENT = load_cases("sections.json")

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from citeloop.validation.sections import (
+from citeloop.checks.sections import (
     extract_structured_sections,
     sections_check,
     validate_section_completeness,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from citeloop.checks import Check, CheckOutcome, OnFail, Problem, format_problems, run_checks
 from citeloop.errors import ConfigurationError, ValidationError
-from citeloop.validation import Check, CheckOutcome, OnFail, Problem, format_problems, run_checks
 
 PROBLEM = Problem("it says TODO", "finished text", "finish it", {"position": 3})
 

@@ -7,8 +7,8 @@ from collections.abc import Callable
 
 import pytest
 
-from citeloop.validation import GraphContextValidator, GraphValidationResult, find_citation_section
-from citeloop.validation.citation_section import CitationSection, CitedLocation
+from citeloop.grounding import GraphContextValidator, GraphValidationResult, find_citation_section
+from citeloop.grounding.citation_section import CitationSection, CitedLocation
 
 NAMES = ["GraphStore", "SqliteGraphStore", "build_index"]
 BODY = "GraphStore and SqliteGraphStore are filled by build_index.\n\n"

@@ -9,9 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from citeloop.errors import ConfigurationError
-from citeloop.validation.checks import CheckOutcome, OnFail
-from citeloop.validation.citations import (
+from citeloop.checks.check import CheckOutcome, OnFail
+from citeloop.checks.citations import (
     MAX_EXPANDED,
     MAX_RANGE_SPAN,
     Citations,
@@ -20,6 +19,7 @@ from citeloop.validation.citations import (
     mask_code,
     validate_citations,
 )
+from citeloop.errors import ConfigurationError
 
 # --- numeric ---------------------------------------------------------------------------
 

@@ -11,9 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from citeloop.errors import ConfigurationError
-from citeloop.validation.checks import OnFail
-from citeloop.validation.compliance import (
+from citeloop.checks.check import OnFail
+from citeloop.checks.compliance import (
     DEFAULT_PATTERNS,
     ComplianceResult,
     PhraseMatch,
@@ -24,6 +23,7 @@ from citeloop.validation.compliance import (
     has_on_topic_signals,
     is_off_topic,
 )
+from citeloop.errors import ConfigurationError
 
 
 def categories(text: str, patterns: PhrasePatterns | None = None) -> list[str]:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from citeloop.validation import GraphContextValidator, parse_context_entities
+from citeloop.grounding import GraphContextValidator, parse_context_entities
 
 ROOT = Path(__file__).parent.parent.parent
 OLD_FORMAT = Path(__file__).parent.parent / "fixtures" / "contexts" / "old_format.txt"

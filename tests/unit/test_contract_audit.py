@@ -25,6 +25,7 @@ from citeloop.contract.audit import (
 from citeloop.contract.codes import (
     INVALID_REVIEW,
     REQUEST_NOT_FULFILLED,
+    UNDISCLOSED_GAP,
     Failure,
 )
 from citeloop.contract.schemas import (
@@ -501,7 +502,8 @@ def test_verdict_fails_on_each_false_boolean(payload, name):
 def test_verdict_fails_on_each_requirement_rule(payload, item, reason):
     decided = verdict(review(requirement(), item), payload)
     assert not decided.passed and decided.outcome is None
-    assert decided.failure == Failure.of(REQUEST_NOT_FULFILLED)
+    gap = item["status"] == "missing_disclosed"
+    assert decided.failure == Failure.of(UNDISCLOSED_GAP if gap else REQUEST_NOT_FULFILLED)
     assert decided.reasons == (f"requirements[1] is {reason}",)
 
 

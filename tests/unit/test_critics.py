@@ -10,9 +10,9 @@ from collections.abc import Callable
 
 import pytest
 
+from citeloop.grounding import Critique, FactIdCritic, mentions_fact_id, missing_fact_ids
+from citeloop.grounding.critics import MAX_FEEDBACK_CHARS, critic_name, run_critics
 from citeloop.knowledge import EntityRef, PathHop, RetrievalPath
-from citeloop.validation import Critique, FactIdCritic, mentions_fact_id, missing_fact_ids
-from citeloop.validation.critics import MAX_FEEDBACK_CHARS, critic_name, run_critics
 
 CAFE_NFC = "caf\u00e9-1"
 CAFE_NFD = unicodedata.normalize("NFD", CAFE_NFC)

@@ -14,8 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from citeloop.text import normalize_text, stream_safe
-from citeloop.validation import (
+from citeloop.grounding import (
     RETRY_PROMPT_HEADER,
     RULE_SUMMARIES,
     GraphContextValidator,
@@ -25,6 +24,7 @@ from citeloop.validation import (
     find_citation_section,
     parse_context_entities,
 )
+from citeloop.text import normalize_text, stream_safe
 
 CONTEXT = (
     "class GraphStore(Protocol): add_entity, neighbours\n"

@@ -11,12 +11,12 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import StateGraph
 from langgraph.types import RetryPolicy
 
+from citeloop.checks.check import Check, CheckOutcome, Problem
 from citeloop.context import GroundedAnswerContext
 from citeloop.errors import ConfigurationError, ValidationError
 from citeloop.graphs.grounded_answer import build_grounded_answer_graph
 from citeloop.knowledge import ContextInjector, SqliteGraphStore, index_tree
 from citeloop.models import ReplayChatModel, ReplayRecorder, is_transient_model_error
-from citeloop.validation.checks import Check, CheckOutcome, Problem
 from tests.fakes import ScriptedChatModel
 
 SOURCE = {

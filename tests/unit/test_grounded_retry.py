@@ -10,8 +10,8 @@ from langchain_core.messages import AIMessage
 
 from citeloop.context import GroundedAnswerContext
 from citeloop.graphs.grounded_answer import build_grounded_answer_graph
+from citeloop.grounding import RETRY_PROMPT_HEADER
 from citeloop.knowledge import ContextInjector
-from citeloop.validation import RETRY_PROMPT_HEADER
 from tests.fakes import ScriptedChatModel
 from tests.unit.test_grounded_answer_graph import (
     NO_RETRY_DELAY,
@@ -203,8 +203,8 @@ def test_max_total_tokens_must_be_positive():
 
 
 def test_a_long_previous_answer_is_cut_with_a_note(core):
+    from citeloop.grounding import GraphContextValidator, build_retry_prompt
     from citeloop.text import MAX_DRAFT_CHARS
-    from citeloop.validation import GraphContextValidator, build_retry_prompt
 
     answer = "Checkout " * 5_000
     result = GraphContextValidator().validate(answer, core)

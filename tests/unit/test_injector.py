@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from citeloop.errors import ConfigurationError
+from citeloop.grounding import parse_context_entities
 from citeloop.knowledge import (
     DECISIONS_HEADING,
     ContextExpansion,
@@ -25,7 +26,6 @@ from citeloop.knowledge import (
     Tier,
     index_tree,
 )
-from citeloop.validation import parse_context_entities
 
 SAMPLE_REPO = Path(__file__).parent.parent / "fixtures" / "sample_repo"
 

@@ -11,15 +11,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from citeloop.errors import ConfigurationError, ValidationError
-from citeloop.validation import json_output
-from citeloop.validation.json_output import (
+from citeloop.checks import json_output
+from citeloop.checks.json_output import (
     MAX_JSON_DEPTH,
     JsonExtraction,
     find_code_fences,
     json_check,
     validate_json,
 )
+from citeloop.errors import ConfigurationError, ValidationError
 
 
 def value_of(text: str) -> object:

@@ -10,8 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from citeloop.errors import ConfigurationError
-from citeloop.validation.length import (
+from citeloop.checks.length import (
     DEFAULT_LONG_MIN_TOKENS,
     DEFAULT_SHORT_MAX_TOKENS,
     LengthResult,
@@ -21,6 +20,7 @@ from citeloop.validation.length import (
     validate_long_response,
     validate_short_response,
 )
+from citeloop.errors import ConfigurationError
 
 # --- estimate and tokenizers ----------------------------------------------------------
 

@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from citeloop.validation.mentions import (
+from citeloop.grounding.mentions import (
     MAX_MENTIONS,
     code_mentions,
     identifier_words,

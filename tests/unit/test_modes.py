@@ -10,8 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from citeloop.errors import ConfigurationError, ValidationError
-from citeloop.validation.modes import (
+from citeloop.checks.modes import (
     CompletenessResult,
     ResponseMode,
     complete_check,
@@ -21,6 +20,7 @@ from citeloop.validation.modes import (
     validate_complete,
     validate_formatting,
 )
+from citeloop.errors import ConfigurationError, ValidationError
 
 # --- formatting -----------------------------------------------------------------------
 

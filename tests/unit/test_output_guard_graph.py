@@ -10,6 +10,7 @@ from langchain_core.messages import AIMessage, HumanMessage
 from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.types import RetryPolicy
 
+from citeloop.checks.check import Check, CheckOutcome, Problem
 from citeloop.context import OutputGuardContext
 from citeloop.errors import ConfigurationError, ValidationError
 from citeloop.graphs.output_guard import build_output_guard_graph
@@ -17,7 +18,6 @@ from citeloop.models import is_transient_model_error
 from citeloop.nodes.output_guard import supersteps_needed
 from citeloop.prompts import GUARD_SYSTEM_PROMPT
 from citeloop.state.output_guard import OutputState
-from citeloop.validation.checks import Check, CheckOutcome, Problem
 from tests.fakes import ScriptedChatModel
 
 TASK = "Write one sentence about graphs."
@@ -327,7 +327,7 @@ def test_whitespace_variants_of_a_failed_output_stall():
 
 
 def test_the_retry_prompt_stays_bounded_with_many_problems():
-    from citeloop.validation import sections_check
+    from citeloop.checks import sections_check
 
     required = [f"Section {i}" for i in range(500)]
     model = ScriptedChatModel(script=["Nothing.", "Still nothing."])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from citeloop.grounding import parse_context_entities
 from citeloop.knowledge import Entity, EntityKind, Fact, RelationKind
 from citeloop.knowledge.render import (
     MAX_LINE_SIGNATURE,
@@ -9,7 +10,6 @@ from citeloop.knowledge.render import (
     ContextText,
     entity_line,
 )
-from citeloop.validation import parse_context_entities
 
 
 def method(entity_id: str, signature: str = "(self)", **fields) -> Entity:

@@ -13,10 +13,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from citeloop.errors import ConfigurationError
-from citeloop.validation import repetition
-from citeloop.validation.checks import Check, OnFail
-from citeloop.validation.repetition import (
+from citeloop.checks import repetition
+from citeloop.checks.check import Check, OnFail
+from citeloop.checks.repetition import (
     MODE_THRESHOLDS,
     RepetitionResult,
     calculate_unique_content_ratio,
@@ -27,6 +26,7 @@ from citeloop.validation.repetition import (
     text_similarity,
     validate_no_repetition,
 )
+from citeloop.errors import ConfigurationError
 
 INDEXER = "The indexer walks the source tree and records every class and function it finds."
 FACTS = "Each fact links two entities and names the file and the line that support it."

@@ -12,10 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
-from citeloop.errors import ConfigurationError
-from citeloop.validation import sections as sections_module
-from citeloop.validation.checks import Check, CheckOutcome, OnFail
-from citeloop.validation.sections import (
+from citeloop.checks import sections as sections_module
+from citeloop.checks.check import Check, CheckOutcome, OnFail
+from citeloop.checks.sections import (
     BOLD_LEVEL,
     MAX_BOLD_TITLE_CHARS,
     MAX_PARSED_NESTING,
@@ -28,6 +27,7 @@ from citeloop.validation.sections import (
     validate_response_structure,
     validate_section_completeness,
 )
+from citeloop.errors import ConfigurationError
 
 
 def titles(text: str, **settings: bool) -> list[str]:

@@ -8,14 +8,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from citeloop.errors import ConfigurationError, ValidationError
-from citeloop.validation.structure import (
+from citeloop.checks.structure import (
     MAX_CHECK_PROBLEMS,
     MAX_MESSAGE_CHARS,
     json_path,
     structure_check,
     validate_structure,
 )
+from citeloop.errors import ConfigurationError, ValidationError
 
 PERSON = {
     "type": "object",

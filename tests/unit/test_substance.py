@@ -7,10 +7,10 @@ import time
 
 import pytest
 
-from citeloop.validation import GraphContextValidator, GraphValidationResult
-from citeloop.validation.context_text import Place
-from citeloop.validation.mentions import answer_mentions, defined_in_code
-from citeloop.validation.substance import (
+from citeloop.grounding import GraphContextValidator, GraphValidationResult
+from citeloop.grounding.context_text import Place
+from citeloop.grounding.mentions import answer_mentions, defined_in_code
+from citeloop.grounding.substance import (
     location_valid,
     prompt_names,
     same_file,

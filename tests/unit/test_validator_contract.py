@@ -14,8 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from citeloop.errors import ValidationError
-from citeloop.validation import (
+from citeloop.checks import (
     CheckOutcome,
     ResponseMode,
     calculate_unique_content_ratio,
@@ -48,6 +47,7 @@ from citeloop.validation import (
     validate_section_completeness,
     validate_short_response,
 )
+from citeloop.errors import ValidationError
 
 SCHEMA = {"type": "object", "required": ["a"]}
 

@@ -16,11 +16,11 @@ import citeloop.nodes.verbalize as verbalize_nodes
 from citeloop.context import VerbalizeContext
 from citeloop.errors import ConfigurationError
 from citeloop.graphs.verbalize import build_verbalize_graph
+from citeloop.grounding import Critique
 from citeloop.knowledge import EntityRef, PathHop, Provenance, RetrievalPath, render_hops
 from citeloop.models import is_transient_model_error
 from citeloop.nodes.verbalize import supersteps_needed
 from citeloop.text import MAX_DRAFT_CHARS
-from citeloop.validation import Critique
 from tests.fakes import ScriptedChatModel
 
 CHECKOUT = EntityRef("class", "Checkout", "shop.checkout.Checkout")

@@ -87,9 +87,9 @@ from markdown_it import MarkdownIt
 from markdown_it.rules_block import StateBlock
 from markdown_it.token import Token
 
+from citeloop.checks.check import Check, CheckOutcome, OnFail, Problem, failed, require_text
 from citeloop.errors import ConfigurationError
 from citeloop.text import normalize_text
-from citeloop.validation.checks import Check, CheckOutcome, OnFail, Problem, failed, require_text
 
 __all__ = [
     "BOLD_LEVEL",
@@ -811,9 +811,9 @@ def sections_check(
     ordered: bool = False,
     on_fail: OnFail | str = "reask",
 ) -> Check:
-    """A :class:`~citeloop.validation.checks.Check` named ``"sections"``.
+    """A :class:`~citeloop.checks.check.Check` named ``"sections"``.
 
-    Its outcome has one :class:`~citeloop.validation.checks.Problem` per missing,
+    Its outcome has one :class:`~citeloop.checks.check.Problem` per missing,
     empty, duplicated or (with ``ordered``) misplaced required section, each naming
     the section, giving its heading (``"## Risks"``, at the level the answer uses for
     its required sections, else 2) or the whole required outline as the expected shape,
@@ -825,7 +825,7 @@ def sections_check(
             :func:`validate_section_completeness`).
         flexible: Accept bold pseudo-headings as sections.
         ordered: The required sections must come in the given order.
-        on_fail: The failure policy (:class:`~citeloop.validation.checks.OnFail`).
+        on_fail: The failure policy (:class:`~citeloop.checks.check.OnFail`).
 
     Raises:
         ConfigurationError: Bad ``required_headers``, a flag that is not a ``bool``, or

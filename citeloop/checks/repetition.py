@@ -89,16 +89,16 @@ from itertools import accumulate, chain, repeat
 from operator import itemgetter
 from typing import NamedTuple
 
+from citeloop.checks.check import Check, CheckOutcome, OnFail, Problem, failed, require_text
 from citeloop.errors import ConfigurationError
-from citeloop.text import normalize_text
-from citeloop.validation.checks import Check, CheckOutcome, OnFail, Problem, failed, require_text
-from citeloop.validation.markdown import (
+from citeloop.markdown import (
     atx_heading,
     is_setext_underline,
     is_table_delimiter,
     is_thematic_break,
     list_item,
 )
+from citeloop.text import normalize_text
 
 DEFAULT_SIMILARITY_THRESHOLD = 0.8
 """Similarity (0..1) from which a section repeats an earlier one."""

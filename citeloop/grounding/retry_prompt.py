@@ -1,6 +1,6 @@
 """The prompt that asks again after a failed validation: true, specific, and a revision.
 
-Built from a :class:`~citeloop.validation.GraphValidationResult` of the previous answer
+Built from a :class:`~citeloop.grounding.GraphValidationResult` of the previous answer
 *against the context the retry shows* (a graph re-validates after widening, so no line
 contradicts the context beside it). The prompt names the rules that failed, says for
 each missing core entity how the task named it, shows the previous answer (bounded) and
@@ -12,11 +12,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from citeloop.grounding.mentions import code_mentions
 from citeloop.text import excerpt
-from citeloop.validation.mentions import code_mentions
 
 if TYPE_CHECKING:
-    from citeloop.validation.graph_context import GraphValidationResult
+    from citeloop.grounding.graph_context import GraphValidationResult
 
 RETRY_PROMPT_HEADER = "Your previous answer was rejected:"
 """How the rejection part of a retry prompt starts (also where a nested prompt is cut)."""
@@ -168,7 +168,7 @@ def build_retry_prompt(
         previous answer.
 
     Example:
-        >>> from citeloop.validation import GraphContextValidator
+        >>> from citeloop.grounding import GraphContextValidator
         >>> result = GraphContextValidator().validate("No idea.", ["GraphStore"])
         >>> prompt = build_retry_prompt("Explain `GraphStore`.", result)
         >>> "GraphStore (the task writes `GraphStore`)" in prompt

@@ -30,9 +30,9 @@ from collections.abc import Callable, Sized
 from dataclasses import dataclass
 from typing import Any
 
+from citeloop.checks.check import Check, CheckOutcome, OnFail, Problem, failed, require_text
 from citeloop.errors import ConfigurationError
 from citeloop.text import estimated_tokens
-from citeloop.validation.checks import Check, CheckOutcome, OnFail, Problem, failed, require_text
 
 WORDS_PER_TOKEN = 0.75
 """Words per token of English text, for instructions to the model (same source)."""
@@ -53,7 +53,7 @@ class LengthResult:
         chars: Length in Unicode code points.
         tokens: Length in tokens (the tokenizer's count, or the estimate).
         passed: Every bound holds.
-        problems: One :class:`~citeloop.validation.checks.Problem` per broken bound;
+        problems: One :class:`~citeloop.checks.check.Problem` per broken bound;
             ``details`` holds ``code`` (``"too_short"``, ``"too_long"`` or ``"empty"``),
             ``unit`` (``"chars"`` or ``"tokens"``), ``limit`` and ``actual``.
         estimated: ``tokens`` is the 4-characters-per-token estimate (no tokenizer was

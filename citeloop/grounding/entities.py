@@ -10,9 +10,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from citeloop.grounding.context_text import Place, parse_context_entities
+from citeloop.grounding.matching import has_word_character
 from citeloop.text import normalize_text
-from citeloop.validation.context_text import Place, parse_context_entities
-from citeloop.validation.matching import has_word_character
 
 CORE = "core"
 SUPPORTING = "supporting"

@@ -44,7 +44,7 @@ import typing
 from dataclasses import dataclass, replace
 from typing import NamedTuple
 
-from citeloop.validation.matching import TOKEN_PATTERN
+from citeloop.grounding.matching import TOKEN_PATTERN
 
 NOISE_WORDS: frozenset[str] = frozenset(
     {name for name in dir(builtins) if not name.startswith("_")}

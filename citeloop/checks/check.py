@@ -232,7 +232,7 @@ def require_checks(checks: Iterable[object]) -> tuple[Check, ...]:
     for check in found:
         if not isinstance(check, Check):
             raise ConfigurationError(
-                f"checks must be citeloop.validation.Check objects, got {check!r}; "
+                f"checks must be citeloop.checks.Check objects, got {check!r}; "
                 "wrap a function with Check(name, func, on_fail=...)"
             )
     return found  # type: ignore[return-value]

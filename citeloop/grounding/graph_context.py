@@ -13,22 +13,22 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import MISSING, dataclass, field, fields
 from typing import Any
 
-from citeloop.text import normalize_text
-from citeloop.validation.citation_section import (
+from citeloop.grounding.citation_section import (
     DEFAULT_SECTION_LABELS,
     CitationSection,
     split_citation_section,
 )
-from citeloop.validation.entities import CORE, ContextName, context_names
-from citeloop.validation.markdown import unescape
-from citeloop.validation.matching import NameScanner, without_underscore_emphasis
-from citeloop.validation.retry_prompt import build_retry_prompt
-from citeloop.validation.substance import (
+from citeloop.grounding.entities import CORE, ContextName, context_names
+from citeloop.grounding.matching import NameScanner, without_underscore_emphasis
+from citeloop.grounding.retry_prompt import build_retry_prompt
+from citeloop.grounding.substance import (
     GraphNames,
     location_valid,
     says_context_insufficient,
     ungrounded_names,
 )
+from citeloop.markdown import unescape
+from citeloop.text import normalize_text
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,7 +63,7 @@ class GraphValidationResult:
             ``invented_names``, ``locations``, ``insufficient_context``.
         invented_names: Code names of the body that nothing grounds: not the context,
             the prompt, Python, or the knowledge graph (see
-            :mod:`citeloop.validation.substance`), as written.
+            :mod:`citeloop.grounding.substance`), as written.
         ungrounded_in_graph: Code names of the body outside the context and prompt
             that the knowledge graph has (reported; widening brings them in).
         cited_locations: Valid locations of the citation section, as written.
@@ -203,7 +203,7 @@ class GraphContextValidator:
     context, and, when the context has entities but none is core (the task names no
     code), cites at least ``min_citations`` of them; with ``fail_on_cited_not_used``,
     every cited entity is also referenced in the body. Then the substance of the body
-    (:mod:`citeloop.validation.substance`): with ``fail_on_invented``, no code name of
+    (:mod:`citeloop.grounding.substance`): with ``fail_on_invented``, no code name of
     the body is invented (grounded by nothing: context, prompt, Python or the knowledge
     graph); every location a citation gives (``Name (path:line)``,
     ``path:start-end``) lies inside the cited entity's span, and with
@@ -220,7 +220,7 @@ class GraphContextValidator:
     context has the name as written; an item ``Label: a, b`` is the group label
     ``Label`` and its items unless ``Label`` is a context entity and none of the names
     is (``- build_index: entry`` describes build_index). Name matching follows
-    :class:`citeloop.validation.NameScanner`.
+    :class:`citeloop.grounding.NameScanner`.
 
     ``fail_on_cited_not_used`` defaults to ``False``: a citation the body does not use
     is already penalised through the reference threshold when it is a core entity, and
@@ -294,7 +294,7 @@ class GraphContextValidator:
             context: Context text in the documented format, an object with
                 ``.entities`` (``InjectedContext``), a mapping with ``"entities"``, or
                 an iterable of names / entity objects / mappings (see
-                :func:`citeloop.validation.entities.context_names`); entities with a
+                :func:`citeloop.grounding.entities.context_names`); entities with a
                 ``path``, ``line`` and ``end_line`` let locations be checked.
             prompt: The rest of what the model was shown (task, payload; the context
                 text when ``context`` is not text): the names it writes are grounded.
@@ -473,5 +473,5 @@ class GraphContextValidator:
         *,
         previous_answer: str = "",
     ) -> str:
-        """Same as the module function :func:`citeloop.validation.build_retry_prompt`."""
+        """Same as the module function :func:`citeloop.grounding.build_retry_prompt`."""
         return build_retry_prompt(task, result, extra_problems, previous_answer=previous_answer)

@@ -156,7 +156,7 @@ def run_critics(critics: Sequence[Critic], narrative: str, path: RetrievalPath) 
         if not isinstance(critique, Critique) or not isinstance(critique.passed, bool):
             raise TypeError(
                 f"critic {critic_name(critic)!r} returned {critique!r}; a critic must "
-                "return citeloop.validation.Critique(passed: bool, feedback: str)"
+                "return citeloop.grounding.Critique(passed: bool, feedback: str)"
             )
         if not critique.passed:
             feedback = str(critique.feedback or "failed")

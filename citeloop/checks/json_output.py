@@ -69,7 +69,7 @@ level), and broken JSON longer than :data:`MAX_REPAIR_CHARS` is not repaired.
 
 Error contract: :func:`validate_json` is a schema-level check and raises
 :class:`citeloop.errors.ValidationError` when there is no JSON; :func:`json_check` wraps
-it as a :class:`~citeloop.validation.checks.Check` that never raises on odd text.
+it as a :class:`~citeloop.checks.check.Check` that never raises on odd text.
 """
 
 from __future__ import annotations
@@ -84,8 +84,8 @@ from typing import Any, Literal
 
 import json_repair
 
+from citeloop.checks.check import Check, CheckOutcome, OnFail, Problem, failed
 from citeloop.errors import ConfigurationError, ValidationError
-from citeloop.validation.checks import Check, CheckOutcome, OnFail, Problem, failed
 
 MAX_JSON_DEPTH = 100
 """Deepest nesting of objects and arrays :func:`validate_json` accepts."""
@@ -1004,7 +1004,7 @@ def json_check(
 
     Args:
         schema: Optional JSON Schema the value must match (see
-            :func:`citeloop.validation.structure.validate_structure`); checked here, once.
+            :func:`citeloop.checks.structure.validate_structure`); checked here, once.
         on_fail: The failure policy (:class:`OnFail` or its value).
         name: The check's name.
 
@@ -1023,7 +1023,7 @@ def json_check(
         "$: 'a' is a required property"
     """
     # structure.py parses text with validate_json, so it imports this module.
-    from citeloop.validation.structure import compile_schema, schema_problems
+    from citeloop.checks.structure import compile_schema, schema_problems
 
     validator = compile_schema(schema) if schema is not None else None
 

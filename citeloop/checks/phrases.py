@@ -1,5 +1,5 @@
 """The default English phrase sets of format compliance (see
-:mod:`citeloop.validation.compliance` for where each group may match).
+:mod:`citeloop.checks.compliance` for where each group may match).
 
 Phrases are lower-case token sequences; ``|`` (:data:`LOOKAHEAD`) marks where the
 reported match ends while later tokens must still follow. Many sets are built as

@@ -14,8 +14,8 @@ https://www.rfc-editor.org/rfc/rfc9535#section-2.7) in the usual shorthand:
 (``$['first name']``).
 
 Error contract: :func:`validate_structure` raises (a schema-level check);
-:func:`structure_check` wraps it, with :func:`~citeloop.validation.json_output.validate_json`
-in front, as a :class:`~citeloop.validation.checks.Check` that never raises on odd text.
+:func:`structure_check` wraps it, with :func:`~citeloop.checks.json_output.validate_json`
+in front, as a :class:`~citeloop.checks.check.Check` that never raises on odd text.
 """
 
 from __future__ import annotations
@@ -33,13 +33,13 @@ from jsonschema.validators import validator_for
 from referencing import Registry
 from referencing.exceptions import Unresolvable
 
-from citeloop.errors import ConfigurationError, ValidationError
-from citeloop.validation.checks import Check, CheckOutcome, OnFail, Problem, failed
-from citeloop.validation.json_output import (
+from citeloop.checks.check import Check, CheckOutcome, OnFail, Problem, failed
+from citeloop.checks.json_output import (
     json_problem,
     truncation_problem,
     validate_json,
 )
+from citeloop.errors import ConfigurationError, ValidationError
 
 MAX_MESSAGE_CHARS = 300
 """Longest error message kept per path; longer ones (a big instance's repr) are cut."""
@@ -291,10 +291,10 @@ def structure_check(
 ) -> Check:
     """A :class:`Check` that the JSON in the output matches a JSON Schema.
 
-    The JSON is found with :func:`~citeloop.validation.json_output.validate_json`, so a
+    The JSON is found with :func:`~citeloop.checks.json_output.validate_json`, so a
     fenced, wrapped or repaired value is judged by its content; a value that was cut off
     fails (its missing items cannot be judged). Use
-    :func:`~citeloop.validation.json_output.json_check` to also require that the output
+    :func:`~citeloop.checks.json_output.json_check` to also require that the output
     is the JSON alone. ``fixed`` is never set: a value that does not match the schema
     cannot be repaired without guessing. ``outcome.value`` is the parsed value.
 

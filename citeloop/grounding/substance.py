@@ -1,10 +1,10 @@
 """What an answer's body claims beyond its citation list: the code names it uses, the
 locations its citations give, and whether it says the context was not enough.
 
-Three checks of :class:`~citeloop.validation.GraphContextValidator`:
+Three checks of :class:`~citeloop.grounding.GraphContextValidator`:
 
 - **Grounded names.** Each code-shaped name of the body
-  (:func:`~citeloop.validation.mentions.answer_mentions`) must be *grounded*: a
+  (:func:`~citeloop.grounding.mentions.answer_mentions`) must be *grounded*: a
   context entity, a name the prompt (task, payload, context text) contains, or a
   name of Python itself (builtins, keywords, dunders, the standard library's modules
   and what is dotted onto them: ``os.path.join``, and the public names of the most used
@@ -12,7 +12,7 @@ Three checks of :class:`~citeloop.validation.GraphContextValidator`:
   ``self.``/``cls.`` is dropped and the last part decides, together with the first
   part when it looks like a class (``FakeGraph.compile``); a last part that is a method
   of a builtin type (``self._nodes.items``) is Python's. Names the answer's own code
-  examples define (:func:`~citeloop.validation.mentions.defined_in_code`) are grounded
+  examples define (:func:`~citeloop.grounding.mentions.defined_in_code`) are grounded
   too. An ungrounded name the
   knowledge graph has is *in the graph* (the next widening can bring it in); one it
   has not is *invented*.
@@ -37,8 +37,8 @@ import sys
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
 
-from citeloop.validation.context_text import Place
-from citeloop.validation.mentions import answer_mentions, defined_in_code
+from citeloop.grounding.context_text import Place
+from citeloop.grounding.mentions import answer_mentions, defined_in_code
 
 GraphNames = Collection[str] | Callable[[str], bool]
 """The knowledge graph's entity names: a collection, or a predicate (a store lookup)."""

@@ -75,9 +75,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from citeloop.checks.check import Check, CheckOutcome, Problem, failed, require_text
 from citeloop.errors import ConfigurationError
 from citeloop.text import normalize_text
-from citeloop.validation.checks import Check, CheckOutcome, Problem, failed, require_text
 
 NUMERIC = "numeric"
 AUTHOR_YEAR = "author_year"
@@ -875,7 +875,7 @@ def citations_check(
         min_count: Fewest distinct sources to cite (``0``: no minimum).
         style: ``None`` (any), ``"numeric"``, ``"author_year"`` or ``"key"``.
         max_number: The number of sources, for numeric citations ``[1]..[max_number]``.
-        on_fail: The failure policy (see :class:`citeloop.validation.checks.OnFail`).
+        on_fail: The failure policy (see :class:`citeloop.checks.check.OnFail`).
 
     Returns:
         The check.

@@ -6,7 +6,7 @@ statement about the model ("As an AI language model, ..."), not wrapped in a gre
 find those phrases precisely enough to act on them without flagging ordinary prose.
 
 **Phrases** come from a :class:`PhrasePatterns` (general-purpose defaults in
-:data:`DEFAULT_PATTERNS`, built from the sets in :mod:`citeloop.validation.phrases`;
+:data:`DEFAULT_PATTERNS`, built from the sets in :mod:`citeloop.checks.phrases`;
 callers extend or replace any group). A phrase is matched on
 whole tokens, case-insensitively, with ``’`` read as ``'``: ``"i can't help"`` matches
 ``I can’t help you`` but not ``I can't helpfully``. A ``|`` token ends the reported
@@ -66,7 +66,7 @@ prose. ``"Dear Sir"`` is a greeting even when a letter was requested: pass your 
 
 Sentences end after ``.!?…`` followed by a space, and at every line break. Indented
 code blocks are not told apart from indented prose (see
-:func:`citeloop.validation.citations.mask_code`).
+:func:`citeloop.checks.citations.mask_code`).
 
 **Fix** (:attr:`ComplianceResult.fixed`): when greetings and fillers are the only
 problems, and all of them sit in the opening run or in short filler sentences at the
@@ -105,11 +105,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
-from citeloop.errors import ConfigurationError
-from citeloop.text import normalize_text
-from citeloop.validation.checks import Check, CheckOutcome, Problem, failed, require_text
-from citeloop.validation.citations import mask_code
-from citeloop.validation.phrases import (
+from citeloop.checks.check import Check, CheckOutcome, Problem, failed, require_text
+from citeloop.checks.citations import mask_code
+from citeloop.checks.phrases import (
     DEFAULT_FILLER_SENTENCES,
     DEFAULT_FILLERS,
     DEFAULT_GREETINGS,
@@ -120,6 +118,8 @@ from citeloop.validation.phrases import (
     DEFAULT_SELF_IDENTIFICATION,
     LOOKAHEAD,
 )
+from citeloop.errors import ConfigurationError
+from citeloop.text import normalize_text
 
 REFUSAL = "refusal"
 SELF_IDENTIFICATION = "self_identification"
@@ -1151,7 +1151,7 @@ def compliance_check(
         on_topic_signals: Words or phrases an on-topic answer mentions.
         allow_fillers: Accept greetings and fillers.
         patterns: The phrases (default :data:`DEFAULT_PATTERNS`).
-        on_fail: The failure policy (see :class:`citeloop.validation.checks.OnFail`).
+        on_fail: The failure policy (see :class:`citeloop.checks.check.OnFail`).
 
     Raises:
         ConfigurationError: Bad signals, a non-bool ``allow_fillers``, bad ``patterns``

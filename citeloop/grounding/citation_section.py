@@ -101,7 +101,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from citeloop.validation.markdown import (
+from citeloop.markdown import (
     BOLD_MARKERS,
     atx_heading,
     is_bold_line,

@@ -6,7 +6,7 @@
   (zero-width spaces and joiners, direction marks, word joiner, BOM, soft hyphen, CGJ).
   Nothing else is checked then.
 - ``unclosed_fence``: a fenced code block (CommonMark §4.5, see
-  :func:`~citeloop.validation.json_output.find_code_fences`) is never closed; usually
+  :func:`~citeloop.checks.json_output.find_code_fences`) is never closed; usually
   the answer was cut off inside it.
 - ``unbalanced_backticks``: outside fenced code, a run of backticks with no run of the
   same length after it in the same paragraph (CommonMark §6.1; a backslash-escaped
@@ -28,17 +28,17 @@
 :class:`ResponseMode` bundles checks for :func:`validate_complete`:
 
 - ``SHORT``: formatting, and at most 250 tokens (``max_tokens``; see
-  :func:`~citeloop.validation.length.validate_short_response`). Not checked for being
+  :func:`~citeloop.checks.length.validate_short_response`). Not checked for being
   cut off: a short reply often has no full stop, and one that hit a token limit is long.
 - ``LONG``: formatting, at least 500 tokens (``min_tokens``; see
-  :func:`~citeloop.validation.length.validate_long_response`), and not cut off.
+  :func:`~citeloop.checks.length.validate_long_response`), and not cut off.
 - ``STANDARD``: formatting and not cut off.
 - ``RAW``: only not empty.
-- ``STRUCTURED``: one JSON value (see :func:`~citeloop.validation.json_output.validate_json`;
+- ``STRUCTURED``: one JSON value (see :func:`~citeloop.checks.json_output.validate_json`;
   an object, an array, or a whole answer that is one scalar such as ``42``) that is
   not cut off, is the only JSON value of the answer, holds no ``NaN`` or infinite
   number and, with ``schema``, matches it. Its check is
-  :func:`~citeloop.validation.json_output.json_check`: JSON in a fence or a little
+  :func:`~citeloop.checks.json_output.json_check`: JSON in a fence or a little
   prose is fixed; JSON in longer prose, several values or repeated keys are asked again.
 
 "Cut off" (code ``truncated``) is reported only on strong signals, read from the last
@@ -83,9 +83,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from citeloop.errors import ConfigurationError, ValidationError
-from citeloop.validation.checks import Check, CheckOutcome, OnFail, Problem, failed, require_text
-from citeloop.validation.json_output import (
+from citeloop.checks.check import Check, CheckOutcome, OnFail, Problem, failed, require_text
+from citeloop.checks.json_output import (
     CodeFence,
     find_code_fences,
     json_check,
@@ -93,7 +92,7 @@ from citeloop.validation.json_output import (
     validate_json,
     value_problems,
 )
-from citeloop.validation.length import (
+from citeloop.checks.length import (
     DEFAULT_LONG_MIN_TOKENS,
     DEFAULT_SHORT_MAX_TOKENS,
     LengthResult,
@@ -103,11 +102,12 @@ from citeloop.validation.length import (
     validate_long_response,
     validate_short_response,
 )
-from citeloop.validation.markdown import atx_heading, is_thematic_break, list_item, unquote
-from citeloop.validation.structure import compile_schema, validate_with
+from citeloop.checks.structure import compile_schema, validate_with
+from citeloop.errors import ConfigurationError, ValidationError
+from citeloop.markdown import atx_heading, is_thematic_break, list_item, unquote
 
 _UNUSABLE_VALUE = frozenset({"truncated", "multiple", "non_finite"})
-"""The :func:`~citeloop.validation.json_output.value_problems` that make a structured
+"""The :func:`~citeloop.checks.json_output.value_problems` that make a structured
 answer unusable (duplicate keys leave one value per key: the last)."""
 
 DEFAULT_MAX_BLANK_LINES = 2
@@ -194,7 +194,7 @@ class FormattingResult:
     """What :func:`validate_formatting` found.
 
     Attributes:
-        problems: One :class:`~citeloop.validation.checks.Problem` per kind of issue;
+        problems: One :class:`~citeloop.checks.check.Problem` per kind of issue;
             ``details`` holds ``code``, ``count``, and the first one's ``position``
             (offset) and ``line`` (1-based) where there is one.
     """
@@ -738,7 +738,7 @@ def validate_complete(
 
     Raises:
         ValidationError: Mode ``STRUCTURED`` only: no JSON (see
-            :func:`~citeloop.validation.json_output.validate_json`), JSON that was cut
+            :func:`~citeloop.checks.json_output.validate_json`), JSON that was cut
             off (``reason="truncated"``), an answer holding more than one JSON value
             (``reason="multiple"``), a value holding ``NaN`` or an infinite number
             (``reason="non_finite"``), or JSON that does not match ``schema``
@@ -799,7 +799,7 @@ def complete_check(
 ) -> Check:
     """A :class:`Check` of :func:`validate_complete` for one mode.
 
-    In mode ``STRUCTURED`` it is :func:`~citeloop.validation.json_check`: the output
+    In mode ``STRUCTURED`` it is :func:`~citeloop.checks.json_check`: the output
     must be the JSON value alone, and JSON wrapped in a fence or a little prose, or
     repaired, fails with ``fixed`` set to the JSON. That is why the default policy is
     ``fix_reask``: such output is fixed without asking the model again, and every other
