@@ -35,16 +35,14 @@ from collections.abc import Callable
 
 from _common import corpus_root
 
-from citeloop.checks.repetition import (
+from citeloop.checks.repetition import detect_repetition
+from citeloop.checks.repetition_scan import (
     DEFAULT_MIN_SECTION_CHARS,
     DEFAULT_SIMILARITY_THRESHOLD,
-    _analyze,
-    _Profile,
-    _similarity,
-    _split_blocks,
-    _words,
-    detect_repetition,
 )
+from citeloop.checks.repetition_scan import analyze as _analyze
+from citeloop.checks.similarity import _Profile, _similarity, _words
+from citeloop.checks.similarity import split_blocks as _split_blocks
 
 SEED = 20_240_617
 SIZES = (1_000, 2_000)

@@ -24,23 +24,17 @@ from citeloop.checks.check import (
     require_checks,
     run_checks,
 )
-from citeloop.checks.citations import (
-    Citations,
-    CitationSpan,
-    citations_check,
-    validate_citations,
-)
+from citeloop.checks.citation_spans import CitationSpan
+from citeloop.checks.citations import Citations, citations_check, validate_citations
 from citeloop.checks.compliance import (
-    DEFAULT_PATTERNS,
     ComplianceResult,
-    PhraseMatch,
-    PhrasePatterns,
     check_format_compliance,
-    compliance_check,
-    detect_conversational_phrases,
     has_on_topic_signals,
     is_off_topic,
 )
+from citeloop.checks.compliance_check import compliance_check
+from citeloop.checks.deduplication import clean_repetitive_output, deduplicate_sections
+from citeloop.checks.formatting import FormattingResult, formatting_check, validate_formatting
 from citeloop.checks.json_output import JsonExtraction, json_check, validate_json
 from citeloop.checks.length import (
     LengthResult,
@@ -52,26 +46,22 @@ from citeloop.checks.length import (
 )
 from citeloop.checks.modes import (
     CompletenessResult,
-    FormattingResult,
     ResponseMode,
     complete_check,
-    formatting_check,
     validate_complete,
-    validate_formatting,
 )
+from citeloop.checks.phrase_patterns import DEFAULT_PATTERNS, PhraseMatch, PhrasePatterns
+from citeloop.checks.phrase_scan import detect_conversational_phrases
 from citeloop.checks.repetition import (
     RepetitionResult,
     calculate_unique_content_ratio,
-    clean_repetitive_output,
-    deduplicate_sections,
     detect_repetition,
     repetition_check,
     validate_no_repetition,
 )
+from citeloop.checks.section_parser import Section, extract_structured_sections
 from citeloop.checks.sections import (
-    Section,
     SectionReport,
-    extract_structured_sections,
     sections_check,
     validate_response_structure,
     validate_section_completeness,

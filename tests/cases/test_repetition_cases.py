@@ -10,7 +10,8 @@ from typing import Any
 
 import pytest
 
-from citeloop.checks.repetition import _split_blocks, deduplicate_sections
+from citeloop.checks.deduplication import deduplicate_sections
+from citeloop.checks.similarity import split_blocks as _split_blocks
 from tests.cases.conftest import load_cases
 
 DOCUMENT = load_cases("sections.json")

@@ -6,11 +6,8 @@ from typing import Any
 
 import pytest
 
-from citeloop.checks.sections import (
-    extract_structured_sections,
-    sections_check,
-    validate_section_completeness,
-)
+from citeloop.checks.section_parser import extract_structured_sections
+from citeloop.checks.sections import sections_check, validate_section_completeness
 from tests.cases.conftest import load_cases
 
 DOCUMENT = load_cases("sections.json")

@@ -10,15 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from citeloop.checks.check import CheckOutcome, OnFail
-from citeloop.checks.citations import (
-    MAX_EXPANDED,
-    MAX_RANGE_SPAN,
-    Citations,
-    CitationSpan,
-    citations_check,
-    mask_code,
-    validate_citations,
-)
+from citeloop.checks.citation_spans import MAX_EXPANDED, MAX_RANGE_SPAN, CitationSpan
+from citeloop.checks.citations import Citations, citations_check, validate_citations
+from citeloop.checks.code_mask import mask_code
 from citeloop.errors import ConfigurationError
 
 # --- numeric ---------------------------------------------------------------------------

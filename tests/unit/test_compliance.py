@@ -13,16 +13,14 @@ from hypothesis import strategies as st
 
 from citeloop.checks.check import OnFail
 from citeloop.checks.compliance import (
-    DEFAULT_PATTERNS,
     ComplianceResult,
-    PhraseMatch,
-    PhrasePatterns,
     check_format_compliance,
-    compliance_check,
-    detect_conversational_phrases,
     has_on_topic_signals,
     is_off_topic,
 )
+from citeloop.checks.compliance_check import compliance_check
+from citeloop.checks.phrase_patterns import DEFAULT_PATTERNS, PhraseMatch, PhrasePatterns
+from citeloop.checks.phrase_scan import detect_conversational_phrases
 from citeloop.errors import ConfigurationError
 
 

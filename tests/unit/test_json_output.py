@@ -11,14 +11,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from citeloop.checks import json_output
-from citeloop.checks.json_output import (
-    MAX_JSON_DEPTH,
-    JsonExtraction,
-    find_code_fences,
-    json_check,
-    validate_json,
-)
+from citeloop.checks import json_search
+from citeloop.checks.fences import find_code_fences
+from citeloop.checks.json_output import json_check, validate_json
+from citeloop.checks.json_values import MAX_JSON_DEPTH, JsonExtraction
 from citeloop.errors import ConfigurationError, ValidationError
 
 
@@ -293,7 +289,7 @@ def test_deep_nesting_never_hits_recursion_error(text: str) -> None:
 def test_broken_json_longer_than_the_repair_limit_is_refused(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(json_output, "MAX_REPAIR_CHARS", 1_000)
+    monkeypatch.setattr(json_search, "MAX_REPAIR_CHARS", 1_000)
     broken = "[" + '"item", ' * 200 + "]"
     assert reason_of(broken) == "too_long"
     # Valid JSON has no such limit.
@@ -301,15 +297,15 @@ def test_broken_json_longer_than_the_repair_limit_is_refused(
 
 
 def test_search_gives_up_beyond_its_budget(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(json_output, "_SEARCH_BUDGET_FACTOR", 0)
-    monkeypatch.setattr(json_output, "_SEARCH_BUDGET_BASE", 50)
+    monkeypatch.setattr(json_search, "_SEARCH_BUDGET_FACTOR", 0)
+    monkeypatch.setattr(json_search, "_SEARCH_BUDGET_BASE", 50)
     assert reason_of("Intro [a] " + '{"key": "' + "x" * 100 + '"') == "search_limit"
 
 
 def test_value_nested_in_broken_json_is_not_taken(monkeypatch: pytest.MonkeyPatch) -> None:
     # The outer object reads as JSON but is not repaired (too long for the patched
     # limit); its valid inner object is not the answer, a later value is.
-    monkeypatch.setattr(json_output, "MAX_REPAIR_CHARS", 20)
+    monkeypatch.setattr(json_search, "MAX_REPAIR_CHARS", 20)
     assert value_of('{"outer": {"inner": 1}, "x": [1,],} and later {"b": 2}') == {"b": 2}
     with pytest.raises(ValidationError) as caught:
         validate_json('{"outer": {"inner": 1}, "x": [1,],}')

@@ -10,15 +10,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from citeloop.checks.formatting import fix_formatting, formatting_check, validate_formatting
 from citeloop.checks.modes import (
     CompletenessResult,
     ResponseMode,
     complete_check,
-    fix_formatting,
-    formatting_check,
     response_mode,
     validate_complete,
-    validate_formatting,
 )
 from citeloop.errors import ConfigurationError, ValidationError
 

@@ -11,7 +11,7 @@ import pytest
 import citeloop
 
 PACKAGE = Path(citeloop.__file__).parent
-LIBRARIES = ("knowledge", "validation", "contract")
+LIBRARIES = ("knowledge", "grounding", "checks", "validation", "contract")
 # The libraries import no LangGraph and nothing above them.
 FORBIDDEN = (
     "langgraph",
@@ -82,3 +82,40 @@ def test_unknown_name_is_an_attribute_error():
     with pytest.raises(AttributeError, match="'citeloop' has no attribute 'no_such_name'"):
         _ = citeloop.no_such_name
     assert not hasattr(citeloop.knowledge, "no_such_name")
+
+
+def test_checks_never_import_grounding():
+    """DESIGN.md: grounding may use the output checks, never the reverse."""
+    for path in sorted((PACKAGE / "checks").glob("*.py")):
+        modules = imported_modules(path)
+        assert not {m for m in modules if m.startswith("citeloop.grounding")}, path.name
+
+
+def test_library_modules_import_no_cycle():
+    """No module of the libraries reaches itself through module-level imports."""
+    graph: dict[str, set[str]] = {}
+    for lib in LIBRARIES:
+        for path in sorted((PACKAGE / lib).glob("*.py")):
+            name = f"citeloop.{lib}" if path.stem == "__init__" else f"citeloop.{lib}.{path.stem}"
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            top = [n for n in tree.body if isinstance(n, ast.Import | ast.ImportFrom)]
+            graph[name] = {
+                n.module
+                for n in top
+                if isinstance(n, ast.ImportFrom) and n.module and n.module.startswith("citeloop.")
+            }
+    state: dict[str, int] = {}
+
+    def visit(node: str, trail: list[str]) -> None:
+        state[node] = 1
+        for nxt in sorted(graph.get(node, ())):
+            if nxt not in graph:
+                continue
+            assert state.get(nxt) != 1, " -> ".join([*trail, node, nxt])
+            if nxt not in state:
+                visit(nxt, [*trail, node])
+        state[node] = 2
+
+    for node in sorted(graph):
+        if node not in state and not node.endswith(tuple(LIBRARIES)):
+            visit(node, [])

@@ -13,19 +13,18 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from citeloop.checks import repetition
+from citeloop.checks import repetition, similarity
 from citeloop.checks.check import Check, OnFail
+from citeloop.checks.deduplication import clean_repetitive_output, deduplicate_sections
 from citeloop.checks.repetition import (
-    MODE_THRESHOLDS,
     RepetitionResult,
     calculate_unique_content_ratio,
-    clean_repetitive_output,
-    deduplicate_sections,
     detect_repetition,
     repetition_check,
-    text_similarity,
     validate_no_repetition,
 )
+from citeloop.checks.repetition_scan import MODE_THRESHOLDS
+from citeloop.checks.similarity import text_similarity
 from citeloop.errors import ConfigurationError
 
 INDEXER = "The indexer walks the source tree and records every class and function it finds."
@@ -575,14 +574,14 @@ def _all_pairs(text: str, threshold: float) -> set[int]:
     """First lines of the prose sections repeating an earlier one, every pair compared."""
     lines = text.split("\n")
     profiles = []
-    for block in repetition._split_blocks(lines):
+    for block in similarity.split_blocks(lines):
         body = "\n".join(lines[block.start : block.end]).strip()
         if len(body) >= repetition.DEFAULT_MIN_SECTION_CHARS:
-            profiles.append((block.start, repetition._Profile(repetition._words(body))))
+            profiles.append((block.start, similarity._Profile(similarity._words(body))))
     return {
         line
         for later, (line, profile) in enumerate(profiles)
-        if any(repetition._similarity(profile, other) >= threshold for _, other in profiles[:later])
+        if any(similarity._similarity(profile, other) >= threshold for _, other in profiles[:later])
     }
 
 
@@ -601,16 +600,16 @@ def test_blocking_verifies_a_bounded_number_of_candidates(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     calls = Counter[str]()
-    similarity = repetition._similarity
+    exact = similarity._similarity
 
     def counting(*args: object) -> float:
         calls["pairs"] += 1
-        return similarity(*args)  # type: ignore[arg-type]
+        return exact(*args)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(repetition, "_similarity", counting)
+    monkeypatch.setattr(similarity, "_similarity", counting)
     sections = _corpus(11, 600)
     detect_repetition("\n\n".join(sections))
-    assert calls["pairs"] <= repetition.MAX_CANDIDATES * len(sections)
+    assert calls["pairs"] <= similarity.MAX_CANDIDATES * len(sections)
     assert calls["pairs"] < len(sections) * (len(sections) - 1) / 2 / 20
 
 

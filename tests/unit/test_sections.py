@@ -12,17 +12,19 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
-from citeloop.checks import sections as sections_module
+from citeloop.checks import section_parser as sections_module
 from citeloop.checks.check import Check, CheckOutcome, OnFail
-from citeloop.checks.sections import (
+from citeloop.checks.section_parser import (
     BOLD_LEVEL,
     MAX_BOLD_TITLE_CHARS,
     MAX_PARSED_NESTING,
     MAX_QUOTE_DEPTH,
     MAX_TITLE_CHARS,
     Section,
-    SectionReport,
     extract_structured_sections,
+)
+from citeloop.checks.sections import (
+    SectionReport,
     sections_check,
     validate_response_structure,
     validate_section_completeness,

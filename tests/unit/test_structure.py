@@ -8,13 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from citeloop.checks.structure import (
-    MAX_CHECK_PROBLEMS,
-    MAX_MESSAGE_CHARS,
-    json_path,
-    structure_check,
-    validate_structure,
-)
+from citeloop.checks.schema import MAX_CHECK_PROBLEMS, MAX_MESSAGE_CHARS, json_path
+from citeloop.checks.structure import structure_check, validate_structure
 from citeloop.errors import ConfigurationError, ValidationError
 
 PERSON = {
