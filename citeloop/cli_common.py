@@ -37,7 +37,7 @@ def read_text(path: str, what: str) -> str:
             data = file.read(MAX_INPUT_BYTES + 1)
         if len(data) > MAX_INPUT_BYTES:
             raise UsageError(f"{what} file {path!r} is larger than {MAX_INPUT_BYTES} bytes")
-        return data.decode("utf-8")
+        return data.decode("utf-8-sig")  # a leading BOM (Windows editors) is no content
     except FileNotFoundError:
         raise UsageError(f"{what} file {path!r} does not exist") from None
     except UnicodeDecodeError:

@@ -183,3 +183,76 @@ def split_top_level(text: str, separator: str = ",", maxsplit: int = -1) -> list
             last = match.end()
     parts.append(text[last:])
     return parts
+
+
+_LINE_END = re.compile(r"\r\n?|\n")
+_FENCE_OPENING = re.compile(r"( {0,3})(`{3,}|~{3,})")
+_COMMENT_OPEN, _COMMENT_CLOSE = "<!--", "-->"
+
+
+def lines_of(text: str) -> list[str]:
+    """The lines of ``text`` as CommonMark reads them (§2.1): only ``\\n``, ``\\r\\n``
+    and ``\\r`` end a line; a U+2028 or a form feed is text of its line."""
+    return _LINE_END.split(text)
+
+
+def fenced(lines: list[str]) -> list[bool]:
+    """Whether each line is part of a fenced code block (its fences included).
+
+    CommonMark §4.5: a fence is three or more backticks or tildes after at most three
+    spaces; the block ends at a fence of the same character at least as long, or at the
+    end of the text. One pass over the lines.
+    """
+    inside: list[bool] = []
+    opening: str | None = None
+    for line in map(unquote, lines):
+        match = _FENCE_OPENING.match(line)
+        if opening is None:
+            if match and not (match[2][0] == "`" and "`" in line[match.end() :]):
+                opening = match[2]
+                inside.append(True)
+                continue
+            inside.append(False)
+            continue
+        inside.append(True)
+        rest = line[match.end() :].strip() if match else ""
+        if match and match[2][0] == opening[0] and len(match[2]) >= len(opening) and not rest:
+            opening = None
+    return inside
+
+
+def visible_text(text: str) -> str:
+    """``text`` as a reader sees it rendered: HTML comments (``<!-- ... -->``) outside
+    fenced code blocks are removed, and an unclosed ``<!--`` hides the rest of the text,
+    as browsers do. Lines are kept (a removed comment leaves its line breaks), so line
+    structure is unchanged. Linear: each comment is found with one ``str.find``.
+
+    Example:
+        >>> visible_text("Uses A.<!-- and B -->\\n- A")
+        'Uses A.\\n- A'
+    """
+    if _COMMENT_OPEN not in text:
+        return text
+    lines = lines_of(text)
+    shown: list[str] = []
+    in_comment = False
+    for line, is_code in zip(lines, fenced(lines), strict=True):
+        if is_code and not in_comment:
+            shown.append(line)
+            continue
+        kept, position = [], 0
+        while position <= len(line):
+            if in_comment:
+                close = line.find(_COMMENT_CLOSE, position)
+                if close == -1:
+                    break
+                in_comment, position = False, close + len(_COMMENT_CLOSE)
+            else:
+                start = line.find(_COMMENT_OPEN, position)
+                if start == -1:
+                    kept.append(line[position:])
+                    break
+                kept.append(line[position:start])
+                in_comment, position = True, start + len(_COMMENT_OPEN)
+        shown.append("".join(kept))
+    return "\n".join(shown)

@@ -126,6 +126,10 @@ def normalize_text(text: str) -> str:
     return text if text.isascii() else unicodedata.normalize("NFC", stream_safe(text))
 
 
+INVISIBLE = dict.fromkeys(map(ord, "\u00ad\u200b\u200c\u200d\u2060\ufeff"))
+"""``str.translate`` table that drops the invisible characters that split or pad a
+name without showing: soft hyphen, zero-width space / (non-)joiner, word joiner, BOM."""
+
 CHARS_PER_TOKEN = 4
 """Characters per token of the estimate: the usual rule of thumb for English and code
 with BPE tokenizers (https://help.openai.com/en/articles/4936856)."""

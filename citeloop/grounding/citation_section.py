@@ -49,10 +49,12 @@ from citeloop.grounding.section_labels import (
 )
 from citeloop.markdown import (
     atx_heading,
+    fenced,
     is_bold_line,
     is_setext_underline,
     is_table_delimiter,
     is_thematic_break,
+    lines_of,
     list_item,
     table_cells,
     unquote,
@@ -64,7 +66,7 @@ class CitationSection:
     """The citation section of an answer.
 
     Attributes:
-        start: Index of the label line (0-based, in ``text.splitlines()``).
+        start: Index of the label line (0-based, in :func:`citeloop.markdown.lines_of`).
         end: Index one past the section's last line.
         items: The cited names in order, as written, cleaned of Markdown and
             descriptions (``"citeloop.knowledge.GraphStore"``, ``"build_index"``).
@@ -198,7 +200,7 @@ def find_citation_section(
         >>> find_citation_section("Entities used: `A` (a.py:3-9) and B.").locations
         (CitedLocation(name='A', path='a.py', start=3, end=9, text='`A` (a.py:3-9)'),)
     """
-    return _find(text.splitlines(), _label_set(labels), prefer, is_entity)
+    return _find(lines_of(text), _label_set(labels), prefer, is_entity)
 
 
 def _label_set(labels: tuple[str, ...]) -> Labels:
@@ -213,11 +215,13 @@ def _find(
     prefer: Callable[[CitationSection], int] | None,
     is_entity: Callable[[str], bool] | None,
 ) -> CitationSection | None:
+    code = fenced(lines)
     lines = [unquote(line) for line in lines]
     sections: list[CitationSection] = []
     index = 0
     while index < len(lines):
-        label = match_label(lines, index, labels)
+        # A label inside a fenced code block is code the answer shows, not its list.
+        label = None if code[index] else match_label(lines, index, labels)
         if label is None:
             index += 1
             continue
@@ -257,7 +261,7 @@ def split_citation_section(
         when there is no section), and the section or ``None``. Other candidate
         sections stay in the body.
     """
-    lines = text.splitlines()
+    lines = lines_of(text)
     section = _find(lines, _label_set(labels), prefer, is_entity)
     if section is None:
         return text, None

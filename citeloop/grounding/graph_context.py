@@ -24,11 +24,12 @@ from citeloop.grounding.retry_prompt import build_retry_prompt
 from citeloop.grounding.substance import (
     GraphNames,
     location_valid,
+    only_lists,
     says_context_insufficient,
     ungrounded_names,
 )
-from citeloop.markdown import unescape
-from citeloop.text import normalize_text
+from citeloop.markdown import unescape, visible_text
+from citeloop.text import INVISIBLE, normalize_text
 
 
 @dataclass(frozen=True, slots=True)
@@ -319,8 +320,10 @@ class GraphContextValidator:
         # Of several candidate sections the last one citing an entity by name is the
         # list; a later label line of prose ("Citations: StateGraph is the key one.",
         # "Citations: none beyond the list above.") is not.
+        # What a reader sees: no invisible characters inside names, no HTML comments.
+        shown = visible_text(normalize_text(response).translate(INVISIBLE))
         body, section = split_citation_section(
-            normalize_text(response),
+            shown,
             self.section_labels,
             prefer=lambda candidate: _section_rank(candidate, names, scanner),
             is_entity=lambda name: bool(_resolve_citation(name, names, scanner)[0]),
@@ -356,6 +359,7 @@ class GraphContextValidator:
             section, entities, names, scanner, cited
         )
         insufficient = says_context_insufficient(body)
+        no_prose = only_lists(body, names)
 
         rules: list[tuple[str, str]] = []
         if ratio < self.reference_threshold:
@@ -402,6 +406,8 @@ class GraphContextValidator:
             rules.append(("locations", "citation locations " + "; ".join(parts)))
         if self.fail_on_insufficient and insufficient:
             rules.append(("insufficient_context", "the answer says the context is not enough"))
+        if no_prose:
+            rules.append(("no_prose", "the answer is lists of names, with no text that answers"))
         if vacuous:
             rules.clear()
 

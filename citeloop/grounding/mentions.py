@@ -27,7 +27,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from citeloop.text import normalize_text
+from citeloop.text import INVISIBLE, normalize_text
 
 _IDENTIFIER = r"[^\W\d]\w*"
 _TOKEN = re.compile(
@@ -47,7 +47,6 @@ _FILE_SUFFIXES = frozenset(
     | {"swift", "scala", "png", "jpg", "jpeg", "gif", "svg", "pdf", "zip", "gz", "tar"}
     | {"whl", "so", "dll", "exe", "env", "db", "sqlite", "pkl", "npy", "parquet"}
 )
-_INVISIBLE = dict.fromkeys(map(ord, "\u00ad\u200b\u200c\u200d\u2060\ufeff"))
 """Soft hyphen, zero-width spaces and joiners: dropped before scanning (``Stat\u200bGraph``
 is ``StatGraph``)."""
 _ALPHANUMERIC = re.compile(r"[^\W_]+")
@@ -320,7 +319,7 @@ def code_mentions(text: str) -> list[Mention]:
 
 
 def _task_tokens(text: str) -> Iterator[tuple[str, str]]:
-    for segment, kind in _code_spans(normalize_text(text).translate(_INVISIBLE)):
+    for segment, kind in _code_spans(normalize_text(text).translate(INVISIBLE)):
         for match in _TOKEN.finditer(segment):
             token = match.group()
             form = "backticks" if kind != "text" else _form(token)
@@ -350,7 +349,7 @@ def answer_mentions(text: str) -> list[Mention]:
 
 
 def _answer_tokens(text: str) -> Iterator[tuple[str, str]]:
-    for segment, kind in _code_spans(normalize_text(text).translate(_INVISIBLE)):
+    for segment, kind in _code_spans(normalize_text(text).translate(INVISIBLE)):
         if kind == "span":
             code = segment.strip().lstrip("@.")
             match = _TOKEN.match(code)
@@ -442,7 +441,7 @@ def query_words(text: str, limit: int = 64) -> list[str]:
     (identifiers too), lower-cased, without :data:`STOP_WORDS`, numbers and one-letter
     words, in order of first appearance, at most ``limit``."""
     found: dict[str, None] = {}
-    for match in _TOKEN.finditer(normalize_text(text).translate(_INVISIBLE)):
+    for match in _TOKEN.finditer(normalize_text(text).translate(INVISIBLE)):
         for word in identifier_words(match.group().removesuffix("()")):
             if len(word) > 1 and not word.isdigit() and word not in STOP_WORDS:
                 found.setdefault(word)

@@ -35,6 +35,7 @@ RULE_SUMMARIES: dict[str, str] = {
     "invented_names": "it names code that does not exist in the code base",
     "locations": "some citation locations are wrong or missing",
     "insufficient_context": "it says the context is not enough",
+    "no_prose": "it has no answer text, only names and lists of names",
 }
 """A phrase per rule id of ``GraphValidationResult.failed_rules``, for the header."""
 

@@ -1,7 +1,7 @@
 """What an answer's body claims beyond its citation list: the code names it uses, the
 locations its citations give, and whether it says the context was not enough.
 
-Three checks of :class:`~citeloop.grounding.GraphContextValidator`:
+Four checks of :class:`~citeloop.grounding.GraphContextValidator`:
 
 - **Grounded names.** Each code-shaped name of the body
   (:func:`~citeloop.grounding.mentions.answer_mentions`) must be *grounded*: a
@@ -22,6 +22,8 @@ Three checks of :class:`~citeloop.grounding.GraphContextValidator`:
 - **Insufficient context.** A body that says the context lacks what the answer needs
   ("the context does not show ...", "not enough information", "cannot determine from
   the provided context") asks for more context, however it goes on.
+- **Prose.** A body of nothing but headings and lists of names (a citation list given
+  twice, no answer) says nothing (:func:`only_lists`).
 
 Everything is linear in the length of the answer and the prompt.
 """
@@ -39,6 +41,7 @@ from dataclasses import dataclass
 
 from citeloop.grounding.context_text import Place
 from citeloop.grounding.mentions import answer_mentions, defined_in_code
+from citeloop.markdown import atx_heading, lines_of, list_item
 
 GraphNames = Collection[str] | Callable[[str], bool]
 """The knowledge graph's entity names: a collection, or a predicate (a store lookup)."""
@@ -231,3 +234,43 @@ def location_valid(path: str, start: int, end: int, places: Iterable[Place]) -> 
         same_file(path, place.path) and place.start <= start and end <= place.end
         for place in places
     )
+
+
+_NAME_PART = re.compile(r"\w+")
+_TOKEN_EDGES = "`*_~\"'()[]{}<>#|>-–—:;,.!?…"
+_LIST_WORDS = frozenset(
+    {"entities", "entity", "used", "cited", "citation", "citations", "references"}
+    | {"referenced", "sources", "source", "and", "or", "the", "see", "line", "lines"}
+)
+
+
+def only_lists(body: str, names: Collection[str]) -> bool:
+    """Whether ``body`` is lists of names and nothing else: it has a list item or a
+    heading, and no prose (:func:`has_prose`). A citation list given twice is; a short
+    body that names an entity in a sentence fragment (``GraphStore.``) is not."""
+    if has_prose(body, names):  # in an answer, decided by its first word
+        return False
+    return any(
+        list_item(stripped) is not None or atx_heading(stripped) is not None
+        for stripped in map(str.strip, lines_of(body))
+    )
+
+
+def has_prose(body: str, names: Collection[str]) -> bool:
+    """Whether ``body`` says anything beyond names: a word that is no part of a context
+    name, no path or location (``a/b.py``, ``x.py:12``) and no word of a list label
+    (``Entities used``). A body made of headings and lists of names (a citation list
+    given twice) has none. Stops at the first such word: in an answer, its first word.
+    """
+    parts: set[str] | None = None
+    for token in body.split():
+        word = token.strip(_TOKEN_EDGES)
+        if not any(char.isalpha() for char in word) or any(char in word for char in "/.:#@"):
+            continue
+        if word.lower() in _LIST_WORDS:
+            continue
+        if parts is None:
+            parts = {part for name in names for part in _NAME_PART.findall(name)}
+        if word not in parts and word not in names:
+            return True
+    return False
