@@ -27,6 +27,7 @@ be told apart from syntax.
 from __future__ import annotations
 
 import re
+from collections import deque
 from collections.abc import Iterable
 
 # `-` can never be a word character, so each repetition has exactly one way to match:
@@ -88,10 +89,16 @@ class NameScanner:
     """
 
     def __init__(self, names: Iterable[str]) -> None:
-        # Single-token names are a set; the others live in a trie whose edges alternate
-        # token, separator, token, ... and whose leaves hold (name, leading, trailing).
+        # Single-token names are a set. The others are sequences of symbols, token,
+        # separator, token, ..., matched with an Aho-Corasick automaton (Aho and
+        # Corasick, "Efficient string matching", CACM 18(6), 1975) over those symbols:
+        # state 0 is the root; `_goto[s]` maps a symbol to the next state; `_fail[s]` is
+        # the state of the longest proper suffix; `_out[s]` holds the names ending at s
+        # as (name, leading, trailing, token count), `_next_out[s]` the nearest state
+        # down the failure chain that holds any.
         self._single: set[str] = set()
-        self._trie: dict[str, dict] = {}
+        self._goto: list[dict[str, int]] = [{}]
+        self._out: list[list[tuple[str, str, str, int]]] = [[]]
         for name in names:
             if TOKEN_PATTERN.fullmatch(name):
                 self._single.add(name)
@@ -102,28 +109,56 @@ class NameScanner:
                     f"name {name!r} has no letter, digit or underscore: it cannot be told "
                     "apart from punctuation in a text; name it with a word character"
                 )
-            self._insert((name, leading, trailing), tokens, separators)
+            symbols = [tokens[0]]
+            for separator, token in zip(separators, tokens[1:], strict=True):
+                symbols += (separator, token)
+            self._out[self._insert(symbols)].append((name, leading, trailing, len(tokens)))
+        self._fail, self._next_out = self._links()
 
-    def _insert(self, leaf: tuple[str, str, str], tokens: list[str], separators: list[str]) -> None:
-        node = self._trie.setdefault(tokens[0], {})
-        for separator, token in zip(separators, tokens[1:], strict=True):
-            node = node.setdefault(separator, {}).setdefault(token, {})
-        # "" can never be a separator between two tokens, so it safely marks a leaf.
-        node.setdefault("", set()).add(leaf)
+    def _insert(self, symbols: list[str]) -> int:
+        state = 0
+        for symbol in symbols:
+            following = self._goto[state].get(symbol)
+            if following is None:
+                following = len(self._goto)
+                self._goto[state][symbol] = following
+                self._goto.append({})
+                self._out.append([])
+            state = following
+        return state
+
+    def _links(self) -> tuple[list[int], list[int]]:
+        """Failure and output links, breadth first (each state's suffix is shallower)."""
+        fail = [0] * len(self._goto)
+        next_out = [0] * len(self._goto)
+        queue = deque(self._goto[0].values())
+        while queue:
+            state = queue.popleft()
+            for symbol, child in self._goto[state].items():
+                queue.append(child)
+                fail[child] = self._step(fail, fail[state], symbol)
+                next_out[child] = fail[child] if self._out[fail[child]] else next_out[fail[child]]
+        return fail, next_out
+
+    def _step(self, fail: list[int], state: int, symbol: str) -> int:
+        goto = self._goto
+        while state and symbol not in goto[state]:
+            state = fail[state]
+        return goto[state].get(symbol, 0)
 
     def scan(self, text: str) -> frozenset[str]:
         """Return the names referenced in ``text``.
 
         Args:
             text: Any text; never raises on odd input. Work is linear in ``len(text)``
-                (times the token count of the longest multi-token name, the depth of
-                the trie walk from each token, and the length of the punctuation
-                checked around a hit).
+                plus the number of occurrences of multi-token names (an Aho-Corasick
+                pass over the text's tokens and separators), and the length of the
+                punctuation checked around each.
 
         Returns:
             The subset of the names that occur in ``text`` on token boundaries.
         """
-        if not self._trie:
+        if len(self._goto) == 1:
             # Set algebra on the distinct tokens runs in C; order does not matter here.
             return self._lookup(set(TOKEN_PATTERN.findall(text)))
 
@@ -137,8 +172,24 @@ class NameScanner:
             end = match.end()
         separators.append(text[end:])
         found = set(self._lookup(set(tokens)))
-        for index in range(len(tokens)):
-            self._walk(tokens, separators, index, found)
+        fail, out, next_out = self._fail, self._out, self._next_out
+        state = 0
+        for index, token in enumerate(tokens):
+            if index:
+                state = self._step(fail, state, separators[index])
+            state = self._step(fail, state, token)
+            hit = state if out[state] else next_out[state]
+            while hit:
+                for name, leading, trailing, count in out[hit]:
+                    # Punctuation outside the tokens must be there literally; the tokens
+                    # themselves already fall on token boundaries.
+                    if (
+                        name not in found
+                        and separators[index - count + 1].endswith(leading)
+                        and separators[index + 1].startswith(trailing)
+                    ):
+                        found.add(name)
+                hit = next_out[hit]
         return frozenset(found)
 
     def _lookup(self, tokens: set[str]) -> frozenset[str]:
@@ -157,20 +208,3 @@ class NameScanner:
                 if plain in single:
                     found.add(plain)
         return frozenset(found)
-
-    def _walk(self, tokens: list[str], separators: list[str], start: int, found: set[str]) -> None:
-        node = self._trie.get(tokens[start])
-        index = start
-        while node is not None:
-            for name, leading, trailing in node.get("", ()):
-                # Punctuation outside the tokens must be there literally; the tokens
-                # themselves already fall on token boundaries.
-                if separators[start].endswith(leading) and separators[index + 1].startswith(
-                    trailing
-                ):
-                    found.add(name)
-            index += 1
-            if index >= len(tokens):
-                return
-            after_separator = node.get(separators[index])
-            node = after_separator.get(tokens[index]) if after_separator else None
