@@ -1,0 +1,391 @@
+"""Path search over a knowledge graph: hop distances, shortest paths, strongest paths.
+
+The searches behind :func:`citeloop.knowledge.paths.recall_paths`. They walk the graph
+undirected (a fact joins its two ends whichever way it reads), never through a self-loop
+or an unresolved or unknown entity, and return :class:`Walk` records of entity ids and
+facts; ``paths.py`` turns them into :class:`~citeloop.knowledge.paths.RetrievalPath`.
+
+Shortest paths (:func:`shortest_walks`) take two steps, each bounded by the part of the
+graph within ``max_hops`` of the endpoints:
+
+1. A bidirectional breadth-first search (Pohl, 1971, "Bi-directional search", Machine
+   Intelligence 6) grows a ball around the sources and one around the targets, always
+   the side with the smaller frontier, until they meet (the hop distance ``d``), a side
+   runs out (not connected at all), or the radii add up to ``max_hops`` (not connected
+   within it). The balls then grow to radii ``a + b = max_hops - 1``: every entity on a
+   path of at most ``max_hops`` facts lies in one of them.
+2. The exact distance to the targets of every entity that can lie on such a path
+   follows from the two balls (:class:`_Distances`), and an A* search whose heuristic
+   is that distance enumerates the paths. The heuristic is exact, so every partial
+   path queued can still reach a target within ``max_hops``, and complete paths come
+   out shortest first, then strongest first.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+from collections.abc import Collection, Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from citeloop.knowledge.model import Entity, Fact
+
+if TYPE_CHECKING:
+    from citeloop.knowledge.store import GraphStore
+
+FLOW_DECAY = 0.8
+"""PathRAG's decay rate: the share of an entity's resource passed on per hop."""
+
+MAX_SEARCH_STEPS = 100_000
+"""Partial paths one search may extend (with a target) or queue (without one). With a
+target every partial path extended can still reach it in time, so the budget bounds
+time and memory on pathological graphs only; the search then returns the paths found so
+far (the best ones, in order), and a shortest path if it found none. Without a target
+(:func:`strongest_walks`), simple paths grow as ``degree ** hops``; at the budget the
+longest queued paths stand in for full-length ones."""
+
+Step = tuple[Fact, str]
+"""A hop of a walk: the fact followed and the entity id it reaches."""
+
+
+@dataclass(frozen=True, slots=True)
+class Walk:
+    """A path as ids: where it starts, its hops, and its PathRAG strength in (0, 1].
+
+    Also a partial path of a search (hops as a tuple: paths are at most ten long)."""
+
+    source: str
+    steps: tuple[Step, ...]
+    strength: float
+
+    @property
+    def end(self) -> str:
+        return self.steps[-1][1] if self.steps else self.source
+
+    def visits(self, entity_id: str) -> bool:
+        return entity_id == self.source or any(other == entity_id for _, other in self.steps)
+
+
+class Adjacency:
+    """Cached neighbourhood reads over a store, for one search.
+
+    Reads many entities at once with the store's ``facts_of_many`` and ``get_entities``
+    when it has them (:class:`~citeloop.knowledge.store.BatchedGraphStore`), so a
+    breadth-first level costs a few queries, not one per entity; else one read per key.
+    """
+
+    def __init__(self, store: GraphStore) -> None:
+        self.store = store
+        self._batched = hasattr(store, "facts_of_many") and hasattr(store, "get_entities")
+        self._entities: dict[str, Entity | None] = {}
+        self._edges: dict[str, list[Step]] = {}
+
+    def entity(self, entity_id: str) -> Entity | None:
+        if entity_id not in self._entities:
+            self._read_entities([entity_id])
+        return self._entities[entity_id]
+
+    def loaded(self, entity_id: str) -> bool:
+        """Whether ``entity_id``'s edges have been read."""
+        return entity_id in self._edges
+
+    def edges(self, entity_id: str) -> list[Step]:
+        """(fact, other end) for every traversable fact of ``entity_id``, in the store's
+        stable order: no self-loops, no unresolved or unknown ends."""
+        if entity_id not in self._edges:
+            self.load([entity_id])
+        return self._edges[entity_id]
+
+    def load(self, entity_ids: Iterable[str]) -> None:
+        """Read the edges of every id not read yet, in one batch where the store can."""
+        wanted = [
+            entity_id for entity_id in dict.fromkeys(entity_ids) if entity_id not in self._edges
+        ]
+        if not wanted:
+            return
+        if self._batched:
+            facts = self.store.facts_of_many(wanted)  # type: ignore[attr-defined]
+        else:
+            facts = {entity_id: self.store.facts_of(entity_id) for entity_id in wanted}
+        ends = {
+            fact.object if fact.subject == entity_id else fact.subject
+            for entity_id in wanted
+            for fact in facts.get(entity_id, ())
+        }
+        self._read_entities([end for end in ends if end not in self._entities])
+        for entity_id in wanted:
+            edges = []
+            for fact in facts.get(entity_id, ()):
+                other = fact.object if fact.subject == entity_id else fact.subject
+                entity = self._entities.get(other)
+                if other != entity_id and entity is not None and entity.resolved:
+                    edges.append((fact, other))
+            self._edges[entity_id] = edges
+
+    def _read_entities(self, entity_ids: list[str]) -> None:
+        if self._batched:
+            found = self.store.get_entities(entity_ids)  # type: ignore[attr-defined]
+        else:
+            found = {entity_id: self.store.get_entity(entity_id) for entity_id in entity_ids}
+        for entity_id in entity_ids:
+            self._entities[entity_id] = found.get(entity_id)
+
+
+class _Ball:
+    """Breadth-first hop distances from some start entities, one level at a time."""
+
+    def __init__(self, adjacency: Adjacency, starts: Iterable[str]) -> None:
+        self.adjacency = adjacency
+        self.distance = dict.fromkeys(starts, 0)
+        self.levels = [list(self.distance)]
+
+    @property
+    def radius(self) -> int:
+        return len(self.levels) - 1
+
+    @property
+    def frontier(self) -> list[str]:
+        return self.levels[-1]
+
+    def grow(self) -> list[str]:
+        """Add the next level (one batched read of the frontier's edges) and return it."""
+        self.adjacency.load(self.frontier)
+        level = self.radius + 1
+        added = []
+        for entity_id in self.frontier:
+            for _, other in self.adjacency.edges(entity_id):
+                if other not in self.distance:
+                    self.distance[other] = level
+                    added.append(other)
+        self.levels.append(added)
+        return added
+
+
+@dataclass(frozen=True, slots=True)
+class Reach:
+    """What the bidirectional search proved about two sets of entities.
+
+    Attributes:
+        distance: The fewest facts between them, or ``None`` when more than the bound.
+        exhausted: ``True`` when one side's whole connected part of the graph was
+            searched: with ``distance`` ``None``, they are not connected at all.
+    """
+
+    distance: int | None
+    exhausted: bool = False
+
+
+def _meet(
+    sources: Collection[str], targets: Collection[str], adjacency: Adjacency, max_hops: int
+) -> tuple[_Ball, _Ball, Reach]:
+    forward, backward = _Ball(adjacency, sources), _Ball(adjacency, targets)
+    met = [forward.distance[e] for e in targets if e in forward.distance]
+    distance = min(met) if met else None
+    while distance is None and forward.radius + backward.radius < max_hops:
+        near, far = (
+            (forward, backward)
+            if len(forward.frontier) <= len(backward.frontier)
+            else (backward, forward)
+        )
+        added = near.grow()
+        if not added:
+            return forward, backward, Reach(None, exhausted=True)
+        met = [near.distance[e] + far.distance[e] for e in added if e in far.distance]
+        distance = min(met) if met else None
+    return forward, backward, Reach(distance)
+
+
+def hop_distance(
+    store: GraphStore, sources: Collection[str], targets: Collection[str], max_hops: int
+) -> Reach:
+    """The fewest facts between any of ``sources`` and any of ``targets`` (entity ids),
+    if at most ``max_hops``: a bidirectional breadth-first search, whose work is the two
+    balls it grows (each side grows only while its frontier is the smaller)."""
+    return _meet(sources, targets, Adjacency(store), max_hops)[2]
+
+
+def _distances_to_targets(forward: _Ball, backward: _Ball, max_hops: int) -> dict[str, int]:
+    """Exact hop distances to the targets of every entity that can lie on a path of at
+    most ``max_hops`` facts from a source, given a forward ball of radius ``a`` and a
+    backward ball of radius ``b`` with ``a + b >= max_hops - 1`` (other entities may be
+    missing, or have their exact distance too).
+
+    Such an entity ``u`` has ``dist_s(u) + dist_t(u) <= max_hops``, so ``dist_s(u) <= a``
+    or ``dist_t(u) <= b``: it is in a ball. In the backward ball its distance is read off.
+    Outside, it is found by a breadth-first search outward from the backward ball's last
+    level through entities that satisfy the same bound: every entity on a shortest way
+    from ``u`` to a target does, so the search reaches ``u`` at its exact distance, and
+    all of them except the first hop's lie within the forward ball's read levels.
+    """
+    to_target = dict(backward.distance)
+    adjacency, a, b = forward.adjacency, forward.radius, backward.radius
+    from_source = forward.distance
+    # The first hop out of the backward ball may join two entities whose edges were
+    # not read (both balls' last levels): read the smaller of the two levels.
+    outer = [e for e in forward.levels[a] if e not in to_target]
+    adjacency.load(outer if len(outer) <= len(backward.levels[b]) else backward.levels[b])
+    # Edges are symmetric: an entity's neighbours in the forward ball are the read
+    # entities that list it, and its own edges when they were read.
+    listed_by: dict[str, list[str]] = {}
+    for entity_id, hops in from_source.items():
+        if hops + b < max_hops and entity_id not in to_target and adjacency.loaded(entity_id):
+            for _, other in adjacency.edges(entity_id):
+                listed_by.setdefault(other, []).append(entity_id)
+    level, distance = backward.levels[b], b
+    while level and distance < max_hops:
+        distance += 1
+        following = []
+        for entity_id in level:
+            around = listed_by.get(entity_id, [])
+            if adjacency.loaded(entity_id):
+                around = around + [other for _, other in adjacency.edges(entity_id)]
+            for other in around:
+                if other not in to_target and from_source.get(other, a + 1) + distance <= max_hops:
+                    to_target[other] = distance
+                    following.append(other)
+        level = following
+    return to_target
+
+
+def shortest_walks(
+    adjacency: Adjacency, sources: list[str], targets: set[str], max_hops: int, limit: int
+) -> tuple[list[Walk], Reach]:
+    """Up to ``limit`` simple paths of at most ``max_hops`` facts from ``sources`` to
+    ``targets`` (entity ids, disjoint), shortest first, then strongest, then by the
+    search order (sources in order, each entity's facts in the store's order); paths
+    pass through no other source and no target. Also what the search proved about the
+    distance (see :class:`Reach`)."""
+    forward, backward, reach = _meet(sources, targets, adjacency, max_hops)
+    if reach.distance is None:
+        return [], reach
+    while forward.radius + backward.radius < max_hops - 1:
+        near = forward if len(forward.frontier) <= len(backward.frontier) else backward
+        near.grow()
+    to_target = _distances_to_targets(forward, backward, max_hops)
+    return _enumerate(adjacency, sources, targets, to_target, max_hops, limit), reach
+
+
+def _enumerate(
+    adjacency: Adjacency,
+    sources: list[str],
+    targets: set[str],
+    to_target: dict[str, int],
+    max_hops: int,
+    limit: int,
+) -> list[Walk]:
+    """A* from the sources, its heuristic the exact distance to the targets: a partial
+    path is queued only if it can reach one within ``max_hops``, and the queue orders
+    partial paths by (length + distance left, -strength, the order they were reached).
+
+    The children of a partial path share its outgoing flow and get consecutive places
+    in that order, so they are queued lazily: one queue entry per child length bound
+    (the distance left changes by at most one per hop, so there are at most three),
+    which yields its children one at a time in fact order. The queue then holds entries
+    for the partial paths taken out, not for every neighbour of a hub, and the paths
+    come out in the same order as if every child had been queued."""
+    order = itertools.count()
+    queue: list[tuple[int, float, int, int, list[tuple[int, Step]], Walk]] = []
+    for source in sources:
+        distance = to_target.get(source, max_hops + 1)
+        if distance <= max_hops:
+            queue.append((distance, -1.0, next(order), 0, [], Walk(source, (), 1.0)))
+    heapq.heapify(queue)
+    source_set = set(sources)
+    found: list[Walk] = []
+    expanded = 0
+    while queue and len(found) < limit:
+        bound, negative_flow, _, index, children, parent = heapq.heappop(queue)
+        if not children:  # a source
+            partial = parent
+        else:
+            partial = Walk(parent.source, (*parent.steps, children[index][1]), -negative_flow)
+            if index + 1 < len(children):
+                following = (bound, negative_flow, children[index + 1][0], index + 1)
+                heapq.heappush(queue, (*following, children, parent))
+        if partial.end in targets:
+            found.append(partial)
+            continue
+        expanded += 1
+        if expanded > MAX_SEARCH_STEPS:
+            return found or [_descend(adjacency, sources, to_target)]
+        length = len(partial.steps) + 1
+        edges = adjacency.edges(partial.end)
+        flow = partial.strength * FLOW_DECAY / len(edges)
+        by_bound: dict[int, list[tuple[int, Step]]] = {}
+        for fact, other in edges:
+            remaining = to_target.get(other)
+            if (
+                remaining is None
+                or length + remaining > max_hops
+                or other in source_set
+                or partial.visits(other)
+            ):
+                continue
+            by_bound.setdefault(length + remaining, []).append((next(order), (fact, other)))
+        for child_bound, group in by_bound.items():
+            heapq.heappush(queue, (child_bound, -flow, group[0][0], 0, group, partial))
+    return found
+
+
+def _descend(adjacency: Adjacency, sources: list[str], to_target: dict[str, int]) -> Walk:
+    """A shortest path: from the nearest source, each hop by the first fact that gets
+    one hop nearer the targets (the distances fall, so the path is simple and meets no
+    other source)."""
+    source = min(sources, key=lambda entity_id: to_target.get(entity_id, len(to_target) + 1))
+    walk = Walk(source, (), 1.0)
+    while to_target[walk.end]:
+        edges = adjacency.edges(walk.end)
+        step = next(edge for edge in edges if to_target.get(edge[1]) == to_target[walk.end] - 1)
+        walk = Walk(source, (*walk.steps, step), walk.strength * FLOW_DECAY / len(edges))
+    return walk
+
+
+def strongest_walks(
+    adjacency: Adjacency, sources: list[str], max_hops: int, limit: int
+) -> list[Walk]:
+    """Up to ``limit`` paths out of ``sources``, each as long as the graph allows within
+    ``max_hops``: full-length paths by strength, then paths that reach a dead end
+    earlier, by strength.
+
+    Best-first by an upper bound of the strength a partial path can still reach at
+    full length: every hop after an entity that has a way in and a way out passes on at
+    most ``FLOW_DECAY / 2``. The bound is admissible, so full-length paths come out
+    strongest first, and partial paths that cannot beat them wait."""
+
+    def bound(partial: Walk) -> float:
+        return partial.strength * (FLOW_DECAY / 2) ** (max_hops - len(partial.steps))
+
+    order = itertools.count()
+    queue = [(-2.0, next(order), Walk(source, (), 1.0)) for source in sources]
+    source_set = set(sources)
+    full: list[Walk] = []
+    dead_ends: list[Walk] = []
+    queued = len(queue)
+    while queue and len(full) < limit:
+        _, _, partial = heapq.heappop(queue)
+        if len(partial.steps) == max_hops:
+            full.append(partial)
+            continue
+        edges = adjacency.edges(partial.end)
+        open_edges = [
+            (fact, other)
+            for fact, other in edges
+            if other not in source_set and not partial.visits(other)
+        ]
+        if not open_edges:
+            if partial.steps:
+                dead_ends.append(partial)
+            continue
+        queued += len(open_edges)
+        if queued > MAX_SEARCH_STEPS:
+            # Out of budget: the longest queued paths stand in for full-length ones.
+            longest = max(len(item[2].steps) for item in queue)
+            dead_ends += [item[2] for item in queue if len(item[2].steps) == longest]
+            break
+        flow = partial.strength * FLOW_DECAY / len(edges)
+        for step in open_edges:
+            extended = Walk(partial.source, (*partial.steps, step), flow)
+            heapq.heappush(queue, (-bound(extended), next(order), extended))
+    rest = sorted(dead_ends, key=lambda partial: -partial.strength)  # stable: pop order
+    return full + rest[: limit - len(full)]
