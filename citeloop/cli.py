@@ -46,6 +46,7 @@ from citeloop.knowledge import (
     SqliteGraphStore,
     check_root,
     index_tree,
+    path_distance,
     recall_paths,
     render_hops,
     resolve_entities,
@@ -480,10 +481,18 @@ def _no_path(args: argparse.Namespace, store: SqliteGraphStore) -> int:
     between = f"{args.source!r} and {args.target!r}" if args.target else repr(args.source)
     if lonely:
         why = f"{' and '.join(map(repr, lonely))} has no facts in the knowledge graph"
-    elif args.max_hops < MAX_HOPS:
-        why = f"try a larger --max-hops (at most {MAX_HOPS})"
+    elif not args.target:
+        why = "none of its facts leads to another resolved entity"
     else:
-        why = "they are not connected within the largest --max-hops"
+        # The search proved there is no path within --max-hops; say how far apart the
+        # entities are instead of guessing.
+        reach = path_distance(store, args.source, args.target, max_hops=MAX_HOPS)
+        if reach.distance is not None:
+            why = f"they are {reach.distance} hops apart: use --max-hops {reach.distance}"
+        elif reach.exhausted:
+            why = "they are not connected in the knowledge graph"
+        else:
+            why = f"they are not connected within {MAX_HOPS} hops, the largest --max-hops"
     print(
         f"citeloop: no path connects {between} within {args.max_hops} hops; {why}", file=sys.stderr
     )

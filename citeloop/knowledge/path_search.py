@@ -263,6 +263,14 @@ def shortest_walks(
         near = forward if len(forward.frontier) <= len(backward.frontier) else backward
         near.grow()
     to_target = _distances_to_targets(forward, backward, max_hops)
+    # One batched read for every entity a path may pass through, not one per entity
+    # as the A* search reaches it.
+    lower, beyond = forward.distance, forward.radius + 1
+    adjacency.load(
+        entity_id
+        for entity_id, left in to_target.items()
+        if left and lower.get(entity_id, beyond) + left <= max_hops
+    )
     return _enumerate(adjacency, sources, targets, to_target, max_hops, limit), reach
 
 
