@@ -221,10 +221,13 @@ def _distances_to_targets(forward: _Ball, backward: _Ball, max_hops: int) -> dic
     to_target = dict(backward.distance)
     adjacency, a, b = forward.adjacency, forward.radius, backward.radius
     from_source = forward.distance
-    # The first hop out of the backward ball may join two entities whose edges were
-    # not read (both balls' last levels): read the smaller of the two levels.
-    outer = [e for e in forward.levels[a] if e not in to_target]
-    adjacency.load(outer if len(outer) <= len(backward.levels[b]) else backward.levels[b])
+    # With a + b = max_hops - 1, the first hop out of the backward ball may join two
+    # entities whose edges were not read (both balls' last levels): read the smaller
+    # of the two levels. With a + b >= max_hops, such an entity is within a - 1 hops of
+    # a source, so its edges were read.
+    if a + b < max_hops:
+        outer = [e for e in forward.levels[a] if e not in to_target]
+        adjacency.load(outer if len(outer) <= len(backward.levels[b]) else backward.levels[b])
     # Edges are symmetric: an entity's neighbours in the forward ball are the read
     # entities that list it, and its own edges when they were read.
     listed_by: dict[str, list[str]] = {}
@@ -255,23 +258,54 @@ def shortest_walks(
     ``targets`` (entity ids, disjoint), shortest first, then strongest, then by the
     search order (sources in order, each entity's facts in the store's order); paths
     pass through no other source and no target. Also what the search proved about the
-    distance (see :class:`Reach`)."""
+    distance (see :class:`Reach`).
+
+    The paths are enumerated for a growing length bound, from the distance up to
+    ``max_hops``, until ``limit`` are found: the balls (and the entities read) grow only
+    as far as the longest path returned needs, not always to ``max_hops``."""
     forward, backward, reach = _meet(sources, targets, adjacency, max_hops)
     if reach.distance is None:
         return [], reach
-    while forward.radius + backward.radius < max_hops - 1:
-        near = forward if len(forward.frontier) <= len(backward.frontier) else backward
-        near.grow()
-    to_target = _distances_to_targets(forward, backward, max_hops)
-    # One batched read for every entity a path may pass through, not one per entity
-    # as the A* search reaches it.
-    lower, beyond = forward.distance, forward.radius + 1
-    adjacency.load(
-        entity_id
-        for entity_id, left in to_target.items()
-        if left and lower.get(entity_id, beyond) + left <= max_hops
-    )
-    return _enumerate(adjacency, sources, targets, to_target, max_hops, limit), reach
+    found: list[Walk] = []
+    for bound in range(reach.distance, max_hops + 1):
+        while forward.radius + backward.radius < bound - 1:
+            near = forward if len(forward.frontier) <= len(backward.frontier) else backward
+            near.grow()
+        to_target = _distances_to_targets(forward, backward, bound)
+        found, complete = _enumerate(
+            adjacency, sources, targets, to_target, bound, limit, _Near(backward)
+        )
+        if len(found) >= limit or not complete:
+            break
+    return found, reach
+
+
+class _Near:
+    """The entities next to those within ``radius`` hops of the targets whose facts were
+    read: who lists an entity among its neighbours, so that a partial path that cannot
+    go on is dropped without reading its end's facts."""
+
+    def __init__(self, backward: _Ball) -> None:
+        adjacency = backward.adjacency
+        last = backward.radius
+        if not all(adjacency.loaded(entity_id) for entity_id in backward.levels[last]):
+            last -= 1
+        self.radius = last
+        self.listed_by: dict[str, list[tuple[str, int]]] = {}
+        for hops, level in enumerate(backward.levels[: last + 1]):
+            for entity_id in level:
+                for _, other in adjacency.edges(entity_id):
+                    self.listed_by.setdefault(other, []).append((entity_id, hops))
+
+    def dead_end(self, partial: Walk, spare: int, sources: set[str]) -> bool:
+        """Whether ``partial`` has no next hop to an entity at most ``spare`` hops from
+        the targets (``True`` only when that is proved by the facts read)."""
+        if spare > self.radius:
+            return False
+        return not any(
+            hops <= spare and other not in sources and not partial.visits(other)
+            for other, hops in self.listed_by.get(partial.end, ())
+        )
 
 
 def _enumerate(
@@ -281,17 +315,22 @@ def _enumerate(
     to_target: dict[str, int],
     max_hops: int,
     limit: int,
-) -> list[Walk]:
+    near: _Near,
+) -> tuple[list[Walk], bool]:
     """A* from the sources, its heuristic the exact distance to the targets: a partial
     path is queued only if it can reach one within ``max_hops``, and the queue orders
     partial paths by (length + distance left, -strength, the order they were reached).
+    Returns the paths found and whether the search ran to its end (``False`` when it
+    hit :data:`MAX_SEARCH_STEPS`).
 
     The children of a partial path share its outgoing flow and get consecutive places
     in that order, so they are queued lazily: one queue entry per child length bound
     (the distance left changes by at most one per hop, so there are at most three),
     which yields its children one at a time in fact order. The queue then holds entries
     for the partial paths taken out, not for every neighbour of a hub, and the paths
-    come out in the same order as if every child had been queued."""
+    come out in the same order as if every child had been queued. An entity's facts are
+    read when a partial path ending there is taken out, unless ``near`` proves it a
+    dead end."""
     order = itertools.count()
     queue: list[tuple[int, float, int, int, list[tuple[int, Step]], Walk]] = []
     for source in sources:
@@ -316,8 +355,12 @@ def _enumerate(
             continue
         expanded += 1
         if expanded > MAX_SEARCH_STEPS:
-            return found or [_descend(adjacency, sources, to_target)]
+            return found or [_descend(adjacency, sources, to_target)], False
         length = len(partial.steps) + 1
+        if not adjacency.loaded(partial.end) and near.dead_end(
+            partial, max_hops - length, source_set
+        ):
+            continue
         edges = adjacency.edges(partial.end)
         flow = partial.strength * FLOW_DECAY / len(edges)
         by_bound: dict[int, list[tuple[int, Step]]] = {}
@@ -333,7 +376,7 @@ def _enumerate(
             by_bound.setdefault(length + remaining, []).append((next(order), (fact, other)))
         for child_bound, group in by_bound.items():
             heapq.heappush(queue, (child_bound, -flow, group[0][0], 0, group, partial))
-    return found
+    return found, True
 
 
 def _descend(adjacency: Adjacency, sources: list[str], to_target: dict[str, int]) -> Walk:
