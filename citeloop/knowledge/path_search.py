@@ -29,7 +29,7 @@ from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from citeloop.knowledge.model import Entity, Fact
+from citeloop.knowledge.adjacency import Adjacency, Step
 
 if TYPE_CHECKING:
     from citeloop.knowledge.store import GraphStore
@@ -44,9 +44,6 @@ time and memory on pathological graphs only; the search then returns the paths f
 far (the best ones, in order), and a shortest path if it found none. Without a target
 (:func:`strongest_walks`), simple paths grow as ``degree ** hops``; at the budget the
 longest queued paths stand in for full-length ones."""
-
-Step = tuple[Fact, str]
-"""A hop of a walk: the fact followed and the entity id it reaches."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,71 +62,6 @@ class Walk:
 
     def visits(self, entity_id: str) -> bool:
         return entity_id == self.source or any(other == entity_id for _, other in self.steps)
-
-
-class Adjacency:
-    """Cached neighbourhood reads over a store, for one search.
-
-    Reads many entities at once with the store's ``facts_of_many`` and ``get_entities``
-    when it has them (:class:`~citeloop.knowledge.store.BatchedGraphStore`), so a
-    breadth-first level costs a few queries, not one per entity; else one read per key.
-    """
-
-    def __init__(self, store: GraphStore) -> None:
-        self.store = store
-        self._batched = hasattr(store, "facts_of_many") and hasattr(store, "get_entities")
-        self._entities: dict[str, Entity | None] = {}
-        self._edges: dict[str, list[Step]] = {}
-
-    def entity(self, entity_id: str) -> Entity | None:
-        if entity_id not in self._entities:
-            self._read_entities([entity_id])
-        return self._entities[entity_id]
-
-    def loaded(self, entity_id: str) -> bool:
-        """Whether ``entity_id``'s edges have been read."""
-        return entity_id in self._edges
-
-    def edges(self, entity_id: str) -> list[Step]:
-        """(fact, other end) for every traversable fact of ``entity_id``, in the store's
-        stable order: no self-loops, no unresolved or unknown ends."""
-        if entity_id not in self._edges:
-            self.load([entity_id])
-        return self._edges[entity_id]
-
-    def load(self, entity_ids: Iterable[str]) -> None:
-        """Read the edges of every id not read yet, in one batch where the store can."""
-        wanted = [
-            entity_id for entity_id in dict.fromkeys(entity_ids) if entity_id not in self._edges
-        ]
-        if not wanted:
-            return
-        if self._batched:
-            facts = self.store.facts_of_many(wanted)  # type: ignore[attr-defined]
-        else:
-            facts = {entity_id: self.store.facts_of(entity_id) for entity_id in wanted}
-        ends = {
-            fact.object if fact.subject == entity_id else fact.subject
-            for entity_id in wanted
-            for fact in facts.get(entity_id, ())
-        }
-        self._read_entities([end for end in ends if end not in self._entities])
-        for entity_id in wanted:
-            edges = []
-            for fact in facts.get(entity_id, ()):
-                other = fact.object if fact.subject == entity_id else fact.subject
-                entity = self._entities.get(other)
-                if other != entity_id and entity is not None and entity.resolved:
-                    edges.append((fact, other))
-            self._edges[entity_id] = edges
-
-    def _read_entities(self, entity_ids: list[str]) -> None:
-        if self._batched:
-            found = self.store.get_entities(entity_ids)  # type: ignore[attr-defined]
-        else:
-            found = {entity_id: self.store.get_entity(entity_id) for entity_id in entity_ids}
-        for entity_id in entity_ids:
-            self._entities[entity_id] = found.get(entity_id)
 
 
 class _Ball:

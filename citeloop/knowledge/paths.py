@@ -23,11 +23,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from citeloop.errors import CiteloopError, ConfigurationError
+from citeloop.knowledge.adjacency import Adjacency
 from citeloop.knowledge.model import Entity, Provenance
 from citeloop.knowledge.path_search import (
     FLOW_DECAY,
     MAX_SEARCH_STEPS,
-    Adjacency,
     Reach,
     Walk,
     hop_distance,
@@ -509,11 +509,13 @@ def _endpoints(store: GraphStore, source: str, target: str) -> tuple[list[str], 
 
 
 def _build(adjacency: Adjacency, walk: Walk) -> RetrievalPath:
+    adjacency.entities([walk.source, *(other for _, other in walk.steps)])
     source = adjacency.entity(walk.source)
     assert source is not None  # resolved before the search
     hops = []
     previous = walk.source
-    for fact, other in walk.steps:
+    for handle, other in walk.steps:
+        fact = adjacency.fact(handle)
         entity = adjacency.entity(other)
         assert entity is not None  # edges() keeps known entities only
         hops.append(

@@ -26,7 +26,10 @@ from citeloop.knowledge import (
     path_search,
     recall_paths,
 )
+from citeloop.knowledge.adjacency import Adjacency
 from citeloop.knowledge.paths import FLOW_DECAY, path_distance
+from citeloop.knowledge.sqlite_schema import entity_row, fact_row
+from citeloop.knowledge.sqlite_store import SqliteGraphStore
 from citeloop.knowledge.store import batched
 
 CALLS, DEFINES, INHERITS = RelationKind.CALLS, RelationKind.DEFINES, RelationKind.INHERITS
@@ -240,3 +243,58 @@ def test_path_distance(target, max_hops, distance, exhausted) -> None:
     )
     reach = path_distance(store, "s", target, max_hops=max_hops)
     assert (reach.distance, reach.exhausted) == (distance, exhausted)
+
+
+def _into_sqlite(memory: MemoryGraphStore, path) -> SqliteGraphStore:
+    store = SqliteGraphStore(path)
+    with store.write_transaction() as db:
+        db.executemany(
+            "INSERT INTO entities VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [entity_row(entity, derived=False) for entity in memory.all_entities()],
+        )
+        facts = {f.fact_id: f for e in memory.all_entities() for f in memory.facts_of(e.id)}
+        db.executemany(
+            "INSERT INTO facts VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [fact_row(fact, derived=False) for fact in facts.values()],
+        )
+    return store
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_sqlite_edges_are_the_facts_a_search_may_follow(seed: int, tmp_path) -> None:
+    # Self-loops, unresolved ends and unknown ends (a fact to an id with no entity) are
+    # filtered in SQL; the rest come in facts_of order, each a row that makes the fact.
+    rng = random.Random(seed)
+    memory = _random_store(rng, size=30, facts=120)
+    extra = [Fact("m.n0", CALLS, "m.n0"), Fact("m.n1", CALLS, "m.unknown")]
+    memory = MemoryGraphStore(memory.all_entities(), [*_all_facts(memory), *extra])
+    ids = [entity.id for entity in memory.all_entities()]
+    with _into_sqlite(memory, tmp_path / "graph.db") as store:
+        edges = store.edges_of_many(ids)
+        generic = Adjacency(memory)
+        for entity_id in ids:
+            assert [
+                (Adjacency.fact(row), other) for row, other in edges[entity_id]
+            ] == generic.edges(entity_id)
+        assert [other for _, other in edges["m.n1"]].count("m.unknown") == 0
+        assert all(other != "m.n0" for _, other in edges["m.n0"])
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_same_paths_and_order_on_sqlite(seed: int, tmp_path) -> None:
+    rng = random.Random(100 + seed)
+    memory = _random_store(rng, size=50, facts=160 + 10 * seed)
+    with _into_sqlite(memory, tmp_path / "graph.db") as store:
+        for pair in range(6):
+            source, target = f"m.n{2 * pair}", f"m.n{2 * pair + 1}"
+            if not (memory.get_entity(source).resolved and memory.get_entity(target).resolved):
+                continue
+            max_hops, limit = rng.randint(1, 6), rng.choice([1, 5, 20])
+            expected = _reference_paths(memory, [source], {target}, max_hops, limit)
+            found = recall_paths(store, source, target, max_hops=max_hops, limit=limit)
+            assert _as_result(found) == expected
+            assert found == recall_paths(memory, source, target, max_hops=max_hops, limit=limit)
+
+
+def _all_facts(store: MemoryGraphStore) -> list[Fact]:
+    return list({f.fact_id: f for e in store.all_entities() for f in store.facts_of(e.id)}.values())
