@@ -6,19 +6,24 @@ or an unresolved or unknown entity, and return :class:`Walk` records of entity i
 facts; ``paths.py`` turns them into :class:`~citeloop.knowledge.paths.RetrievalPath`.
 
 Shortest paths (:func:`shortest_walks`) take two steps, each bounded by the part of the
-graph within ``max_hops`` of the endpoints:
+graph within the length of the paths returned:
 
 1. A bidirectional breadth-first search (Pohl, 1971, "Bi-directional search", Machine
    Intelligence 6) grows a ball around the sources and one around the targets, always
    the side with the smaller frontier, until they meet (the hop distance ``d``), a side
    runs out (not connected at all), or the radii add up to ``max_hops`` (not connected
-   within it). The balls then grow to radii ``a + b = max_hops - 1``: every entity on a
-   path of at most ``max_hops`` facts lies in one of them.
-2. The exact distance to the targets of every entity that can lie on such a path
-   follows from the two balls (:class:`_Distances`), and an A* search whose heuristic
-   is that distance enumerates the paths. The heuristic is exact, so every partial
-   path queued can still reach a target within ``max_hops``, and complete paths come
-   out shortest first, then strongest first.
+   within it).
+2. For a length bound ``L`` from ``d`` up to ``max_hops``, until ``limit`` paths are
+   found: the balls grow to radii ``a + b >= L - 1``, so every entity on a path of at
+   most ``L`` facts lies in one of them; the exact distance to the targets of every
+   such entity follows from the two balls (:func:`_distances_to_targets`), and an A*
+   search whose heuristic is that distance enumerates the paths of at most ``L`` facts.
+   The heuristic is exact (and consistent), so every partial path queued can still
+   reach a target in time, complete paths come out shortest first, then strongest
+   first, and the search for ``L`` takes out the same partial paths, in the same order,
+   as a search for ``max_hops`` would before its first longer path. An entity's facts
+   are read only when a partial path ending there is taken out, and not even then when
+   the facts read around the targets prove that it cannot go on (:class:`_Near`).
 """
 
 from __future__ import annotations
