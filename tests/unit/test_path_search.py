@@ -298,3 +298,49 @@ def test_same_paths_and_order_on_sqlite(seed: int, tmp_path) -> None:
 
 def _all_facts(store: MemoryGraphStore) -> list[Fact]:
     return list({f.fact_id: f for e in store.all_entities() for f in store.facts_of(e.id)}.values())
+
+
+class _CountingStore(MemoryGraphStore):
+    """Records the ids whose facts a search reads."""
+
+    def __init__(self, *args) -> None:
+        super().__init__(*args)
+        self.read: list[str] = []
+
+    def facts_of(self, entity_id, relations=None):
+        self.read.append(entity_id)
+        return super().facts_of(entity_id, relations)
+
+
+def _module_of_classes(width: int) -> _CountingStore:
+    """Module ``m`` defines class ``C`` and ``width`` classes ``X0``..; ``C`` defines
+    method ``run``, which calls ``helper``; ``m`` also defines ``helper``."""
+    names = ["C", "helper", *(f"X{i}" for i in range(width))]
+    facts = [Fact("m", DEFINES, f"m.{name}") for name in names]
+    facts += [Fact("m.C", DEFINES, "m.C.run"), Fact("m.C.run", CALLS, "m.helper")]
+    entities = [Entity("m", EntityKind.MODULE, "m")]
+    entities += [Entity(f"m.{name}", EntityKind.CLASS, name) for name in names]
+    entities.append(Entity("m.C.run", EntityKind.METHOD, "run"))
+    return _CountingStore(entities, facts)
+
+
+def test_a_hub_no_returned_path_needs_is_not_read() -> None:
+    store = _module_of_classes(width=50)
+    (path,) = recall_paths(store, "m.C", "m.C.run", max_hops=5, limit=1)
+    assert path.fact_ids == (Fact("m.C", DEFINES, "m.C.run").fact_id,)
+    # The direct fact is the best path; the module two balls of radius two would meet
+    # (and every class it defines) is never read.
+    assert "m" not in store.read and not any(".X" in entity_id for entity_id in store.read)
+
+
+def test_a_partial_path_that_cannot_go_on_is_dropped_unread() -> None:
+    store = _module_of_classes(width=50)
+    found = recall_paths(store, "m.C", "m.helper", max_hops=4, limit=5)
+    read = list(store.read)
+    expected = _reference_paths(store, ["m.C"], {"m.helper"}, max_hops=4, limit=5)
+    assert _as_result(found) == expected
+    assert [len(path) for path in found] == [2, 2]
+    # Each X_i is 2 hops from helper, through m: C - m - X_i is queued for paths of 4
+    # hops, and the facts read around helper (m's among them) prove that X_i has no
+    # other way on, so no X_i is read.
+    assert "m" in read and not any(".X" in entity_id for entity_id in read)
