@@ -37,7 +37,13 @@ from citeloop.contract import AnswerResult, Plan, load_index, load_model
 from citeloop.graphs.delivery_audit import build_delivery_audit_graph
 from citeloop.graphs.grounded_answer import build_grounded_answer_graph
 from citeloop.graphs.verbalize import build_verbalize_graph
-from citeloop.knowledge import SqliteGraphStore, recall_paths, render_hops, resolve_entities
+from citeloop.knowledge import (
+    SqliteGraphStore,
+    path_distance,
+    recall_paths,
+    render_hops,
+    resolve_entities,
+)
 from citeloop.knowledge.paths import MAX_HOPS
 from citeloop.models import ReplayRecorder, resolve_chat_model
 from citeloop.prompts import EXPLAIN_QUESTION, EXPLAIN_QUESTION_NO_TARGET
@@ -265,10 +271,18 @@ def _no_path(args: argparse.Namespace, store: SqliteGraphStore) -> int:
     between = f"{args.source!r} and {args.target!r}" if args.target else repr(args.source)
     if lonely:
         why = f"{' and '.join(map(repr, lonely))} has no facts in the knowledge graph"
-    elif args.max_hops < MAX_HOPS:
-        why = f"try a larger --max-hops (at most {MAX_HOPS})"
+    elif not args.target:
+        why = "none of its facts leads to another resolved entity"
     else:
-        why = "they are not connected within the largest --max-hops"
+        # The search proved there is no path within --max-hops; say how far apart the
+        # entities are instead of guessing.
+        reach = path_distance(store, args.source, args.target, max_hops=MAX_HOPS)
+        if reach.distance is not None:
+            why = f"they are {reach.distance} hops apart: use --max-hops {reach.distance}"
+        elif reach.exhausted:
+            why = "they are not connected in the knowledge graph"
+        else:
+            why = f"they are not connected within {MAX_HOPS} hops, the largest --max-hops"
     print(
         f"citeloop: no path connects {between} within {args.max_hops} hops; {why}", file=sys.stderr
     )

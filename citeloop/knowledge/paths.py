@@ -18,40 +18,41 @@ defines 500 names) rank below paths through specific entities.
 from __future__ import annotations
 
 import difflib
-import heapq
-import itertools
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from citeloop.errors import CiteloopError, ConfigurationError
-from citeloop.knowledge.model import Entity, Fact, Provenance
+from citeloop.knowledge.adjacency import Adjacency
+from citeloop.knowledge.model import Entity
+from citeloop.knowledge.path_search import (
+    FLOW_DECAY,
+    MAX_SEARCH_STEPS,
+    Reach,
+    Walk,
+    hop_distance,
+    shortest_walks,
+    strongest_walks,
+)
+from citeloop.knowledge.path_types import (
+    MAX_FACT_ID_CHARS,
+    MAX_NAME_CHARS,
+    EntityRef,
+    PathHop,
+    RetrievalPath,
+    coerce_path,
+    describe_hop,
+    render_hops,
+    short_repr,
+)
 
 if TYPE_CHECKING:  # store.py imports this module for the PathRecall mixin
     from citeloop.knowledge.store import GraphStore
-
-FLOW_DECAY = 0.8
-"""PathRAG's decay rate: the share of an entity's resource passed on per hop."""
 
 MAX_HOPS = 10
 """Upper bound of ``max_hops``: the number of simple paths grows with degree ** hops."""
 
 MAX_LIMIT = 100
 """Upper bound of ``limit``."""
-
-MAX_FACT_ID_CHARS = 256
-"""Longest fact id a path may carry (the graph's own are 18 characters): bounds the
-prompt and the fact-id scan of a narrative."""
-
-MAX_NAME_CHARS = 512
-"""Longest entity name, kind, id or relation a path read by ``from_dict`` may carry
-(paths found in the graph carry the graph's names as they are)."""
-
-MAX_SEARCH_STEPS = 100_000
-"""Partial paths one search may queue. Simple paths grow as ``degree ** hops``, so a
-dense neighbourhood at a large ``max_hops`` would otherwise take minutes and gigabytes;
-at the budget the search stops and returns the paths found so far, which are still the
-best ones, in order."""
 
 _SUGGESTIONS = 5
 _MAX_SUGGEST_LENGTH = 100  # difflib is quadratic in the name's length
@@ -69,272 +70,6 @@ class UnknownEntityError(CiteloopError, LookupError):
         super().__init__(message)
         self.name = name
         self.suggestions = tuple(suggestions)
-
-
-@dataclass(frozen=True, slots=True)
-class EntityRef:
-    """A typed reference to an entity: what a path shows of it.
-
-    Attributes:
-        kind: The entity kind (``EntityKind`` value, or any string for user paths).
-        name: The short name a narrative uses.
-        id: The entity id in the graph, when known.
-    """
-
-    kind: str
-    name: str
-    id: str = ""
-
-    @classmethod
-    def of(cls, entity: Entity) -> EntityRef:
-        return cls(str(entity.kind), entity.name, entity.id)
-
-    def label(self) -> str:
-        """``"class StateGraph"``, ``"method StateGraph.compile"`` (a method with its
-        class, from the id, since many classes share method names); just the name when
-        the kind is empty."""
-        name = self.name
-        if self.kind == "method" and self.id.endswith("." + name):
-            owner = self.id[: -len(name) - 1].rpartition(".")[2]
-            name = f"{owner}.{name}" if owner else name
-        return f"{self.kind} {name}" if self.kind else name
-
-
-@dataclass(frozen=True, slots=True)
-class PathHop:
-    """One step of a path: the fact followed and the entity reached.
-
-    Attributes:
-        entity: The entity this hop reaches.
-        fact_id: The id of the fact followed; a narrative must mention it.
-        provenance: Where the fact was read from, or ``None``.
-        relation: The fact's relation (``"calls"``), or ``""`` when unknown.
-        forward: ``True`` when the fact reads previous-entity ``relation`` ``entity``;
-            ``False`` when it reads ``entity`` ``relation`` previous-entity.
-    """
-
-    entity: EntityRef
-    fact_id: str
-    provenance: Provenance | None = None
-    relation: str = ""
-    forward: bool = True
-
-    def __post_init__(self) -> None:
-        _bounded(self.fact_id, "fact_id", MAX_FACT_ID_CHARS)
-        if any(char in self.fact_id for char in "\r\n\x00"):
-            raise ConfigurationError(f"fact_id {self.fact_id!r} contains a line break or NUL")
-
-
-def _bounded(value: str, where: str, limit: int) -> None:
-    if len(value) > limit:
-        raise ConfigurationError(
-            f"{where} is {len(value)} characters long; at most {limit} are accepted "
-            f"(starts {value[:40]!r})"
-        )
-
-
-@dataclass(frozen=True, slots=True)
-class RetrievalPath:
-    """A chain of facts from ``source``.
-
-    Attributes:
-        source: The entity the path starts from.
-        hops: The hops, in order; empty for a path that goes nowhere.
-        strength: The PathRAG flow that reaches the end, in (0, 1]; 1 for no hops.
-    """
-
-    source: EntityRef
-    hops: tuple[PathHop, ...] = ()
-    strength: float = 1.0
-
-    def __len__(self) -> int:
-        return len(self.hops)
-
-    @property
-    def target(self) -> EntityRef:
-        """The entity the path ends at (the source for an empty path)."""
-        return self.hops[-1].entity if self.hops else self.source
-
-    @property
-    def fact_ids(self) -> tuple[str, ...]:
-        """The fact id of every hop, in order."""
-        return tuple(hop.fact_id for hop in self.hops)
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-ready dict; :meth:`from_dict` reads it back."""
-        return {
-            "source": _ref_dict(self.source),
-            "hops": [
-                {
-                    "entity": _ref_dict(hop.entity),
-                    "fact_id": hop.fact_id,
-                    "relation": hop.relation,
-                    "forward": hop.forward,
-                    "provenance": None
-                    if hop.provenance is None
-                    else {
-                        "path": hop.provenance.path,
-                        "start_line": hop.provenance.start_line,
-                        "end_line": hop.provenance.end_line,
-                        "digest": hop.provenance.digest,
-                    },
-                }
-                for hop in self.hops
-            ],
-            "strength": self.strength,
-        }
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> RetrievalPath:
-        """Read a path from :meth:`to_dict`'s shape (as sent by Studio or a JSON file).
-
-        Only ``source.name``, and each hop's ``entity.name`` and ``fact_id``, are
-        required; everything else has a default.
-
-        Raises:
-            ConfigurationError: Names the first missing or mistyped field.
-        """
-        if not isinstance(data, Mapping):
-            raise ConfigurationError(
-                f"a retrieval path must be an object with 'source' and 'hops', "
-                f"got {type(data).__name__}"
-            )
-        hops_data = data.get("hops", [])
-        if not isinstance(hops_data, list):
-            raise ConfigurationError(
-                f"path.hops must be a list of hops, got {type(hops_data).__name__}"
-            )
-        hops = []
-        for index, hop in enumerate(hops_data):
-            where = f"path.hops[{index}]"
-            if not isinstance(hop, Mapping):
-                raise ConfigurationError(f"{where} must be an object, got {type(hop).__name__}")
-            provenance = hop.get("provenance")
-            hops.append(
-                PathHop(
-                    entity=_ref_from(hop.get("entity"), f"{where}.entity"),
-                    fact_id=_string(
-                        hop.get("fact_id"),
-                        f"{where}.fact_id",
-                        required=True,
-                        limit=MAX_FACT_ID_CHARS,
-                    ),
-                    provenance=None
-                    if provenance is None
-                    else _provenance_from(provenance, f"{where}.provenance"),
-                    relation=_string(hop.get("relation", ""), f"{where}.relation"),
-                    forward=_flag(hop.get("forward", True), f"{where}.forward"),
-                )
-            )
-        strength = data.get("strength", 1.0)
-        if (
-            isinstance(strength, bool)
-            or not isinstance(strength, int | float)
-            or not 0.0 < strength <= 1.0
-        ):
-            raise ConfigurationError(f"path.strength must be a number in (0, 1], got {strength!r}")
-        return cls(_ref_from(data.get("source"), "path.source"), tuple(hops), float(strength))
-
-
-def _ref_dict(ref: EntityRef) -> dict[str, str]:
-    return {"kind": ref.kind, "name": ref.name, "id": ref.id}
-
-
-def _string(value: Any, where: str, *, required: bool = False, limit: int = MAX_NAME_CHARS) -> str:
-    if required and (not isinstance(value, str) or not value.strip()):
-        raise ConfigurationError(f"{where} must be a non-empty string, got {_short(value)}")
-    if not isinstance(value, str):
-        raise ConfigurationError(f"{where} must be a string, got {_short(value)}")
-    _bounded(value, where, limit)
-    return value
-
-
-def _short(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 80 else f"{text[:77]}..."
-
-
-def _flag(value: Any, where: str) -> bool:
-    if not isinstance(value, bool):
-        raise ConfigurationError(f"{where} must be true or false, got {value!r}")
-    return value
-
-
-def _ref_from(value: Any, where: str) -> EntityRef:
-    if isinstance(value, str):
-        return EntityRef("", _string(value, where, required=True))
-    if not isinstance(value, Mapping):
-        raise ConfigurationError(
-            f"{where} must be an object with 'name' (and 'kind', 'id'), got {value!r}"
-        )
-    return EntityRef(
-        _string(value.get("kind", ""), f"{where}.kind"),
-        _string(value.get("name"), f"{where}.name", required=True),
-        _string(value.get("id", ""), f"{where}.id"),
-    )
-
-
-def _line(value: Any, where: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ConfigurationError(f"{where} must be a line number >= 1, got {value!r}")
-    return value
-
-
-def _provenance_from(value: Any, where: str) -> Provenance:
-    if not isinstance(value, Mapping):
-        raise ConfigurationError(
-            f"{where} must be an object with 'path' and 'start_line' (and 'end_line', "
-            f"'digest'), or null; got {value!r}"
-        )
-    start = _line(value.get("start_line"), f"{where}.start_line")
-    end = _line(value.get("end_line", start), f"{where}.end_line")
-    if end < start:
-        raise ConfigurationError(f"{where}.end_line {end} is before start_line {start}")
-    return Provenance(
-        _string(value.get("path"), f"{where}.path", required=True),
-        start,
-        end,
-        _string(value.get("digest", ""), f"{where}.digest"),
-    )
-
-
-def coerce_path(value: RetrievalPath | Mapping[str, Any]) -> RetrievalPath:
-    """A :class:`RetrievalPath` from itself or from its JSON dict.
-
-    Raises:
-        ConfigurationError: ``value`` is neither.
-    """
-    return value if isinstance(value, RetrievalPath) else RetrievalPath.from_dict(value)
-
-
-def describe_hop(previous: EntityRef, hop: PathHop) -> str:
-    """The hop's fact as a sentence fragment: ``"class A inherits class B"``.
-
-    Without a relation, just the entity reached.
-    """
-    if not hop.relation:
-        return hop.entity.label()
-    subject, object_ = (previous, hop.entity) if hop.forward else (hop.entity, previous)
-    return f"{subject.label()} {hop.relation} {object_.label()}"
-
-
-def render_hops(path: RetrievalPath, limit: int | None = None) -> str:
-    """The path as numbered lines, one per hop: fact id, the fact, and the provenance
-    marker only when the hop has one::
-
-        1. [f-0123456789abcdef] class StateGraph defines method compile (graph/state.py:8)
-
-    Args:
-        path: The path.
-        limit: Render only the first ``limit`` hops (``None``: all).
-    """
-    lines = []
-    previous = path.source
-    for number, hop in enumerate(path.hops[:limit], start=1):
-        marker = f" ({hop.provenance.marker()})" if hop.provenance is not None else ""
-        lines.append(f"{number}. [{hop.fact_id}] {describe_hop(previous, hop)}{marker}")
-        previous = hop.entity
-    return "\n".join(lines)
 
 
 def resolve_entities(store: GraphStore, name: str) -> list[Entity]:
@@ -363,7 +98,7 @@ def resolve_entities(store: GraphStore, name: str) -> list[Entity]:
     suggestions = _close_names(store, name)
     hint = f"; did you mean {', '.join(map(repr, suggestions))}?" if suggestions else "."
     raise UnknownEntityError(
-        f"no entity named {_short(name)} in the knowledge graph{hint} Give a short name "
+        f"no entity named {short_repr(name)} in the knowledge graph{hint} Give a short name "
         "('compile'), a dotted 'Class.method', or a qualified id ('pkg.mod.Class.method').",
         name=name,
         suggestions=suggestions,
@@ -390,66 +125,6 @@ def _close_names(store: GraphStore, name: str) -> list[str]:
     return suggestions[:_SUGGESTIONS]
 
 
-class _Walker:
-    """Cached neighbourhood reads over a store, for one search."""
-
-    def __init__(self, store: GraphStore) -> None:
-        self.store = store
-        self._entities: dict[str, Entity | None] = {}
-        self._edges: dict[str, list[tuple[Fact, str]]] = {}
-
-    def entity(self, entity_id: str) -> Entity | None:
-        if entity_id not in self._entities:
-            self._entities[entity_id] = self.store.get_entity(entity_id)
-        return self._entities[entity_id]
-
-    def edges(self, entity_id: str) -> list[tuple[Fact, str]]:
-        """(fact, other end) for every traversable fact of ``entity_id``, in the store's
-        stable order: no self-loops, no unresolved or unknown ends."""
-        edges = self._edges.get(entity_id)
-        if edges is None:
-            edges = []
-            for fact in self.store.facts_of(entity_id):
-                other = fact.object if fact.subject == entity_id else fact.subject
-                if other == entity_id:
-                    continue
-                entity = self.entity(other)
-                if entity is not None and entity.resolved:
-                    edges.append((fact, other))
-            self._edges[entity_id] = edges
-        return edges
-
-    def distances(self, starts: Iterable[str], depth: int) -> dict[str, int]:
-        """Breadth-first hop distances from ``starts``, up to ``depth``."""
-        distance = dict.fromkeys(starts, 0)
-        frontier = list(distance)
-        for level in range(1, depth + 1):
-            following = []
-            for entity_id in frontier:
-                for _, other in self.edges(entity_id):
-                    if other not in distance:
-                        distance[other] = level
-                        following.append(other)
-            frontier = following
-        return distance
-
-
-@dataclass(frozen=True, slots=True)
-class _Partial:
-    """A path under construction (hops as a tuple: paths are at most MAX_HOPS long)."""
-
-    source: str
-    steps: tuple[tuple[Fact, str], ...]
-    strength: float
-
-    @property
-    def end(self) -> str:
-        return self.steps[-1][1] if self.steps else self.source
-
-    def visits(self, entity_id: str) -> bool:
-        return entity_id == self.source or any(other == entity_id for _, other in self.steps)
-
-
 def _check_bounds(max_hops: int, limit: int) -> None:
     for label, value, top in (("max_hops", max_hops, MAX_HOPS), ("limit", limit, MAX_LIMIT)):
         if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= top:
@@ -466,19 +141,27 @@ def recall_paths(
 ) -> list[RetrievalPath]:
     """Paths of at most ``max_hops`` facts from ``source`` (to ``target``, if given).
 
-    With a target: the shortest paths first (an A* search whose heuristic is the exact
-    hop distance to the target, so it explores only entities that can still reach it in
-    time); paths of equal length by strength, then in the store's stable fact order.
+    With a target: the shortest paths first; paths of equal length by strength, then in
+    the search order (sources in order, each entity's facts in the store's stable
+    order). A bidirectional breadth-first search first finds the hop distance (or
+    proves there is none within ``max_hops``), reading only the balls around the two
+    endpoints; the exact distance to the target of every entity that can lie on a path
+    follows from them, and an A* search whose heuristic is that distance enumerates the
+    paths, queueing only partial paths that can still reach the target in time. So a
+    path is found whenever one exists within ``max_hops``, and the work grows with the
+    neighbourhoods of the endpoints and the paths returned, not with the graph.
+
     Without a target: the strongest paths out of the source, each as long as the graph
     allows within ``max_hops``: full-length paths by strength, then paths that reach a
-    dead end earlier, by strength.
+    dead end earlier, by strength. Work is bounded: the search queues at most
+    :data:`MAX_SEARCH_STEPS` partial paths, then the longest paths it had queued join
+    the dead ends.
 
     Names resolve as in :func:`resolve_entities`; an ambiguous name searches from (or
-    to) every entity of that name. Work is bounded: a search queues at most
-    :data:`MAX_SEARCH_STEPS` partial paths. With a target it then returns what it
-    found (the best paths, in order, but perhaps fewer than ``limit``); without one, the
-    longest paths it had queued join the dead ends. The search reads the store through
-    :class:`~citeloop.knowledge.store.GraphStore` only, so it works on any store.
+    to) every entity of that name. The search reads the store through
+    :class:`~citeloop.knowledge.store.GraphStore` (and a
+    :class:`~citeloop.knowledge.store.BatchedGraphStore`'s batched reads when it has
+    them), so it works on any store.
 
     Args:
         store: The graph.
@@ -488,8 +171,9 @@ def recall_paths(
         limit: Most paths returned, 1..:data:`MAX_LIMIT`.
 
     Returns:
-        Up to ``limit`` paths, best first; ``[]`` when the entities are not connected
-        within ``max_hops``.
+        Up to ``limit`` paths, best first; ``[]`` only when the entities are not
+        connected within ``max_hops`` (:func:`path_distance` tells whether they are at
+        a larger one).
 
     Raises:
         UnknownEntityError: ``source`` or ``target`` names no entity (with suggestions).
@@ -506,10 +190,45 @@ def recall_paths(
         ['1. [f-ddbca7a3408e90b1] function a calls function b']
     """
     _check_bounds(max_hops, limit)
-    walker = _Walker(store)
-    sources = [entity.id for entity in resolve_entities(store, source)]
+    adjacency = Adjacency(store)
     if target is None:
-        return _strongest(walker, sources, max_hops, limit)
+        sources = [entity.id for entity in resolve_entities(store, source)]
+        walks = strongest_walks(adjacency, sources, max_hops, limit)
+    else:
+        sources, targets = _endpoints(store, source, target)
+        walks, _ = shortest_walks(adjacency, sources, targets, max_hops, limit)
+    return [_build(adjacency, walk) for walk in walks]
+
+
+def path_distance(
+    store: GraphStore, source: str, target: str, *, max_hops: int = MAX_HOPS
+) -> Reach:
+    """The fewest facts on a path from ``source`` to ``target``, if at most ``max_hops``
+    (names resolve as in :func:`recall_paths`).
+
+    A bidirectional breadth-first search: its work is the two balls it grows around the
+    endpoints, the side with the smaller frontier first, and it reads a whole level in
+    one batch on a store that can.
+
+    Returns:
+        A :class:`~citeloop.knowledge.path_search.Reach`: ``distance`` (``None`` when
+        beyond ``max_hops``) and ``exhausted``, ``True`` when one endpoint's whole
+        connected part of the graph was searched (with no distance: not connected at
+        any length).
+
+    Raises:
+        UnknownEntityError: ``source`` or ``target`` names no entity (with suggestions).
+        ConfigurationError: ``max_hops`` out of range, or ``source`` and ``target``
+            name the same entity.
+    """
+    _check_bounds(max_hops, 1)
+    sources, targets = _endpoints(store, source, target)
+    return hop_distance(store, sources, targets, max_hops)
+
+
+def _endpoints(store: GraphStore, source: str, target: str) -> tuple[list[str], set[str]]:
+    """The entity ids ``source`` and ``target`` name, disjoint."""
+    sources = [entity.id for entity in resolve_entities(store, source)]
     targets = {entity.id for entity in resolve_entities(store, target)}
     # An ambiguous name may share entities with the other one: drop the shared ones
     # from the side that keeps some ("area" -> "Circle.area" searches from Shape.area).
@@ -522,103 +241,18 @@ def recall_paths(
             f"source {source!r} and target {target!r} name the same entity; "
             "name two different entities"
         )
-    return _shortest(walker, sources, targets, max_hops, limit)
+    return sources, targets
 
 
-def _shortest(
-    walker: _Walker, sources: list[str], targets: set[str], max_hops: int, limit: int
-) -> list[RetrievalPath]:
-    # Hop distances to the targets, for every entity a path can pass through (depth
-    # max_hops - 1); a source one hop further is measured through its neighbours.
-    to_target = walker.distances(sorted(targets), max_hops - 1)
-    order = itertools.count()
-    queue: list[tuple[int, float, int, _Partial]] = []
-    for source in sources:
-        reach = [to_target[other] + 1 for _, other in walker.edges(source) if other in to_target]
-        distance = to_target.get(source, min(reach, default=max_hops + 1))
-        if distance <= max_hops:
-            queue.append((distance, -1.0, next(order), _Partial(source, (), 1.0)))
-    heapq.heapify(queue)
-    source_set = set(sources)
-    found: list[RetrievalPath] = []
-    queued = len(queue)
-    while queue and len(found) < limit:
-        _, _, _, partial = heapq.heappop(queue)
-        if partial.end in targets:
-            found.append(_build(walker, partial))
-            continue
-        length = len(partial.steps) + 1
-        flow = partial.strength * FLOW_DECAY / len(walker.edges(partial.end))
-        for fact, other in walker.edges(partial.end):
-            remaining = to_target.get(other)
-            if (
-                remaining is None
-                or length + remaining > max_hops
-                or other in source_set
-                or partial.visits(other)
-            ):
-                continue
-            queued += 1
-            if queued > MAX_SEARCH_STEPS:
-                return found
-            step = _Partial(partial.source, (*partial.steps, (fact, other)), flow)
-            heapq.heappush(queue, (length + remaining, -flow, next(order), step))
-    return found
-
-
-def _strongest(
-    walker: _Walker, sources: list[str], max_hops: int, limit: int
-) -> list[RetrievalPath]:
-    """Best-first by an upper bound of the strength a partial path can still reach at
-    full length: every hop after an entity that has a way in and a way out passes on at
-    most ``FLOW_DECAY / 2``. The bound is admissible, so full-length paths come out
-    strongest first, and partial paths that cannot beat them wait."""
-
-    def bound(partial: _Partial) -> float:
-        return partial.strength * (FLOW_DECAY / 2) ** (max_hops - len(partial.steps))
-
-    order = itertools.count()
-    queue = [(-2.0, next(order), _Partial(source, (), 1.0)) for source in sources]
-    source_set = set(sources)
-    full: list[RetrievalPath] = []
-    dead_ends: list[_Partial] = []
-    queued = len(queue)
-    while queue and len(full) < limit:
-        _, _, partial = heapq.heappop(queue)
-        if len(partial.steps) == max_hops:
-            full.append(_build(walker, partial))
-            continue
-        edges = walker.edges(partial.end)
-        open_edges = [
-            (fact, other)
-            for fact, other in edges
-            if other not in source_set and not partial.visits(other)
-        ]
-        if not open_edges:
-            if partial.steps:
-                dead_ends.append(partial)
-            continue
-        queued += len(open_edges)
-        if queued > MAX_SEARCH_STEPS:
-            # Out of budget: the longest queued paths stand in for full-length ones.
-            longest = max(len(item[2].steps) for item in queue)
-            dead_ends += [item[2] for item in queue if len(item[2].steps) == longest]
-            break
-        flow = partial.strength * FLOW_DECAY / len(edges)
-        for step in open_edges:
-            extended = _Partial(partial.source, (*partial.steps, step), flow)
-            heapq.heappush(queue, (-bound(extended), next(order), extended))
-    rest = sorted(dead_ends, key=lambda partial: -partial.strength)  # stable: pop order
-    return full + [_build(walker, partial) for partial in rest[: limit - len(full)]]
-
-
-def _build(walker: _Walker, partial: _Partial) -> RetrievalPath:
-    source = walker.entity(partial.source)
+def _build(adjacency: Adjacency, walk: Walk) -> RetrievalPath:
+    adjacency.entities([walk.source, *(other for _, other in walk.steps)])
+    source = adjacency.entity(walk.source)
     assert source is not None  # resolved before the search
     hops = []
-    previous = partial.source
-    for fact, other in partial.steps:
-        entity = walker.entity(other)
+    previous = walk.source
+    for handle, other in walk.steps:
+        fact = adjacency.fact(handle)
+        entity = adjacency.entity(other)
         assert entity is not None  # edges() keeps known entities only
         hops.append(
             PathHop(
@@ -630,7 +264,7 @@ def _build(walker: _Walker, partial: _Partial) -> RetrievalPath:
             )
         )
         previous = other
-    return RetrievalPath(EntityRef.of(source), tuple(hops), partial.strength)
+    return RetrievalPath(EntityRef.of(source), tuple(hops), walk.strength)
 
 
 class PathRecall:
@@ -650,15 +284,20 @@ class PathRecall:
 
 __all__ = [
     "FLOW_DECAY",
+    "MAX_FACT_ID_CHARS",
     "MAX_HOPS",
     "MAX_LIMIT",
+    "MAX_NAME_CHARS",
+    "MAX_SEARCH_STEPS",
     "EntityRef",
     "PathHop",
     "PathRecall",
+    "Reach",
     "RetrievalPath",
     "UnknownEntityError",
     "coerce_path",
     "describe_hop",
+    "path_distance",
     "recall_paths",
     "render_hops",
     "resolve_entities",

@@ -16,6 +16,7 @@ from citeloop.errors import ConfigurationError
 from citeloop.knowledge.model import Entity, Fact, RelationKind
 from citeloop.knowledge.paths import PathRecall
 from citeloop.knowledge.search import WORDS_WEIGHT, fts_query
+from citeloop.knowledge.sqlite_cache import ReadCache
 from citeloop.knowledge.sqlite_schema import (
     APPLICATION_ID,
     ENTITY_COLUMNS,
@@ -43,63 +44,6 @@ MAX_SEARCH_HITS = 100_000
 """Most hits one :meth:`SqliteGraphStore.search` returns, whatever its ``limit``."""
 
 _MISSING = object()
-
-
-class _ReadCache:
-    """What a read-only store has read, valid for one version of the file.
-
-    The version is SQLite's ``PRAGMA data_version`` of the store's connection, which
-    changes whenever another connection commits (https://sqlite.org/pragma.html#pragma_data_version),
-    so a re-index in place is seen at the next :meth:`SqliteGraphStore.reading`. Entries
-    read under an older version than the current one are not kept. When full, the
-    cache starts afresh (no per-hit bookkeeping on the hot path).
-    """
-
-    def __init__(self, size: int) -> None:
-        self.size = size
-        self.version: int | None = None
-        self._lock = threading.Lock()
-        self._clear()
-
-    def _clear(self) -> None:
-        self.names: frozenset[str] | None = None
-        self.snapshot = ""
-        self.tables: dict[str, dict[str, Any]] = {
-            "named": {},
-            "entities": {},
-            "facts": {},
-            "search": {},
-        }
-        self.count = 0
-
-    def validate(self, version: int) -> None:
-        """Drop everything when the file's version is not the one cached."""
-        with self._lock:
-            if version != self.version:
-                self._clear()
-                self.version = version
-
-    def keep(
-        self, version: int, *, names: frozenset[str] | None = None, snapshot: str = ""
-    ) -> None:
-        """Keep the name set or the snapshot id read under ``version``, unless outdated."""
-        with self._lock:
-            if version == self.version:
-                self.names = names if names is not None else self.names
-                self.snapshot = snapshot or self.snapshot
-
-    def put(self, version: int, table: str, items: dict[str, Any]) -> None:
-        """Keep ``items`` (read under ``version``) in ``table``, unless outdated."""
-        added = sum(max(len(v), 1) if isinstance(v, list) else 1 for v in items.values())
-        with self._lock:
-            if version != self.version or added > self.size:
-                return
-            if self.count + added > self.size:
-                names, snapshot = self.names, self.snapshot
-                self._clear()
-                self.names, self.snapshot = names, snapshot
-            self.tables[table].update(items)
-            self.count += added
 
 
 class SqliteGraphStore(PathRecall):
@@ -144,7 +88,7 @@ class SqliteGraphStore(PathRecall):
         self.read_only = read_only
         self._lock = threading.RLock()
         self._names: tuple[str, frozenset[str]] | None = None
-        self._cache = _ReadCache(cache_size) if read_only and cache_size else None
+        self._cache = ReadCache(cache_size) if read_only and cache_size else None
         self._session = threading.local()
         try:
             self._db = self._open(read_only)
@@ -288,7 +232,7 @@ class SqliteGraphStore(PathRecall):
         """The cache version this thread's :meth:`reading` session checked, or ``None``."""
         return getattr(self._session, "version", None)
 
-    def _session_cache(self) -> tuple[_ReadCache, int] | None:
+    def _session_cache(self) -> tuple[ReadCache, int] | None:
         """The read cache and the version checked, inside this thread's session."""
         version = self._version()
         if version is None or self._cache is None:
@@ -418,6 +362,33 @@ class SqliteGraphStore(PathRecall):
                     found[fact.subject].append(fact)
                 if fact.object in batch and fact.object != fact.subject:
                     found[fact.object].append(fact)
+        return found
+
+    def edges_of_many(self, entity_ids: Collection[str]) -> dict[str, list[tuple[tuple, str]]]:
+        """What a path search walks from each of ``entity_ids``: (fact row, other end) for
+        every fact whose other end is a resolved entity, no self-loops, in
+        :meth:`facts_of` order. Rows are of ``FACT_COLUMNS``
+        (:func:`~citeloop.knowledge.sqlite_schema.fact_from_row` makes a ``Fact``): the
+        filter runs in SQLite, and no object is made for a fact a search does not follow,
+        so reading a hub of thousands of facts stays cheap. Not cached.
+
+        Returns:
+            By id, every id a key (``[]`` when it has no such fact).
+        """
+        found: dict[str, list[tuple[tuple, str]]] = {entity_id: [] for entity_id in entity_ids}
+        columns = ", ".join(f"f.{column}" for column in FACT_COLUMNS.split(", "))
+        query = (
+            f"SELECT {columns}, f.object FROM facts f JOIN entities e ON e.id = f.object "
+            "WHERE f.subject IN ({marks}) AND f.object != f.subject AND e.resolved UNION ALL "
+            f"SELECT {columns}, f.subject FROM facts f JOIN entities e ON e.id = f.subject "
+            "WHERE f.object IN ({marks}) AND f.object != f.subject AND e.resolved "
+            "ORDER BY 3, 2, 4"
+        )
+        for _, rows in self._select_in(query, list(found), times=2):
+            for row in rows:
+                # The entity read is the end that is not ``other``.
+                other = row[8]
+                found[row[1] if other == row[3] else row[3]].append((row[:8], other))
         return found
 
     def _select_in(

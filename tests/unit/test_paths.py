@@ -773,9 +773,9 @@ def _clique(size: int) -> MemoryGraphStore:
 
 
 def test_the_search_budget_bounds_a_dense_graph(monkeypatch) -> None:
-    import citeloop.knowledge.paths as paths
+    import citeloop.knowledge.path_search as path_search
 
-    monkeypatch.setattr(paths, "MAX_SEARCH_STEPS", 2_000)
+    monkeypatch.setattr(path_search, "MAX_SEARCH_STEPS", 2_000)
     store = _clique(10)
     # With a target: the direct call still comes first, within the budget.
     shortest = recall_paths(store, "c0", "c9", max_hops=10, limit=3)

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+import citeloop.knowledge.sqlite_cache as sqlite_cache
 import citeloop.knowledge.sqlite_store as sqlite_store
 from citeloop.errors import ConfigurationError
 from citeloop.knowledge import (
@@ -288,7 +289,7 @@ def test_unknown_keys_count_toward_the_cache_size(reader, graph_file):
 
 
 def test_entries_read_under_an_older_version_are_not_kept():
-    cache = sqlite_store._ReadCache(100)
+    cache = sqlite_cache.ReadCache(100)
     cache.validate(1)
     cache.validate(2)  # another connection committed meanwhile
     cache.put(1, "entities", {"a.A": None})

@@ -1,0 +1,106 @@
+"""Cached neighbourhood reads over a store, for one path search.
+
+A search walks the graph undirected (a fact joins its two ends whichever way it reads),
+never through a self-loop or an unresolved or unknown entity. :class:`Adjacency` reads
+those edges and keeps them for the search; see :mod:`citeloop.knowledge.path_search`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+from citeloop.knowledge.model import Entity, Fact
+from citeloop.knowledge.sqlite_schema import fact_from_row
+
+if TYPE_CHECKING:
+    from citeloop.knowledge.store import GraphStore
+
+Step = tuple[Any, str]
+"""A hop of a walk: the fact followed (a :class:`~citeloop.knowledge.model.Fact`, or
+the store's row of it; :meth:`Adjacency.fact` gives the ``Fact``) and the entity id it
+reaches."""
+
+
+class Adjacency:
+    """Cached neighbourhood reads over a store, for one search.
+
+    Reads in this order of preference: the store's ``edges_of_many`` (only the
+    traversable facts, as rows, filtered in the store:
+    :meth:`~citeloop.knowledge.sqlite_store.SqliteGraphStore.edges_of_many`); its
+    ``facts_of_many`` and ``get_entities``
+    (:class:`~citeloop.knowledge.store.BatchedGraphStore`), so a breadth-first level
+    costs a few queries, not one per entity; else one read per key.
+    """
+
+    def __init__(self, store: GraphStore) -> None:
+        self.store = store
+        self._rows = hasattr(store, "edges_of_many")
+        self._batched = hasattr(store, "facts_of_many") and hasattr(store, "get_entities")
+        self._entities: dict[str, Entity | None] = {}
+        self._edges: dict[str, list[Step]] = {}
+
+    def entity(self, entity_id: str) -> Entity | None:
+        if entity_id not in self._entities:
+            self._read_entities([entity_id])
+        return self._entities[entity_id]
+
+    def entities(self, entity_ids: Iterable[str]) -> None:
+        """Read the entities of ``entity_ids`` not read yet, in one batch where the store
+        can (so that :meth:`entity` needs no read for them)."""
+        self._read_entities([e for e in dict.fromkeys(entity_ids) if e not in self._entities])
+
+    @staticmethod
+    def fact(handle: Any) -> Fact:
+        """The :class:`~citeloop.knowledge.model.Fact` of a step's fact."""
+        return handle if isinstance(handle, Fact) else fact_from_row(handle)
+
+    def loaded(self, entity_id: str) -> bool:
+        """Whether ``entity_id``'s edges have been read."""
+        return entity_id in self._edges
+
+    def edges(self, entity_id: str) -> list[Step]:
+        """(fact, other end) for every traversable fact of ``entity_id``, in the store's
+        stable order: no self-loops, no unresolved or unknown ends."""
+        if entity_id not in self._edges:
+            self.load([entity_id])
+        return self._edges[entity_id]
+
+    def load(self, entity_ids: Iterable[str]) -> None:
+        """Read the edges of every id not read yet, in one batch where the store can."""
+        wanted = [
+            entity_id for entity_id in dict.fromkeys(entity_ids) if entity_id not in self._edges
+        ]
+        if not wanted:
+            return
+        if self._rows:
+            self._edges.update(self.store.edges_of_many(wanted))  # type: ignore[attr-defined]
+            return
+        if self._batched:
+            facts = self.store.facts_of_many(wanted)  # type: ignore[attr-defined]
+        else:
+            facts = {entity_id: self.store.facts_of(entity_id) for entity_id in wanted}
+        ends = {
+            fact.object if fact.subject == entity_id else fact.subject
+            for entity_id in wanted
+            for fact in facts.get(entity_id, ())
+        }
+        self._read_entities([end for end in ends if end not in self._entities])
+        for entity_id in wanted:
+            edges: list[Step] = []
+            for fact in facts.get(entity_id, ()):
+                other = fact.object if fact.subject == entity_id else fact.subject
+                entity = self._entities.get(other)
+                if other != entity_id and entity is not None and entity.resolved:
+                    edges.append((fact, other))
+            self._edges[entity_id] = edges
+
+    def _read_entities(self, entity_ids: list[str]) -> None:
+        if not entity_ids:
+            return
+        if self._batched:
+            found = self.store.get_entities(entity_ids)  # type: ignore[attr-defined]
+        else:
+            found = {entity_id: self.store.get_entity(entity_id) for entity_id in entity_ids}
+        for entity_id in entity_ids:
+            self._entities[entity_id] = found.get(entity_id)
