@@ -16,7 +16,6 @@ interrupted run of that thread, or starts a new run on a thread whose run finish
 from __future__ import annotations
 
 import argparse
-import asyncio
 import dataclasses
 import json
 import os
@@ -40,6 +39,7 @@ from citeloop.errors import CiteloopError
 from citeloop.graphs.delivery_audit import build_delivery_audit_graph
 from citeloop.graphs.grounded_answer import build_grounded_answer_graph
 from citeloop.graphs.verbalize import build_verbalize_graph
+from citeloop.interrupts import run_interruptible
 from citeloop.knowledge import (
     ContextInjector,
     InjectedContext,
@@ -56,8 +56,10 @@ from citeloop.knowledge.injector import DEFAULT_MAX_CONTEXT_TOKENS
 from citeloop.knowledge.paths import MAX_HOPS
 from citeloop.models import ReplayRecorder, resolve_chat_model
 from citeloop.prompts import EXPLAIN_QUESTION, EXPLAIN_QUESTION_NO_TARGET
+from citeloop.reading import read_input_bytes
 from citeloop.state.delivery_audit import OutputState as DeliveryOutput
 from citeloop.state.grounded_answer import OutputState
+from citeloop.terminal import escape_controls, escape_json, raw_stream, safe_output
 from citeloop.validation import GraphContextValidator
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
@@ -78,8 +80,7 @@ MAX_INPUT_BYTES = 50_000_000
 
 def _read_text(path: str, what: str) -> str:
     try:
-        with Path(path).open("rb") as file:
-            data = file.read(MAX_INPUT_BYTES + 1)
+        data = read_input_bytes(path, MAX_INPUT_BYTES)  # a pipe without a writer: refused
         if len(data) > MAX_INPUT_BYTES:
             raise UsageError(f"{what} file {path!r} is larger than {MAX_INPUT_BYTES} bytes")
         return data.decode("utf-8")
@@ -116,7 +117,7 @@ def _open_graph(path: str) -> SqliteGraphStore:
 
 
 def _print_json(data: Any) -> None:
-    print(json.dumps(data, indent=2, ensure_ascii=False, default=str))
+    print(escape_json(json.dumps(data, indent=2, ensure_ascii=False, default=str)))
 
 
 def cmd_index(args: argparse.Namespace) -> int:
@@ -128,8 +129,10 @@ def cmd_index(args: argparse.Namespace) -> int:
         nonlocal bar
         if bar is None:
             # disable=None: no bar when stderr is not a terminal (e.g. CI logs)
-            bar = tqdm(total=total, unit="file", desc="indexing", file=sys.stderr, disable=None)
-        bar.set_postfix_str(path[-40:], refresh=False)
+            bar = tqdm(
+                total=total, unit="file", desc="indexing", file=raw_stream(sys.stderr), disable=None
+            )
+        bar.set_postfix_str(escape_controls(path[-40:]), refresh=False)
         bar.update(done - bar.n)
 
     with SqliteGraphStore(args.db) as store:
@@ -411,7 +414,7 @@ _RUN_EXIT = {"passed": EXIT_OK, "exhausted": EXIT_FAILED}
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    final = asyncio.run(_run_graph(args))
+    final = run_interruptible(_run_graph(args))
     outcome = final.get("outcome")
     if args.json:
         keys = OutputState.__annotations__.keys() - {"messages"}
@@ -425,7 +428,11 @@ def cmd_run(args: argparse.Namespace) -> int:
             f"core entities referenced: {report.get('compliance_ratio', 0):.0%}"
         )
         if report.get("vacuous"):
-            print("note: the task names no entity of the knowledge graph, so nothing was cited")
+            print(
+                "note: the task names no entity of the knowledge graph, so the context was "
+                "empty and nothing could ground the answer; name the code the task is about "
+                "as it is written"
+            )
     if outcome == "error":
         print(f"citeloop: error: {final.get('error')}", file=sys.stderr)
     return _RUN_EXIT.get(outcome, EXIT_USAGE)
@@ -443,7 +450,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
     path = paths[0]
     # As JSON: a checkpointer keeps the input, and plain data reads back anywhere.
     inputs = {"path": path.to_dict(), "question": _question(args)}
-    final = asyncio.run(_run_on_thread(args, build_verbalize_graph, inputs, config, context))
+    final = run_interruptible(_run_on_thread(args, build_verbalize_graph, inputs, config, context))
     report = final["verbalization"]
     if args.json:
         _print_json(
@@ -508,7 +515,7 @@ def cmd_audit(args: argparse.Namespace) -> int:
         "plan": plan.model_dump(mode="json"),
         "index": index.model_dump(mode="json"),
     }
-    final = asyncio.run(_run_on_thread(args, build_delivery_audit_graph, inputs, {}, context))
+    final = run_interruptible(_run_on_thread(args, build_delivery_audit_graph, inputs, {}, context))
     keys = sorted(DeliveryOutput.__annotations__)
     verdict = {key: final[key] for key in keys if key in final}
     if args.json:
@@ -701,7 +708,16 @@ def _fail(message: str, code: int) -> NoReturn:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of the ``citeloop`` console script; returns the exit code."""
+    """Entry point of the ``citeloop`` console script; returns the exit code.
+
+    Control characters in what it prints (from indexed files, answers, thread ids,
+    tasks) are shown escaped (:mod:`citeloop.terminal`).
+    """
+    with safe_output():
+        return _main(argv)
+
+
+def _main(argv: list[str] | None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)

@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from citeloop.knowledge.indexing.blocks import parse_in_blocks
 from citeloop.knowledge.indexing.decisions import index_decision
 from citeloop.knowledge.indexing.diagnostics import graph_import_warnings, renamed_warnings
 from citeloop.knowledge.indexing.modules import ModuleLayout, PackageRoot, module_layout
@@ -22,7 +23,7 @@ from citeloop.knowledge.indexing.sources import (
     decode_source,
     discover,
 )
-from citeloop.knowledge.indexing.syntax import parse_source
+from citeloop.knowledge.indexing.syntax import ParsedSource, parse_source
 from citeloop.knowledge.indexing.writer import apply_changes
 from citeloop.knowledge.sqlite_store import SqliteGraphStore
 
@@ -120,7 +121,13 @@ def _index_file(
         return index_decision(source.path, digest, text)
     module = layout.modules[source.path]
     try:
-        parsed = parse_source(text, source.path)
+        # A large file is parsed a block at a time (a lower peak of memory), else whole.
+        tree = parse_in_blocks(text, source.path)
+        parsed = (
+            ParsedSource(tree, {}, frozenset(), False)
+            if tree is not None
+            else parse_source(text, source.path)
+        )
         index = index_python(
             source.path,
             digest,
