@@ -26,14 +26,15 @@ class InputFileError(OSError):
     """A named pipe had no writer within the wait; ``filename`` is the path."""
 
 
-def read_input_bytes(path: str, limit: int, wait: float = FIFO_WAIT_SECONDS) -> bytes:
+def read_input_bytes(path: str, limit: int, wait: float | None = None) -> bytes:
     """The bytes of ``path``, at most ``limit + 1`` of them (so a caller can tell that the
     file is larger than ``limit``).
 
     Args:
         path: The file to read: a regular file, a named pipe or ``/dev/fd/N``.
         limit: The largest size the caller accepts, in bytes.
-        wait: Seconds to wait for a writer when ``path`` is a pipe that has none.
+        wait: Seconds to wait for a writer when ``path`` is a pipe that has none
+            (default :data:`FIFO_WAIT_SECONDS`).
 
     Returns:
         The file's first ``limit + 1`` bytes.
@@ -43,6 +44,7 @@ def read_input_bytes(path: str, limit: int, wait: float = FIFO_WAIT_SECONDS) -> 
             ``wait`` seconds.
         OSError: The file cannot be opened or read (``FileNotFoundError`` and so on).
     """
+    wait = FIFO_WAIT_SECONDS if wait is None else wait
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     try:
         if stat.S_ISFIFO(os.fstat(fd).st_mode):

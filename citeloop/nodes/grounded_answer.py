@@ -374,7 +374,7 @@ class GroundedAnswerNodes:
         result = self._validation({**state, "answer": answer}, ctx)
         report = {**_with_empty_context_rule(result.to_dict()), **report}
         report["context_passed"] = report["passed"]
-        report["passed"] = result.passed and not report.get("check_problems")
+        report["passed"] = report["context_passed"] and not report.get("check_problems")
         update["report"] = report
         best = state.get("best") or {}
         if not best or _rank(report) > _rank(best["report"]):
