@@ -157,8 +157,11 @@ def child_paths(db: str, source: str, target: str, hops: int) -> dict[str, float
 def child_index_stdlib(db: str) -> dict[str, float]:
     from citeloop import SqliteGraphStore, index_tree
 
-    with SqliteGraphStore(db) as store:
+    partial = Path(db + ".partial")  # renamed when complete: a killed run leaves no cache
+    partial.unlink(missing_ok=True)
+    with SqliteGraphStore(partial) as store:
         report = index_tree(sysconfig.get_paths()["stdlib"], store)
+    partial.replace(db)
     return {"entities": report.entities}
 
 
