@@ -43,6 +43,7 @@ from citeloop.errors import TOO_LONG_NUMBER, CiteloopError
 from citeloop.knowledge.indexing.sources import DEFAULT_MAX_FILE_BYTES
 from citeloop.knowledge.model import DEFAULT_MAX_CONTEXT_TOKENS
 from citeloop.knowledge.paths import MAX_HOPS
+from citeloop.terminal import escape_controls, raw_stream, safe_output
 
 if TYPE_CHECKING:
     from citeloop.knowledge import InjectedContext
@@ -72,8 +73,10 @@ def cmd_index(args: argparse.Namespace) -> int:
         nonlocal bar
         if bar is None:
             # disable=None: no bar when stderr is not a terminal (e.g. CI logs)
-            bar = tqdm(total=total, unit="file", desc="indexing", file=sys.stderr, disable=None)
-        bar.set_postfix_str(path[-40:], refresh=False)
+            bar = tqdm(
+                total=total, unit="file", desc="indexing", file=raw_stream(sys.stderr), disable=None
+            )
+        bar.set_postfix_str(escape_controls(path[-40:]), refresh=False)
         bar.update(done - bar.n)
 
     with SqliteGraphStore(args.db) as store:
@@ -425,7 +428,16 @@ def _graph_fault(args: argparse.Namespace, exc: sqlite3.Error) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point of the ``citeloop`` console script; returns the exit code."""
+    """Entry point of the ``citeloop`` console script; returns the exit code.
+
+    Control characters in what it prints (from indexed files, answers, thread ids,
+    tasks) are shown escaped (:mod:`citeloop.terminal`).
+    """
+    with safe_output():
+        return _main(argv)
+
+
+def _main(argv: list[str] | None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)

@@ -11,6 +11,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from citeloop.errors import CiteloopError
+from citeloop.reading import read_input_bytes
+from citeloop.terminal import escape_json
 
 if TYPE_CHECKING:
     from citeloop.knowledge.sqlite_store import SqliteGraphStore
@@ -33,8 +35,7 @@ MAX_INPUT_BYTES = 50_000_000
 
 def read_text(path: str, what: str) -> str:
     try:
-        with Path(path).open("rb") as file:
-            data = file.read(MAX_INPUT_BYTES + 1)
+        data = read_input_bytes(path, MAX_INPUT_BYTES)  # a pipe without a writer: refused
         if len(data) > MAX_INPUT_BYTES:
             raise UsageError(f"{what} file {path!r} is larger than {MAX_INPUT_BYTES} bytes")
         return data.decode("utf-8-sig")  # a leading BOM (Windows editors) is no content
@@ -73,4 +74,4 @@ def open_graph(path: str) -> SqliteGraphStore:
 
 
 def print_json(data: Any) -> None:
-    print(json.dumps(data, indent=2, ensure_ascii=False, default=str))
+    print(escape_json(json.dumps(data, indent=2, ensure_ascii=False, default=str)))

@@ -9,7 +9,6 @@ when one of them runs, as it loads LangGraph and LangChain.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import os
 import sys
@@ -37,6 +36,7 @@ from citeloop.contract import AnswerResult, Plan, load_index, load_model
 from citeloop.graphs.delivery_audit import build_delivery_audit_graph
 from citeloop.graphs.grounded_answer import build_grounded_answer_graph
 from citeloop.graphs.verbalize import build_verbalize_graph
+from citeloop.interrupts import run_interruptible
 from citeloop.knowledge import (
     SqliteGraphStore,
     path_distance,
@@ -200,7 +200,7 @@ _RUN_EXIT = {"passed": EXIT_OK, "exhausted": EXIT_FAILED}
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    final = asyncio.run(_run_graph(args))
+    final = run_interruptible(_run_graph(args))
     outcome = final.get("outcome")
     if args.json:
         shown = {key: final[key] for key in sorted(OutputState.__annotations__) if key in final}
@@ -216,7 +216,11 @@ def cmd_run(args: argparse.Namespace) -> int:
             f"core entities referenced: {report.get('compliance_ratio', 0):.0%}"
         )
         if report.get("vacuous"):
-            print("note: the task names no entity of the knowledge graph, so nothing was cited")
+            print(
+                "note: the task names no entity of the knowledge graph, so the context was "
+                "empty and nothing could ground the answer; name the code the task is about "
+                "as it is written"
+            )
     if outcome == "error":
         print(f"citeloop: error: {final.get('error')}", file=sys.stderr)
     return _RUN_EXIT.get(outcome, EXIT_USAGE)
@@ -234,7 +238,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
     path = paths[0]
     # As JSON: a checkpointer keeps the input, and plain data reads back anywhere.
     inputs = {"path": path.to_dict(), "question": _question(args)}
-    final = asyncio.run(_run_on_thread(args, build_verbalize_graph, inputs, config, context))
+    final = run_interruptible(_run_on_thread(args, build_verbalize_graph, inputs, config, context))
     report = final["verbalization"]
     if args.json:
         print_json(
@@ -308,7 +312,9 @@ def cmd_audit(args: argparse.Namespace) -> int:
         "index": index.model_dump(mode="json"),
     }
     config = _run_config(args)
-    final = asyncio.run(_run_on_thread(args, build_delivery_audit_graph, inputs, config, context))
+    final = run_interruptible(
+        _run_on_thread(args, build_delivery_audit_graph, inputs, config, context)
+    )
     keys = sorted(DeliveryOutput.__annotations__)
     verdict = {key: final[key] for key in keys if key in final}
     if args.json:

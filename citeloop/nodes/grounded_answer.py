@@ -138,6 +138,28 @@ _OPEN_GRAPHS_LOCK = threading.Lock()
 _MAX_OPEN_GRAPHS = 8
 
 
+EMPTY_CONTEXT_REASON = (
+    "the context is empty: the task names no code of the knowledge graph and no entity "
+    "matches its words, so nothing grounds the answer; name the code the task is about as "
+    "it is written (e.g. `Cart.total()`)"
+)
+"""The reason of the ``empty_context`` rule: an answer over an empty context never passes."""
+
+
+def _with_empty_context_rule(report: dict[str, Any]) -> dict[str, Any]:
+    """A validation report in which an empty context (``vacuous``: the task names no
+    entity of the graph and none matches its words) fails: nothing grounds the answer,
+    and every name it cites is outside the context."""
+    if not report.get("vacuous"):
+        return report
+    return {
+        **report,
+        "passed": False,
+        "failed_rules": [*report.get("failed_rules", []), "empty_context"],
+        "reasons": [*report.get("reasons", []), EMPTY_CONTEXT_REASON],
+    }
+
+
 def open_graph(db_path: str) -> SqliteGraphStore:
     """The knowledge graph at ``db_path``, opened read-only (shared per process).
 
@@ -396,9 +418,9 @@ class GroundedAnswerNodes:
                 {"check": name, **problem.to_dict()} for name, problem in run.reask
             ]
         result = self._validation({**state, "answer": answer}, ctx)
-        report = {**result.to_dict(), **report}
-        report["context_passed"] = result.passed
-        report["passed"] = result.passed and not report.get("check_problems")
+        report = {**_with_empty_context_rule(result.to_dict()), **report}
+        report["context_passed"] = report["passed"]
+        report["passed"] = report["context_passed"] and not report.get("check_problems")
         update["report"] = report
         best = state.get("best") or {}
         if not best or _rank(report) > _rank(best["report"]):
@@ -442,7 +464,7 @@ class GroundedAnswerNodes:
             (item["check"], Problem(item["message"], item["expected"], item["fix"]))
             for item in report.get("check_problems", [])
         ]
-        if result.passed and not problems:
+        if result.passed and not result.vacuous and not problems:
             fresh = {**report, **result.to_dict(), "context_passed": True, "passed": True}
             return {
                 **RUN_INPUTS_CLEARED,

@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from citeloop.knowledge.indexing.blocks import BlocksUnparseable, iter_blocks, splits_into_blocks
 from citeloop.knowledge.indexing.decisions import index_decision
 from citeloop.knowledge.indexing.diagnostics import graph_import_warnings, renamed_warnings
 from citeloop.knowledge.indexing.file_lock import exclusive_writer
@@ -120,18 +121,33 @@ def _index_file(
     if source.kind == "decision":
         return index_decision(source.path, digest, text)
     module = layout.modules[source.path]
+    submodules = layout.children.get(module, ())
     try:
-        parsed = parse_source(text, source.path)
-        index = index_python(
-            source.path,
-            digest,
-            text,
-            module,
-            tree=parsed.tree,
-            submodules=layout.children.get(module, ()),
-            type_params=parsed.type_params,
-            type_aliases=parsed.type_aliases,
-        )
+        index = None
+        if splits_into_blocks(text):  # parsed and walked a block at a time: less memory
+            with contextlib.suppress(BlocksUnparseable):
+                index = index_python(
+                    source.path,
+                    digest,
+                    text,
+                    module,
+                    tree=iter_blocks(text, source.path),
+                    submodules=submodules,
+                )
+                lowered = False
+        if index is None:
+            parsed = parse_source(text, source.path)
+            lowered = parsed.lowered
+            index = index_python(
+                source.path,
+                digest,
+                text,
+                module,
+                tree=parsed.tree,
+                submodules=submodules,
+                type_params=parsed.type_params,
+                type_aliases=parsed.type_aliases,
+            )
     except SyntaxError as error:
         where = f" at line {error.lineno}" if error.lineno else ""
         return SkippedFile(source.path, f"syntax error{where}: {error.msg}")
@@ -141,7 +157,7 @@ def _index_file(
         # CPython's parser raises either for pathologically nested expressions.
         return SkippedFile(source.path, "syntax tree too deeply nested to parse")
     index.context = layout.context_key(source.path, index.top_names)
-    index.lowered = parsed.lowered
+    index.lowered = lowered
     return index
 
 

@@ -19,7 +19,7 @@ submodule of the package is not recorded: importing the submodule rebinds that n
 from __future__ import annotations
 
 import ast
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import replace
 from pathlib import PurePosixPath
 
@@ -136,6 +136,7 @@ class _FileWalker:
         self.type_aliases = type_aliases
         self.is_tests = is_test_file(path)
         self.is_package = path.endswith("__init__.py")
+        self.requirements = REQUIREMENT_MARK in source
         self.top_names: set[str] = set()
         self.index = FileIndex(path, digest, module)
         self.bindings = Bindings(module)
@@ -151,22 +152,40 @@ class _FileWalker:
         self.enums: set[str] = set()
         self.deferred: dict[int, list[tuple[list[ast.stmt], Scope]]] = {}
 
+    def document(self, entity_id: str, node: ast.AST) -> None:
+        """Keep a definition for its requirement ids, when the file has any."""
+        if self.requirements:
+            self.documented.append((entity_id, node))
+
     def provenance(self, start: int, end: int) -> Provenance:
         return Provenance(self.path, start, end, self.digest)
 
     # -- the walk -------------------------------------------------------------------
 
-    def run(self, tree: ast.Module) -> FileIndex:
+    def run(self, blocks: Iterable[ast.Module]) -> FileIndex:
+        """Walk the file's statements, given as one module or as consecutive blocks of
+        top-level statements (each let go once walked), then link what they reference."""
         name = self.module.rsplit(".", 1)[-1]
         end = len(self.text.lines)
-        self.add_entity(
-            Entity(
-                self.module, EntityKind.MODULE, name, self.path, 1, "", True, end, docstring(tree)
-            ),
-            None,
-        )
-        self.documented.append((self.module, tree))
-        self.walk(tree.body, self.bindings.module)
+        for number, block in enumerate(blocks):
+            if not number:
+                self.add_entity(
+                    Entity(
+                        self.module,
+                        EntityKind.MODULE,
+                        name,
+                        self.path,
+                        1,
+                        "",
+                        True,
+                        end,
+                        docstring(block),
+                    ),
+                    None,
+                )
+                self.document(self.module, block)
+            self.walk(block.body, self.bindings.module)
+            del block
         self.index.references.extend(
             reference
             for class_id, scope, base in self.bases
@@ -174,7 +193,7 @@ class _FileWalker:
         )
         self.resolve_types()
         self.index.references.extend(call_references(self.bindings, self.calls))
-        if REQUIREMENT_MARK in self.source:
+        if self.requirements:
             self.index.references.extend(
                 requirement_references(self.module, self.source, self.documented, self.spans)
             )
@@ -378,7 +397,7 @@ class _FileWalker:
             )
             if self.add_entity(entity, scope.id, start):
                 self.spans.append((start, end, entity_id))
-                self.documented.append((entity_id, node))
+                self.document(entity_id, node)
                 if "overload" in last_parts:
                     self.overloads.add(entity_id)
                 if node.returns is not None:
@@ -411,7 +430,7 @@ class _FileWalker:
             )
             if self.add_entity(entity, scope.id, start):
                 self.spans.append((start, end, entity_id))
-                self.documented.append((entity_id, node))
+                self.document(entity_id, node)
                 self.bases.extend((entity_id, scope, base) for base in node.bases)
                 if any((dotted(b) or [""])[-1] in _ENUM_BASES for b in node.bases):
                     self.enums.add(entity_id)
@@ -619,7 +638,7 @@ def index_python(
     source: str,
     module: str,
     *,
-    tree: ast.Module | None = None,
+    tree: ast.Module | Iterable[ast.Module] | None = None,
     submodules: Collection[str] = (),
     type_params: Mapping[int, str] | None = None,
     type_aliases: Collection[int] = (),
@@ -632,7 +651,9 @@ def index_python(
         source: The decoded source text.
         module: The file's dotted module name (see :mod:`citeloop.knowledge.indexing.modules`).
         tree: The parsed source, when the caller parsed it (e.g. with newer syntax
-            lowered, :func:`citeloop.knowledge.indexing.syntax.parse_source`); else it is parsed.
+            lowered, :func:`citeloop.knowledge.indexing.syntax.parse_source`), or its
+            consecutive blocks of top-level statements
+            (:func:`citeloop.knowledge.indexing.blocks.iter_blocks`); else it is parsed.
         submodules: Names of the package's submodules, for a package's ``__init__.py``.
         type_params: PEP 695 type parameter text by definition line, when lowered.
         type_aliases: Lines of lowered ``type X = ...`` statements.
@@ -657,4 +678,4 @@ def index_python(
         type_params or {},
         type_aliases,
     )
-    return walker.run(tree)
+    return walker.run([tree] if isinstance(tree, ast.Module) else tree)

@@ -129,7 +129,7 @@ def discover(root: Path) -> Discovery:
     Hidden directories and :data:`IGNORED_DIRS` are not walked into. Symbolic links
     (to files or directories) are never followed, which rules out loops and files
     outside the tree; each one is reported as skipped, as are folders that cannot be
-    read and names that are not UTF-8.
+    read or searched (with what they hold) and names that are not UTF-8.
 
     Args:
         root: An absolute, resolved directory (see :func:`check_root`).
@@ -148,42 +148,68 @@ def discover(root: Path) -> Discovery:
     for directory, dirnames, filenames in os.walk(root, onerror=unreadable, followlinks=False):
         base = Path(directory)
         relative = base.relative_to(root).as_posix()
-        prefix = "" if relative == "." else relative + "/"
-        kept = []
-        for name in sorted(dirnames):
-            if name.startswith(".") or name in IGNORED_DIRS:
-                continue
-            if _unencodable(name):
-                skipped.append(SkippedFile(_shown(prefix + name), "folder " + _NOT_UTF8))
-            elif (base / name).is_symlink():
-                skipped.append(SkippedFile(prefix + name, _link_reason(base / name, root)))
-            else:
-                kept.append(name)
-        dirnames[:] = kept
+        try:  # a folder that can be listed but not searched (no x bit) fails here
+            found = _entries(root, base, relative, sorted(dirnames), filenames)
+        except OSError as error:
+            skipped.append(SkippedFile(_shown(relative), f"cannot read folder: {error.strerror}"))
+            dirnames[:] = []
+            continue
+        dirnames[:] = found.folders
+        files += found.files
+        skipped += found.skipped
         if not _DISTRIBUTION_FILES.isdisjoint(filenames):
             distributions.add(relative)
-        for name in filenames:
-            path = prefix + name
-            if _unencodable(name):
-                if name.endswith((".py", ".md")):
-                    skipped.append(SkippedFile(_shown(path), "file " + _NOT_UTF8))
-                continue
-            if name.endswith(".py"):
-                kind = "python"
-            elif is_decision_record(path):
-                kind = "decision"
-            else:
-                continue
-            location = base / name
-            if location.is_symlink():
-                skipped.append(SkippedFile(path, _link_reason(location, root)))
-            elif not location.is_file():  # a FIFO or device would block or never end
-                skipped.append(SkippedFile(path, "not a regular file; not read"))
-            else:
-                files.append(SourceFile(path, location, kind))
     files.sort(key=lambda source: source.path)
     skipped.sort(key=lambda skip: skip.path)
     return Discovery(files, skipped, distributions)
+
+
+@dataclass(slots=True)
+class _Entries:
+    folders: list[str]
+    files: list[SourceFile]
+    skipped: list[SkippedFile]
+
+
+def _entries(
+    root: Path, base: Path, relative: str, dirnames: list[str], filenames: list[str]
+) -> _Entries:
+    """The folders to walk into, files to index and entries skipped of one folder.
+
+    Raises:
+        OSError: An entry cannot be examined (the folder is not searchable).
+    """
+    prefix = "" if relative == "." else relative + "/"
+    found = _Entries([], [], [])
+    for name in dirnames:
+        if name.startswith(".") or name in IGNORED_DIRS:
+            continue
+        if _unencodable(name):
+            found.skipped.append(SkippedFile(_shown(prefix + name), "folder " + _NOT_UTF8))
+        elif (base / name).is_symlink():
+            found.skipped.append(SkippedFile(prefix + name, _link_reason(base / name, root)))
+        else:
+            found.folders.append(name)
+    for name in filenames:
+        path = prefix + name
+        if _unencodable(name):
+            if name.endswith((".py", ".md")):
+                found.skipped.append(SkippedFile(_shown(path), "file " + _NOT_UTF8))
+            continue
+        if name.endswith(".py"):
+            kind = "python"
+        elif is_decision_record(path):
+            kind = "decision"
+        else:
+            continue
+        location = base / name
+        if location.is_symlink():
+            found.skipped.append(SkippedFile(path, _link_reason(location, root)))
+        elif not location.is_file():  # a FIFO or device would block or never end
+            found.skipped.append(SkippedFile(path, "not a regular file; not read"))
+        else:
+            found.files.append(SourceFile(path, location, kind))
+    return found
 
 
 def decode_source(data: bytes) -> str:
