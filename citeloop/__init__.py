@@ -82,10 +82,13 @@ from citeloop.graphs.grounded_answer import build_grounded_answer_graph
 from citeloop.graphs.output_guard import build_output_guard_graph
 from citeloop.graphs.verbalize import build_verbalize_graph
 from citeloop.grounding import (
+    COMPLIANCE_THRESHOLD,
+    MAX_VALIDATION_RETRIES,
     Critique,
     FactIdCritic,
     GraphContextValidator,
     GraphValidationResult,
+    ValidationResult,
     build_retry_prompt,
     parse_context_entities,
 )
@@ -114,7 +117,9 @@ from citeloop.knowledge import (
 from citeloop.models import ReplayChatModel, ReplayRecorder, resolve_chat_model
 
 __all__ = [
+    "COMPLIANCE_THRESHOLD",
     "CONVERSATIONAL_PATTERNS",
+    "MAX_VALIDATION_RETRIES",
     "OFF_TOPIC_PATTERNS_ANYWHERE",
     "OFF_TOPIC_PATTERNS_START",
     "ON_TOPIC_SIGNALS",
@@ -164,6 +169,7 @@ __all__ = [
     "Tier",
     "UnknownEntityError",
     "ValidationError",
+    "ValidationResult",
     "VerbalizeContext",
     "build_audited_answer_graph",
     "build_delivery_audit_graph",

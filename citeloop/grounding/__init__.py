@@ -26,8 +26,13 @@ from citeloop.grounding.critics import (
     mentions_fact_id,
     missing_fact_ids,
 )
-from citeloop.grounding.graph_context import GraphContextValidator, GraphValidationResult
+from citeloop.grounding.graph_context import (
+    COMPLIANCE_THRESHOLD,
+    MAX_VALIDATION_RETRIES,
+    GraphContextValidator,
+)
 from citeloop.grounding.matching import NameScanner
+from citeloop.grounding.results import GraphValidationResult, ValidationResult
 from citeloop.grounding.retry_prompt import (
     CHECKS_RETRY_HEADER,
     RETRY_PROMPT_HEADER,
@@ -38,7 +43,9 @@ from citeloop.grounding.retry_prompt import (
 
 __all__ = [
     "CHECKS_RETRY_HEADER",
+    "COMPLIANCE_THRESHOLD",
     "DEFAULT_SECTION_LABELS",
+    "MAX_VALIDATION_RETRIES",
     "RETRY_PROMPT_HEADER",
     "RETRY_PROMPT_TEMPLATE",
     "RULE_SUMMARIES",
@@ -52,6 +59,7 @@ __all__ = [
     "NameScanner",
     "ParsedEntity",
     "Place",
+    "ValidationResult",
     "build_retry_prompt",
     "find_citation_section",
     "mentions_fact_id",
