@@ -32,8 +32,15 @@ class ValidationError(CiteloopError, ValueError):
 
     Attributes:
         details: Structured details (e.g. ``{"reason": ..., "position": ...}``).
+        context: The same dict as ``details``, under the name the source design 002
+            documents (``e.context``: field name, expected and found types, ...).
     """
 
     def __init__(self, message: str, **details: Any) -> None:
         super().__init__(message)
         self.details: dict[str, Any] = details
+
+    @property
+    def context(self) -> dict[str, Any]:
+        """Structured details of the failure: the same dict as :attr:`details`."""
+        return self.details

@@ -39,6 +39,12 @@ from citeloop.text import normalize_text
 
 # --- author-year -----------------------------------------------------------------------
 
+# Two or more years, and nothing else, in parentheses: "(2000; 2002; 2003)". Each
+# repetition needs a separator and a year, so matching is linear.
+_YEAR_LIST = re.compile(
+    r"\([ \t]*(?:1[5-9][0-9]{2}|20[0-9]{2})[a-z]?"
+    r"(?:[ \t]*[,;][ \t]*(?:1[5-9][0-9]{2}|20[0-9]{2})[a-z]?)+[ \t]*\)"
+)
 _PARENS = re.compile(r"\(([^()]{1,500})\)")
 _YEAR = re.compile(r"(?<![\w./\-])(1[5-9][0-9]{2}|20[0-9]{2})[a-z]?(?![\w/\-])")
 _PREFIXES = (
@@ -200,11 +206,13 @@ def _year_pairs(content: str, narrative: str | None = None) -> list[tuple[str, i
     """The (author, year) pairs of a citation's content (``Smith, 2020; Doe 2019``).
 
     ``narrative`` is the author written before the parenthesis (``Smith et al. (2020)``);
-    it names a year that opens the content.
+    it names a year that opens the content. A bare year cites the last author named,
+    across ``;`` too: ``Miller (2000; 2002; 2003)`` and ``(Smith 2019; 2020)`` cite
+    every year.
     """
     pairs: list[tuple[str, int]] = []
-    for number, group in enumerate(content.split(";")):
-        author: str | None = None
+    author: str | None = narrative
+    for group in content.split(";"):
         position = 0
         for match in _YEAR.finditer(group):
             raw = group[position : match.start()]
@@ -212,8 +220,7 @@ def _year_pairs(content: str, narrative: str | None = None) -> list[tuple[str, i
             comma = raw.rstrip(" \t\n").endswith(",")
             position = match.end()
             if not lead:
-                if author is None and number == 0 and narrative and not pairs:
-                    author = narrative
+                pass  # a bare year cites the author before it: (Smith 2019; 2020)
             elif lead.lower() in ("and", "&") and author is not None:
                 pass  # (Smith 2019 and 2020)
             else:
@@ -235,8 +242,9 @@ def _narrative_author(text: str, position: int) -> str | None:
     """The author written right before the parenthesis at ``position``, if cued.
 
     ``Smith et al. (2020)`` always counts; ``Smith's (2020)``, ``according to Smith
-    (2020)`` and ``Smith (2020) found`` (a reporting verb follows) count; other names
-    before a year are as often titles (``Inception (2010)``) and do not.
+    (2020)``, ``Smith (2020) found`` (a reporting verb follows) and ``Miller (2000;
+    2002)`` (a list of years: a work has one) count; other names before a single year
+    are as often titles (``Inception (2010)``) and do not.
     """
     words = text[max(0, position - _NARRATIVE_WINDOW) : position].split()
     if not words:
@@ -279,6 +287,8 @@ def _narrative_author(text: str, position: int) -> str | None:
     preceding = " ".join(words[max(0, index - 2) : index + 1]).lower()
     if preceding.endswith(_NARRATIVE_LEAD):
         cued = True
+    if not cued and _YEAR_LIST.match(text, position) is not None:
+        cued = last.lower() not in _PRODUCTS  # Miller (2000; 2002): titles have one year
     if not cued:
         following = text[position : position + _NARRATIVE_WINDOW + 40]
         close = following.find(")")

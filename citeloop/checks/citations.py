@@ -1,6 +1,6 @@
 """Find the structured citations of an answer: ``[3]``, ``(Smith et al., 2020)``, ``@key``.
 
-A signal check: :func:`validate_citations` reads any text and never raises on it; it
+A signal check: :func:`extract_citations` reads any text and never raises on it; it
 reports what it found, and :func:`citations_check` turns requirements (how many
 sources, which style, numbers within ``1..max_number``) into a :class:`Check`.
 
@@ -64,7 +64,7 @@ _EXAMPLES = {
 
 @dataclass(frozen=True, slots=True)
 class Citations:
-    """The citations of a text (see :func:`validate_citations`).
+    """The citations of a text (see :func:`extract_citations`).
 
     Attributes:
         numeric: Every cited number, sorted, each once (ranges expanded).
@@ -171,7 +171,7 @@ def _key_spans(text: str, masked: str) -> list[CitationSpan]:
 # --- API -------------------------------------------------------------------------------
 
 
-def validate_citations(text: str) -> Citations:
+def extract_citations(text: str) -> Citations:
     """Find the numeric, author-year and key citations of ``text``.
 
     See the module docstring for the forms read and those deliberately not read. A
@@ -187,7 +187,7 @@ def validate_citations(text: str) -> Citations:
         ConfigurationError: ``text`` is not a str.
 
     Example:
-        >>> found = validate_citations("Known [3-5], [1] (Smith et al., 2020); see @knuth1984.")
+        >>> found = extract_citations("Known [3-5], [1] (Smith et al., 2020); see @knuth1984.")
         >>> found.numeric, found.author_year, found.keys
         ((1, 3, 4, 5), (('Smith et al.', 2020),), ('knuth1984',))
     """
@@ -234,7 +234,7 @@ def citations_check(
     max_number: int | None = None,
     on_fail: str = "reask",
 ) -> Check:
-    """A :class:`Check` named ``"citations"`` over :func:`validate_citations`.
+    """A :class:`Check` named ``"citations"`` over :func:`extract_citations`.
 
     It fails when the answer cites fewer than ``min_count`` distinct sources (numbers,
     author-year pairs and keys each count once; only the given ``style`` counts when
@@ -270,7 +270,7 @@ def citations_check(
         expected += f"; numbers from 1 to {max_number}"
 
     def run(text: str) -> CheckOutcome:
-        found = validate_citations(text)
+        found = extract_citations(text)
         problems = _count_problems(found, min_count, style, expected)
         if style is not None:
             problems += _style_problems(found, style)

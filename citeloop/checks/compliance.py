@@ -18,12 +18,16 @@ re-checked and fixed again, in a loop of at most three rounds.
 
 **Off-topic** (:func:`is_off_topic`): an answer is off-topic when
 
+0. without on-topic signals given, it shows two or more default review markers
+   (:data:`~citeloop.checks.patterns.ON_TOPIC_SIGNALS`): then it is on-topic at once;
 1. it has no word characters at all (``"empty"``);
 2. nothing of substance is left once greetings, fillers, refusals and
-   self-identification are removed (``"no_substance"``: ``"As an AI, I have no
-   opinions."``, ``"Hello! How can I help you today?"``, ``"Sure! " * 1000``); a
-   refusal removes its whole sentence, a hedge only its phrase; a self-identification
-   sentence with more than ten words after the phrase is substance;
+   self-identification are removed, or only prefaces are, an apology or hedge with
+   nothing after it (``"no_substance"``: ``"As an AI, I have no opinions."``,
+   ``"Hello! How can I help you today?"``, ``"Sure! " * 1000``, ``"I'm sorry, but"``,
+   ``"Unfortunately,"``); a refusal removes its whole sentence, a hedge only its
+   phrase; a self-identification sentence with more than ten words after the phrase
+   is substance;
 3. it refuses (``"refusal"``), unless on-topic signals are given and appear in the
    rest of the answer (a disclaimer followed by the answer);
 4. on-topic signals are given and none appears outside those phrases
@@ -45,6 +49,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from citeloop.checks.check import require_text
+from citeloop.checks.patterns import ON_TOPIC_SIGNALS
 from citeloop.checks.phrase_patterns import (
     FILLER,
     GREETING,
@@ -53,6 +58,7 @@ from citeloop.checks.phrase_patterns import (
     WORD_CHAR,
     PhraseMatch,
     PhrasePatterns,
+    only_prefaces,
 )
 from citeloop.checks.phrase_scan import (
     AFTER_PHRASE,
@@ -62,6 +68,10 @@ from citeloop.checks.phrase_scan import (
 )
 from citeloop.errors import ConfigurationError
 from citeloop.text import normalize_text
+
+MIN_DEFAULT_SIGNALS = 2
+"""Default review markers that make an answer on-topic (source design 002)."""
+
 
 # --- signals ---------------------------------------------------------------------------
 
@@ -105,20 +115,25 @@ def _fold(text: str) -> str:
     return normalize_text(text).casefold()
 
 
-def has_on_topic_signals(text: str, signals: Iterable[str]) -> bool:
-    """Whether any of ``signals`` occurs in ``text``: whole words, any case.
+def has_on_topic_signals(text: str, signals: Iterable[str] | None = None) -> bool:
+    """Whether ``text`` shows on-topic signals.
 
-    A signal is a word or phrase (``"graph"``, ``"knowledge graph"``, ``"C++"``); it
-    matches where its ends fall on word boundaries (``"graph"`` is not in
-    ``"paragraph"``; ``"C++"`` is in ``"C++17"``), with any whitespace between its words.
-    Both sides are NFC-normalized and case-folded. Linear in ``len(text)`` per signal.
+    With ``signals`` given, whether any of them occurs: a signal is a word or phrase
+    (``"graph"``, ``"knowledge graph"``, ``"C++"``) that matches where its ends fall on
+    word boundaries (``"graph"`` is not in ``"paragraph"``; ``"C++"`` is in ``"C++17"``),
+    with any whitespace between its words; both sides NFC-normalized and case-folded.
+    Without ``signals`` (the source design 002's form), whether at least
+    :data:`MIN_DEFAULT_SIGNALS` (2) of the regexes of
+    :data:`~citeloop.checks.patterns.ON_TOPIC_SIGNALS` match. Linear in ``len(text)``
+    per signal.
 
     Args:
         text: The answer.
-        signals: Words or phrases; none (``None`` or an empty list) is never found.
+        signals: Words or phrases, or ``None`` for the default review markers; an
+            empty list is never found.
 
     Returns:
-        ``True`` when at least one signal occurs.
+        ``True`` when a given signal occurs, or two default markers do.
 
     Raises:
         ConfigurationError: ``text`` is not a str, ``signals`` is a str or not an
@@ -129,9 +144,20 @@ def has_on_topic_signals(text: str, signals: Iterable[str]) -> bool:
         True
         >>> has_on_topic_signals("A paragraph.", ["graph"])
         False
+        >>> has_on_topic_signals("## Overview\\nThe authors test it.")
+        True
     """
+    text = require_text(text)
+    if signals is None:
+        found = sum(1 for pattern in _default_signals() if pattern.search(text))
+        return found >= MIN_DEFAULT_SIGNALS
     checked = check_signals(signals, "signals") or ()
-    return bool(checked) and bool(_found_signals(_fold(require_text(text)), checked))
+    return bool(checked) and bool(_found_signals(_fold(text), checked))
+
+
+@functools.cache
+def _default_signals() -> tuple[re.Pattern[str], ...]:
+    return tuple(re.compile(pattern) for pattern in ON_TOPIC_SIGNALS)
 
 
 # --- results ---------------------------------------------------------------------------
@@ -139,7 +165,7 @@ def has_on_topic_signals(text: str, signals: Iterable[str]) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class ComplianceResult:
-    """The format compliance of an answer (see :func:`check_format_compliance`).
+    """The format compliance of an answer (see :func:`compliance_result`).
 
     Attributes:
         matches: Every conversational phrase found, in text order.
@@ -259,7 +285,7 @@ def _fixed(text: str, scan: PhraseScan) -> str | None:
     return kept + ("\n" if text.endswith("\n") else "")
 
 
-def check_format_compliance(
+def compliance_result(
     text: str,
     on_topic_signals: Iterable[str] | None = None,
     *,
@@ -284,7 +310,7 @@ def check_format_compliance(
         ConfigurationError: Wrong argument types (see :func:`is_off_topic`).
 
     Example:
-        >>> result = check_format_compliance("Certainly! Paris is the capital.", ["Paris"])
+        >>> result = compliance_result("Certainly! Paris is the capital.", ["Paris"])
         >>> result.compliant, result.off_topic, result.fixed
         (False, False, 'Paris is the capital.')
     """
@@ -315,7 +341,7 @@ def _evaluate(
     reasons: list[str] = []
     if not WORD_CHAR.search(text):
         reasons.append("empty")
-    elif not WORD_CHAR.search(substance):
+    elif not WORD_CHAR.search(substance) or only_prefaces(substance, patterns):
         reasons.append("no_substance")
     else:
         if refused and not found:
@@ -373,10 +399,14 @@ def is_off_topic(
     """Whether ``text`` fails to answer: empty, only conversation, a refusal, or off
     the expected topic (the rules are in the module docstring).
 
+    Without ``on_topic_signals``, an answer showing two or more of the default review
+    markers (:func:`has_on_topic_signals` without signals) is on-topic at once, as the
+    source design 002 documents; the other rules apply otherwise.
+
     Args:
         text: The answer.
         on_topic_signals: Words or phrases an on-topic answer mentions; ``None`` or
-            empty: only the refusal and substance rules apply.
+            empty: only the default markers, the refusal and the substance rules apply.
         patterns: The phrases (default :data:`DEFAULT_PATTERNS`).
 
     Returns:
@@ -393,4 +423,6 @@ def is_off_topic(
         >>> is_off_topic("The graph has 3 nodes.", ["graph"]), is_off_topic("Hi.", ["graph"])
         (False, True)
     """
-    return check_format_compliance(text, on_topic_signals, patterns=patterns).off_topic
+    if on_topic_signals is None and has_on_topic_signals(text):
+        return False
+    return compliance_result(text, on_topic_signals, patterns=patterns).off_topic

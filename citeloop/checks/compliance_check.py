@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from citeloop.checks.check import Check, CheckOutcome, Problem, failed
-from citeloop.checks.compliance import ComplianceResult, check_format_compliance, check_signals
+from citeloop.checks.compliance import ComplianceResult, check_signals, compliance_result
 from citeloop.checks.phrase_patterns import (
     PhraseMatch,
     PhrasePatterns,
@@ -96,7 +96,7 @@ def compliance_check(
     patterns: PhrasePatterns | None = None,
     on_fail: str = "reask",
 ) -> Check:
-    """A :class:`Check` named ``"compliance"`` over :func:`check_format_compliance`.
+    """A :class:`Check` named ``"compliance"`` over :func:`compliance_result`.
 
     It fails on an off-topic answer, a refusal, self-identification and (unless
     ``allow_fillers``) greetings and fillers. When the only problems are an opening
@@ -125,7 +125,7 @@ def compliance_check(
     checked_patterns = phrase_patterns_or_default(patterns)
 
     def run(text: str) -> CheckOutcome:
-        result = check_format_compliance(
+        result = compliance_result(
             text, signals, patterns=checked_patterns, allow_fillers=allow_fillers
         )
         if result.compliant:

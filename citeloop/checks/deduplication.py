@@ -13,12 +13,13 @@ from __future__ import annotations
 from citeloop.checks.check import require_text
 from citeloop.checks.repetition_scan import (
     DEFAULT_CONTENT_PRESERVATION,
+    DEFAULT_MAX_REPETITIONS,
     DEFAULT_MIN_SECTION_CHARS,
     Analysis,
     analyze,
     check_count,
     check_share,
-    mode_threshold,
+    mode_settings,
 )
 from citeloop.checks.similarity import (
     CONTENT,
@@ -92,7 +93,7 @@ def _deduplicate(
 
 def deduplicate_sections(
     text: str,
-    max_repetitions: int = 1,
+    max_repetitions: int = DEFAULT_MAX_REPETITIONS,
     mode: str = "balanced",
     similarity_threshold: float | None = None,
     min_content_preservation: float = DEFAULT_CONTENT_PRESERVATION,
@@ -105,9 +106,11 @@ def deduplicate_sections(
         text: Any string.
         max_repetitions: How many times one section may occur: the first occurrence
             and the next ``max_repetitions - 1`` near-copies are kept, later ones go.
-        mode: ``"conservative"`` (threshold 0.95: exact and near-exact copies only),
-            ``"balanced"`` (0.8) or ``"aggressive"`` (0.65); see :data:`MODE_THRESHOLDS`.
-        similarity_threshold: Overrides the mode's threshold when given.
+        mode: ``"conservative"`` (threshold at least 0.9, default 0.95; at least three
+            occurrences kept), ``"balanced"`` (the settings as given; threshold 0.8 by
+            default) or ``"aggressive"`` (threshold at most 0.7, default 0.65; one
+            occurrence kept); see :func:`~citeloop.checks.repetition_scan.mode_settings`.
+        similarity_threshold: The threshold, within the mode's bounds.
         min_content_preservation: Smallest share (0..1) of the characters the result
             must keep. When removing the repeats would keep less, nothing is removed and
             ``text`` is returned as it is: so much repetition calls for a new answer,
@@ -130,7 +133,7 @@ def deduplicate_sections(
     Example:
         >>> para = "Every fact in the graph names its source file and line."
         >>> text = f"# A\\n{para}\\n\\n# B\\n{para}\\n\\n# C\\nEnd."
-        >>> print(deduplicate_sections(text, min_content_preservation=0))
+        >>> print(deduplicate_sections(text, 1, min_content_preservation=0))
         # A
         Every fact in the graph names its source file and line.
         <BLANKLINE>
@@ -138,8 +141,7 @@ def deduplicate_sections(
         End.
     """
     require_text(text)
-    allowed = check_count("max_repetitions", max_repetitions, 1)
-    threshold = mode_threshold(mode, similarity_threshold)
+    threshold, allowed = mode_settings(mode, similarity_threshold, max_repetitions)
     preservation = check_share("min_content_preservation", min_content_preservation)
     min_chars = check_count("min_section_chars", min_section_chars, 1)
     return _deduplicate(text, threshold, allowed, preservation, min_chars)
@@ -161,7 +163,7 @@ def _collapse_loops(text: str, analysis: Analysis) -> str:
 def clean_repetitive_output(
     text: str,
     *,
-    max_repetitions: int = 1,
+    max_repetitions: int = DEFAULT_MAX_REPETITIONS,
     mode: str = "balanced",
     similarity_threshold: float | None = None,
     min_content_preservation: float = DEFAULT_CONTENT_PRESERVATION,
@@ -193,8 +195,7 @@ def clean_repetitive_output(
         "Sure: I'm sorry. Let me try again."
     """
     require_text(text)
-    allowed = check_count("max_repetitions", max_repetitions, 1)
-    threshold = mode_threshold(mode, similarity_threshold)
+    threshold, allowed = mode_settings(mode, similarity_threshold, max_repetitions)
     preservation = check_share("min_content_preservation", min_content_preservation)
     min_chars = check_count("min_section_chars", min_section_chars, 1)
     analysis = analyze(text, threshold, min_chars)

@@ -1,6 +1,6 @@
 """Formatting hygiene: is an answer well-formed?
 
-:func:`validate_formatting` reports these issues (``details["code"]`` of each problem):
+:func:`formatting_result` reports these issues (``details["code"]`` of each problem):
 
 - ``empty``: the text is empty, or only whitespace and invisible format characters
   (zero-width spaces and joiners, direction marks, word joiner, BOM, soft hyphen, CGJ).
@@ -24,6 +24,8 @@
   encoded as UTF-8.
 - ``blank_lines``: outside fenced code, more than ``max_blank_lines`` (default 2)
   consecutive blank lines.
+- With ``style=True``: ``repeated_punctuation`` and ``double_spaces`` in prose
+  (:mod:`citeloop.checks.style`).
 """
 
 from __future__ import annotations
@@ -35,10 +37,11 @@ from typing import Any
 
 from citeloop.checks.check import Check, CheckOutcome, OnFail, Problem, failed, require_text
 from citeloop.checks.fences import find_code_fences, outside_fences
+from citeloop.checks.style import style_problems
 from citeloop.errors import ConfigurationError
 
 DEFAULT_MAX_BLANK_LINES = 2
-"""Most consecutive blank lines :func:`validate_formatting` accepts outside code."""
+"""Most consecutive blank lines :func:`formatting_result` accepts outside code."""
 
 _WORD = re.compile(r"\S++")
 _INVISIBLE = re.compile(r"[\s\u00ad\u034f\u200b-\u200f\u2060-\u2064\ufeff]*+")
@@ -66,7 +69,7 @@ def is_blank(text: str) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class FormattingResult:
-    """What :func:`validate_formatting` found.
+    """What :func:`formatting_result` found.
 
     Attributes:
         problems: One :class:`~citeloop.checks.check.Problem` per kind of issue;
@@ -272,8 +275,8 @@ def empty_problem() -> Problem:
     return format_issue("empty", "the response is empty", "a non-empty answer", "Write the answer.")
 
 
-def validate_formatting(
-    text: str, *, max_blank_lines: int = DEFAULT_MAX_BLANK_LINES
+def formatting_result(
+    text: str, *, max_blank_lines: int = DEFAULT_MAX_BLANK_LINES, style: bool = False
 ) -> FormattingResult:
     """Check the formatting hygiene of an answer (rules in the module docstring).
 
@@ -282,6 +285,8 @@ def validate_formatting(
     Args:
         text: Any text.
         max_blank_lines: Most consecutive blank lines allowed outside code.
+        style: Also report typographic style (``repeated_punctuation``,
+            ``double_spaces``; :mod:`citeloop.checks.style`).
 
     Returns:
         A :class:`FormattingResult`; it never raises on odd text.
@@ -290,7 +295,7 @@ def validate_formatting(
         ConfigurationError: ``text`` is not a str, or ``max_blank_lines`` is negative.
 
     Example:
-        >>> validate_formatting("Use `x and close it.\\n\\n```python\\nprint(1)\\n").codes
+        >>> formatting_result("Use `x and close it.\\n\\n```python\\nprint(1)\\n").codes
         ('unclosed_fence', 'unbalanced_backticks')
     """
     text = require_text(text)
@@ -350,6 +355,8 @@ def validate_formatting(
                 line=line,
             )
         )
+    if style:
+        problems.extend(style_problems(text))
     return FormattingResult(tuple(problems))
 
 
@@ -389,7 +396,7 @@ def fixed_formatting(text: str, problems: tuple[Problem, ...], max_blank_lines: 
         return None
     fixed = fix_formatting(text, max_blank_lines=max_blank_lines)
     # Removing characters can leave nothing, or join two backtick runs into one.
-    if not validate_formatting(fixed, max_blank_lines=max_blank_lines).passed:
+    if not formatting_result(fixed, max_blank_lines=max_blank_lines).passed:
         return None
     return fixed
 
@@ -400,7 +407,7 @@ def formatting_check(
     on_fail: OnFail | str = "reask",
     name: str = "formatting",
 ) -> Check:
-    """A :class:`Check` of :func:`validate_formatting`.
+    """A :class:`Check` of :func:`formatting_result`.
 
     ``fixed`` is offered when every issue can be fixed without guessing and the fixed
     text passes: control characters and lone surrogates are removed and extra blank
@@ -425,7 +432,7 @@ def formatting_check(
     limit = _max_blank_lines(max_blank_lines)
 
     def check_formatting(text: str) -> CheckOutcome:
-        result = validate_formatting(text, max_blank_lines=limit)
+        result = formatting_result(text, max_blank_lines=limit)
         if result.passed:
             return CheckOutcome(name, True, value=result)
         fixed = fixed_formatting(text, result.problems, limit)

@@ -1,6 +1,6 @@
 """Find, parse and repair the JSON value in an LLM answer.
 
-:func:`validate_json` takes the JSON value a reader would take:
+:func:`extract_json` takes the JSON value a reader would take:
 
 1. The whole answer, when it is one strict JSON value (the fast path). This is the only
    place a top-level scalar (``42``, ``"yes"``, ``true``, ``null``) is accepted, besides
@@ -67,7 +67,7 @@ or, once a value was found, the count of further values stops there). Nesting de
 than :data:`MAX_JSON_DEPTH` is refused (``json`` and ``json_repair`` recurse per
 level), and broken JSON longer than :data:`MAX_REPAIR_CHARS` is not repaired.
 
-Error contract: :func:`validate_json` is a schema-level check and raises
+Error contract: :func:`extract_json` is a schema-level check and raises
 :class:`citeloop.errors.ValidationError` when there is no JSON; :func:`json_check` wraps
 it as a :class:`~citeloop.checks.check.Check` that never raises on odd text.
 """
@@ -100,7 +100,7 @@ share of the answer (a long JSON value with a paragraph of explanation)."""
 # --- the result and the search --------------------------------------------------------
 
 
-def validate_json(text: str) -> JsonExtraction:
+def extract_json(text: str) -> JsonExtraction:
     """Find and parse the JSON value in an answer (see the module docstring for the rules).
 
     Args:
@@ -122,18 +122,18 @@ def validate_json(text: str) -> JsonExtraction:
         ConfigurationError: ``text`` is not a ``str``.
 
     Example:
-        >>> found = validate_json('Sure! [as asked]:\\n```json\\n{"a": [1, 2,],}\\n```')
+        >>> found = extract_json('Sure! [as asked]:\\n```json\\n{"a": [1, 2,],}\\n```')
         >>> found.value, found.source, found.repaired
         ({'a': [1, 2]}, 'fence', True)
-        >>> validate_json('[{"id": 1}, {"id": 2}, {"id"').value
+        >>> extract_json('[{"id": 1}, {"id": 2}, {"id"').value
         [{'id': 1}, {'id': 2}]
-        >>> found = validate_json('{"id": 1}\\n{"id": 2}')
+        >>> found = extract_json('{"id": 1}\\n{"id": 2}')
         >>> found.value, found.others
         ({'id': 1}, 1)
     """
     if not isinstance(text, str):
         raise ConfigurationError(
-            f"validate_json needs the response as str, got {type(text).__name__}; decode it first"
+            f"extract_json needs the response as str, got {type(text).__name__}; decode it first"
         )
     if not text.strip():
         raise ValidationError(
@@ -157,7 +157,7 @@ _JSON_FIX = "Reply with the JSON value only: no code fence, no text before or af
 
 
 def json_problem(exc: ValidationError) -> Problem:
-    """The :class:`Problem` for a :func:`validate_json` failure (what, expected, fix)."""
+    """The :class:`Problem` for a :func:`extract_json` failure (what, expected, fix)."""
     reason = exc.details.get("reason", "not_json")
     fixes = {
         "too_deep": "Return a flatter structure.",
@@ -340,7 +340,7 @@ def json_check(
 
     def check_json(text: str) -> CheckOutcome:
         try:
-            found = validate_json(text)
+            found = extract_json(text)
         except ValidationError as exc:
             return failed(name, [json_problem(exc)])
         problems = value_problems(found)

@@ -1,4 +1,4 @@
-"""The search behind :func:`citeloop.checks.json_output.validate_json`: one linear, string-
+"""The search behind :func:`citeloop.checks.json_output.extract_json`: one linear, string-
 and comment-aware lexing pass per candidate start (``{`` or ``[``), parsing with
 :mod:`json` and repair with ``json_repair``, under one character budget per answer
 (``8 * len(text) + 10_000``). The rules it implements are in the docstring of
@@ -78,7 +78,7 @@ class _Scan:
 
 
 class JsonSearch:
-    """One :func:`validate_json` call: the text, the shared budget, the first failure."""
+    """One :func:`extract_json` call: the text, the shared budget, the first failure."""
 
     def __init__(self, text: str) -> None:
         self.text = text

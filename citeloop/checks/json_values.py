@@ -13,7 +13,7 @@ from typing import Any, Literal
 import json_repair
 
 MAX_JSON_DEPTH = 100
-"""Deepest nesting of objects and arrays :func:`validate_json` accepts."""
+"""Deepest nesting of objects and arrays :func:`extract_json` accepts."""
 MAX_REPAIR_CHARS = 500_000
 """Longest broken JSON (in characters) handed to ``json_repair``; valid JSON has no limit."""
 JSON_FENCE_LANGUAGES = frozenset({"json", "jsonc", "json5", "jsonl", "ndjson"})

@@ -36,10 +36,11 @@ from citeloop.text import estimated_tokens
 
 WORDS_PER_TOKEN = 0.75
 """Words per token of English text, for instructions to the model (same source)."""
-DEFAULT_SHORT_MAX_TOKENS = 250
-"""Default ceiling of :func:`validate_short_response`: about 190 words, two paragraphs."""
+DEFAULT_SHORT_MAX_TOKENS = 150
+"""Default ceiling of :func:`short_response_result`: about 110 words, a paragraph
+(the source design 002's)."""
 DEFAULT_LONG_MIN_TOKENS = 500
-"""Default floor of :func:`validate_long_response`: about 375 words, a page."""
+"""Default floor of :func:`long_response_result`: about 375 words, a page."""
 
 Tokenizer = Any
 """A callable ``str -> int | sequence``, or an object with ``encode`` (see above)."""
@@ -231,7 +232,7 @@ def _measure(text: str, bounds: _Bounds, count: Callable[[str], int | None] | No
     return LengthResult(len(text), tokens, not problems, tuple(problems), counted is None)
 
 
-def validate_length(
+def length_result(
     text: str,
     *,
     min_chars: int | None = None,
@@ -259,7 +260,7 @@ def validate_length(
             maximum, or an unusable tokenizer.
 
     Example:
-        >>> result = validate_length("x" * 50, max_tokens=10)
+        >>> result = length_result("x" * 50, max_tokens=10)
         >>> result.tokens, result.passed, result.codes
         (13, False, ('too_long',))
     """
@@ -267,14 +268,14 @@ def validate_length(
     return _measure(text, bounds, None if tokenizer is None else _counter(tokenizer))
 
 
-def validate_short_response(
+def short_response_result(
     text: str, max_tokens: int = DEFAULT_SHORT_MAX_TOKENS, *, tokenizer: Tokenizer | None = None
 ) -> LengthResult:
     """Check that ``text`` is a short answer: not blank, at most ``max_tokens`` tokens.
 
     Args:
         text: Any text.
-        max_tokens: The ceiling (default :data:`DEFAULT_SHORT_MAX_TOKENS`, 250).
+        max_tokens: The ceiling (default :data:`DEFAULT_SHORT_MAX_TOKENS`, 150).
         tokenizer: Optional tokenizer.
 
     Returns:
@@ -287,7 +288,7 @@ def validate_short_response(
     return _measure(text, bounds, None if tokenizer is None else _counter(tokenizer))
 
 
-def validate_long_response(
+def long_response_result(
     text: str,
     min_tokens: int = DEFAULT_LONG_MIN_TOKENS,
     *,
@@ -323,7 +324,7 @@ def length_check(
     on_fail: OnFail | str = "reask",
     name: str = "length",
 ) -> Check:
-    """A :class:`Check` of :func:`validate_length`'s bounds.
+    """A :class:`Check` of :func:`length_result`'s bounds.
 
     It offers no ``fixed`` text: cutting an answer to fit would silently drop what it
     says, and padding one would add nothing; the model is asked again instead.

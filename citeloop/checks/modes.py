@@ -1,18 +1,18 @@
 """Response modes: is an answer complete, in the shape its mode asks for?
 
-Formatting hygiene (:func:`validate_formatting`) is in :mod:`citeloop.checks.formatting`.
+Formatting hygiene (:func:`formatting_result`) is in :mod:`citeloop.checks.formatting`.
 
 
-:class:`ResponseMode` bundles checks for :func:`validate_complete`:
+:class:`ResponseMode` bundles checks for :func:`completeness_result`:
 
-- ``SHORT``: formatting, and at most 250 tokens (``max_tokens``; see
-  :func:`~citeloop.checks.length.validate_short_response`). Not checked for being
+- ``SHORT``: formatting, and at most 150 tokens (``max_tokens``; see
+  :func:`~citeloop.checks.length.short_response_result`). Not checked for being
   cut off: a short reply often has no full stop, and one that hit a token limit is long.
 - ``LONG``: formatting, at least 500 tokens (``min_tokens``; see
-  :func:`~citeloop.checks.length.validate_long_response`), and not cut off.
+  :func:`~citeloop.checks.length.long_response_result`), and not cut off.
 - ``STANDARD``: formatting and not cut off.
 - ``RAW``: only not empty.
-- ``STRUCTURED``: one JSON value (see :func:`~citeloop.checks.json_output.validate_json`;
+- ``STRUCTURED``: one JSON value (see :func:`~citeloop.checks.json_output.extract_json`;
   an object, an array, or a whole answer that is one scalar such as ``42``) that is
   not cut off, is the only JSON value of the answer, holds no ``NaN`` or infinite
   number and, with ``schema``, matches it. Its check is
@@ -45,7 +45,7 @@ citation or footnote marker (``[1]``, ``[1][2]``, ``[^2]``), a closing ``)`` ``]
 ``}`` or ``->`` is a finished answer (signatures, reference entries, list items,
 closing offers, other languages). Every rule reads the last line once: linear.
 
-Error contract: :func:`validate_formatting` and every mode but ``STRUCTURED`` are signal
+Error contract: :func:`formatting_result` and every mode but ``STRUCTURED`` are signal
 checks: they return results and never raise on odd text. ``STRUCTURED`` is a
 schema-level check: it raises :class:`~citeloop.errors.ValidationError`. Bad settings
 (an unknown mode, a negative limit, a schema outside ``STRUCTURED``) raise
@@ -68,12 +68,12 @@ from citeloop.checks.formatting import (
     empty_problem,
     fixed_formatting,
     format_issue,
+    formatting_result,
     is_blank,
-    validate_formatting,
 )
 from citeloop.checks.json_output import (
+    extract_json,
     json_check,
-    validate_json,
     value_problems,
 )
 from citeloop.checks.length import (
@@ -82,9 +82,9 @@ from citeloop.checks.length import (
     LengthResult,
     Tokenizer,
     estimate_tokens,
-    validate_length,
-    validate_long_response,
-    validate_short_response,
+    length_result,
+    long_response_result,
+    short_response_result,
 )
 from citeloop.checks.schema import compile_schema, validate_with
 from citeloop.errors import ConfigurationError, ValidationError
@@ -245,7 +245,7 @@ def _cut_off(text: str, fences: list[CodeFence]) -> Problem | None:
 
 @dataclass(frozen=True, slots=True)
 class CompletenessResult:
-    """What :func:`validate_complete` found.
+    """What :func:`completeness_result` found.
 
     Attributes:
         mode: The mode checked.
@@ -304,7 +304,7 @@ def _settings(
     return mode
 
 
-def validate_complete(
+def completeness_result(
     text: str,
     mode: ResponseMode | str = ResponseMode.STANDARD,
     schema: Mapping[str, Any] | bool | None = None,
@@ -320,7 +320,7 @@ def validate_complete(
         mode: A :class:`ResponseMode` or its value (``"short"``, ...).
         schema: JSON Schema the value must match (mode ``STRUCTURED`` only).
         min_tokens: The floor of mode ``LONG`` (default 500).
-        max_tokens: The ceiling of mode ``SHORT`` (default 250), or of ``LONG`` (none).
+        max_tokens: The ceiling of mode ``SHORT`` (default 150), or of ``LONG`` (none).
         tokenizer: Optional tokenizer for the token counts.
 
     Returns:
@@ -329,7 +329,7 @@ def validate_complete(
 
     Raises:
         ValidationError: Mode ``STRUCTURED`` only: no JSON (see
-            :func:`~citeloop.checks.json_output.validate_json`), JSON that was cut
+            :func:`~citeloop.checks.json_output.extract_json`), JSON that was cut
             off (``reason="truncated"``), an answer holding more than one JSON value
             (``reason="multiple"``), a value holding ``NaN`` or an infinite number
             (``reason="non_finite"``), or JSON that does not match ``schema``
@@ -338,18 +338,18 @@ def validate_complete(
             bound the mode does not use, or an invalid schema.
 
     Example:
-        >>> validate_complete("Paris is the capital. It is also the largest city of").codes
+        >>> completeness_result("Paris is the capital. It is also the largest city of").codes
         ('truncated',)
-        >>> validate_complete("Paris is the capital. It lies on the Seine [1]").codes
+        >>> completeness_result("Paris is the capital. It lies on the Seine [1]").codes
         ()
-        >>> validate_complete('{"a": 1}', "structured").value
+        >>> completeness_result('{"a": 1}', "structured").value
         {'a': 1}
     """
     mode = _settings(mode, schema, min_tokens, max_tokens)
     if mode is ResponseMode.STRUCTURED:
         # A bad schema is the caller's error, whatever the text: compiled first.
         validator = compile_schema(schema) if schema is not None else None
-        found = validate_json(text)
+        found = extract_json(text)
         for problem in value_problems(found):
             if problem.details["reason"] in _UNUSABLE_VALUE:
                 raise ValidationError(problem.message, **problem.details)
@@ -361,14 +361,14 @@ def validate_complete(
         return CompletenessResult(mode, False, (empty_problem(),))
     if mode is ResponseMode.RAW:
         return CompletenessResult(mode, True)
-    problems = list(validate_formatting(text).problems)
+    problems = list(formatting_result(text).problems)
     length: LengthResult | None = None
     if mode is ResponseMode.SHORT:
         ceiling = DEFAULT_SHORT_MAX_TOKENS if max_tokens is None else max_tokens
-        length = validate_short_response(text, ceiling, tokenizer=tokenizer)
+        length = short_response_result(text, ceiling, tokenizer=tokenizer)
     elif mode is ResponseMode.LONG:
         floor = DEFAULT_LONG_MIN_TOKENS if min_tokens is None else min_tokens
-        length = validate_long_response(text, floor, max_tokens=max_tokens, tokenizer=tokenizer)
+        length = long_response_result(text, floor, max_tokens=max_tokens, tokenizer=tokenizer)
     if length is not None:
         problems.extend(length.problems)
     if mode is not ResponseMode.SHORT:
@@ -388,7 +388,7 @@ def complete_check(
     tokenizer: Tokenizer | None = None,
     name: str = "complete",
 ) -> Check:
-    """A :class:`Check` of :func:`validate_complete` for one mode.
+    """A :class:`Check` of :func:`completeness_result` for one mode.
 
     In mode ``STRUCTURED`` it is :func:`~citeloop.checks.json_check`: the output
     must be the JSON value alone, and JSON wrapped in a fence or a little prose, or
@@ -426,14 +426,14 @@ def complete_check(
         return json_check(schema, on_fail, name=name)
     # Check the bounds and the tokenizer now, not on the first output.
     if mode is ResponseMode.SHORT:
-        validate_length("", max_tokens=max_tokens)
+        length_result("", max_tokens=max_tokens)
     elif mode is ResponseMode.LONG:
-        validate_length("", min_tokens=min_tokens, max_tokens=max_tokens)
+        length_result("", min_tokens=min_tokens, max_tokens=max_tokens)
     if tokenizer is not None:
         estimate_tokens("", tokenizer)
 
     def check_complete(text: str) -> CheckOutcome:
-        result = validate_complete(
+        result = completeness_result(
             text, mode, min_tokens=min_tokens, max_tokens=max_tokens, tokenizer=tokenizer
         )
         if result.passed:

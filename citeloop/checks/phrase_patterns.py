@@ -108,7 +108,7 @@ def _norm(token: str) -> str:
     return normalize_text(token).casefold().replace("’", "'")
 
 
-def _phrase_parts(phrase: str) -> tuple[tuple[str, ...], int]:
+def phrase_parts(phrase: str) -> tuple[tuple[str, ...], int]:
     """(the phrase's tokens, how many of them the reported match covers)."""
     tokens = [_norm(match.group()) for match in PHRASE_TOKEN.finditer(phrase)]
     if LOOKAHEAD in tokens:
@@ -119,7 +119,7 @@ def _phrase_parts(phrase: str) -> tuple[tuple[str, ...], int]:
 
 
 def _phrase_tokens(phrase: str) -> tuple[str, ...]:
-    tokens, cut = _phrase_parts(phrase)
+    tokens, cut = phrase_parts(phrase)
     return tokens if cut else ()
 
 
@@ -127,7 +127,7 @@ def _trie(phrases: Iterable[str], category: str | None = None, root: _Trie | Non
     """A token trie; a leaf holds ``(phrase, cut)``, or ``((category, phrase), cut)``."""
     root = {} if root is None else root
     for phrase in phrases:
-        tokens, cut = _phrase_parts(phrase)
+        tokens, cut = phrase_parts(phrase)
         node = root
         for token in tokens:
             node = node.setdefault(token, {})
@@ -172,8 +172,9 @@ class PhrasePatterns:
             token (empty or only spaces).
 
     Example:
+        >>> from citeloop.checks.phrase_scan import find_conversational_phrases
         >>> patterns = DEFAULT_PATTERNS.extend(greetings=["ahoy"])
-        >>> [match.category for match in detect_conversational_phrases("Ahoy! 42.", patterns)]
+        >>> [match.category for match in find_conversational_phrases("Ahoy! 42.", patterns)]
         ['greeting']
     """
 
@@ -333,3 +334,34 @@ def tokens_between(masked: str, start: int, end: int, limit: int) -> list[Token]
         (_norm(match.group()), match.start(), match.end())
         for match in itertools.islice(found, limit)
     ]
+
+
+def only_prefaces(text: str, patterns: PhrasePatterns) -> bool:
+    """Whether ``text`` holds prefaces and punctuation only, at least one preface.
+
+    An apology or hedge opener with nothing after it (``"I'm sorry, but"``,
+    ``"Unfortunately,"``, ``"My apologies."``) says nothing; the off-topic rule counts
+    it as chatter. Linear: one token pass, each preface looked up in the trie from its
+    first token.
+
+    Args:
+        text: Any text (usually an answer with its conversational phrases removed).
+        patterns: The phrase patterns whose ``prefaces`` are read.
+
+    Returns:
+        ``True`` when every word of ``text`` belongs to a preface.
+    """
+    if not WORD_CHAR.search(text):
+        return False
+    trie = compiled_patterns(patterns).prefaces
+    tokens = tokens_between(text, 0, len(text), len(text) + 1)
+    index = 0
+    while index < len(tokens):
+        found = longest_match(trie, tokens, index)
+        if found is not None:
+            index += found[1]
+        elif WORD_CHAR.match(tokens[index][0]):
+            return False
+        else:
+            index += 1
+    return True

@@ -1,5 +1,5 @@
 """Find the phrases of format compliance in an answer: sentences, the opening run,
-hedges, quoted speech (:func:`detect_conversational_phrases`).
+hedges, quoted speech (:func:`find_conversational_phrases`).
 
 sentence opening with ``'`` or ``‘``) and blockquotes (``> ...``) are someone else's
 words and are never matched; neither is code (code spans and fenced blocks). A
@@ -380,7 +380,7 @@ def phrase_patterns_or_default(patterns: PhrasePatterns | None) -> PhrasePattern
     return patterns
 
 
-def detect_conversational_phrases(
+def find_conversational_phrases(
     text: str, patterns: PhrasePatterns | None = None
 ) -> list[PhraseMatch]:
     """Find refusals, self-identification, greetings and fillers in ``text``.
@@ -401,7 +401,7 @@ def detect_conversational_phrases(
             :class:`PhrasePatterns`.
 
     Example:
-        >>> [(m.category, m.text) for m in detect_conversational_phrases(
+        >>> [(m.category, m.text) for m in find_conversational_phrases(
         ...     "Sure! The answer is 4. I hope this helps!")]
         [('filler', 'Sure'), ('filler', 'I hope this helps')]
     """

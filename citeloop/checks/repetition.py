@@ -6,14 +6,16 @@ Two kinds of repetition are found, both in time linear in the text length:
 lines and setext underlines, never inside fenced code) and thematic breaks separate
 blocks, and blank lines outside fenced code separate blocks further, so a section is a
 paragraph, a list without blank lines, a table or a code block. Headings themselves are
-structure and never compared. A section shorter than ``min_section_chars`` characters is
-never compared either. A section repeats an earlier one when their similarity is at
-least the threshold. Prose sections are compared with the combined similarity below;
-code blocks, tables and indented blocks (where near-identical copies are normal, e.g. a
-before/after pair of snippets) and sections without any word count only when they are
-identical up to whitespace. A chorus written out again as a paragraph of its own is a
-repeated section too (allow it with ``max_repetitions``); refrain lines inside a stanza
-are not (see the loops below).
+structure and never compared. A section shorter than ``min_section_chars`` characters
+repeats an earlier one only as an identical copy (the same words, case-folded): two
+``## Introduction`` sections reading ``Same content.`` repeat, two short paragraphs that
+merely resemble each other do not. A longer section repeats an earlier one when their
+similarity is at least the threshold. Prose sections are compared with the combined
+similarity below; code blocks, tables and indented blocks (where near-identical copies
+are normal, e.g. a before/after pair of snippets) and sections without any word count
+only when they are identical up to whitespace. A chorus written out again as a
+paragraph of its own is a repeated section too (allow it with ``max_repetitions``);
+refrain lines inside a stanza are not (see the loops below).
 
 Similarity of two sections and the candidate index behind it are described in
 :mod:`citeloop.checks.similarity`; generation loops (one word, a few words, a sentence or
@@ -25,23 +27,25 @@ Lines are counted after ``\\r\\n`` and ``\\r`` are read as ``\\n``; cleaned text
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from citeloop.checks.check import Check, CheckOutcome, OnFail, Problem, failed, require_text
 from citeloop.checks.deduplication import clean_text
 from citeloop.checks.loops import Loop
 from citeloop.checks.repetition_scan import (
+    DEFAULT_CHUNK_SIZE,
     DEFAULT_CONTENT_PRESERVATION,
+    DEFAULT_MAX_ALLOWED_RATIO,
     DEFAULT_MIN_SECTION_CHARS,
     DEFAULT_SIMILARITY_THRESHOLD,
     Analysis,
     analyze,
     check_count,
+    check_share,
     check_threshold,
+    chunks,
 )
-from citeloop.checks.similarity import (
-    SectionMatch,
-)
+from citeloop.checks.similarity import SectionMatch, match_sections
 
 _MAX_PROBLEMS = 5
 
@@ -116,20 +120,29 @@ def detect_repetition(
 
 def calculate_unique_content_ratio(
     text: str,
+    chunk_size: int | None = DEFAULT_CHUNK_SIZE,
     *,
     similarity_threshold: float = DEFAULT_SIMILARITY_THRESHOLD,
     min_section_chars: int = DEFAULT_MIN_SECTION_CHARS,
 ) -> float:
-    """Share of the sections of ``text`` that repeat no earlier section, 0..1.
+    """Share of the chunks of ``text`` that repeat no earlier chunk, 0..1 (lower is more
+    repetitive).
+
+    The chunks are the sections of :func:`detect_repetition`, with every prose section
+    longer than ``chunk_size`` characters cut into chunks of at most ``chunk_size``
+    characters at sentence ends (at spaces inside a longer sentence), so a long
+    section that repeats part of an earlier one lowers the ratio by that part.
 
     Args:
         text: Any string.
+        chunk_size: Longest chunk in characters (default 200, the source design 002's);
+            ``None`` compares whole sections, as :attr:`RepetitionResult.unique_ratio`.
         similarity_threshold: As in :func:`detect_repetition`.
         min_section_chars: As in :func:`detect_repetition`.
 
     Returns:
-        ``1 - repeated / compared`` over the sections long enough to compare; 1.0 when
-        there is none (empty text included). Generation loops do not count here.
+        ``1 - repeated / compared`` over the chunks; 1.0 when there is none (empty
+        text included). Generation loops do not count here.
 
     Raises:
         ConfigurationError: ``text`` is not a string, or a setting is out of range.
@@ -137,17 +150,76 @@ def calculate_unique_content_ratio(
     Example:
         >>> para = "Every fact in the graph names its source file and line."
         >>> calculate_unique_content_ratio("\\n\\n".join([para, para, para, "Something else."]))
-        0.3333333333333333
+        0.5
         >>> calculate_unique_content_ratio("")
         1.0
     """
     require_text(text)
     threshold = check_threshold("similarity_threshold", similarity_threshold)
     min_chars = check_count("min_section_chars", min_section_chars, 1)
-    return analyze(text, threshold, min_chars).unique_ratio()
+    if chunk_size is None:
+        return analyze(text, threshold, min_chars).unique_ratio()
+    size = check_count("chunk_size", chunk_size, 1)
+    lines, blocks = chunks(text, size)
+    matches, compared = match_sections(lines, blocks, threshold, min_chars)
+    return (compared - len(matches)) / compared if compared else 1.0
 
 
 def validate_no_repetition(
+    text: str,
+    max_allowed_ratio: float = DEFAULT_MAX_ALLOWED_RATIO,
+    *,
+    similarity_threshold: float = DEFAULT_SIMILARITY_THRESHOLD,
+    min_section_chars: int = DEFAULT_MIN_SECTION_CHARS,
+) -> tuple[bool, dict[str, Any]]:
+    """Whether ``text`` repeats itself at most ``max_allowed_ratio``, and why (source
+    design 002's repetition gate over :func:`detect_repetition`).
+
+    Args:
+        text: Any string (a signal check: it never raises on odd text).
+        max_allowed_ratio: Largest share (0..1) of repeated sections allowed
+            (``1 - unique_ratio``); default 0.3.
+        similarity_threshold: As in :func:`detect_repetition`.
+        min_section_chars: As in :func:`detect_repetition`.
+
+    Returns:
+        ``(is_valid, details)``: valid when there is no generation loop and the
+        repeated share is at most ``max_allowed_ratio``. ``details`` holds
+        ``found``, ``unique_ratio``, ``repeated_ratio``, ``max_allowed_ratio``,
+        ``repeated_sections``, ``generation_loops`` and ``examples`` (as
+        :func:`detect_repetition` gives them).
+
+    Raises:
+        ConfigurationError: ``text`` is not a string, or a setting is out of range.
+
+    Example:
+        >>> para = "Every fact in the graph names its source file and line."
+        >>> ok, details = validate_no_repetition("\\n\\n".join([para, para, "Other."]))
+        >>> ok, round(details["repeated_ratio"], 2)
+        (False, 0.33)
+    """
+    require_text(text)
+    threshold = check_threshold("similarity_threshold", similarity_threshold)
+    allowed = check_share("max_allowed_ratio", max_allowed_ratio)
+    min_chars = check_count("min_section_chars", min_section_chars, 1)
+    analysis = analyze(text, threshold, min_chars)
+    found, examples, ratio = detect_repetition(
+        text, similarity_threshold=threshold, min_section_chars=min_chars
+    )
+    repeated = 1.0 - ratio
+    details = {
+        "found": found,
+        "unique_ratio": ratio,
+        "repeated_ratio": repeated,
+        "max_allowed_ratio": allowed,
+        "repeated_sections": len(analysis.matches),
+        "generation_loops": len(analysis.loops),
+        "examples": examples,
+    }
+    return (not analysis.loops and repeated <= allowed), details
+
+
+def repetition_within_limit(
     text: str,
     *,
     similarity_threshold: float = DEFAULT_SIMILARITY_THRESHOLD,
@@ -171,7 +243,7 @@ def validate_no_repetition(
 
     Example:
         >>> para = "Every fact in the graph names its source file and line."
-        >>> validate_no_repetition(para), validate_no_repetition(para + "\\n\\n" + para)
+        >>> repetition_within_limit(para), repetition_within_limit(para + "\\n\\n" + para)
         (True, False)
     """
     require_text(text)

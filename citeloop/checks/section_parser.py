@@ -1,5 +1,5 @@
 """The sections of a Markdown answer, read with a CommonMark parser
-(:func:`extract_structured_sections`).
+(:func:`extract_sections`).
 
 The answer is parsed by markdown-it-py in CommonMark mode (``MarkdownIt("commonmark")``,
 https://spec.commonmark.org/), so what counts as a heading is what CommonMark says:
@@ -91,7 +91,7 @@ __all__ = [
     "MAX_TITLE_CHARS",
     "Section",
     "SectionKind",
-    "extract_structured_sections",
+    "extract_sections",
     "require_bool",
 ]
 
@@ -433,7 +433,7 @@ def parse_sections(text: str, flexible: bool) -> tuple[Section, ...]:
     )
 
 
-def extract_structured_sections(text: str, *, flexible: bool = True) -> tuple[Section, ...]:
+def extract_sections(text: str, *, flexible: bool = True) -> tuple[Section, ...]:
     """The sections of a Markdown document, in order (CommonMark, top-level headings).
 
     Args:
@@ -448,10 +448,10 @@ def extract_structured_sections(text: str, *, flexible: bool = True) -> tuple[Se
         ConfigurationError: ``text`` is not a ``str`` or ``flexible`` not a ``bool``.
 
     Example:
-        >>> [(s.title, s.level, s.empty) for s in extract_structured_sections(
+        >>> [(s.title, s.level, s.empty) for s in extract_sections(
         ...     "Intro\\n=====\\n## 11. **Risks**\\nNone.\\n```\\n# not a heading\\n```\\n")]
         [('Intro', 1, False), ('11. Risks', 2, False)]
-        >>> extract_structured_sections("**Risks:**\\n- late data\\n")[0].normalized
+        >>> extract_sections("**Risks:**\\n- late data\\n")[0].normalized
         'risks'
     """
     require_text(text)

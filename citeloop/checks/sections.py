@@ -1,12 +1,12 @@
 """Required sections of a Markdown answer, read with a CommonMark parser.
 
-Sections are read by :func:`citeloop.checks.section_parser.extract_structured_sections`
+Sections are read by :func:`citeloop.checks.section_parser.extract_sections`
 (CommonMark headings, bold pseudo-headings with ``flexible=True``; its docstring says
 what a heading, a section and an empty section are). A title and a required name match
 when their normalized forms (:attr:`Section.normalized`) are equal, so ``## 11. Risks``,
 ``**RISKS**`` and ``# Risks:`` all satisfy ``"Risks"``.
 
-What is checked (:func:`validate_response_structure`, :func:`validate_section_completeness`)
+What is checked (:func:`response_structure_result`, :func:`section_completeness_result`)
 concerns the *required* sections only, named as the caller spelled them: ``missing``
 (no section matches), ``empty`` (the first matching section has no content, unless
 ``allow_empty``), ``duplicates`` (more than one section matches: which one answers?)
@@ -39,9 +39,9 @@ from citeloop.errors import ConfigurationError
 
 __all__ = [
     "SectionReport",
+    "response_structure_result",
+    "section_completeness_result",
     "sections_check",
-    "validate_response_structure",
-    "validate_section_completeness",
 ]
 
 
@@ -50,7 +50,7 @@ class SectionReport:
     """What a section check found; every name is a required name as the caller wrote it.
 
     Attributes:
-        sections: Every section of the answer, in order (:func:`extract_structured_sections`).
+        sections: Every section of the answer, in order (:func:`extract_sections`).
         required: The required names, in the order given.
         present: Required names that some section matches, in required order.
         missing: Required names that no section matches.
@@ -205,7 +205,7 @@ def _report(
     )
 
 
-def validate_section_completeness(
+def section_completeness_result(
     text: str, required_headers: Sequence[str], flexible: bool = True
 ) -> SectionReport:
     """Check that every required section is there, once, with content.
@@ -230,7 +230,7 @@ def validate_section_completeness(
             is not a ``bool``.
 
     Example:
-        >>> report = validate_section_completeness(
+        >>> report = section_completeness_result(
         ...     "## Overview\\n## 3) Results\\nData.\\n", ["Overview", "Results", "Risks"])
         >>> report.present, report.missing, report.empty, report.passed
         (('Overview', 'Results'), ('Risks',), ('Overview',), False)
@@ -245,7 +245,7 @@ def validate_section_completeness(
     )
 
 
-def validate_response_structure(
+def response_structure_result(
     text: str,
     required_headers: Sequence[str] = (),
     *,
@@ -256,12 +256,12 @@ def validate_response_structure(
 ) -> SectionReport:
     """Check the outline of an answer: required sections, their order, their number.
 
-    With the defaults this is :func:`validate_section_completeness`.
+    With the defaults this is :func:`section_completeness_result`.
 
     Args:
         text: The answer, Markdown (CommonMark); any text is accepted.
         required_headers: Section names that must be present (see
-            :func:`validate_section_completeness`); none by default.
+            :func:`section_completeness_result`); none by default.
         flexible: Accept bold pseudo-headings (``**Risks:**``) as sections.
         ordered: The required sections must come in the given order (by the first
             section matching each); those that do not are reported in
@@ -276,14 +276,14 @@ def validate_response_structure(
 
     Raises:
         ConfigurationError: Bad ``required_headers`` (see
-            :func:`validate_section_completeness`), a ``min_sections`` that is not a
+            :func:`section_completeness_result`), a ``min_sections`` that is not a
             whole number >= 0, or a flag that is not a ``bool``.
 
     Example:
         >>> text = "## Risks\\nLate data.\\n## Overview\\nA plan.\\n"
-        >>> validate_response_structure(text, ["Overview", "Risks"]).passed
+        >>> response_structure_result(text, ["Overview", "Risks"]).passed
         True
-        >>> validate_response_structure(text, ["Overview", "Risks"], ordered=True).out_of_order
+        >>> response_structure_result(text, ["Overview", "Risks"], ordered=True).out_of_order
         ('Risks',)
     """
     return _report(
@@ -399,7 +399,7 @@ def sections_check(
 
     Args:
         required_headers: Section names that must be present (see
-            :func:`validate_section_completeness`).
+            :func:`section_completeness_result`).
         flexible: Accept bold pseudo-headings as sections.
         ordered: The required sections must come in the given order.
         on_fail: The failure policy (:class:`~citeloop.checks.check.OnFail`).
@@ -419,7 +419,7 @@ def sections_check(
     require_bool("ordered", ordered)
 
     def run(text: str) -> CheckOutcome:
-        report = validate_response_structure(text, names, flexible=flexible, ordered=ordered)
+        report = response_structure_result(text, names, flexible=flexible, ordered=ordered)
         if report.passed:
             return CheckOutcome("sections", True, value=report)
         return failed("sections", _problems(report), value=report)

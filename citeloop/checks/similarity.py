@@ -67,6 +67,7 @@ PREFIX_MARGIN = 0.2
 """The candidate index assumes a word Jaccard >= threshold - PREFIX_MARGIN (module doc)."""
 _MIN_PREFIX_JACCARD = 0.2
 _WORD = re.compile(r"\w+")
+_LETTER = re.compile(r"[^\W\d_]")  # a word character that is no digit or underscore
 PROSE, CODE, HEADING, BREAK = "prose", "code", "heading", "break"
 CONTENT = (PROSE, CODE)
 # --- sections ---------------------------------------------------------------------------
@@ -281,13 +282,22 @@ class SectionMatch:
 def match_sections(
     lines: list[str], blocks: list[Block], threshold: float, min_chars: int
 ) -> tuple[list[SectionMatch], int]:
-    """Every section that repeats an earlier one, and how many sections were compared."""
+    """Every section that repeats an earlier one, and how many sections were compared.
+
+    Sections of at least ``min_chars`` characters are compared by similarity; shorter
+    ones that hold a letter only as identical copies (same words, case-folded).
+    """
     items: list[tuple[int, str, _Profile | None]] = []
     for number, block in enumerate(blocks):
         if block.kind not in CONTENT:
             continue
         body = "\n".join(lines[block.start : block.end]).strip()
         if len(body) < min_chars:
+            # Short sections repeat only as identical copies (same words, any case):
+            # "## Introduction\nSame content." written twice is a repeated section.
+            short = _words(body)
+            if any(_LETTER.search(word) for word in short):
+                items.append((number, "\x01" + " ".join(short), None))
             continue
         words = _words(body) if block.kind == PROSE else []
         if words:

@@ -12,20 +12,20 @@ Failing paths are JSONPath normalized paths (RFC 9535 §2.7); the schema engine 
 :mod:`citeloop.checks.schema`.
 
 Error contract: :func:`validate_structure` raises (a schema-level check);
-:func:`structure_check` wraps it, with :func:`~citeloop.checks.json_output.validate_json`
+:func:`structure_check` wraps it, with :func:`~citeloop.checks.json_output.extract_json`
 in front, as a :class:`~citeloop.checks.check.Check` that never raises on odd text.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal
 
 from citeloop.checks.check import Check, CheckOutcome, OnFail, failed
 from citeloop.checks.json_output import (
+    extract_json,
     json_problem,
     truncation_problem,
-    validate_json,
 )
 from citeloop.checks.schema import compile_schema, schema_problems, validate_with
 from citeloop.errors import ValidationError
@@ -33,7 +33,7 @@ from citeloop.errors import ValidationError
 
 def validate_structure(
     data: Any, schema: Mapping[str, Any] | bool, *, check_formats: bool = False
-) -> Any:
+) -> Literal[True]:
     """Validate ``data`` against a JSON Schema; report every failing path.
 
     Args:
@@ -43,7 +43,8 @@ def validate_structure(
         check_formats: Assert ``format`` keywords (default: annotations only).
 
     Returns:
-        ``data`` itself, when it is valid.
+        ``True`` when ``data`` is valid (the source design 002's contract: true or
+        raise).
 
     Raises:
         ValidationError: ``data`` does not match. ``details["errors"]`` lists every
@@ -56,14 +57,15 @@ def validate_structure(
     Example:
         >>> schema = {"type": "object", "properties": {"n": {"type": "integer"}}}
         >>> validate_structure({"n": 1}, schema)
-        {'n': 1}
+        True
         >>> try:
         ...     validate_structure({"n": "x"}, schema)
         ... except ValidationError as exc:
         ...     print(exc.details["errors"][0]["path"], exc.details["errors"][0]["keyword"])
         $.n type
     """
-    return validate_with(compile_schema(schema, check_formats=check_formats), data)
+    validate_with(compile_schema(schema, check_formats=check_formats), data)
+    return True
 
 
 def structure_check(
@@ -75,7 +77,7 @@ def structure_check(
 ) -> Check:
     """A :class:`Check` that the JSON in the output matches a JSON Schema.
 
-    The JSON is found with :func:`~citeloop.checks.json_output.validate_json`, so a
+    The JSON is found with :func:`~citeloop.checks.json_output.extract_json`, so a
     fenced, wrapped or repaired value is judged by its content; a value that was cut off
     fails (its missing items cannot be judged). Use
     :func:`~citeloop.checks.json_output.json_check` to also require that the output
@@ -105,7 +107,7 @@ def structure_check(
 
     def check_structure(text: str) -> CheckOutcome:
         try:
-            found = validate_json(text)
+            found = extract_json(text)
         except ValidationError as exc:
             return failed(name, [json_problem(exc)])
         problems = schema_problems(validator, found.value)

@@ -29,7 +29,7 @@ from collections.abc import Iterable, Iterator
 from datetime import date
 from urllib.parse import urlsplit, urlunsplit
 
-from citeloop.checks.citations import validate_citations
+from citeloop.checks.citations import extract_citations
 from citeloop.contract.codes import (
     ALTERED_EVIDENCE,
     INVALID_CITATION,
@@ -404,7 +404,7 @@ def check_citations(result: AnswerResult) -> list[Failure]:
     fragment do not matter).
 
     Numeric citations of the answer (``[2]``, ``[1-3]``, as read by
-    :func:`citeloop.checks.citations.validate_citations`) number the result's
+    :func:`citeloop.checks.citations.extract_citations`) number the result's
     evidence units in order, from 1: each must lie within ``1..len(result.evidence)``,
     and a range too wide to expand is invalid. Author-year and key citations are not
     checked.
@@ -421,7 +421,7 @@ def check_citations(result: AnswerResult) -> list[Failure]:
     cited = [*result.source_urls, *find_urls(result.answer)]
     if any(normalize_url(url) not in allowed for url in cited):
         return [Failure.of(INVALID_CITATION)]
-    found = validate_citations(result.answer)
+    found = extract_citations(result.answer)
     count = len(result.evidence)
     if found.capped_ranges or any(not 1 <= number <= count for number in found.numeric):
         return [Failure.of(INVALID_CITATION)]

@@ -9,21 +9,21 @@ may be cited, never required.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
-from dataclasses import MISSING, dataclass, field, fields
+from collections.abc import Sequence
+from dataclasses import KW_ONLY, dataclass
 from typing import Any
 
 from citeloop.grounding.citation_section import (
     DEFAULT_SECTION_LABELS,
-    CitationSection,
     split_citation_section,
 )
-from citeloop.grounding.entities import CORE, ContextName, context_names
-from citeloop.grounding.matching import NameScanner, without_underscore_emphasis
+from citeloop.grounding.entities import CORE, context_names
+from citeloop.grounding.matching import NameScanner
+from citeloop.grounding.resolve import check_locations, resolve_citation, section_rank
+from citeloop.grounding.results import GraphValidationResult, ValidationResult
 from citeloop.grounding.retry_prompt import build_retry_prompt
 from citeloop.grounding.substance import (
     GraphNames,
-    location_valid,
     only_lists,
     says_context_insufficient,
     ungrounded_names,
@@ -31,170 +31,15 @@ from citeloop.grounding.substance import (
 from citeloop.markdown import unescape, visible_text
 from citeloop.text import INVISIBLE, normalize_text
 
+COMPLIANCE_THRESHOLD = 0.5
+"""Default share of core entities the body must reference (the source design 000 documents
+50%; its code's 1.0 contradicts its own documentation)."""
+MAX_VALIDATION_RETRIES = 2
+"""Retries after a failed validation in the source design's loop (the default budget of
+the ``grounded_answer`` graph's retries)."""
+
 
 @dataclass(frozen=True, slots=True)
-class GraphValidationResult:
-    """The outcome of :meth:`GraphContextValidator.validate`. All name lists are sorted.
-
-    Attributes:
-        passed: The verdict.
-        vacuous: The context had no entities at all, so the answer passes trivially.
-        public_entities: Entities whose name does not start with ``_``.
-        private_entities: Entities whose name starts with ``_`` (never required).
-        core_entities: Public entities of tier ``core``: those the answer must reference
-            and cite.
-        public_found: Public entities referenced in the body.
-        public_missing: Public entities not referenced in the body.
-        private_found: Private entities referenced in the body.
-        private_missing: Private entities not referenced in the body.
-        citations: Cited names that are entities of the context.
-        invalid_citations: Cited names that are not, as written after reducing a dotted
-            name to its last part.
-        missing_core_citations: Core entities the citation section does not cite.
-        cited_not_used: Cited entities the body never references.
-        compliance_ratio: Core entities referenced in the body / core entities, in
-            [0, 1]; 1.0 when there are no core entities.
-        entities_found: Entities (public and private) referenced in the body.
-        entities_missing: Core entities not referenced in the body.
-        has_citation_section: The answer has a citation section.
-        reasons: Short human-readable reasons for a failed verdict (empty when passed).
-        failed_rules: The rules that failed, by id, in the order of ``reasons``:
-            ``references``, ``citation_section``, ``core_citations``,
-            ``invalid_citations``, ``min_citations``, ``cited_not_used``,
-            ``invented_names``, ``locations``, ``insufficient_context``.
-        invented_names: Code names of the body that nothing grounds: not the context,
-            the prompt, Python, or the knowledge graph (see
-            :mod:`citeloop.grounding.substance`), as written.
-        ungrounded_in_graph: Code names of the body outside the context and prompt
-            that the knowledge graph has (reported; widening brings them in).
-        cited_locations: Valid locations of the citation section, as written.
-        invalid_locations: Locations of the citation section outside the cited
-            entity's file or line span, as written.
-        missing_locations: Cited names without a location (reported only when
-            locations are required).
-        insufficient_context: The body says the context lacks what it needs.
-        total_entities: Number of entities in the context (derived).
-        public_count: Number of public entities (derived).
-        private_count: Number of private entities (derived).
-        found_count: Number of entities referenced in the body (derived).
-        core_count: Number of core entities (derived).
-    """
-
-    passed: bool
-    vacuous: bool
-    public_entities: tuple[str, ...]
-    private_entities: tuple[str, ...]
-    core_entities: tuple[str, ...]
-    public_found: tuple[str, ...]
-    public_missing: tuple[str, ...]
-    private_found: tuple[str, ...]
-    private_missing: tuple[str, ...]
-    citations: tuple[str, ...]
-    invalid_citations: tuple[str, ...]
-    missing_core_citations: tuple[str, ...]
-    cited_not_used: tuple[str, ...]
-    compliance_ratio: float
-    entities_found: tuple[str, ...]
-    entities_missing: tuple[str, ...]
-    has_citation_section: bool
-    reasons: tuple[str, ...]
-    failed_rules: tuple[str, ...] = ()
-    invented_names: tuple[str, ...] = ()
-    ungrounded_in_graph: tuple[str, ...] = ()
-    cited_locations: tuple[str, ...] = ()
-    invalid_locations: tuple[str, ...] = ()
-    missing_locations: tuple[str, ...] = ()
-    insufficient_context: bool = False
-
-    total_entities: int = field(init=False)
-    public_count: int = field(init=False)
-    private_count: int = field(init=False)
-    found_count: int = field(init=False)
-    core_count: int = field(init=False)
-
-    def __post_init__(self) -> None:
-        # Counts are fields derived from the lists, so `dataclasses.asdict` has them too.
-        counts = {
-            "total_entities": len(self.public_entities) + len(self.private_entities),
-            "public_count": len(self.public_entities),
-            "private_count": len(self.private_entities),
-            "found_count": len(self.entities_found),
-            "core_count": len(self.core_entities),
-        }
-        for name, value in counts.items():
-            object.__setattr__(self, name, value)
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> GraphValidationResult:
-        """Rebuild a result from :meth:`to_dict` output (e.g. a report kept in graph state).
-
-        A field with a default may be missing (a report kept before it existed).
-
-        Raises:
-            KeyError: A field without a default is missing from ``data``.
-        """
-        values = {
-            item.name: tuple(data[item.name])
-            if isinstance(data[item.name], list)
-            else data[item.name]
-            for item in fields(cls)
-            if item.init and (item.name in data or item.default is MISSING)
-        }
-        return cls(**values)
-
-    def to_dict(self) -> dict[str, Any]:
-        """The result as JSON-serialisable data.
-
-        Returns:
-            Every field by name (the keys of ``dataclasses.asdict``), name lists as lists.
-        """
-        data: dict[str, Any] = {}
-        for item in fields(self):
-            value = getattr(self, item.name)
-            data[item.name] = list(value) if isinstance(value, tuple) else value
-        return data
-
-
-def _resolve_name(
-    item: str, names: Collection[str], scanner: NameScanner
-) -> tuple[set[str], str | None]:
-    if item in names:
-        return {item}, None
-    if not any(char.isspace() for char in item):
-        # `pkg.mod.Name` and `Class.method` cite the entity named by their last part.
-        last = item.rsplit(".", 1)[-1] or item
-        return ({last}, None) if last in names else (set(), last)
-    # A phrase ("the GraphStore protocol") cites the entities it mentions.
-    mentioned = scanner.scan(item)
-    return (set(mentioned), None) if mentioned else (set(), item)
-
-
-def _resolve_citation(
-    item: str, names: Collection[str], scanner: NameScanner
-) -> tuple[set[str], str | None]:
-    """Entities cited by one citation item, or the invalid name it cites (as written)."""
-    cited, wrong = _resolve_name(item, names, scanner)
-    plain = without_underscore_emphasis(item) if wrong is not None else None
-    if plain is not None:
-        # `__GraphStore__` is bold GraphStore unless the context names `__GraphStore__`.
-        emphasized, _ = _resolve_name(plain, names, scanner)
-        if emphasized:
-            return emphasized, None
-    return cited, wrong
-
-
-def _section_rank(section: CitationSection, names: Collection[str], scanner: NameScanner) -> int:
-    """2: cites a context entity by name; 1: only mentions one in prose; 0: neither."""
-    rank = 0
-    for item in section.items + section.group_labels:
-        if _resolve_citation(item, names, scanner)[0]:
-            if not any(char.isspace() for char in item):
-                return 2
-            rank = 1
-    return rank
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
 class GraphContextValidator:
     """Validates that an answer uses and cites its knowledge-graph context.
 
@@ -227,7 +72,22 @@ class GraphContextValidator:
     is already penalised through the reference threshold when it is a core entity, and
     citing a supporting entity that informed the answer without being named is honest.
 
+    Two ways to call it. citeloop's: one validator for any context,
+    ``GraphContextValidator().validate(answer, context)`` returning a
+    :class:`GraphValidationResult`. The source design 000's: the context given once,
+    ``GraphContextValidator(context_text, threshold=0.5, core_entities=None)`` then
+    ``validate(response, require_citations=True)`` returning a
+    :class:`~citeloop.grounding.results.ValidationResult` (its ``report`` is the full
+    result), with the entity properties (:attr:`entity_names`, ...) of that context.
+
     Args:
+        graph_context: The context the validator checks against when ``validate`` is
+            given none (text in the documented format or any accepted shape).
+        threshold: The source design's name of ``reference_threshold`` (either may be
+            given; documented default 50%).
+        core_entities: Names the answer must cite, overriding the context's tiers
+            (default: the core tier, or every public entity of a context without
+            tiers).
         reference_threshold: Minimum share of core entities the body must reference,
             in [0, 1].
         require_citations: Require a complete, valid citation section.
@@ -240,8 +100,9 @@ class GraphContextValidator:
         fail_on_insufficient: Fail when the body says the context is not enough.
 
     Raises:
-        ValueError: ``reference_threshold`` is outside [0, 1], ``section_labels`` is
-            empty, or ``min_citations`` is negative.
+        ValueError: ``reference_threshold`` is outside [0, 1], ``threshold`` and
+            ``reference_threshold`` disagree, ``section_labels`` is empty, or
+            ``min_citations`` is negative.
         TypeError: ``reference_threshold`` is not a number, or ``min_citations`` not an int.
 
     Example:
@@ -251,7 +112,11 @@ class GraphContextValidator:
         True
     """
 
-    reference_threshold: float = 0.5
+    graph_context: Any = None
+    threshold: float | None = None
+    core_entities: Sequence[str] | None = None
+    _: KW_ONLY
+    reference_threshold: float | None = None
     require_citations: bool = True
     fail_on_cited_not_used: bool = False
     section_labels: tuple[str, ...] = DEFAULT_SECTION_LABELS
@@ -261,7 +126,19 @@ class GraphContextValidator:
     fail_on_insufficient: bool = True
 
     def __post_init__(self) -> None:
-        threshold = self.reference_threshold
+        given = {v for v in (self.threshold, self.reference_threshold) if v is not None}
+        if len(given) > 1:
+            raise ValueError(
+                f"threshold={self.threshold!r} and reference_threshold="
+                f"{self.reference_threshold!r} disagree; pass one of them"
+            )
+        threshold = given.pop() if given else COMPLIANCE_THRESHOLD
+        object.__setattr__(self, "threshold", threshold)
+        object.__setattr__(self, "reference_threshold", threshold)
+        if self.core_entities is not None:
+            if isinstance(self.core_entities, str):
+                raise TypeError("core_entities must be a list of names, got a str")
+            object.__setattr__(self, "core_entities", tuple(self.core_entities))
         if isinstance(threshold, bool) or not isinstance(threshold, int | float):
             raise TypeError(f"reference_threshold must be a number in [0, 1], got {threshold!r}")
         if not 0.0 <= threshold <= 1.0:
@@ -279,12 +156,66 @@ class GraphContextValidator:
     def validate(
         self,
         response: str,
+        context: Any = None,
+        *,
+        require_citations: bool | None = None,
+        prompt: str | Sequence[str] = "",
+        graph_names: GraphNames | None = None,
+    ) -> Any:
+        """Validate ``response`` against ``context``, or against the validator's own
+        ``graph_context`` when ``context`` is not given.
+
+        With ``context`` given, returns a :class:`GraphValidationResult` (citeloop's
+        call). Without it, returns the source design 000's
+        :class:`~citeloop.grounding.results.ValidationResult`, whose ``report`` is the
+        full result; a bool as second argument is that design's positional
+        ``require_citations``.
+
+        Raises:
+            TypeError: No context here nor in the constructor, or see :meth:`report`.
+            ValueError: See :meth:`report`.
+
+        Example:
+            >>> validator = GraphContextValidator("class GraphStore\\ndef build_index()")
+            >>> result = validator.validate("GraphStore is filled by build_index().",
+            ...                             require_citations=False)
+            >>> result.passed, result.compliance_ratio, result.public_found
+            (True, 1.0, ['GraphStore', 'build_index'])
+        """
+        if isinstance(context, bool):
+            context, require_citations = None, context
+        if context is not None:
+            return self.report(
+                response,
+                context,
+                require_citations=require_citations,
+                prompt=prompt,
+                graph_names=graph_names,
+            )
+        if self.graph_context is None:
+            raise TypeError(
+                "no context to validate against: pass it to validate(response, context) "
+                "or to the constructor, GraphContextValidator(context_text)"
+            )
+        report = self.report(
+            response,
+            self.graph_context,
+            require_citations=require_citations,
+            prompt=prompt,
+            graph_names=graph_names,
+        )
+        return ValidationResult.from_report(report)
+
+    def report(
+        self,
+        response: str,
         context: Any,
         *,
+        require_citations: bool | None = None,
         prompt: str | Sequence[str] = "",
         graph_names: GraphNames | None = None,
     ) -> GraphValidationResult:
-        """Validate ``response`` against the entities of ``context``.
+        """Validate ``response`` against the entities of ``context``: the full result.
 
         Work is linear in the length of ``response`` and ``prompt`` plus the size of
         ``context`` (no per-entity pass over the answer); odd text (empty, huge,
@@ -302,6 +233,7 @@ class GraphContextValidator:
             graph_names: The knowledge graph's entity names (a collection, or a
                 predicate such as a store lookup), to tell names the graph has from
                 invented ones; without it every ungrounded name counts as invented.
+            require_citations: Overrides the validator's ``require_citations``.
 
         Returns:
             The validation result.
@@ -325,8 +257,8 @@ class GraphContextValidator:
         body, section = split_citation_section(
             shown,
             self.section_labels,
-            prefer=lambda candidate: _section_rank(candidate, names, scanner),
-            is_entity=lambda name: bool(_resolve_citation(name, names, scanner)[0]),
+            prefer=lambda candidate: section_rank(candidate, names, scanner),
+            is_entity=lambda name: bool(resolve_citation(name, names, scanner)[0]),
         )
         body = unescape(body)
         referenced = scanner.scan(body)
@@ -334,17 +266,25 @@ class GraphContextValidator:
         cited: set[str] = set()
         invalid: set[str] = set()
         for item in section.items if section else ():
-            valid, wrong = _resolve_citation(item, names, scanner)
+            valid, wrong = resolve_citation(item, names, scanner)
             cited |= valid
             if wrong is not None:
                 invalid.add(wrong)
         for label in section.group_labels if section else ():
             # A group label ("Classes:") cites an entity only when it names one.
-            cited |= _resolve_citation(label, names, scanner)[0]
+            cited |= resolve_citation(label, names, scanner)[0]
 
         private = {e.name for e in entities if e.private}
         public = names - private
         core = {e.name for e in entities if e.tier == CORE} - private
+        if self.core_entities is not None:
+            unknown = sorted(set(self.core_entities) - names)
+            if unknown:
+                raise ValueError(
+                    f"core_entities not in the context: {', '.join(unknown)}; "
+                    "pass names the context holds"
+                )
+            core = set(self.core_entities)
         core_referenced = core & referenced
         ratio = len(core_referenced) / len(core) if core else 1.0
         cited_not_used = cited - referenced
@@ -355,8 +295,8 @@ class GraphContextValidator:
         if isinstance(context, str):
             texts.append(context)
         ungrounded = ungrounded_names(body, names, graph_names, prompt=texts)
-        located, wrong_places, unlocated = self._check_locations(
-            section, entities, names, scanner, cited
+        located, wrong_places, unlocated = check_locations(
+            section, entities, names, scanner, cited, require=self.require_locations
         )
         insufficient = says_context_insufficient(body)
         no_prose = only_lists(body, names)
@@ -370,7 +310,8 @@ class GraphContextValidator:
                     f"entities ({ratio:.0%}), below the required {self.reference_threshold:.0%}",
                 )
             )
-        if self.require_citations:
+        require = self.require_citations if require_citations is None else require_citations
+        if require:
             if section is None and core:
                 rules.append(("citation_section", "no citation section ('## Entities used')"))
             if missing_core_citations:
@@ -439,45 +380,48 @@ class GraphContextValidator:
             insufficient_context=insufficient,
         )
 
-    def _check_locations(
-        self,
-        section: CitationSection | None,
-        entities: Sequence[ContextName],
-        names: Collection[str],
-        scanner: NameScanner,
-        cited: Collection[str],
-    ) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
-        """(valid locations, invalid locations, cited names without one when required)."""
-        if section is None or not (section.locations or self.require_locations):
-            return (), (), tuple(sorted(cited)) if section and self.require_locations else ()
-        places = {entity.name: entity.places for entity in entities}
-        every_place = [place for found in places.values() for place in found]
-        valid: list[str] = []
-        wrong: list[str] = []
-        located: set[str] = set()
-        for location in section.locations:
-            if location.name is None:
-                candidates = every_place
-            else:
-                targets, _ = _resolve_citation(location.name, names, scanner)
-                if not targets:
-                    continue  # an invalid citation already; its place cannot be judged
-                if not any(places[target] for target in targets):
-                    continue  # the context gives no place to check it against
-                candidates = [place for target in targets for place in places[target]]
-                located |= targets
-            ok = location_valid(location.path, location.start, location.end, candidates)
-            (valid if ok else wrong).append(location.text)
-        unlocated = sorted(set(cited) - located) if self.require_locations else []
-        return tuple(valid), tuple(wrong), tuple(unlocated)
-
     @staticmethod
     def build_retry_prompt(
         task: str,
-        result: GraphValidationResult,
+        result: GraphValidationResult | ValidationResult,
         extra_problems: Sequence[str] = (),
         *,
         previous_answer: str = "",
     ) -> str:
-        """Same as the module function :func:`citeloop.grounding.build_retry_prompt`."""
-        return build_retry_prompt(task, result, extra_problems, previous_answer=previous_answer)
+        """Same as the module function :func:`citeloop.grounding.build_retry_prompt`;
+        ``result`` may also be the source design's
+        :class:`~citeloop.grounding.results.ValidationResult`
+        (``validator.build_retry_prompt(original_prompt, validation)``)."""
+        report = result.to_report() if isinstance(result, ValidationResult) else result
+        return build_retry_prompt(task, report, extra_problems, previous_answer=previous_answer)
+
+    def _own_entities(self) -> tuple[list[str], list[str]]:
+        """(public, private) names of the validator's own context, sorted."""
+        if self.graph_context is None:
+            return [], []
+        entities = context_names(self.graph_context)
+        public = sorted({entity.name for entity in entities if not entity.private})
+        private = sorted({entity.name for entity in entities if entity.private})
+        return public, private
+
+    @property
+    def has_entities(self) -> bool:
+        """Whether the validator's own context has a public entity."""
+        return bool(self._own_entities()[0])
+
+    @property
+    def entity_names(self) -> list[str]:
+        """Every entity name of the validator's own context: public, then private."""
+        public, private = self._own_entities()
+        return public + private
+
+    @property
+    def public_entity_names(self) -> list[str]:
+        """Public entity names of the validator's own context (what is enforced)."""
+        return self._own_entities()[0]
+
+    @property
+    def private_entity_names(self) -> list[str]:
+        """Private (``_``-prefixed) entity names of the validator's own context
+        (reported, never required)."""
+        return self._own_entities()[1]

@@ -16,7 +16,7 @@ from citeloop.grounding.mentions import code_mentions
 from citeloop.text import excerpt
 
 if TYPE_CHECKING:
-    from citeloop.grounding.graph_context import GraphValidationResult
+    from citeloop.grounding.results import GraphValidationResult
 
 RETRY_PROMPT_HEADER = "Your previous answer was rejected:"
 """How the rejection part of a retry prompt starts (also where a nested prompt is cut)."""

@@ -1,4 +1,4 @@
-"""Every case of ``shared/cases/citations.json`` against validate_citations.
+"""Every case of ``shared/cases/citations.json`` against extract_citations.
 
 A case's ``expected`` names only the fields it is about: ``numeric`` (sorted unique
 numbers), ``author_year`` (``[author, year]`` pairs in text order) and ``keys`` (in
@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from citeloop.checks.citations import validate_citations
+from citeloop.checks.citations import extract_citations
 from tests.cases.conftest import load_cases
 
 DOCUMENT = load_cases("citations.json")
@@ -20,7 +20,7 @@ FIELDS = ("numeric", "author_year", "keys")
 
 @pytest.mark.parametrize("case", DOCUMENT["cases"], ids=[case["id"] for case in DOCUMENT["cases"]])
 def test_case(case: dict[str, Any]) -> None:
-    result = validate_citations(case["input"]).to_dict()
+    result = extract_citations(case["input"]).to_dict()
     assert case["expected"], f"case {case['id']} expects nothing"
     for key, value in case["expected"].items():
         assert key in FIELDS, f"unknown expected field {key!r}"
@@ -30,5 +30,5 @@ def test_case(case: dict[str, Any]) -> None:
 @pytest.mark.parametrize("case", DOCUMENT["cases"], ids=[case["id"] for case in DOCUMENT["cases"]])
 def test_case_spans_point_into_the_input(case: dict[str, Any]) -> None:
     text = case["input"]
-    for span in validate_citations(text).spans:
+    for span in extract_citations(text).spans:
         assert text[span.start : span.end] == span.text

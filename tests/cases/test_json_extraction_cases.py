@@ -1,4 +1,4 @@
-"""Every case of ``shared/cases/json_extraction.json`` against validate_json.
+"""Every case of ``shared/cases/json_extraction.json`` against extract_json.
 
 A case gives its ``input``, or an ``input_generator``: a Python expression of string and
 int literals joined by ``+`` and ``*`` (``"'```json' + ' ' * 200000 + 'x'"``), read here
@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from citeloop.checks.json_output import validate_json
+from citeloop.checks.json_output import extract_json
 from citeloop.errors import ValidationError
 from tests.cases.conftest import load_cases
 
@@ -51,10 +51,10 @@ def test_case(case: dict[str, Any]) -> None:
     started = time.perf_counter()
     if case.get("expected_error"):
         with pytest.raises(ValidationError) as caught:
-            validate_json(text)
+            extract_json(text)
         assert caught.value.details["reason"] in ("no_json", "not_json", "empty")
     else:
-        assert validate_json(text).value == case["expected"]
+        assert extract_json(text).value == case["expected"]
     limit = _TIME_LIMIT.search(case.get("kind", ""))
     if limit is not None:
         assert time.perf_counter() - started < float(limit.group(1))

@@ -49,6 +49,8 @@ def test_repeating_a_case_body_removes_only_the_repeat(case: dict[str, Any]) -> 
     # long-enough sections go, and the document keeps its first half intact.
     text = case["input"].rstrip("\n")
     doubled = f"{text}\n\n{FILLER}\n\n{text}\n"
-    result = deduplicate_sections(doubled, min_content_preservation=0, min_section_chars=5)
+    result = deduplicate_sections(
+        doubled, max_repetitions=1, min_content_preservation=0, min_section_chars=5
+    )
     assert result.startswith(f"{text}\n\n{FILLER}\n")
     assert len(result) < len(doubled)

@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from citeloop.checks.section_parser import extract_structured_sections
-from citeloop.checks.sections import sections_check, validate_section_completeness
+from citeloop.checks.section_parser import extract_sections
+from citeloop.checks.sections import section_completeness_result, sections_check
 from tests.cases.conftest import load_cases
 
 DOCUMENT = load_cases("sections.json")
@@ -19,11 +19,11 @@ def test_case(case: dict[str, Any]) -> None:
     assert any(key in case for key in EXPECTATIONS), f"case {case['id']} expects nothing"
     text = case["input"]
     if "expected_sections" in case:
-        titles = [section.title for section in extract_structured_sections(text)]
+        titles = [section.title for section in extract_sections(text)]
         assert titles == case["expected_sections"]
     if "required" not in case:
         return
-    report = validate_section_completeness(text, case["required"])
+    report = section_completeness_result(text, case["required"])
     if "expected_missing" in case:
         assert list(report.missing) == case["expected_missing"]
     if "expected_empty" in case:

@@ -1,4 +1,4 @@
-"""Unit tests of validate_citations, mask_code and citations_check (offline)."""
+"""Unit tests of extract_citations, mask_code and citations_check (offline)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from citeloop.checks.check import CheckOutcome, OnFail
 from citeloop.checks.citation_spans import MAX_EXPANDED, MAX_RANGE_SPAN, CitationSpan
-from citeloop.checks.citations import Citations, citations_check, validate_citations
+from citeloop.checks.citations import Citations, citations_check, extract_citations
 from citeloop.checks.code_mask import mask_code
 from citeloop.errors import ConfigurationError
 
@@ -54,7 +54,7 @@ NUMERIC = {
 
 @pytest.mark.parametrize(("text", "expected"), NUMERIC.values(), ids=NUMERIC.keys())
 def test_numeric_citations(text: str, expected: tuple[int, ...]) -> None:
-    assert validate_citations(text).numeric == expected
+    assert extract_citations(text).numeric == expected
 
 
 NOT_NUMERIC = {
@@ -99,39 +99,39 @@ NOT_NUMERIC = {
 
 @pytest.mark.parametrize("text", NOT_NUMERIC.values(), ids=NOT_NUMERIC.keys())
 def test_not_numeric_citations(text: str) -> None:
-    found = validate_citations(text)
+    found = extract_citations(text)
     assert found.numeric == ()
     assert all(span.kind != "numeric" for span in found.spans)
 
 
 def test_code_is_masked_but_text_after_it_is_read() -> None:
     text = "Code `a[1]`, then\n```\n[2]\n```\nand after it [3]."
-    assert validate_citations(text).numeric == (3,)
+    assert extract_citations(text).numeric == (3,)
 
 
 def test_fence_opens_only_at_a_line_start() -> None:
     # CommonMark: the inline ``` has no closing run in its paragraph, so it is literal
     # and [2] is read; the ``` that starts a line opens a fence that never closes.
     text = "Then ```\n[2]\n``` and after it [3]."
-    assert validate_citations(text).numeric == (2,)
+    assert extract_citations(text).numeric == (2,)
 
 
 def test_unclosed_fence_masks_to_the_end() -> None:
-    assert validate_citations("Intro [1].\n```\n[2]\nmore [3]").numeric == (1,)
+    assert extract_citations("Intro [1].\n```\n[2]\nmore [3]").numeric == (1,)
 
 
 def test_backtick_runs_pair_by_length() -> None:
     # `` opens a span that only `` closes; the single backtick inside is literal.
     text = "Use `` a`[1] `` and [2] then ` [3] `."
-    assert validate_citations(text).numeric == (2,)
+    assert extract_citations(text).numeric == (2,)
 
 
 def test_unpaired_backtick_is_literal() -> None:
-    assert validate_citations("A lone ` backtick, then [4].").numeric == (4,)
+    assert extract_citations("A lone ` backtick, then [4].").numeric == (4,)
 
 
 def test_code_span_does_not_cross_a_blank_line() -> None:
-    assert validate_citations("A ` tick.\n\nThen [5] and ` tick.").numeric == (5,)
+    assert extract_citations("A ` tick.\n\nThen [5] and ` tick.").numeric == (5,)
 
 
 # --- ranges are bounded -----------------------------------------------------------------
@@ -139,7 +139,7 @@ def test_code_span_does_not_cross_a_blank_line() -> None:
 
 def test_huge_range_is_not_expanded_but_reported() -> None:
     started = time.perf_counter()
-    found = validate_citations("See [1-100000000].")
+    found = extract_citations("See [1-100000000].")
     assert time.perf_counter() - started < 1.0
     assert found.capped_ranges == ((1, 100000000),)
     assert found.numeric == (1, 100000000)
@@ -147,7 +147,7 @@ def test_huge_range_is_not_expanded_but_reported() -> None:
 
 
 def test_range_at_the_cap_is_expanded() -> None:
-    found = validate_citations(f"See [1-{MAX_RANGE_SPAN}] and [1-{MAX_RANGE_SPAN + 1}].")
+    found = extract_citations(f"See [1-{MAX_RANGE_SPAN}] and [1-{MAX_RANGE_SPAN + 1}].")
     assert found.capped_ranges == ((1, MAX_RANGE_SPAN + 1),)
     assert len(found.numeric) == MAX_RANGE_SPAN + 1  # 1..1000 plus the end 1001
 
@@ -155,7 +155,7 @@ def test_range_at_the_cap_is_expanded() -> None:
 def test_expansion_budget_bounds_the_total() -> None:
     count = MAX_EXPANDED // MAX_RANGE_SPAN + 5
     text = " ".join(f"[{i * MAX_RANGE_SPAN + 1}-{(i + 1) * MAX_RANGE_SPAN}]" for i in range(count))
-    found = validate_citations(text)
+    found = extract_citations(text)
     assert len(found.capped_ranges) == 5
     assert len(found.numeric) == MAX_EXPANDED + 2 * 5
 
@@ -219,7 +219,7 @@ AUTHOR_YEAR = {
 
 @pytest.mark.parametrize(("text", "expected"), AUTHOR_YEAR.values(), ids=AUTHOR_YEAR.keys())
 def test_author_year_citations(text: str, expected: tuple[tuple[str, int], ...]) -> None:
-    assert validate_citations(text).author_year == expected
+    assert extract_citations(text).author_year == expected
 
 
 NOT_AUTHOR_YEAR = {
@@ -256,7 +256,7 @@ NOT_AUTHOR_YEAR = {
 
 @pytest.mark.parametrize("text", NOT_AUTHOR_YEAR.values(), ids=NOT_AUTHOR_YEAR.keys())
 def test_not_author_year_citations(text: str) -> None:
-    assert validate_citations(text).author_year == ()
+    assert extract_citations(text).author_year == ()
 
 
 # --- keys ------------------------------------------------------------------------------
@@ -285,7 +285,7 @@ KEYS = {
 
 @pytest.mark.parametrize(("text", "expected"), KEYS.values(), ids=KEYS.keys())
 def test_key_citations(text: str, expected: tuple[str, ...]) -> None:
-    assert validate_citations(text).keys == expected
+    assert extract_citations(text).keys == expected
 
 
 NOT_KEYS = {
@@ -313,7 +313,7 @@ NOT_KEYS = {
 
 @pytest.mark.parametrize("text", NOT_KEYS.values(), ids=NOT_KEYS.keys())
 def test_not_key_citations(text: str) -> None:
-    assert validate_citations(text).keys == ()
+    assert extract_citations(text).keys == ()
 
 
 # --- spans and the result --------------------------------------------------------------
@@ -321,7 +321,7 @@ def test_not_key_citations(text: str) -> None:
 
 def test_spans_are_in_text_order_with_offsets_into_the_input() -> None:
     text = "See @knuth1984, [2-3] and (Smith, 2020)."
-    found = validate_citations(text)
+    found = extract_citations(text)
     assert [span.kind for span in found.spans] == ["key", "numeric", "author_year"]
     for span in found.spans:
         assert text[span.start : span.end] == span.text
@@ -332,7 +332,7 @@ def test_spans_are_in_text_order_with_offsets_into_the_input() -> None:
 
 def test_offsets_stay_in_the_input_for_decomposed_unicode() -> None:
     text = "Cafe\u0301 au lait (Mu\u0308ller, 2020) [1]."
-    found = validate_citations(text)
+    found = extract_citations(text)
     assert [text[span.start : span.end] for span in found.spans] == [
         "(Mu\u0308ller, 2020)",
         "[1]",
@@ -342,7 +342,7 @@ def test_offsets_stay_in_the_input_for_decomposed_unicode() -> None:
 
 
 def test_source_count_per_style() -> None:
-    found = validate_citations("[1][2] (Doe 2019) @k @k")
+    found = extract_citations("[1][2] (Doe 2019) @k @k")
     assert found.source_count() == 4
     assert found.source_count("numeric") == 2
     assert found.source_count("author_year") == 1
@@ -352,7 +352,7 @@ def test_source_count_per_style() -> None:
 
 
 def test_to_dict_is_json_ready() -> None:
-    found = validate_citations("[1] (Doe 2019) @k [1-2000]")
+    found = extract_citations("[1] (Doe 2019) @k [1-2000]")
     data = found.to_dict()
     assert data["numeric"] == [1, 2000]
     assert data["author_year"] == [["Doe", 2019]]
@@ -368,7 +368,7 @@ def test_to_dict_is_json_ready() -> None:
 
 
 def test_result_is_frozen() -> None:
-    found = validate_citations("[1]")
+    found = extract_citations("[1]")
     with pytest.raises(AttributeError):
         found.numeric = (2,)  # type: ignore[misc]
 
@@ -376,7 +376,7 @@ def test_result_is_frozen() -> None:
 @pytest.mark.parametrize("text", [None, b"[1]", 3, ["[1]"]])
 def test_non_str_text_is_a_configuration_error(text: object) -> None:
     with pytest.raises(ConfigurationError, match="text must be a str"):
-        validate_citations(text)  # type: ignore[arg-type]
+        extract_citations(text)  # type: ignore[arg-type]
 
 
 # --- mask_code -------------------------------------------------------------------------
@@ -537,19 +537,19 @@ ODD = {
 
 @pytest.mark.parametrize("text", ODD.values(), ids=ODD.keys())
 def test_odd_text_never_raises(text: str) -> None:
-    found = validate_citations(text)
+    found = extract_citations(text)
     assert found.numeric == tuple(sorted(set(found.numeric)))
     citations_check()(text)
 
 
 def test_non_ascii_digits_are_not_citation_numbers() -> None:
-    assert validate_citations("See [٣] and [３].").numeric == ()
+    assert extract_citations("See [٣] and [３].").numeric == ()
 
 
 @settings(deadline=None, max_examples=200)
 @given(text=st.text())
 def test_never_raises_on_generated_text(text: str) -> None:
-    found = validate_citations(text)
+    found = extract_citations(text)
     for span in found.spans:
         assert 0 <= span.start < span.end <= len(text)
         assert text[span.start : span.end] == span.text
@@ -562,7 +562,7 @@ CITATIONISH = st.text(alphabet=st.sampled_from(list("[]()@`;,.-–1234509 aSmith
 @settings(deadline=None, max_examples=200)
 @given(text=CITATIONISH)
 def test_never_raises_on_citation_fragments(text: str) -> None:
-    found = validate_citations(text)
+    found = extract_citations(text)
     assert len(found.numeric) <= MAX_EXPANDED + 2 * len(found.capped_ranges) + len(text)
 
 
@@ -595,7 +595,7 @@ PATHOLOGICAL: dict[str, Callable[[int], str]] = {
 
 def _seconds(text: str) -> float:
     started = time.perf_counter()
-    validate_citations(text)
+    extract_citations(text)
     return time.perf_counter() - started
 
 

@@ -14,22 +14,22 @@ from hypothesis import strategies as st
 from citeloop.checks.check import OnFail
 from citeloop.checks.compliance import (
     ComplianceResult,
-    check_format_compliance,
+    compliance_result,
     has_on_topic_signals,
     is_off_topic,
 )
 from citeloop.checks.compliance_check import compliance_check
 from citeloop.checks.phrase_patterns import DEFAULT_PATTERNS, PhraseMatch, PhrasePatterns
-from citeloop.checks.phrase_scan import detect_conversational_phrases
+from citeloop.checks.phrase_scan import find_conversational_phrases
 from citeloop.errors import ConfigurationError
 
 
 def categories(text: str, patterns: PhrasePatterns | None = None) -> list[str]:
-    return [match.category for match in detect_conversational_phrases(text, patterns)]
+    return [match.category for match in find_conversational_phrases(text, patterns)]
 
 
 def found(text: str, category: str) -> list[str]:
-    return [m.text for m in detect_conversational_phrases(text) if m.category == category]
+    return [m.text for m in find_conversational_phrases(text) if m.category == category]
 
 
 LONG_BODY = "Python is a language. It has classes. It has modules. It has packages. It has types. "
@@ -149,7 +149,7 @@ HEDGES = {
 
 @pytest.mark.parametrize(("text", "signals"), HEDGES.values(), ids=HEDGES.keys())
 def test_hedges_are_not_refusals(text: str, signals: list[str] | None) -> None:
-    result = check_format_compliance(text, signals)
+    result = compliance_result(text, signals)
     assert result.refusals == ()
     assert not result.off_topic and result.off_topic_reasons == ()
     assert result.compliant
@@ -159,7 +159,7 @@ def test_hedges_are_not_refusals(text: str, signals: list[str] | None) -> None:
 def test_hedge_removes_only_its_phrase() -> None:
     # Signals after the phrase, in the same sentence, count; the phrase itself is chatter.
     text = "I cannot provide a definitive diagnosis, but these symptoms indicate a migraine."
-    result = check_format_compliance(text, ["provide", "diagnosis", "migraine"])
+    result = compliance_result(text, ["provide", "diagnosis", "migraine"])
     assert result.signals_found == ("diagnosis", "migraine")
 
 
@@ -184,7 +184,7 @@ def test_contrast_without_content_stays_a_refusal(text: str) -> None:
 
 
 def test_refusal_sentence_mentioning_the_topic_stays_off_topic() -> None:
-    result = check_format_compliance("I cannot help with your migraine question.", ["migraine"])
+    result = compliance_result("I cannot help with your migraine question.", ["migraine"])
     assert result.off_topic_reasons == ("no_substance",)
 
 
@@ -246,7 +246,7 @@ def test_not_self_identification(text: str) -> None:
 
 def test_self_identification_with_substance_is_not_off_topic() -> None:
     text = "As an AI, I think Python suits data science best because pandas and numpy are mature."
-    result = check_format_compliance(text)
+    result = compliance_result(text)
     assert [m.category for m in result.matches] == ["self_identification"]
     assert not result.off_topic
     assert not result.compliant
@@ -354,7 +354,7 @@ def test_not_fillers(text: str) -> None:
 
 def test_matches_carry_category_phrase_and_offsets() -> None:
     text = "Hi! As an AI, I can't help with that."
-    matches = detect_conversational_phrases(text)
+    matches = find_conversational_phrases(text)
     assert matches == [
         PhraseMatch("greeting", "hi", 0, 2, "Hi"),
         PhraseMatch("self_identification", "as an ai,", 4, 12, "As an AI"),
@@ -373,7 +373,7 @@ def test_matches_carry_category_phrase_and_offsets() -> None:
 
 def test_offsets_point_into_decomposed_unicode_text() -> None:
     text = "Cafe\u0301 time. I hope this helps!"
-    (match,) = detect_conversational_phrases(text)
+    (match,) = find_conversational_phrases(text)
     assert text[match.start : match.end] == "I hope this helps"
 
 
@@ -395,9 +395,9 @@ def test_replace_a_group() -> None:
 
 def test_custom_refusal_with_lookahead_marker() -> None:
     patterns = PhrasePatterns(refusals=("nope | ,",))
-    (match,) = detect_conversational_phrases("Nope, not doing it.", patterns)
+    (match,) = find_conversational_phrases("Nope, not doing it.", patterns)
     assert (match.category, match.text, match.phrase) == ("refusal", "Nope", "nope | ,")
-    assert detect_conversational_phrases("Nope.", patterns) == []
+    assert find_conversational_phrases("Nope.", patterns) == []
 
 
 def test_custom_prefaces_apply_to_refusals() -> None:
@@ -429,7 +429,7 @@ def test_patterns_lists_become_tuples() -> None:
         (lambda: PhrasePatterns(refusals=None), "refusals"),  # type: ignore[arg-type]
         (lambda: DEFAULT_PATTERNS.extend(salutations=["yo"]), "unknown phrase group"),
         (lambda: DEFAULT_PATTERNS.extend(greetings="yo"), "greetings"),
-        (lambda: detect_conversational_phrases("x", patterns={"greetings": ()}), "patterns"),  # type: ignore[arg-type]
+        (lambda: find_conversational_phrases("x", patterns={"greetings": ()}), "patterns"),  # type: ignore[arg-type]
     ],
 )
 def test_bad_patterns(make: Callable[[], object], message: str) -> None:
@@ -535,11 +535,11 @@ def test_is_off_topic(
     text: str, signals: list[str] | None, expected: bool, reasons: tuple[str, ...]
 ) -> None:
     assert is_off_topic(text, signals) is expected
-    assert check_format_compliance(text, signals).off_topic_reasons == reasons
+    assert compliance_result(text, signals).off_topic_reasons == reasons
 
 
 def test_signals_found_are_reported_in_given_order() -> None:
-    result = check_format_compliance("Nodes and a Graph.", ["graph", "edge", "nodes"])
+    result = compliance_result("Nodes and a Graph.", ["graph", "edge", "nodes"])
     assert result.signals_given == ("graph", "edge", "nodes")
     assert result.signals_found == ("graph", "nodes")
 
@@ -576,11 +576,11 @@ FIXES = {
 
 @pytest.mark.parametrize(("text", "fixed"), FIXES.values(), ids=FIXES.keys())
 def test_fixed_strips_opening_and_closing_chatter(text: str, fixed: str) -> None:
-    result = check_format_compliance(text)
+    result = compliance_result(text)
     assert not result.compliant
     assert result.fixed == fixed
     # The fix is itself compliant.
-    assert check_format_compliance(fixed).compliant
+    assert compliance_result(fixed).compliant
 
 
 NO_FIX = {
@@ -597,13 +597,13 @@ NO_FIX = {
 @pytest.mark.parametrize(("text", "signals"), NO_FIX.values(), ids=NO_FIX.keys())
 def test_no_fix(text: str, signals: list[str] | str | None) -> None:
     if signals == "allow":
-        assert check_format_compliance(text, allow_fillers=True).fixed is None
+        assert compliance_result(text, allow_fillers=True).fixed is None
     else:
-        assert check_format_compliance(text, signals).fixed is None
+        assert compliance_result(text, signals).fixed is None
 
 
 def test_long_opening_run_is_stripped_at_once() -> None:
-    result = check_format_compliance("Hello! " * 2_000 + "Sure, the answer is 4.")
+    result = compliance_result("Hello! " * 2_000 + "Sure, the answer is 4.")
     assert len(result.greetings) == 2_000
     assert result.fixed == "The answer is 4."
 
@@ -611,23 +611,23 @@ def test_long_opening_run_is_stripped_at_once() -> None:
 @pytest.mark.parametrize("unit", ["Sure! ", "Hello! ", "Hi there! Of course! "])
 def test_an_answer_of_only_greetings_and_fillers_has_no_substance(unit: str) -> None:
     assert is_off_topic(unit * 1_000)
-    assert check_format_compliance(unit * 1_000).off_topic_reasons == ("no_substance",)
+    assert compliance_result(unit * 1_000).off_topic_reasons == ("no_substance",)
 
 
 def test_fix_that_exposes_another_opener_is_fixed_again() -> None:
-    result = check_format_compliance("I hope this helps! Okay. The answer is 4.")
+    result = compliance_result("I hope this helps! Okay. The answer is 4.")
     assert result.fixed == "The answer is 4."
 
 
 def test_allow_fillers_accepts_chatter_but_reports_it() -> None:
-    result = check_format_compliance("Sure! The answer is 4.", allow_fillers=True)
+    result = compliance_result("Sure! The answer is 4.", allow_fillers=True)
     assert result.compliant
     assert [m.category for m in result.fillers] == ["filler"]
     assert result.fixed is None
 
 
 def test_result_properties_and_dict() -> None:
-    result = check_format_compliance("Hello! As an AI, I can't help. Sorry!", ["graph"])
+    result = compliance_result("Hello! As an AI, I can't help. Sorry!", ["graph"])
     assert isinstance(result, ComplianceResult)
     assert [m.text for m in result.greetings] == ["Hello"]
     assert [m.text for m in result.self_identifications] == ["As an AI"]
@@ -646,7 +646,7 @@ def test_result_properties_and_dict() -> None:
 @pytest.mark.parametrize("value", ["yes", 1, None])
 def test_allow_fillers_must_be_bool(value: object) -> None:
     with pytest.raises(ConfigurationError, match="allow_fillers"):
-        check_format_compliance("x", allow_fillers=value)  # type: ignore[arg-type]
+        compliance_result("x", allow_fillers=value)  # type: ignore[arg-type]
     with pytest.raises(ConfigurationError, match="allow_fillers"):
         compliance_check(allow_fillers=value)  # type: ignore[arg-type]
 
@@ -654,7 +654,7 @@ def test_allow_fillers_must_be_bool(value: object) -> None:
 @pytest.mark.parametrize("text", [None, b"hello", 3])
 def test_non_str_text_is_a_configuration_error(text: object) -> None:
     with pytest.raises(ConfigurationError, match="text must be a str"):
-        detect_conversational_phrases(text)  # type: ignore[arg-type]
+        find_conversational_phrases(text)  # type: ignore[arg-type]
     with pytest.raises(ConfigurationError, match="text must be a str"):
         is_off_topic(text)  # type: ignore[arg-type]
 
@@ -742,7 +742,7 @@ ODD = {
 
 @pytest.mark.parametrize("text", ODD.values(), ids=ODD.keys())
 def test_odd_text_never_raises(text: str) -> None:
-    result = check_format_compliance(text, ["answer"])
+    result = compliance_result(text, ["answer"])
     for match in result.matches:
         assert text[match.start : match.end] == match.text
     compliance_check(["answer"])(text)
@@ -751,7 +751,7 @@ def test_odd_text_never_raises(text: str) -> None:
 @settings(deadline=None, max_examples=200)
 @given(text=st.text())
 def test_never_raises_on_generated_text(text: str) -> None:
-    result = check_format_compliance(text, ["graph"])
+    result = compliance_result(text, ["graph"])
     for match in result.matches:
         assert 0 <= match.start < match.end <= len(text)
         assert text[match.start : match.end] == match.text
@@ -787,10 +787,10 @@ CHATTY = st.lists(
 @settings(deadline=None, max_examples=200)
 @given(text=CHATTY)
 def test_fix_passes_the_same_check(text: str) -> None:
-    result = check_format_compliance(text, ["answer"])
+    result = compliance_result(text, ["answer"])
     if result.fixed is not None:
         assert len(result.fixed) < len(text)
-        assert check_format_compliance(result.fixed, ["answer"]).compliant
+        assert compliance_result(result.fixed, ["answer"]).compliant
 
 
 PATHOLOGICAL: dict[str, Callable[[int], str]] = {
@@ -816,7 +816,7 @@ PATHOLOGICAL: dict[str, Callable[[int], str]] = {
 
 def _seconds(text: str) -> float:
     started = time.perf_counter()
-    check_format_compliance(text, ["graph", "knowledge graph"])
+    compliance_result(text, ["graph", "knowledge graph"])
     return time.perf_counter() - started
 
 
@@ -840,7 +840,7 @@ OPENING_RUNS = {
 def _seconds_without_signals(text: str) -> float:
     # Without signals the fix path runs (with signals it is cut short as off-topic).
     started = time.perf_counter()
-    check_format_compliance(text)
+    compliance_result(text)
     is_off_topic(text)
     return time.perf_counter() - started
 

@@ -486,10 +486,18 @@ def test_threshold_out_of_range(threshold: float) -> None:
         GraphContextValidator(reference_threshold=threshold)
 
 
-@pytest.mark.parametrize("threshold", ["0.5", None, True])
+@pytest.mark.parametrize("threshold", ["0.5", True])
 def test_threshold_not_a_number(threshold: object) -> None:
     with pytest.raises(TypeError, match="reference_threshold"):
         GraphContextValidator(reference_threshold=threshold)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="reference_threshold"):
+        GraphContextValidator(threshold=threshold)  # type: ignore[arg-type]
+
+
+def test_no_threshold_means_the_documented_half() -> None:
+    assert GraphContextValidator(reference_threshold=None).reference_threshold == 0.5
+    with pytest.raises(ValueError, match="disagree"):
+        GraphContextValidator(threshold=0.4, reference_threshold=0.6)
 
 
 def test_response_must_be_text() -> None:

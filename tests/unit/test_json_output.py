@@ -1,4 +1,4 @@
-"""validate_json: fences, prose around JSON, repairs, truncation, limits; json_check."""
+"""extract_json: fences, prose around JSON, repairs, truncation, limits; json_check."""
 
 from __future__ import annotations
 
@@ -13,18 +13,18 @@ from hypothesis import strategies as st
 
 from citeloop.checks import json_search
 from citeloop.checks.fences import find_code_fences
-from citeloop.checks.json_output import json_check, validate_json
+from citeloop.checks.json_output import extract_json, json_check
 from citeloop.checks.json_values import MAX_JSON_DEPTH, JsonExtraction
 from citeloop.errors import ConfigurationError, ValidationError
 
 
 def value_of(text: str) -> object:
-    return validate_json(text).value
+    return extract_json(text).value
 
 
 def reason_of(text: str) -> str:
     with pytest.raises(ValidationError) as caught:
-        validate_json(text)
+        extract_json(text)
     return caught.value.details["reason"]
 
 
@@ -46,21 +46,21 @@ def reason_of(text: str) -> str:
     ],
 )
 def test_fenced_json_is_found_in_any_fence_form(text: str) -> None:
-    found = validate_json(text)
+    found = extract_json(text)
     assert found.value == {"a": 1}
     assert found.source == "fence"
     assert text[found.start : found.end].strip().startswith("{")
 
 
 def test_fence_inside_a_json_string_on_one_line_does_not_close_the_block() -> None:
-    found = validate_json('```json\n{"bio": "```html<p>hi</p>```"}\n```')
+    found = extract_json('```json\n{"bio": "```html<p>hi</p>```"}\n```')
     assert found.value == {"bio": "```html<p>hi</p>```"}
     assert not found.repaired
 
 
 def test_fence_line_inside_a_multiline_json_string_does_not_close_the_block() -> None:
     text = '```json\n{"code": "```python\nprint(1)\n```\n", "n": 2}\n```\nDone.'
-    found = validate_json(text)
+    found = extract_json(text)
     assert found.value == {"code": "```python\nprint(1)\n```\n", "n": 2}
     assert found.source == "fence"
     assert found.repaired  # raw newlines inside a string are not strict JSON
@@ -72,12 +72,12 @@ def test_json_tagged_fence_wins_over_earlier_untagged_and_other_fences() -> None
 
 
 def test_untagged_fence_is_used_when_there_is_no_json_fence() -> None:
-    found = validate_json('Run it:\n```bash\necho "[x]"\n```\nResult:\n```\n{"a": 1}\n```')
+    found = extract_json('Run it:\n```bash\necho "[x]"\n```\nResult:\n```\n{"a": 1}\n```')
     assert (found.value, found.source) == ({"a": 1}, "fence")
 
 
 def test_other_language_fence_is_only_read_as_text() -> None:
-    found = validate_json('```javascript\nconst x = {"a": 1}\n```')
+    found = extract_json('```javascript\nconst x = {"a": 1}\n```')
     assert (found.value, found.source) == ({"a": 1}, "text")
 
 
@@ -91,7 +91,7 @@ def test_fence_then_prose_brackets() -> None:
 
 
 def test_json_fence_without_json_falls_back_to_the_text() -> None:
-    found = validate_json('```json\nI cannot do that.\n```\nBut: {"a": 1}')
+    found = extract_json('```json\nI cannot do that.\n```\nBut: {"a": 1}')
     assert (found.value, found.source) == ({"a": 1}, "text")
 
 
@@ -139,13 +139,13 @@ def test_first_json_value_in_prose(text: str, expected: object) -> None:
 
 def test_offsets_point_at_the_json_text() -> None:
     text = 'Sure, here it is:  {"a": [1, 2]}  Hope it helps [1].'
-    found = validate_json(text)
+    found = extract_json(text)
     assert text[found.start : found.end] == '{"a": [1, 2]}'
     assert found.source == "text" and not found.repaired and not found.truncated
 
 
 def test_whole_text_json_with_surrounding_whitespace() -> None:
-    found = validate_json("\n  [1, 2]\n")
+    found = extract_json("\n  [1, 2]\n")
     assert found == JsonExtraction([1, 2], "text", False, False, 3, 9)
 
 
@@ -165,7 +165,7 @@ def test_whole_text_json_with_surrounding_whitespace() -> None:
     ],
 )
 def test_repairs(text: str, expected: object) -> None:
-    found = validate_json(text)
+    found = extract_json(text)
     assert found.value == expected
     assert found.repaired and not found.truncated
 
@@ -180,7 +180,7 @@ def test_repairs(text: str, expected: object) -> None:
     ids=["raw-newlines", "raw-tab", "non-finite"],
 )
 def test_lenient_slips_are_kept_exactly(text: str, expected: object) -> None:
-    found = validate_json(text)
+    found = extract_json(text)
     assert found.repaired  # not RFC 8259 JSON as written
     if expected is None:
         nan, minus_infinity = found.value
@@ -195,7 +195,7 @@ def test_json_check_offers_no_fix_for_non_finite_numbers() -> None:
 
 
 def test_comment_markers_inside_strings_stay() -> None:
-    found = validate_json('{"u": "a//b", "t": "x#y", "c": "/* no */"}')
+    found = extract_json('{"u": "a//b", "t": "x#y", "c": "/* no */"}')
     assert found.value == {"u": "a//b", "t": "x#y", "c": "/* no */"}
     assert not found.repaired
 
@@ -222,13 +222,13 @@ def test_no_json_raises_with_reason(text: str, reason: str) -> None:
 
 def test_error_names_the_position() -> None:
     with pytest.raises(ValidationError) as caught:
-        validate_json("Intro text [oops here]")
+        extract_json("Intro text [oops here]")
     assert caught.value.details["position"] == 12  # where "oops" breaks the candidate
 
 
 def test_non_str_is_a_configuration_error() -> None:
     with pytest.raises(ConfigurationError, match="str"):
-        validate_json(b'{"a": 1}')  # type: ignore[arg-type]
+        extract_json(b'{"a": 1}')  # type: ignore[arg-type]
 
 
 # --- truncation -----------------------------------------------------------------------
@@ -251,7 +251,7 @@ def test_non_str_is_a_configuration_error() -> None:
     ],
 )
 def test_truncated_json_recovers_complete_items(text: str, expected: object) -> None:
-    found = validate_json(text)
+    found = extract_json(text)
     assert found.value == expected
     assert found.truncated and found.repaired
 
@@ -261,7 +261,7 @@ def test_truncated_json_recovers_complete_items(text: str, expected: object) -> 
 
 def test_nesting_deeper_than_the_limit_is_refused_with_the_limit() -> None:
     with pytest.raises(ValidationError) as caught:
-        validate_json("[" * (MAX_JSON_DEPTH + 1) + "]" * (MAX_JSON_DEPTH + 1))
+        extract_json("[" * (MAX_JSON_DEPTH + 1) + "]" * (MAX_JSON_DEPTH + 1))
     assert caught.value.details["reason"] == "too_deep"
     assert caught.value.details["limit"] == MAX_JSON_DEPTH
     assert str(MAX_JSON_DEPTH) in str(caught.value)
@@ -269,7 +269,7 @@ def test_nesting_deeper_than_the_limit_is_refused_with_the_limit() -> None:
 
 def test_nesting_at_the_limit_is_accepted_also_when_repaired() -> None:
     deep = "[" * MAX_JSON_DEPTH + "1," + "]" * MAX_JSON_DEPTH
-    value = validate_json(deep).value
+    value = extract_json(deep).value
     for _ in range(MAX_JSON_DEPTH - 1):
         assert isinstance(value, list) and len(value) == 1
         value = value[0]
@@ -283,7 +283,7 @@ def test_nesting_at_the_limit_is_accepted_also_when_repaired() -> None:
 )
 def test_deep_nesting_never_hits_recursion_error(text: str) -> None:
     with pytest.raises(ValidationError):
-        validate_json(text)
+        extract_json(text)
 
 
 def test_broken_json_longer_than_the_repair_limit_is_refused(
@@ -308,7 +308,7 @@ def test_value_nested_in_broken_json_is_not_taken(monkeypatch: pytest.MonkeyPatc
     monkeypatch.setattr(json_search, "MAX_REPAIR_CHARS", 20)
     assert value_of('{"outer": {"inner": 1}, "x": [1,],} and later {"b": 2}') == {"b": 2}
     with pytest.raises(ValidationError) as caught:
-        validate_json('{"outer": {"inner": 1}, "x": [1,],}')
+        extract_json('{"outer": {"inner": 1}, "x": [1,],}')
     assert caught.value.details == {"reason": "too_long", "position": 0}
 
 
@@ -396,7 +396,7 @@ PROSE = st.text(alphabet=st.characters(blacklist_characters="{}[]`~"), max_size=
 @given(text=st.text())
 def test_validate_json_raises_only_validation_error_on_any_text(text: str) -> None:
     try:
-        found = validate_json(text)
+        found = extract_json(text)
     except ValidationError:
         return
     assert 0 <= found.start <= found.end <= len(text)
@@ -406,7 +406,7 @@ def test_validate_json_raises_only_validation_error_on_any_text(text: str) -> No
 @given(text=JSONISH)
 def test_validate_json_on_json_fragments(text: str) -> None:
     try:
-        found = validate_json(text)
+        found = extract_json(text)
     except ValidationError:
         return
     assert 0 <= found.start <= found.end <= len(text)
@@ -419,7 +419,7 @@ def test_validate_json_on_json_fragments(text: str) -> None:
 @given(value=JSON_VALUES.filter(lambda value: isinstance(value, dict | list)), before=PROSE)
 def test_json_after_prose_is_found(value: object, before: str) -> None:
     text = before + "\n" + json.dumps(value) + "\n"
-    assert validate_json(text).value == value
+    assert extract_json(text).value == value
 
 
 @settings(deadline=None, max_examples=200)
@@ -458,7 +458,7 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
 def _seconds(text: str) -> float:
     started = time.perf_counter()
     with contextlib.suppress(ValidationError):
-        validate_json(text)
+        extract_json(text)
     return time.perf_counter() - started
 
 
@@ -493,7 +493,7 @@ def test_numbers_in_brackets_inside_prose_are_never_json(text: str) -> None:
 
 def test_number_list_in_prose_does_not_hide_the_object_after_it() -> None:
     text = 'We sorted [3, 1, 4, 1, 5] first. The result:\n{"sorted": [1, 1, 3, 4, 5]}'
-    found = validate_json(text)
+    found = extract_json(text)
     assert found.value == {"sorted": [1, 1, 3, 4, 5]} and found.others == 0
     # A list of numbers on its own line, or ending a line after a colon, is a value.
     assert value_of("The primes:\n[2, 3, 5]\n") == [2, 3, 5]
@@ -512,7 +512,7 @@ def test_number_list_in_prose_does_not_hide_the_object_after_it() -> None:
     ids=["jsonl", "two-fences", "jsonl-fence", "list-in-prose-then-object", "prefer-own-line"],
 )
 def test_several_json_values_are_counted(text: str, expected: object) -> None:
-    found = validate_json(text)
+    found = extract_json(text)
     assert found.value == expected
     assert found.others == 1
     outcome = json_check(on_fail="fix_reask")(text)
@@ -522,8 +522,8 @@ def test_several_json_values_are_counted(text: str, expected: object) -> None:
 
 
 def test_one_json_value_has_no_others() -> None:
-    assert validate_json('```json\n{"a": 1}\n```\nSee [docs] and [1].').others == 0
-    assert validate_json('Result: [{"id": 1}] (see [2])').others == 0
+    assert extract_json('```json\n{"a": 1}\n```\nSee [docs] and [1].').others == 0
+    assert extract_json('Result: [{"id": 1}] (see [2])').others == 0
 
 
 def test_json_in_long_prose_is_not_fixed_but_reasked() -> None:
@@ -552,7 +552,7 @@ def test_json_in_long_prose_is_not_fixed_but_reasked() -> None:
     [("42", 42), (' "yes" \n', "yes"), ("true", True), ("null", None), ("-1.5e3", -1500.0)],
 )
 def test_whole_text_scalar_is_json(text: str, expected: object) -> None:
-    found = validate_json(text)
+    found = extract_json(text)
     assert found.value == expected and not found.repaired and found.source == "text"
     assert json_check()(text).passed
 
@@ -565,7 +565,7 @@ def test_fenced_scalar_is_fixed_to_a_scalar_that_passes() -> None:
     # A scalar is never searched for in prose.
     for text in ["The answer is 42", "yes", "42 apples", "NaN", "'yes'"]:
         with pytest.raises(ValidationError):
-            validate_json(text)
+            extract_json(text)
 
 
 # --- review regressions: numbers and keys ---------------------------------------------
@@ -574,14 +574,14 @@ def test_fenced_scalar_is_fixed_to_a_scalar_that_passes() -> None:
 def test_integer_longer_than_python_str_limit_stays_an_integer() -> None:
     digits = "1" + "0" * 5000
     assert value_of(digits) == 10**5000
-    found = validate_json('{"n": ' + digits + "}")
+    found = extract_json('{"n": ' + digits + "}")
     assert found.value == {"n": 10**5000} and not found.repaired
     assert json_check()('{"n": ' + digits + "}").passed
 
 
 @pytest.mark.parametrize("text", ['{"x": 1e999999}', "[-1e999999]", "1e999999"])
 def test_number_overflowing_to_infinity_is_reported(text: str) -> None:
-    found = validate_json(text)
+    found = extract_json(text)
     assert found.non_finite
     outcome = json_check(on_fail="fix")(text)
     assert not outcome.passed and outcome.fixed is None
@@ -589,7 +589,7 @@ def test_number_overflowing_to_infinity_is_reported(text: str) -> None:
 
 
 def test_duplicate_keys_keep_the_last_value_but_fail_the_check() -> None:
-    found = validate_json('{"x": 1, "y": {"x": 0}, "x": 2}')
+    found = extract_json('{"x": 1, "y": {"x": 0}, "x": 2}')
     assert found.value == {"x": 2, "y": {"x": 0}}
     assert found.duplicate_keys == ("x",)
     outcome = json_check(on_fail="fix")('{"x": 1, "x": 2}')

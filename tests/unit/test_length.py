@@ -16,9 +16,9 @@ from citeloop.checks.length import (
     LengthResult,
     estimate_tokens,
     length_check,
-    validate_length,
-    validate_long_response,
-    validate_short_response,
+    length_result,
+    long_response_result,
+    short_response_result,
 )
 from citeloop.errors import ConfigurationError
 
@@ -65,7 +65,7 @@ class IdsTokenizer:
 )
 def test_tokenizer_kinds(tokenizer: Any, tokens: int) -> None:
     assert estimate_tokens("one two six", tokenizer) == tokens
-    result = validate_length("one two six", tokenizer=tokenizer)
+    result = length_result("one two six", tokenizer=tokenizer)
     assert (result.tokens, result.estimated) == (tokens, False)
 
 
@@ -93,7 +93,7 @@ def test_tokenizer_refusing_lone_surrogates_gets_them_replaced() -> None:
     def strict_utf8(text: str) -> list[bytes]:
         return text.encode("utf-8").split()
 
-    result = validate_length("a \ud800 b", tokenizer=strict_utf8)
+    result = length_result("a \ud800 b", tokenizer=strict_utf8)
     assert (result.tokens, result.estimated) == (3, False)
 
 
@@ -103,7 +103,7 @@ def test_tokenizer_refusing_a_text_falls_back_to_the_estimate() -> None:
             raise ValueError("disallowed special token")
         return text.split()
 
-    result = validate_length("x <|endoftext|>", tokenizer=refuses_special_tokens)
+    result = length_result("x <|endoftext|>", tokenizer=refuses_special_tokens)
     assert (result.tokens, result.estimated) == (4, True)
 
 
@@ -126,14 +126,14 @@ def test_tokenizer_refusing_a_text_falls_back_to_the_estimate() -> None:
     ],
 )
 def test_bounds_are_inclusive(settings: dict[str, int], text: str, codes: tuple[str, ...]) -> None:
-    result = validate_length(text, **settings)
+    result = length_result(text, **settings)
     assert result.codes == codes
     assert result.passed == (not codes)
     assert result.chars == len(text)
 
 
 def test_problem_says_what_was_measured_and_the_limit() -> None:
-    (problem,) = validate_length("x" * 2_000, max_tokens=100).problems
+    (problem,) = length_result("x" * 2_000, max_tokens=100).problems
     assert problem.details == {"code": "too_long", "unit": "tokens", "limit": 100, "actual": 500}
     assert "500 tokens" in problem.message and "100" in problem.message
     assert problem.expected == "at most 100 tokens (about 75 words)"
@@ -153,14 +153,14 @@ def test_problem_says_what_was_measured_and_the_limit() -> None:
 )
 def test_bad_bounds_are_configuration_errors(settings: dict[str, Any], match: str) -> None:
     with pytest.raises(ConfigurationError, match=match):
-        validate_length("text", **settings)
+        length_result("text", **settings)
     with pytest.raises(ConfigurationError, match=match):
         length_check(**settings)
 
 
 def test_non_str_text_is_a_configuration_error() -> None:
     with pytest.raises(ConfigurationError, match="str"):
-        validate_length(None)  # type: ignore[arg-type]
+        length_result(None)  # type: ignore[arg-type]
 
 
 # --- short and long -------------------------------------------------------------------
@@ -177,11 +177,11 @@ def test_non_str_text_is_a_configuration_error() -> None:
     ],
 )
 def test_short_response(text: str, codes: tuple[str, ...]) -> None:
-    assert validate_short_response(text).codes == codes
+    assert short_response_result(text).codes == codes
 
 
 def test_short_response_custom_ceiling() -> None:
-    assert validate_short_response("one two three", max_tokens=2, tokenizer=str.split).codes == (
+    assert short_response_result("one two three", max_tokens=2, tokenizer=str.split).codes == (
         "too_long",
     )
 
@@ -195,11 +195,11 @@ def test_short_response_custom_ceiling() -> None:
     ],
 )
 def test_long_response(text: str, codes: tuple[str, ...]) -> None:
-    assert validate_long_response(text).codes == codes
+    assert long_response_result(text).codes == codes
 
 
 def test_long_response_with_ceiling() -> None:
-    result = validate_long_response("a b c d", min_tokens=2, max_tokens=3, tokenizer=str.split)
+    result = long_response_result("a b c d", min_tokens=2, max_tokens=3, tokenizer=str.split)
     assert result.codes == ("too_long",)
 
 
@@ -227,7 +227,7 @@ ODD_TEXTS = ["", " ", "\x00\xff", "\ud800", "é" * 10, "🙂" * 10, "\u200b" * 3
 
 @pytest.mark.parametrize("text", ODD_TEXTS, ids=range(len(ODD_TEXTS)))
 def test_odd_text_is_measured(text: str) -> None:
-    result = validate_length(text, min_chars=1, max_tokens=10)
+    result = length_result(text, min_chars=1, max_tokens=10)
     assert result.chars == len(text)
     assert result.tokens == -(-len(text) // 4)
 
@@ -235,9 +235,9 @@ def test_odd_text_is_measured(text: str) -> None:
 @settings(deadline=None, max_examples=200)
 @given(text=st.text())
 def test_never_raises_on_any_text(text: str) -> None:
-    assert validate_length(text, max_chars=50, min_tokens=1).chars == len(text)
-    assert validate_short_response(text).tokens == estimate_tokens(text)
-    validate_long_response(text, tokenizer=str.split)
+    assert length_result(text, max_chars=50, min_tokens=1).chars == len(text)
+    assert short_response_result(text).tokens == estimate_tokens(text)
+    long_response_result(text, tokenizer=str.split)
     assert length_check(max_tokens=5)(text).passed == (estimate_tokens(text) <= 5)
 
 
@@ -257,7 +257,7 @@ def _seconds(run: Callable[[str], object], text: str) -> float:
 )
 def test_length_takes_linear_time(make: Callable[[int], str]) -> None:
     def run(text: str) -> object:
-        return validate_long_response(text, tokenizer=str.split)
+        return long_response_result(text, tokenizer=str.split)
 
     short, long = _seconds(run, make(250_000)), _seconds(run, make(1_000_000))
     assert long < 10 * short + 1.0

@@ -10,13 +10,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from citeloop.checks.formatting import fix_formatting, formatting_check, validate_formatting
+from citeloop.checks.formatting import fix_formatting, formatting_check, formatting_result
 from citeloop.checks.modes import (
     CompletenessResult,
     ResponseMode,
     complete_check,
+    completeness_result,
     response_mode,
-    validate_complete,
 )
 from citeloop.errors import ConfigurationError, ValidationError
 
@@ -69,7 +69,7 @@ FORMATTING = {
 
 @pytest.mark.parametrize(("text", "codes"), FORMATTING.values(), ids=FORMATTING.keys())
 def test_formatting_rules(text: str, codes: tuple[str, ...]) -> None:
-    result = validate_formatting(text)
+    result = formatting_result(text)
     assert result.codes == codes
     assert result.passed == (not codes)
     for problem in result.problems:
@@ -78,17 +78,17 @@ def test_formatting_rules(text: str, codes: tuple[str, ...]) -> None:
 
 def test_formatting_problem_details_point_at_the_first_issue() -> None:
     text = "Intro.\n\nThen `open and never close it\n\nmore `open and more words."
-    (problem,) = validate_formatting(text).problems
+    (problem,) = formatting_result(text).problems
     assert problem.details["count"] == 2
     assert problem.details["position"] == text.index("`")
     assert problem.details["line"] == 3
 
 
 def test_max_blank_lines_setting() -> None:
-    assert validate_formatting("a\n\nb", max_blank_lines=0).codes == ("blank_lines",)
-    assert validate_formatting("a\n\n\n\n\nb", max_blank_lines=4).codes == ()
+    assert formatting_result("a\n\nb", max_blank_lines=0).codes == ("blank_lines",)
+    assert formatting_result("a\n\n\n\n\nb", max_blank_lines=4).codes == ()
     with pytest.raises(ConfigurationError, match="max_blank_lines"):
-        validate_formatting("a", max_blank_lines=-1)
+        formatting_result("a", max_blank_lines=-1)
 
 
 def test_fix_formatting_removes_only_what_is_safe() -> None:
@@ -182,13 +182,13 @@ CUT_OFF = {
 
 @pytest.mark.parametrize(("text", "cut"), CUT_OFF.values(), ids=CUT_OFF.keys())
 def test_standard_mode_detects_answers_cut_off(text: str, cut: bool) -> None:
-    result = validate_complete(text)
+    result = completeness_result(text)
     assert ("truncated" in result.codes) == cut
     assert result.passed == (not cut)
 
 
 def test_standard_mode_reports_cut_inside_code_as_unclosed_fence() -> None:
-    result = validate_complete("Run:\n```bash\nmake inst")
+    result = completeness_result("Run:\n```bash\nmake inst")
     assert result.codes == ("unclosed_fence",)
 
 
@@ -210,7 +210,7 @@ def test_standard_mode_reports_cut_inside_code_as_unclosed_fence() -> None:
     ],
 )
 def test_modes_bundle_checks(mode: str, text: str, codes: tuple[str, ...]) -> None:
-    result = validate_complete(text, mode)
+    result = completeness_result(text, mode)
     assert isinstance(result, CompletenessResult)
     assert result.codes == codes
     assert result.mode is ResponseMode(mode)
@@ -218,10 +218,10 @@ def test_modes_bundle_checks(mode: str, text: str, codes: tuple[str, ...]) -> No
 
 
 def test_token_bounds_of_short_and_long() -> None:
-    assert validate_complete(
+    assert completeness_result(
         "one two three.", "short", max_tokens=2, tokenizer=str.split
     ).codes == ("too_long",)
-    assert validate_complete("one two.", "long", min_tokens=2, tokenizer=str.split).passed
+    assert completeness_result("one two.", "long", min_tokens=2, tokenizer=str.split).passed
 
 
 @pytest.mark.parametrize(
@@ -237,7 +237,7 @@ def test_token_bounds_of_short_and_long() -> None:
 )
 def test_mode_settings_are_checked(mode: str, settings: dict, match: str) -> None:
     with pytest.raises(ConfigurationError, match=match):
-        validate_complete("text.", mode, **settings)
+        completeness_result("text.", mode, **settings)
     with pytest.raises(ConfigurationError, match=match):
         complete_check(mode, **settings)
 
@@ -248,7 +248,7 @@ SCHEMA = {"type": "object", "required": ["answer"], "properties": {"answer": {"t
 
 
 def test_structured_returns_the_value() -> None:
-    result = validate_complete('Here:\n```json\n{"answer": "42"}\n```', "structured", SCHEMA)
+    result = completeness_result('Here:\n```json\n{"answer": "42"}\n```', "structured", SCHEMA)
     assert result.passed and result.value == {"answer": "42"} and result.problems == ()
 
 
@@ -265,7 +265,7 @@ def test_structured_returns_the_value() -> None:
 def test_structured_raises_on_failure(text: str, reason: str) -> None:
     schema = SCHEMA if not text.startswith("[") else None
     with pytest.raises(ValidationError) as caught:
-        validate_complete(text, ResponseMode.STRUCTURED, schema)
+        completeness_result(text, ResponseMode.STRUCTURED, schema)
     assert caught.value.details["reason"] == reason
 
 
@@ -311,9 +311,9 @@ MARKDOWNISH = st.text(
 @settings(deadline=None, max_examples=200)
 @given(text=st.text())
 def test_signal_checks_never_raise_on_any_text(text: str) -> None:
-    validate_formatting(text)
+    formatting_result(text)
     for mode in SIGNAL_MODES:
-        result = validate_complete(text, mode)
+        result = completeness_result(text, mode)
         assert result.passed == (not result.problems)
 
 
@@ -330,7 +330,7 @@ def test_signal_checks_never_raise_on_markdown_fragments(text: str) -> None:
 @given(text=st.text())
 def test_structured_raises_only_validation_error(text: str) -> None:
     with contextlib.suppress(ValidationError):
-        validate_complete(text, "structured")
+        completeness_result(text, "structured")
 
 
 ADVERSARIAL: dict[str, Callable[[int], str]] = {
@@ -356,9 +356,9 @@ ADVERSARIAL: dict[str, Callable[[int], str]] = {
 
 def _seconds(text: str) -> float:
     started = time.perf_counter()
-    validate_formatting(text)
-    validate_complete(text)
-    validate_complete(text, "long")
+    formatting_result(text)
+    completeness_result(text)
+    completeness_result(text, "long")
     return time.perf_counter() - started
 
 
@@ -403,7 +403,7 @@ NOT_CUT_OFF = {
 
 @pytest.mark.parametrize("text", NOT_CUT_OFF.values(), ids=NOT_CUT_OFF.keys())
 def test_complete_answers_are_not_called_cut_off(text: str) -> None:
-    result = validate_complete(text)
+    result = completeness_result(text)
     assert result.passed, result.problems
     assert complete_check()(text).passed
 
@@ -420,15 +420,15 @@ CUT_OFF_PRECISE = {
 
 @pytest.mark.parametrize("text", CUT_OFF_PRECISE.values(), ids=CUT_OFF_PRECISE.keys())
 def test_real_cut_offs_are_found(text: str) -> None:
-    result = validate_complete(text)
+    result = completeness_result(text)
     assert result.codes == ("truncated",)
     outcome = complete_check()(text)
     assert not outcome.passed and outcome.fixed is None
 
 
 def test_function_word_rule_needs_three_words() -> None:
-    assert validate_complete("Rock and").passed
-    assert not validate_complete("Rock and roll and").passed
+    assert completeness_result("Rock and").passed
+    assert not completeness_result("Rock and roll and").passed
 
 
 # --- review regressions: backticks (low) ----------------------------------------------
@@ -444,7 +444,7 @@ def test_function_word_rule_needs_three_words() -> None:
     ],
 )
 def test_legitimate_backticks_are_not_unbalanced(text: str) -> None:
-    assert validate_formatting(text).passed
+    assert formatting_result(text).passed
     assert complete_check()(text).passed
 
 
@@ -476,7 +476,7 @@ def test_structured_check_never_fixes_prose_or_several_values(text: str) -> None
 )
 def test_structured_mode_raises_on_several_values_and_overflow(text: str, reason: str) -> None:
     with pytest.raises(ValidationError) as caught:
-        validate_complete(text, "structured")
+        completeness_result(text, "structured")
     assert caught.value.details["reason"] == reason
 
 
@@ -484,6 +484,6 @@ def test_structured_mode_accepts_a_top_level_scalar() -> None:
     assert complete_check("structured", {"type": "integer"})("42").passed
     classifier = complete_check("structured", {"enum": ["yes", "no"]})
     assert classifier('"yes"').passed and not classifier('"maybe"').passed
-    assert validate_complete("null", "structured").value is None
+    assert completeness_result("null", "structured").value is None
     outcome = complete_check("structured", {"type": "integer"})("```json\n42\n```")
     assert outcome.fixed == "42"

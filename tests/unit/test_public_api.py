@@ -56,8 +56,19 @@ LAZY_PACKAGES = (
     "citeloop",
     "citeloop.knowledge",
     "citeloop.knowledge.indexing",
-    "citeloop.validation",
+    "citeloop.checks",
+    "citeloop.grounding",
 )
+
+
+def test_the_compatibility_package_gives_the_same_objects():
+    """``citeloop.validation`` re-exports every name of ``checks`` and ``grounding``."""
+    validation = importlib.import_module("citeloop.validation")
+    for package in ("citeloop.checks", "citeloop.grounding"):
+        module = importlib.import_module(package)
+        for name in module.__all__:
+            assert getattr(validation, name) is getattr(module, name)
+    assert set(validation.__all__) <= set(dir(validation))
 
 
 @pytest.mark.parametrize("package", LAZY_PACKAGES)

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from citeloop.checks import repetition, similarity
+from citeloop.checks import repetition, repetition_scan, similarity
 from citeloop.checks.check import Check, OnFail
 from citeloop.checks.deduplication import clean_repetitive_output, deduplicate_sections
 from citeloop.checks.repetition import (
@@ -21,7 +21,7 @@ from citeloop.checks.repetition import (
     calculate_unique_content_ratio,
     detect_repetition,
     repetition_check,
-    validate_no_repetition,
+    repetition_within_limit,
 )
 from citeloop.checks.repetition_scan import MODE_THRESHOLDS
 from citeloop.checks.similarity import text_similarity
@@ -100,15 +100,22 @@ def test_repeated_headings_are_structure_not_repetition() -> None:
     assert not detect_repetition(text).found
 
 
-@pytest.mark.parametrize(("min_chars", "found"), [(10, True), (100, False)])
-def test_sections_shorter_than_min_section_chars_are_not_compared(
-    min_chars: int, found: bool
-) -> None:
-    text = paragraphs("Short but repeated line.", STORE, "Short but repeated line.")
+@pytest.mark.parametrize("min_chars", [10, 100])
+def test_short_sections_repeat_as_identical_copies(min_chars: int) -> None:
+    text = paragraphs("Short but repeated line.", STORE, "short but REPEATED line")
     result = detect_repetition(text, min_section_chars=min_chars)
-    assert result.found is found
-    # 100 characters excludes every section: nothing compared, ratio 1.
-    assert result.unique_ratio == (2 / 3 if found else 1.0)
+    assert result.found
+    assert result.unique_ratio == 2 / 3
+
+
+def test_sections_shorter_than_min_section_chars_are_not_compared_by_similarity() -> None:
+    first = "The index keeps every module of the tree."
+    second = "The index keeps every module of the trees."
+    text = paragraphs(first, STORE, second)
+    assert detect_repetition(text, min_section_chars=10, similarity_threshold=0.6).found
+    result = detect_repetition(text, min_section_chars=100, similarity_threshold=0.6)
+    assert not result.found
+    assert result.unique_ratio == 1.0
 
 
 def test_threshold_decides_paraphrases() -> None:
@@ -250,11 +257,11 @@ def test_loops_come_first_among_examples() -> None:
     ],
 )
 def test_unique_content_ratio(text: str, ratio: float) -> None:
-    assert calculate_unique_content_ratio(text) == pytest.approx(ratio)
+    assert calculate_unique_content_ratio(text, None) == pytest.approx(ratio)
     assert detect_repetition(text).unique_ratio == pytest.approx(ratio)
 
 
-# --- validate_no_repetition -------------------------------------------------------------
+# --- repetition_within_limit -------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -269,7 +276,7 @@ def test_unique_content_ratio(text: str, ratio: float) -> None:
     ],
 )
 def test_validate_no_repetition(text: str, max_repetitions: int, valid: bool) -> None:
-    assert validate_no_repetition(text, max_repetitions=max_repetitions) is valid
+    assert repetition_within_limit(text, max_repetitions=max_repetitions) is valid
 
 
 # --- deduplicate_sections ---------------------------------------------------------------
@@ -283,7 +290,7 @@ DOC = (
 
 
 def test_deduplicate_keeps_first_occurrences_in_order_and_drops_emptied_headings() -> None:
-    result = deduplicate_sections(DOC, min_content_preservation=0)
+    result = deduplicate_sections(DOC, max_repetitions=1, min_content_preservation=0)
     # `## Details` lost all it had, `### More` with it; `## Empty heading` had nothing
     # to begin with and stays.
     assert result == (
@@ -294,14 +301,14 @@ def test_deduplicate_keeps_first_occurrences_in_order_and_drops_emptied_headings
 
 def test_a_heading_with_new_content_stays() -> None:
     text = f"## A\n\n{INDEXER}\n\n## B\n\n{INDEXER}\n\n{STORE}\n"
-    assert deduplicate_sections(text, min_content_preservation=0) == (
+    assert deduplicate_sections(text, max_repetitions=1, min_content_preservation=0) == (
         f"## A\n\n{INDEXER}\n\n## B\n\n{STORE}\n"
     )
 
 
 def test_a_subheading_with_new_content_keeps_its_parent() -> None:
     text = f"## A\n\n{INDEXER}\n\n## B\n\n{INDEXER}\n\n### B.1\n\n{STORE}\n"
-    assert deduplicate_sections(text, min_content_preservation=0) == (
+    assert deduplicate_sections(text, max_repetitions=1, min_content_preservation=0) == (
         f"## A\n\n{INDEXER}\n\n## B\n\n### B.1\n\n{STORE}\n"
     )
 
@@ -322,22 +329,29 @@ def test_max_repetitions_is_how_often_a_section_may_occur(
     assert result == paragraphs(*kept)
 
 
+ALL_FIVE = [INDEXER, STORE, INDEXER, INDEXER_PARAPHRASE, INDEXER_EDITED]
+
+
 @pytest.mark.parametrize(
     ("mode", "threshold", "kept"),
     [
-        ("conservative", None, [INDEXER, STORE, INDEXER_PARAPHRASE, INDEXER_EDITED]),
+        # conservative: threshold at least 0.9 and three occurrences kept: nothing goes.
+        ("conservative", None, ALL_FIVE),
+        ("conservative", 0.65, ALL_FIVE),
+        # balanced: the settings as given.
         ("balanced", None, [INDEXER, STORE, INDEXER_PARAPHRASE]),
+        ("balanced", 0.65, [INDEXER, STORE]),
+        # aggressive: threshold at most 0.7, one occurrence kept.
         ("aggressive", None, [INDEXER, STORE]),
-        ("aggressive", 0.95, [INDEXER, STORE, INDEXER_PARAPHRASE, INDEXER_EDITED]),
-        ("conservative", 0.65, [INDEXER, STORE]),
+        ("aggressive", 0.95, [INDEXER, STORE]),
     ],
 )
-def test_modes_set_the_threshold_and_similarity_threshold_overrides_them(
+def test_modes_bound_the_threshold_and_the_occurrences_kept(
     mode: str, threshold: float | None, kept: list[str]
 ) -> None:
-    text = paragraphs(INDEXER, STORE, INDEXER, INDEXER_PARAPHRASE, INDEXER_EDITED)
+    text = paragraphs(*ALL_FIVE)
     result = deduplicate_sections(
-        text, mode=mode, similarity_threshold=threshold, min_content_preservation=0
+        text, 1, mode=mode, similarity_threshold=threshold, min_content_preservation=0
     )
     assert result == paragraphs(*kept)
     assert MODE_THRESHOLDS == {"conservative": 0.95, "balanced": 0.8, "aggressive": 0.65}
@@ -354,11 +368,13 @@ def test_a_repeat_of_a_repeat_counts_against_the_first_occurrence() -> None:
 
 def test_too_much_removed_returns_the_original_text() -> None:
     text = paragraphs(INDEXER, INDEXER, INDEXER)  # dedup would keep a third
-    assert deduplicate_sections(text) is text
-    assert deduplicate_sections(text, min_content_preservation=0.34) is text
-    assert deduplicate_sections(text, min_content_preservation=0.33) == paragraphs(INDEXER)
+    assert deduplicate_sections(text, max_repetitions=1) is text
+    assert deduplicate_sections(text, max_repetitions=1, min_content_preservation=0.34) is text
+    assert deduplicate_sections(
+        text, max_repetitions=1, min_content_preservation=0.33
+    ) == paragraphs(INDEXER)
     twice = paragraphs(INDEXER, STORE, INDEXER)  # keeps ~66%
-    assert deduplicate_sections(twice) == paragraphs(INDEXER, STORE)
+    assert deduplicate_sections(twice, max_repetitions=1) == paragraphs(INDEXER, STORE)
 
 
 @pytest.mark.parametrize(
@@ -366,16 +382,16 @@ def test_too_much_removed_returns_the_original_text() -> None:
     ["", "   ", paragraphs(INDEXER, STORE), "the " * 40, f"{INDEXER}\r\n\r\n{STORE}\r\n"],
 )
 def test_nothing_to_remove_returns_the_same_object(text: str) -> None:
-    assert deduplicate_sections(text) is text
+    assert deduplicate_sections(text, max_repetitions=1) is text
     if "the the" not in text:
-        assert clean_repetitive_output(text) is text
+        assert clean_repetitive_output(text, max_repetitions=1) is text
 
 
 def test_line_ends_and_the_final_newline() -> None:
     crlf = f"{INDEXER}\r\n\r\n{STORE}\r\n\r\n{INDEXER}\r\n"
-    assert deduplicate_sections(crlf) == f"{INDEXER}\n\n{STORE}\n"
+    assert deduplicate_sections(crlf, max_repetitions=1) == f"{INDEXER}\n\n{STORE}\n"
     no_newline = f"{INDEXER}\n\n{STORE}\n\n{INDEXER}"
-    assert deduplicate_sections(no_newline) == f"{INDEXER}\n\n{STORE}"
+    assert deduplicate_sections(no_newline, max_repetitions=1) == f"{INDEXER}\n\n{STORE}"
 
 
 # --- clean_repetitive_output ------------------------------------------------------------
@@ -396,17 +412,21 @@ def test_line_ends_and_the_final_newline() -> None:
     ],
 )
 def test_clean_collapses_loops_and_removes_repeats(text: str, cleaned: str) -> None:
-    result = clean_repetitive_output(text)
+    result = clean_repetitive_output(text, max_repetitions=1)
     assert result == cleaned
-    assert validate_no_repetition(result)
-    assert clean_repetitive_output(result) == result  # idempotent
+    assert repetition_within_limit(result)
+    assert clean_repetitive_output(result, max_repetitions=1) == result  # idempotent
 
 
 def test_loops_are_collapsed_whatever_the_content_preservation() -> None:
     text = "ok " + "the " * 1000
-    assert clean_repetitive_output(text, min_content_preservation=1.0) == "ok the "
+    assert (
+        clean_repetitive_output(text, max_repetitions=1, min_content_preservation=1.0) == "ok the "
+    )
     repeated = paragraphs(INDEXER, INDEXER, INDEXER)
-    assert clean_repetitive_output(repeated) is repeated  # the dedup step refuses
+    assert (
+        clean_repetitive_output(repeated, max_repetitions=1) is repeated
+    )  # the dedup step refuses
 
 
 # --- repetition_check -------------------------------------------------------------------
@@ -478,7 +498,7 @@ BAD_SETTINGS: list[tuple[Callable[[], object], str]] = [
     (lambda: detect_repetition("x", min_section_chars=0), "min_section_chars"),
     (lambda: detect_repetition("x", max_examples=-1), "max_examples"),
     (lambda: calculate_unique_content_ratio("x", min_section_chars=2.5), "min_section_chars"),  # type: ignore[arg-type]
-    (lambda: validate_no_repetition("x", max_repetitions=0), "max_repetitions"),
+    (lambda: repetition_within_limit("x", max_repetitions=0), "max_repetitions"),
     (lambda: deduplicate_sections("x", mode="fast"), "mode must be one of"),
     (lambda: deduplicate_sections("x", max_repetitions=1.5), "max_repetitions"),  # type: ignore[arg-type]
     (lambda: deduplicate_sections("x", min_content_preservation=1.1), "min_content"),
@@ -574,11 +594,18 @@ def _all_pairs(text: str, threshold: float) -> set[int]:
     """First lines of the prose sections repeating an earlier one, every pair compared."""
     lines = text.split("\n")
     profiles = []
+    short: dict[tuple[str, ...], int] = {}
+    repeated_short: set[int] = set()
     for block in similarity.split_blocks(lines):
         body = "\n".join(lines[block.start : block.end]).strip()
+        words = similarity._words(body)
         if len(body) >= repetition.DEFAULT_MIN_SECTION_CHARS:
-            profiles.append((block.start, similarity._Profile(similarity._words(body))))
-    return {
+            profiles.append((block.start, similarity._Profile(words)))
+        elif words and tuple(words) in short:
+            repeated_short.add(block.start)
+        elif words:
+            short[tuple(words)] = block.start
+    return repeated_short | {
         line
         for later, (line, profile) in enumerate(profiles)
         if any(similarity._similarity(profile, other) >= threshold for _, other in profiles[:later])
@@ -589,7 +616,7 @@ def _all_pairs(text: str, threshold: float) -> set[int]:
 def test_blocking_finds_what_all_pairs_find(threshold: float) -> None:
     text = "\n\n".join(_corpus(7, 400))
     expected = _all_pairs(text, threshold)
-    analysis = repetition._analyze(text, threshold, repetition.DEFAULT_MIN_SECTION_CHARS)
+    analysis = repetition_scan.analyze(text, threshold, repetition.DEFAULT_MIN_SECTION_CHARS)
     found = {analysis.blocks[match.block].start for match in analysis.matches}
     assert len(expected) >= 15  # the corpus does hold near-duplicates
     # Every match is verified, so nothing extra; and nothing is missed.
@@ -633,9 +660,13 @@ ODD = {
 def test_odd_text_never_raises(text: str) -> None:
     result = detect_repetition(text)
     assert isinstance(result.found, bool) and 0.0 <= result.unique_ratio <= 1.0
-    assert isinstance(validate_no_repetition(text), bool)
-    assert isinstance(deduplicate_sections(text, min_content_preservation=0), str)
-    assert isinstance(clean_repetitive_output(text, min_content_preservation=0), str)
+    assert isinstance(repetition_within_limit(text), bool)
+    assert isinstance(
+        deduplicate_sections(text, max_repetitions=1, min_content_preservation=0), str
+    )
+    assert isinstance(
+        clean_repetitive_output(text, max_repetitions=1, min_content_preservation=0), str
+    )
     repetition_check()(text)
 
 
@@ -645,9 +676,11 @@ def test_no_function_raises_on_generated_text(text: str) -> None:
     found, examples, ratio = detect_repetition(text, min_section_chars=1)
     assert 0.0 <= ratio <= 1.0 and (found or not examples)
     calculate_unique_content_ratio(text)
-    validate_no_repetition(text)
-    deduplicate_sections(text, min_content_preservation=0, min_section_chars=1)
-    clean_repetitive_output(text, min_content_preservation=0, min_section_chars=1)
+    repetition_within_limit(text)
+    deduplicate_sections(text, max_repetitions=1, min_content_preservation=0, min_section_chars=1)
+    clean_repetitive_output(
+        text, max_repetitions=1, min_content_preservation=0, min_section_chars=1
+    )
     outcome = repetition_check()(text)
     if outcome.fixed is not None:
         assert repetition_check()(outcome.fixed).passed
@@ -688,14 +721,14 @@ def test_cleaned_markdown_fragments_pass_the_check(text: str) -> None:
     outcome = repetition_check()(text)
     if outcome.fixed is not None:
         assert repetition_check()(outcome.fixed).passed
-    cleaned = clean_repetitive_output(text, min_content_preservation=0)
-    assert validate_no_repetition(cleaned)
+    cleaned = clean_repetitive_output(text, max_repetitions=1, min_content_preservation=0)
+    assert repetition_within_limit(cleaned)
 
 
 def _seconds(text: str) -> float:
     started = time.perf_counter()
     detect_repetition(text)
-    clean_repetitive_output(text, min_content_preservation=0)
+    clean_repetitive_output(text, max_repetitions=1, min_content_preservation=0)
     return time.perf_counter() - started
 
 

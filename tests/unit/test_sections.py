@@ -21,23 +21,23 @@ from citeloop.checks.section_parser import (
     MAX_QUOTE_DEPTH,
     MAX_TITLE_CHARS,
     Section,
-    extract_structured_sections,
+    extract_sections,
 )
 from citeloop.checks.sections import (
     SectionReport,
+    response_structure_result,
+    section_completeness_result,
     sections_check,
-    validate_response_structure,
-    validate_section_completeness,
 )
 from citeloop.errors import ConfigurationError
 
 
 def titles(text: str, **settings: bool) -> list[str]:
-    return [section.title for section in extract_structured_sections(text, **settings)]
+    return [section.title for section in extract_sections(text, **settings)]
 
 
 def complete(text: str, *required: str, flexible: bool = True) -> SectionReport:
-    return validate_section_completeness(text, list(required), flexible=flexible)
+    return section_completeness_result(text, list(required), flexible=flexible)
 
 
 # --- what CommonMark calls a heading --------------------------------------------------
@@ -83,7 +83,7 @@ def test_headings_follow_commonmark(text: str, expected: list[str]) -> None:
     ],
 )
 def test_title_is_the_heading_text_with_inline_markup_stripped(heading: str, title: str) -> None:
-    (section,) = extract_structured_sections(heading + "\n")
+    (section,) = extract_sections(heading + "\n")
     assert section.title == title
 
 
@@ -197,7 +197,7 @@ def test_bold_heading_too_long_is_not_a_heading() -> None:
 
 def test_bold_sections_end_at_any_heading() -> None:
     text = "## Plan\n**Setup**\nInstall.\n\n**Run**\n\n## Next\nGo.\n"
-    found = extract_structured_sections(text)
+    found = extract_sections(text)
     assert [(s.title, s.level, s.line_range, s.empty) for s in found] == [
         ("Plan", 2, (0, 6), False),
         ("Setup", BOLD_LEVEL, (1, 4), False),
@@ -212,7 +212,7 @@ def test_bold_sections_end_at_any_heading() -> None:
 def test_section_fields() -> None:
     report = "## 1. Overview\nA plan.\n\n### Detail\nMore.\n\nResults\n-------\nData."
     text = "Preamble.\n\n# Report\n\n" + report + "\n\n"
-    assert extract_structured_sections(text) == (
+    assert extract_sections(text) == (
         Section("Report", "report", 1, "atx", (2, 14), report, False),
         Section(
             "1. Overview", "overview", 2, "atx", (4, 10), "A plan.\n\n### Detail\nMore.", False
@@ -225,7 +225,7 @@ def test_section_fields() -> None:
 @pytest.mark.parametrize("newline", ["\n", "\r\n", "\r"])
 def test_lines_split_like_commonmark(newline: str) -> None:
     text = newline.join(["## A", "x", "## B", "y", ""])
-    found = extract_structured_sections(text)
+    found = extract_sections(text)
     assert [(s.line_range, s.body) for s in found] == [((0, 2), "x"), ((2, 4), "y")]
 
 
@@ -250,12 +250,12 @@ def test_lines_split_like_commonmark(newline: str) -> None:
     ],
 )
 def test_empty_sections(text: str, empty: list[str]) -> None:
-    found = extract_structured_sections(text)
+    found = extract_sections(text)
     assert [section.title for section in found if section.empty] == empty
 
 
 def test_text_before_the_first_heading_is_no_section() -> None:
-    assert extract_structured_sections("Just prose.\n\nMore prose.\n") == ()
+    assert extract_sections("Just prose.\n\nMore prose.\n") == ()
 
 
 # --- the completeness report ----------------------------------------------------------
@@ -301,7 +301,7 @@ def test_first_matching_section_decides_emptiness() -> None:
 
 def test_no_required_sections_pass() -> None:
     assert complete("anything").passed
-    assert validate_response_structure("").passed
+    assert response_structure_result("").passed
 
 
 @pytest.mark.parametrize(
@@ -318,29 +318,29 @@ def test_no_required_sections_pass() -> None:
 )
 def test_order_is_checked_when_asked(order: str, required: str, out_of_order: str) -> None:
     text = "".join(f"## {name}\nText.\n" for name in order)
-    report = validate_response_structure(text, list(required), ordered=True)
+    report = response_structure_result(text, list(required), ordered=True)
     assert report.out_of_order == tuple(out_of_order)
     assert report.passed == (not out_of_order and set(required) <= set(order))
-    assert validate_response_structure(text, list(required)).out_of_order == ()
+    assert response_structure_result(text, list(required)).out_of_order == ()
 
 
 def test_min_sections_counts_every_section() -> None:
     text = "## A\nx\n### B\ny\n\n**C**\nz\n"
-    assert validate_response_structure(text, min_sections=3).passed
-    report = validate_response_structure(text, min_sections=4)
+    assert response_structure_result(text, min_sections=3).passed
+    report = response_structure_result(text, min_sections=4)
     assert report.too_few_sections and not report.passed
-    assert validate_response_structure(text, min_sections=3, flexible=False).too_few_sections
+    assert response_structure_result(text, min_sections=3, flexible=False).too_few_sections
 
 
 def test_allow_empty_accepts_bare_headings() -> None:
     text = "## Overview\n## Risks\n"
-    assert validate_response_structure(text, ["Overview", "Risks"]).empty == ("Overview", "Risks")
-    report = validate_response_structure(text, ["Overview", "Risks"], allow_empty=True)
+    assert response_structure_result(text, ["Overview", "Risks"]).empty == ("Overview", "Risks")
+    report = response_structure_result(text, ["Overview", "Risks"], allow_empty=True)
     assert report.empty == () and report.passed
 
 
 def test_reports_are_json_ready() -> None:
-    report = validate_response_structure("## A\nx\n## A\n", ["A", "B"], ordered=True)
+    report = response_structure_result("## A\nx\n## A\n", ["A", "B"], ordered=True)
     data = json.loads(json.dumps(report.to_dict()))
     assert data["passed"] is False
     assert data["missing"] == ["B"] and data["duplicates"] == ["A"]
@@ -373,8 +373,8 @@ def test_reports_are_json_ready() -> None:
 )
 def test_bad_required_headers_raise_configuration_error(required: object, says: str) -> None:
     for call in (
-        lambda: validate_section_completeness("## Risks\n", required),  # type: ignore[arg-type]
-        lambda: validate_response_structure("## Risks\n", required),  # type: ignore[arg-type]
+        lambda: section_completeness_result("## Risks\n", required),  # type: ignore[arg-type]
+        lambda: response_structure_result("## Risks\n", required),  # type: ignore[arg-type]
         lambda: sections_check(required),  # type: ignore[arg-type]
     ):
         with pytest.raises(ConfigurationError, match=says):
@@ -394,15 +394,15 @@ def test_bad_required_headers_raise_configuration_error(required: object, says: 
 )
 def test_bad_settings_raise_configuration_error(settings: dict[str, object], says: str) -> None:
     with pytest.raises(ConfigurationError, match=says):
-        validate_response_structure("## A\n", ["A"], **settings)  # type: ignore[arg-type]
+        response_structure_result("## A\n", ["A"], **settings)  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize("text", [None, b"## Risks", 42])
 def test_text_that_is_not_a_str_raises_configuration_error(text: object) -> None:
     with pytest.raises(ConfigurationError, match="text must be a str"):
-        validate_section_completeness(text, ["Risks"])  # type: ignore[arg-type]
+        section_completeness_result(text, ["Risks"])  # type: ignore[arg-type]
     with pytest.raises(ConfigurationError, match="text must be a str"):
-        extract_structured_sections(text)  # type: ignore[arg-type]
+        extract_sections(text)  # type: ignore[arg-type]
 
 
 def test_check_factory_validates_its_settings() -> None:
@@ -485,8 +485,8 @@ ODD = [
 
 @pytest.mark.parametrize("text", ODD, ids=range(len(ODD)))
 def test_odd_text_gives_a_report(text: str) -> None:
-    extract_structured_sections(text)
-    report = validate_response_structure(text, ["Risks"], ordered=True, min_sections=1)
+    extract_sections(text)
+    report = response_structure_result(text, ["Risks"], ordered=True, min_sections=1)
     assert report.missing == ("Risks",) and not report.passed
     outcome = sections_check(["Risks"])(text)
     assert not outcome.passed
@@ -501,9 +501,9 @@ def test_huge_text_gives_a_report() -> None:
 
 def test_long_heading_is_taken_as_written() -> None:
     source = "**a** " * (MAX_TITLE_CHARS // 6 + 1)
-    (section,) = extract_structured_sections("# " + source + "\nx\n")
+    (section,) = extract_sections("# " + source + "\nx\n")
     assert section.title == source.strip()  # too long to be inline-parsed
-    (short,) = extract_structured_sections("# **a** **b**\nx\n")
+    (short,) = extract_sections("# **a** **b**\nx\n")
     assert short.title == "a b"
 
 
@@ -513,16 +513,16 @@ MARKDOWNISH = st.text(alphabet=st.sampled_from(list("#*_-=>`~ \n\t1.)[]()!<:aRis
 @settings(deadline=None, max_examples=200)
 @given(text=st.text())
 def test_never_raises_on_arbitrary_text(text: str) -> None:
-    for section in extract_structured_sections(text):
+    for section in extract_sections(text):
         assert section.line_range[0] < section.line_range[1]
-    validate_response_structure(text, ["Risks", "Overview"], ordered=True, min_sections=2)
+    response_structure_result(text, ["Risks", "Overview"], ordered=True, min_sections=2)
     sections_check(["Risks"])(text)
 
 
 @settings(deadline=None, max_examples=200)
 @given(text=MARKDOWNISH)
 def test_never_raises_on_markdown_fragments(text: str) -> None:
-    found = extract_structured_sections(text)
+    found = extract_sections(text)
     starts = [section.line_range[0] for section in found]
     assert starts == sorted(starts)
     for section in found:
@@ -616,7 +616,7 @@ def test_pathological_text_completes_and_keeps_later_headings(text: str) -> None
 
 def _seconds(text: str) -> float:
     started = time.perf_counter()
-    validate_response_structure(text, ["Risks"], ordered=True)
+    response_structure_result(text, ["Risks"], ordered=True)
     return time.perf_counter() - started
 
 

@@ -1,0 +1,90 @@
+"""Resolve what an answer cites to the entities of its context: a cited item (``Name``,
+``pkg.Name``, ``Name()``, an emphasized name) to the names it means, and the rank of a
+candidate citation section (one citing an entity by name wins).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+
+from citeloop.grounding.citation_section import (
+    CitationSection,
+)
+from citeloop.grounding.entities import ContextName
+from citeloop.grounding.matching import NameScanner, without_underscore_emphasis
+from citeloop.grounding.substance import location_valid
+
+
+def resolve_name(
+    item: str, names: Collection[str], scanner: NameScanner
+) -> tuple[set[str], str | None]:
+    if item in names:
+        return {item}, None
+    if not any(char.isspace() for char in item):
+        # `pkg.mod.Name` and `Class.method` cite the entity named by their last part.
+        last = item.rsplit(".", 1)[-1] or item
+        return ({last}, None) if last in names else (set(), last)
+    # A phrase ("the GraphStore protocol") cites the entities it mentions.
+    mentioned = scanner.scan(item)
+    return (set(mentioned), None) if mentioned else (set(), item)
+
+
+def resolve_citation(
+    item: str, names: Collection[str], scanner: NameScanner
+) -> tuple[set[str], str | None]:
+    """Entities cited by one citation item, or the invalid name it cites (as written)."""
+    cited, wrong = resolve_name(item, names, scanner)
+    plain = without_underscore_emphasis(item) if wrong is not None else None
+    if plain is not None:
+        # `__GraphStore__` is bold GraphStore unless the context names `__GraphStore__`.
+        emphasized, _ = resolve_name(plain, names, scanner)
+        if emphasized:
+            return emphasized, None
+    return cited, wrong
+
+
+def section_rank(section: CitationSection, names: Collection[str], scanner: NameScanner) -> int:
+    """2: cites a context entity by name; 1: only mentions one in prose; 0: neither."""
+    rank = 0
+    for item in section.items + section.group_labels:
+        if resolve_citation(item, names, scanner)[0]:
+            if not any(char.isspace() for char in item):
+                return 2
+            rank = 1
+    return rank
+
+
+def check_locations(
+    section: CitationSection | None,
+    entities: Sequence[ContextName],
+    names: Collection[str],
+    scanner: NameScanner,
+    cited: Collection[str],
+    *,
+    require: bool,
+) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    """(valid locations, invalid locations, cited names without one when ``require``):
+    each ``path:line`` of the citation section checked against the cited entity's
+    places (:func:`citeloop.grounding.substance.location_valid`)."""
+    if section is None or not (section.locations or require):
+        return (), (), tuple(sorted(cited)) if section and require else ()
+    places = {entity.name: entity.places for entity in entities}
+    every_place = [place for found in places.values() for place in found]
+    valid: list[str] = []
+    wrong: list[str] = []
+    located: set[str] = set()
+    for location in section.locations:
+        if location.name is None:
+            candidates = every_place
+        else:
+            targets, _ = resolve_citation(location.name, names, scanner)
+            if not targets:
+                continue  # an invalid citation already; its place cannot be judged
+            if not any(places[target] for target in targets):
+                continue  # the context gives no place to check it against
+            candidates = [place for target in targets for place in places[target]]
+            located |= targets
+        ok = location_valid(location.path, location.start, location.end, candidates)
+        (valid if ok else wrong).append(location.text)
+    unlocated = sorted(set(cited) - located) if require else []
+    return tuple(valid), tuple(wrong), tuple(unlocated)
