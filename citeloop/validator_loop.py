@@ -32,7 +32,7 @@ from citeloop.checks.check import Check, CheckOutcome, Problem
 from citeloop.context import MAX_RETRIES, GroundedAnswerContext
 from citeloop.errors import ConfigurationError
 from citeloop.graphs.grounded_answer import build_grounded_answer_graph
-from citeloop.grounding import GraphValidationResult
+from citeloop.grounding import GraphValidationResult, ValidationResult
 from citeloop.knowledge import ContextExpansion, ContextInjector, InjectedContext
 from citeloop.nodes.chat import DEFAULT_MODEL_RETRY
 from citeloop.nodes.grounded_answer import supersteps_needed
@@ -53,7 +53,9 @@ class ValidatorLoopResult:
     Attributes:
         response: The final answer (on ``budget_exhausted``, the run's best answer).
         validation: Its validation: the result of the ``validator_factory``'s validator,
-            else the graph's :class:`~citeloop.grounding.GraphValidationResult`.
+            else the graph's, as the source design 000's
+            :class:`~citeloop.grounding.ValidationResult` (its ``.report`` is citeloop's
+            full :class:`~citeloop.grounding.GraphValidationResult`).
         retries: Model calls after the first one, ``0..max_retries``.
         expanded: Whether the context was widened.
         outcome: The graph's outcome: ``passed``, ``exhausted`` or ``budget_exhausted``.
@@ -298,7 +300,12 @@ class ValidatorLoop:
         if user_check:
             validation = user_check[1](answer)
         else:
-            validation = GraphValidationResult.from_dict(report) if report else None
+            # The source design 000's result, with citeloop's full one as its `.report`.
+            validation = (
+                ValidationResult.from_report(GraphValidationResult.from_dict(report))
+                if report
+                else None
+            )
         return ValidatorLoopResult(
             response=answer,
             validation=validation,

@@ -19,6 +19,7 @@ from citeloop import (
     ContextInjector,
     GraphValidationResult,
     SqliteGraphStore,
+    ValidationResult,
     ValidatorLoop,
     ValidatorLoopResult,
     index_tree,
@@ -117,7 +118,10 @@ async def test_a_first_answer_that_passes_ends_the_loop(injector):
     result = await ValidatorLoop(injector).run({}, call, user_message=MESSAGE)
     assert len(call.calls) == 1
     assert (result.response, result.retries, result.expanded) == (CITING, 0, False)
-    assert isinstance(result.validation, GraphValidationResult) and result.validation.passed
+    # The design 000's result, with citeloop's full report behind it.
+    assert isinstance(result.validation, ValidationResult) and result.validation.passed
+    assert isinstance(result.validation.report, GraphValidationResult)
+    assert result.validation.public_count == result.validation.report.public_count
     assert injector.seen[0][1] is None  # the first injection is not widened
 
 
@@ -196,8 +200,8 @@ async def test_what_must_be_cited_does_not_grow_with_widening(injector):
     call = Script(UNCITED, CITING)
     result = await ValidatorLoop(injector).run({}, call, user_message=MESSAGE)
     assert result.validation.passed
-    assert set(result.validation.core_entities) == {"Order", "Stock"}
-    assert "test_reserve" in result.validation.public_entities  # widening brought it
+    assert set(result.validation.report.core_entities) == {"Order", "Stock"}
+    assert "test_reserve" in result.validation.report.public_entities  # widening brought it
 
 
 class SeedStyleValidator:
