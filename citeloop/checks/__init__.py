@@ -43,7 +43,7 @@ if TYPE_CHECKING:  # the names as type checkers and IDEs see them
         has_on_topic_signals,
         is_off_topic,
     )
-    from citeloop.checks.compliance_check import (
+    from citeloop.checks.compliance_problems import (
         compliance_check,
     )
     from citeloop.checks.deduplication import (
@@ -148,7 +148,7 @@ _EXPORTS_BY_MODULE: dict[str, tuple[str, ...]] = {
         "has_on_topic_signals",
         "is_off_topic",
     ),
-    "citeloop.checks.compliance_check": ("compliance_check",),
+    "citeloop.checks.compliance_problems": ("compliance_check",),
     "citeloop.checks.deduplication": (
         "clean_repetitive_output",
         "deduplicate_sections",

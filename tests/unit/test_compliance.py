@@ -18,7 +18,7 @@ from citeloop.checks.compliance import (
     has_on_topic_signals,
     is_off_topic,
 )
-from citeloop.checks.compliance_check import compliance_check
+from citeloop.checks.compliance_problems import compliance_check
 from citeloop.checks.phrase_patterns import DEFAULT_PATTERNS, PhraseMatch, PhrasePatterns
 from citeloop.checks.phrase_scan import find_conversational_phrases
 from citeloop.errors import ConfigurationError

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import importlib
+import pkgutil
 from pathlib import Path
 
 import pytest
@@ -130,3 +131,13 @@ def test_library_modules_import_no_cycle():
     for node in sorted(graph):
         if node not in state and not node.endswith(tuple(LIBRARIES)):
             visit(node, [])
+
+
+@pytest.mark.parametrize("package", LAZY_PACKAGES)
+def test_no_public_name_is_also_a_submodule(package):
+    """Importing a submodule sets the package attribute of its name, which would hide a
+    lazy public name of the same name (``checks.compliance_check`` the module, not the
+    function)."""
+    module = importlib.import_module(package)
+    submodules = {info.name for info in pkgutil.iter_modules(module.__path__)}
+    assert not set(module.__all__) & submodules
