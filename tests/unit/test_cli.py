@@ -11,20 +11,12 @@ from pathlib import Path
 import pytest
 
 from citeloop.checkpoints import open_checkpointer
-from citeloop.cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE, main
+from citeloop.cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 from citeloop.graphs.grounded_answer import build_grounded_answer_graph
 from citeloop.knowledge import SqliteGraphStore
+from tests.cli import run
 
 TASK = "How does Circle compute its area?"
-
-
-def run(capsys, *argv: str) -> tuple[int, str, str]:
-    try:
-        code = main(list(argv))
-    except SystemExit as exc:  # argparse usage errors and our own error exits
-        code = exc.code
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 @pytest.fixture

@@ -15,20 +15,12 @@ import pytest
 
 import citeloop.checkpoints as checkpoints
 from citeloop.checkpoints import BUSY_TIMEOUT, open_checkpointer
-from citeloop.cli import EXIT_OK, EXIT_USAGE, main
+from citeloop.cli import EXIT_OK, EXIT_USAGE
 from citeloop.knowledge import SqliteGraphStore
+from tests.cli import run
 
 TASK = "How does Circle compute its area?"
 SECRET = "hunter2"
-
-
-def run(capsys, *argv: str) -> tuple[int, str, str]:
-    try:
-        code = main(list(argv))
-    except SystemExit as exc:
-        code = exc.code
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 @pytest.fixture(autouse=True)

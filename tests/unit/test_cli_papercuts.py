@@ -11,20 +11,12 @@ from pathlib import Path
 import pytest
 from langchain_core.messages import messages_from_dict
 
-from citeloop.cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE, main
+from citeloop.cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE
+from tests.cli import run
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
 TASK = "How does Circle compute its area?"
-
-
-def run(capsys, *argv: str) -> tuple[int, str, str]:
-    try:
-        code = main(list(argv))
-    except SystemExit as exc:
-        code = exc.code
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 @pytest.fixture(autouse=True)

@@ -18,24 +18,16 @@ from pathlib import Path
 import pytest
 
 from citeloop import reading
-from citeloop.cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE, main
+from citeloop.cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 from citeloop.knowledge.indexing.blocks import BlocksUnparseable, iter_blocks, splits_into_blocks
 from citeloop.knowledge.indexing.python_index import index_python
 from citeloop.knowledge.indexing.sources import discover
 from citeloop.terminal import escape_controls, escape_json
+from tests.cli import run
 
 ROOT = Path(__file__).resolve().parents[2]
 ANSWER = "Circle computes its area.\n\n## Entities used\n- Circle\n"
 CONTEXT = "# shapes/circle.py\nclass Circle  # L1-3\n"
-
-
-def run(capsys, *argv: str) -> tuple[int, str, str]:
-    try:
-        code = main(list(argv))
-    except SystemExit as exc:
-        code = exc.code
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 # -- a named pipe without a writer ----------------------------------------------------
