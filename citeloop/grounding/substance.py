@@ -269,8 +269,15 @@ def has_prose(body: str, names: Collection[str]) -> bool:
             continue
         if word.lower() in _LIST_WORDS:
             continue
-        if parts is None:
-            parts = {part for name in names for part in _NAME_PART.findall(name)}
-        if word not in parts and word not in names:
+        if word in names:
+            continue
+        if parts is None:  # the words of names that are more than one word (`Owner.run`)
+            parts = {
+                part
+                for name in names
+                if not name.isidentifier()
+                for part in _NAME_PART.findall(name)
+            }
+        if word not in parts:
             return True
     return False
