@@ -5,18 +5,19 @@ value, so a run saves its context, prompt, answer and report again at every step
 once more in the ``writes`` table of the step that wrote them). The savers here store the
 same rows, but a value (a channel's value, or a string, list or dict inside it) whose
 serialised form is at least :data:`REF_MIN_BYTES` bytes goes into the table
-``citeloop_values`` once, keyed by the SHA-256 of its bytes; the checkpoint or write
-keeps the 32-byte key. A value that does not change between steps, or that a node wrote
-and the next checkpoint holds, is thus stored once per database.
+``citeloop_values`` once, keyed by the SHA-256 of its bytes and compressed with zlib
+(RFC 1950); the checkpoint or write keeps the 32-byte key. A value that does not change
+between steps, or that a node wrote and the next checkpoint holds, is thus stored once
+per database.
 
 Format: a row with such keys has the type :data:`TREE_TYPE`; its blob is a msgpack tree
-of nodes ``["v", type, bytes]`` (a value serialised by LangGraph's
-``JsonPlusSerializer``), ``["d", [[key, node], ...]]`` (a dict with string keys),
-``["l", [node, ...]]`` (a list) and ``["r", sha256]`` (a node stored in
-``citeloop_values``, itself such a tree). Rows without a large value keep LangGraph's own
-format, and files written by a plain ``SqliteSaver`` are read as before; a plain
-``SqliteSaver`` cannot read :data:`TREE_TYPE` rows (it raises ``NotImplementedError``:
-"Unknown serialization type"). ``delete_thread`` removes the values no other thread uses
+of nodes: a string, bytes, number, boolean or nil (itself), a map ``{key: node}`` (a dict
+with string keys), ``["l", [node, ...]]`` (a list), ``["v", type, bytes]`` (any other
+value, serialised by LangGraph's ``JsonPlusSerializer``) and ``["r", sha256]`` (a node
+stored in ``citeloop_values``, itself such a tree, zlib-compressed). Rows without a
+large value keep LangGraph's own format, and files written by a plain ``SqliteSaver``
+are read as before; a plain ``SqliteSaver`` cannot read :data:`TREE_TYPE` rows (it
+raises ``NotImplementedError``: "Unknown serialization type"). ``delete_thread`` removes the values no other thread uses
 (``citeloop_value_refs`` records which thread uses which value).
 
 These savers serve :func:`citeloop.checkpoints.open_checkpointer` and
@@ -29,6 +30,7 @@ from __future__ import annotations
 
 import hashlib
 import sqlite3
+import zlib
 from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any
 
@@ -58,6 +60,8 @@ _DROP_REFS = "DELETE FROM citeloop_value_refs WHERE thread_id = ?"
 _DROP_UNUSED = (
     "DELETE FROM citeloop_values WHERE hash NOT IN (SELECT hash FROM citeloop_value_refs)"
 )
+_NATIVE = (bytes, int, float, bool, type(None))  # msgpack's own types: kept as they are
+_INT_MIN, _INT_END = -(2**63), 2**64  # the integers msgpack holds
 _FETCH_CHUNK = 500  # keys per SELECT (well under SQLite's bound-parameter limit)
 
 
@@ -74,7 +78,7 @@ class _Unresolved:
 
     __slots__ = ("tree",)
 
-    def __init__(self, tree: list[Any]) -> None:
+    def __init__(self, tree: Any) -> None:
         self.tree = tree
 
 
@@ -88,22 +92,30 @@ class _TreeSerializer(JsonPlusSerializer):
 
     def loads_typed(self, data: tuple[str, bytes]) -> Any:
         if data[0] == TREE_TYPE:
-            return _Unresolved(super().loads_typed(("msgpack", data[1])))
+            return _Unresolved(self.unpack(data[1]))
         return super().loads_typed(data)
 
-    def pack(self, node: list[Any]) -> bytes:
-        """A tree node (lists, strings and bytes) as msgpack."""
-        return JsonPlusSerializer.dumps_typed(self, node)[1]
+    def pack(self, node: Any) -> bytes:
+        """A tree node as msgpack (in a one-item array, so bytes and nil are msgpack too)."""
+        return JsonPlusSerializer.dumps_typed(self, [node])[1]
 
-    def encode(self, value: Any, blobs: dict[bytes, bytes]) -> tuple[list[Any], int]:
+    def unpack(self, data: bytes) -> Any:
+        """The tree node :meth:`pack` gave ``data`` for."""
+        return JsonPlusSerializer.loads_typed(self, ("msgpack", data))[0]
+
+    def encode(self, value: Any, blobs: dict[bytes, bytes]) -> tuple[Any, int]:
         """``value`` as a tree node and its size in bytes; large parts go to ``blobs``."""
         if type(value) is dict and all(type(key) is str for key in value):
-            items = [(key, *self.encode(item, blobs)) for key, item in value.items()]
-            node: list[Any] = ["d", [[key, child] for key, child, _ in items]]
-            size = sum(len(key) + n for key, _, n in items)
+            items = {key: self.encode(item, blobs) for key, item in value.items()}
+            node: Any = {key: child for key, (child, _) in items.items()}
+            size = sum(len(key) + n for key, (_, n) in items.items())
         elif type(value) is list:
             children = [self.encode(item, blobs) for item in value]
             node, size = ["l", [child for child, _ in children]], sum(n for _, n in children)
+        elif isinstance(value, str):  # a str subclass (e.g. a message's text) is saved as str
+            node, size = str(value), len(value)
+        elif type(value) in _NATIVE and (type(value) is not int or _INT_MIN <= value < _INT_END):
+            node, size = value, len(value) if type(value) is bytes else 9
         else:
             type_, data = super().dumps_typed(value)
             node, size = ["v", type_, data], len(data)
@@ -111,32 +123,34 @@ class _TreeSerializer(JsonPlusSerializer):
             return node, size
         data = self.pack(node)
         digest = hashlib.sha256(data).digest()
-        blobs[digest] = data
+        if digest not in blobs:
+            blobs[digest] = zlib.compress(data)
         return ["r", digest], len(digest)
 
-    def decode(self, node: list[Any], nodes: dict[bytes, list[Any]]) -> Any:
+    def decode(self, node: Any, nodes: dict[bytes, Any]) -> Any:
         """The value of a tree node; ``nodes`` holds every stored node it refers to."""
-        tag = node[0]
-        if tag == "v":
+        if type(node) is dict:
+            return {key: self.decode(child, nodes) for key, child in node.items()}
+        if type(node) is not list:
+            return node
+        if node[0] == "v":
             return super().loads_typed((node[1], node[2]))
-        if tag == "d":
-            return {key: self.decode(child, nodes) for key, child in node[1]}
-        if tag == "l":
+        if node[0] == "l":
             return [self.decode(child, nodes) for child in node[1]]
         return self.decode(nodes[node[1]], nodes)
 
 
-def _refs(node: list[Any]) -> Iterator[bytes]:
+def _refs(node: Any) -> Iterator[bytes]:
     """The content keys in a tree (not those inside the stored nodes they name)."""
     stack = [node]
     while stack:
-        tag, *rest = stack.pop()
-        if tag == "r":
-            yield rest[0]
-        elif tag == "d":
-            stack.extend(child for _, child in rest[0])
-        elif tag == "l":
-            stack.extend(rest[0])
+        node = stack.pop()
+        if type(node) is dict:
+            stack.extend(node.values())
+        elif type(node) is list and node[0] == "r":
+            yield node[1]
+        elif type(node) is list and node[0] == "l":
+            stack.extend(node[1])
 
 
 def _fetch_sql(count: int) -> str:
@@ -163,6 +177,12 @@ class _Dedup:
         node, _ = self.serde.encode(value, found)
         if not found:
             return value
+        if checkpoint_id is not None and type(node) is list and node[0] == "r":
+            # A checkpoint's row holds its own root (no other row has it); a write keeps
+            # the key, which the next checkpoint's channel value shares.
+            node = self.serde.unpack(zlib.decompress(found.pop(node[1])))
+            if not found:
+                return value
         blobs.update(found)
         return _Encoded(self.serde.pack(node), checkpoint_id)
 
@@ -171,7 +191,7 @@ class _Dedup:
         thread = str(config["configurable"]["thread_id"])
         return list(blobs.items()), [(thread, key) for key in blobs]
 
-    def _resolved(self, found: CheckpointTuple, nodes: dict[bytes, list[Any]]) -> CheckpointTuple:
+    def _resolved(self, found: CheckpointTuple, nodes: dict[bytes, Any]) -> CheckpointTuple:
         def value(item: Any) -> Any:
             return self.serde.decode(item.tree, nodes) if isinstance(item, _Unresolved) else item
 
@@ -186,11 +206,11 @@ class _Dedup:
         return {key for item in items if isinstance(item, _Unresolved) for key in _refs(item.tree)}
 
     def _add_nodes(
-        self, nodes: dict[bytes, list[Any]], rows: list[tuple[bytes, bytes]], wanted: set[bytes]
+        self, nodes: dict[bytes, Any], rows: list[tuple[bytes, bytes]], wanted: set[bytes]
     ) -> set[bytes]:
         """Unpack fetched rows into ``nodes``; the keys still to fetch."""
         for key, data in rows:
-            nodes[bytes(key)] = self.serde.loads_typed(("msgpack", data))
+            nodes[bytes(key)] = self.serde.unpack(zlib.decompress(data))
         if missing := wanted - nodes.keys():
             raise _missing(missing)
         return {ref for key in wanted for ref in _refs(nodes[key]) if ref not in nodes}
@@ -225,7 +245,7 @@ class DedupSqliteSaver(_Dedup, SqliteSaver):
     def _resolve(self, found: CheckpointTuple | None) -> CheckpointTuple | None:
         if found is None:
             return None
-        nodes: dict[bytes, list[Any]] = {}
+        nodes: dict[bytes, Any] = {}
         wanted = self._wanted(found)
         while wanted:
             keys = sorted(wanted)
@@ -305,7 +325,7 @@ class AsyncDedupSqliteSaver(_Dedup, AsyncSqliteSaver):
         # No lock: `alist` holds it while it yields; aiosqlite runs one statement at a time.
         if found is None:
             return None
-        nodes: dict[bytes, list[Any]] = {}
+        nodes: dict[bytes, Any] = {}
         wanted = self._wanted(found)
         while wanted:
             keys = sorted(wanted)
