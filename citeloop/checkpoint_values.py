@@ -17,8 +17,9 @@ value, serialised by LangGraph's ``JsonPlusSerializer``) and ``["r", sha256]`` (
 stored in ``citeloop_values``, itself such a tree, zlib-compressed). Rows without a
 large value keep LangGraph's own format, and files written by a plain ``SqliteSaver``
 are read as before; a plain ``SqliteSaver`` cannot read :data:`TREE_TYPE` rows (it
-raises ``NotImplementedError``: "Unknown serialization type"). ``delete_thread`` removes the values no other thread uses
-(``citeloop_value_refs`` records which thread uses which value).
+raises ``NotImplementedError``: "Unknown serialization type"). ``delete_thread``
+removes the values no other thread uses (``citeloop_value_refs`` records which thread
+uses which value).
 
 These savers serve :func:`citeloop.checkpoints.open_checkpointer` and
 :func:`~citeloop.checkpoints.open_async_checkpointer` for SQLite specs. Channels of the
