@@ -318,7 +318,9 @@ def open_checkpointer(
             (default :data:`DEFAULT_PATH`).
 
     Yields:
-        A ``SqliteSaver`` or a ``PostgresSaver`` (its tables created) whose reads and
+        A ``SqliteSaver`` that stores each large value once
+        (:class:`~citeloop.checkpoint_values.DedupSqliteSaver`) or a ``PostgresSaver``
+        (its tables created) whose reads and
         writes raise :class:`CheckpointerError` on a storage fault.
 
     Raises:
@@ -329,7 +331,7 @@ def open_checkpointer(
     """
     kind, target = parse_spec(spec, default_path)
     if kind == "sqlite":
-        from langgraph.checkpoint.sqlite import SqliteSaver
+        from citeloop.checkpoint_values import DedupSqliteSaver
 
         path = _sqlite_path(target)
         try:
@@ -337,7 +339,7 @@ def open_checkpointer(
         except sqlite3.Error as exc:
             raise _sqlite_error(target, exc) from None
         try:
-            saver = _guard(_guarded(SqliteSaver)(conn), target, (sqlite3.Error,), None)
+            saver = _guard(_guarded(DedupSqliteSaver)(conn), target, (sqlite3.Error,), None)
             try:
                 saver.setup()
             except sqlite3.Error as exc:
@@ -372,7 +374,9 @@ async def open_async_checkpointer(
     """The asynchronous variant of :func:`open_checkpointer` (for ``astream``).
 
     Yields:
-        An ``AsyncSqliteSaver`` or an ``AsyncPostgresSaver`` (its tables created); on
+        An ``AsyncSqliteSaver`` that stores each large value once
+        (:class:`~citeloop.checkpoint_values.AsyncDedupSqliteSaver`) or an
+        ``AsyncPostgresSaver`` (its tables created); on
         PostgreSQL each read or write takes at most :data:`OPERATION_TIMEOUT` seconds.
 
     Raises:
@@ -381,7 +385,8 @@ async def open_async_checkpointer(
     kind, target = parse_spec(spec, default_path)
     if kind == "sqlite":
         import aiosqlite
-        from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+
+        from citeloop.checkpoint_values import AsyncDedupSqliteSaver
 
         path = _sqlite_path(target)
         try:
@@ -389,7 +394,7 @@ async def open_async_checkpointer(
         except sqlite3.Error as exc:
             raise _sqlite_error(target, exc) from None
         try:
-            saver = _guard(_guarded(AsyncSqliteSaver)(conn), target, (sqlite3.Error,), None)
+            saver = _guard(_guarded(AsyncDedupSqliteSaver)(conn), target, (sqlite3.Error,), None)
             try:
                 await saver.setup()
             except sqlite3.Error as exc:

@@ -91,6 +91,20 @@ def _payload_block(state: State) -> str:
     return GROUNDED_PAYLOAD_BLOCK.format(payload=payload) if payload else ""
 
 
+def prompt_of(state: State) -> str:
+    """The human prompt of the current attempt, built from state (not kept in it, so a
+    checkpoint holds the context text once): the first prompt from the context, payload
+    and task; a retry's from the widened context, payload and ``feedback``."""
+    block = _payload_block(state)
+    if feedback := state.get("feedback"):
+        return GROUNDED_RETRY_PROMPT.format(
+            context=state["context_text"], payload_block=block, feedback=feedback
+        )
+    return GROUNDED_ANSWER_PROMPT.format(
+        context=state["context_text"], payload_block=block, task=state["task"]
+    )
+
+
 def _check_payload(state: State) -> None:
     payload = state.get("payload")
     if payload is not None and not isinstance(payload, str):
@@ -283,13 +297,10 @@ class GroundedAnswerNodes:
         needed = supersteps_needed(ctx.max_retries)
         check_recursion_limit(config, needed, "max_retries", ctx.max_retries)
         injected = self._inject(state, ctx, None)
-        prompt = GROUNDED_ANSWER_PROMPT.format(
-            context=injected.text, payload_block=_payload_block(state), task=task
-        )
         # A thread may run the graph again: counters, tokens and the error start afresh.
         return {
             "task": task,
-            "prompt": prompt,
+            "feedback": "",
             "expanded": False,
             "attempts": 0,
             "error": "",
@@ -304,7 +315,7 @@ class GroundedAnswerNodes:
     def _messages(self, state: State) -> list[BaseMessage]:
         return [
             SystemMessage(state.get("system_prompt") or GROUNDED_SYSTEM_PROMPT),
-            HumanMessage(state["prompt"]),
+            HumanMessage(prompt_of(state)),
         ]
 
     def _model_failed(self, exc: Exception) -> dict[str, Any]:
@@ -451,8 +462,8 @@ class GroundedAnswerNodes:
         return {"expanded": True, **_context_update(injected)}
 
     def build_retry_prompt(self, state: State) -> dict[str, Any]:
-        """The next prompt: the widened context, the previous answer, and feedback on it
-        judged against *this* context (so no problem line contradicts it).
+        """The next prompt's feedback: the previous answer, and what is wrong with it judged
+        against the widened context (so no problem line contradicts it).
 
         When the widened context makes the previous answer pass (what it cited is in
         the context now), the run ends ``passed`` with that report instead. Reads the
@@ -476,10 +487,7 @@ class GroundedAnswerNodes:
         feedback = build_retry_prompt(
             state["task"], result, extra, previous_answer=state.get("answer") or ""
         )
-        prompt = GROUNDED_RETRY_PROMPT.format(
-            context=state["context_text"], payload_block=_payload_block(state), feedback=feedback
-        )
-        return {"prompt": prompt}
+        return {"feedback": feedback}
 
 
 def route_after_model(state: State) -> Literal["validate", "__end__"]:

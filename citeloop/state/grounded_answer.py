@@ -80,12 +80,14 @@ class State(InputState, OutputState, total=False):
     """The graph's internal state.
 
     Attributes:
-        prompt: The human prompt of the current attempt.
+        feedback: The retry feedback of the current attempt ("" on the first); the
+            human prompt is built from it, ``context_text``, ``payload`` and ``task``
+            (so that a checkpoint does not hold the context twice).
         context_text: The injected knowledge-graph context, in the documented format.
         best: The best answer so far and its report (``{"answer", "report"}``): fewest
             failed rules, then the highest share of core entities referenced.
     """
 
-    prompt: str
+    feedback: str
     context_text: str
     best: dict[str, Any]

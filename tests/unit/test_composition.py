@@ -74,7 +74,7 @@ class AgentState(TypedDict, total=False):
     answer: str
     outcome: str
     audit_log: list[str]  # the parent's own
-    prompt: str  # same name as an internal key of grounded_answer
+    feedback: str  # same name as an internal key of grounded_answer
     context_text: str  # same name as an internal key of grounded_answer
 
 
@@ -103,13 +103,13 @@ def build_parent(model, store):
 PARENT_INPUT = {
     "question": QUESTION,
     "audit_log": ["start"],
-    "prompt": "the parent's prompt",
+    "feedback": "the parent's feedback",
     "context_text": "the parent's context",
 }
 
 
 def test_internal_keys_exist_to_be_hidden():
-    assert {"prompt", "context_text"} <= INTERNAL
+    assert {"feedback", "context_text"} <= INTERNAL
     assert not INTERNAL & DECLARED
 
 
@@ -134,7 +134,7 @@ def test_only_declared_output_keys_reach_the_parent(indexed):
 
     assert final["outcome"] == "passed"
     assert final["answer"] == good_answer(indexed)
-    assert final["prompt"] == "the parent's prompt"  # not the subgraph's prompt
+    assert final["feedback"] == "the parent's feedback"  # not the subgraph's feedback
     assert final["context_text"] == "the parent's context"  # not the injected context
     assert final["audit_log"] == ["start", "grounded_answer: passed"]  # the parent's own key
     assert set(final) == set(AgentState.__optional_keys__)
