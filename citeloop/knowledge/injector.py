@@ -207,13 +207,14 @@ class ContextInjector:
             owners = self._owners(selected, found)
             snapshot = self._reads.snapshot()
         entities = [found.entities[entity_id] for entity_id in selected]
+        position = {entity_id: at for at, entity_id in enumerate(selected)}
         facts = sorted(
             (
                 fact
                 for fact in found.facts.values()
-                if fact.subject in selected and fact.object in selected
+                if fact.subject in position and fact.object in position
             ),
-            key=lambda fact: (selected.index(fact.subject), selected.index(fact.object)),
+            key=lambda fact: (position[fact.subject], position[fact.object]),
         )
         text = ContextText(entities, owners).render(
             [fact for fact in facts if fact.relation in _RENDERED]
