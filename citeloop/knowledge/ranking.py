@@ -81,13 +81,15 @@ def personalized_pagerank(
         edges[source].append((target, forward))
         edges[target].append((source, backward))
     # The same sums in the same order as a plain loop over every node, so scores (and
-    # ties) do not change; a node without mass adds exact zeros, so it is skipped.
+    # ties) do not change; a node without mass adds exact zeros, so it is skipped, and
+    # so is a node's restart term when it is no seed (``x + 0.0 == x``).
     walked = [
-        (source, targets, sum(weight for _, weight in targets))
+        (source, tuple(targets), sum(weight for _, weight in targets))
         for source, targets in enumerate(edges)
         if targets
     ]
     sinks = [source for source, targets in enumerate(edges) if not targets]
+    starts = [(position, start) for position, start in enumerate(restart) if start]
     keep = 1.0 - RESTART
     score = list(restart)
     for _ in range(ITERATIONS):
@@ -102,7 +104,9 @@ def personalized_pagerank(
         for source in sinks:
             dangling += score[source]
         spread = RESTART + keep * dangling
-        score = [part + spread * start for part, start in zip(flow, restart, strict=True)]
+        for position, start in starts:
+            flow[position] += spread * start
+        score = flow
     return {node: score[position] for node, position in index.items()}
 
 

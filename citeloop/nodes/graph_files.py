@@ -8,6 +8,7 @@ from pathlib import Path
 
 from citeloop.errors import ConfigurationError
 from citeloop.knowledge import SqliteGraphStore
+from citeloop.knowledge.store import BatchedGraphStore
 
 _OPEN_GRAPHS: dict[Path, tuple[tuple[int, int], SqliteGraphStore]] = {}
 _OPEN_GRAPHS_LOCK = threading.Lock()
@@ -48,3 +49,14 @@ def open_graph(db_path: str) -> SqliteGraphStore:
             _OPEN_GRAPHS.pop(next(iter(_OPEN_GRAPHS)))
         _OPEN_GRAPHS[key] = (identity, store)
         return store
+
+
+def graph_names(reads: BatchedGraphStore) -> frozenset[str]:
+    """The entity names of the graph now, read in a session of the store's read cache
+    (one statement checks the cache is current) when it has one.
+
+    Args:
+        reads: A store's batched reads (:func:`citeloop.knowledge.store.batched`).
+    """
+    with reads.reading():
+        return reads.names()

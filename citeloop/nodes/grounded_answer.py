@@ -45,7 +45,7 @@ from citeloop.nodes.chat import (
     model_failure,
     task_from,
 )
-from citeloop.nodes.graph_files import open_graph
+from citeloop.nodes.graph_files import graph_names, open_graph
 from citeloop.nodes.recent import Recent, parsed_context
 from citeloop.prompts import (
     GROUNDED_ANSWER_PROMPT,
@@ -141,6 +141,10 @@ _DEFAULTS_KEPT = 256
 """Default contexts (and parsed context entities) a graph keeps for the runs under way."""
 
 
+_INJECTORS_KEPT = 16
+"""Injectors a graph keeps, one per store and injection settings."""
+
+
 class GroundedAnswerNodes:
     """The nodes of one compiled ``grounded_answer`` graph.
 
@@ -178,9 +182,25 @@ class GroundedAnswerNodes:
         # Context entities parsed for validation: validate and build_retry_prompt judge
         # answers against the same entities.
         self._parsed: Recent[list[ContextName]] = Recent(_DEFAULTS_KEPT)
+        self._injectors: Recent[ContextInjector] = Recent(_INJECTORS_KEPT)
 
     def _store(self, ctx: GroundedAnswerContext) -> GraphStore:
         return self.store if self.store is not None else open_graph(ctx.db_path)
+
+    def _injector(self, ctx: GroundedAnswerContext) -> ContextInjector:
+        """The injector of the run's store and settings (kept for the graph's runs)."""
+        store = self._store(ctx)
+        key = (id(store), ctx.hops, ctx.max_context_tokens, ctx.max_entities)
+        injector = self._injectors.get(key)
+        if injector is None or injector.store is not store:
+            injector = ContextInjector(
+                store,
+                hops=ctx.hops,
+                max_context_tokens=ctx.max_context_tokens,
+                max_entities=ctx.max_entities,
+            )
+            self._injectors.put(key, injector)
+        return injector
 
     def _inject(
         self, state: State, ctx: GroundedAnswerContext, expansion: ContextExpansion | None
@@ -188,12 +208,7 @@ class GroundedAnswerNodes:
         texts = [task_of(state), state.get("payload") or ""]
         if self.injector is not None:
             return self.injector.inject(texts, expansion=expansion)
-        injector = ContextInjector(
-            self._store(ctx),
-            hops=ctx.hops,
-            max_context_tokens=ctx.max_context_tokens,
-            max_entities=ctx.max_entities,
-        )
+        injector = self._injector(ctx)
         key = (*texts, ctx.hops, ctx.max_context_tokens, ctx.max_entities)
         if expansion is not None:
             default = self._defaults.get(key)
@@ -334,7 +349,7 @@ class GroundedAnswerNodes:
             state["answer"],
             parsed_context(self._parsed, state["context_entities"]),
             prompt=prompt,
-            graph_names=self._store(ctx).names(),
+            graph_names=graph_names(self._injector(ctx).reads),
         )
 
     def validate(self, state: State) -> dict[str, Any]:
