@@ -81,8 +81,8 @@ def personalized_pagerank(
         edges[source].append((target, forward))
         edges[target].append((source, backward))
     # The same sums in the same order as a plain loop over every node, so scores (and
-    # ties) do not change; a node without mass adds exact zeros, so it is skipped, and
-    # so is a node's restart term when it is no seed (``x + 0.0 == x``).
+    # ties) do not change: a node without mass adds exact zeros (not tested for), and
+    # only the seeds add a restart term (another node's is zero; ``x + 0.0 == x``).
     walked = [
         (source, tuple(targets), sum(weight for _, weight in targets))
         for source, targets in enumerate(edges)
@@ -95,11 +95,9 @@ def personalized_pagerank(
     for _ in range(ITERATIONS):
         flow = [0.0] * size
         for source, targets, out in walked:
-            mass = score[source]
-            if mass:
-                share = keep * mass / out
-                for target, weight in targets:
-                    flow[target] += share * weight
+            share = keep * score[source] / out
+            for target, weight in targets:
+                flow[target] += share * weight
         dangling = 0.0
         for source in sinks:
             dangling += score[source]
