@@ -188,9 +188,11 @@ class GroundedAnswerNodes:
         return self.store if self.store is not None else open_graph(ctx.db_path)
 
     def _injector(self, ctx: GroundedAnswerContext) -> ContextInjector:
-        """The injector of the run's store and settings (kept for the graph's runs)."""
+        """The injector of the run's store and settings (kept for the graph's runs; a
+        graph file replaced since gets a new one, and the old store is let go)."""
         store = self._store(ctx)
-        key = (id(store), ctx.hops, ctx.max_context_tokens, ctx.max_entities)
+        source = ctx.db_path if self.store is None else None
+        key = (source, ctx.hops, ctx.max_context_tokens, ctx.max_entities)
         injector = self._injectors.get(key)
         if injector is None or injector.store is not store:
             injector = ContextInjector(

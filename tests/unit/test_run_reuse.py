@@ -3,6 +3,9 @@ bounded memos that never change a verdict, and graph names that stay current."""
 
 from __future__ import annotations
 
+import gc
+import os
+import weakref
 from pathlib import Path
 
 import pytest
@@ -12,7 +15,7 @@ from citeloop.grounding import GraphContextValidator
 from citeloop.grounding.context_text import Place
 from citeloop.grounding.entities import ContextName, context_names
 from citeloop.knowledge import SqliteGraphStore, index_tree
-from citeloop.nodes.graph_files import graph_names
+from citeloop.nodes.graph_files import graph_names, open_graph
 from citeloop.nodes.recent import Recent, parsed_context
 from tests.fakes import ScriptedChatModel
 
@@ -118,3 +121,20 @@ def test_a_name_indexed_between_runs_is_no_longer_invented(tmp_path):
         after = graph.invoke({"task": "What does `Cart` hold?"}, context=context)["report"]
     assert before["invented_names"] == ["Basket"] and not before["passed"]
     assert after["invented_names"] == [] and "Basket" in after["ungrounded_in_graph"]
+
+
+def test_a_replaced_graph_file_lets_the_old_store_go(tmp_path):
+    """The graph keeps one injector per graph file and settings: after the file is
+    replaced, nothing holds the old file's store (its connection closes)."""
+    db = tmp_path / "graph.db"
+    _index(tmp_path / "a", {"alpha/__init__.py": "class Alpha:\n    pass\n"}, db)
+    graph = build_grounded_answer_graph(ScriptedChatModel(script=["x", "y"]))
+    context = {"db_path": str(db), "max_retries": 0}
+    graph.invoke({"task": "What is `Alpha`?"}, context=context)
+    old = weakref.ref(open_graph(str(db)))
+    _index(tmp_path / "b", {"beta/__init__.py": "class Beta:\n    pass\n"}, tmp_path / "next.db")
+    os.replace(tmp_path / "next.db", db)
+    out = graph.invoke({"task": "What is `Beta`?"}, context=context)
+    gc.collect()
+    assert [e["name"] for e in out["context_entities"]] == ["Beta"]
+    assert old() is None
