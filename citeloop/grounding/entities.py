@@ -64,6 +64,8 @@ def _place_of(path: Any, line: Any, end_line: Any) -> tuple[Place, ...]:
 
 
 def _entity_of(item: Any) -> ContextName:
+    if type(item) is ContextName:  # parsed before (see context_names): taken as it is
+        return item
     places: tuple[Place, ...] = ()
     if isinstance(item, str):
         name, tier = item, None
@@ -120,6 +122,8 @@ def context_names(context: Any) -> list[ContextName]:
             ``.name`` and optional ``.tier``, or mappings with ``"name"`` and optional
             ``"tier"``. Tiers compare as strings: ``"core"`` or ``"supporting"``. An
             object or mapping may give ``path``, ``line`` and ``end_line`` (its place).
+            :class:`ContextName` items (what this function returns, kept to validate
+            several answers against one context) are taken as they are.
 
     Returns:
         One :class:`ContextName` per distinct name.

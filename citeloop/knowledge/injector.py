@@ -17,10 +17,11 @@ from __future__ import annotations
 import builtins
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from citeloop.errors import ConfigurationError
-from citeloop.grounding.mentions import code_mentions, query_words
+from citeloop.grounding.mentions import Mention, code_mentions, query_words
 from citeloop.knowledge.model import (
     DEFAULT_MAX_CONTEXT_TOKENS,
     ContextEntity,
@@ -41,7 +42,12 @@ from citeloop.knowledge.ranking import (
 )
 from citeloop.knowledge.render import MEMBER_KINDS, ContextText, entity_line, file_heading
 from citeloop.knowledge.seeds import RANK, choose, lookup_names, named_groups
-from citeloop.knowledge.store import GraphStore, SearchableGraphStore, batched
+from citeloop.knowledge.store import (
+    BatchedGraphStore,
+    GraphStore,
+    SearchableGraphStore,
+    batched,
+)
 from citeloop.text import estimated_tokens
 
 TEST_TASK_TYPES = frozenset({"test", "tests", "testing"})
@@ -66,6 +72,21 @@ _BUILTIN_NAMES = frozenset(
 )
 """Names an unresolved call is not guessed by: a builtin's, or a builtin type's method
 (``.items()``, ``.format()``, ``next()`` are rarely calls into the repository)."""
+
+TEXTS_KEPT = 256
+"""Task texts whose mentions and query words are kept: a retry widens the context of
+the same task, and its default context was read from the same text."""
+
+
+@lru_cache(maxsize=TEXTS_KEPT)
+def _task_mentions(text: str) -> tuple[Mention, ...]:
+    return tuple(code_mentions(text))
+
+
+@lru_cache(maxsize=TEXTS_KEPT)
+def _task_words(text: str) -> tuple[str, ...]:
+    return tuple(query_words(text))
+
 
 _SEED_WEIGHTS = {Reason.MENTION: 1.0, Reason.NAMED: 0.6, Reason.LEXICAL: 0.5}
 _RELATION_ORDER = {relation: -sum(weights) for relation, weights in WEIGHTS.items()}
@@ -165,6 +186,13 @@ class ContextInjector:
         self.lexical_hits = lexical_hits
         self.count_tokens = count_tokens or estimated_tokens
         self._reads = batched(store)
+        self._searchable = isinstance(store, SearchableGraphStore)
+
+    @property
+    def reads(self) -> BatchedGraphStore:
+        """The store's reads as the injector makes them (:func:`batched`: the store
+        itself when it reads many keys at once)."""
+        return self._reads
 
     def inject(
         self,
@@ -207,13 +235,14 @@ class ContextInjector:
             owners = self._owners(selected, found)
             snapshot = self._reads.snapshot()
         entities = [found.entities[entity_id] for entity_id in selected]
+        position = {entity_id: at for at, entity_id in enumerate(selected)}
         facts = sorted(
             (
                 fact
                 for fact in found.facts.values()
-                if fact.subject in selected and fact.object in selected
+                if fact.subject in position and fact.object in position
             ),
-            key=lambda fact: (selected.index(fact.subject), selected.index(fact.object)),
+            key=lambda fact: (position[fact.subject], position[fact.object]),
         )
         text = ContextText(entities, owners).render(
             [fact for fact in facts if fact.relation in _RENDERED]
@@ -278,7 +307,7 @@ class ContextInjector:
         Returns:
             The entities, at most ``max_entities`` when a cap is set.
         """
-        mentions = code_mentions(text)
+        mentions = _task_mentions(text)
         known = self._reads.names()
         wanted = {name for m in mentions for name in lookup_names(m.name) if name in known}
         named = {
@@ -311,9 +340,9 @@ class ContextInjector:
         ]
 
     def _lexical(self, text: str, found: _Candidates, follow_tests: bool) -> None:
-        if not self.lexical_hits or not isinstance(self.store, SearchableGraphStore):
+        if not self.lexical_hits or not self._searchable:
             return
-        hits = self.store.search(query_words(text), self.lexical_hits)
+        hits = self.store.search(list(_task_words(text)), self.lexical_hits)
         if not hits:
             return
         top = hits[0][1] or 1.0

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 from enum import StrEnum
+from functools import lru_cache
 
 
 class EntityKind(StrEnum):
@@ -65,9 +66,13 @@ MAX_DOCSTRING_CHARS = 4_000
 MAX_SUMMARY_CHARS = 200
 """Longest summary (first sentence) of a docstring; a longer one is cut at a word."""
 
+SUMMARIES_KEPT = 8192
+"""Docstring summaries :func:`first_sentence` keeps (docstrings are bounded)."""
+
 _ABBREVIATIONS = frozenset({"e.g.", "i.e.", "etc.", "vs.", "cf.", "approx.", "resp.", "no."})
 
 
+@lru_cache(maxsize=SUMMARIES_KEPT)
 def first_sentence(text: str) -> str:
     """The first sentence of a docstring's first paragraph, whitespace collapsed.
 
@@ -75,6 +80,9 @@ def first_sentence(text: str) -> str:
     abbreviation such as ``e.g.``), or at the end of the first paragraph (PEP 257's
     summary line, https://peps.python.org/pep-0257/). Cut at a word to at most
     :data:`MAX_SUMMARY_CHARS` characters, ending with ``…`` when cut.
+
+    Memoized: an entity's summary is read for its line and for its structured form in
+    every context it enters (see :data:`SUMMARIES_KEPT`).
 
     Example:
         >>> first_sentence("Return the sum, e.g. of two ints. Never raises.")

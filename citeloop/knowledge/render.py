@@ -34,6 +34,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 
 from citeloop.knowledge.model import Entity, EntityKind, Fact, RelationKind
 from citeloop.text import data_line
@@ -117,9 +118,15 @@ def _where(entity: Entity) -> str:
     return f"  # {' — '.join(parts)}" if parts else ""
 
 
+LINES_KEPT = 8192
+"""Entity lines :func:`entity_line` keeps (an entity is immutable, and the store's read
+cache hands the same entities to every run, so budgeting and rendering reuse them)."""
+
+
+@lru_cache(maxsize=LINES_KEPT)
 def entity_line(entity: Entity, owner: str | None) -> str:
     """The line of one entity; ``owner`` is its class's short name when it is a member
-    of a class (``None`` for a module-level entity)."""
+    of a class (``None`` for a module-level entity). Memoized (see :data:`LINES_KEPT`)."""
     kind, name, signature = entity.kind, entity.name, entity.signature
     if kind is EntityKind.REQUIREMENT:
         return f"{name} {signature}".rstrip()

@@ -60,7 +60,7 @@ from citeloop.errors import ConfigurationError
 from citeloop.knowledge import GraphStore
 from citeloop.knowledge.store import batched
 from citeloop.nodes.chat import achat_model, chat_model, last_human_text, model_failure
-from citeloop.nodes.grounded_answer import open_graph
+from citeloop.nodes.graph_files import open_graph
 from citeloop.state.delivery_audit import State
 
 _ROLES = {"system": SystemMessage, "human": HumanMessage}

@@ -7,11 +7,7 @@ model object and an optional knowledge-graph store — so they are methods of
 
 from __future__ import annotations
 
-import stat
-import threading
-from collections import OrderedDict
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any, Literal
 
 from langchain_core.language_models import BaseChatModel
@@ -32,13 +28,13 @@ from citeloop.checks.check import (
 from citeloop.context import GroundedAnswerContext, resolve_context
 from citeloop.errors import ConfigurationError
 from citeloop.grounding import GraphContextValidator, GraphValidationResult, build_retry_prompt
+from citeloop.grounding.entities import ContextName
 from citeloop.grounding.mentions import code_mentions
 from citeloop.knowledge import (
     ContextExpansion,
     ContextInjector,
     GraphStore,
     InjectedContext,
-    SqliteGraphStore,
 )
 from citeloop.nodes.chat import (
     achat_model,
@@ -49,6 +45,8 @@ from citeloop.nodes.chat import (
     model_failure,
     task_from,
 )
+from citeloop.nodes.graph_files import graph_names, open_graph
+from citeloop.nodes.recent import Recent, parsed_context
 from citeloop.prompts import (
     GROUNDED_ANSWER_PROMPT,
     GROUNDED_PAYLOAD_BLOCK,
@@ -57,9 +55,15 @@ from citeloop.prompts import (
 )
 from citeloop.state.grounded_answer import State
 
+_DEFAULT_SETTINGS = GroundedAnswerContext()
+"""The settings of a run given no context, built and type-checked once (nodes only read
+their settings)."""
+
 
 def settings(runtime: Runtime[GroundedAnswerContext]) -> GroundedAnswerContext:
     """The run's context (see :func:`citeloop.context.resolve_context`)."""
+    if runtime.context is None:
+        return _DEFAULT_SETTINGS
     return resolve_context(runtime.context, GroundedAnswerContext)
 
 
@@ -147,11 +151,6 @@ def _rank(report: dict[str, Any]) -> tuple[bool, int, float]:
     )
 
 
-_OPEN_GRAPHS: dict[Path, tuple[tuple[int, int], SqliteGraphStore]] = {}
-_OPEN_GRAPHS_LOCK = threading.Lock()
-_MAX_OPEN_GRAPHS = 8
-
-
 EMPTY_CONTEXT_REASON = (
     "the context is empty: the task names no code of the knowledge graph and no entity "
     "matches its words, so nothing grounds the answer; name the code the task is about as "
@@ -174,44 +173,12 @@ def _with_empty_context_rule(report: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def open_graph(db_path: str) -> SqliteGraphStore:
-    """The knowledge graph at ``db_path``, opened read-only (shared per process).
-
-    One connection per graph file serves every run of the process (safe across
-    threads), as long as the path names the same file: a file replaced since (moved
-    over, or deleted and indexed again) has another device and inode, and gets a new
-    connection, so a long-running server never serves a stale graph. (A re-index in
-    place is seen by the open connection itself.) The connection to the old file is
-    closed when no run uses it any more.
-
-    Raises:
-        ConfigurationError: The file does not exist (the message says how to build it).
-    """
-    path = Path(db_path)
-    try:
-        info = path.resolve().stat()
-    except OSError:
-        info = None
-    if info is None or not stat.S_ISREG(info.st_mode):
-        raise ConfigurationError(
-            f"knowledge graph {str(path)!r} does not exist; build it with "
-            f"`citeloop index PATH --db {path}` or set the context's db_path"
-        )
-    key, identity = path.resolve(), (info.st_dev, info.st_ino)
-    with _OPEN_GRAPHS_LOCK:
-        cached = _OPEN_GRAPHS.get(key)
-        if cached is not None and cached[0] == identity:
-            return cached[1]
-        store = SqliteGraphStore(key, read_only=True)
-        _OPEN_GRAPHS.pop(key, None)
-        while len(_OPEN_GRAPHS) >= _MAX_OPEN_GRAPHS:  # the oldest goes (garbage-collected)
-            _OPEN_GRAPHS.pop(next(iter(_OPEN_GRAPHS)))
-        _OPEN_GRAPHS[key] = (identity, store)
-        return store
-
-
 _DEFAULTS_KEPT = 256
-"""Default contexts a graph keeps for retries (of the runs under way, most recent first)."""
+"""Default contexts (and parsed context entities) a graph keeps for the runs under way."""
+
+
+_INJECTORS_KEPT = 16
+"""Injectors a graph keeps, one per store and injection settings."""
 
 
 class GroundedAnswerNodes:
@@ -247,11 +214,31 @@ class GroundedAnswerNodes:
         self.injector = injector
         # The default context of recent tasks, so that widening it for a retry does not
         # select it again (the injector checks it is of the graph's snapshot now).
-        self._defaults: OrderedDict[tuple[Any, ...], InjectedContext] = OrderedDict()
-        self._defaults_lock = threading.Lock()
+        self._defaults: Recent[InjectedContext] = Recent(_DEFAULTS_KEPT)
+        # Context entities parsed for validation: validate and build_retry_prompt judge
+        # answers against the same entities.
+        self._parsed: Recent[list[ContextName]] = Recent(_DEFAULTS_KEPT)
+        self._injectors: Recent[ContextInjector] = Recent(_INJECTORS_KEPT)
 
     def _store(self, ctx: GroundedAnswerContext) -> GraphStore:
         return self.store if self.store is not None else open_graph(ctx.db_path)
+
+    def _injector(self, ctx: GroundedAnswerContext) -> ContextInjector:
+        """The injector of the run's store and settings (kept for the graph's runs; a
+        graph file replaced since gets a new one, and the old store is let go)."""
+        store = self._store(ctx)
+        source = ctx.db_path if self.store is None else None
+        key = (source, ctx.hops, ctx.max_context_tokens, ctx.max_entities)
+        injector = self._injectors.get(key)
+        if injector is None or injector.store is not store:
+            injector = ContextInjector(
+                store,
+                hops=ctx.hops,
+                max_context_tokens=ctx.max_context_tokens,
+                max_entities=ctx.max_entities,
+            )
+            self._injectors.put(key, injector)
+        return injector
 
     def _inject(
         self, state: State, ctx: GroundedAnswerContext, expansion: ContextExpansion | None
@@ -259,23 +246,13 @@ class GroundedAnswerNodes:
         texts = [task_of(state), state.get("payload") or ""]
         if self.injector is not None:
             return self.injector.inject(texts, expansion=expansion)
-        injector = ContextInjector(
-            self._store(ctx),
-            hops=ctx.hops,
-            max_context_tokens=ctx.max_context_tokens,
-            max_entities=ctx.max_entities,
-        )
+        injector = self._injector(ctx)
         key = (*texts, ctx.hops, ctx.max_context_tokens, ctx.max_entities)
         if expansion is not None:
-            with self._defaults_lock:
-                default = self._defaults.get(key)
+            default = self._defaults.get(key)
             return injector.inject(texts, expansion=expansion, default=default)
         injected = injector.inject(texts)
-        with self._defaults_lock:
-            self._defaults[key] = injected
-            self._defaults.move_to_end(key)
-            if len(self._defaults) > _DEFAULTS_KEPT:
-                self._defaults.popitem(last=False)
+        self._defaults.put(key, injected)
         return injected
 
     def inject_context(
@@ -405,9 +382,9 @@ class GroundedAnswerNodes:
         prompt = [state["task"], state.get("payload") or "", state.get("context_text") or ""]
         return validator.validate(
             state["answer"],
-            state["context_entities"],
+            parsed_context(self._parsed, state["context_entities"]),
             prompt=prompt,
-            graph_names=self._store(ctx).names(),
+            graph_names=graph_names(self._injector(ctx).reads),
         )
 
     def validate(self, state: State) -> dict[str, Any]:

@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from citeloop.knowledge import Fact, RelationKind
+from citeloop.knowledge import Fact, RelationKind, ranking
 from citeloop.knowledge.ranking import HUB_DEGREE, hub_factor, personalized_pagerank
 
 
@@ -110,3 +110,21 @@ def test_pagerank_scores_are_bit_identical_to_the_plain_loop(seed):
     fast = personalized_pagerank(nodes, facts, seeds)
     assert fast == _plain_pagerank(nodes, facts, seeds)
     assert list(fast) == list(dict.fromkeys(nodes))
+
+
+@pytest.mark.parametrize("path", ["loop", "arrays"])
+@pytest.mark.parametrize("seed", range(12))
+def test_both_walks_give_the_plain_loops_scores_bit_for_bit(seed, path, monkeypatch):
+    """The numpy walk (many edges) and the plain one (few) score alike, to the last bit,
+    on graphs with sinks, isolated nodes and parallel facts."""
+    monkeypatch.setattr(ranking, "ARRAY_EDGES", 0 if path == "arrays" else 10**9)
+    rng = random.Random(1000 + seed)
+    nodes = [f"n{i}" for i in range(rng.randint(1, 400))]
+    facts = [
+        Fact(rng.choice(nodes), rng.choice(list(RelationKind)), rng.choice([*nodes, "outside"]))
+        for _ in range(rng.randint(0, 5 * len(nodes)))
+    ]
+    seeds = {rng.choice(nodes): rng.choice([rng.random(), 1.0, 0.0]) for _ in range(30)}
+    scores = personalized_pagerank(nodes, facts, seeds)
+    assert scores == _plain_pagerank(nodes, facts, seeds)
+    assert all(type(score) is float for score in scores.values())

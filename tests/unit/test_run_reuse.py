@@ -1,0 +1,140 @@
+"""What the runs of a grounded_answer graph reuse (nodes/recent.py, nodes/graph_files.py):
+bounded memos that never change a verdict, and graph names that stay current."""
+
+from __future__ import annotations
+
+import gc
+import os
+import weakref
+from pathlib import Path
+
+import pytest
+
+from citeloop.graphs.grounded_answer import build_grounded_answer_graph
+from citeloop.grounding import GraphContextValidator
+from citeloop.grounding.context_text import Place
+from citeloop.grounding.entities import ContextName, context_names
+from citeloop.knowledge import SqliteGraphStore, index_tree
+from citeloop.nodes.graph_files import graph_names, open_graph
+from citeloop.nodes.recent import Recent, parsed_context
+from tests.fakes import ScriptedChatModel
+
+ENTITIES = [
+    {"name": "Cart", "kind": "class", "tier": "core", "path": "shop/cart.py", "line": 3,
+     "end_line": 9, "signature": "", "summary": "", "reason": "mention", "score": 0.5},
+    {"name": "total", "kind": "method", "tier": "supporting", "path": "shop/cart.py",
+     "line": 6, "end_line": None, "signature": "(self)", "summary": "", "reason": "graph",
+     "score": 0.1},
+    {"name": "Cart", "kind": "class", "tier": "supporting", "path": "shop/old.py", "line": 1,
+     "end_line": 2, "signature": "", "summary": "", "reason": "graph", "score": 0.0},
+]  # fmt: skip
+
+
+def test_recent_keeps_the_most_recently_used():
+    recent: Recent[int] = Recent(2)
+    recent.put("a", 1)
+    recent.put("b", 2)
+    assert recent.get("a") == 1  # "a" is now the most recently used
+    recent.put("c", 3)
+    assert (recent.get("a"), recent.get("b"), recent.get("c"), len(recent)) == (1, None, 3, 2)
+
+
+def test_recent_needs_room_for_one():
+    with pytest.raises(ValueError, match="size must be >= 1"):
+        Recent(0)
+
+
+def test_parsed_context_is_what_context_names_reads_and_is_reused():
+    memo: Recent[list[ContextName]] = Recent(4)
+    parsed = parsed_context(memo, ENTITIES)
+    assert parsed == context_names(ENTITIES)
+    assert parsed[0] == ContextName(
+        "Cart", "core", (Place("shop/cart.py", 3, 9), Place("shop/old.py", 1, 2))
+    )
+    assert parsed_context(memo, [dict(item) for item in ENTITIES]) is parsed  # equal dicts
+
+
+@pytest.mark.parametrize(
+    "items",
+    [
+        [{"name": "Cart", "tier": "core", "line": True}],  # a bool is no line number
+        [{"name": "Cart", "tier": "core", "line": 3.0}],
+        ["Cart"],
+        ("Cart",),
+        [{"name": "", "tier": "core"}],  # does not parse: the validator says why
+        [{"name": "Cart", "tier": "primary"}],
+    ],
+)
+def test_parsed_context_leaves_other_shapes_to_the_validator(items):
+    memo: Recent[list[ContextName]] = Recent(4)
+    assert parsed_context(memo, items) is items
+    assert len(memo) == 0
+
+
+def test_context_names_takes_parsed_names_as_they_are():
+    parsed = context_names(ENTITIES)
+    assert context_names(parsed) == parsed
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "`Cart` sums it.\n\n## Entities used\n- Cart (shop/cart.py:4)\n- total (shop/cart.py:40)\n",
+        "`Cart` and `Basket` sum it.\n\n## Entities used\n- Cart\n- Basket\n",
+        "It sums them.",
+    ],
+)
+def test_a_verdict_on_parsed_names_is_the_verdict_on_the_dicts(answer):
+    memo: Recent[list[ContextName]] = Recent(4)
+    validator = GraphContextValidator(require_locations=True)
+    raw = validator.validate(answer, ENTITIES, prompt="What does Cart do?")
+    reused = validator.validate(answer, parsed_context(memo, ENTITIES), prompt="What does Cart do?")
+    assert reused.to_dict() == raw.to_dict()
+
+
+def _index(root: Path, files: dict[str, str], db: Path) -> None:
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text, "utf-8")
+    with SqliteGraphStore(db) as writer:
+        index_tree(root, writer)
+
+
+def test_graph_names_follow_a_reindex_in_place(tmp_path):
+    db = tmp_path / "graph.db"
+    _index(tmp_path / "src", {"shop/__init__.py": "class Cart:\n    pass\n"}, db)
+    with SqliteGraphStore(db, read_only=True) as store:
+        assert "Cart" in graph_names(store) and "Basket" not in graph_names(store)
+        _index(tmp_path / "src", {"shop/basket.py": "class Basket:\n    pass\n"}, db)
+        assert {"Cart", "Basket"} <= graph_names(store)
+
+
+def test_a_name_indexed_between_runs_is_no_longer_invented(tmp_path):
+    db = tmp_path / "graph.db"
+    _index(tmp_path / "src", {"shop/__init__.py": "class Cart:\n    pass\n"}, db)
+    answer = "`Cart` holds a `Basket`.\n\n## Entities used\n- Cart\n"
+    with SqliteGraphStore(db, read_only=True) as store:
+        graph = build_grounded_answer_graph(ScriptedChatModel(script=[answer] * 2), store=store)
+        context = {"max_retries": 0}
+        before = graph.invoke({"task": "What does `Cart` hold?"}, context=context)["report"]
+        _index(tmp_path / "src", {"shop/basket.py": "class Basket:\n    pass\n"}, db)
+        after = graph.invoke({"task": "What does `Cart` hold?"}, context=context)["report"]
+    assert before["invented_names"] == ["Basket"] and not before["passed"]
+    assert after["invented_names"] == [] and "Basket" in after["ungrounded_in_graph"]
+
+
+def test_a_replaced_graph_file_lets_the_old_store_go(tmp_path):
+    """The graph keeps one injector per graph file and settings: after the file is
+    replaced, nothing holds the old file's store (its connection closes)."""
+    db = tmp_path / "graph.db"
+    _index(tmp_path / "a", {"alpha/__init__.py": "class Alpha:\n    pass\n"}, db)
+    graph = build_grounded_answer_graph(ScriptedChatModel(script=["x", "y"]))
+    context = {"db_path": str(db), "max_retries": 0}
+    graph.invoke({"task": "What is `Alpha`?"}, context=context)
+    old = weakref.ref(open_graph(str(db)))
+    _index(tmp_path / "b", {"beta/__init__.py": "class Beta:\n    pass\n"}, tmp_path / "next.db")
+    os.replace(tmp_path / "next.db", db)
+    out = graph.invoke({"task": "What is `Beta`?"}, context=context)
+    gc.collect()
+    assert [e["name"] for e in out["context_entities"]] == ["Beta"]
+    assert old() is None
