@@ -11,7 +11,7 @@ from pathlib import Path
 from citeloop.graphs.grounded_answer import build_grounded_answer_graph
 from citeloop.knowledge import SqliteGraphStore, index_tree
 from citeloop.knowledge.indexing.file_lock import exclusive_writer
-from citeloop.nodes.grounded_answer import open_graph
+from citeloop.nodes.graph_files import open_graph
 from tests.fakes import ScriptedChatModel
 
 
