@@ -6,8 +6,9 @@ finished tree keeps. :func:`iter_blocks` parses a large file in blocks of about
 :data:`BLOCK_CHARS` characters, each cut at the start of a top-level statement, moves each
 block's line numbers to where the block sits in the file (:func:`ast.increment_lineno`) and
 hands the blocks out one at a time, so that the indexer walks each and lets it go: the
-parser's peak is that of one block, and of the rest only the parts the indexer links
-later (call sites, assigned values, annotations) are kept.
+parser's peak is that of one block, and of the rest only small copies of the parts the
+indexer links later (call sites, assigned values; see
+:mod:`citeloop.knowledge.indexing.compact`) and annotations are kept.
 
 A cut is sound when the block before it parses: the tokenizer's state after a prefix of
 the file depends on that prefix only, and a prefix that parses ends outside any bracket,
@@ -28,7 +29,7 @@ from collections.abc import Iterator
 
 __all__ = ["BLOCK_CHARS", "BlocksUnparseable", "iter_blocks", "splits_into_blocks"]
 
-BLOCK_CHARS = 262_144
+BLOCK_CHARS = 65_536
 """Target size of a block, in characters; a file no larger is parsed whole."""
 
 # A line that may start a top-level statement: not indented, blank, a comment, a closing

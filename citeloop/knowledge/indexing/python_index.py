@@ -31,6 +31,7 @@ from citeloop.knowledge.indexing.references import (
     base_reference,
     call_references,
     requirement_references,
+    requirement_texts,
 )
 from citeloop.knowledge.indexing.scopes import Bindings, Scope
 from citeloop.knowledge.indexing.signatures import (
@@ -145,8 +146,11 @@ class _FileWalker:
         self.spans: list[tuple[int, int, str]] = []
         self.calls: list[CallSite] = []
         self.bases: list[tuple[str, Scope, ast.expr]] = []
-        self.documented: list[tuple[str, ast.AST]] = []
-        # (attribute id, scope of the value, line, annotation, value): types resolved at the end.
+        self.documented: list[tuple[str, tuple[tuple[str, int], ...]]] = []
+        # (attribute id, scope of the value, line, annotation, value): types resolved at the
+        # end. Values and call sites are kept as small copies (compact.py), so that a block's
+        # tree can be let go once walked.
+        self.compact = self.bindings.compact
         self.attribute_values: list[tuple[str, Scope, int, ast.expr | None, ast.expr | None]] = []
         self.returns: list[tuple[str, Scope, ast.expr]] = []
         self.enums: set[str] = set()
@@ -155,7 +159,7 @@ class _FileWalker:
     def document(self, entity_id: str, node: ast.AST) -> None:
         """Keep a definition for its requirement ids, when the file has any."""
         if self.requirements:
-            self.documented.append((entity_id, node))
+            self.documented.append((entity_id, requirement_texts(node)))
 
     def provenance(self, start: int, end: int) -> Provenance:
         return Provenance(self.path, start, end, self.digest)
@@ -185,6 +189,7 @@ class _FileWalker:
                 )
                 self.document(self.module, block)
             self.walk(block.body, self.bindings.module)
+            self.compact.forget()  # before the block's nodes, which key its memo, are freed
             del block
         self.index.references.extend(
             reference
@@ -260,7 +265,10 @@ class _FileWalker:
             if kind in leaves:
                 continue
             if kind is ast.Call:
-                self.calls.append((caller, scope, current, shadow))
+                end = current.end_lineno or current.lineno
+                callee = self.compact.callee(current)
+                site = (caller, scope, callee, shadow, current.lineno, end, current.col_offset)
+                self.calls.append(site)
             elif kind is ast.Lambda:
                 args = current.args
                 names = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)}
@@ -509,7 +517,9 @@ class _FileWalker:
             doc,
         )
         self.add_entity(entity, scope.id, node.lineno)
-        self.attribute_values.append((entity_id, scope, node.lineno, annotation, value))
+        self.attribute_values.append(
+            (entity_id, scope, node.lineno, annotation, self.compact.value(value))
+        )
         scope.names.setdefault(name, entity_id)
         if node.lineno in self.type_aliases or (_TYPE_ALIAS and isinstance(node, _TYPE_ALIAS)):
             self.mark_type_alias(entity_id, node)
@@ -528,7 +538,8 @@ class _FileWalker:
         entity_id = f"{class_id}.{name}"
         if name.startswith("__") and name.endswith("__"):
             return
-        self.attribute_values.append((entity_id, scope, line, annotation, value))
+        kept = self.compact.value(value)
+        self.attribute_values.append((entity_id, scope, line, annotation, kept))
         if entity_id in self.entities:
             return
         entity = Entity(

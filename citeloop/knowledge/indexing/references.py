@@ -41,18 +41,20 @@ def base_reference(
     return Reference(RelationKind.INHERITS, class_id, chain, written, base.lineno, end)
 
 
-CallSite = tuple[str, Scope, ast.Call, frozenset[str]]
-"""``(caller id, scope, call, names a lambda around the call binds)``."""
+CallSite = tuple[str, Scope, ast.expr, frozenset[str], int, int, int]
+"""``(caller id, scope, callee, names a lambda around the call binds, first line, last
+line, column)``; the callee may be a small copy
+(:meth:`~citeloop.knowledge.indexing.compact.Compactor.callee`)."""
 
 
 def call_references(bindings: Bindings, calls: Sequence[CallSite]) -> list[Reference]:
     """The ``calls`` references of call sites, in source order, one per caller, target
     and name as written (the first site's lines)."""
     seen: dict[tuple[str, str, str, str], Reference] = {}
-    for caller, scope, call, shadow in sorted(
-        calls, key=lambda item: (item[2].lineno, item[2].col_offset)
+    for caller, scope, func, shadow, line, end, _ in sorted(
+        calls, key=lambda item: (item[4], item[6])
     ):
-        reference = call_reference(bindings, caller, scope, call, shadow)
+        reference = call_reference(bindings, caller, scope, func, line, end, shadow)
         if reference is not None:
             key = (caller, reference.target, reference.written, reference.mode)
             seen.setdefault(key, reference)
@@ -63,16 +65,16 @@ def call_reference(
     bindings: Bindings,
     caller: str,
     scope: Scope,
-    call: ast.Call,
+    func: ast.expr,
+    line: int,
+    end: int,
     shadow: frozenset[str] = frozenset(),
 ) -> Reference | None:
-    """The reference of one call: its callee's chain (``\"\"`` when unknown, as when its
-    first name is a parameter of a lambda around it, in ``shadow``) and its name as
-    written, without a ``self.``/``cls.`` receiver; ``super().m()`` looks ``m`` up in the
-    bases of the class (``super(C, self).m()``: of ``C``) only."""
-    func = call.func
-    line = call.lineno
-    end = call.end_lineno or line
+    """The reference of one call of ``func`` on lines ``line`` to ``end``: its callee's
+    chain (``\"\"`` when unknown, as when its first name is a parameter of a lambda
+    around it, in ``shadow``) and its name as written, without a ``self.``/``cls.``
+    receiver; ``super().m()`` looks ``m`` up in the bases of the class
+    (``super(C, self).m()``: of ``C``) only."""
     if (
         isinstance(func, ast.Attribute)
         and isinstance(func.value, ast.Call)
@@ -132,15 +134,38 @@ def _root_name(node: ast.expr) -> str | None:
     return node.id if isinstance(node, ast.Name) else None
 
 
+def requirement_texts(node: ast.AST) -> tuple[tuple[str, int], ...]:
+    """The lines of a definition (or module) that mention a ``REQ-...`` id, as
+    ``(text, line)``: string constants in its decorators, then its docstring's lines.
+    Kept instead of the node, so that its tree can be let go before linking."""
+    texts: list[tuple[str, int]] = []
+    for decorator in getattr(node, "decorator_list", ()):
+        for part in ast.walk(decorator):
+            if isinstance(part, ast.Constant) and isinstance(part.value, str):
+                texts.append((part.value, part.lineno))
+    body = getattr(node, "body", ())
+    if (
+        body
+        and isinstance(body[0], ast.Expr)
+        and isinstance(body[0].value, ast.Constant)
+        and isinstance(body[0].value.value, str)
+    ):
+        doc = body[0].value
+        lines = doc.value.splitlines()
+        texts.extend((line, doc.lineno + offset) for offset, line in enumerate(lines))
+    return tuple((text, line) for text, line in texts if REQUIREMENT_MARK in text)
+
+
 def requirement_references(
     module: str,
     source: str,
-    documented: Sequence[tuple[str, ast.AST]],
+    documented: Sequence[tuple[str, Sequence[tuple[str, int]]]],
     spans: Sequence[tuple[int, int, str]],
 ) -> list[Reference]:
     """``traces`` references to the ``REQ-...`` ids in the decorators and docstrings of
-    ``documented`` ``(entity id, node)`` pairs and in comments (owned by the innermost
-    definition whose line span, in ``spans``, holds the comment)."""
+    ``documented`` ``(entity id, texts)`` pairs (:func:`requirement_texts`) and in
+    comments (owned by the innermost definition whose line span, in ``spans``, holds the
+    comment)."""
     references: list[Reference] = []
 
     def add(subject: str, text: str, line: int) -> None:
@@ -149,21 +174,9 @@ def requirement_references(
                 Reference(RelationKind.TRACES, subject, requirement, title, line, line)
             )
 
-    for entity_id, node in documented:
-        for decorator in getattr(node, "decorator_list", ()):
-            for part in ast.walk(decorator):
-                if isinstance(part, ast.Constant) and isinstance(part.value, str):
-                    add(entity_id, part.value, part.lineno)
-        body = getattr(node, "body", ())
-        if (
-            body
-            and isinstance(body[0], ast.Expr)
-            and isinstance(body[0].value, ast.Constant)
-            and isinstance(body[0].value.value, str)
-        ):
-            doc = body[0].value
-            for offset, line in enumerate(doc.value.splitlines()):
-                add(entity_id, line, doc.lineno + offset)
+    for entity_id, texts in documented:
+        for text, line in texts:
+            add(entity_id, text, line)
     for line, comment in _comments(source):
         add(_owner_of_line(module, spans, line), comment, line)
     return references

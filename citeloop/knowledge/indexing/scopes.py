@@ -20,6 +20,7 @@ import builtins
 from dataclasses import dataclass, field
 
 from citeloop.knowledge.indexing.chains import annotation_chain, expression_chain, extend
+from citeloop.knowledge.indexing.compact import Compactor
 
 _BUILTIN_NAMES = frozenset(dir(builtins))
 
@@ -69,6 +70,8 @@ class Bindings:
         self.star_imports = False
         """Whether the module has a ``from m import *`` (a name bound nowhere else may
         come from it)."""
+        self.compact = Compactor()
+        """Makes the small copies of expression values that bindings keep."""
         self._memo: dict[tuple[int, str, int], str | None] = {}
         self._evaluating: set[tuple[int, str, int]] = set()
 
@@ -83,6 +86,8 @@ class Bindings:
     ) -> None:
         bindings = scope.bindings.setdefault(name, [])
         if len(bindings) < MAX_BINDINGS:
+            if how == "expr":  # a small copy with the same chain (see compact.py)
+                value = self.compact.value(value)  # type: ignore[arg-type]
             bindings.append(Binding(line, how, value, suffixes))
 
     def bind_parameters(
