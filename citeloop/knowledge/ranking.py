@@ -25,6 +25,7 @@ the candidates, by the logarithm of its degree) and for a private name.
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Iterable, Mapping
 
 from citeloop.knowledge.model import Fact, RelationKind
@@ -87,7 +88,8 @@ def personalized_pagerank(
     ]
     sinks = [source for source, targets in enumerate(edges) if not targets]
     starts = [(position, start) for position, start in enumerate(restart) if start]
-    if sum(len(targets) for _, targets, _ in walked) >= ARRAY_EDGES:
+    edge_count = sum(len(targets) for _, targets, _ in walked)
+    if edge_count >= ARRAY_EDGES and ("numpy" in sys.modules or edge_count >= IMPORT_EDGES):
         score = _iterate_arrays(restart, walked, sinks, starts)
     else:
         score = _iterate(restart, walked, sinks, starts)
@@ -158,7 +160,12 @@ def _iterate_arrays(
 
 ARRAY_EDGES = 160
 """Edges (two per fact among the candidates) from which the walk runs on numpy arrays
-(:func:`_iterate_arrays`, the same scores); below, the plain loop is faster."""
+(:func:`_iterate_arrays`, the same scores) once numpy is loaded; below, the plain loop
+is faster."""
+
+IMPORT_EDGES = 20_000
+"""Edges from which the walk imports numpy itself: importing it costs about 0.1 s, which
+a smaller walk never wins back (a one-shot command such as ``citeloop context``)."""
 
 
 HUB_DEGREE = 32

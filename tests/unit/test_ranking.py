@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import random
+import subprocess
+import sys
 
 import pytest
 
@@ -118,6 +120,7 @@ def test_both_walks_give_the_plain_loops_scores_bit_for_bit(seed, path, monkeypa
     """The numpy walk (many edges) and the plain one (few) score alike, to the last bit,
     on graphs with sinks, isolated nodes and parallel facts."""
     monkeypatch.setattr(ranking, "ARRAY_EDGES", 0 if path == "arrays" else 10**9)
+    monkeypatch.setattr(ranking, "IMPORT_EDGES", 0)
     rng = random.Random(1000 + seed)
     nodes = [f"n{i}" for i in range(rng.randint(1, 400))]
     facts = [
@@ -128,3 +131,16 @@ def test_both_walks_give_the_plain_loops_scores_bit_for_bit(seed, path, monkeypa
     scores = personalized_pagerank(nodes, facts, seeds)
     assert scores == _plain_pagerank(nodes, facts, seeds)
     assert all(type(score) is float for score in scores.values())
+
+
+def test_a_small_walk_does_not_import_numpy():
+    """A one-shot command pays no numpy import for a walk that would not win it back."""
+    code = (
+        "import sys; from citeloop.knowledge.model import Fact, RelationKind;"
+        "from citeloop.knowledge.ranking import personalized_pagerank as p;"
+        "nodes = [f'n{i}' for i in range(300)];"
+        "facts = [Fact(f'n{i}', RelationKind.CALLS, f'n{(i * 7) % 300}') for i in range(300)];"
+        "p(nodes, facts, {'n1': 1.0}); print('numpy' in sys.modules)"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.stdout.strip() == "False", result.stderr
