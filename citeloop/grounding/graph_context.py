@@ -9,6 +9,7 @@ may be cited, never required.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import KW_ONLY, dataclass
 from typing import Any
@@ -17,7 +18,7 @@ from citeloop.grounding.citation_section import (
     DEFAULT_SECTION_LABELS,
     split_citation_section,
 )
-from citeloop.grounding.entities import CORE, context_names
+from citeloop.grounding.entities import CORE, ContextName, context_names
 from citeloop.grounding.matching import NameScanner
 from citeloop.grounding.resolve import check_locations, resolve_citation, section_rank
 from citeloop.grounding.results import GraphValidationResult, ValidationResult
@@ -30,6 +31,33 @@ from citeloop.grounding.substance import (
 )
 from citeloop.markdown import unescape, visible_text
 from citeloop.text import INVISIBLE, normalize_text
+
+_ContextIndex = tuple[
+    tuple[ContextName, ...], frozenset[str], NameScanner, frozenset[str], frozenset[str]
+]
+"""(entities, names, their scanner, private names, core names) of a context."""
+
+
+def _index_of(entities: Sequence[ContextName]) -> _ContextIndex:
+    names = frozenset(entity.name for entity in entities)
+    private = frozenset(entity.name for entity in entities if entity.private)
+    core = frozenset(entity.name for entity in entities if entity.tier == CORE) - private
+    return tuple(entities), names, NameScanner(names), private, core
+
+
+@functools.lru_cache(maxsize=16)
+def _text_index(text: str) -> _ContextIndex:
+    # Context text is parsed once for all the answers validated against it (each retry
+    # is validated twice; a user may check many answers against one context).
+    return _index_of(context_names(text))
+
+
+def _context_index(context: Any) -> _ContextIndex:
+    """The parsed entities of ``context`` and what the rules read of them."""
+    if isinstance(context, str):
+        return _text_index(context)
+    return _index_of(context_names(context))
+
 
 COMPLIANCE_THRESHOLD = 0.5
 """Default share of core entities the body must reference (the source design 000 documents
@@ -246,9 +274,7 @@ class GraphContextValidator:
         """
         if not isinstance(response, str):
             raise TypeError(f"response must be a str, got {type(response).__name__}")
-        entities = context_names(context)
-        names = {entity.name for entity in entities}
-        scanner = NameScanner(names)
+        entities, names, scanner, private, core = _context_index(context)
         # Of several candidate sections the last one citing an entity by name is the
         # list; a later label line of prose ("Citations: StateGraph is the key one.",
         # "Citations: none beyond the list above.") is not.
@@ -274,9 +300,7 @@ class GraphContextValidator:
             # A group label ("Classes:") cites an entity only when it names one.
             cited |= resolve_citation(label, names, scanner)[0]
 
-        private = {e.name for e in entities if e.private}
         public = names - private
-        core = {e.name for e in entities if e.tier == CORE} - private
         if self.core_entities is not None:
             unknown = sorted(set(self.core_entities) - names)
             if unknown:
