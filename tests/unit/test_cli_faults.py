@@ -17,29 +17,21 @@ import citeloop.checkpoints as checkpoints
 from citeloop.checkpoints import BUSY_TIMEOUT, open_checkpointer
 from citeloop.cli import EXIT_OK, EXIT_USAGE
 from citeloop.knowledge import SqliteGraphStore
-from tests.cli import run
+from tests.cli import indexed_db, replay_model, run
 
 TASK = "How does Circle compute its area?"
 SECRET = "hunter2"
+
+
+@pytest.fixture
+def db(sample_repo: Path, tmp_path: Path, capsys) -> Path:
+    return indexed_db(capsys, sample_repo, tmp_path)
 
 
 @pytest.fixture(autouse=True)
 def _threads_in_tmp_path(tmp_path, monkeypatch):
     monkeypatch.setenv("CITELOOP_CHECKPOINTER", f"sqlite:{tmp_path / 'threads.db'}")
     monkeypatch.chdir(tmp_path)
-
-
-@pytest.fixture
-def db(sample_repo: Path, tmp_path: Path, capsys) -> Path:
-    path = tmp_path / "graph.db"
-    assert run(capsys, "index", str(sample_repo), "--db", str(path), "--quiet")[0] == EXIT_OK
-    return path
-
-
-def _replay(tmp_path: Path, *answers: str) -> str:
-    file = tmp_path / "turns.jsonl"
-    file.write_text("".join(json.dumps({"content": a}) + "\n" for a in answers), "utf-8")
-    return f"replay:{file}"
 
 
 def _cited(capsys, db: Path) -> str:
@@ -66,7 +58,7 @@ SECRET_SPECS = [
 @pytest.mark.parametrize("spec", SECRET_SPECS)
 def test_a_password_is_never_printed_nor_written(db, tmp_path, capsys, spec):
     before = {p for p in tmp_path.rglob("*")}
-    model = _replay(tmp_path, "x")
+    model = replay_model(tmp_path, "x")
     code, out, err = run(
         capsys, "run", "--db", str(db), "--task", TASK, "--model", model, "--checkpointer", spec
     )
@@ -96,7 +88,7 @@ def test_open_checkpointer_needs_no_default_path(tmp_path):
 
 def test_a_knowledge_graph_is_refused_as_checkpointer_and_left_untouched(db, tmp_path, capsys):
     before = db.read_bytes()
-    model = _replay(tmp_path, "x")
+    model = replay_model(tmp_path, "x")
     for spec in (str(db), f"sqlite:{db}"):
         code, out, err = run(
             capsys, "run", "--db", str(db), "--task", TASK, "--model", model, "--checkpointer", spec
@@ -139,7 +131,7 @@ def _locked_run(capsys, db, tmp_path, monkeypatch, *, busy: float, held: float):
     holder.start()
     started.wait()
     try:
-        model = _replay(tmp_path, _cited(capsys, db))
+        model = replay_model(tmp_path, _cited(capsys, db))
         return run(capsys, "run", "--db", str(db), "--task", TASK, "--model", model)
     finally:
         holder.join()
@@ -159,7 +151,7 @@ def test_a_lock_never_released_says_how_to_resume(db, tmp_path, capsys, monkeypa
     assert "database is locked" in err and "the steps saved before are kept" in err
     assert f"run the same command again with --thread {thread}" in err
     # ... and it does resume, once the lock is gone.
-    model = _replay(tmp_path, _cited(capsys, db))
+    model = replay_model(tmp_path, _cited(capsys, db))
     code, _, err = run(
         capsys, "run", "--db", str(db), "--task", TASK, "--model", model, "--thread", thread
     )
@@ -221,7 +213,7 @@ def test_a_huge_json_number_in_an_audit_file(tmp_path, capsys):
     for name in ("result", "plan", "index"):
         (tmp_path / f"{name}.json").write_text('{"n": ' + "1" * 5000 + "}", "utf-8")
     argv = ["--result", "result.json", "--plan", "plan.json", "--index", "index.json"]
-    code, _, err = run(capsys, "audit", *argv, "--model", _replay(tmp_path, "x"))
+    code, _, err = run(capsys, "audit", *argv, "--model", replay_model(tmp_path, "x"))
     assert code == EXIT_USAGE and "Traceback" not in err
     assert "result.json" in err and "write it as a string" in err
 
@@ -229,7 +221,7 @@ def test_a_huge_json_number_in_an_audit_file(tmp_path, capsys):
 def test_a_task_that_is_not_utf8_is_a_usage_error(db, tmp_path, capsys):
     task = os.fsdecode(b"How is Circle built? caf\xe9")  # as sys.argv carries such bytes
     code, _, err = run(
-        capsys, "run", "--db", str(db), "--task", task, "--model", _replay(tmp_path, "x")
+        capsys, "run", "--db", str(db), "--task", task, "--model", replay_model(tmp_path, "x")
     )
     assert code == EXIT_USAGE
     assert "argument --task: is not UTF-8 text" in err and "model failed" not in err

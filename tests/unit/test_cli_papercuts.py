@@ -12,11 +12,16 @@ import pytest
 from langchain_core.messages import messages_from_dict
 
 from citeloop.cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE
-from tests.cli import run
+from tests.cli import indexed_db, replay_model, run
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
 TASK = "How does Circle compute its area?"
+
+
+@pytest.fixture
+def db(sample_repo: Path, tmp_path: Path, capsys) -> Path:
+    return indexed_db(capsys, sample_repo, tmp_path)
 
 
 @pytest.fixture(autouse=True)
@@ -24,24 +29,11 @@ def _threads_in_tmp_path(tmp_path, monkeypatch):
     monkeypatch.setenv("CITELOOP_CHECKPOINTER", f"sqlite:{tmp_path / 'threads.db'}")
 
 
-@pytest.fixture
-def db(sample_repo: Path, tmp_path: Path, capsys) -> Path:
-    path = tmp_path / "graph.db"
-    assert run(capsys, "index", str(sample_repo), "--db", str(path), "--quiet")[0] == EXIT_OK
-    return path
-
-
-def _replay(tmp_path: Path, *answers: str) -> str:
-    file = tmp_path / "turns.jsonl"
-    file.write_text("".join(json.dumps({"content": a}) + "\n" for a in answers), "utf-8")
-    return f"replay:{file}"
-
-
 def test_run_json_keeps_the_messages_and_check_reads_it_as_context(db, tmp_path, capsys):
     code, out, _ = run(capsys, "context", "--db", str(db), "--task", TASK, "--json")
     names = [e["name"] for e in json.loads(out)["entities"] if e["tier"] == "core"]
     answer = "Uses " + ", ".join(names) + ".\n\n## Entities used\n" + "\n".join(names) + "\n"
-    model = _replay(tmp_path, answer)
+    model = replay_model(tmp_path, answer)
     code, out, _ = run(capsys, "run", "--db", str(db), "--task", TASK, "--model", model, "--json")
     assert code == EXIT_OK
     messages = messages_from_dict(json.loads(out)["messages"])
@@ -61,7 +53,7 @@ def test_run_json_keeps_the_messages_and_check_reads_it_as_context(db, tmp_path,
 
 
 def test_an_exhausted_replay_names_the_command_in_use(db, tmp_path, capsys):
-    model = _replay(tmp_path, "No ids here.")
+    model = replay_model(tmp_path, "No ids here.")
     argv = ["--db", str(db), "--from", "Circle", "--to", "Shape", "--model", model]
     code, _, err = run(capsys, "explain", *argv)
     assert code == EXIT_USAGE
