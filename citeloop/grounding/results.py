@@ -39,7 +39,9 @@ class GraphValidationResult:
         failed_rules: The rules that failed, by id, in the order of ``reasons``:
             ``references``, ``citation_section``, ``core_citations``,
             ``invalid_citations``, ``min_citations``, ``cited_not_used``,
-            ``invented_names``, ``locations``, ``insufficient_context``.
+            ``invented_names``, ``locations``, ``insufficient_context``, ``no_prose``
+            (the ``grounded_answer`` graph adds ``empty_context`` to its report when
+            the context is empty).
         invented_names: Code names of the body that nothing grounds: not the context,
             the prompt, Python, or the knowledge graph (see
             :mod:`citeloop.grounding.substance`), as written.
