@@ -4,7 +4,7 @@ Validates a ~75 KB answer against ~1,500 entities (all class and function names 
 the installed ``langchain_core``, read with ``ast``, rendered as context text) and
 compares with the naive approach,
 ``re.search(r"\\b" + re.escape(name) + r"\\b", body)`` for every entity, measured in
-the same run. Exits non-zero when the validator is not at least 100x faster.
+the same run, in ROUNDS rounds; exits non-zero when the median speed-up is under 100x.
 
 Run: ``.venv/bin/python benchmarks/bench_validate.py``
 """
@@ -20,12 +20,14 @@ from collections.abc import Callable
 from pathlib import Path
 
 import langchain_core
+from _common import report_result
 
 from citeloop.grounding import GraphContextValidator, parse_context_entities
 
 SEED = 20240613
 ANSWER_BYTES = 75_000
 TARGET_SPEEDUP = 100.0
+ROUNDS = 5
 FILLER = ("the", "graph", "store", "walks", "each", "node", "and", "edge", "returns", "a")
 
 
@@ -94,17 +96,23 @@ def main() -> int:
         print("validator and baseline disagree on the referenced entities", file=sys.stderr)
         return 1
 
-    validator_s = best_of(20, lambda: validator.validate(answer, context))
-    baseline_s = best_of(3, lambda: naive_references(names, body))
-    ratio = baseline_s / validator_s
     print(
         f"answer {len(answer) / 1000:.1f} KB, {result.total_entities} entities, "
         f"{result.found_count} referenced, passed={result.passed}"
     )
-    print(f"baseline (one regex per entity): {baseline_s * 1000:9.1f} ms")
-    print(f"GraphContextValidator.validate:  {validator_s * 1000:9.1f} ms")
-    print(f"speed-up: {ratio:.0f}x (target >= {TARGET_SPEEDUP:.0f}x)")
-    return 0 if ratio >= TARGET_SPEEDUP else 1
+    ratios = []
+    for _ in range(ROUNDS):  # a busy machine slows one round: judged on the median
+        validator_s = best_of(20, lambda: validator.validate(answer, context))
+        baseline_s = best_of(3, lambda: naive_references(names, body))
+        ratios.append(baseline_s / validator_s)
+        print(
+            f"baseline (one regex per entity) {baseline_s * 1000:7.1f} ms, "
+            f"GraphContextValidator.validate {validator_s * 1000:5.1f} ms: {ratios[-1]:.0f}x"
+        )
+    met = report_result(
+        "validate speed-up over one regex per entity", ratios, TARGET_SPEEDUP, better="higher"
+    )
+    return 0 if met else 1
 
 
 if __name__ == "__main__":
