@@ -137,33 +137,36 @@ def _names(result: Any, attribute: str) -> list[str]:
     return [str(name) for name in getattr(result, attribute, None) or ()]
 
 
+_USER_PROBLEMS = (
+    (
+        "missing_core_citations",
+        "these core entities are not cited: ",
+        "an '## Entities used' section that cites them",
+        "cite each of them under '## Entities used'",
+    ),
+    (
+        "invalid_citations",
+        "these citations are not in the context: ",
+        "citations of context entities only",
+        "remove them from '## Entities used'",
+    ),
+    (
+        "public_missing",
+        "these context entities are not referenced: ",
+        "the answer's text naming the entities it relies on",
+        "use them in the answer, or say why one does not apply",
+    ),
+)
+"""(result attribute, problem, what was expected, the fix) for a user's validator's result."""
+
+
 def _problems(result: Any) -> tuple[Problem, ...]:
     """Retry-prompt problems of a failed result of a user's validator."""
-    problems = []
-    if missing := _names(result, "missing_core_citations"):
-        problems.append(
-            Problem(
-                "these core entities are not cited: " + ", ".join(missing),
-                "an '## Entities used' section that cites them",
-                "cite each of them under '## Entities used'",
-            )
-        )
-    if invalid := _names(result, "invalid_citations"):
-        problems.append(
-            Problem(
-                "these citations are not in the context: " + ", ".join(invalid),
-                "citations of context entities only",
-                "remove them from '## Entities used'",
-            )
-        )
-    if unused := _names(result, "public_missing"):
-        problems.append(
-            Problem(
-                "these context entities are not referenced: " + ", ".join(unused),
-                "the answer's text naming the entities it relies on",
-                "use them in the answer, or say why one does not apply",
-            )
-        )
+    problems = [
+        Problem(problem + ", ".join(names), expected, fix)
+        for attribute, problem, expected, fix in _USER_PROBLEMS
+        if (names := _names(result, attribute))
+    ]
     return tuple(problems) or (Problem("the validator rejected the answer"),)
 
 
