@@ -36,6 +36,7 @@ RULE_SUMMARIES: dict[str, str] = {
     "locations": "some citation locations are wrong or missing",
     "insufficient_context": "it says the context is not enough",
     "no_prose": "it has no answer text, only names and lists of names",
+    "empty_context": "the context is empty, so nothing grounds it",
 }
 """A phrase per rule id of ``GraphValidationResult.failed_rules``, for the header."""
 
