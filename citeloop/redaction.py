@@ -27,17 +27,17 @@ _PASSWORD_PARAM = re.compile(
     r"(\bpassword\s*=\s*)('(?:[^'\\]|\\.)*'?|[^\s&#]*)", re.IGNORECASE | re.DOTALL
 )
 
-_LIBPQ_KEYWORD = re.compile(
-    r"\s*(host|hostaddr|port|dbname|user|password|passfile|service|sslmode|"
-    r"connect_timeout|options|application_name|target_session_attrs)\s*=",
-    re.IGNORECASE,
-)
+# libpq keywords are lower-case words with underscores (`host`, `sslrootcert`,
+# `target_session_attrs`, ...; more come with new versions): any `word=` opening counts.
+_KEY_VALUE_START = re.compile(r"\s*[A-Za-z_]\w*\s*=")
 
 
 def is_keyword_dsn(spec: str) -> bool:
     """Whether ``spec`` starts like a libpq key/value connection string
-    (``host=... dbname=...``) rather than a file path or a URL."""
-    return _LIBPQ_KEYWORD.match(spec) is not None
+    (``host=... dbname=...``, ``sslrootcert=... password=...``) rather than a file path
+    or a URL: it opens with ``keyword=``. A SQLite file of such a name is written
+    ``sqlite:PATH``."""
+    return _KEY_VALUE_START.match(spec) is not None
 
 
 def _userinfo_secret(spec: str) -> tuple[int, int] | None:

@@ -52,6 +52,8 @@ SECRET_SPECS = [
     f"host=127.0.0.1 port=1 user=app password={SECRET} dbname=db connect_timeout=2",
     f"host=127.0.0.1 port=1 password='{SECRET} x' connect_timeout=2",
     f"host=127.0.0.1 password={SECRET} port=1 dbname='unclosed",
+    # A keyword first that no fixed list would hold: still a connection, never a path.
+    f"sslcompression=0 password={SECRET} host=127.0.0.1 port=1 connect_timeout=2",
 ]
 
 
