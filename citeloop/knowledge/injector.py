@@ -56,6 +56,15 @@ TEST_TASK_TYPES = frozenset({"test", "tests", "testing"})
 LEXICAL_HITS = 24
 """Entities lexical retrieval contributes as seeds."""
 
+SEARCH_FACTOR = 3
+"""Hits read per lexical seed wanted: a test (unless tests are followed) is skipped
+without taking a seed's place."""
+
+ATTRIBUTE_SEED_FACTOR = 0.5
+"""Seed weight of an attribute found by its words, against a class or function's: the
+walk leads nowhere from it (nothing it calls or inherits), and its words are often a
+bare name."""
+
 MAX_CANDIDATES = 600
 """Entities ranked at most (the seeds and their neighbourhood)."""
 
@@ -340,17 +349,26 @@ class ContextInjector:
         ]
 
     def _lexical(self, text: str, found: _Candidates, follow_tests: bool) -> None:
+        """Seed the best :attr:`lexical_hits` admissible entities the task's words find
+        (an attribute at :data:`ATTRIBUTE_SEED_FACTOR` of its score: it leads nowhere)."""
         if not self.lexical_hits or not self._searchable:
             return
-        hits = self.store.search(list(_task_words(text)), self.lexical_hits)
+        hits = self.store.search(list(_task_words(text)), self.lexical_hits * SEARCH_FACTOR)
         if not hits:
             return
         top = hits[0][1] or 1.0
         entities = self._reads.get_entities([entity_id for entity_id, _ in hits])
+        seeded = 0
         for entity_id, score in hits:
             entity = entities.get(entity_id)
-            if entity is not None and _admissible(entity, follow_tests):
-                found.seed(entity, Reason.LEXICAL, _SEED_WEIGHTS[Reason.LEXICAL] * score / top)
+            if entity is None or not _admissible(entity, follow_tests):
+                continue
+            if entity.kind is EntityKind.ATTRIBUTE:
+                score *= ATTRIBUTE_SEED_FACTOR
+            found.seed(entity, Reason.LEXICAL, _SEED_WEIGHTS[Reason.LEXICAL] * score / top)
+            seeded += 1
+            if seeded >= self.lexical_hits:
+                return
 
     # -- the neighbourhood and its ranking ------------------------------------------
 

@@ -208,6 +208,32 @@ def test_a_paraphrase_finds_entities_by_their_words_and_docstrings() -> None:
     assert "run_command" not in names(context)
 
 
+def test_tests_found_by_words_do_not_take_the_lexical_seeds_places() -> None:
+    """Tests match a paraphrase best (their names repeat its words), but a context
+    without tests skips them: the seeds are the best entities it may hold."""
+    tests = [
+        Entity(f"t.test_parse_config_{i}", EntityKind.TEST, f"test_parse_config_{i}")
+        for i in range(2)
+    ]
+    wanted = Entity("m.load_settings", EntityKind.FUNCTION, "load_settings", docstring="Parse config.")
+    other = Entity("m.render", EntityKind.FUNCTION, "render", docstring="Draw the page.")
+    store = MemoryGraphStore([*tests, wanted, other], [])
+    context = ContextInjector(store, lexical_hits=1).inject("How does it parse the config?")
+    assert [e.id for e in context.entities] == ["m.load_settings"]
+    assert context.entities[0].reason == "lexical"
+
+
+def test_an_attribute_seeds_at_a_lower_weight_than_a_function_it_outscores() -> None:
+    attribute = Entity("m.Client.retry_timeout", EntityKind.ATTRIBUTE, "retry_timeout")
+    function = Entity("m.retry", EntityKind.FUNCTION, "retry")
+    others = [Entity(f"m.timeout_{c}", EntityKind.FUNCTION, f"timeout_{c}") for c in "abc"]
+    store = MemoryGraphStore([attribute, function, *others], [])
+    hits = dict(store.search(["retry", "timeout"], 5))
+    assert hits[attribute.id] > hits[function.id]  # the attribute matches both words
+    context = ContextInjector(store).inject("When does the retry hit its timeout?")
+    assert [e.id for e in context.entities][:2] == [function.id, attribute.id]
+
+
 def test_the_graph_file_answers_a_paraphrase(store: SqliteGraphStore) -> None:
     context = ContextInjector(store).inject("Which geometric figure has a radius?")
     assert context.core == ()
