@@ -242,28 +242,32 @@ class SqliteGraphStore(PathRecall):
     def _through_cache(
         self, table: str, keys: Collection[str], read: Callable[[list[str]], dict[str, Any]]
     ) -> dict[str, Any]:
-        """``read(keys)``, served from ``table`` of the read cache inside a session."""
+        """``read(keys)``, served from ``table`` of the read cache inside a session, in
+        the order of ``keys`` whatever the cache holds: what a caller builds from the
+        order (a context cut at its candidate limit) must not depend on earlier reads."""
+        keys = list(keys)
         session = self._session_cache()
         if session is None:
-            return read(list(keys))
-        cache, version = session
-        cached = cache.tables[table]
-        found: dict[str, Any] = {}
-        missing: list[str] = []
-        for key in keys:
-            value = cached.get(key, _MISSING)
-            if value is _MISSING:
-                missing.append(key)
-            else:
-                found[key] = value
-        if missing:
-            fresh = read(missing)
-            cache.put(version, table, fresh)
-            found.update(fresh)
-        return found
+            found = read(keys)
+        else:
+            cache, version = session
+            cached = cache.tables[table]
+            found = {}
+            missing: list[str] = []
+            for key in keys:
+                value = cached.get(key, _MISSING)
+                if value is _MISSING:
+                    missing.append(key)
+                else:
+                    found[key] = value
+            if missing:
+                fresh = read(missing)
+                cache.put(version, table, fresh)
+                found.update(fresh)
+        return {key: found[key] for key in keys if key in found}
 
     def entities_named_many(self, names: Collection[str]) -> dict[str, list[Entity]]:
-        found = self._through_cache("named", set(names), self._read_named)
+        found = self._through_cache("named", sorted(set(names)), self._read_named)
         return {name: list(entities) for name, entities in found.items() if entities}
 
     def _read_named(self, names: list[str]) -> dict[str, list[Entity]]:

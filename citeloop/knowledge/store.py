@@ -98,13 +98,15 @@ class BatchedGraphStore(GraphStore, Protocol):
         ...
 
     def get_entities(self, entity_ids: Collection[str]) -> dict[str, Entity]:
-        """The entities of many ids in one read: by id, only the ids that exist."""
+        """The entities of many ids in one read: by id, only the ids that exist, in the
+        order of ``entity_ids`` (the injector's walk follows it)."""
         ...
 
     def facts_of_many(self, entity_ids: Collection[str]) -> dict[str, list[Fact]]:
         """:meth:`facts_of` (every relation) of many ids in one read: by id, every id
-        a key (``[]`` when it has no facts). The injector reads a whole breadth-first
-        level at once, so a walk costs a few reads, not one per entity."""
+        a key (``[]`` when it has no facts), in the order of ``entity_ids``. The injector
+        reads a whole breadth-first level at once, so a walk costs a few reads, not one
+        per entity."""
         ...
 
 
