@@ -333,20 +333,29 @@ class ContextInjector:
         return choose(groups, self.max_entities)
 
     def _named(self, names: Sequence[str]) -> list[Entity]:
-        """The entities of names a previous answer used (every one of each name), in the
-        order the answer used them, then by id: the same answer widens the same way in
-        every process (a set's order would depend on the string hash seed)."""
+        """The entities of names a previous answer used, in the order the answer used
+        them, then by id: every entity of a bare name; of a dotted one
+        (``StateGraph.validate``), the entities its qualified tail names, as for a
+        mention (:func:`~citeloop.knowledge.seeds.named_groups`). The same answer
+        widens the same way in every process (a set's order would depend on the string
+        hash seed)."""
         if not names:
             return []
         known = self._reads.names()
-        wanted = list(dict.fromkeys(name for name in names if name in known))
-        found = self._reads.entities_named_many(set(wanted))
-        return [
-            entity
-            for name in wanted
-            for entity in sorted(found.get(name, ()), key=lambda entity: entity.id)
-            if entity.resolved and entity.kind in RANK
-        ]
+        wanted = list(dict.fromkeys(names))
+        lookups = {n for name in wanted for n in lookup_names(name) if n in known}
+        found = {
+            name: sorted(
+                (e for e in entities if e.resolved and e.kind in RANK), key=lambda e: e.id
+            )
+            for name, entities in self._reads.entities_named_many(lookups).items()
+        }
+        chosen: dict[str, Entity] = {}
+        for name in wanted:
+            groups = [found.get(name, [])] if name in found else named_groups(name, found)
+            for entity in groups[0] if groups else ():
+                chosen.setdefault(entity.id, entity)
+        return list(chosen.values())
 
     def _lexical(self, text: str, found: _Candidates, follow_tests: bool) -> None:
         """Seed the best :attr:`lexical_hits` admissible entities the task's words find

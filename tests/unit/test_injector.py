@@ -367,6 +367,23 @@ def test_widening_brings_in_the_names_an_answer_used(store: SqliteGraphStore) ->
     assert next(e for e in wider.entities if e.name == "typed_circle").reason == "named"
 
 
+def test_widening_brings_in_the_method_an_answer_named_with_its_class() -> None:
+    """``StateGraph.validate`` in an answer is that class's method, not every
+    ``validate`` of the graph (nor none, as a name no entity has)."""
+    entities = [
+        Entity("g.StateGraph", EntityKind.CLASS, "StateGraph"),
+        Entity("g.StateGraph.validate", EntityKind.METHOD, "validate"),
+        Entity("p.Pregel", EntityKind.CLASS, "Pregel"),
+        Entity("p.Pregel.validate", EntityKind.METHOD, "validate"),
+    ]
+    store = MemoryGraphStore(entities, [])
+    injector = ContextInjector(store, hops=0, lexical_hits=0)
+    expansion = ContextExpansion.for_attempt(0, ("StateGraph.validate",))
+    wider = injector.inject("`Pregel`", expansion=expansion)
+    named = [e.id for e in wider.entities if e.reason == "named"]
+    assert named == ["g.StateGraph.validate"]
+
+
 def test_tests_only_with_tested_by(store: SqliteGraphStore) -> None:
     injector = ContextInjector(store)
     default = injector.inject("Circle.label")
