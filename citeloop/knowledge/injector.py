@@ -210,6 +210,7 @@ class ContextInjector:
         expansion: ContextExpansion | None = None,
         *,
         default: InjectedContext | None = None,
+        keep: Sequence[str] = (),
     ) -> InjectedContext:
         """Build the context for a task.
 
@@ -224,6 +225,11 @@ class ContextInjector:
                 when the caller has it: the widened context keeps its entities without
                 selecting them again. Ignored when its snapshot is not the graph's now
                 (the default is selected again, as without it).
+            keep: With ``expansion``, the entity ids of an earlier widening of the
+                same payload (the context a previous retry showed, without the
+                ``owner`` entities): the widened context keeps them too, so a context
+                only grows from one retry to the next. Ids the graph no longer has are
+                left out.
 
         Returns:
             The rendered text, the entities with tiers and reasons in rank order, the
@@ -236,10 +242,11 @@ class ContextInjector:
         widening = expansion or ContextExpansion()
         with self._reads.reading():
             pinned: list[str] = []
-            if expansion is not None:  # a wider context keeps all of the default one
+            if expansion is not None:  # a wider context keeps the default and `keep`
                 pinned = _selected_ids(default, self._reads.snapshot())
                 if pinned is None:
                     pinned = self._select(text, task_type, ContextExpansion(), [])[1]
+                pinned = list(dict.fromkeys([*pinned, *keep]))
             found, selected, core_ids, scores = self._select(text, task_type, widening, pinned)
             owners = self._owners(selected, found)
             snapshot = self._reads.snapshot()
@@ -297,6 +304,7 @@ class ContextInjector:
             self._requirement_closure(found)
         missing = [entity_id for entity_id in pinned if entity_id not in found.entities]
         found.entities.update(self._reads.get_entities(missing))
+        pinned = [entity_id for entity_id in pinned if entity_id in found.entities]
         scores = self._scores(found, follow_tests)
         ranked = sorted(scores, key=lambda entity_id: (-scores[entity_id], entity_id))
         core_ids = [entity.id for entity in core]

@@ -367,6 +367,18 @@ def test_widening_brings_in_the_names_an_answer_used(store: SqliteGraphStore) ->
     assert next(e for e in wider.entities if e.name == "typed_circle").reason == "named"
 
 
+def test_a_later_widening_keeps_what_the_earlier_one_showed(store: SqliteGraphStore) -> None:
+    injector = ContextInjector(store, hops=0, max_context_tokens=40)
+    first = injector.inject("`Kreis`", expansion=ContextExpansion.for_attempt(0, ("typed_circle",)))
+    assert "typed_circle" in names(first)
+    second = ContextExpansion.for_attempt(1, ("Shape",))
+    assert "typed_circle" not in names(injector.inject("`Kreis`", expansion=second))
+    ids = [e.id for e in first.entities if e.reason != "owner"]
+    kept = injector.inject("`Kreis`", expansion=second, keep=[*ids, "gone.Entity"])
+    assert {e.id for e in first.entities} <= {e.id for e in kept.entities}
+    assert "Shape" in names(kept)
+
+
 def test_widening_brings_in_the_method_an_answer_named_with_its_class() -> None:
     """``StateGraph.validate`` in an answer is that class's method, not every
     ``validate`` of the graph (nor none, as a name no entity has)."""
