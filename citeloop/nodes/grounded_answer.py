@@ -28,7 +28,7 @@ from citeloop.checks.check import (
 from citeloop.context import GroundedAnswerContext, resolve_context
 from citeloop.errors import ConfigurationError
 from citeloop.grounding import GraphContextValidator, GraphValidationResult, build_retry_prompt
-from citeloop.grounding.entities import ContextName
+from citeloop.grounding.graph_context import IndexedContext
 from citeloop.grounding.mentions import code_mentions
 from citeloop.knowledge import (
     ContextExpansion,
@@ -46,7 +46,7 @@ from citeloop.nodes.chat import (
     task_from,
 )
 from citeloop.nodes.graph_files import graph_names, open_graph
-from citeloop.nodes.recent import Recent, parsed_context
+from citeloop.nodes.recent import Recent, indexed_context
 from citeloop.prompts import (
     GROUNDED_ANSWER_PROMPT,
     GROUNDED_PAYLOAD_BLOCK,
@@ -174,7 +174,7 @@ def _with_empty_context_rule(report: dict[str, Any]) -> dict[str, Any]:
 
 
 _DEFAULTS_KEPT = 256
-"""Default contexts (and parsed context entities) a graph keeps for the runs under way."""
+"""Default contexts (and indexed context entities) a graph keeps for the runs under way."""
 
 
 _INJECTORS_KEPT = 16
@@ -215,9 +215,9 @@ class GroundedAnswerNodes:
         # The default context of recent tasks, so that widening it for a retry does not
         # select it again (the injector checks it is of the graph's snapshot now).
         self._defaults: Recent[InjectedContext] = Recent(_DEFAULTS_KEPT)
-        # Context entities parsed for validation: validate and build_retry_prompt judge
-        # answers against the same entities.
-        self._parsed: Recent[list[ContextName]] = Recent(_DEFAULTS_KEPT)
+        # Context entities parsed and indexed for validation: build_retry_prompt and
+        # validate judge answers against the same entities.
+        self._indexed: Recent[IndexedContext] = Recent(_DEFAULTS_KEPT)
         self._injectors: Recent[ContextInjector] = Recent(_INJECTORS_KEPT)
 
     def _store(self, ctx: GroundedAnswerContext) -> GraphStore:
@@ -382,7 +382,7 @@ class GroundedAnswerNodes:
         prompt = [state["task"], state.get("payload") or "", state.get("context_text") or ""]
         return validator.validate(
             state["answer"],
-            parsed_context(self._parsed, state["context_entities"]),
+            indexed_context(self._indexed, state["context_entities"]),
             prompt=prompt,
             graph_names=graph_names(self._injector(ctx).reads),
         )
