@@ -7,6 +7,7 @@ model object and an optional knowledge-graph store — so they are methods of
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any, Literal
 
@@ -171,6 +172,22 @@ def _with_empty_context_rule(report: dict[str, Any]) -> dict[str, Any]:
         "failed_rules": [*report.get("failed_rules", []), "empty_context"],
         "reasons": [*report.get("reasons", []), EMPTY_CONTEXT_REASON],
     }
+
+
+@functools.lru_cache(maxsize=16, typed=True)
+def _validator(
+    reference_threshold: float,
+    require_citations: bool,
+    fail_on_invented: bool,
+    require_locations: bool,
+) -> GraphContextValidator:
+    """The validator of a run's settings (immutable, so shared by the runs that have them)."""
+    return GraphContextValidator(
+        reference_threshold=reference_threshold,
+        require_citations=require_citations,
+        fail_on_invented=fail_on_invented,
+        require_locations=require_locations,
+    )
 
 
 _DEFAULTS_KEPT = 256
@@ -373,11 +390,11 @@ class GroundedAnswerNodes:
     def _validation(self, state: State, ctx: GroundedAnswerContext) -> GraphValidationResult:
         """The answer judged against the context in state, with the prompt's names
         grounded and the knowledge graph's names telling invented ones apart."""
-        validator = GraphContextValidator(
-            reference_threshold=ctx.reference_threshold,
-            require_citations=ctx.require_citations,
-            fail_on_invented=ctx.fail_on_invented,
-            require_locations=ctx.require_locations,
+        validator = _validator(
+            ctx.reference_threshold,
+            ctx.require_citations,
+            ctx.fail_on_invented,
+            ctx.require_locations,
         )
         prompt = [state["task"], state.get("payload") or "", state.get("context_text") or ""]
         return validator.validate(
