@@ -39,6 +39,8 @@ if TYPE_CHECKING:  # the names as type checkers and IDEs see them
         COMPLIANCE_THRESHOLD,
         MAX_VALIDATION_RETRIES,
         GraphContextValidator,
+        IndexedContext,
+        index_context,
     )
     from citeloop.grounding.matching import (
         NameScanner,
@@ -77,7 +79,9 @@ _EXPORTS_BY_MODULE: dict[str, tuple[str, ...]] = {
     "citeloop.grounding.graph_context": (
         "COMPLIANCE_THRESHOLD",
         "GraphContextValidator",
+        "IndexedContext",
         "MAX_VALIDATION_RETRIES",
+        "index_context",
     ),
     "citeloop.grounding.matching": ("NameScanner",),
     "citeloop.grounding.results": (
@@ -109,12 +113,14 @@ __all__ = [
     "FactIdCritic",
     "GraphContextValidator",
     "GraphValidationResult",
+    "IndexedContext",
     "NameScanner",
     "ParsedEntity",
     "Place",
     "ValidationResult",
     "build_retry_prompt",
     "find_citation_section",
+    "index_context",
     "mentions_fact_id",
     "missing_fact_ids",
     "parse_context_entities",

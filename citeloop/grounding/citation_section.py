@@ -29,6 +29,7 @@ quantifiers, so work is linear in the text length.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -200,10 +201,12 @@ def find_citation_section(
         >>> find_citation_section("Entities used: `A` (a.py:3-9) and B.").locations
         (CitedLocation(name='A', path='a.py', start=3, end=9, text='`A` (a.py:3-9)'),)
     """
-    return _find(lines_of(text), _label_set(labels), prefer, is_entity)
+    return _find(lines_of(text), _label_set(tuple(labels)), prefer, is_entity)
 
 
+@functools.lru_cache(maxsize=16)
 def _label_set(labels: tuple[str, ...]) -> Labels:
+    # Normalized once per set of labels (a validator reads every answer with its own).
     exact = frozenset(normalize_label(label) for label in labels)
     words = (tuple(LABEL_WORD.findall(label)) for label in sorted(exact))
     return Labels(exact, tuple(label_words for label_words in words if label_words))
@@ -262,7 +265,7 @@ def split_citation_section(
         sections stay in the body.
     """
     lines = lines_of(text)
-    section = _find(lines, _label_set(labels), prefer, is_entity)
+    section = _find(lines, _label_set(tuple(labels)), prefer, is_entity)
     if section is None:
         return text, None
     return "\n".join(lines[: section.start] + lines[section.end :]), section

@@ -32,31 +32,56 @@ from citeloop.grounding.substance import (
 from citeloop.markdown import unescape, visible_text
 from citeloop.text import INVISIBLE, normalize_text
 
-_ContextIndex = tuple[
-    tuple[ContextName, ...], frozenset[str], NameScanner, frozenset[str], frozenset[str]
-]
-"""(entities, names, their scanner, private names, core names) of a context."""
+
+@dataclass(frozen=True, slots=True, eq=False)
+class IndexedContext:
+    """The entities of a context, parsed, with what the rules read of them: validating
+    several answers against one context (a retry's answer, then the next) parses and
+    indexes it once. :meth:`GraphContextValidator.report` takes it as its context.
+
+    Attributes:
+        entities: The entities (:func:`~citeloop.grounding.entities.context_names`).
+        names: Their names.
+        scanner: A :class:`NameScanner` of ``names``.
+        private: The private names (last dotted part starting with ``_``).
+        core: The public names of the core tier.
+    """
+
+    entities: tuple[ContextName, ...]
+    names: frozenset[str]
+    scanner: NameScanner
+    private: frozenset[str]
+    core: frozenset[str]
 
 
-def _index_of(entities: Sequence[ContextName]) -> _ContextIndex:
-    names = frozenset(entity.name for entity in entities)
-    private = frozenset(entity.name for entity in entities if entity.private)
-    core = frozenset(entity.name for entity in entities if entity.tier == CORE) - private
-    return tuple(entities), names, NameScanner(names), private, core
+def index_context(context: Any) -> IndexedContext:
+    """``context`` (any shape :func:`~citeloop.grounding.entities.context_names`
+    accepts) parsed and indexed; an :class:`IndexedContext` is returned as it is.
 
-
-@functools.lru_cache(maxsize=16)
-def _text_index(text: str) -> _ContextIndex:
-    # Context text is parsed once for all the answers validated against it (each retry
-    # is validated twice; a user may check many answers against one context).
-    return _index_of(context_names(text))
-
-
-def _context_index(context: Any) -> _ContextIndex:
-    """The parsed entities of ``context`` and what the rules read of them."""
+    Raises:
+        TypeError: ``context`` has no accepted shape.
+        ValueError: An entity has an empty name, a name without a word character, or
+            an unknown tier.
+    """
+    if type(context) is IndexedContext:
+        return context
     if isinstance(context, str):
         return _text_index(context)
     return _index_of(context_names(context))
+
+
+def _index_of(entities: Sequence[ContextName]) -> IndexedContext:
+    names = frozenset(entity.name for entity in entities)
+    private = frozenset(entity.name for entity in entities if entity.private)
+    core = frozenset(entity.name for entity in entities if entity.tier == CORE) - private
+    return IndexedContext(tuple(entities), names, NameScanner(names), private, core)
+
+
+@functools.lru_cache(maxsize=16)
+def _text_index(text: str) -> IndexedContext:
+    # Context text is parsed once for all the answers validated against it (each retry
+    # is validated twice; a user may check many answers against one context).
+    return _index_of(context_names(text))
 
 
 COMPLIANCE_THRESHOLD = 0.5
@@ -255,7 +280,8 @@ class GraphContextValidator:
                 ``.entities`` (``InjectedContext``), a mapping with ``"entities"``, or
                 an iterable of names / entity objects / mappings (see
                 :func:`citeloop.grounding.entities.context_names`); entities with a
-                ``path``, ``line`` and ``end_line`` let locations be checked.
+                ``path``, ``line`` and ``end_line`` let locations be checked. An
+                :class:`IndexedContext` (:func:`index_context`) is read as it is.
             prompt: The rest of what the model was shown (task, payload; the context
                 text when ``context`` is not text): the names it writes are grounded.
             graph_names: The knowledge graph's entity names (a collection, or a
@@ -274,7 +300,9 @@ class GraphContextValidator:
         """
         if not isinstance(response, str):
             raise TypeError(f"response must be a str, got {type(response).__name__}")
-        entities, names, scanner, private, core = _context_index(context)
+        index = index_context(context)
+        entities, names, scanner = index.entities, index.names, index.scanner
+        private, core = index.private, index.core
         # Of several candidate sections the last one citing an entity by name is the
         # list; a later label line of prose ("Citations: StateGraph is the key one.",
         # "Citations: none beyond the list above.") is not.

@@ -269,6 +269,8 @@ def _form(token: str) -> str | None:
         return "dotted"
     if "_" in token.strip("_") or token.startswith("_"):
         return "underscore"
+    if token.islower() or token.isupper() or (token[:1].isupper() and token[1:].islower()):
+        return None  # one case, or capitalized (most words): no CamelCase
     upper = sum(char.isupper() for char in token)
     if upper and any(char.islower() for char in token):
         inner = any(a.islower() and b.isupper() for a, b in itertools.pairwise(token))

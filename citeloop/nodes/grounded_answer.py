@@ -7,6 +7,7 @@ model object and an optional knowledge-graph store — so they are methods of
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any, Literal
 
@@ -28,7 +29,7 @@ from citeloop.checks.check import (
 from citeloop.context import GroundedAnswerContext, resolve_context
 from citeloop.errors import ConfigurationError
 from citeloop.grounding import GraphContextValidator, GraphValidationResult, build_retry_prompt
-from citeloop.grounding.entities import ContextName
+from citeloop.grounding.graph_context import IndexedContext
 from citeloop.grounding.mentions import code_mentions
 from citeloop.knowledge import (
     ContextExpansion,
@@ -46,7 +47,7 @@ from citeloop.nodes.chat import (
     task_from,
 )
 from citeloop.nodes.graph_files import graph_names, open_graph
-from citeloop.nodes.recent import Recent, parsed_context
+from citeloop.nodes.recent import Recent, indexed_context
 from citeloop.prompts import (
     GROUNDED_ANSWER_PROMPT,
     GROUNDED_PAYLOAD_BLOCK,
@@ -173,8 +174,24 @@ def _with_empty_context_rule(report: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+@functools.lru_cache(maxsize=16, typed=True)
+def _validator(
+    reference_threshold: float,
+    require_citations: bool,
+    fail_on_invented: bool,
+    require_locations: bool,
+) -> GraphContextValidator:
+    """The validator of a run's settings (immutable, so shared by the runs that have them)."""
+    return GraphContextValidator(
+        reference_threshold=reference_threshold,
+        require_citations=require_citations,
+        fail_on_invented=fail_on_invented,
+        require_locations=require_locations,
+    )
+
+
 _DEFAULTS_KEPT = 256
-"""Default contexts (and parsed context entities) a graph keeps for the runs under way."""
+"""Default contexts (and indexed context entities) a graph keeps for the runs under way."""
 
 
 _INJECTORS_KEPT = 16
@@ -215,9 +232,9 @@ class GroundedAnswerNodes:
         # The default context of recent tasks, so that widening it for a retry does not
         # select it again (the injector checks it is of the graph's snapshot now).
         self._defaults: Recent[InjectedContext] = Recent(_DEFAULTS_KEPT)
-        # Context entities parsed for validation: validate and build_retry_prompt judge
-        # answers against the same entities.
-        self._parsed: Recent[list[ContextName]] = Recent(_DEFAULTS_KEPT)
+        # Context entities parsed and indexed for validation: build_retry_prompt and
+        # validate judge answers against the same entities.
+        self._indexed: Recent[IndexedContext] = Recent(_DEFAULTS_KEPT)
         self._injectors: Recent[ContextInjector] = Recent(_INJECTORS_KEPT)
 
     def _store(self, ctx: GroundedAnswerContext) -> GraphStore:
@@ -373,16 +390,16 @@ class GroundedAnswerNodes:
     def _validation(self, state: State, ctx: GroundedAnswerContext) -> GraphValidationResult:
         """The answer judged against the context in state, with the prompt's names
         grounded and the knowledge graph's names telling invented ones apart."""
-        validator = GraphContextValidator(
-            reference_threshold=ctx.reference_threshold,
-            require_citations=ctx.require_citations,
-            fail_on_invented=ctx.fail_on_invented,
-            require_locations=ctx.require_locations,
+        validator = _validator(
+            ctx.reference_threshold,
+            ctx.require_citations,
+            ctx.fail_on_invented,
+            ctx.require_locations,
         )
         prompt = [state["task"], state.get("payload") or "", state.get("context_text") or ""]
         return validator.validate(
             state["answer"],
-            parsed_context(self._parsed, state["context_entities"]),
+            indexed_context(self._indexed, state["context_entities"]),
             prompt=prompt,
             graph_names=graph_names(self._injector(ctx).reads),
         )

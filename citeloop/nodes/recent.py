@@ -1,7 +1,7 @@
 """What the runs of one compiled graph reuse: recent results, bounded and thread-safe.
 
 A retry of ``grounded_answer`` widens the context its run injected first, and two nodes
-(``validate``, then ``build_retry_prompt``) judge answers against the same context
+(``build_retry_prompt``, then ``validate``) judge answers against the same context
 entities. :class:`Recent` keeps such results by key, the most recently used last, so
 that the next node of the run finds them; runs under way at the same time (``batch``,
 ``abatch``, a server) share it under a lock.
@@ -14,7 +14,7 @@ from collections import OrderedDict
 from collections.abc import Hashable
 from typing import Any, Generic, TypeVar
 
-from citeloop.grounding.entities import ContextName, context_names
+from citeloop.grounding.graph_context import IndexedContext, index_context
 
 Value = TypeVar("Value")
 
@@ -60,9 +60,9 @@ _PLAIN_PLACE = (int, type(None))
 
 
 def _entities_key(items: Any) -> tuple[tuple[Any, ...], ...] | None:
-    """What :func:`context_names` reads of context entities given as the dicts a node
-    writes to state (name, tier, path, line, end_line), or ``None`` for any other shape
-    (those are parsed every time)."""
+    """What :func:`~citeloop.grounding.entities.context_names` reads of context entities
+    given as the dicts a node writes to state (name, tier, path, line, end_line), or
+    ``None`` for any other shape (those are parsed every time)."""
     if not isinstance(items, list):
         return None
     key = []
@@ -89,27 +89,28 @@ def _entities_key(items: Any) -> tuple[tuple[Any, ...], ...] | None:
     return tuple(key)
 
 
-def parsed_context(memo: Recent[list[ContextName]], items: Any) -> Any:
-    """``items`` (a state's ``context_entities``) as :func:`context_names` parses them,
-    from ``memo`` when the same entities were parsed before; ``items`` unchanged when
-    they are of another shape or do not parse (the validator then reports the error).
+def indexed_context(memo: Recent[IndexedContext], items: Any) -> Any:
+    """``items`` (a state's ``context_entities``) parsed and indexed for validation
+    (:func:`~citeloop.grounding.graph_context.index_context`), from ``memo`` when the
+    same entities were indexed before; ``items`` unchanged when they are of another
+    shape or do not parse (the validator then reports the error).
 
     Args:
-        memo: Parsed entities by the name, tier and place of each entity.
+        memo: Indexed contexts by the name, tier and place of each entity.
         items: A list of ``{"name", "tier", "path", "line", "end_line", ...}`` dicts.
 
     Returns:
-        A list of :class:`ContextName` (which the validator takes as they are), or
-        ``items``.
+        An :class:`~citeloop.grounding.graph_context.IndexedContext` (which the
+        validator takes as it is), or ``items``.
     """
     key = _entities_key(items)
     if key is None:
         return items
-    parsed = memo.get(key)
-    if parsed is None:
+    indexed = memo.get(key)
+    if indexed is None:
         try:
-            parsed = context_names(items)
+            indexed = index_context(items)
         except (TypeError, ValueError):
             return items
-        memo.put(key, parsed)
-    return parsed
+        memo.put(key, indexed)
+    return indexed

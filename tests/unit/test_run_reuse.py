@@ -11,12 +11,12 @@ from pathlib import Path
 import pytest
 
 from citeloop.graphs.grounded_answer import build_grounded_answer_graph
-from citeloop.grounding import GraphContextValidator
+from citeloop.grounding import GraphContextValidator, IndexedContext
 from citeloop.grounding.context_text import Place
 from citeloop.grounding.entities import ContextName, context_names
 from citeloop.knowledge import SqliteGraphStore, index_tree
 from citeloop.nodes.graph_files import graph_names, open_graph
-from citeloop.nodes.recent import Recent, parsed_context
+from citeloop.nodes.recent import Recent, indexed_context
 from tests.fakes import ScriptedChatModel
 
 ENTITIES = [
@@ -44,14 +44,15 @@ def test_recent_needs_room_for_one():
         Recent(0)
 
 
-def test_parsed_context_is_what_context_names_reads_and_is_reused():
-    memo: Recent[list[ContextName]] = Recent(4)
-    parsed = parsed_context(memo, ENTITIES)
-    assert parsed == context_names(ENTITIES)
-    assert parsed[0] == ContextName(
+def test_indexed_context_is_what_context_names_reads_and_is_reused():
+    memo: Recent[IndexedContext] = Recent(4)
+    indexed = indexed_context(memo, ENTITIES)
+    assert list(indexed.entities) == context_names(ENTITIES)
+    assert indexed.entities[0] == ContextName(
         "Cart", "core", (Place("shop/cart.py", 3, 9), Place("shop/old.py", 1, 2))
     )
-    assert parsed_context(memo, [dict(item) for item in ENTITIES]) is parsed  # equal dicts
+    assert (indexed.names, indexed.core, indexed.private) == ({"Cart", "total"}, {"Cart"}, set())
+    assert indexed_context(memo, [dict(item) for item in ENTITIES]) is indexed  # equal dicts
 
 
 @pytest.mark.parametrize(
@@ -65,9 +66,9 @@ def test_parsed_context_is_what_context_names_reads_and_is_reused():
         [{"name": "Cart", "tier": "primary"}],
     ],
 )
-def test_parsed_context_leaves_other_shapes_to_the_validator(items):
-    memo: Recent[list[ContextName]] = Recent(4)
-    assert parsed_context(memo, items) is items
+def test_indexed_context_leaves_other_shapes_to_the_validator(items):
+    memo: Recent[IndexedContext] = Recent(4)
+    assert indexed_context(memo, items) is items
     assert len(memo) == 0
 
 
@@ -84,12 +85,14 @@ def test_context_names_takes_parsed_names_as_they_are():
         "It sums them.",
     ],
 )
-def test_a_verdict_on_parsed_names_is_the_verdict_on_the_dicts(answer):
-    memo: Recent[list[ContextName]] = Recent(4)
+def test_a_verdict_on_an_indexed_context_is_the_verdict_on_the_dicts(answer):
+    memo: Recent[IndexedContext] = Recent(4)
     validator = GraphContextValidator(require_locations=True)
     raw = validator.validate(answer, ENTITIES, prompt="What does Cart do?")
-    reused = validator.validate(answer, parsed_context(memo, ENTITIES), prompt="What does Cart do?")
+    indexed = indexed_context(memo, ENTITIES)
+    reused = validator.validate(answer, indexed, prompt="What does Cart do?")
     assert reused.to_dict() == raw.to_dict()
+    assert context_names(indexed) == context_names(ENTITIES)  # it reads as its entities
 
 
 def _index(root: Path, files: dict[str, str], db: Path) -> None:
