@@ -353,9 +353,7 @@ class ContextInjector:
         wanted = list(dict.fromkeys(names))
         lookups = {n for name in wanted for n in lookup_names(name) if n in known}
         found = {
-            name: sorted(
-                (e for e in entities if e.resolved and e.kind in RANK), key=lambda e: e.id
-            )
+            name: sorted((e for e in entities if e.resolved and e.kind in RANK), key=lambda e: e.id)
             for name, entities in self._reads.entities_named_many(lookups).items()
         }
         chosen: dict[str, Entity] = {}

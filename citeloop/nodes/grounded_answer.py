@@ -37,6 +37,7 @@ from citeloop.knowledge import (
     GraphStore,
     InjectedContext,
 )
+from citeloop.knowledge.model import Reason
 from citeloop.nodes.chat import (
     achat_model,
     add_usage,
@@ -261,13 +262,18 @@ class GroundedAnswerNodes:
         self, state: State, ctx: GroundedAnswerContext, expansion: ContextExpansion | None
     ) -> InjectedContext:
         texts = [task_of(state), state.get("payload") or ""]
+        # A widening keeps what the previous attempt's context showed: it only grows.
+        shown = (state.get("context_entities") or []) if expansion is not None else []
+        keep = [e["id"] for e in shown if e.get("id") and e.get("reason") != Reason.OWNER]
         if self.injector is not None:
-            return self.injector.inject(texts, expansion=expansion)
+            if not isinstance(self.injector, ContextInjector):  # a user's own injector
+                return self.injector.inject(texts, expansion=expansion)
+            return self.injector.inject(texts, expansion=expansion, keep=keep)
         injector = self._injector(ctx)
         key = (*texts, ctx.hops, ctx.max_context_tokens, ctx.max_entities)
         if expansion is not None:
             default = self._defaults.get(key)
-            return injector.inject(texts, expansion=expansion, default=default)
+            return injector.inject(texts, expansion=expansion, default=default, keep=keep)
         injected = injector.inject(texts)
         self._defaults.put(key, injected)
         return injected
@@ -447,7 +453,7 @@ class GroundedAnswerNodes:
     ) -> dict[str, Any]:
         """Widen the context for retry ``attempts - 1`` (0-based): a larger budget, a
         deeper neighbourhood, and the code the last answer named that the graph has
-        (in its body or its citations)."""
+        (in its body or its citations), keeping every entity the last context showed."""
         report = state.get("report") or {}
         named = [mention.name for mention in code_mentions(state.get("answer") or "")]
         named += report.get("invalid_citations", []) + report.get("ungrounded_in_graph", [])

@@ -30,8 +30,7 @@ def contexts(store: SqliteGraphStore) -> list[str]:
     injector = ContextInjector(store)
     default = injector.inject(TASK)
     widened = [
-        injector.inject(TASK, expansion=ContextExpansion.for_attempt(attempt))
-        for attempt in (1, 2)
+        injector.inject(TASK, expansion=ContextExpansion.for_attempt(attempt)) for attempt in (1, 2)
     ]
     return [default.text, *(context.text for context in widened)]
 

@@ -211,3 +211,24 @@ def test_a_long_previous_answer_is_cut_with_a_note(core):
     prompt = build_retry_prompt(TASK, result, previous_answer=answer)
     assert f"[cut here: {MAX_DRAFT_CHARS} of {len(answer)} characters shown]" in prompt
     assert len(prompt) < MAX_DRAFT_CHARS + 3_000
+
+
+async def test_a_second_widening_keeps_what_the_first_one_showed(store, core):
+    """Ledger comes in because the first answer cited it; the second answer does not
+    name it, and the second widening still shows it: a context only grows."""
+    first = (
+        "Checkout pays with Cart and Ledger records it.\n\n## Entities used\n"
+        + "".join(f"- {name}\n" for name in core if name != "Cart")
+        + "- Ledger\n"
+    )
+    model = ScriptedChatModel(script=[first, "Checkout pays.", good_answer(core)])
+    graph = build_grounded_answer_graph(model, store=store, model_retry=NO_RETRY_DELAY).with_config(
+        context=GroundedAnswerContext(max_retries=2)
+    )
+    widenings: list[list[str]] = []
+    async for update in graph.astream({"task": TASK}, stream_mode="updates"):
+        if "expand_context" in update:
+            widenings.append([e["id"] for e in update["expand_context"]["context_entities"]])
+    assert len(widenings) == 2
+    assert any(entity_id.endswith(".Ledger") for entity_id in widenings[0])
+    assert set(widenings[0]) <= set(widenings[1])

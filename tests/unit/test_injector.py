@@ -215,7 +215,9 @@ def test_tests_found_by_words_do_not_take_the_lexical_seeds_places() -> None:
         Entity(f"t.test_parse_config_{i}", EntityKind.TEST, f"test_parse_config_{i}")
         for i in range(2)
     ]
-    wanted = Entity("m.load_settings", EntityKind.FUNCTION, "load_settings", docstring="Parse config.")
+    wanted = Entity(
+        "m.load_settings", EntityKind.FUNCTION, "load_settings", docstring="Parse config."
+    )
     other = Entity("m.render", EntityKind.FUNCTION, "render", docstring="Draw the page.")
     store = MemoryGraphStore([*tests, wanted, other], [])
     context = ContextInjector(store, lexical_hits=1).inject("How does it parse the config?")
