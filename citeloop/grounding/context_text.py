@@ -76,12 +76,14 @@ _LINE_END = re.compile(r"\r\n?|\n")
 
 
 class Place(NamedTuple):
-    """Where an entity is defined: ``path`` relative to the indexed root, and its first
-    and last line (1-based, inclusive)."""
+    """Where an entity is defined: ``path`` relative to the indexed root, its first and
+    last line (1-based, inclusive), and the short name of the class it is a member of
+    (``""`` for a module-level definition, or when the context does not say)."""
 
     path: str
     start: int
     end: int
+    owner: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,7 +198,8 @@ def parse_context_entities(text: str) -> tuple[ParsedEntity, ...]:
                 add(entity, defined)
             if defined and entities and path and start is not None and end is not None:
                 # The line defines its last entity (`Owner.member`: the member).
-                places.setdefault(entities[-1].name, []).append(Place(path, start, end))
+                owner = entities[0].name if len(entities) == 2 else ""
+                places.setdefault(entities[-1].name, []).append(Place(path, start, end, owner))
         if _REQUIREMENT_PREFIX in line:
             for token in TOKEN_PATTERN.findall(line):
                 if token.startswith(_REQUIREMENT_PREFIX):

@@ -56,11 +56,14 @@ def _tier_of(value: Any, name: str) -> str:
     return tier
 
 
-def _place_of(path: Any, line: Any, end_line: Any) -> tuple[Place, ...]:
+def _place_of(path: Any, line: Any, end_line: Any, kind: Any, entity_id: Any) -> tuple[Place, ...]:
     if not isinstance(path, str) or not path or not isinstance(line, int) or line < 1:
         return ()
     end = end_line if isinstance(end_line, int) and end_line >= line else line
-    return (Place(path, line, end),)
+    # A method's id is its class's id and its name (``pkg.mod.Class.method``).
+    method = str(getattr(kind, "value", kind)) == "method" and isinstance(entity_id, str)
+    owner = entity_id.split(".")[-2] if method and entity_id.count(".") >= 2 else ""
+    return (Place(path, line, end, owner),)
 
 
 def _entity_of(item: Any) -> ContextName:
@@ -71,13 +74,21 @@ def _entity_of(item: Any) -> ContextName:
         name, tier = item, None
     elif isinstance(item, Mapping):
         name, tier = item.get("name"), item.get("tier")
-        places = _place_of(item.get("path"), item.get("line"), item.get("end_line"))
+        places = _place_of(
+            item.get("path"),
+            item.get("line"),
+            item.get("end_line"),
+            item.get("kind"),
+            item.get("id"),
+        )
     else:
         name, tier = getattr(item, "name", None), getattr(item, "tier", None)
         places = _place_of(
             getattr(item, "path", None),
             getattr(item, "line", None),
             getattr(item, "end_line", None),
+            getattr(item, "kind", None),
+            getattr(item, "id", None),
         )
     if not isinstance(name, str):
         raise TypeError(

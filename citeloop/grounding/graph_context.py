@@ -347,9 +347,14 @@ class GraphContextValidator:
         if isinstance(context, str):
             texts.append(context)
         ungrounded = ungrounded_names(body, names, graph_names, prompt=texts)
-        located, wrong_places, unlocated = check_locations(
+        located, wrong_places, unlocated, absent = check_locations(
             section, entities, names, scanner, cited, require=self.require_locations
         )
+        require = self.require_citations if require_citations is None else require_citations
+        if require:  # `StateGraph.validate (state.py:1129)` with only Pregel's shown
+            invalid |= {name for name, _ in absent}
+        else:
+            wrong_places += tuple(location for _, location in absent)
         insufficient = says_context_insufficient(body)
         no_prose = only_lists(body, names)
 
@@ -362,7 +367,6 @@ class GraphContextValidator:
                     f"entities ({ratio:.0%}), below the required {self.reference_threshold:.0%}",
                 )
             )
-        require = self.require_citations if require_citations is None else require_citations
         if require:
             if section is None and core:
                 rules.append(("citation_section", "no citation section ('## Entities used')"))

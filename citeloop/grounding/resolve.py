@@ -10,6 +10,7 @@ from collections.abc import Collection, Sequence
 from citeloop.grounding.citation_section import (
     CitationSection,
 )
+from citeloop.grounding.context_text import Place
 from citeloop.grounding.entities import ContextName
 from citeloop.grounding.matching import NameScanner, without_underscore_emphasis
 from citeloop.grounding.substance import location_valid
@@ -62,16 +63,23 @@ def check_locations(
     cited: Collection[str],
     *,
     require: bool,
-) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
-    """(valid locations, invalid locations, cited names without one when ``require``):
-    each ``path:line`` of the citation section checked against the cited entity's
-    places (:func:`citeloop.grounding.substance.location_valid`)."""
+) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], tuple[tuple[str, str], ...]]:
+    """(valid locations, invalid locations, cited names without one when ``require``,
+    ``(name, location)`` of cited members the context does not show): each
+    ``path:line`` of the citation section checked against the cited entity's places
+    (:func:`citeloop.grounding.substance.location_valid`).
+
+    A location cited as ``Owner.member`` that fits no place of ``member``, where the
+    context shows ``member`` only under other classes (``Pregel.validate`` for
+    ``StateGraph.validate``), cites an entity the context does not have: it is
+    returned last, not as an invalid location."""
     if section is None or not (section.locations or require):
-        return (), (), tuple(sorted(cited)) if section and require else ()
+        return (), (), tuple(sorted(cited)) if section and require else (), ()
     places = {entity.name: entity.places for entity in entities}
     every_place = [place for found in places.values() for place in found]
     valid: list[str] = []
     wrong: list[str] = []
+    absent: list[tuple[str, str]] = []
     located: set[str] = set()
     for location in section.locations:
         if location.name is None:
@@ -85,6 +93,16 @@ def check_locations(
             candidates = [place for target in targets for place in places[target]]
             located |= targets
         ok = location_valid(location.path, location.start, location.end, candidates)
-        (valid if ok else wrong).append(location.text)
+        if not ok and location.name is not None and _other_owners(location.name, candidates):
+            absent.append((location.name, location.text))
+        else:
+            (valid if ok else wrong).append(location.text)
     unlocated = sorted(set(cited) - located) if require else []
-    return tuple(valid), tuple(wrong), tuple(unlocated)
+    return tuple(valid), tuple(wrong), tuple(unlocated), tuple(absent)
+
+
+def _other_owners(name: str, places: Sequence[Place]) -> bool:
+    """Whether ``name`` is ``Owner.member`` and every place of it is a member line of
+    another class."""
+    owner = name.rpartition(".")[0].rpartition(".")[2]
+    return bool(owner) and all(place.owner and place.owner != owner for place in places)

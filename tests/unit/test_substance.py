@@ -172,6 +172,42 @@ def test_locations_are_checked_from_context_text_too() -> None:
     assert result.invalid_locations == ("compile (graph/state.py:390)",)
 
 
+def test_a_member_cited_under_a_class_the_context_does_not_show_it_under_is_not_in_it() -> None:
+    """``Pregel.compile`` is not ``StateGraph.compile``: the context shows no such entity,
+    so the citation is not in the context (its location is not judged as misplaced)."""
+    answer = "StateGraph.compile builds it.\n\n## Entities used\n- StateGraph\n"
+    answer += "- compile (graph/state.py:300)\n- Pregel.compile (pregel/main.py:700)\n"
+    for context in (CONTEXT, _with_ids(ENTITIES)):
+        result = GraphContextValidator().validate(answer, context)
+        assert result.invalid_citations == ("Pregel.compile",)
+        assert result.invalid_locations == ()
+        assert "invalid_citations" in result.failed_rules
+        assert "locations" not in result.failed_rules
+    relaxed = GraphContextValidator(require_citations=False).validate(answer, CONTEXT)
+    assert relaxed.invalid_locations == ("Pregel.compile (pregel/main.py:700)",)
+
+
+def test_a_member_cited_under_its_own_class_at_a_wrong_line_is_misplaced() -> None:
+    answer = "StateGraph.compile builds it.\n\n## Entities used\n- StateGraph\n"
+    answer += "- StateGraph.compile (graph/state.py:390)\n"
+    result = GraphContextValidator().validate(answer, CONTEXT)
+    assert result.invalid_locations == ("StateGraph.compile (graph/state.py:390)",)
+    assert result.invalid_citations == ()
+
+
+def _with_ids(entities: list[dict]) -> list[dict]:
+    """The entities as the graph's state holds them: with ids and kinds."""
+    ids = {"compile": "graph.state.StateGraph.compile", "invoke": "pregel.main.Pregel.invoke"}
+    return [
+        {
+            **e,
+            "id": ids.get(e["name"], e["name"]),
+            "kind": "method" if e["name"] in ids else "class",
+        }
+        for e in entities
+    ]
+
+
 def test_location_helpers() -> None:
     places = [Place("a/b.py", 10, 20)]
     assert location_valid("b.py", 10, 20, places)
