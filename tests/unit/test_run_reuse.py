@@ -55,6 +55,17 @@ def test_indexed_context_is_what_context_names_reads_and_is_reused():
     assert indexed_context(memo, [dict(item) for item in ENTITIES]) is indexed  # equal dicts
 
 
+def test_indexed_context_tells_apart_members_of_other_classes():
+    """The class of a method (read from its id) is part of its place, so entities that
+    differ only there are indexed apart."""
+    memo: Recent[IndexedContext] = Recent(4)
+    item = {"name": "total", "tier": "core", "kind": "method", "path": "a.py", "line": 3}
+    cart = indexed_context(memo, [{**item, "id": "shop.Cart.total"}])
+    order = indexed_context(memo, [{**item, "id": "shop.Order.total"}])
+    assert [place.owner for place in cart.entities[0].places] == ["Cart"]
+    assert [place.owner for place in order.entities[0].places] == ["Order"]
+
+
 @pytest.mark.parametrize(
     "items",
     [
