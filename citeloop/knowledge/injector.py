@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import builtins
+import inspect
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -556,6 +557,21 @@ class ContextInjector:
             _context_entity(found.entities[owner], Tier.SUPPORTING, Reason.OWNER, 0.0)
             for owner in extra
         ]
+
+
+def takes_keep(injector: Any) -> bool:
+    """Whether ``injector.inject`` takes ``keep=`` (:meth:`ContextInjector.inject`'s, or
+    a ``**kwargs`` that forwards it): a subclass or a user's injector whose own
+    ``inject`` has no ``keep`` is called without it, as before ``keep`` existed."""
+    try:
+        parameters = inspect.signature(injector.inject).parameters.values()
+    except (AttributeError, TypeError, ValueError):
+        return False
+    return any(
+        parameter.kind is inspect.Parameter.VAR_KEYWORD
+        or (parameter.name == "keep" and parameter.kind is not inspect.Parameter.VAR_POSITIONAL)
+        for parameter in parameters
+    )
 
 
 def _selected_ids(default: InjectedContext | None, snapshot: str) -> list[str] | None:
