@@ -450,7 +450,7 @@ class ContextInjector:
         ]
         for fact in tracing:
             found.facts.setdefault(fact.fact_id, fact)
-        entities = self._reads.get_entities({fact.subject for fact in tracing})
+        entities = self._reads.get_entities(list(dict.fromkeys(f.subject for f in tracing)))
         for entity in entities.values():
             if entity.resolved and entity.kind in RANK:
                 found.seed(entity, Reason.GRAPH, _SEED_WEIGHTS[Reason.LEXICAL])
@@ -532,14 +532,15 @@ class ContextInjector:
             entity_id for entity_id in selected if found.entities[entity_id].kind in MEMBER_KINDS
         ]
         owners: dict[str, str] = {}
-        missing = set()
+        # In the members' order, not a set's (its order follows the string hash seed).
+        missing: dict[str, None] = {}
         for member in members:
             owner = member.rpartition(".")[0]
             if owner in found.entities:
                 if found.entities[owner].kind is EntityKind.CLASS:
                     owners[member] = owner
             else:
-                missing.add(owner)
+                missing[owner] = None
         for owner_id, entity in self._reads.get_entities(missing).items():
             if entity.kind is EntityKind.CLASS:
                 found.entities[owner_id] = entity
