@@ -19,7 +19,7 @@ attempt's context text.
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from enum import Enum
 from typing import Any
@@ -34,6 +34,7 @@ from citeloop.errors import ConfigurationError
 from citeloop.graphs.grounded_answer import build_grounded_answer_graph
 from citeloop.grounding import GraphValidationResult, ValidationResult
 from citeloop.knowledge import ContextExpansion, ContextInjector, InjectedContext
+from citeloop.knowledge.injector import takes_keep
 from citeloop.nodes.chat import DEFAULT_MODEL_RETRY
 from citeloop.nodes.grounded_answer import supersteps_needed
 from citeloop.prompts import GROUNDED_ANSWER_PROMPT, GROUNDED_PAYLOAD_BLOCK
@@ -102,10 +103,17 @@ class _TypedInjector:
         return self.injector.store
 
     def inject(
-        self, payload: Any, task_type: str | None = None, expansion: ContextExpansion | None = None
+        self,
+        payload: Any,
+        task_type: str | None = None,
+        expansion: ContextExpansion | None = None,
+        *,
+        keep: Sequence[str] = (),
     ) -> InjectedContext:
         chosen = self.task_type if task_type is None else task_type
-        return self.injector.inject(payload, task_type=chosen, expansion=expansion)
+        if not takes_keep(self.injector):  # the user's `inject` has no `keep`
+            return self.injector.inject(payload, task_type=chosen, expansion=expansion)
+        return self.injector.inject(payload, task_type=chosen, expansion=expansion, keep=keep)
 
 
 def _task_type(value: Any) -> str | None:

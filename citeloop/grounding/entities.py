@@ -6,7 +6,7 @@ and its ``ContextEntity`` objects are recognised by their attributes instead.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,6 +17,8 @@ from citeloop.text import normalize_text
 CORE = "core"
 SUPPORTING = "supporting"
 _TIERS = (CORE, SUPPORTING)
+_MEMBERS = frozenset({"attribute", "test"})
+"""Kinds of entity that are a class's member when their id's parent is a class's id."""
 
 _CONTEXT_SHAPES = (
     "a context text (str), an object with an `.entities` attribute (e.g. "
@@ -56,40 +58,47 @@ def _tier_of(value: Any, name: str) -> str:
     return tier
 
 
-def _place_of(path: Any, line: Any, end_line: Any, kind: Any, entity_id: Any) -> tuple[Place, ...]:
+def _field(item: Any, key: str) -> Any:
+    """``item[key]`` of a mapping, ``item.key`` of an object (``None`` when missing)."""
+    if isinstance(item, Mapping):
+        return item.get(key)
+    return None if isinstance(item, str) else getattr(item, key, None)
+
+
+def _kind(item: Any) -> str:
+    kind = _field(item, "kind")
+    return "" if kind is None else str(getattr(kind, "value", kind))
+
+
+def _owner(item: Any, classes: Collection[str]) -> str:
+    """The short name of the class ``item`` is a member of, as its context line names it
+    (``Owner.member``): a method's class, or the class of an attribute or test whose
+    class is an entity of the context; ``""`` otherwise (a module-level definition)."""
+    entity_id = _field(item, "id")
+    if not isinstance(entity_id, str):
+        return ""
+    kind, parent = _kind(item), entity_id.rpartition(".")[0]
+    # A method's id is its class's id and its name (``pkg.mod.Class.method``).
+    if (kind == "method" and "." in parent) or (kind in _MEMBERS and parent in classes):
+        return parent.rpartition(".")[2]
+    return ""
+
+
+def _place_of(item: Any, classes: Collection[str]) -> tuple[Place, ...]:
+    path, line, end_line = (_field(item, key) for key in ("path", "line", "end_line"))
     if not isinstance(path, str) or not path or not isinstance(line, int) or line < 1:
         return ()
     end = end_line if isinstance(end_line, int) and end_line >= line else line
-    # A method's id is its class's id and its name (``pkg.mod.Class.method``).
-    method = str(getattr(kind, "value", kind)) == "method" and isinstance(entity_id, str)
-    owner = entity_id.split(".")[-2] if method and entity_id.count(".") >= 2 else ""
-    return (Place(path, line, end, owner),)
+    return (Place(path, line, end, _owner(item, classes)),)
 
 
-def _entity_of(item: Any) -> ContextName:
+def _entity_of(item: Any, classes: Collection[str] = ()) -> ContextName:
     if type(item) is ContextName:  # parsed before (see context_names): taken as it is
         return item
-    places: tuple[Place, ...] = ()
     if isinstance(item, str):
-        name, tier = item, None
-    elif isinstance(item, Mapping):
-        name, tier = item.get("name"), item.get("tier")
-        places = _place_of(
-            item.get("path"),
-            item.get("line"),
-            item.get("end_line"),
-            item.get("kind"),
-            item.get("id"),
-        )
+        name, tier, places = item, None, ()
     else:
-        name, tier = getattr(item, "name", None), getattr(item, "tier", None)
-        places = _place_of(
-            getattr(item, "path", None),
-            getattr(item, "line", None),
-            getattr(item, "end_line", None),
-            getattr(item, "kind", None),
-            getattr(item, "id", None),
-        )
+        name, tier, places = _field(item, "name"), _field(item, "tier"), _place_of(item, classes)
     if not isinstance(name, str):
         raise TypeError(
             f"context entity {item!r} has no string name; pass entities as names, "
@@ -110,9 +119,13 @@ def _entity_of(item: Any) -> ContextName:
 
 
 def _entities_of(items: Iterable[Any]) -> list[ContextName]:
+    items = list(items)
+    # The classes of the context: an attribute or test under one is its member.
+    ids = (_field(item, "id") for item in items if _kind(item) == "class")
+    classes = {entity_id for entity_id in ids if isinstance(entity_id, str)}
     merged: dict[str, ContextName] = {}
     for item in items:
-        entity = _entity_of(item)
+        entity = _entity_of(item, classes)
         seen = merged.get(entity.name)
         if seen is not None:
             # The same name twice: core wins, so duplicates never relax what must be

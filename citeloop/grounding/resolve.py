@@ -15,6 +15,8 @@ from citeloop.grounding.entities import ContextName
 from citeloop.grounding.matching import NameScanner, without_underscore_emphasis
 from citeloop.grounding.substance import location_valid
 
+_RECEIVERS = frozenset({"self", "cls"})
+
 
 def resolve_name(
     item: str, names: Collection[str], scanner: NameScanner
@@ -103,6 +105,8 @@ def check_locations(
 
 def _other_owners(name: str, places: Sequence[Place]) -> bool:
     """Whether ``name`` is ``Owner.member`` and every place of it is a member line of
-    another class."""
+    another class (``self.member`` and ``cls.member`` name no class)."""
     owner = name.rpartition(".")[0].rpartition(".")[2]
-    return bool(owner) and all(place.owner and place.owner != owner for place in places)
+    if not owner or owner in _RECEIVERS:
+        return False
+    return all(place.owner and place.owner != owner for place in places)

@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import builtins
+import inspect
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -449,7 +450,7 @@ class ContextInjector:
         ]
         for fact in tracing:
             found.facts.setdefault(fact.fact_id, fact)
-        entities = self._reads.get_entities({fact.subject for fact in tracing})
+        entities = self._reads.get_entities(list(dict.fromkeys(f.subject for f in tracing)))
         for entity in entities.values():
             if entity.resolved and entity.kind in RANK:
                 found.seed(entity, Reason.GRAPH, _SEED_WEIGHTS[Reason.LEXICAL])
@@ -531,14 +532,15 @@ class ContextInjector:
             entity_id for entity_id in selected if found.entities[entity_id].kind in MEMBER_KINDS
         ]
         owners: dict[str, str] = {}
-        missing = set()
+        # In the members' order, not a set's (its order follows the string hash seed).
+        missing: dict[str, None] = {}
         for member in members:
             owner = member.rpartition(".")[0]
             if owner in found.entities:
                 if found.entities[owner].kind is EntityKind.CLASS:
                     owners[member] = owner
             else:
-                missing.add(owner)
+                missing[owner] = None
         for owner_id, entity in self._reads.get_entities(missing).items():
             if entity.kind is EntityKind.CLASS:
                 found.entities[owner_id] = entity
@@ -556,6 +558,21 @@ class ContextInjector:
             _context_entity(found.entities[owner], Tier.SUPPORTING, Reason.OWNER, 0.0)
             for owner in extra
         ]
+
+
+def takes_keep(injector: Any) -> bool:
+    """Whether ``injector.inject`` takes ``keep=`` (:meth:`ContextInjector.inject`'s, or
+    a ``**kwargs`` that forwards it): a subclass or a user's injector whose own
+    ``inject`` has no ``keep`` is called without it, as before ``keep`` existed."""
+    try:
+        parameters = inspect.signature(injector.inject).parameters.values()
+    except (AttributeError, TypeError, ValueError):
+        return False
+    return any(
+        parameter.kind is inspect.Parameter.VAR_KEYWORD
+        or (parameter.name == "keep" and parameter.kind is not inspect.Parameter.VAR_POSITIONAL)
+        for parameter in parameters
+    )
 
 
 def _selected_ids(default: InjectedContext | None, snapshot: str) -> list[str] | None:

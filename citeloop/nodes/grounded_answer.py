@@ -37,6 +37,7 @@ from citeloop.knowledge import (
     GraphStore,
     InjectedContext,
 )
+from citeloop.knowledge.injector import takes_keep
 from citeloop.knowledge.model import Reason
 from citeloop.nodes.chat import (
     achat_model,
@@ -266,7 +267,7 @@ class GroundedAnswerNodes:
         shown = (state.get("context_entities") or []) if expansion is not None else []
         keep = [e["id"] for e in shown if e.get("id") and e.get("reason") != Reason.OWNER]
         if self.injector is not None:
-            if not isinstance(self.injector, ContextInjector):  # a user's own injector
+            if not takes_keep(self.injector):  # a user's own `inject`, without `keep`
                 return self.injector.inject(texts, expansion=expansion)
             return self.injector.inject(texts, expansion=expansion, keep=keep)
         injector = self._injector(ctx)

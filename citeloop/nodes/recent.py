@@ -61,9 +61,9 @@ _PLAIN_PLACE = (int, type(None))
 
 def _entities_key(items: Any) -> tuple[tuple[Any, ...], ...] | None:
     """What :func:`~citeloop.grounding.entities.context_names` reads of context entities
-    given as the dicts a node writes to state (name, tier, path, line, end_line, and kind
-    and id for a member's class), or ``None`` for any other shape (those are parsed
-    every time)."""
+    given as the dicts a node writes to state (name, tier, path, line, end_line, and the
+    kind and id a member's class is read from), or ``None`` for any other shape (those
+    are parsed every time)."""
     if not isinstance(items, list):
         return None
     key = []
@@ -84,10 +84,10 @@ def _entities_key(items: Any) -> tuple[tuple[Any, ...], ...] | None:
             type(name) is not str
             or type(tier) is not str
             or not (path is None or type(path) is str)
-            or not (kind is None or type(kind) is str)
-            or not (entity_id is None or type(entity_id) is str)
             or type(line) not in _PLAIN_PLACE
             or type(end_line) not in _PLAIN_PLACE
+            or not (kind is None or type(kind) is str)
+            or not (entity_id is None or type(entity_id) is str)
         ):
             return None
         key.append(entry)
@@ -101,7 +101,7 @@ def indexed_context(memo: Recent[IndexedContext], items: Any) -> Any:
     shape or do not parse (the validator then reports the error).
 
     Args:
-        memo: Indexed contexts by the name, tier and place of each entity.
+        memo: Indexed contexts by the name, tier, place, kind and id of each entity.
         items: A list of ``{"name", "tier", "path", "line", "end_line", ...}`` dicts.
 
     Returns:

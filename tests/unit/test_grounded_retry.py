@@ -12,6 +12,7 @@ from citeloop.context import GroundedAnswerContext
 from citeloop.graphs.grounded_answer import build_grounded_answer_graph
 from citeloop.grounding import RETRY_PROMPT_HEADER
 from citeloop.knowledge import ContextInjector
+from citeloop.validator_loop import ValidatorLoop
 from tests.fakes import ScriptedChatModel
 from tests.unit.test_grounded_answer_graph import (
     NO_RETRY_DELAY,
@@ -232,3 +233,50 @@ async def test_a_second_widening_keeps_what_the_first_one_showed(store, core):
     assert len(widenings) == 2
     assert any(entity_id.endswith(".Ledger") for entity_id in widenings[0])
     assert set(widenings[0]) <= set(widenings[1])
+
+
+def _first_answer_citing_ledger(core: list[str]) -> str:
+    return (
+        "Checkout pays with Cart and Ledger records it.\n\n## Entities used\n"
+        + "".join(f"- {name}\n" for name in core if name != "Cart")
+        + "- Ledger\n"
+    )
+
+
+class _OwnInject(ContextInjector):
+    """A subclass whose own ``inject`` predates ``keep``."""
+
+    def inject(self, payload, task_type=None, expansion=None):
+        return super().inject(payload, task_type=task_type, expansion=expansion)
+
+
+async def test_an_injector_whose_inject_has_no_keep_still_widens(store, core):
+    model = ScriptedChatModel(script=["Checkout pays.", good_answer(core)])
+    graph = build_grounded_answer_graph(
+        model, injector=_OwnInject(store), model_retry=NO_RETRY_DELAY
+    )
+    out = await graph.ainvoke({"task": TASK})
+    assert out["outcome"] == "passed" and out["attempts"] == 2 and out["expanded"]
+
+
+async def test_the_validator_loop_keeps_what_its_first_widening_showed(store, core):
+    """As in the graph: Ledger, brought in by the first answer's citation, stays in the
+    second widening although the second answer does not name it."""
+    shown: list[list[str]] = []
+
+    class Recording(ContextInjector):
+        def inject(self, payload, task_type=None, expansion=None, **options):
+            injected = super().inject(payload, task_type, expansion, **options)
+            shown.append([entity.id for entity in injected.entities])
+            return injected
+
+    replies = [_first_answer_citing_ledger(core), "Checkout pays.", good_answer(core)]
+
+    async def call_llm(system_prompt, user_message, **kwargs):
+        return replies[len(shown) - 1]
+
+    loop = ValidatorLoop(Recording(store), max_retries=2)
+    result = await loop.run(None, call_llm, user_message=TASK)
+    assert result.retries == 2 and len(shown) == 3
+    assert any(entity_id.endswith(".Ledger") for entity_id in shown[1])
+    assert set(shown[1]) <= set(shown[2])

@@ -55,17 +55,6 @@ def test_indexed_context_is_what_context_names_reads_and_is_reused():
     assert indexed_context(memo, [dict(item) for item in ENTITIES]) is indexed  # equal dicts
 
 
-def test_indexed_context_tells_apart_members_of_other_classes():
-    """The class of a method (read from its id) is part of its place, so entities that
-    differ only there are indexed apart."""
-    memo: Recent[IndexedContext] = Recent(4)
-    item = {"name": "total", "tier": "core", "kind": "method", "path": "a.py", "line": 3}
-    cart = indexed_context(memo, [{**item, "id": "shop.Cart.total"}])
-    order = indexed_context(memo, [{**item, "id": "shop.Order.total"}])
-    assert [place.owner for place in cart.entities[0].places] == ["Cart"]
-    assert [place.owner for place in order.entities[0].places] == ["Order"]
-
-
 @pytest.mark.parametrize(
     "items",
     [
@@ -104,6 +93,30 @@ def test_a_verdict_on_an_indexed_context_is_the_verdict_on_the_dicts(answer):
     reused = validator.validate(answer, indexed, prompt="What does Cart do?")
     assert reused.to_dict() == raw.to_dict()
     assert context_names(indexed) == context_names(ENTITIES)  # it reads as its entities
+
+
+def test_indexed_context_is_not_reused_for_a_member_of_another_class():
+    """The same member at the same place, its class renamed (a re-index): the memo must
+    not give it the old class, or `Basket.total` at a wrong line would be judged as a
+    citation of a member the context shows only under `Cart`."""
+    memo: Recent[IndexedContext] = Recent(4)
+    member = {
+        "name": "total",
+        "kind": "method",
+        "tier": "core",
+        "path": "shop/cart.py",
+        "line": 6,
+        "end_line": 7,
+    }
+    before = [{**member, "id": "shop.cart.Cart.total"}]
+    after = [{**member, "id": "shop.cart.Basket.total"}]
+    answer = "`total` sums it.\n\n## Entities used\n- Basket.total (shop/cart.py:40)\n"
+    validator = GraphContextValidator()
+    validator.validate(answer, indexed_context(memo, before))
+    reused = validator.validate(answer, indexed_context(memo, after))
+    assert reused.to_dict() == validator.validate(answer, after).to_dict()
+    assert reused.invalid_locations == ("Basket.total (shop/cart.py:40)",)
+    assert reused.invalid_citations == ()
 
 
 def _index(root: Path, files: dict[str, str], db: Path) -> None:

@@ -195,6 +195,53 @@ def test_a_member_cited_under_its_own_class_at_a_wrong_line_is_misplaced() -> No
     assert result.invalid_citations == ()
 
 
+MEMBERS_CONTEXT = """\
+# graph/state.py
+class StateGraph(Graph)  # L112-400 — A graph whose nodes share a state.
+StateGraph.channels: dict = ...  # L120
+# tests/test_state.py
+class TestState  # L1-40
+TestState.test_compile()  # L10-20
+"""
+MEMBERS = [
+    {"name": "StateGraph", "kind": "class", "tier": "core", "id": "graph.state.StateGraph",
+     "path": "graph/state.py", "line": 112, "end_line": 400},
+    {"name": "channels", "kind": "attribute", "tier": "supporting",
+     "id": "graph.state.StateGraph.channels", "path": "graph/state.py", "line": 120,
+     "end_line": 120},
+    {"name": "TestState", "kind": "class", "tier": "supporting", "id": "tests.test_state.TestState",
+     "path": "tests/test_state.py", "line": 1, "end_line": 40},
+    {"name": "test_compile", "kind": "test", "tier": "supporting",
+     "id": "tests.test_state.TestState.test_compile", "path": "tests/test_state.py",
+     "line": 10, "end_line": 20},
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("cited", "kind"),
+    [
+        ("Pregel.channels (graph/state.py:300)", "citation"),  # an attribute (or property)
+        ("TestGraph.test_compile (tests/test_state.py:30)", "citation"),  # a test method
+        ("StateGraph.channels (graph/state.py:300)", "location"),
+        ("self.channels (graph/state.py:300)", "location"),  # a receiver names no class
+    ],
+)
+def test_a_member_cited_under_another_class_is_judged_alike_from_text_and_entities(
+    cited: str, kind: str
+) -> None:
+    """The graph validates against its entities (dicts with ids and kinds), a user may
+    against the context's text: both show `channels` and `test_compile` under their
+    classes, so both give one verdict."""
+    answer = f"StateGraph keeps channels.\n\n## Entities used\n- StateGraph\n- {cited}\n"
+    for context in (MEMBERS_CONTEXT, MEMBERS):
+        result = GraphContextValidator().validate(answer, context)
+        name = cited.partition(" ")[0]
+        if kind == "citation":
+            assert (result.invalid_citations, result.invalid_locations) == ((name,), ())
+        else:
+            assert (result.invalid_citations, result.invalid_locations) == ((), (cited,))
+
+
 def _with_ids(entities: list[dict]) -> list[dict]:
     """The entities as the graph's state holds them: with ids and kinds."""
     ids = {"compile": "graph.state.StateGraph.compile", "invoke": "pregel.main.Pregel.invoke"}
