@@ -7,9 +7,10 @@
 3. **Ranking** (:mod:`~citeloop.knowledge.ranking`): personalized PageRank from those
    seeds over their neighbourhood in the graph, calls and inheritance ahead of member
    lists, hubs and private names damped.
-4. **Budget**: core entities first, then the others in rank order while their lines fit
-   in ``max_context_tokens`` (each line with the relation lines it adds), a member of a
-   class bringing its class's name in (:mod:`~citeloop.knowledge.render`).
+4. **Budget** (:mod:`~citeloop.knowledge.budget`): core entities first, then the others
+   in rank order while their lines fit in ``max_context_tokens`` (each line with the
+   relation lines it adds), a member of a class bringing its class's name in
+   (:mod:`~citeloop.knowledge.render`).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from typing import Any
 
 from citeloop.errors import ConfigurationError
 from citeloop.grounding.mentions import Mention, code_mentions, query_words
+from citeloop.knowledge.budget import fill_budget
 from citeloop.knowledge.model import (
     DEFAULT_MAX_CONTEXT_TOKENS,
     ContextEntity,
@@ -41,7 +43,7 @@ from citeloop.knowledge.ranking import (
     hub_factor,
     personalized_pagerank,
 )
-from citeloop.knowledge.render import MEMBER_KINDS, ContextText, entity_line, file_heading
+from citeloop.knowledge.render import MEMBER_KINDS, RENDERED_RELATIONS, ContextText
 from citeloop.knowledge.seeds import RANK, choose, lookup_names, named_groups
 from citeloop.knowledge.store import (
     BatchedGraphStore,
@@ -100,7 +102,6 @@ def _task_words(text: str) -> tuple[str, ...]:
 
 _SEED_WEIGHTS = {Reason.MENTION: 1.0, Reason.NAMED: 0.6, Reason.LEXICAL: 0.5}
 _RELATION_ORDER = {relation: -sum(weights) for relation, weights in WEIGHTS.items()}
-_RENDERED = (RelationKind.INHERITS, RelationKind.CALLS)
 
 
 def payload_text(payload: str | Mapping[str, Any] | Sequence[Any]) -> str:
@@ -262,7 +263,7 @@ class ContextInjector:
             key=lambda fact: (position[fact.subject], position[fact.object]),
         )
         text = ContextText(entities, owners).render(
-            [fact for fact in facts if fact.relation in _RENDERED]
+            [fact for fact in facts if fact.relation in RENDERED_RELATIONS]
         )
         core_set = set(core_ids)
         context_entities = [
@@ -311,7 +312,15 @@ class ContextInjector:
         core_ids = [entity.id for entity in core]
         first = list(dict.fromkeys([*core_ids, *pinned]))
         order = first + [entity_id for entity_id in ranked if entity_id not in first]
-        selected = self._fill(order, found, budget, limit, set(first))
+        selected = fill_budget(
+            order,
+            found.entities,
+            found.facts.values(),
+            budget,
+            limit,
+            set(first),
+            self.count_tokens,
+        )
         return found, selected, core_ids, scores
 
     # -- seeds ----------------------------------------------------------------------
@@ -474,57 +483,6 @@ class ContextInjector:
             result[entity_id] = score
         return result
 
-    # -- the budget -----------------------------------------------------------------
-
-    def _fill(
-        self,
-        order: list[str],
-        found: _Candidates,
-        budget: int,
-        limit: int | None,
-        core: set[str],
-    ) -> list[str]:
-        """The entities whose lines fit in ``budget`` (core entities always), in
-        ``order``: each line with the file heading and the relation lines it adds."""
-        selected: list[str] = []
-        chosen: set[str] = set()
-        links: dict[str, list[Fact]] = {}
-        for fact in found.facts.values():
-            if fact.relation in _RENDERED:
-                links.setdefault(fact.subject, []).append(fact)
-                links.setdefault(fact.object, []).append(fact)
-        files: set[str] = set()
-        callers: set[str] = set()
-        count, used = self.count_tokens, 0
-        for entity_id in order:
-            if limit is not None and len(selected) >= limit and entity_id not in core:
-                continue
-            entity = found.entities[entity_id]
-            cost = count(entity_line(entity, _short_owner(entity))) + 1
-            if entity.path and entity.path not in files:
-                cost += count(file_heading(entity.path)) + 1
-            new_callers = set()
-            for fact in links.get(entity_id, ()):
-                other = fact.object if fact.subject == entity_id else fact.subject
-                if other not in chosen:
-                    continue
-                subject, object_ = (_long_name(found, e) for e in (fact.subject, fact.object))
-                if fact.relation is RelationKind.INHERITS:
-                    cost += count(f"{subject} inherits from {object_}") + 1
-                elif fact.subject in callers or fact.subject in new_callers:
-                    cost += count(f", {object_}()")
-                else:
-                    cost += count(f"{subject}() calls {object_}()") + 1
-                    new_callers.add(fact.subject)
-            if entity_id in core or used + cost <= budget:
-                selected.append(entity_id)
-                chosen.add(entity_id)
-                used += cost
-                callers |= new_callers
-                if entity.path:
-                    files.add(entity.path)
-        return selected
-
     def _owners(self, selected: list[str], found: _Candidates) -> dict[str, str]:
         """The class of each member of the context, by member id (a member's line names
         its class: ``Owner.member``)."""
@@ -604,18 +562,3 @@ def _admissible(entity: Entity, follow_tests: bool) -> bool:
     if not entity.resolved or entity.kind not in RANK:
         return False
     return entity.kind is not EntityKind.TEST or follow_tests
-
-
-def _short_owner(entity: Entity) -> str | None:
-    """The short name of what defines a member (``a.B.m`` -> ``B``), or ``None``."""
-    owner = entity.id.rpartition(".")[0]
-    if entity.kind not in MEMBER_KINDS or "." not in owner:
-        return None
-    return owner.rpartition(".")[2]
-
-
-def _long_name(found: _Candidates, entity_id: str) -> str:
-    """A relation line's name at its longest (``Owner.name``), to count its cost."""
-    entity = found.entities[entity_id]
-    owner = _short_owner(entity)
-    return f"{owner}.{entity.name}" if owner else entity.name

@@ -51,7 +51,9 @@ MAX_LINE_SIGNATURE = 100
 MEMBER_KINDS = frozenset({EntityKind.METHOD, EntityKind.ATTRIBUTE, EntityKind.TEST})
 """Kinds of entity a line names by its class (``Owner.member``) when it has one."""
 
-_RENDERED_RELATIONS = (RelationKind.INHERITS, RelationKind.CALLS)
+RENDERED_RELATIONS = (RelationKind.INHERITS, RelationKind.CALLS)
+"""The relations a context text has lines for (the others only rank its entities)."""
+
 _RECEIVERS = ("self", "cls")
 
 
@@ -217,7 +219,7 @@ class ContextText:
         calls: dict[str, tuple[Fact, list[str]]] = {}
         for fact in facts:
             if (
-                fact.relation not in _RENDERED_RELATIONS
+                fact.relation not in RENDERED_RELATIONS
                 or fact.subject not in self._by_id
                 or fact.object not in self._by_id
             ):

@@ -1,0 +1,89 @@
+"""Filling a context's token budget: which ranked entities fit, with the lines they add.
+
+An entity costs its own line (:func:`~citeloop.knowledge.render.entity_line`), its
+file's heading when it is the first of its file, and the relation lines it adds with the
+entities already chosen (an ``inherits`` line, a caller's ``calls`` line or one more
+callee on it), each counted at its longest (``Owner.name``). Entities are taken in rank
+order while they fit; a core entity always enters.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Iterable, Mapping
+
+from citeloop.knowledge.model import Entity, Fact, RelationKind
+from citeloop.knowledge.render import MEMBER_KINDS, RENDERED_RELATIONS, entity_line, file_heading
+
+
+def fill_budget(
+    order: Iterable[str],
+    entities: Mapping[str, Entity],
+    facts: Iterable[Fact],
+    budget: int,
+    limit: int | None,
+    core: Collection[str],
+    count: Callable[[str], int],
+) -> list[str]:
+    """The ids of the entities that fit, in ``order`` (see the module docstring).
+
+    Args:
+        order: Entity ids, best first.
+        entities: The entities by id (every id of ``order``).
+        facts: The facts among the candidates; those rendered as lines are costed.
+        budget: Tokens the lines may take, >= 1.
+        limit: At most this many entities (core entities aside), or ``None``.
+        core: Ids that enter whatever they cost.
+        count: Counts the tokens of a line.
+    """
+    links: dict[str, list[Fact]] = {}
+    for fact in facts:
+        if fact.relation in RENDERED_RELATIONS:
+            links.setdefault(fact.subject, []).append(fact)
+            links.setdefault(fact.object, []).append(fact)
+    selected: list[str] = []
+    chosen: set[str] = set()
+    files: set[str] = set()
+    callers: set[str] = set()
+    used = 0
+    for entity_id in order:
+        if limit is not None and len(selected) >= limit and entity_id not in core:
+            continue
+        entity = entities[entity_id]
+        cost = count(entity_line(entity, short_owner(entity))) + 1
+        if entity.path and entity.path not in files:
+            cost += count(file_heading(entity.path)) + 1
+        new_callers = set()
+        for fact in links.get(entity_id, ()):
+            other = fact.object if fact.subject == entity_id else fact.subject
+            if other not in chosen:
+                continue
+            subject, object_ = (_long_name(entities[e]) for e in (fact.subject, fact.object))
+            if fact.relation is RelationKind.INHERITS:
+                cost += count(f"{subject} inherits from {object_}") + 1
+            elif fact.subject in callers or fact.subject in new_callers:
+                cost += count(f", {object_}()")
+            else:
+                cost += count(f"{subject}() calls {object_}()") + 1
+                new_callers.add(fact.subject)
+        if entity_id in core or used + cost <= budget:
+            selected.append(entity_id)
+            chosen.add(entity_id)
+            used += cost
+            callers |= new_callers
+            if entity.path:
+                files.add(entity.path)
+    return selected
+
+
+def short_owner(entity: Entity) -> str | None:
+    """The short name of what defines a member (``a.B.m`` -> ``B``), or ``None``."""
+    owner = entity.id.rpartition(".")[0]
+    if entity.kind not in MEMBER_KINDS or "." not in owner:
+        return None
+    return owner.rpartition(".")[2]
+
+
+def _long_name(entity: Entity) -> str:
+    """A relation line's name at its longest (``Owner.name``), to count its cost."""
+    owner = short_owner(entity)
+    return f"{owner}.{entity.name}" if owner else entity.name
