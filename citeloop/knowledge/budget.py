@@ -49,7 +49,7 @@ def fill_budget(
         if limit is not None and len(selected) >= limit and entity_id not in core:
             continue
         entity = entities[entity_id]
-        cost = count(entity_line(entity, short_owner(entity))) + 1
+        cost = count(entity_line(entity, _short_owner(entity))) + 1
         if entity.path and entity.path not in files:
             cost += count(file_heading(entity.path)) + 1
         new_callers = set()
@@ -75,7 +75,7 @@ def fill_budget(
     return selected
 
 
-def short_owner(entity: Entity) -> str | None:
+def _short_owner(entity: Entity) -> str | None:
     """The short name of what defines a member (``a.B.m`` -> ``B``), or ``None``."""
     owner = entity.id.rpartition(".")[0]
     if entity.kind not in MEMBER_KINDS or "." not in owner:
@@ -85,5 +85,5 @@ def short_owner(entity: Entity) -> str | None:
 
 def _long_name(entity: Entity) -> str:
     """A relation line's name at its longest (``Owner.name``), to count its cost."""
-    owner = short_owner(entity)
+    owner = _short_owner(entity)
     return f"{owner}.{entity.name}" if owner else entity.name

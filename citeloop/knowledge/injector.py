@@ -60,8 +60,12 @@ LEXICAL_HITS = 24
 """Entities lexical retrieval contributes as seeds."""
 
 SEARCH_FACTOR = 3
-"""Hits read per lexical seed wanted: a test (unless tests are followed) is skipped
-without taking a seed's place."""
+"""Hits read per lexical seed wanted (and the growth of that number while too few are
+admissible): a test (unless tests are followed) is skipped without taking a seed's
+place."""
+
+MAX_SEARCH = 2_000
+"""Most hits one lexical lookup reads, however many tests crowd the best ones."""
 
 ATTRIBUTE_SEED_FACTOR = 0.5
 """Seed weight of an attribute found by its words, against a class or function's: the
@@ -375,25 +379,32 @@ class ContextInjector:
 
     def _lexical(self, text: str, found: _Candidates, follow_tests: bool) -> None:
         """Seed the best :attr:`lexical_hits` admissible entities the task's words find
-        (an attribute at :data:`ATTRIBUTE_SEED_FACTOR` of its score: it leads nowhere)."""
+        (an attribute at :data:`ATTRIBUTE_SEED_FACTOR` of its score: it leads nowhere),
+        weighted by their score against the best of them."""
         if not self.lexical_hits or not self._searchable:
             return
-        hits = self.store.search(list(_task_words(text)), self.lexical_hits * SEARCH_FACTOR)
-        if not hits:
-            return
-        top = hits[0][1] or 1.0
-        entities = self._reads.get_entities([entity_id for entity_id, _ in hits])
-        seeded = 0
-        for entity_id, score in hits:
-            entity = entities.get(entity_id)
-            if entity is None or not _admissible(entity, follow_tests):
-                continue
-            if entity.kind is EntityKind.ATTRIBUTE:
-                score *= ATTRIBUTE_SEED_FACTOR
+        seeds = self._admissible_hits(list(_task_words(text)), follow_tests)
+        top = max((score for _, score in seeds), default=0.0) or 1.0
+        for entity, score in seeds:
             found.seed(entity, Reason.LEXICAL, _SEED_WEIGHTS[Reason.LEXICAL] * score / top)
-            seeded += 1
-            if seeded >= self.lexical_hits:
-                return
+
+    def _admissible_hits(self, words: list[str], follow_tests: bool) -> list[tuple[Entity, float]]:
+        """The first :attr:`lexical_hits` hits a context may hold, with their scores
+        (an attribute's scaled): the search reads :data:`SEARCH_FACTOR` times as many,
+        and more while the skipped ones (tests) crowd them out."""
+        wanted = self.lexical_hits * SEARCH_FACTOR
+        while True:
+            hits = self.store.search(words, wanted)
+            entities = self._reads.get_entities([entity_id for entity_id, _ in hits])
+            seeds = []
+            for entity_id, score in hits:
+                entity = entities.get(entity_id)
+                if entity is not None and _admissible(entity, follow_tests):
+                    factor = ATTRIBUTE_SEED_FACTOR if entity.kind is EntityKind.ATTRIBUTE else 1.0
+                    seeds.append((entity, score * factor))
+            if len(seeds) >= self.lexical_hits or len(hits) < wanted or wanted >= MAX_SEARCH:
+                return seeds[: self.lexical_hits]
+            wanted = min(wanted * SEARCH_FACTOR, MAX_SEARCH)
 
     # -- the neighbourhood and its ranking ------------------------------------------
 

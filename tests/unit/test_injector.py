@@ -213,7 +213,7 @@ def test_tests_found_by_words_do_not_take_the_lexical_seeds_places() -> None:
     without tests skips them: the seeds are the best entities it may hold."""
     tests = [
         Entity(f"t.test_parse_config_{i}", EntityKind.TEST, f"test_parse_config_{i}")
-        for i in range(2)
+        for i in range(8)  # more than one read of hits holds: the search reads on
     ]
     wanted = Entity(
         "m.load_settings", EntityKind.FUNCTION, "load_settings", docstring="Parse config."
