@@ -5,6 +5,12 @@ file's heading when it is the first of its file, and the relation lines it adds 
 entities already chosen (an ``inherits`` line, a caller's ``calls`` line or one more
 callee on it), each counted at its longest (``Owner.name``). Entities are taken in rank
 order while they fit; a core entity always enters.
+
+With the default estimator (:func:`citeloop.text.estimated_tokens`, characters / 4
+rounded up once for the whole text) a line costs exactly its characters and its line
+break / 4, so the budget is filled to the token; a user's tokenizer counts each line
+and its break apart, which bounds the joined text's count when joining never adds
+tokens (true of word counts and of BPE tokenizers in practice).
 """
 
 from __future__ import annotations
@@ -13,6 +19,7 @@ from collections.abc import Callable, Collection, Iterable, Mapping
 
 from citeloop.knowledge.model import Entity, Fact, RelationKind
 from citeloop.knowledge.render import MEMBER_KINDS, RENDERED_RELATIONS, entity_line, file_heading
+from citeloop.text import CHARS_PER_TOKEN, estimated_tokens
 
 
 def fill_budget(
@@ -33,8 +40,13 @@ def fill_budget(
         budget: Tokens the lines may take, >= 1.
         limit: At most this many entities (core entities aside), or ``None``.
         core: Ids that enter whatever they cost.
-        count: Counts the tokens of a line.
+        count: Counts the tokens of a text (the one that counts the whole context).
     """
+    if count is estimated_tokens:
+        piece: Callable[[str], float] = _characters
+    else:
+        piece = count
+
     links: dict[str, list[Fact]] = {}
     for fact in facts:
         if fact.relation in RENDERED_RELATIONS:
@@ -49,9 +61,9 @@ def fill_budget(
         if limit is not None and len(selected) >= limit and entity_id not in core:
             continue
         entity = entities[entity_id]
-        cost = count(entity_line(entity, _short_owner(entity))) + 1
+        cost = piece(entity_line(entity, _short_owner(entity))) + piece("\n")
         if entity.path and entity.path not in files:
-            cost += count(file_heading(entity.path)) + 1
+            cost += piece(file_heading(entity.path)) + piece("\n")
         new_callers = set()
         for fact in links.get(entity_id, ()):
             other = fact.object if fact.subject == entity_id else fact.subject
@@ -59,11 +71,11 @@ def fill_budget(
                 continue
             subject, object_ = (_long_name(entities[e]) for e in (fact.subject, fact.object))
             if fact.relation is RelationKind.INHERITS:
-                cost += count(f"{subject} inherits from {object_}") + 1
+                cost += piece(f"{subject} inherits from {object_}") + piece("\n")
             elif fact.subject in callers or fact.subject in new_callers:
-                cost += count(f", {object_}()")
+                cost += piece(f", {object_}()")
             else:
-                cost += count(f"{subject}() calls {object_}()") + 1
+                cost += piece(f"{subject}() calls {object_}()") + piece("\n")
                 new_callers.add(fact.subject)
         if entity_id in core or used + cost <= budget:
             selected.append(entity_id)
@@ -73,6 +85,11 @@ def fill_budget(
             if entity.path:
                 files.add(entity.path)
     return selected
+
+
+def _characters(text: str) -> float:
+    """The exact share of the default estimator's count that ``text`` adds to a text."""
+    return len(text) / CHARS_PER_TOKEN
 
 
 def _short_owner(entity: Entity) -> str | None:

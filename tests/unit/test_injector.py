@@ -26,6 +26,7 @@ from citeloop.knowledge import (
     Tier,
     index_tree,
 )
+from citeloop.text import estimated_tokens
 
 SAMPLE_REPO = Path(__file__).parent.parent / "fixtures" / "sample_repo"
 
@@ -307,6 +308,17 @@ def test_the_budget_bounds_the_text_and_widening_raises_it(store: SqliteGraphSto
     )
     assert wider.budget == 120
     assert context.tokens < wider.tokens <= 120
+
+
+@pytest.mark.parametrize("budget", [40, 57, 64, 83, 100])
+def test_the_default_estimator_fills_the_budget_to_the_last_line_that_fits(budget: int) -> None:
+    context = ContextInjector(_hub_store(60), max_context_tokens=budget).inject("`Hub`")
+    left_out = [f"step{i}" for i in range(60) if f"step{i}" not in names(context)]
+    assert left_out  # the budget, not the graph, ended the context
+    assert context.tokens <= budget
+    # Every member left out would have overflowed the budget (old accounting: a quarter
+    # of it unused, each line and its break counted whole).
+    assert all(estimated_tokens(f"{context.text}\nHub.{name}()") > budget for name in left_out)
 
 
 def test_core_entities_enter_even_past_the_budget(store: SqliteGraphStore) -> None:
