@@ -3,7 +3,8 @@
 An entity costs its own line (:func:`~citeloop.knowledge.render.entity_line`), its
 file's heading when it is the first of its file, and the relation lines it adds with the
 entities already chosen (an ``inherits`` line, a caller's ``calls`` line or one more
-callee on it), each counted at its longest (``Owner.name``). Entities are taken in rank
+callee on it), a name on them ``Owner.name`` when another chosen entity has it (and the
+first entity so named then pays for the lines it is already on). Entities are taken in rank
 order while they fit; a core entity always enters.
 
 With the default estimator (:func:`citeloop.text.estimated_tokens`, characters / 4
@@ -15,6 +16,7 @@ tokens (true of word counts and of BPE tokenizers in practice).
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Mapping
 
 from citeloop.knowledge.model import Entity, Fact, RelationKind
@@ -56,7 +58,10 @@ def fill_budget(
     chosen: set[str] = set()
     files: set[str] = set()
     callers: set[str] = set()
-    used = 0
+    first_named: dict[str, str] = {}  # a name's first chosen entity
+    twins: Counter[str] = Counter()  # chosen entities by name
+    shown: Counter[str] = Counter()  # times a chosen entity's name is on a relation line
+    used = 0.0
     for entity_id in order:
         if limit is not None and len(selected) >= limit and entity_id not in core:
             continue
@@ -64,24 +69,38 @@ def fill_budget(
         cost = piece(entity_line(entity, _short_owner(entity))) + piece("\n")
         if entity.path and entity.path not in files:
             cost += piece(file_heading(entity.path)) + piece("\n")
-        new_callers = set()
+        # A relation line names an entity ``Owner.name`` once another has its name: the
+        # first so named pays for that on the lines it is already on.
+        twin = first_named.get(entity.name) if twins[entity.name] == 1 else None
+        if twin is not None and _short_owner(entities[twin]):
+            cost += shown[twin] * piece(f"{_short_owner(entities[twin])}.")
+        new_callers: set[str] = set()
+        new_shown: Counter[str] = Counter()
         for fact in links.get(entity_id, ()):
             other = fact.object if fact.subject == entity_id else fact.subject
             if other not in chosen:
                 continue
-            subject, object_ = (_long_name(entities[e]) for e in (fact.subject, fact.object))
+            subject, object_ = (
+                _written(entities[end], entity.name, twins) for end in (fact.subject, fact.object)
+            )
             if fact.relation is RelationKind.INHERITS:
                 cost += piece(f"{subject} inherits from {object_}") + piece("\n")
+                new_shown.update((fact.subject, fact.object))
             elif fact.subject in callers or fact.subject in new_callers:
                 cost += piece(f", {object_}()")
+                new_shown[fact.object] += 1
             else:
                 cost += piece(f"{subject}() calls {object_}()") + piece("\n")
                 new_callers.add(fact.subject)
+                new_shown.update((fact.subject, fact.object))
         if entity_id in core or used + cost <= budget:
             selected.append(entity_id)
             chosen.add(entity_id)
             used += cost
             callers |= new_callers
+            shown.update(new_shown)
+            twins[entity.name] += 1
+            first_named.setdefault(entity.name, entity_id)
             if entity.path:
                 files.add(entity.path)
     return selected
@@ -90,6 +109,14 @@ def fill_budget(
 def _characters(text: str) -> float:
     """The exact share of the default estimator's count that ``text`` adds to a text."""
     return len(text) / CHARS_PER_TOKEN
+
+
+def _written(entity: Entity, joining: str, twins: Counter[str]) -> str:
+    """How a relation line names ``entity`` once an entity named ``joining`` joins those
+    chosen (``twins``: how many chosen have each name): ``Owner.name`` when two have its
+    name, else its name."""
+    ambiguous = twins[entity.name] + (entity.name == joining) > 1
+    return _long_name(entity) if ambiguous else entity.name
 
 
 def _short_owner(entity: Entity) -> str | None:

@@ -316,9 +316,48 @@ def test_the_default_estimator_fills_the_budget_to_the_last_line_that_fits(budge
     left_out = [f"step{i}" for i in range(60) if f"step{i}" not in names(context)]
     assert left_out  # the budget, not the graph, ended the context
     assert context.tokens <= budget
-    # Every member left out would have overflowed the budget (old accounting: a quarter
-    # of it unused, each line and its break counted whole).
-    assert all(estimated_tokens(f"{context.text}\nHub.{name}()") > budget for name in left_out)
+    # Every member left out would have overflowed the budget, its line and a break after
+    # it (old accounting: a quarter of the budget unused, each line counted whole).
+    assert all(estimated_tokens(f"{context.text}\nHub.{name}()\n") > budget for name in left_out)
+
+
+def _caller_store(twins: bool) -> MemoryGraphStore:
+    """``go`` calls ``C0a.step0`` .. ``C39a.step39``; with ``twins``, ``C0b.step0`` ..
+    too, each next to its twin in rank order (and a relation line then writes
+    ``C0a.step0()``, not ``step0()``)."""
+    suffixes = "ab" if twins else "a"
+    entities = [Entity("m.go", EntityKind.FUNCTION, "go")]
+    facts = []
+    for i in range(40):
+        for suffix in suffixes:
+            owner = f"m.C{i}{suffix}"
+            entities.append(Entity(owner, EntityKind.CLASS, f"C{i}{suffix}"))
+            entities.append(Entity(f"{owner}.step{i}", EntityKind.METHOD, f"step{i}"))
+            facts.append(Fact("m.go", RelationKind.CALLS, f"{owner}.step{i}"))
+    return MemoryGraphStore(entities, facts)
+
+
+@pytest.mark.parametrize("budget", [30, 45, 61, 80])
+def test_a_relation_line_costs_a_name_as_written_not_at_its_longest(budget: int) -> None:
+    context = ContextInjector(_caller_store(False), max_context_tokens=budget).inject("`go`")
+    left_out = [i for i in range(40) if f"step{i}" not in names(context)]
+    assert left_out and "go() calls step" in context.text  # no twin: no owner on the line
+    assert context.tokens <= budget
+    # Each one left out (its line and one more callee) would have overflowed (the fill
+    # counts a break after every line, the text has none after its last); costed at
+    # ``C0a.step0`` on the relation line, about a sixth of the budget went unused.
+    assert all(
+        estimated_tokens(f"{context.text}\nC{i}a.step{i}(), step{i}()\n") > budget for i in left_out
+    )
+
+
+@pytest.mark.parametrize("budget", range(20, 200, 9))
+def test_twin_names_on_relation_lines_stay_within_the_budget(budget: int) -> None:
+    context = ContextInjector(_caller_store(True), max_context_tokens=budget).inject("`go`")
+    assert context.tokens <= budget
+    chosen = {entity.id for entity in context.entities}
+    if {"m.C0a.step0", "m.C0b.step0"} <= chosen:
+        assert "C0a.step0()" in context.text.split(" calls ", 1)[1]
 
 
 def test_core_entities_enter_even_past_the_budget(store: SqliteGraphStore) -> None:
