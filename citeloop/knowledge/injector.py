@@ -4,9 +4,10 @@
    the entities the task names as code are its **core** (they must be cited).
 2. **Lexical hits** (:mod:`~citeloop.knowledge.search`): the entities the task's words
    find, for a task that paraphrases (a store without a full-text index has none).
-3. **Ranking** (:mod:`~citeloop.knowledge.ranking`): personalized PageRank from those
-   seeds over their neighbourhood in the graph, calls and inheritance ahead of member
-   lists, hubs and private names damped.
+3. **Ranking** (:mod:`~citeloop.knowledge.neighbourhood`,
+   :mod:`~citeloop.knowledge.ranking`): personalized PageRank from those seeds over
+   their neighbourhood in the graph, calls and inheritance ahead of member lists, hubs
+   and private names damped.
 4. **Budget** (:mod:`~citeloop.knowledge.budget`): core entities first, then the others
    in rank order while their lines fit in ``max_context_tokens`` (each line with the
    relation lines it adds), a member of a class bringing its class's name in
@@ -15,10 +16,8 @@
 
 from __future__ import annotations
 
-import builtins
 import inspect
 from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
@@ -31,15 +30,13 @@ from citeloop.knowledge.model import (
     ContextExpansion,
     Entity,
     EntityKind,
-    Fact,
     InjectedContext,
     Reason,
-    RelationKind,
     Tier,
 )
+from citeloop.knowledge.neighbourhood import Candidates, admissible, requirement_closure, walk
 from citeloop.knowledge.ranking import (
     PRIVATE_FACTOR,
-    WEIGHTS,
     hub_factor,
     personalized_pagerank,
 )
@@ -72,23 +69,6 @@ ATTRIBUTE_SEED_FACTOR = 0.5
 walk leads nowhere from it (nothing it calls or inherits), and its words are often a
 bare name."""
 
-MAX_CANDIDATES = 600
-"""Entities ranked at most (the seeds and their neighbourhood)."""
-
-MAX_NEIGHBOURS = 40
-"""Facts followed out of one entity per hop, strongest relations first."""
-
-MAX_GUESSES = 3
-"""Entities an unresolved call's name may stand for, at most, to be followed."""
-
-_BUILTIN_NAMES = frozenset(
-    name
-    for namespace in (builtins, dict, list, str, bytes, set, tuple, int, float, object)
-    for name in dir(namespace)
-)
-"""Names an unresolved call is not guessed by: a builtin's, or a builtin type's method
-(``.items()``, ``.format()``, ``next()`` are rarely calls into the repository)."""
-
 TEXTS_KEPT = 256
 """Task texts whose mentions and query words are kept: a retry widens the context of
 the same task, and its default context was read from the same text."""
@@ -105,7 +85,6 @@ def _task_words(text: str) -> tuple[str, ...]:
 
 
 _SEED_WEIGHTS = {Reason.MENTION: 1.0, Reason.NAMED: 0.6, Reason.LEXICAL: 0.5}
-_RELATION_ORDER = {relation: -sum(weights) for relation, weights in WEIGHTS.items()}
 
 
 def payload_text(payload: str | Mapping[str, Any] | Sequence[Any]) -> str:
@@ -126,22 +105,6 @@ def payload_text(payload: str | Mapping[str, Any] | Sequence[Any]) -> str:
             f"{type(payload).__name__}. Pass the task text (and payload text) as strings."
         )
     return "\n".join(value for value in values if isinstance(value, str))
-
-
-@dataclass(slots=True)
-class _Candidates:
-    """The entities around a task, with the facts between them and why each is there."""
-
-    entities: dict[str, Entity] = field(default_factory=dict)
-    facts: dict[str, Fact] = field(default_factory=dict)
-    reasons: dict[str, Reason] = field(default_factory=dict)
-    seeds: dict[str, float] = field(default_factory=dict)
-    guesses: list[Fact] = field(default_factory=list)
-
-    def seed(self, entity: Entity, reason: Reason, weight: float) -> None:
-        self.entities.setdefault(entity.id, entity)
-        self.reasons.setdefault(entity.id, reason)
-        self.seeds[entity.id] = max(self.seeds.get(entity.id, 0.0), weight)
 
 
 class ContextInjector:
@@ -292,22 +255,22 @@ class ContextInjector:
 
     def _select(
         self, text: str, task_type: str | None, widening: ContextExpansion, pinned: list[str]
-    ) -> tuple[_Candidates, list[str], list[str], dict[str, float]]:
+    ) -> tuple[Candidates, list[str], list[str], dict[str, float]]:
         """The candidates, the selected ids in rank order (core first, then ``pinned``),
         the core ids, and the scores."""
         follow_tests = widening.include_tested_by or task_type in TEST_TASK_TYPES
         budget = self.max_context_tokens * widening.limit_multiplier
         limit = self.max_entities * widening.limit_multiplier if self.max_entities else None
         core = self.seeds(text)
-        found = _Candidates()
+        found = Candidates()
         for entity in core:
             found.seed(entity, Reason.MENTION, _SEED_WEIGHTS[Reason.MENTION])
         for entity in self._named(widening.names):
             found.seed(entity, Reason.NAMED, _SEED_WEIGHTS[Reason.NAMED])
         self._lexical(text, found, follow_tests)
-        self._neighbourhood(found, self.hops + widening.extra_hops, follow_tests)
+        walk(self._reads, found, self.hops + widening.extra_hops, follow_tests)
         if widening.include_requirement_closure:
-            self._requirement_closure(found)
+            requirement_closure(self._reads, found, _SEED_WEIGHTS[Reason.LEXICAL])
         missing = [entity_id for entity_id in pinned if entity_id not in found.entities]
         found.entities.update(self._reads.get_entities(missing))
         pinned = [entity_id for entity_id in pinned if entity_id in found.entities]
@@ -377,7 +340,7 @@ class ContextInjector:
                 chosen.setdefault(entity.id, entity)
         return list(chosen.values())
 
-    def _lexical(self, text: str, found: _Candidates, follow_tests: bool) -> None:
+    def _lexical(self, text: str, found: Candidates, follow_tests: bool) -> None:
         """Seed the best :attr:`lexical_hits` admissible entities the task's words find
         (an attribute at :data:`ATTRIBUTE_SEED_FACTOR` of its score: it leads nowhere),
         weighted by their score against the best of them."""
@@ -399,83 +362,16 @@ class ContextInjector:
             seeds = []
             for entity_id, score in hits:
                 entity = entities.get(entity_id)
-                if entity is not None and _admissible(entity, follow_tests):
+                if entity is not None and admissible(entity, follow_tests):
                     factor = ATTRIBUTE_SEED_FACTOR if entity.kind is EntityKind.ATTRIBUTE else 1.0
                     seeds.append((entity, score * factor))
             if len(seeds) >= self.lexical_hits or len(hits) < wanted or wanted >= MAX_SEARCH:
                 return seeds[: self.lexical_hits]
             wanted = min(wanted * SEARCH_FACTOR, MAX_SEARCH)
 
-    # -- the neighbourhood and its ranking ------------------------------------------
+    # -- ranking --------------------------------------------------------------------
 
-    def _neighbourhood(self, found: _Candidates, hops: int, follow_tests: bool) -> None:
-        """Add the facts of the candidates, and their other ends, ``hops`` deep."""
-        frontier = list(found.entities)
-        for depth in range(hops + 1):
-            if not frontier:
-                return
-            reached: list[str] = []
-            unresolved: list[tuple[str, str]] = []
-            for entity_id, facts in self._reads.facts_of_many(frontier).items():
-                facts = sorted(facts, key=lambda f: (_RELATION_ORDER.get(f.relation, 0), f.fact_id))
-                for fact in facts[:MAX_NEIGHBOURS]:
-                    if fact.relation is RelationKind.TESTED_BY and not follow_tests:
-                        continue
-                    found.facts.setdefault(fact.fact_id, fact)
-                    other = fact.object if fact.subject == entity_id else fact.subject
-                    if other.startswith("?") and fact.relation is RelationKind.CALLS:
-                        unresolved.append((fact.subject, other.rpartition(".")[2].lstrip("?")))
-                    elif other not in found.entities:
-                        reached.append(other)
-            if depth == hops:
-                return  # the last level only adds the facts among what is there
-            reached.extend(self._guess_callees(unresolved, found))
-            room = MAX_CANDIDATES - len(found.entities)
-            new = self._reads.get_entities(list(dict.fromkeys(reached))[: max(room, 0)])
-            frontier = []
-            for entity_id, entity in new.items():
-                if entity.resolved and entity.kind is not EntityKind.MODULE:
-                    found.entities[entity_id] = entity
-                    frontier.append(entity_id)
-
-    def _guess_callees(self, unresolved: list[tuple[str, str]], found: _Candidates) -> list[str]:
-        """The entities an unresolved call may mean, by its name (``request.applymarker``
-        on an untyped ``request``: the ``applymarker`` methods): ranking follows them,
-        but they are guesses, so no relation line shows them."""
-        names = {name for _, name in unresolved if len(name) > 3 and name not in _BUILTIN_NAMES}
-        if not names:
-            return []
-        named = self._reads.entities_named_many(names)
-        reached = []
-        for subject, name in unresolved:
-            candidates = named.get(name, [])
-            if 0 < len(candidates) <= MAX_GUESSES:
-                for entity in candidates:
-                    found.guesses.append(Fact(subject, RelationKind.CALLS, entity.id))
-                    reached.append(entity.id)
-        return reached
-
-    def _requirement_closure(self, found: _Candidates) -> None:
-        """Seed every entity that traces to a requirement among the candidates."""
-        requirements = [
-            entity_id
-            for entity_id, entity in found.entities.items()
-            if entity.kind is EntityKind.REQUIREMENT
-        ]
-        tracing = [
-            fact
-            for facts in self._reads.facts_of_many(requirements).values()
-            for fact in facts
-            if fact.relation is RelationKind.TRACES
-        ]
-        for fact in tracing:
-            found.facts.setdefault(fact.fact_id, fact)
-        entities = self._reads.get_entities(list(dict.fromkeys(f.subject for f in tracing)))
-        for entity in entities.values():
-            if entity.resolved and entity.kind in RANK:
-                found.seed(entity, Reason.GRAPH, _SEED_WEIGHTS[Reason.LEXICAL])
-
-    def _scores(self, found: _Candidates, follow_tests: bool) -> dict[str, float]:
+    def _scores(self, found: Candidates, follow_tests: bool) -> dict[str, float]:
         """The rank score of every candidate that may enter a context."""
         facts = [*found.facts.values(), *found.guesses]
         scores = personalized_pagerank(found.entities, facts, found.seeds)
@@ -486,7 +382,7 @@ class ContextInjector:
                 degree[fact.object] += 1
         result = {}
         for entity_id, entity in found.entities.items():
-            if not _admissible(entity, follow_tests):
+            if not admissible(entity, follow_tests):
                 continue
             score = scores.get(entity_id, 0.0) * hub_factor(degree[entity_id])
             if entity.name.startswith("_"):
@@ -494,7 +390,7 @@ class ContextInjector:
             result[entity_id] = score
         return result
 
-    def _owners(self, selected: list[str], found: _Candidates) -> dict[str, str]:
+    def _owners(self, selected: list[str], found: Candidates) -> dict[str, str]:
         """The class of each member of the context, by member id (a member's line names
         its class: ``Owner.member``)."""
         members = [
@@ -519,7 +415,7 @@ class ContextInjector:
         return owners
 
     def _owner_entities(
-        self, owners: Mapping[str, str], selected: list[str], found: _Candidates
+        self, owners: Mapping[str, str], selected: list[str], found: Candidates
     ) -> list[ContextEntity]:
         """The classes named only by their members' lines, as supporting entities."""
         extra = dict.fromkeys(owner for owner in owners.values() if owner not in selected)
@@ -567,9 +463,3 @@ def _context_entity(entity: Entity, tier: Tier, reason: Reason, score: float) ->
         reason.value,
         round(score, 6),
     )
-
-
-def _admissible(entity: Entity, follow_tests: bool) -> bool:
-    if not entity.resolved or entity.kind not in RANK:
-        return False
-    return entity.kind is not EntityKind.TEST or follow_tests

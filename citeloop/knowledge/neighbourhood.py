@@ -1,0 +1,145 @@
+"""The candidates of a context: its seeds and their neighbourhood in the graph.
+
+:class:`Candidates` collects the entities around a task, the facts between them and why
+each is there; :func:`walk` adds the facts of the candidates and their other ends, hop
+by hop (the strongest relations first, :data:`MAX_NEIGHBOURS` an entity, at most
+:data:`MAX_CANDIDATES` in all), following an unresolved call to the few entities its
+name may mean; :func:`requirement_closure` seeds what traces to a requirement among
+them. :mod:`~citeloop.knowledge.ranking` then scores the candidates.
+"""
+
+from __future__ import annotations
+
+import builtins
+from dataclasses import dataclass, field
+
+from citeloop.knowledge.model import Entity, EntityKind, Fact, Reason, RelationKind
+from citeloop.knowledge.ranking import WEIGHTS
+from citeloop.knowledge.seeds import RANK
+from citeloop.knowledge.store import BatchedGraphStore
+
+MAX_CANDIDATES = 600
+"""Entities ranked at most (the seeds and their neighbourhood)."""
+
+MAX_NEIGHBOURS = 40
+"""Facts followed out of one entity per hop, strongest relations first."""
+
+MAX_GUESSES = 3
+"""Entities an unresolved call's name may stand for, at most, to be followed."""
+
+_BUILTIN_NAMES = frozenset(
+    name
+    for namespace in (builtins, dict, list, str, bytes, set, tuple, int, float, object)
+    for name in dir(namespace)
+)
+"""Names an unresolved call is not guessed by: a builtin's, or a builtin type's method
+(``.items()``, ``.format()``, ``next()`` are rarely calls into the repository)."""
+
+_RELATION_ORDER = {relation: -sum(weights) for relation, weights in WEIGHTS.items()}
+
+
+@dataclass(slots=True)
+class Candidates:
+    """The entities around a task, with the facts between them and why each is there.
+
+    Attributes:
+        entities: The candidates by id.
+        facts: The facts read among and around them, by fact id.
+        reasons: Why a seed is there, by entity id (a neighbour has none: graph).
+        seeds: Restart weight of each seed of the ranking walk, by entity id.
+        guesses: ``calls`` facts to what an unresolved call's name may mean (ranked
+            along, never rendered).
+    """
+
+    entities: dict[str, Entity] = field(default_factory=dict)
+    facts: dict[str, Fact] = field(default_factory=dict)
+    reasons: dict[str, Reason] = field(default_factory=dict)
+    seeds: dict[str, float] = field(default_factory=dict)
+    guesses: list[Fact] = field(default_factory=list)
+
+    def seed(self, entity: Entity, reason: Reason, weight: float) -> None:
+        """Add ``entity`` as a seed (its first reason kept, its highest weight)."""
+        self.entities.setdefault(entity.id, entity)
+        self.reasons.setdefault(entity.id, reason)
+        self.seeds[entity.id] = max(self.seeds.get(entity.id, 0.0), weight)
+
+
+def admissible(entity: Entity, follow_tests: bool) -> bool:
+    """Whether a context may hold ``entity``: resolved, of a ranked kind, and a test only
+    when tests are followed."""
+    if not entity.resolved or entity.kind not in RANK:
+        return False
+    return entity.kind is not EntityKind.TEST or follow_tests
+
+
+def walk(reads: BatchedGraphStore, found: Candidates, hops: int, follow_tests: bool) -> None:
+    """Add the facts of the candidates, and their other ends, ``hops`` deep."""
+    frontier = list(found.entities)
+    for depth in range(hops + 1):
+        if not frontier:
+            return
+        reached: list[str] = []
+        unresolved: list[tuple[str, str]] = []
+        for entity_id, facts in reads.facts_of_many(frontier).items():
+            facts = sorted(facts, key=lambda f: (_RELATION_ORDER.get(f.relation, 0), f.fact_id))
+            for fact in facts[:MAX_NEIGHBOURS]:
+                if fact.relation is RelationKind.TESTED_BY and not follow_tests:
+                    continue
+                found.facts.setdefault(fact.fact_id, fact)
+                other = fact.object if fact.subject == entity_id else fact.subject
+                if other.startswith("?") and fact.relation is RelationKind.CALLS:
+                    unresolved.append((fact.subject, other.rpartition(".")[2].lstrip("?")))
+                elif other not in found.entities:
+                    reached.append(other)
+        if depth == hops:
+            return  # the last level only adds the facts among what is there
+        reached.extend(_guess_callees(reads, unresolved, found))
+        room = MAX_CANDIDATES - len(found.entities)
+        new = reads.get_entities(list(dict.fromkeys(reached))[: max(room, 0)])
+        frontier = []
+        for entity_id, entity in new.items():
+            if entity.resolved and entity.kind is not EntityKind.MODULE:
+                found.entities[entity_id] = entity
+                frontier.append(entity_id)
+
+
+def _guess_callees(
+    reads: BatchedGraphStore, unresolved: list[tuple[str, str]], found: Candidates
+) -> list[str]:
+    """The entities an unresolved call may mean, by its name (``request.applymarker``
+    on an untyped ``request``: the ``applymarker`` methods): ranking follows them,
+    but they are guesses, so no relation line shows them."""
+    names = {name for _, name in unresolved if len(name) > 3 and name not in _BUILTIN_NAMES}
+    if not names:
+        return []
+    named = reads.entities_named_many(names)
+    reached = []
+    for subject, name in unresolved:
+        candidates = named.get(name, [])
+        if 0 < len(candidates) <= MAX_GUESSES:
+            for entity in candidates:
+                found.guesses.append(Fact(subject, RelationKind.CALLS, entity.id))
+                reached.append(entity.id)
+    return reached
+
+
+def requirement_closure(reads: BatchedGraphStore, found: Candidates, weight: float) -> None:
+    """Seed, at ``weight``, every entity that traces to a requirement among the
+    candidates."""
+    requirements = [
+        entity_id
+        for entity_id, entity in found.entities.items()
+        if entity.kind is EntityKind.REQUIREMENT
+    ]
+    tracing = [
+        fact
+        for facts in reads.facts_of_many(requirements).values()
+        for fact in facts
+        if fact.relation is RelationKind.TRACES
+    ]
+    for fact in tracing:
+        found.facts.setdefault(fact.fact_id, fact)
+    entities = reads.get_entities(list(dict.fromkeys(f.subject for f in tracing)))
+    for entity in entities.values():
+        if entity.resolved and entity.kind in RANK:
+            found.seed(entity, Reason.GRAPH, weight)
