@@ -7,9 +7,9 @@ source cannot be fetched or the plain-word data no longer fits the graphs.
 
 Questions: ``../shared/bench/swe-qa/<repo>.jsonl`` beside the repository root (env
 ``CITELOOP_SWEQA_DIR`` overrides), real repository questions with reference answers; see
-its README. Sources: the sdist that README names for each repository, fetched with
-``pip download`` into ``~/.cache/citeloop-bench/swe-qa`` (env ``CITELOOP_BENCH_CACHE``),
-unpacked once and indexed whole into ``<cache>/<repo>.db`` (incremental on later runs).
+its README. Sources: the sdist that README names for each repository, downloaded from
+the package index as a file, never built (:mod:`_sdist`), into
+``~/.cache/citeloop-bench/swe-qa`` (env ``CITELOOP_BENCH_CACHE``), unpacked once and indexed whole into ``<cache>/<repo>.db`` (incremental on later runs).
 
 Reference entities of a question, by the README's rule: the identifiers its reference
 answer writes as code (inside backticks, string literals left out; or bare but
@@ -42,12 +42,8 @@ import os
 import re
 import statistics
 import string
-import subprocess
 import sys
-import tarfile
-import tempfile
 import time
-import zipfile
 from collections import Counter, defaultdict
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -58,6 +54,7 @@ import bm25s
 import click
 import Stemmer
 from _common import report_result
+from _sdist import SdistError, download_sdist, unpack
 
 from citeloop.knowledge import ContextInjector, EntityKind, SqliteGraphStore, index_tree
 
@@ -128,33 +125,15 @@ def load_questions(path: Path) -> list[dict[str, str]]:
 
 
 def source_tree(cache: Path, project: str, version: str) -> Path:
-    """The unpacked sdist of ``project==version``: downloaded and unpacked on first use."""
+    """The unpacked sdist of ``project==version``: downloaded and unpacked on first use
+    (:mod:`_sdist`)."""
     tree = cache / "src" / f"{project}-{version}"
     if tree.is_dir():
         return tree
-    downloads = cache / "sdist" / f"{project}-{version}"
-    archives = sorted(downloads.glob("*")) if downloads.is_dir() else []
-    if not archives:
-        command = [sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:"]
-        command += [f"{project}=={version}", "-d", str(downloads), "--quiet"]
-        done = subprocess.run(command, capture_output=True, text=True, check=False)
-        archives = sorted(downloads.glob("*")) if downloads.is_dir() else []
-        if done.returncode or len(archives) != 1:
-            raise BenchSetupError(
-                f"pip download of {project}=={version} failed (exit {done.returncode}): "
-                f"{done.stderr.strip()[-800:]}"
-            )
-    tree.parent.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=tree.parent) as scratch:
-        if archives[0].name.endswith(".zip"):
-            with zipfile.ZipFile(archives[0]) as archive:
-                archive.extractall(scratch)
-        else:
-            with tarfile.open(archives[0]) as archive:
-                archive.extractall(scratch, filter="data")
-        tops = list(Path(scratch).iterdir())
-        (tops[0] if len(tops) == 1 and tops[0].is_dir() else Path(scratch)).rename(tree)
-    return tree
+    try:
+        return unpack(download_sdist(project, version, cache / "sdist" / tree.name), tree)
+    except SdistError as error:
+        raise BenchSetupError(str(error)) from error
 
 
 def build_graph(tree: Path, db: Path) -> str:

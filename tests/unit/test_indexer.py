@@ -261,3 +261,24 @@ def test_the_warning_stands_on_an_unchanged_tree(tmp_path: Path) -> None:
         first = index_tree(root, store).warnings
         again = index_tree(root, store)
     assert first and again.warnings == first and again.files_indexed == 0
+
+
+def test_a_file_the_indexer_fails_on_is_skipped_with_the_error(
+    repo: Path, store: SqliteGraphStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from citeloop.knowledge.indexing import indexer
+
+    real = indexer.index_python
+
+    def failing(path: str, *args: object, **kwargs: object) -> object:
+        if path == "shapes/circle.py":
+            raise IndexError("list index out of range")
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(indexer, "index_python", failing)
+    report = index_tree(repo, store)
+    reasons = {skipped.path: skipped.reason for skipped in report.skipped}
+    assert "IndexError: list index out of range" in reasons["shapes/circle.py"]
+    assert "please report it" in reasons["shapes/circle.py"]
+    assert store.get_entity("shapes.circle.Circle") is None
+    assert store.get_entity("shapes.base.Shape") is not None  # the rest is indexed

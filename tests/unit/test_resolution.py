@@ -387,3 +387,27 @@ def test_values_of_typed_mappings(tmp_path: Path) -> None:
         "?clients.values",
         "?pools.items",
     }
+
+
+def _wrappers() -> list[str]:
+    from citeloop.knowledge.indexing import chains
+
+    names = chains._OPTIONAL_WRAPPERS | chains._ITERABLES | chains._MAPPINGS
+    return sorted(names | {"Union", "Coroutine", "type", "Type", "tuple", "Tuple", "Client"})
+
+
+@pytest.mark.parametrize("wrapper", _wrappers())
+def test_an_empty_subscript_annotation_is_unknown_not_fatal(tmp_path: Path, wrapper: str) -> None:
+    # pylint's own tests annotate with ``Generator[()]``: a subscript that holds an
+    # empty tuple, so the wrapper has no argument to take the type from.
+    code = f"""
+    from app.net import Client
+
+    def use(value: {wrapper}[()], other: Client):
+        value.get()
+        other.get()
+    """
+    root = tmp_path / "tree"
+    store = build(tmp_path, {"app/use.py": code})
+    assert not index_tree(root, store).skipped
+    assert "app.net.Client.get" in calls(store, "app.use.use")

@@ -222,8 +222,9 @@ def annotation_chain(
         elif last in ("type", "Type"):
             inner = dotted(arguments[0]) if arguments else None
             return _qualified(inner, lookup) if inner else None
-        elif last in _ITERABLES:
-            return _iterable(annotation_chain(arguments[0], lookup, self_chain, depth))
+        elif last in _ITERABLES:  # ``Generator[()]`` (no arguments) is unknown
+            first = arguments[0] if arguments else None
+            return _iterable(annotation_chain(first, lookup, self_chain, depth))
         elif last in _MAPPINGS and len(arguments) == 2:
             # Its values: what `d[k]`, `d.get(k)` and `d.values()` give (see _accessed).
             return _iterable(annotation_chain(arguments[1], lookup, self_chain, depth))

@@ -156,6 +156,14 @@ def _index_file(
     except (RecursionError, MemoryError):
         # CPython's parser raises either for pathologically nested expressions.
         return SkippedFile(source.path, "syntax tree too deeply nested to parse")
+    except Exception as error:  # one file the indexer fails on is left out
+        # A construct no rule foresaw must not stop the rest of the tree from indexing;
+        # the report names the file and the error.
+        return SkippedFile(
+            source.path,
+            f"the indexer failed on this file ({type(error).__name__}: {error}); it is "
+            "left out of the graph: please report it with the file",
+        )
     index.context = layout.context_key(source.path, index.top_names)
     index.lowered = lowered
     return index
