@@ -1,11 +1,12 @@
 """Filling a context's token budget: which ranked entities fit, with the lines they add.
 
 An entity costs its own line (:func:`~citeloop.knowledge.render.entity_line`), its
-file's heading when it is the first of its file, and the relation lines it adds with the
+file's heading when it is the first of its file (the decisions' heading for the first
+decision), and the relation lines it adds with itself (a recursive call) and the
 entities already chosen (an ``inherits`` line, a caller's ``calls`` line or one more
 callee on it), a name on them ``Owner.name`` when another chosen entity has it (and the
-first entity so named then pays for the lines it is already on). Entities are taken in rank
-order while they fit; a core entity always enters.
+first entity so named then pays for the lines it is already on). Entities are taken in
+rank order while they fit; a core entity always enters.
 
 With the default estimator (:func:`citeloop.text.estimated_tokens`, characters / 4
 rounded up once for the whole text) a line costs exactly its characters and its line
@@ -19,9 +20,18 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Mapping
 
-from citeloop.knowledge.model import Entity, Fact, RelationKind
-from citeloop.knowledge.render import MEMBER_KINDS, RENDERED_RELATIONS, entity_line, file_heading
+from citeloop.knowledge.model import Entity, EntityKind, Fact, RelationKind
+from citeloop.knowledge.render import (
+    DECISIONS_HEADING,
+    MEMBER_KINDS,
+    RENDERED_RELATIONS,
+    entity_line,
+    file_heading,
+)
 from citeloop.text import CHARS_PER_TOKEN, estimated_tokens
+
+_NOT_IN_FILES = frozenset({EntityKind.REQUIREMENT, EntityKind.DECISION})
+"""Kinds the text lists after the files (decisions under their own heading)."""
 
 
 def fill_budget(
@@ -53,11 +63,13 @@ def fill_budget(
     for fact in facts:
         if fact.relation in RENDERED_RELATIONS:
             links.setdefault(fact.subject, []).append(fact)
-            links.setdefault(fact.object, []).append(fact)
+            if fact.object != fact.subject:  # a recursive call is one line, not two
+                links.setdefault(fact.object, []).append(fact)
     selected: list[str] = []
     chosen: set[str] = set()
     files: set[str] = set()
     callers: set[str] = set()
+    decisions = False
     first_named: dict[str, str] = {}  # a name's first chosen entity
     twins: Counter[str] = Counter()  # chosen entities by name
     shown: Counter[str] = Counter()  # times a chosen entity's name is on a relation line
@@ -67,7 +79,10 @@ def fill_budget(
             continue
         entity = entities[entity_id]
         cost = piece(entity_line(entity, _short_owner(entity))) + piece("\n")
-        if entity.path and entity.path not in files:
+        if entity.kind in _NOT_IN_FILES:
+            if entity.kind is EntityKind.DECISION and not decisions:
+                cost += piece(DECISIONS_HEADING) + piece("\n")
+        elif entity.path and entity.path not in files:
             cost += piece(file_heading(entity.path)) + piece("\n")
         # A relation line names an entity ``Owner.name`` once another has its name: the
         # first so named pays for that on the lines it is already on.
@@ -78,7 +93,7 @@ def fill_budget(
         new_shown: Counter[str] = Counter()
         for fact in links.get(entity_id, ()):
             other = fact.object if fact.subject == entity_id else fact.subject
-            if other not in chosen:
+            if other not in chosen and other != entity_id:
                 continue
             subject, object_ = (
                 _written(entities[end], entity.name, twins) for end in (fact.subject, fact.object)
@@ -101,7 +116,8 @@ def fill_budget(
             shown.update(new_shown)
             twins[entity.name] += 1
             first_named.setdefault(entity.name, entity_id)
-            if entity.path:
+            decisions |= entity.kind is EntityKind.DECISION
+            if entity.path and entity.kind not in _NOT_IN_FILES:
                 files.add(entity.path)
     return selected
 

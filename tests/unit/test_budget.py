@@ -1,0 +1,65 @@
+"""The budget's accounting against the text it bounds: whatever the graph, the rendered
+context of the entities :func:`fill_budget` chooses fits the budget (core aside)."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from citeloop.knowledge.budget import fill_budget
+from citeloop.knowledge.model import Entity, EntityKind, Fact, RelationKind
+from citeloop.knowledge.render import MEMBER_KINDS, RENDERED_RELATIONS, ContextText
+from citeloop.text import estimated_tokens
+
+NAMES = ("run", "get", "Job", "load", "x")
+"""Few names, so that twins (``A.run`` and ``B.run``) are common."""
+
+
+@st.composite
+def graphs(draw: st.DrawFn) -> tuple[list[Entity], list[Fact]]:
+    """Classes with members, functions, a decision and a requirement, in a few files;
+    calls (recursive ones too) and inheritance among them."""
+    entities: list[Entity] = []
+    for index in range(draw(st.integers(1, 4))):
+        path = f"m{draw(st.integers(0, 2))}.py"
+        owner = f"m.C{index}"
+        entities.append(Entity(owner, EntityKind.CLASS, f"C{index}", path=path, line=index + 1))
+        for name in draw(st.lists(st.sampled_from(NAMES), max_size=3, unique=True)):
+            kind = draw(st.sampled_from([EntityKind.METHOD, EntityKind.ATTRIBUTE]))
+            entities.append(Entity(f"{owner}.{name}", kind, name, path=path, line=index + 2))
+    for name in draw(st.lists(st.sampled_from(NAMES), max_size=3, unique=True)):
+        entities.append(Entity(f"f.{name}", EntityKind.FUNCTION, name, path="f.py", line=3))
+    if draw(st.booleans()):
+        entities.append(Entity("DEC-1", EntityKind.DECISION, "DEC-1", signature="Why."))
+    if draw(st.booleans()):
+        entities.append(Entity("REQ-1", EntityKind.REQUIREMENT, "REQ-1", signature="Must."))
+    ids = [entity.id for entity in entities]
+    pairs = st.tuples(st.sampled_from(ids), st.sampled_from(ids))
+    relation = st.sampled_from([RelationKind.CALLS, RelationKind.INHERITS])
+    facts = [
+        Fact(subject, kind, object_)
+        for (subject, object_), kind in draw(st.lists(st.tuples(pairs, relation), max_size=12))
+    ]
+    return entities, facts
+
+
+@settings(max_examples=300, deadline=None)
+@given(graphs(), st.integers(1, 120), st.randoms(use_true_random=False))
+def test_the_rendered_context_fits_the_budget_it_was_filled_to(
+    graph: tuple[list[Entity], list[Fact]], budget: int, random
+) -> None:
+    entities, facts = graph
+    order = [entity.id for entity in entities]
+    random.shuffle(order)
+    by_id = {entity.id: entity for entity in entities}
+    chosen = fill_budget(order, by_id, facts, budget, None, (), estimated_tokens)
+    owners = {
+        entity_id: entity_id.rpartition(".")[0]
+        for entity_id in chosen
+        if by_id[entity_id].kind in MEMBER_KINDS and entity_id.rpartition(".")[0] in by_id
+    }
+    among = [f for f in facts if f.relation in RENDERED_RELATIONS]
+    text = ContextText([by_id[entity_id] for entity_id in chosen], owners).render(
+        [f for f in among if f.subject in chosen and f.object in chosen]
+    )
+    assert estimated_tokens(text) <= budget
