@@ -58,6 +58,7 @@ def fill_budget(
         piece: Callable[[str], float] = _characters
     else:
         piece = count
+    newline = piece("\n")
 
     links: dict[str, list[Fact]] = {}
     for fact in facts:
@@ -78,19 +79,21 @@ def fill_budget(
         if limit is not None and len(selected) >= limit and entity_id not in core:
             continue
         entity = entities[entity_id]
-        cost = piece(entity_line(entity, _short_owner(entity))) + piece("\n")
+        cost = piece(entity_line(entity, _short_owner(entity))) + newline
         if entity.kind in _NOT_IN_FILES:
             if entity.kind is EntityKind.DECISION and not decisions:
-                cost += piece(DECISIONS_HEADING) + piece("\n")
+                cost += piece(DECISIONS_HEADING) + newline
         elif entity.path and entity.path not in files:
-            cost += piece(file_heading(entity.path)) + piece("\n")
+            cost += piece(file_heading(entity.path)) + newline
+        if used + cost > budget and entity_id not in core:
+            continue  # its relation lines only add to that
         # A relation line names an entity ``Owner.name`` once another has its name: the
         # first so named pays for that on the lines it is already on.
         twin = first_named.get(entity.name) if twins[entity.name] == 1 else None
         if twin is not None and _short_owner(entities[twin]):
             cost += shown[twin] * piece(f"{_short_owner(entities[twin])}.")
         new_callers: set[str] = set()
-        new_shown: Counter[str] = Counter()
+        new_shown: list[str] = []  # the chosen entities this one's lines name
         for fact in links.get(entity_id, ()):
             other = fact.object if fact.subject == entity_id else fact.subject
             if other not in chosen and other != entity_id:
@@ -99,21 +102,22 @@ def fill_budget(
                 _written(entities[end], entity.name, twins) for end in (fact.subject, fact.object)
             )
             if fact.relation is RelationKind.INHERITS:
-                cost += piece(f"{subject} inherits from {object_}") + piece("\n")
-                new_shown.update((fact.subject, fact.object))
+                cost += piece(f"{subject} inherits from {object_}") + newline
+                new_shown += (fact.subject, fact.object)
             elif fact.subject in callers or fact.subject in new_callers:
                 cost += piece(f", {object_}()")
-                new_shown[fact.object] += 1
+                new_shown.append(fact.object)
             else:
-                cost += piece(f"{subject}() calls {object_}()") + piece("\n")
+                cost += piece(f"{subject}() calls {object_}()") + newline
                 new_callers.add(fact.subject)
-                new_shown.update((fact.subject, fact.object))
+                new_shown += (fact.subject, fact.object)
         if entity_id in core or used + cost <= budget:
             selected.append(entity_id)
             chosen.add(entity_id)
             used += cost
             callers |= new_callers
-            shown.update(new_shown)
+            for named in new_shown:
+                shown[named] += 1
             twins[entity.name] += 1
             first_named.setdefault(entity.name, entity_id)
             decisions |= entity.kind is EntityKind.DECISION
