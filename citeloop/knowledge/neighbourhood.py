@@ -35,7 +35,11 @@ _BUILTIN_NAMES = frozenset(
 """Names an unresolved call is not guessed by: a builtin's, or a builtin type's method
 (``.items()``, ``.format()``, ``next()`` are rarely calls into the repository)."""
 
-_RELATION_ORDER = {relation: -sum(weights) for relation, weights in WEIGHTS.items()}
+_STRENGTHS = sorted({sum(weights) for weights in WEIGHTS.values()}, reverse=True)
+RELATION_RANKS = {relation: _STRENGTHS.index(sum(weights)) for relation, weights in WEIGHTS.items()}
+"""The order in which an entity's facts are followed: the relations by the sum of their
+:data:`~citeloop.knowledge.ranking.WEIGHTS` (strongest first, equal sums one rank),
+then by fact id; a relation not listed comes last."""
 
 
 @dataclass(slots=True)
@@ -80,9 +84,8 @@ def walk(reads: BatchedGraphStore, found: Candidates, hops: int, follow_tests: b
             return
         reached: list[str] = []
         unresolved: list[tuple[str, str]] = []
-        for entity_id, facts in reads.facts_of_many(frontier).items():
-            facts = sorted(facts, key=lambda f: (_RELATION_ORDER.get(f.relation, 0), f.fact_id))
-            for fact in facts[:MAX_NEIGHBOURS]:
+        for entity_id, facts in _first_facts(reads, frontier).items():
+            for fact in facts:
                 if fact.relation is RelationKind.TESTED_BY and not follow_tests:
                     continue
                 found.facts.setdefault(fact.fact_id, fact)
@@ -101,6 +104,22 @@ def walk(reads: BatchedGraphStore, found: Candidates, hops: int, follow_tests: b
             if entity.resolved and entity.kind is not EntityKind.MODULE:
                 found.entities[entity_id] = entity
                 frontier.append(entity_id)
+
+
+def _first_facts(reads: BatchedGraphStore, entity_ids: list[str]) -> dict[str, list[Fact]]:
+    """The first :data:`MAX_NEIGHBOURS` facts of each id in :data:`RELATION_RANKS` order:
+    chosen by the store when it can (``first_facts_of_many``, as
+    :class:`~citeloop.knowledge.sqlite_store.SqliteGraphStore` does), else sorted here."""
+    first = getattr(reads, "first_facts_of_many", None)
+    if first is not None:
+        return first(entity_ids, RELATION_RANKS, MAX_NEIGHBOURS)
+    last = len(_STRENGTHS)
+    return {
+        entity_id: sorted(
+            facts, key=lambda fact: (RELATION_RANKS.get(fact.relation, last), fact.fact_id)
+        )[:MAX_NEIGHBOURS]
+        for entity_id, facts in reads.facts_of_many(entity_ids).items()
+    }
 
 
 def _guess_callees(

@@ -30,6 +30,7 @@ class ReadCache:
             "named": {},
             "entities": {},
             "facts": {},
+            "first_facts": {},
             "search": {},
         }
         self.count = 0

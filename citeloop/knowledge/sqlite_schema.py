@@ -78,13 +78,18 @@ FACT_COLUMNS = "fact_id, subject, relation, object, path, start_line, end_line, 
 STAR = ".*"
 """Suffix of an alias row recording ``from m import *`` in a module (``"pkg.mod.*"``)."""
 
+_KINDS = {kind.value: kind for kind in EntityKind}
+_RELATIONS = {relation.value: relation for relation in RelationKind}
+"""The enum members by stored value (a dict lookup; calling the enum is slower, and a
+hub's facts are read by the thousand). An unknown value still raises, as the enum does."""
+
 
 def entity_from_row(row: tuple) -> Entity:
     """An :class:`Entity` from a row of :data:`ENTITY_COLUMNS`."""
     entity_id, kind, name, path, line, signature, resolved, end_line, docstring, decorators = row
     return Entity(
         entity_id,
-        EntityKind(kind),
+        _KINDS.get(kind) or EntityKind(kind),
         name,
         path,
         line,
@@ -100,7 +105,9 @@ def fact_from_row(row: tuple) -> Fact:
     """A :class:`Fact` from a row of :data:`FACT_COLUMNS`."""
     fact_id, subject, relation, object_, path, start, end, digest = row
     provenance = Provenance(path, start, end, digest) if path is not None else None
-    return Fact(subject, RelationKind(relation), object_, provenance, fact_id)
+    return Fact(
+        subject, _RELATIONS.get(relation) or RelationKind(relation), object_, provenance, fact_id
+    )
 
 
 def entity_row(entity: Entity, derived: bool) -> tuple:

@@ -7,7 +7,7 @@ import contextlib
 import os
 import sqlite3
 import threading
-from collections.abc import Callable, Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -366,6 +366,51 @@ class SqliteGraphStore(PathRecall):
                     found[fact.subject].append(fact)
                 if fact.object in batch and fact.object != fact.subject:
                     found[fact.object].append(fact)
+        return found
+
+    def first_facts_of_many(
+        self, entity_ids: Collection[str], ranks: Mapping[RelationKind, int], limit: int
+    ) -> dict[str, list[Fact]]:
+        """The first ``limit`` of :meth:`facts_of_many` of each id, in the order of
+        ``(ranks[relation], fact_id)`` (a relation ``ranks`` leaves out after every other):
+        SQLite picks them (a window function), so a hub of thousands of facts costs no
+        object per fact left out. Cached like :meth:`facts_of_many`.
+
+        Returns:
+            By id, every id a key (``[]`` when it has no fact).
+        """
+        order = ",".join(sorted(f"{relation.value}={rank}" for relation, rank in ranks.items()))
+        prefix = f"{limit};{order};"
+        found = self._through_cache(
+            "first_facts",
+            [prefix + entity_id for entity_id in dict.fromkeys(entity_ids)],
+            lambda keys: self._read_first_facts(keys, len(prefix), ranks, limit),
+        )
+        return {key[len(prefix) :]: list(facts) for key, facts in found.items()}
+
+    def _read_first_facts(
+        self, keys: list[str], cut: int, ranks: Mapping[RelationKind, int], limit: int
+    ) -> dict[str, list[Fact]]:
+        ids = {key[cut:]: key for key in keys}
+        found: dict[str, list[Fact]] = {key: [] for key in keys}
+        last = max(ranks.values(), default=0) + 1
+        whens = " ".join(
+            f"WHEN '{relation.value}' THEN {int(rank)}" for relation, rank in ranks.items()
+        )
+        rank = f"CASE relation {whens} ELSE {last} END" if whens else str(last)
+        query = (
+            f"SELECT {FACT_COLUMNS}, entity FROM ("
+            f"SELECT {FACT_COLUMNS}, entity, ROW_NUMBER() OVER "
+            "(PARTITION BY entity ORDER BY rank, fact_id) AS position FROM ("
+            f"SELECT {FACT_COLUMNS}, subject AS entity, {rank} AS rank FROM facts "
+            "WHERE subject IN ({marks}) UNION ALL "
+            f"SELECT {FACT_COLUMNS}, object AS entity, {rank} AS rank FROM facts "
+            "WHERE object IN ({marks}) AND object != subject)) "
+            f"WHERE position <= {int(limit)} ORDER BY entity, position"
+        )
+        for _, rows in self._select_in(query, list(ids), times=2):
+            for row in rows:
+                found[ids[row[-1]]].append(fact_from_row(row[:-1]))
         return found
 
     def edges_of_many(self, entity_ids: Collection[str]) -> dict[str, list[tuple[tuple, str]]]:

@@ -341,3 +341,58 @@ def test_the_names_read_ahead_cover_every_name_a_mention_looks_up(token):
         named = Recording(found)
         named_groups(token, named)
         assert named.asked <= lookup_names(token)
+
+
+# --- the first facts of a hub are chosen by SQLite, as the walk would sort them -------------
+
+
+def _hub_file(path: Path) -> tuple[SqliteGraphStore, MemoryGraphStore]:
+    """A hub with more facts of every relation, both ways, than a walk follows (and a
+    recursive call), in a graph file and in memory."""
+    from citeloop.knowledge.sqlite_schema import entity_row, fact_row
+
+    hub = Entity("pkg.Hub", EntityKind.CLASS, "Hub")
+    others = [Entity(f"pkg.n{i:03d}", EntityKind.FUNCTION, f"n{i:03d}") for i in range(90)]
+    relations = list(RelationKind)
+    facts = [Fact(hub.id, RelationKind.CALLS, hub.id)]
+    for i, other in enumerate(others):
+        relation = relations[i % len(relations)]
+        ends = (hub.id, other.id) if i % 3 else (other.id, hub.id)
+        facts.append(Fact(ends[0], relation, ends[1]))
+    with SqliteGraphStore(path) as writer, writer.write_transaction() as db:
+        db.executemany(
+            "INSERT INTO entities VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [entity_row(entity, False) for entity in (hub, *others)],
+        )
+        db.executemany(
+            "INSERT INTO facts VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [fact_row(fact, False) for fact in facts],
+        )
+    return SqliteGraphStore(path, read_only=True), MemoryGraphStore([hub, *others], facts)
+
+
+@pytest.mark.parametrize("cache_size", [0, 100_000])
+def test_the_first_facts_of_a_hub_are_those_the_walk_would_sort_first(tmp_path, cache_size):
+    from citeloop.knowledge import neighbourhood
+
+    file_store, memory = _hub_file(tmp_path / "hub.db")
+    ids = ["pkg.Hub", "pkg.n001", "no.such.entity"]
+    expected = neighbourhood._first_facts(batched(memory), ids)
+    assert len(expected["pkg.Hub"]) == neighbourhood.MAX_NEIGHBOURS < 91
+    assert expected["no.such.entity"] == []
+    with SqliteGraphStore(tmp_path / "hub.db", read_only=True, cache_size=cache_size) as reader:
+        for _ in range(2):  # the second from the cache, when there is one
+            with reader.reading():
+                assert neighbourhood._first_facts(reader, ids) == expected
+    file_store.close()
+
+
+def test_the_walk_around_a_hub_is_the_same_from_the_file_and_from_memory(tmp_path):
+    file_store, memory = _hub_file(tmp_path / "hub.db")
+    contexts = [
+        ContextInjector(store, hops=2, lexical_hits=0).inject("How does `Hub` work?")
+        for store in (file_store, memory)
+    ]
+    assert contexts[0].text == contexts[1].text
+    assert contexts[0].entities == contexts[1].entities
+    file_store.close()
