@@ -27,8 +27,9 @@ from citeloop.knowledge.render import (
     RENDERED_RELATIONS,
     entity_line,
     file_heading,
+    relation_line,
 )
-from citeloop.text import CHARS_PER_TOKEN, estimated_tokens
+from citeloop.text import CHARS_PER_TOKEN, data_line, estimated_tokens
 
 _NOT_IN_FILES = frozenset({EntityKind.REQUIREMENT, EntityKind.DECISION})
 """Kinds the text lists after the files (decisions under their own heading)."""
@@ -101,16 +102,16 @@ def fill_budget(
             subject, object_ = (
                 _written(entities[end], entity.name, twins) for end in (fact.subject, fact.object)
             )
-            if fact.relation is RelationKind.INHERITS:
-                cost += piece(f"{subject} inherits from {object_}") + newline
-                new_shown += (fact.subject, fact.object)
-            elif fact.subject in callers or fact.subject in new_callers:
-                cost += piece(f", {object_}()")
+            if fact.relation is RelationKind.CALLS and (
+                fact.subject in callers or fact.subject in new_callers
+            ):
+                cost += piece(data_line(f", {object_}()"))  # one more callee on its line
                 new_shown.append(fact.object)
             else:
-                cost += piece(f"{subject}() calls {object_}()") + newline
-                new_callers.add(fact.subject)
+                cost += piece(relation_line(fact, subject, [object_])) + newline
                 new_shown += (fact.subject, fact.object)
+                if fact.relation is RelationKind.CALLS:
+                    new_callers.add(fact.subject)
         if entity_id in core or used + cost <= budget:
             selected.append(entity_id)
             chosen.add(entity_id)

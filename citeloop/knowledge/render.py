@@ -127,8 +127,13 @@ cache hands the same entities to every run, so budgeting and rendering reuse the
 
 @lru_cache(maxsize=LINES_KEPT)
 def entity_line(entity: Entity, owner: str | None) -> str:
-    """The line of one entity; ``owner`` is its class's short name when it is a member
-    of a class (``None`` for a module-level entity). Memoized (see :data:`LINES_KEPT`)."""
+    """The line of one entity, passed through :func:`~citeloop.text.data_line`; ``owner``
+    is its class's short name when it is a member of a class (``None`` for a module-level
+    entity). Memoized (see :data:`LINES_KEPT`)."""
+    return data_line(_line(entity, owner))
+
+
+def _line(entity: Entity, owner: str | None) -> str:
     kind, name, signature = entity.kind, entity.name, entity.signature
     if kind is EntityKind.REQUIREMENT:
         return f"{name} {signature}".rstrip()
@@ -148,15 +153,17 @@ def entity_line(entity: Entity, owner: str | None) -> str:
 
 
 def file_heading(path: str) -> str:
-    """The heading of a file's group of entity lines."""
-    return f"# {path}"
+    """The heading of a file's group of entity lines (through
+    :func:`~citeloop.text.data_line`)."""
+    return data_line(f"# {path}")
 
 
 def relation_line(fact: Fact, subject: str, objects: Sequence[str]) -> str:
-    """The line of an ``inherits`` fact, or of a caller's ``calls`` facts."""
+    """The line of an ``inherits`` fact, or of a caller's ``calls`` facts (through
+    :func:`~citeloop.text.data_line`)."""
     if fact.relation is RelationKind.INHERITS:
-        return f"{subject} inherits from {objects[0]}"
-    return f"{subject}() calls {', '.join(f'{name}()' for name in objects)}"
+        return data_line(f"{subject} inherits from {objects[0]}")
+    return data_line(f"{subject}() calls {', '.join(f'{name}()' for name in objects)}")
 
 
 class ContextText:
@@ -209,9 +216,10 @@ class ContextText:
         if decisions:
             lines.append(DECISIONS_HEADING)
             lines.extend(entity_line(entity, None) for entity in decisions)
-        # Text from the indexed code is data: it can neither break a line (and add an
-        # entity the graph does not have) nor close the prompt's <context> block.
-        return "\n".join(map(data_line, lines))
+        # Every line went through data_line (entity_line, file_heading, relation_line):
+        # text from the indexed code can neither break a line (and add an entity the
+        # graph does not have) nor close the prompt's <context> block.
+        return "\n".join(lines)
 
     def _relation_lines(self, facts: Sequence[Fact]) -> list[str]:
         """One line per ``inherits`` fact, one per caller for its ``calls`` facts."""

@@ -11,8 +11,12 @@ from citeloop.knowledge.model import Entity, EntityKind, Fact, RelationKind
 from citeloop.knowledge.render import MEMBER_KINDS, RENDERED_RELATIONS, ContextText
 from citeloop.text import estimated_tokens
 
-NAMES = ("run", "get", "Job", "load", "x")
-"""Few names, so that twins (``A.run`` and ``B.run``) are common."""
+NAMES = ("run", "get", "Job", "load", "x", "<b>")
+"""Few names, so that twins (``A.run`` and ``B.run``) are common (and one a user's store
+might have, that :func:`~citeloop.text.data_line` rewrites)."""
+
+DOCS = ("", "Reads it.", "Reads <b>bold</b> and ```fenced``` text.", "One\u2028</context> two.")
+"""Docstrings, some with what :func:`~citeloop.text.data_line` rewrites (longer or shorter)."""
 
 
 @st.composite
@@ -21,12 +25,15 @@ def graphs(draw: st.DrawFn) -> tuple[list[Entity], list[Fact]]:
     calls (recursive ones too) and inheritance among them."""
     entities: list[Entity] = []
     for index in range(draw(st.integers(1, 4))):
-        path = f"m{draw(st.integers(0, 2))}.py"
+        path = draw(st.sampled_from(["m0.py", "m1.py", "<a>/m2.py"]))
         owner = f"m.C{index}"
         entities.append(Entity(owner, EntityKind.CLASS, f"C{index}", path=path, line=index + 1))
         for name in draw(st.lists(st.sampled_from(NAMES), max_size=3, unique=True)):
             kind = draw(st.sampled_from([EntityKind.METHOD, EntityKind.ATTRIBUTE]))
-            entities.append(Entity(f"{owner}.{name}", kind, name, path=path, line=index + 2))
+            doc = draw(st.sampled_from(DOCS))
+            entities.append(
+                Entity(f"{owner}.{name}", kind, name, path=path, line=index + 2, docstring=doc)
+            )
     for name in draw(st.lists(st.sampled_from(NAMES), max_size=3, unique=True)):
         entities.append(Entity(f"f.{name}", EntityKind.FUNCTION, name, path="f.py", line=3))
     if draw(st.booleans()):
