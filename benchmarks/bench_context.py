@@ -9,7 +9,8 @@ Questions: ``../shared/bench/swe-qa/<repo>.jsonl`` beside the repository root (e
 ``CITELOOP_SWEQA_DIR`` overrides), real repository questions with reference answers; see
 its README. Sources: the sdist that README names for each repository, downloaded from
 the package index as a file, never built (:mod:`_sdist`), into
-``~/.cache/citeloop-bench/swe-qa`` (env ``CITELOOP_BENCH_CACHE``), unpacked once and indexed whole into ``<cache>/<repo>.db`` (incremental on later runs).
+``~/.cache/citeloop-bench/swe-qa`` (env ``CITELOOP_BENCH_CACHE``), unpacked once and
+indexed whole into ``<cache>/<repo>.db`` (incremental on later runs).
 
 Reference entities of a question, by the README's rule: the identifiers its reference
 answer writes as code (inside backticks, string literals left out; or bare but

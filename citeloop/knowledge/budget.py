@@ -8,11 +8,13 @@ callee on it), a name on them ``Owner.name`` when another chosen entity has it (
 first entity so named then pays for the lines it is already on). Entities are taken in
 rank order while they fit; a core entity always enters.
 
+Every line is costed as the text will write it (through
+:func:`~citeloop.text.data_line`, a member by its class only when ``owners`` has it).
 With the default estimator (:func:`citeloop.text.estimated_tokens`, characters / 4
-rounded up once for the whole text) a line costs exactly its characters and its line
-break / 4, so the budget is filled to the token; a user's tokenizer counts each line
-and its break apart, which bounds the joined text's count when joining never adds
-tokens (true of word counts and of BPE tokenizers in practice).
+rounded up once for the whole text) a line costs its characters and its line break / 4,
+so the budget is filled to the token; a user's tokenizer counts each line and its break
+apart, which bounds the joined text's count when joining never adds tokens (true of word
+counts and of BPE tokenizers in practice, not of a count that rounds down).
 """
 
 from __future__ import annotations
@@ -23,10 +25,10 @@ from collections.abc import Callable, Collection, Iterable, Mapping
 from citeloop.knowledge.model import Entity, EntityKind, Fact, RelationKind
 from citeloop.knowledge.render import (
     DECISIONS_HEADING,
-    MEMBER_KINDS,
     RENDERED_RELATIONS,
     entity_line,
     file_heading,
+    member_owner,
     relation_line,
 )
 from citeloop.text import CHARS_PER_TOKEN, data_line, estimated_tokens
@@ -43,6 +45,7 @@ def fill_budget(
     limit: int | None,
     core: Collection[str],
     count: Callable[[str], int],
+    owners: Mapping[str, str],
 ) -> list[str]:
     """The ids of the entities that fit, in ``order`` (see the module docstring).
 
@@ -54,6 +57,8 @@ def fill_budget(
         limit: At most this many entities (core entities aside), or ``None``.
         core: Ids that enter whatever they cost.
         count: Counts the tokens of a text (the one that counts the whole context).
+        owners: The class id of each member among the candidates that is a class's,
+            by member id (its lines name it ``Owner.member``, as the text will).
     """
     if count is estimated_tokens:
         piece: Callable[[str], float] = _characters
@@ -80,7 +85,7 @@ def fill_budget(
         if limit is not None and len(selected) >= limit and entity_id not in core:
             continue
         entity = entities[entity_id]
-        cost = piece(entity_line(entity, _short_owner(entity))) + newline
+        cost = piece(entity_line(entity, member_owner(entity, owners))) + newline
         if entity.kind in _NOT_IN_FILES:
             if entity.kind is EntityKind.DECISION and not decisions:
                 cost += piece(DECISIONS_HEADING) + newline
@@ -91,8 +96,9 @@ def fill_budget(
         # A relation line names an entity ``Owner.name`` once another has its name: the
         # first so named pays for that on the lines it is already on.
         twin = first_named.get(entity.name) if twins[entity.name] == 1 else None
-        if twin is not None and _short_owner(entities[twin]):
-            cost += shown[twin] * piece(f"{_short_owner(entities[twin])}.")
+        twin_owner = member_owner(entities[twin], owners) if twin is not None else None
+        if twin_owner:
+            cost += shown[twin] * piece(f"{twin_owner}.")
         new_callers: set[str] = set()
         new_shown: list[str] = []  # the chosen entities this one's lines name
         for fact in links.get(entity_id, ()):
@@ -100,7 +106,8 @@ def fill_budget(
             if other not in chosen and other != entity_id:
                 continue
             subject, object_ = (
-                _written(entities[end], entity.name, twins) for end in (fact.subject, fact.object)
+                _written(entities[end], entity.name, twins, owners)
+                for end in (fact.subject, fact.object)
             )
             if fact.relation is RelationKind.CALLS and (
                 fact.subject in callers or fact.subject in new_callers
@@ -132,23 +139,11 @@ def _characters(text: str) -> float:
     return len(text) / CHARS_PER_TOKEN
 
 
-def _written(entity: Entity, joining: str, twins: Counter[str]) -> str:
+def _written(entity: Entity, joining: str, twins: Counter[str], owners: Mapping[str, str]) -> str:
     """How a relation line names ``entity`` once an entity named ``joining`` joins those
     chosen (``twins``: how many chosen have each name): ``Owner.name`` when two have its
-    name, else its name."""
-    ambiguous = twins[entity.name] + (entity.name == joining) > 1
-    return _long_name(entity) if ambiguous else entity.name
-
-
-def _short_owner(entity: Entity) -> str | None:
-    """The short name of what defines a member (``a.B.m`` -> ``B``), or ``None``."""
-    owner = entity.id.rpartition(".")[0]
-    if entity.kind not in MEMBER_KINDS or "." not in owner:
-        return None
-    return owner.rpartition(".")[2]
-
-
-def _long_name(entity: Entity) -> str:
-    """A relation line's name at its longest (``Owner.name``), to count its cost."""
-    owner = _short_owner(entity)
-    return f"{owner}.{entity.name}" if owner else entity.name
+    name and it is a class's member, else its name (as the text does)."""
+    owner = member_owner(entity, owners)
+    if owner and twins[entity.name] + (entity.name == joining) > 1:
+        return f"{owner}.{entity.name}"
+    return entity.name

@@ -123,8 +123,10 @@ class ContextInjector:
         max_entities: Optional cap on the entities of the default context (multiplied
             when widened); ``None`` leaves the budget alone to decide.
         lexical_hits: Entities lexical retrieval seeds at most, >= 0 (0: none).
-        count_tokens: Counts the tokens of a line (default: about 4 characters a token,
-            :func:`citeloop.text.estimated_tokens`).
+        count_tokens: Counts the tokens of a text: each line, to fill the budget, and
+            the whole context, for ``InjectedContext.tokens`` (default: about 4
+            characters a token, :func:`citeloop.text.estimated_tokens`, which fills the
+            budget to the token).
 
     Raises:
         ConfigurationError: If ``hops``, ``max_context_tokens``, ``max_entities`` or
@@ -216,8 +218,9 @@ class ContextInjector:
                 if pinned is None:
                     pinned = self._select(text, task_type, ContextExpansion(), [])[1]
                 pinned = list(dict.fromkeys([*pinned, *keep]))
-            found, selected, core_ids, scores = self._select(text, task_type, widening, pinned)
-            owners = self._owners(selected, found)
+            found, selected, core_ids, scores, owners = self._select(
+                text, task_type, widening, pinned
+            )
             snapshot = self._reads.snapshot()
         entities = [found.entities[entity_id] for entity_id in selected]
         position = {entity_id: at for at, entity_id in enumerate(selected)}
@@ -255,9 +258,9 @@ class ContextInjector:
 
     def _select(
         self, text: str, task_type: str | None, widening: ContextExpansion, pinned: list[str]
-    ) -> tuple[Candidates, list[str], list[str], dict[str, float]]:
+    ) -> tuple[Candidates, list[str], list[str], dict[str, float], dict[str, str]]:
         """The candidates, the selected ids in rank order (core first, then ``pinned``),
-        the core ids, and the scores."""
+        the core ids, the scores, and the class of each selected member."""
         follow_tests = widening.include_tested_by or task_type in TEST_TASK_TYPES
         budget = self.max_context_tokens * widening.limit_multiplier
         limit = self.max_entities * widening.limit_multiplier if self.max_entities else None
@@ -279,6 +282,7 @@ class ContextInjector:
         core_ids = [entity.id for entity in core]
         first = list(dict.fromkeys([*core_ids, *pinned]))
         order = first + [entity_id for entity_id in ranked if entity_id not in first]
+        owners = self._owners(order, found)
         selected = fill_budget(
             order,
             found.entities,
@@ -287,8 +291,11 @@ class ContextInjector:
             limit,
             set(first),
             self.count_tokens,
+            owners,
         )
-        return found, selected, core_ids, scores
+        chosen = set(selected)
+        owners = {member: owner for member, owner in owners.items() if member in chosen}
+        return found, selected, core_ids, scores, owners
 
     # -- seeds ----------------------------------------------------------------------
 
@@ -390,29 +397,22 @@ class ContextInjector:
             result[entity_id] = score
         return result
 
-    def _owners(self, selected: list[str], found: Candidates) -> dict[str, str]:
-        """The class of each member of the context, by member id (a member's line names
-        its class: ``Owner.member``)."""
-        members = [
-            entity_id for entity_id in selected if found.entities[entity_id].kind in MEMBER_KINDS
-        ]
-        owners: dict[str, str] = {}
-        # In the members' order, not a set's (its order follows the string hash seed).
-        missing: dict[str, None] = {}
-        for member in members:
-            owner = member.rpartition(".")[0]
-            if owner in found.entities:
-                if found.entities[owner].kind is EntityKind.CLASS:
-                    owners[member] = owner
-            else:
-                missing[owner] = None
-        for owner_id, entity in self._reads.get_entities(missing).items():
+    def _owners(self, ids: list[str], found: Candidates) -> dict[str, str]:
+        """The class of each member among ``ids`` that a class defines, by member id, in
+        the order of ``ids`` (a member's line names its class: ``Owner.member``); a
+        class read for it joins ``found.entities``."""
+        members = [e for e in ids if found.entities[e].kind in MEMBER_KINDS]
+        parents = dict.fromkeys(member.rpartition(".")[0] for member in members)
+        missing = [parent for parent in parents if parent not in found.entities]
+        for parent, entity in self._reads.get_entities(missing).items():
             if entity.kind is EntityKind.CLASS:
-                found.entities[owner_id] = entity
-                for member in members:
-                    if member.rpartition(".")[0] == owner_id:
-                        owners[member] = owner_id
-        return owners
+                found.entities[parent] = entity
+        return {
+            member: parent
+            for member in members
+            if (parent := member.rpartition(".")[0]) in found.entities
+            and found.entities[parent].kind is EntityKind.CLASS
+        }
 
     def _owner_entities(
         self, owners: Mapping[str, str], selected: list[str], found: Candidates

@@ -35,8 +35,9 @@ _BUILTIN_NAMES = frozenset(
 """Names an unresolved call is not guessed by: a builtin's, or a builtin type's method
 (``.items()``, ``.format()``, ``next()`` are rarely calls into the repository)."""
 
-_STRENGTHS = sorted({sum(weights) for weights in WEIGHTS.values()}, reverse=True)
-RELATION_RANKS = {relation: _STRENGTHS.index(sum(weights)) for relation, weights in WEIGHTS.items()}
+_STRENGTH = {relation: round(sum(weights), 9) for relation, weights in WEIGHTS.items()}
+_STRENGTHS = sorted(set(_STRENGTH.values()), reverse=True)
+RELATION_RANKS = {relation: _STRENGTHS.index(strength) for relation, strength in _STRENGTH.items()}
 """The order in which an entity's facts are followed: the relations by the sum of their
 :data:`~citeloop.knowledge.ranking.WEIGHTS` (strongest first, equal sums one rank),
 then by fact id; a relation not listed comes last."""

@@ -63,6 +63,14 @@ def owner_name(entity: Entity, owners: Mapping[str, str]) -> str:
     return owner_id.rpartition(".")[2] or entity.name
 
 
+def member_owner(entity: Entity, owners: Mapping[str, str]) -> str | None:
+    """The short name of the class a member belongs to (``owners``: class id by member
+    id), or ``None`` for an entity its line does not name by a class."""
+    if entity.kind not in MEMBER_KINDS or entity.id not in owners:
+        return None
+    return owner_name(entity, owners)
+
+
 def _parenthesized(signature: str, member: bool = False) -> str:
     """A signature as it follows a name, at most about :data:`MAX_LINE_SIGNATURE`
     characters: the indexer's already starts with ``(`` or ``[``; a user store's bare
@@ -183,9 +191,7 @@ class ContextText:
 
     def owner(self, entity: Entity) -> str | None:
         """The short name of the class a member belongs to, or ``None``."""
-        if entity.kind not in MEMBER_KINDS or entity.id not in self.owners:
-            return None
-        return owner_name(entity, self.owners)
+        return member_owner(entity, self.owners)
 
     def name(self, entity_id: str) -> str:
         """How a relation line names an entity: by its name, or ``Owner.name`` when

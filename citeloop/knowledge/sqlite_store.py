@@ -75,6 +75,15 @@ class SqliteGraphStore(PathRecall):
         0
     """
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        # A subclass that changes which facts an entity has (a filter over
+        # facts_of_many) would be bypassed by first_facts_of_many, which reads the file
+        # itself: unless it overrides that too, the walk sorts its facts_of_many.
+        super().__init_subclass__(**kwargs)
+        overrides = "facts_of_many" in cls.__dict__ and "first_facts_of_many" not in cls.__dict__
+        if overrides:
+            cls.first_facts_of_many = None  # type: ignore[assignment]
+
     def __init__(
         self,
         path: str | os.PathLike[str],
@@ -374,7 +383,9 @@ class SqliteGraphStore(PathRecall):
         """The first ``limit`` of :meth:`facts_of_many` of each id, in the order of
         ``(ranks[relation], fact_id)`` (a relation ``ranks`` leaves out after every other):
         SQLite picks them (a window function), so a hub of thousands of facts costs no
-        object per fact left out. Cached like :meth:`facts_of_many`.
+        object per fact left out. Cached like :meth:`facts_of_many`. A subclass that
+        overrides :meth:`facts_of_many` has this set to ``None`` unless it overrides it
+        too, so a walk sorts the facts its :meth:`facts_of_many` gives.
 
         Returns:
             By id, every id a key (``[]`` when it has no fact).

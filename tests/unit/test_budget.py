@@ -6,6 +6,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from citeloop.knowledge import ContextExpansion, ContextInjector, MemoryGraphStore
 from citeloop.knowledge.budget import fill_budget
 from citeloop.knowledge.model import Entity, EntityKind, Fact, RelationKind
 from citeloop.knowledge.render import MEMBER_KINDS, RENDERED_RELATIONS, ContextText
@@ -36,6 +37,12 @@ def graphs(draw: st.DrawFn) -> tuple[list[Entity], list[Fact]]:
             )
     for name in draw(st.lists(st.sampled_from(NAMES), max_size=3, unique=True)):
         entities.append(Entity(f"f.{name}", EntityKind.FUNCTION, name, path="f.py", line=3))
+    for name in draw(st.lists(st.sampled_from(NAMES), max_size=2, unique=True)):
+        # Members no class of the graph defines: a module's annotated attribute, a
+        # method of a class the graph lacks, a module-level test (each line unowned).
+        entities.append(Entity(f"ab.{name}", EntityKind.ATTRIBUTE, name, "ab.py", 1, ": int"))
+        entities.append(Entity(f"m.Gone.{name}", EntityKind.METHOD, name, "g.py", 2, "(self, a)"))
+        entities.append(Entity(f"t.a.test_{name}", EntityKind.TEST, f"test_{name}", "t/a.py", 3))
     if draw(st.booleans()):
         entities.append(Entity("DEC-1", EntityKind.DECISION, "DEC-1", signature="Why."))
     if draw(st.booleans()):
@@ -59,14 +66,40 @@ def test_the_rendered_context_fits_the_budget_it_was_filled_to(
     order = [entity.id for entity in entities]
     random.shuffle(order)
     by_id = {entity.id: entity for entity in entities}
-    chosen = fill_budget(order, by_id, facts, budget, None, (), estimated_tokens)
+    classes = {entity.id for entity in entities if entity.kind is EntityKind.CLASS}
     owners = {
-        entity_id: entity_id.rpartition(".")[0]
-        for entity_id in chosen
-        if by_id[entity_id].kind in MEMBER_KINDS and entity_id.rpartition(".")[0] in by_id
+        entity.id: entity.id.rpartition(".")[0]
+        for entity in entities
+        if entity.kind in MEMBER_KINDS and entity.id.rpartition(".")[0] in classes
     }
+    chosen = fill_budget(order, by_id, facts, budget, None, (), estimated_tokens, owners)
     among = [f for f in facts if f.relation in RENDERED_RELATIONS]
     text = ContextText([by_id[entity_id] for entity_id in chosen], owners).render(
         [f for f in among if f.subject in chosen and f.object in chosen]
     )
     assert estimated_tokens(text) <= budget
+
+
+def _words(text: str) -> int:
+    return len(text.split())
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    graphs(),
+    st.integers(1, 120),
+    st.sampled_from([None, _words]),
+    st.sampled_from([None, 0]),
+)
+def test_an_injected_context_without_core_entities_fits_its_budget(
+    graph: tuple[list[Entity], list[Fact]], budget: int, count, attempt
+) -> None:
+    entities, facts = graph
+    injector = ContextInjector(
+        MemoryGraphStore(entities, facts), max_context_tokens=budget, count_tokens=count
+    )
+    task = "explain how run get load job and x work, and test them"  # no code: no core
+    expansion = None if attempt is None else ContextExpansion.for_attempt(attempt)
+    context = injector.inject(task, "test", expansion)
+    assert not context.core
+    assert context.tokens == (count or estimated_tokens)(context.text) <= context.budget

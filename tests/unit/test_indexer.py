@@ -282,3 +282,19 @@ def test_a_file_the_indexer_fails_on_is_skipped_with_the_error(
     assert "please report it" in reasons["shapes/circle.py"]
     assert store.get_entity("shapes.circle.Circle") is None
     assert store.get_entity("shapes.base.Shape") is not None  # the rest is indexed
+
+
+@pytest.mark.parametrize("codec", ["rot13", "undefined", "no-such-codec"])
+def test_a_coding_cookie_naming_no_text_codec_is_skipped_with_the_fix(
+    tmp_path: Path, codec: str
+) -> None:
+    root = tmp_path / "tree"
+    (root / "pkg").mkdir(parents=True)
+    (root / "pkg" / "bad.py").write_text(f"# -*- coding: {codec} -*-\nx = 1\n", encoding="ascii")
+    (root / "pkg" / "good.py").write_text("def f():\n    pass\n", encoding="utf-8")
+    with SqliteGraphStore(tmp_path / "graph.db") as store:
+        report = index_tree(root, store)
+        reasons = {skipped.path: skipped.reason for skipped in report.skipped}
+        assert reasons["pkg/bad.py"].startswith("not decodable")
+        assert "PEP 263" in reasons["pkg/bad.py"]
+        assert store.get_entity("pkg.good.f") is not None

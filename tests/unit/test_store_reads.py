@@ -396,3 +396,19 @@ def test_the_walk_around_a_hub_is_the_same_from_the_file_and_from_memory(tmp_pat
     assert contexts[0].text == contexts[1].text
     assert contexts[0].entities == contexts[1].entities
     file_store.close()
+
+
+def test_a_subclass_filtering_its_facts_is_walked_through_its_filter(tmp_path):
+    class NoCalls(SqliteGraphStore):
+        def facts_of_many(self, entity_ids):
+            return {
+                entity_id: [f for f in facts if f.relation is not RelationKind.CALLS]
+                for entity_id, facts in super().facts_of_many(entity_ids).items()
+            }
+
+    _hub_file(tmp_path / "hub.db")[0].close()
+    with NoCalls(tmp_path / "hub.db", read_only=True) as store:
+        assert store.first_facts_of_many is None
+        context = ContextInjector(store, hops=1, lexical_hits=0).inject("How does `Hub` work?")
+    assert not any(fact.relation is RelationKind.CALLS for fact in context.facts)
+    assert len(context.entities) > 1  # the other relations are still followed

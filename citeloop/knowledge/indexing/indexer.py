@@ -109,9 +109,16 @@ def _index_file(
         return None
     try:
         text = data.decode("utf-8-sig") if source.kind == "decision" else decode_source(data)
-    except (UnicodeDecodeError, SyntaxError) as error:
-        # detect_encoding raises SyntaxError for undecodable bytes in the first two lines.
-        detail = error.msg if isinstance(error, SyntaxError) else error.reason
+    except (UnicodeError, SyntaxError, LookupError) as error:
+        # detect_encoding raises SyntaxError for undecodable bytes in the first two lines;
+        # a coding cookie naming no text codec (``rot13``, ``undefined``) raises
+        # LookupError or UnicodeError, as it makes Python's own import fail.
+        if isinstance(error, SyntaxError):
+            detail = error.msg
+        elif isinstance(error, UnicodeDecodeError):
+            detail = error.reason
+        else:
+            detail = str(error)
         fix = (
             "save the file as UTF-8"
             if source.kind == "decision"
