@@ -528,8 +528,9 @@ def main() -> int:
 
     ok = True
     rows: list[tuple[str, bool, float, float, int, float]] = []
+    width = max([10, *map(len, results)])
     print(
-        f"\n{'repo':10} {'counted':>7} {'citeloop':>9} {f'BM25@{BM25_TOP}':>9} "
+        f"\n{'repo':{width}} {'counted':>7} {'citeloop':>9} {f'BM25@{BM25_TOP}':>9} "
         f"{'diff pts':>8} {'empty':>5} {'median tokens':>13}"
     )
     for repo, (outcomes, _) in results.items():
@@ -539,7 +540,7 @@ def main() -> int:
         median = statistics.median(o.tokens for o in outcomes) if outcomes else 0
         diff = (recall - bm25) * 100
         print(
-            f"{repo:10} {len(outcomes):7d} {recall:9.1%} {bm25:9.1%} {diff:+8.1f} "
+            f"{repo:{width}} {len(outcomes):7d} {recall:9.1%} {bm25:9.1%} {diff:+8.1f} "
             f"{empty:5d} {median:13g}"
         )
         rows.append((repo, bool(outcomes), recall, diff, empty, median))
