@@ -36,6 +36,10 @@ class Row:
 
 
 def _number(value: float, unit: str) -> str:
+    """Three significant digits, but a number of 1,000 or more whole (``1995``, not
+    ``2e+03``: a median of 1,995 tokens against a target of 2,000 must read so)."""
+    if abs(value) >= 1000:
+        return f"{value:.0f}{unit}"
     return f"{value:.3g}{unit}"
 
 
