@@ -381,11 +381,12 @@ class SqliteGraphStore(PathRecall):
         self, entity_ids: Collection[str], ranks: Mapping[RelationKind, int], limit: int
     ) -> dict[str, list[Fact]]:
         """The first ``limit`` of :meth:`facts_of_many` of each id, in the order of
-        ``(ranks[relation], fact_id)`` (a relation ``ranks`` leaves out after every other):
-        SQLite picks them (a window function), so a hub of thousands of facts costs no
-        object per fact left out. Cached like :meth:`facts_of_many`. A subclass that
-        overrides :meth:`facts_of_many` has this set to ``None`` unless it overrides it
-        too, so a walk sorts the facts its :meth:`facts_of_many` gives.
+        ``(ranks[relation], fact_id)`` (a relation ``ranks`` leaves out after every
+        other). The rows are ranked as they are read and only those kept become facts,
+        so a hub of thousands of facts costs no object per fact left out. Cached like
+        :meth:`facts_of_many`. A subclass that overrides :meth:`facts_of_many` has this
+        set to ``None`` unless it overrides it too, so a walk sorts the facts its
+        :meth:`facts_of_many` gives.
 
         Returns:
             By id, every id a key (``[]`` when it has no fact).
@@ -403,26 +404,28 @@ class SqliteGraphStore(PathRecall):
         self, keys: list[str], cut: int, ranks: Mapping[RelationKind, int], limit: int
     ) -> dict[str, list[Fact]]:
         ids = {key[cut:]: key for key in keys}
-        found: dict[str, list[Fact]] = {key: [] for key in keys}
-        last = max(ranks.values(), default=0) + 1
-        whens = " ".join(
-            f"WHEN '{relation.value}' THEN {int(rank)}" for relation, rank in ranks.items()
-        )
-        rank = f"CASE relation {whens} ELSE {last} END" if whens else str(last)
+        rows_of: dict[str, list[tuple]] = {entity_id: [] for entity_id in ids}
         query = (
-            f"SELECT {FACT_COLUMNS}, entity FROM ("
-            f"SELECT {FACT_COLUMNS}, entity, ROW_NUMBER() OVER "
-            "(PARTITION BY entity ORDER BY rank, fact_id) AS position FROM ("
-            f"SELECT {FACT_COLUMNS}, subject AS entity, {rank} AS rank FROM facts "
-            "WHERE subject IN ({marks}) UNION ALL "
-            f"SELECT {FACT_COLUMNS}, object AS entity, {rank} AS rank FROM facts "
-            "WHERE object IN ({marks}) AND object != subject)) "
-            f"WHERE position <= {int(limit)} ORDER BY entity, position"
+            f"SELECT {FACT_COLUMNS} FROM facts WHERE subject IN ({{marks}}) UNION "
+            f"SELECT {FACT_COLUMNS} FROM facts WHERE object IN ({{marks}})"
         )
-        for _, rows in self._select_in(query, list(ids), times=2):
-            for row in rows:
-                found[ids[row[-1]]].append(fact_from_row(row[:-1]))
-        return found
+        for batch, rows in self._select_in(query, list(ids), times=2):
+            for row in rows:  # (fact_id, subject, relation, object, ...)
+                if row[1] in batch:
+                    rows_of[row[1]].append(row)
+                if row[3] in batch and row[3] != row[1]:
+                    rows_of[row[3]].append(row)
+        last = max(ranks.values(), default=0) + 1
+        by_value = {relation.value: rank for relation, rank in ranks.items()}
+
+        def order(row: tuple) -> tuple[int, str]:
+            return by_value.get(row[2], last), row[0]
+
+        # A Fact only for the rows kept: a hub's thousands of others stay tuples.
+        return {
+            ids[entity_id]: list(map(fact_from_row, sorted(rows, key=order)[:limit]))
+            for entity_id, rows in rows_of.items()
+        }
 
     def edges_of_many(self, entity_ids: Collection[str]) -> dict[str, list[tuple[tuple, str]]]:
         """What a path search walks from each of ``entity_ids``: (fact row, other end) for
