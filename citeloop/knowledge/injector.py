@@ -428,10 +428,21 @@ class ContextInjector:
 def takes_keep(injector: Any) -> bool:
     """Whether ``injector.inject`` takes ``keep=`` (:meth:`ContextInjector.inject`'s, or
     a ``**kwargs`` that forwards it): a subclass or a user's injector whose own
-    ``inject`` has no ``keep`` is called without it, as before ``keep`` existed."""
+    ``inject`` has no ``keep`` is called without it, as before ``keep`` existed. The
+    answer is kept per ``inject`` function (a graph asks it at every widening)."""
+    inject = getattr(injector, "inject", None)
+    function = getattr(inject, "__func__", inject)  # a method's function, shared by instances
     try:
-        parameters = inspect.signature(injector.inject).parameters.values()
-    except (AttributeError, TypeError, ValueError):
+        return _takes_keep(function)
+    except TypeError:  # an unhashable callable: asked afresh
+        return _takes_keep.__wrapped__(function)
+
+
+@lru_cache(maxsize=64)
+def _takes_keep(inject: Any) -> bool:
+    try:
+        parameters = inspect.signature(inject).parameters.values()
+    except (TypeError, ValueError):
         return False
     return any(
         parameter.kind is inspect.Parameter.VAR_KEYWORD

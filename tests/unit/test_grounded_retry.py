@@ -280,3 +280,20 @@ async def test_the_validator_loop_keeps_what_its_first_widening_showed(store, co
     assert result.retries == 2 and len(shown) == 3
     assert any(entity_id.endswith(".Ledger") for entity_id in shown[1])
     assert set(shown[1]) <= set(shown[2])
+
+
+def test_whether_an_inject_takes_keep_is_read_from_its_signature() -> None:
+    from citeloop.knowledge.injector import takes_keep
+
+    class Forwarding:
+        __hash__ = None  # an unhashable callable object as `inject`
+
+        def __call__(self, payload, **options):
+            return options
+
+    holder = type("Holder", (), {})()
+    holder.inject = Forwarding()
+    assert takes_keep(ContextInjector.__new__(ContextInjector))
+    assert not takes_keep(_OwnInject.__new__(_OwnInject))
+    assert takes_keep(holder)
+    assert not takes_keep(object())  # no inject at all
