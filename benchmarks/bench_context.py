@@ -28,6 +28,11 @@ Plain words (``benchmarks/data/plain_words.json``): tasks with plain English wor
 equal entity names of the graph but do not name code (click: "run a command"). None may
 be core in the task's context. click is indexed from the installed package.
 
+With ``--embeddings MODEL`` (env ``CITELOOP_BENCH_EMBEDDINGS``; a sentence-transformers
+model folder, needs that package, nothing is downloaded), a further column measures
+``ContextInjector(store, retriever=...)`` with a dense retriever over the graph's entity
+documents (:mod:`_dense`); it is reported, not judged (the targets are the default's).
+
 Targets per repository: recall >= RECALL_TARGET, >= MARGIN_TARGET points above BM25,
 median context <= TOKENS_TARGET tokens (ceil(chars / 4)), no empty context; and no plain
 word core.
@@ -378,6 +383,7 @@ class Outcome:
     empty: bool
     seconds: float
     core: list[str]
+    dense_recall: float | None
 
 
 def percentile(values: list[float], share: float) -> float:
@@ -386,11 +392,18 @@ def percentile(values: list[float], share: float) -> float:
     return ordered[max(0, math.ceil(share * len(ordered)) - 1)]
 
 
-def measure(db: Path, questions: list[dict[str, str]]) -> tuple[list[Outcome], int]:
+def measure(
+    db: Path, questions: list[dict[str, str]], embeddings: str | None = None
+) -> tuple[list[Outcome], int]:
     """The counted questions' outcomes, and the graph's class/function/method count."""
     with SqliteGraphStore(db, read_only=True) as store:
         baseline = Bm25Baseline(store)
         injector = ContextInjector(store)
+        dense = None
+        if embeddings:
+            from _dense import dense_retriever
+
+            dense = ContextInjector(store, retriever=dense_retriever(store, embeddings, db.parent))
         counted = [
             (item["question"], refs)
             for item in questions
@@ -405,6 +418,7 @@ def measure(db: Path, questions: list[dict[str, str]]) -> tuple[list[Outcome], i
             seconds = time.perf_counter() - started
             names = {entity.name for entity in context.entities}
             bm25 = baseline.top_names(question)
+            dense_names = {e.name for e in dense.inject(question).entities} if dense else None
             outcomes.append(
                 Outcome(
                     question=question,
@@ -416,6 +430,9 @@ def measure(db: Path, questions: list[dict[str, str]]) -> tuple[list[Outcome], i
                     empty=not context.entities,
                     seconds=seconds,
                     core=[entity.name for entity in context.core],
+                    dense_recall=None
+                    if dense_names is None
+                    else sum(name in dense_names for name in refs) / len(refs),
                 )
             )
     return outcomes, len(baseline.names)
@@ -493,6 +510,12 @@ def main() -> int:
         metavar="N",
         help="print the N worst questions of each repository",
     )
+    parser.add_argument(
+        "--embeddings",
+        default=os.environ.get("CITELOOP_BENCH_EMBEDDINGS"),
+        metavar="MODEL",
+        help="also measure a dense retriever: a sentence-transformers model folder",
+    )
     args = parser.parse_args()
     started = time.perf_counter()
     try:
@@ -523,7 +546,7 @@ def main() -> int:
 
     results = {}
     for repo, items in questions.items():
-        outcomes, entities = results[repo] = measure(dbs[repo], items)
+        outcomes, entities = results[repo] = measure(dbs[repo], items, args.embeddings)
         describe(repo, outcomes, len(items), entities)
 
     ok = True
@@ -532,6 +555,7 @@ def main() -> int:
     print(
         f"\n{'repo':{width}} {'counted':>7} {'citeloop':>9} {f'BM25@{BM25_TOP}':>9} "
         f"{'diff pts':>8} {'empty':>5} {'median tokens':>13}"
+        + (f" {'+retriever':>10}" if args.embeddings else "")
     )
     for repo, (outcomes, _) in results.items():
         recall = statistics.mean(o.recall for o in outcomes) if outcomes else 0.0
@@ -539,9 +563,10 @@ def main() -> int:
         empty = sum(o.empty for o in outcomes)
         median = statistics.median(o.tokens for o in outcomes) if outcomes else 0
         diff = (recall - bm25) * 100
+        dense = [o.dense_recall for o in outcomes if o.dense_recall is not None]
         print(
             f"{repo:{width}} {len(outcomes):7d} {recall:9.1%} {bm25:9.1%} {diff:+8.1f} "
-            f"{empty:5d} {median:13g}"
+            f"{empty:5d} {median:13g}" + (f" {statistics.mean(dense):10.1%}" if dense else "")
         )
         rows.append((repo, bool(outcomes), recall, diff, empty, median))
     for repo, counted, recall, diff, empty, median in rows:  # summary rows of `make bench`

@@ -138,6 +138,7 @@ if TYPE_CHECKING:  # the names as type checkers and IDEs see them
         ReplayRecorder,
         resolve_chat_model,
     )
+    from citeloop.retrievers import entity_documents
     from citeloop.validator_loop import (
         ValidatorLoop,
         ValidatorLoopResult,
@@ -265,6 +266,7 @@ _EXPORTS_BY_MODULE: dict[str, tuple[str, ...]] = {
         "ReplayRecorder",
         "resolve_chat_model",
     ),
+    "citeloop.retrievers": ("entity_documents",),
     "citeloop.validator_loop": (
         "ValidatorLoop",
         "ValidatorLoopResult",
@@ -346,6 +348,7 @@ __all__ = [
     "deduplicate_sections",
     "detect_conversational_phrases",
     "detect_repetition",
+    "entity_documents",
     "estimate_tokens",
     "extract_citations",
     "extract_json",

@@ -158,7 +158,8 @@ def _explanation(injected: InjectedContext) -> str:
     lines = [
         f"-- {injected.tokens} of {injected.budget} tokens; {len(injected.entities)} entities, "
         f"{core} core (reason: mention = the task names it as code, lexical = its words "
-        "match the task's, graph = related to those, owner = the class of a member shown)",
+        "match the task's, retrieved = the injector's retriever returned it, graph = "
+        "related to those, owner = the class of a member shown)",
         f"{'tier':<10} {'reason':<8} {'score':>7}  {'where':<40} entity",
     ]
     for entity in injected.entities:

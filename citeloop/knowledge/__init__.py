@@ -41,6 +41,7 @@ if TYPE_CHECKING:  # the names as type checkers and IDEs see them
         resolve_entities,
     )
     from citeloop.knowledge.render import DECISIONS_HEADING
+    from citeloop.knowledge.retrieval import Retriever
     from citeloop.knowledge.sqlite_store import SqliteGraphStore
     from citeloop.knowledge.store import (
         BatchedGraphStore,
@@ -89,6 +90,7 @@ _EXPORTS_BY_MODULE: dict[str, tuple[str, ...]] = {
         "resolve_entities",
     ),
     "citeloop.knowledge.render": ("DECISIONS_HEADING",),
+    "citeloop.knowledge.retrieval": ("Retriever",),
     "citeloop.knowledge.sqlite_store": ("SqliteGraphStore",),
     "citeloop.knowledge.store": (
         "BatchedGraphStore",
@@ -120,6 +122,7 @@ __all__ = [
     "Provenance",
     "RelationKind",
     "RetrievalPath",
+    "Retriever",
     "SkippedFile",
     "SqliteGraphStore",
     "Tier",

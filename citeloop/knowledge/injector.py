@@ -3,7 +3,8 @@
 1. **Mentions** (:mod:`~citeloop.grounding.mentions`, :mod:`~citeloop.knowledge.seeds`):
    the entities the task names as code are its **core** (they must be cited).
 2. **Lexical hits** (:mod:`~citeloop.knowledge.search`): the entities the task's words
-   find, for a task that paraphrases (a store without a full-text index has none).
+   find, for a task that paraphrases (a store without a full-text index has none); and,
+   with a ``retriever`` (:mod:`~citeloop.knowledge.retrieval`), the entities it returns.
 3. **Ranking** (:mod:`~citeloop.knowledge.neighbourhood`,
    :mod:`~citeloop.knowledge.ranking`): personalized PageRank from those seeds over
    their neighbourhood in the graph, calls and inheritance ahead of member lists, hubs
@@ -17,6 +18,7 @@
 from __future__ import annotations
 
 import inspect
+import threading
 from collections.abc import Callable, Collection, Mapping, Sequence
 from functools import lru_cache
 from typing import Any
@@ -41,6 +43,7 @@ from citeloop.knowledge.ranking import (
     personalized_pagerank,
 )
 from citeloop.knowledge.render import MEMBER_KINDS, RENDERED_RELATIONS, ContextText
+from citeloop.knowledge.retrieval import RANK_DECAY, Retriever, retrieved_ids
 from citeloop.knowledge.seeds import RANK, choose, lookup_names, named_groups
 from citeloop.knowledge.store import (
     BatchedGraphStore,
@@ -70,8 +73,9 @@ walk leads nowhere from it (nothing it calls or inherits), and its words are oft
 bare name."""
 
 TEXTS_KEPT = 256
-"""Task texts whose mentions and query words are kept: a retry widens the context of
-the same task, and its default context was read from the same text."""
+"""Task texts whose mentions, query words and retrieved ids (per injector) are kept: a
+retry widens the context of the same task, and its default context was read from the
+same text."""
 
 
 @lru_cache(maxsize=TEXTS_KEPT)
@@ -84,7 +88,12 @@ def _task_words(text: str) -> tuple[str, ...]:
     return tuple(query_words(text))
 
 
-_SEED_WEIGHTS = {Reason.MENTION: 1.0, Reason.NAMED: 0.6, Reason.LEXICAL: 0.5}
+_SEED_WEIGHTS = {
+    Reason.MENTION: 1.0,
+    Reason.NAMED: 0.6,
+    Reason.LEXICAL: 0.5,
+    Reason.RETRIEVED: 0.5,
+}
 
 
 def payload_text(payload: str | Mapping[str, Any] | Sequence[Any]) -> str:
@@ -127,10 +136,19 @@ class ContextInjector:
             the whole context, for ``InjectedContext.tokens`` (default: about 4
             characters a token, :func:`citeloop.text.estimated_tokens`, which fills the
             budget to the token).
+        retriever: Optional LangChain retriever over the graph's entities
+            (:func:`citeloop.retrievers.entity_documents` loaded into a vector store,
+            ``as_retriever()``): every document it returns for the task seeds
+            the ranking, the n-th at ``RANK_DECAY ** n`` of the first's weight (reason
+            ``retrieved``); a document of an entity the graph no longer has is left
+            out. It is asked once per task text (the answer kept for the text's
+            widenings, see :data:`TEXTS_KEPT`); its errors propagate.
 
     Raises:
         ConfigurationError: If ``hops``, ``max_context_tokens``, ``max_entities`` or
-            ``lexical_hits`` is out of range.
+            ``lexical_hits`` is out of range, or ``retriever`` has no ``invoke``; from
+            :meth:`inject`, if the retriever returns anything but documents with entity
+            ids.
 
     Example:
         >>> injector = ContextInjector(store)  # doctest: +SKIP
@@ -148,6 +166,7 @@ class ContextInjector:
         max_entities: int | None = None,
         lexical_hits: int = LEXICAL_HITS,
         count_tokens: Callable[[str], int] | None = None,
+        retriever: Retriever | None = None,
     ) -> None:
         if hops < 0:
             raise ConfigurationError(f"hops must be >= 0, got {hops}; use 0 for seeds only")
@@ -164,7 +183,15 @@ class ContextInjector:
         self.max_context_tokens = max_context_tokens
         self.max_entities = max_entities
         self.lexical_hits = lexical_hits
+        if retriever is not None and not isinstance(retriever, Retriever):
+            raise ConfigurationError(
+                f"retriever must have invoke(text) -> documents, got "
+                f"{type(retriever).__name__}; pass vector_store.as_retriever()"
+            )
         self.count_tokens = count_tokens or estimated_tokens
+        self.retriever = retriever
+        self._retrieved: dict[str, list[str]] = {}
+        self._retrieved_lock = threading.Lock()  # an injector serves concurrent runs
         self._reads = batched(store)
         self._searchable = isinstance(store, SearchableGraphStore)
 
@@ -271,6 +298,7 @@ class ContextInjector:
         for entity in self._named(widening.names):
             found.seed(entity, Reason.NAMED, _SEED_WEIGHTS[Reason.NAMED])
         self._lexical(text, found, follow_tests)
+        self._retrieve(text, found, follow_tests)
         walk(self._reads, found, self.hops + widening.extra_hops, follow_tests)
         if widening.include_requirement_closure:
             requirement_closure(self._reads, found, _SEED_WEIGHTS[Reason.LEXICAL])
@@ -357,6 +385,30 @@ class ContextInjector:
         top = max((score for _, score in seeds), default=0.0) or 1.0
         for entity, score in seeds:
             found.seed(entity, Reason.LEXICAL, _SEED_WEIGHTS[Reason.LEXICAL] * score / top)
+
+    def _retrieve(self, text: str, found: Candidates, follow_tests: bool) -> None:
+        """Seed the admissible entities the retriever returns for ``text``, the n-th at
+        :data:`~citeloop.knowledge.retrieval.RANK_DECAY` ``** n`` of the first's weight
+        (an attribute's scaled as for a lexical hit)."""
+        if self.retriever is None:
+            return
+        ids = self._retrieved.get(text)
+        if ids is None:
+            ids = retrieved_ids(self.retriever, text)
+            with self._retrieved_lock:
+                if len(self._retrieved) >= TEXTS_KEPT:
+                    del self._retrieved[next(iter(self._retrieved))]
+                self._retrieved[text] = ids
+        entities = self._reads.get_entities(ids)
+        admitted = [
+            entities[entity_id]
+            for entity_id in ids
+            if entity_id in entities and admissible(entities[entity_id], follow_tests)
+        ]
+        for rank, entity in enumerate(admitted):
+            factor = ATTRIBUTE_SEED_FACTOR if entity.kind is EntityKind.ATTRIBUTE else 1.0
+            weight = _SEED_WEIGHTS[Reason.RETRIEVED] * factor * RANK_DECAY**rank
+            found.seed(entity, Reason.RETRIEVED, weight)
 
     def _admissible_hits(self, words: list[str], follow_tests: bool) -> list[tuple[Entity, float]]:
         """The first :attr:`lexical_hits` hits a context may hold, with their scores

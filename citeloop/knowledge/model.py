@@ -219,6 +219,8 @@ class Reason(StrEnum):
     """The task names it as code."""
     LEXICAL = "lexical"
     """The task's words match its name, signature or docstring."""
+    RETRIEVED = "retrieved"
+    """The injector's retriever returned it (:mod:`citeloop.knowledge.retrieval`)."""
     GRAPH = "graph"
     """It is related to those (personalized PageRank over the graph)."""
     NAMED = "named"

@@ -1,0 +1,94 @@
+"""Seeds from a retriever: dense (embedding) retrieval beside the lexical one.
+
+A task that paraphrases the code ("the method that executes the directive") often shares
+no word with it, so the full-text search (:mod:`~citeloop.knowledge.search`) misses it.
+A retriever over embeddings of the entities can find it. citeloop leaves the embeddings
+and the vector store to LangChain: :func:`citeloop.retrievers.entity_documents` turns
+the graph's entities into documents of :func:`entity_text` (an entity's id as the
+document's ``id`` and ``metadata["entity_id"]``), the user loads them into any vector
+store and passes its retriever to :class:`~citeloop.knowledge.injector.ContextInjector`.
+The entities the retriever returns seed the ranking walk, the first strongest
+(:data:`RANK_DECAY`). This module only reads what a retriever returns (duck-typed, so
+the knowledge package imports no LangChain).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Protocol, runtime_checkable
+
+from citeloop.errors import ConfigurationError
+from citeloop.grounding.mentions import identifier_words
+from citeloop.knowledge.model import Entity
+
+MAX_DOCUMENT_SIGNATURE = 150
+"""Characters of a signature a document holds."""
+
+MAX_DOCUMENT_DOCSTRING = 300
+"""Characters of a docstring a document holds (its opening, where the summary is)."""
+
+RANK_DECAY = 0.9
+"""Seed weight of the retriever's n-th document (from 0): ``RANK_DECAY ** n`` times the
+first's. A retriever returns documents in order, without scores."""
+
+
+class RetrievedDocument(Protocol):
+    """A document as a retriever returns it (LangChain's ``Document``): the entity's id
+    in ``metadata["entity_id"]`` or as its ``id``."""
+
+    id: str | None
+    metadata: dict[str, Any]
+
+
+@runtime_checkable
+class Retriever(Protocol):
+    """What the injector asks of a retriever: ``invoke(text)`` returns documents, best
+    first (a LangChain ``BaseRetriever``, or any runnable from a string to documents)."""
+
+    def invoke(self, input: str, /, *args: Any, **kwargs: Any) -> Sequence[RetrievedDocument]: ...
+
+
+def entity_text(entity: Entity) -> str:
+    """The text an entity is embedded by: the words of its name, its kind, name and
+    owner, its signature and the opening of its docstring (at most about 520
+    characters), e.g. ``"default json provider (class DefaultJSONProvider in
+    flask.json.provider) (JSONProvider) Provide JSON operations using..."``."""
+    owner = entity.id.rpartition(".")[0]
+    words = " ".join(identifier_words(entity.name))
+    where = f" in {owner}" if owner else ""
+    return (
+        f"{words} ({entity.kind.value} {entity.name}{where}) "
+        f"{entity.signature[:MAX_DOCUMENT_SIGNATURE]} "
+        f"{entity.docstring[:MAX_DOCUMENT_DOCSTRING]}"
+    ).strip()
+
+
+def retrieved_ids(retriever: Retriever, text: str) -> list[str]:
+    """The entity ids of the documents ``retriever`` returns for ``text``, in order,
+    each once.
+
+    Raises:
+        ConfigurationError: If the retriever returns something other than a sequence of
+            documents, or a document with no entity id (neither ``metadata["entity_id"]``
+            nor ``id``).
+    """
+    documents = retriever.invoke(text)
+    if isinstance(documents, str | bytes) or not isinstance(documents, Sequence):
+        raise ConfigurationError(
+            f"retriever {type(retriever).__name__} returned {type(documents).__name__}, not "
+            "a list of documents; pass a LangChain retriever (vector_store.as_retriever())"
+        )
+    ids: dict[str, None] = {}
+    for document in documents:
+        metadata = getattr(document, "metadata", None)
+        entity_id = (metadata.get("entity_id") if isinstance(metadata, dict) else None) or getattr(
+            document, "id", None
+        )
+        if not isinstance(entity_id, str) or not entity_id:
+            raise ConfigurationError(
+                f"retriever {type(retriever).__name__} returned a document with no entity "
+                "id (metadata['entity_id'] or id); load the documents of "
+                "citeloop.entity_documents(store) into its vector store"
+            )
+        ids.setdefault(entity_id, None)
+    return list(ids)
