@@ -160,12 +160,12 @@ def _explanation(injected: InjectedContext) -> str:
         f"{core} core (reason: mention = the task names it as code, lexical = its words "
         "match the task's, retrieved = the injector's retriever returned it, graph = "
         "related to those, owner = the class of a member shown)",
-        f"{'tier':<10} {'reason':<8} {'score':>7}  {'where':<40} entity",
+        f"{'tier':<10} {'reason':<9} {'score':>7}  {'where':<40} entity",
     ]
     for entity in injected.entities:
         where = f"{entity.path}:{entity.line}" if entity.path and entity.line else "-"
         lines.append(
-            f"{entity.tier:<10} {entity.reason:<8} {entity.score:>7.4f}  {where:<40} {entity.id}"
+            f"{entity.tier:<10} {entity.reason:<9} {entity.score:>7.4f}  {where:<40} {entity.id}"
         )
     return "\n".join(lines)
 

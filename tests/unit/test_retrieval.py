@@ -214,3 +214,15 @@ async def test_the_grounded_answer_graph_prompts_with_what_the_retriever_found()
     assert "Job.run()" in model.prompts[0][-1].text
     assert out["outcome"] == "passed"
     assert len(retriever.queries) == 1 and TASK in retriever.queries[0]  # the task's text
+
+
+def test_context_explain_keeps_its_columns_for_a_retrieved_entity() -> None:
+    from citeloop.cli import _explanation
+
+    located = Entity("pkg.x.zzz", EntityKind.FUNCTION, "zzz", path="pkg/x.py", line=9)
+    store = MemoryGraphStore([located, EXECUTE], [])
+    retriever = ScriptedRetriever(ids=[located.id])
+    context = ContextInjector(store, retriever=retriever).inject("Job.run: " + TASK)
+    rows = _explanation(context).splitlines()[1:]
+    assert any(" retrieved " in row for row in rows)
+    assert len({row.index("pkg/") for row in rows if "pkg/" in row} | {rows[0].index("where")}) == 1
