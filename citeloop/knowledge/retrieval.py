@@ -14,7 +14,7 @@ the knowledge package imports no LangChain).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 from citeloop.errors import ConfigurationError
@@ -37,7 +37,7 @@ class RetrievedDocument(Protocol):
     in ``metadata["entity_id"]`` or as its ``id``."""
 
     id: str | None
-    metadata: dict[str, Any]
+    metadata: Mapping[str, Any]
 
 
 @runtime_checkable
@@ -69,8 +69,9 @@ def retrieved_ids(retriever: Retriever, text: str) -> list[str]:
 
     Raises:
         ConfigurationError: If the retriever returns something other than a sequence of
-            documents, or a document with no entity id (neither ``metadata["entity_id"]``
-            nor ``id``).
+            documents, or a document with no entity id (a non-empty string in neither
+            ``metadata["entity_id"]``, of any mapping, nor ``id``); the message names the
+            document by its position.
     """
     documents = retriever.invoke(text)
     if isinstance(documents, str | bytes) or not isinstance(documents, Sequence):
@@ -79,16 +80,21 @@ def retrieved_ids(retriever: Retriever, text: str) -> list[str]:
             "a list of documents; pass a LangChain retriever (vector_store.as_retriever())"
         )
     ids: dict[str, None] = {}
-    for document in documents:
+    for at, document in enumerate(documents):
         metadata = getattr(document, "metadata", None)
-        entity_id = (metadata.get("entity_id") if isinstance(metadata, dict) else None) or getattr(
-            document, "id", None
-        )
+        in_metadata = metadata.get("entity_id") if isinstance(metadata, Mapping) else None
+        entity_id = in_metadata or getattr(document, "id", None)
         if not isinstance(entity_id, str) or not entity_id:
             raise ConfigurationError(
-                f"retriever {type(retriever).__name__} returned a document with no entity "
-                "id (metadata['entity_id'] or id); load the documents of "
-                "citeloop.entity_documents(store) into its vector store"
+                f"retriever {type(retriever).__name__} returned document {at} "
+                f"({type(document).__name__}) with no entity id: metadata['entity_id'] is "
+                f"{_shown(in_metadata)}, id {_shown(getattr(document, 'id', None))}; load "
+                "the documents of citeloop.entity_documents(store) into its vector store"
             )
         ids.setdefault(entity_id, None)
     return list(ids)
+
+
+def _shown(value: object) -> str:
+    """A value in an error message, with its type when it is not ``None``."""
+    return "None" if value is None else f"{value!r:.60} ({type(value).__name__})"

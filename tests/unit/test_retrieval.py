@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
+from types import MappingProxyType
 
 import pytest
 from langchain_core.callbacks import CallbackManagerForRetrieverRun
@@ -226,3 +227,27 @@ def test_context_explain_keeps_its_columns_for_a_retrieved_entity() -> None:
     rows = _explanation(context).splitlines()[1:]
     assert any(" retrieved " in row for row in rows)
     assert len({row.index("pkg/") for row in rows if "pkg/" in row} | {rows[0].index("where")}) == 1
+
+
+class _Plain:
+    """A document that is not LangChain's: a read-only mapping as its metadata."""
+
+    def __init__(self, metadata: object, id: object = None) -> None:
+        self.metadata = metadata
+        self.id = id
+
+
+def test_an_entity_id_in_any_mapping_of_metadata_is_read() -> None:
+    document = _Plain(MappingProxyType({"entity_id": EXECUTE.id}))
+    context = ContextInjector(_store(), retriever=_Returns([document])).inject(TASK)
+    assert [e.id for e in context.entities if e.reason == "retrieved"] == [EXECUTE.id]
+
+
+def test_a_document_with_an_id_that_is_no_string_is_named() -> None:
+    documents = [
+        Document(page_content="run", id=EXECUTE.id),
+        Document("x", metadata={"entity_id": 7}),
+    ]
+    injector = ContextInjector(_store(), retriever=_Returns(documents))
+    with pytest.raises(ConfigurationError, match=r"document 1 \(Document\).*entity_id.*7 \(int\)"):
+        injector.inject(TASK)
