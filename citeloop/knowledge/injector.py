@@ -142,7 +142,8 @@ class ContextInjector:
             the ranking, the n-th at ``RANK_DECAY ** n`` of the first's weight (reason
             ``retrieved``); a document of an entity the graph no longer has is left
             out. It is asked once per task text (the answer kept for the text's
-            widenings, see :data:`TEXTS_KEPT`); its errors propagate.
+            widenings, see :data:`TEXTS_KEPT`; a blank text is not asked); its errors
+            propagate.
 
     Raises:
         ConfigurationError: If ``hops``, ``max_context_tokens``, ``max_entities`` or
@@ -389,8 +390,9 @@ class ContextInjector:
     def _retrieve(self, text: str, found: Candidates, follow_tests: bool) -> None:
         """Seed the admissible entities the retriever returns for ``text``, the n-th at
         :data:`~citeloop.knowledge.retrieval.RANK_DECAY` ``** n`` of the first's weight
-        (an attribute's scaled as for a lexical hit)."""
-        if self.retriever is None:
+        (an attribute's scaled as for a lexical hit). A blank text asks nothing: it has
+        no meaning to compare, and an embedding API may refuse an empty input."""
+        if self.retriever is None or not text.strip():
             return
         ids = self._retrieved.get(text)
         if ids is None:

@@ -251,3 +251,11 @@ def test_a_document_with_an_id_that_is_no_string_is_named() -> None:
     injector = ContextInjector(_store(), retriever=_Returns(documents))
     with pytest.raises(ConfigurationError, match=r"document 1 \(Document\).*entity_id.*7 \(int\)"):
         injector.inject(TASK)
+
+
+@pytest.mark.parametrize("payload", ["", "  \n", {"attempt": 2}, ["", ""]])
+def test_a_blank_task_asks_no_retriever(payload: object) -> None:
+    retriever = ScriptedRetriever(ids=[EXECUTE.id], queries=[])
+    context = ContextInjector(_store(), retriever=retriever).inject(payload)  # type: ignore[arg-type]
+    assert context.entities == ()
+    assert retriever.queries == []
