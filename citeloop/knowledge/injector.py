@@ -43,7 +43,7 @@ from citeloop.knowledge.ranking import (
     personalized_pagerank,
 )
 from citeloop.knowledge.render import MEMBER_KINDS, RENDERED_RELATIONS, ContextText
-from citeloop.knowledge.retrieval import RANK_DECAY, Retriever, retrieved_ids
+from citeloop.knowledge.retrieval import MAX_RETRIEVED, RANK_DECAY, Retriever, retrieved_ids
 from citeloop.knowledge.seeds import RANK, choose, lookup_names, named_groups
 from citeloop.knowledge.store import (
     BatchedGraphStore,
@@ -138,12 +138,13 @@ class ContextInjector:
             budget to the token).
         retriever: Optional LangChain retriever over the graph's entities
             (:func:`citeloop.retrievers.entity_documents` loaded into a vector store,
-            ``as_retriever()``): every document it returns for the task seeds
-            the ranking, the n-th at ``RANK_DECAY ** n`` of the first's weight (reason
-            ``retrieved``); a document of an entity the graph no longer has is left
-            out. It is asked once per task text (the answer kept for the text's
-            widenings, see :data:`TEXTS_KEPT`; a blank text is not asked); its errors
-            propagate.
+            ``as_retriever()``): the documents it returns for the task seed the
+            ranking, the n-th at ``RANK_DECAY ** n`` of the first's weight (reason
+            ``retrieved``); a document of an entity the graph no longer has, or of a
+            test unless tests are followed, is left out, and so is every one past the
+            first ``MAX_RETRIEVED`` (64) left. It is asked once per task text (the
+            answer kept for the text's widenings, see :data:`TEXTS_KEPT`; a blank text
+            is not asked); its errors propagate.
 
     Raises:
         ConfigurationError: If ``hops``, ``max_context_tokens``, ``max_entities`` or
@@ -388,7 +389,8 @@ class ContextInjector:
             found.seed(entity, Reason.LEXICAL, _SEED_WEIGHTS[Reason.LEXICAL] * score / top)
 
     def _retrieve(self, text: str, found: Candidates, follow_tests: bool) -> None:
-        """Seed the admissible entities the retriever returns for ``text``, the n-th at
+        """Seed the first :data:`~citeloop.knowledge.retrieval.MAX_RETRIEVED` admissible
+        entities the retriever returns for ``text``, the n-th at
         :data:`~citeloop.knowledge.retrieval.RANK_DECAY` ``** n`` of the first's weight
         (an attribute's scaled as for a lexical hit). A blank text asks nothing: it has
         no meaning to compare, and an embedding API may refuse an empty input."""
@@ -406,7 +408,7 @@ class ContextInjector:
             entities[entity_id]
             for entity_id in ids
             if entity_id in entities and admissible(entities[entity_id], follow_tests)
-        ]
+        ][:MAX_RETRIEVED]
         for rank, entity in enumerate(admitted):
             factor = ATTRIBUTE_SEED_FACTOR if entity.kind is EntityKind.ATTRIBUTE else 1.0
             weight = _SEED_WEIGHTS[Reason.RETRIEVED] * factor * RANK_DECAY**rank

@@ -8,8 +8,8 @@ the graph's entities into documents of :func:`entity_text` (an entity's id as th
 document's ``id`` and ``metadata["entity_id"]``), the user loads them into any vector
 store and passes its retriever to :class:`~citeloop.knowledge.injector.ContextInjector`.
 The entities the retriever returns seed the ranking walk, the first strongest
-(:data:`RANK_DECAY`). This module only reads what a retriever returns (duck-typed, so
-the knowledge package imports no LangChain).
+(:data:`RANK_DECAY`), at most :data:`MAX_RETRIEVED` of them. This module only reads
+what a retriever returns (duck-typed, so the knowledge package imports no LangChain).
 """
 
 from __future__ import annotations
@@ -30,6 +30,12 @@ MAX_DOCUMENT_DOCSTRING = 300
 RANK_DECAY = 0.9
 """Seed weight of the retriever's n-th document (from 0): ``RANK_DECAY ** n`` times the
 first's. A retriever returns documents in order, without scores."""
+
+MAX_RETRIEVED = 64
+"""Entities a retriever seeds at most, its first ones a context may hold: the 64th
+weighs 0.9 ** 63 (about 0.1%) of the first, and every seed more is walked, so a
+retriever asked for thousands of documents would cost seconds and change nothing but
+the tail of a context."""
 
 
 class RetrievedDocument(Protocol):

@@ -27,7 +27,7 @@ from citeloop.knowledge import (
     Tier,
     index_tree,
 )
-from citeloop.knowledge.retrieval import entity_text
+from citeloop.knowledge.retrieval import MAX_RETRIEVED, entity_text
 from citeloop.knowledge.search import entity_document
 from citeloop.retrievers import entity_documents
 from tests.fakes import ScriptedChatModel
@@ -259,3 +259,12 @@ def test_a_blank_task_asks_no_retriever(payload: object) -> None:
     context = ContextInjector(_store(), retriever=retriever).inject(payload)  # type: ignore[arg-type]
     assert context.entities == ()
     assert retriever.queries == []
+
+
+def test_a_retriever_seeds_its_first_max_retrieved_entities_only() -> None:
+    many = [Entity(f"pkg.many.f{n}", EntityKind.FUNCTION, f"f{n}") for n in range(200)]
+    retriever = ScriptedRetriever(ids=["pkg.gone.removed", *(e.id for e in many)])
+    injector = ContextInjector(MemoryGraphStore(many, []), retriever=retriever)
+    context = injector.inject(TASK, expansion=ContextExpansion(limit_multiplier=50))
+    retrieved = [e.id for e in context.entities if e.reason == "retrieved"]
+    assert retrieved == [e.id for e in many[:MAX_RETRIEVED]]
