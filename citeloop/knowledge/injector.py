@@ -148,9 +148,9 @@ class ContextInjector:
 
     Raises:
         ConfigurationError: If ``hops``, ``max_context_tokens``, ``max_entities`` or
-            ``lexical_hits`` is out of range, or ``retriever`` has no ``invoke``; from
-            :meth:`inject`, if the retriever returns anything but documents with entity
-            ids.
+            ``lexical_hits`` is out of range, or ``retriever`` has no ``invoke`` (or is
+            a class, not an instance); from :meth:`inject`, if the retriever returns
+            anything but documents with entity ids.
 
     Example:
         >>> injector = ContextInjector(store)  # doctest: +SKIP
@@ -185,10 +185,14 @@ class ContextInjector:
         self.max_context_tokens = max_context_tokens
         self.max_entities = max_entities
         self.lexical_hits = lexical_hits
-        if retriever is not None and not isinstance(retriever, Retriever):
+        if retriever is not None and (
+            isinstance(retriever, type) or not isinstance(retriever, Retriever)
+        ):
+            got = f"the class {retriever.__name__}" if isinstance(retriever, type) else None
             raise ConfigurationError(
                 f"retriever must have invoke(text) -> documents, got "
-                f"{type(retriever).__name__}; pass vector_store.as_retriever()"
+                f"{got or type(retriever).__name__}; pass vector_store.as_retriever() "
+                "(a retriever instance)"
             )
         self.count_tokens = count_tokens or estimated_tokens
         self.retriever = retriever

@@ -268,3 +268,13 @@ def test_a_retriever_seeds_its_first_max_retrieved_entities_only() -> None:
     context = injector.inject(TASK, expansion=ContextExpansion(limit_multiplier=50))
     retrieved = [e.id for e in context.entities if e.reason == "retrieved"]
     assert retrieved == [e.id for e in many[:MAX_RETRIEVED]]
+
+
+class _InvokeIsNoMethod:
+    invoke = None
+
+
+@pytest.mark.parametrize("retriever", [_InvokeIsNoMethod(), ScriptedRetriever])
+def test_a_retriever_whose_invoke_cannot_be_called_with_a_text_is_refused(retriever) -> None:
+    with pytest.raises(ConfigurationError, match="as_retriever"):
+        ContextInjector(_store(), retriever=retriever)
