@@ -18,6 +18,7 @@
 from __future__ import annotations
 
 import inspect
+import logging
 import threading
 from collections.abc import Callable, Collection, Mapping, Sequence
 from functools import lru_cache
@@ -52,6 +53,8 @@ from citeloop.knowledge.store import (
     batched,
 )
 from citeloop.text import estimated_tokens
+
+_log = logging.getLogger(__name__)
 
 TEST_TASK_TYPES = frozenset({"test", "tests", "testing"})
 """Task types that follow ``tested_by`` relations as if ``include_tested_by`` were set."""
@@ -401,6 +404,7 @@ class ContextInjector:
         if self.retriever is None or not text.strip():
             return
         ids = self._retrieved.get(text)
+        fresh = ids is None
         if ids is None:
             ids = retrieved_ids(self.retriever, text)
             with self._retrieved_lock:
@@ -408,6 +412,15 @@ class ContextInjector:
                     del self._retrieved[next(iter(self._retrieved))]
                 self._retrieved[text] = ids
         entities = self._reads.get_entities(ids)
+        if fresh and ids and not entities:
+            _log.warning(
+                "retriever %s returned %d documents and the graph has none of their "
+                "entity ids (first: %.80r): load citeloop.entity_documents(store) into "
+                "its vector store, built from this graph",
+                type(self.retriever).__name__,
+                len(ids),
+                ids[0],
+            )
         admitted = [
             entities[entity_id]
             for entity_id in ids

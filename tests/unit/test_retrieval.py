@@ -278,3 +278,19 @@ class _InvokeIsNoMethod:
 def test_a_retriever_whose_invoke_cannot_be_called_with_a_text_is_refused(retriever) -> None:
     with pytest.raises(ConfigurationError, match="as_retriever"):
         ContextInjector(_store(), retriever=retriever)
+
+
+def test_a_retriever_whose_ids_the_graph_lacks_is_named_in_a_warning(caplog) -> None:
+    """Documents loaded without citeloop's ids (a vector store then makes up UUIDs)
+    would otherwise be dropped without a word."""
+    injector = ContextInjector(_store(), retriever=ScriptedRetriever(ids=["3f2a-uuid", "x"]))
+    with caplog.at_level("WARNING", logger="citeloop.knowledge.injector"):
+        injector.inject(TASK)
+        injector.inject(TASK, expansion=ContextExpansion(limit_multiplier=2))
+    warnings = [r.getMessage() for r in caplog.records]
+    assert len(warnings) == 1  # once per task text, not at every widening
+    assert "ScriptedRetriever returned 2 documents" in warnings[0]
+    assert "citeloop.entity_documents(store)" in warnings[0]
+    caplog.clear()
+    ContextInjector(_store(), retriever=ScriptedRetriever(ids=[EXECUTE.id, "x"])).inject(TASK)
+    assert not caplog.records  # one id of the graph is enough: the rest may be stale
