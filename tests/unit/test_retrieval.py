@@ -3,7 +3,6 @@ ids, caching per task text, and the errors a wrong retriever gets."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 from types import MappingProxyType
 
@@ -33,8 +32,6 @@ from citeloop.retrievers import entity_documents
 from tests.fakes import ScriptedChatModel
 from tests.unit.test_grounded_answer_graph import NO_RETRY_DELAY
 
-SAMPLE_REPO = Path(__file__).parent.parent / "fixtures" / "sample_repo"
-
 
 class ScriptedRetriever(BaseRetriever):
     """Returns the documents of ``ids`` for any query, and counts the queries."""
@@ -61,16 +58,11 @@ def _store() -> MemoryGraphStore:
     return MemoryGraphStore([job, EXECUTE, SETUP, NOISE], [])
 
 
-@pytest.fixture(scope="module")
-def sample(tmp_path_factory: pytest.TempPathFactory):
-    root = tmp_path_factory.mktemp("retrieval") / "repo"
-    shutil.copytree(SAMPLE_REPO, root)
-    with SqliteGraphStore(root.parent / "graph.db") as graph:
-        index_tree(root, graph)
-        yield graph
-
-
-def test_entity_documents_are_the_searchable_entities_with_their_ids(sample) -> None:
+def test_entity_documents_are_the_searchable_entities_with_their_ids(
+    store: SqliteGraphStore, sample_repo: Path
+) -> None:
+    index_tree(sample_repo, store)
+    sample = store
     documents = entity_documents(sample)
     searchable = [e for e in sample.all_entities() if entity_document(e) is not None]
     assert [d.id for d in documents] == [e.id for e in searchable]
