@@ -18,8 +18,6 @@
 from __future__ import annotations
 
 import inspect
-import logging
-import threading
 from collections.abc import Callable, Collection, Mapping, Sequence
 from functools import lru_cache
 from typing import Any
@@ -44,7 +42,7 @@ from citeloop.knowledge.ranking import (
     personalized_pagerank,
 )
 from citeloop.knowledge.render import MEMBER_KINDS, RENDERED_RELATIONS, ContextText
-from citeloop.knowledge.retrieval import MAX_RETRIEVED, RANK_DECAY, Retriever, retrieved_ids
+from citeloop.knowledge.retrieval import RANK_DECAY, RetrievedSeeds, Retriever
 from citeloop.knowledge.seeds import RANK, choose, lookup_names, named_groups
 from citeloop.knowledge.store import (
     BatchedGraphStore,
@@ -53,8 +51,6 @@ from citeloop.knowledge.store import (
     batched,
 )
 from citeloop.text import estimated_tokens
-
-_log = logging.getLogger(__name__)
 
 TEST_TASK_TYPES = frozenset({"test", "tests", "testing"})
 """Task types that follow ``tested_by`` relations as if ``include_tested_by`` were set."""
@@ -188,20 +184,12 @@ class ContextInjector:
         self.max_context_tokens = max_context_tokens
         self.max_entities = max_entities
         self.lexical_hits = lexical_hits
-        if retriever is not None and (
-            isinstance(retriever, type) or not isinstance(retriever, Retriever)
-        ):
-            got = f"the class {retriever.__name__}" if isinstance(retriever, type) else None
-            raise ConfigurationError(
-                f"retriever must have invoke(text) -> documents, got "
-                f"{got or type(retriever).__name__}; pass vector_store.as_retriever() "
-                "(a retriever instance)"
-            )
         self.count_tokens = count_tokens or estimated_tokens
         self.retriever = retriever
-        self._retrieved: dict[str, list[str]] = {}
-        self._retrieved_lock = threading.Lock()  # an injector serves concurrent runs
         self._reads = batched(store)
+        self._retrieved = (
+            None if retriever is None else RetrievedSeeds(retriever, self._reads, TEXTS_KEPT)
+        )
         self._searchable = isinstance(store, SearchableGraphStore)
 
     @property
@@ -396,37 +384,13 @@ class ContextInjector:
             found.seed(entity, Reason.LEXICAL, _SEED_WEIGHTS[Reason.LEXICAL] * score / top)
 
     def _retrieve(self, text: str, found: Candidates, follow_tests: bool) -> None:
-        """Seed the first :data:`~citeloop.knowledge.retrieval.MAX_RETRIEVED` admissible
-        entities the retriever returns for ``text``, the n-th at
+        """Seed what the retriever returns for ``text`` (see
+        :class:`~citeloop.knowledge.retrieval.RetrievedSeeds`), the n-th at
         :data:`~citeloop.knowledge.retrieval.RANK_DECAY` ``** n`` of the first's weight
-        (an attribute's scaled as for a lexical hit). A blank text asks nothing: it has
-        no meaning to compare, and an embedding API may refuse an empty input."""
-        if self.retriever is None or not text.strip():
+        (an attribute's scaled as for a lexical hit)."""
+        if self._retrieved is None:
             return
-        ids = self._retrieved.get(text)
-        fresh = ids is None
-        if ids is None:
-            ids = retrieved_ids(self.retriever, text)
-            with self._retrieved_lock:
-                if len(self._retrieved) >= TEXTS_KEPT:
-                    del self._retrieved[next(iter(self._retrieved))]
-                self._retrieved[text] = ids
-        entities = self._reads.get_entities(ids)
-        if fresh and ids and not entities:
-            _log.warning(
-                "retriever %s returned %d documents and the graph has none of their "
-                "entity ids (first: %.80r): load citeloop.entity_documents(store) into "
-                "its vector store, built from this graph",
-                type(self.retriever).__name__,
-                len(ids),
-                ids[0],
-            )
-        admitted = [
-            entities[entity_id]
-            for entity_id in ids
-            if entity_id in entities and admissible(entities[entity_id], follow_tests)
-        ][:MAX_RETRIEVED]
-        for rank, entity in enumerate(admitted):
+        for rank, entity in enumerate(self._retrieved.entities(text, follow_tests)):
             factor = ATTRIBUTE_SEED_FACTOR if entity.kind is EntityKind.ATTRIBUTE else 1.0
             weight = _SEED_WEIGHTS[Reason.RETRIEVED] * factor * RANK_DECAY**rank
             found.seed(entity, Reason.RETRIEVED, weight)

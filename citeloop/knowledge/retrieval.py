@@ -14,12 +14,19 @@ what a retriever returns (duck-typed, so the knowledge package imports no LangCh
 
 from __future__ import annotations
 
+import itertools
+import logging
+import threading
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 from citeloop.errors import ConfigurationError
 from citeloop.grounding.mentions import identifier_words
 from citeloop.knowledge.model import Entity
+from citeloop.knowledge.neighbourhood import admissible
+from citeloop.knowledge.store import BatchedGraphStore
+
+_log = logging.getLogger(__name__)
 
 MAX_DOCUMENT_SIGNATURE = 150
 """Characters of a signature a document holds."""
@@ -104,3 +111,70 @@ def retrieved_ids(retriever: Retriever, text: str) -> list[str]:
 def _shown(value: object) -> str:
     """A value in an error message, with its type when it is not ``None``."""
     return "None" if value is None else f"{value!r:.60} ({type(value).__name__})"
+
+
+class RetrievedSeeds:
+    """The entities a retriever returns for a task text, as seeds of its contexts.
+
+    The retriever is asked once per text (the last ``kept`` texts' ids are kept: a
+    retry widens the context of the same task) and never for a blank one (it has no
+    meaning to compare, and an embedding API may refuse an empty input). When the graph
+    has none of the ids it returned, a warning says so once.
+
+    Args:
+        retriever: The retriever (checked: an instance with ``invoke``).
+        reads: The graph's reads.
+        kept: Task texts whose ids are kept, >= 1.
+
+    Raises:
+        ConfigurationError: If ``retriever`` has no ``invoke``, or is a class.
+    """
+
+    def __init__(self, retriever: Retriever, reads: BatchedGraphStore, kept: int) -> None:
+        if isinstance(retriever, type) or not isinstance(retriever, Retriever):
+            got = f"the class {retriever.__name__}" if isinstance(retriever, type) else None
+            raise ConfigurationError(
+                f"retriever must have invoke(text) -> documents, got "
+                f"{got or type(retriever).__name__}; pass vector_store.as_retriever() "
+                "(a retriever instance)"
+            )
+        self.retriever = retriever
+        self._reads = reads
+        self._kept = kept
+        self._ids: dict[str, list[str]] = {}
+        self._lock = threading.Lock()  # an injector serves concurrent runs
+
+    def entities(self, text: str, follow_tests: bool) -> list[Entity]:
+        """The first :data:`MAX_RETRIEVED` entities of the retriever's documents for
+        ``text`` that a context may hold (of the graph, and a test only when tests are
+        followed), in the retriever's order.
+
+        Raises:
+            ConfigurationError: As :func:`retrieved_ids`.
+        """
+        if not text.strip():
+            return []
+        ids = self._ids.get(text)
+        fresh = ids is None
+        if ids is None:
+            ids = retrieved_ids(self.retriever, text)
+            with self._lock:
+                if len(self._ids) >= self._kept:
+                    del self._ids[next(iter(self._ids))]
+                self._ids[text] = ids
+        entities = self._reads.get_entities(ids)
+        if fresh and ids and not entities:
+            _log.warning(
+                "retriever %s returned %d documents and the graph has none of their "
+                "entity ids (first: %.80r): load citeloop.entity_documents(store) into "
+                "its vector store, built from this graph",
+                type(self.retriever).__name__,
+                len(ids),
+                ids[0],
+            )
+        admitted = (
+            entities[entity_id]
+            for entity_id in ids
+            if entity_id in entities and admissible(entities[entity_id], follow_tests)
+        )
+        return list(itertools.islice(admitted, MAX_RETRIEVED))

@@ -276,7 +276,7 @@ def test_a_retriever_whose_ids_the_graph_lacks_is_named_in_a_warning(caplog) -> 
     """Documents loaded without citeloop's ids (a vector store then makes up UUIDs)
     would otherwise be dropped without a word."""
     injector = ContextInjector(_store(), retriever=ScriptedRetriever(ids=["3f2a-uuid", "x"]))
-    with caplog.at_level("WARNING", logger="citeloop.knowledge.injector"):
+    with caplog.at_level("WARNING", logger="citeloop.knowledge.retrieval"):
         injector.inject(TASK)
         injector.inject(TASK, expansion=ContextExpansion(limit_multiplier=2))
     warnings = [r.getMessage() for r in caplog.records]
