@@ -165,11 +165,12 @@ class RetrievedSeeds:
         entities = self._reads.get_entities(ids)
         if fresh and ids and not entities:
             _log.warning(
-                "retriever %s returned %d documents and the graph has none of their "
-                "entity ids (first: %.80r): load citeloop.entity_documents(store) into "
-                "its vector store, built from this graph",
-                type(self.retriever).__name__,
+                "the graph has none of the %d entity ids retriever %s returned (first: "
+                "%.80r; a vector store gives a document without an id one of its own): "
+                "load citeloop.entity_documents(store) into its vector store, built from "
+                "this graph",
                 len(ids),
+                type(self.retriever).__name__,
                 ids[0],
             )
         admitted = (

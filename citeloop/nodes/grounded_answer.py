@@ -215,6 +215,9 @@ class GroundedAnswerNodes:
             ``inject(payload, expansion=...)``) used instead of one built from the
             context's ``hops``, ``max_context_tokens`` and ``max_entities``; its store
             is the graph's store.
+
+    Raises:
+        ConfigurationError: If ``injector`` has no ``store`` or no ``inject``.
     """
 
     def __init__(
@@ -226,6 +229,14 @@ class GroundedAnswerNodes:
         model_retry: RetryPolicy | None = None,
         injector: ContextInjector | None = None,
     ) -> None:
+        if injector is not None and not (
+            callable(getattr(injector, "inject", None)) and hasattr(injector, "store")
+        ):
+            raise ConfigurationError(
+                f"injector must be a ContextInjector (an object with store and inject), got "
+                f"{type(injector).__name__}; a retriever goes into the injector: "
+                "injector=ContextInjector(store, retriever=...)"
+            )
         self.model = model
         self.store = store if injector is None else injector.store
         self.checks = require_checks(checks)

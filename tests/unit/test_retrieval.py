@@ -281,8 +281,14 @@ def test_a_retriever_whose_ids_the_graph_lacks_is_named_in_a_warning(caplog) -> 
         injector.inject(TASK, expansion=ContextExpansion(limit_multiplier=2))
     warnings = [r.getMessage() for r in caplog.records]
     assert len(warnings) == 1  # once per task text, not at every widening
-    assert "ScriptedRetriever returned 2 documents" in warnings[0]
+    assert "none of the 2 entity ids retriever ScriptedRetriever returned" in warnings[0]
     assert "citeloop.entity_documents(store)" in warnings[0]
     caplog.clear()
     ContextInjector(_store(), retriever=ScriptedRetriever(ids=[EXECUTE.id, "x"])).inject(TASK)
     assert not caplog.records  # one id of the graph is enough: the rest may be stale
+
+
+def test_a_retriever_passed_as_the_graphs_injector_is_named() -> None:
+    retriever = ScriptedRetriever(ids=[EXECUTE.id])
+    with pytest.raises(ConfigurationError, match=r"got ScriptedRetriever; a retriever goes into"):
+        build_grounded_answer_graph(ScriptedChatModel(script=[]), injector=retriever)
