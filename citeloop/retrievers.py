@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from langchain_core.documents import Document
 
+from citeloop.knowledge.model import Entity
 from citeloop.knowledge.retrieval import entity_text
 from citeloop.knowledge.search import entity_document
 from citeloop.knowledge.store import GraphStore
@@ -32,20 +33,25 @@ def entity_documents(store: GraphStore) -> list[Document]:
         Documents in the store's order: ``page_content`` is
         :func:`~citeloop.knowledge.retrieval.entity_text`, ``id`` and
         ``metadata["entity_id"]`` the entity's id, and ``metadata`` also holds ``kind``,
-        ``path`` and ``line``. Build them again after re-indexing: a document of an
-        entity the graph no longer has is left out of a context.
+        and ``path`` and ``line`` when the entity has them (some vector stores refuse a
+        ``None`` value). Build them again after re-indexing: a document of an entity
+        the graph no longer has is left out of a context.
     """
     return [
         Document(
             page_content=entity_text(entity),
             id=entity.id,
-            metadata={
-                "entity_id": entity.id,
-                "kind": entity.kind.value,
-                "path": entity.path,
-                "line": entity.line,
-            },
+            metadata=_metadata(entity),
         )
         for entity in store.all_entities()
         if entity_document(entity) is not None
     ]
+
+
+def _metadata(entity: Entity) -> dict[str, str | int]:
+    metadata: dict[str, str | int] = {"entity_id": entity.id, "kind": entity.kind.value}
+    if entity.path:
+        metadata["path"] = entity.path
+    if entity.line:
+        metadata["line"] = entity.line
+    return metadata

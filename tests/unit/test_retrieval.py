@@ -79,6 +79,14 @@ def test_entity_documents_are_the_searchable_entities_with_their_ids(
         assert document.page_content == entity_text(entity)
 
 
+def test_a_document_holds_no_none_metadata() -> None:
+    """Some vector stores (Chroma) refuse a ``None`` metadata value: a user's entity
+    without a path or line has neither key."""
+    bare = Entity("pkg.made_up", EntityKind.FUNCTION, "made_up")
+    (document,) = entity_documents(MemoryGraphStore([bare], []))
+    assert document.metadata == {"entity_id": "pkg.made_up", "kind": "function"}
+
+
 def test_entity_text_holds_the_name_words_owner_signature_and_docstring() -> None:
     entity = Entity(
         "flask.json.provider.DefaultJSONProvider",
