@@ -185,12 +185,17 @@ class ContextInjector:
         self.max_entities = max_entities
         self.lexical_hits = lexical_hits
         self.count_tokens = count_tokens or estimated_tokens
-        self.retriever = retriever
         self._reads = batched(store)
         self._retrieved = (
             None if retriever is None else RetrievedSeeds(retriever, self._reads, TEXTS_KEPT)
         )
         self._searchable = isinstance(store, SearchableGraphStore)
+
+    @property
+    def retriever(self) -> Retriever | None:
+        """The retriever given at construction, or ``None`` (read-only: the retrieved
+        ids are kept for it; build another injector for another retriever)."""
+        return None if self._retrieved is None else self._retrieved.retriever
 
     @property
     def reads(self) -> BatchedGraphStore:

@@ -300,3 +300,13 @@ def test_a_retriever_passed_as_the_graphs_injector_is_named() -> None:
     retriever = ScriptedRetriever(ids=[EXECUTE.id])
     with pytest.raises(ConfigurationError, match=r"got ScriptedRetriever; a retriever goes into"):
         build_grounded_answer_graph(ScriptedChatModel(script=[]), injector=retriever)
+
+
+def test_the_retriever_is_read_only_on_the_injector() -> None:
+    """Its answers are kept per task text: swapping it in place would mix two."""
+    retriever = ScriptedRetriever(ids=[EXECUTE.id])
+    injector = ContextInjector(_store(), retriever=retriever)
+    assert injector.retriever is retriever
+    with pytest.raises(AttributeError):
+        injector.retriever = ScriptedRetriever(ids=[SETUP.id])  # type: ignore[misc]
+    assert ContextInjector(_store()).retriever is None
