@@ -154,11 +154,13 @@ def excerpt(text: str, limit: int = MAX_DRAFT_CHARS) -> str:
     return text[:limit] + EXCERPT_NOTE.format(shown=limit, total=len(text))
 
 
-_LINE_BREAKS = re.compile("[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]+")
-"""Every character :meth:`str.splitlines` breaks at (a run of them is one break)."""
+_BREAKS = "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"
+"""Every character :meth:`str.splitlines` breaks at."""
+_LINE_BREAKS = re.compile(f"[{_BREAKS}]+")
+"""A run of line breaks (one break)."""
 _FENCE_RUN = re.compile("`{3,}|~{3,}")
 _TAG_START = re.compile(r"<(?=[/!?A-Za-z])")
-_UNSAFE = re.compile("[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029`~<]")
+_UNSAFE = re.compile(f"[{_BREAKS}`~<]")
 """A character one of the three rewrites may touch (most lines have none)."""
 
 

@@ -71,6 +71,10 @@ def build_grounded_answer_graph(
         The compiled graph: input ``InputState``, output ``OutputState``, context
         ``GroundedAnswerContext``.
 
+    Raises:
+        ConfigurationError: If ``injector`` has no ``store`` or no ``inject`` (a
+            retriever goes into the injector: ``ContextInjector(store, retriever=...)``).
+
     Example:
         >>> graph = build_grounded_answer_graph()
         >>> out = graph.invoke(  # doctest: +SKIP

@@ -95,6 +95,12 @@ _SEED_WEIGHTS = {
 }
 
 
+def _kind_factor(entity: Entity) -> float:
+    """A found entity's seed weight factor: :data:`ATTRIBUTE_SEED_FACTOR` for an
+    attribute, else 1."""
+    return ATTRIBUTE_SEED_FACTOR if entity.kind is EntityKind.ATTRIBUTE else 1.0
+
+
 def payload_text(payload: str | Mapping[str, Any] | Sequence[Any]) -> str:
     """The text of a payload: a string, or the string values of a mapping or sequence.
 
@@ -396,8 +402,7 @@ class ContextInjector:
         if self._retrieved is None:
             return
         for rank, entity in enumerate(self._retrieved.entities(text, follow_tests)):
-            factor = ATTRIBUTE_SEED_FACTOR if entity.kind is EntityKind.ATTRIBUTE else 1.0
-            weight = _SEED_WEIGHTS[Reason.RETRIEVED] * factor * RANK_DECAY**rank
+            weight = _SEED_WEIGHTS[Reason.RETRIEVED] * _kind_factor(entity) * RANK_DECAY**rank
             found.seed(entity, Reason.RETRIEVED, weight)
 
     def _admissible_hits(self, words: list[str], follow_tests: bool) -> list[tuple[Entity, float]]:
@@ -412,8 +417,7 @@ class ContextInjector:
             for entity_id, score in hits:
                 entity = entities.get(entity_id)
                 if entity is not None and admissible(entity, follow_tests):
-                    factor = ATTRIBUTE_SEED_FACTOR if entity.kind is EntityKind.ATTRIBUTE else 1.0
-                    seeds.append((entity, score * factor))
+                    seeds.append((entity, score * _kind_factor(entity)))
             if len(seeds) >= self.lexical_hits or len(hits) < wanted or wanted >= MAX_SEARCH:
                 return seeds[: self.lexical_hits]
             wanted = min(wanted * SEARCH_FACTOR, MAX_SEARCH)
