@@ -47,7 +47,7 @@ SINGLE_REPEATS = 5
 BATCH_REPEATS = 3
 SAMPLE_REPO = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "sample_repo"
 CORPORA = {
-    "sample": (SAMPLE_REPO, "How does Circle compute its area with Shape?"),
+    "sample": (SAMPLE_REPO, "How does `Circle` compute its area with `Shape`?"),
     "langchain_core": (None, "How does BaseChatModel use RunnableSequence and BaseMessage?"),
 }
 

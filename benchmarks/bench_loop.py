@@ -39,7 +39,7 @@ TARGET_RATIO = 1.5
 RUNS = 40
 REPEATS = 5
 SAMPLE_REPO = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "sample_repo"
-TASK = "How does Circle compute its area with Shape?"
+TASK = "How does `Circle` compute its area with `Shape`?"
 FAILING_ANSWER = "It computes it from its radius."
 
 

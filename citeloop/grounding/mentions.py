@@ -4,14 +4,17 @@ A **mention** is a name the text writes the way code is written:
 
 - in backticks (`` `read` ``, every name inside; fenced blocks too);
 - CamelCase: an upper-case letter after a lower-case one, or two upper-case letters and a
-  lower-case one (``StateGraph``, ``JSONProvider``; not ``Pregel``, ``API``);
+  lower-case one (``StateGraph``, ``JSONProvider``; not ``Pregel``, ``API``, nor an
+  acronym's plural, ``ASTs``);
 - dotted (``StateGraph.compile``, ``os.path``; not ``e.g`` nor a file name ``state.py``);
 - called (``compile()``);
 - with an underscore (``add_node``, ``_private``, ``MAX_SIZE``);
 - a requirement or decision id (``REQ-008-013``, ``DEC-7``, ``ADR-0003``);
 - capitalized inside a sentence, after a word or a comma (``how does Checkout use
   Cart``): a class name, the only kind of entity it may name (a capitalized word that
-  starts a sentence, a line or a list item is none).
+  starts a sentence, a line or a list item is none). It is the weakest form: a proper
+  noun is capitalized too (``Python's``), so the injector seeds such a class without
+  making it core.
 
 A plain word (``run``, ``read``, ``where``) is never a mention, even when an entity has
 that name: the task says it in English. It is one of the task's **words**, which lexical
@@ -271,6 +274,8 @@ def _form(token: str) -> str | None:
         return "underscore"
     if token.islower() or token.isupper() or (token[:1].isupper() and token[1:].islower()):
         return None  # one case, or capitalized (most words): no CamelCase
+    if token.endswith("s") and token[:-1].isupper():
+        return None  # an acronym's plural: ASTs, URLs, IDs
     upper = sum(char.isupper() for char in token)
     if upper and any(char.islower() for char in token):
         inner = any(a.islower() and b.isupper() for a, b in itertools.pairwise(token))

@@ -305,6 +305,8 @@ class ContextInjector:
             found.seed(entity, Reason.MENTION, _SEED_WEIGHTS[Reason.MENTION])
         for entity in self._named(widening.names):
             found.seed(entity, Reason.NAMED, _SEED_WEIGHTS[Reason.NAMED])
+        for entity in self._capitalized_classes(text):
+            found.seed(entity, Reason.LEXICAL, _SEED_WEIGHTS[Reason.LEXICAL])
         self._lexical(text, found, follow_tests)
         self._retrieve(text, found, follow_tests)
         walk(self._reads, found, self.hops + widening.extra_hops, follow_tests)
@@ -344,9 +346,24 @@ class ContextInjector:
         Returns:
             The entities, at most ``max_entities`` when a cap is set.
         """
-        mentions = _task_mentions(text)
+        return choose(self._mentioned(text, capitalized=False), self.max_entities)
+
+    def _capitalized_classes(self, text: str) -> list[Entity]:
+        """The classes named by a capitalized word inside a sentence (``the Frozen
+        wrapper``): a hint, never core, because English capitalizes proper nouns too
+        (``Python's dictionary protocol``)."""
+        return [entity for group in self._mentioned(text, capitalized=True) for entity in group]
+
+    def _mentioned(self, text: str, *, capitalized: bool) -> list[list[Entity]]:
+        """The candidate groups of the task's mentions written as code, or (with
+        ``capitalized``) of its capitalized words, which name classes only."""
+        mentions = [m for m in _task_mentions(text) if (m.form == "capitalized") == capitalized]
+        if not mentions:
+            return []
         known = self._reads.names()
         wanted = {name for m in mentions for name in lookup_names(m.name) if name in known}
+        if not wanted:
+            return []
         named = {
             name: [entity for entity in found if entity.resolved and entity.kind in RANK]
             for name, found in self._reads.entities_named_many(wanted).items()
@@ -354,11 +371,11 @@ class ContextInjector:
         groups = []
         for mention in mentions:
             for group in named_groups(mention.name, named):
-                if mention.form == "capitalized":  # a capitalized word names a class only
+                if capitalized:
                     group = [entity for entity in group if entity.kind is EntityKind.CLASS]
                 if group:
                     groups.append(group)
-        return choose(groups, self.max_entities)
+        return groups
 
     def _named(self, names: Sequence[str]) -> list[Entity]:
         """The entities of names a previous answer used, in the order the answer used

@@ -37,7 +37,7 @@ pytestmark = pytest.mark.integration
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE_REPO = ROOT / "tests" / "fixtures" / "sample_repo"
-TASK = "How does Circle compute its area?"
+TASK = "How does `Circle` compute its area?"
 WAIT_SECONDS = 60.0
 
 # The child: `citeloop run` whose chat model logs every call as a JSON line

@@ -32,7 +32,7 @@ pytestmark = pytest.mark.integration
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE_REPO = ROOT / "tests" / "fixtures" / "sample_repo"
 GRAPHS = ("grounded_answer", "verbalize", "output_guard", "delivery_audit")
-TASK = "How does Circle compute its area with Shape?"
+TASK = "How does `Circle` compute its area with `Shape`?"
 READY_SECONDS = 40.0
 STOP_GRACE_SECONDS = 10.0
 

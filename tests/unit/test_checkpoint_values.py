@@ -22,7 +22,7 @@ from citeloop.graphs.grounded_answer import build_grounded_answer_graph
 from citeloop.knowledge import ContextInjector, index_tree
 from tests.fakes import ScriptedChatModel
 
-TASK = "How does Circle compute its area?"
+TASK = "How does `Circle` compute its area?"
 CONFIG = {"configurable": {"thread_id": "t-1", "checkpoint_ns": ""}}
 WORDS = "shape circle radius area square compute value result method class".split()  # noqa: SIM905
 

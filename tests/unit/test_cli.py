@@ -16,7 +16,7 @@ from citeloop.graphs.grounded_answer import build_grounded_answer_graph
 from citeloop.knowledge import SqliteGraphStore
 from tests.cli import run
 
-TASK = "How does Circle compute its area?"
+TASK = "How does `Circle` compute its area?"
 
 
 @pytest.fixture

@@ -19,7 +19,7 @@ from citeloop.cli import EXIT_OK, EXIT_USAGE
 from citeloop.knowledge import SqliteGraphStore
 from tests.cli import indexed_db, replay_model, run
 
-TASK = "How does Circle compute its area?"
+TASK = "How does `Circle` compute its area?"
 SECRET = "hunter2"
 
 

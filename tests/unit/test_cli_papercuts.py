@@ -16,7 +16,7 @@ from tests.cli import indexed_db, replay_model, run
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
-TASK = "How does Circle compute its area?"
+TASK = "How does `Circle` compute its area?"
 
 
 @pytest.fixture

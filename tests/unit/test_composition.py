@@ -29,7 +29,7 @@ from citeloop.models import is_transient_model_error
 from citeloop.state.grounded_answer import OutputState, State
 from tests.fakes import ScriptedChatModel, ScriptedToolChatModel, tool_reply
 
-QUESTION = "How does Circle compute its area?"
+QUESTION = "How does `Circle` compute its area?"
 BAD_ANSWER = "It multiplies something."
 NO_RETRY_DELAY = RetryPolicy(
     initial_interval=0.0, jitter=False, max_attempts=2, retry_on=is_transient_model_error

@@ -258,7 +258,7 @@ def test_the_audited_answer_graph_audits_a_grounded_answer(sample_repo, store):
     from citeloop.knowledge import index_tree
 
     index_tree(sample_repo, store)
-    task = "How does Circle compute its area?"
+    task = "How does `Circle` compute its area?"
     answerer = ScriptedToolChatModel(script=[_grounded_answer(store, task)])
     auditor = ScriptedToolChatModel(
         script=[tool_reply(NAME, review(requirement(segments=("Q1",))))]
@@ -285,7 +285,7 @@ def test_an_exhausted_grounded_answer_is_rejected_in_verification(sample_repo, s
     auditor = ScriptedToolChatModel(script=[])
     graph = build_audited_answer_graph(answerer, audit_model=auditor, store=store)
     out = graph.invoke(
-        {"task": "How does Circle compute its area?"},
+        {"task": "How does `Circle` compute its area?"},
         context=GroundedAnswerContext(max_retries=0),
     )
     assert out["outcome"] == "exhausted"
@@ -341,13 +341,13 @@ def test_the_audited_answer_graph_takes_the_question_from_messages(sample_repo, 
     from citeloop.knowledge import index_tree
 
     index_tree(sample_repo, store)
-    task = "How does Circle compute its area?"
+    task = "How does `Circle` compute its area?"
     answerer = ScriptedToolChatModel(script=[_grounded_answer(store, task)])
     auditor = ScriptedToolChatModel(script=[tool_reply(NAME, review())])
     graph = build_audited_answer_graph(answerer, audit_model=auditor, store=store)
     out = graph.invoke({"messages": [HumanMessage(task)]})
     assert out["delivered"] is True
-    assert "Circle compute its area" in auditor.prompts[0][-1].text
+    assert "`Circle` compute its area" in auditor.prompts[0][-1].text
 
 
 # --- the review's schema in the prompt, and evidence with substance ----------------------
@@ -393,7 +393,7 @@ def circle_answer(store) -> tuple[dict, str]:
     circle = store.entities_named("Circle")[0]
     area = next(e for e in store.entities_named("area") if e.id.startswith(circle.id))
     state = {
-        "task": "How does Circle compute its area?",
+        "task": "How does `Circle` compute its area?",
         "answer": "Circle.area squares the radius and multiplies it by PI.",
         "outcome": "passed",
         "context_entities": [{"id": circle.id}, {"id": area.id}],

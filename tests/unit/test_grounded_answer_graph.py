@@ -40,7 +40,7 @@ SOURCE = {
         "from shop.cart import Cart\n\n\ndef test_total():\n    assert Cart().total() == 0\n"
     ),
 }
-TASK = "How does Checkout use Cart to compute the amount to pay?"
+TASK = "How does `Checkout` use `Cart` to compute the amount to pay?"
 NO_RETRY_DELAY = RetryPolicy(
     initial_interval=0.0, jitter=False, max_attempts=3, retry_on=is_transient_model_error
 )

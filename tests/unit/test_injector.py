@@ -67,7 +67,7 @@ def ids(entities) -> list[str]:
 
 
 def test_mentions_are_core_and_the_rest_supporting(store: SqliteGraphStore) -> None:
-    context = ContextInjector(store).inject("Why does Circle.area differ from Shape?")
+    context = ContextInjector(store).inject("Why does Circle.area differ from `Shape`?")
     assert set(ids(context.core)) == {
         "shapes.circle.Circle",
         "shapes.circle.Circle.area",
@@ -90,6 +90,8 @@ PLAIN_WORD_STORE = MemoryGraphStore(
         Entity("build.build", EntityKind.FUNCTION, "build"),
         Entity("pandas.when", EntityKind.FUNCTION, "when"),
         Entity("m.Checkout", EntityKind.CLASS, "Checkout"),
+        Entity("doc.example.multipython.Python", EntityKind.CLASS, "Python"),
+        Entity("sphinx.application.Sphinx", EntityKind.CLASS, "Sphinx"),
     ],
     [],
 )
@@ -105,6 +107,9 @@ PLAIN_WORD_STORE = MemoryGraphStore(
         "Can I fit the model twice?",
         "How do I build the docs, and when is the cache cleared?",
         "Command line options are parsed how?",  # capitalized: starts the sentence
+        # A capitalized word inside a sentence is English too: proper nouns.
+        "Why does the cache lean on Python's dictionary protocol?",
+        "When I run Sphinx twice, why is the second build faster?",
     ],
 )
 def test_plain_english_words_are_never_core(task: str) -> None:
@@ -120,9 +125,16 @@ def test_words_written_as_code_are_core() -> None:
         "click.testing.EchoingStdin.read",
         "click.testing.EchoingStdin",
     ]
-    # A capitalized word inside a sentence names a class, and only a class.
-    assert ids(injector.seeds("How does the Checkout flow start?")) == ["m.Checkout"]
-    assert injector.seeds("Before a Fit, clear it") == []
+    assert injector.seeds("How does the Checkout flow start?") == []
+
+
+def test_a_capitalized_word_seeds_its_class_as_a_hint_never_core() -> None:
+    """``the Checkout flow`` may mean the class: it is ranked like the best lexical hit,
+    and stays supporting (``Python's`` may mean the language)."""
+    injector = ContextInjector(PLAIN_WORD_STORE)
+    context = injector.inject("How does the Checkout flow start?")
+    checkout = next(e for e in context.entities if e.id == "m.Checkout")
+    assert (checkout.tier, checkout.reason) == (Tier.SUPPORTING, "lexical")
 
 
 def test_a_bare_dunder_is_not_core_but_a_qualified_one_is(store: SqliteGraphStore) -> None:
@@ -361,7 +373,7 @@ def test_twin_names_on_relation_lines_stay_within_the_budget(budget: int) -> Non
 
 
 def test_core_entities_enter_even_past_the_budget(store: SqliteGraphStore) -> None:
-    context = ContextInjector(store, max_context_tokens=1).inject("Circle.area and Shape")
+    context = ContextInjector(store, max_context_tokens=1).inject("Circle.area and `Shape`")
     assert set(ids(context.entities)) >= {"shapes.circle.Circle.area", "shapes.base.Shape"}
     assert names(context, Tier.SUPPORTING) <= {"Circle"}  # the owner a member line names
 

@@ -52,6 +52,7 @@ def test_code_shapes_are_mentions(text: str, expected: dict[str, str]) -> None:
         "Can I decode, fit, build it, and when?",
         "Pregel runs it.",  # a capitalized word that starts a sentence
         "What does the API return?",  # an acronym
+        "Equal ASTs hash the same; the URLs and IDs stay",  # acronyms' plurals
         "Open state.py and config.toml",  # file names
         "e.g. this, i.e. that",  # abbreviations
         "It runs. Then it stops",

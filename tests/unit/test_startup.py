@@ -44,7 +44,7 @@ def test_import_citeloop_loads_no_graph_library():
 @pytest.mark.parametrize(
     "command",
     [
-        "context --db {db} --task 'How does Circle compute its area?'",
+        "context --db {db} --task 'How does `Circle` compute its area?'",
         "check --context {context} --response {answer}",
     ],
     ids=["context", "check"],

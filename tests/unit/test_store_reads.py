@@ -24,7 +24,7 @@ from citeloop.knowledge import (
 )
 from citeloop.knowledge.store import batched
 
-TASK = "How does Circle compute its area with Shape?"
+TASK = "How does `Circle` compute its area with `Shape`?"
 
 
 @pytest.fixture
@@ -228,13 +228,13 @@ def test_a_reindex_in_place_is_seen_by_the_next_walk(sample_repo, tmp_path):
         index_tree(root, writer)
         with SqliteGraphStore(db, read_only=True) as reader:
             injector = ContextInjector(reader)
-            before = injector.inject("How is Triangle used?")
+            before = injector.inject("How is `Triangle` used?")
             assert not before.core
             (root / "shapes" / "triangle.py").write_text(
                 "class Triangle:\n    def area(self):\n        return 0\n", encoding="utf-8"
             )
             index_tree(root, writer)
-            after = injector.inject("How is Triangle used?")
+            after = injector.inject("How is `Triangle` used?")
     assert [entity.name for entity in after.core] == ["Triangle"]
     assert after.snapshot != before.snapshot
 

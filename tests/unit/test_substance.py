@@ -82,6 +82,11 @@ def test_invented_names_fail_and_graph_names_do_not() -> None:
     assert "GraphExecutor" in result.reasons[0]
 
 
+def test_an_acronyms_plural_in_prose_is_no_invented_name() -> None:
+    result = validate("StateGraph.compile keeps equal ASTs equal, as URLs and IDs." + SECTION)
+    assert result.invented_names == () and result.passed
+
+
 def test_graph_names_alone_do_not_fail() -> None:
     result = validate("StateGraph.compile returns `Send` packets later." + SECTION)
     assert result.passed and result.ungrounded_in_graph == ("Send",)
