@@ -4,23 +4,13 @@ Deterministic mechanical checks come first, then an LLM audit against a strict s
 The public result carries error codes only, never model or exception text.
 """
 
-from citeloop.contract.adapters import (
-    evidence_from_graph,
-    evidence_from_jsonl,
-    load_index,
-    load_model,
-)
-from citeloop.contract.audit import (
+from citeloop.contract.audit_payload import (
     AuditPayload,
-    Verdict,
     audit_messages,
     build_payload,
-    parse_review,
-    repair_flips_negative,
     repair_messages,
     split_answer,
     split_question,
-    verdict,
 )
 from citeloop.contract.codes import (
     DeliveryCheck,
@@ -29,6 +19,8 @@ from citeloop.contract.codes import (
     fingerprint,
     request_fingerprint,
 )
+from citeloop.contract.evidence_files import evidence_from_jsonl, load_index, load_model
+from citeloop.contract.graph_evidence import evidence_from_graph
 from citeloop.contract.mechanical import (
     check_citations,
     check_coverage,
@@ -37,6 +29,7 @@ from citeloop.contract.mechanical import (
     check_snapshot,
     mechanical_checks,
 )
+from citeloop.contract.review import Verdict, parse_review, repair_flips_negative, verdict
 from citeloop.contract.schemas import (
     AnswerResult,
     Claim,

@@ -8,7 +8,7 @@ all into codes. No model or exception text ever reaches the output.
 A model with structured output (``with_structured_output`` works) gets the strict review
 schema as its tool; a model without it (``with_structured_output`` raises
 ``NotImplementedError``) answers in JSON text, and its audit and repair prompts carry
-the review's JSON Schema (:data:`~citeloop.contract.audit.REVIEW_JSON_SCHEMA`).
+the review's JSON Schema (:data:`~citeloop.contract.audit_payload.REVIEW_JSON_SCHEMA`).
 """
 
 from __future__ import annotations
@@ -27,16 +27,12 @@ from pydantic import BaseModel
 from pydantic import ValidationError as PydanticValidationError
 
 from citeloop.context import DeliveryAuditContext, GroundedAnswerContext, resolve_context
-from citeloop.contract.adapters import evidence_from_graph
-from citeloop.contract.audit import (
+from citeloop.contract.audit_payload import (
     REVIEW_JSON_SCHEMA,
     AuditPayload,
     audit_messages,
     build_payload,
-    parse_review,
-    repair_flips_negative,
     repair_messages,
-    verdict,
 )
 from citeloop.contract.codes import (
     INVALID_REVIEW,
@@ -46,7 +42,9 @@ from citeloop.contract.codes import (
     diagnose,
     request_fingerprint,
 )
+from citeloop.contract.graph_evidence import evidence_from_graph
 from citeloop.contract.mechanical import mechanical_checks
+from citeloop.contract.review import parse_review, repair_flips_negative, verdict
 from citeloop.contract.schemas import (
     AnswerResult,
     EvidenceIndex,
@@ -339,7 +337,7 @@ def audit_input_from_grounded(
     The evidence index holds the knowledge graph's facts about the context entities,
     at the store's current snapshot, each with the signatures and docstrings of the
     entities it joins and, with ``source_root``, the source lines of its provenance
-    (:func:`~citeloop.contract.adapters.evidence_from_graph`), so the auditor can check
+    (:func:`~citeloop.contract.graph_evidence.evidence_from_graph`), so the auditor can check
     what the answer says the code does, not only which entities it names. The result's
     evidence is the facts between them (the facts its context showed), and its index
     version is the snapshot the context was read from, so a graph re-indexed in between

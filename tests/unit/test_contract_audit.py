@@ -8,25 +8,28 @@ from datetime import date
 import pytest
 
 from citeloop import prompts
-from citeloop.contract import audit
-from citeloop.contract.audit import (
+from citeloop.contract import audit_payload
+from citeloop.contract.audit_payload import (
     AuditPayload,
-    Verdict,
     audit_messages,
     build_payload,
-    is_negative,
-    parse_review,
-    repair_flips_negative,
     repair_messages,
     split_answer,
     split_question,
-    verdict,
 )
 from citeloop.contract.codes import (
     INVALID_REVIEW,
     REQUEST_NOT_FULFILLED,
     UNDISCLOSED_GAP,
     Failure,
+)
+from citeloop.contract.review import (
+    BOOLEANS,
+    Verdict,
+    is_negative,
+    parse_review,
+    repair_flips_negative,
+    verdict,
 )
 from citeloop.contract.schemas import (
     AnswerResult,
@@ -222,9 +225,9 @@ def test_payload_caps_counts_and_marks_them():
     )
     plan = make_plan("?".join(f"q{i}" for i in range(40)))
     payload = build_payload(result, plan)
-    assert len(payload.question_segments) == audit.MAX_QUESTION_SEGMENTS == 32
-    assert len(payload.answer_segments) == audit.MAX_ANSWER_SEGMENTS == 64
-    assert len(payload.evidence) == len(payload.aliases) == audit.MAX_EVIDENCE == 48
+    assert len(payload.question_segments) == audit_payload.MAX_QUESTION_SEGMENTS == 32
+    assert len(payload.answer_segments) == audit_payload.MAX_ANSWER_SEGMENTS == 64
+    assert len(payload.evidence) == len(payload.aliases) == audit_payload.MAX_EVIDENCE == 48
     assert list(payload.answer_segments)[-1] == "A64"
     assert payload.answer_segments["A64"] == "Paragraph 63."
     assert len(payload.notices) == 40  # the verdict checks all notices
@@ -247,12 +250,12 @@ def test_payload_cuts_texts_but_keeps_the_full_segment():
     )
     payload = build_payload(result, make_plan())
     document = json.loads(payload.to_json())
-    assert len(document["answer_segments"]["A2"]) == audit.MAX_TEXT_CHARS
+    assert len(document["answer_segments"]["A2"]) == audit_payload.MAX_TEXT_CHARS
     assert payload.answer_segments["A2"] == long.strip()
     assert document["truncated"]["A2"] == {"shown": 4_000, "total": len(long.strip())}
     assert document["truncated"]["E1.text"] == {"shown": 4_000, "total": len(long)}
-    name = "k" * audit.MAX_NAME_CHARS
-    assert document["evidence"]["E1"]["attributes"] == {name: "v" * audit.MAX_FIELD_CHARS}
+    name = "k" * audit_payload.MAX_NAME_CHARS
+    assert document["evidence"]["E1"]["attributes"] == {name: "v" * audit_payload.MAX_FIELD_CHARS}
     assert document["truncated"][f"E1.attributes.{name}#key"] == {"shown": 64, "total": 100}
     assert document["truncated"][f"E1.attributes.{name}"] == {"shown": 300, "total": 500}
 
@@ -355,7 +358,7 @@ def test_repair_messages_embed_non_json_and_bound_the_problems(payload):
     problems = [f"problem {i} <b>" for i in range(30)]
     human = repair_messages(payload, "not json </previous_review> x" * 2_000, problems)[1][1]
     inside = human.split("<previous_review>\n", 1)[1].split("\n</previous_review>", 1)[0]
-    assert len(json.loads(inside)) == audit.MAX_PREVIOUS_CHARS  # a JSON string, cut
+    assert len(json.loads(inside)) == audit_payload.MAX_PREVIOUS_CHARS  # a JSON string, cut
     assert "problem 19 &lt;b&gt;" in human and "problem 20" not in human
     assert "- ... and 10 more problems" in human
     assert repair_messages(payload, review(), [])[1][1].count("- it is not a review") == 1
@@ -431,7 +434,7 @@ def test_parse_review_caps_its_problems(payload):
     raw = review_dict(requirement(questions=tuple(f"Q{i}" for i in range(10, 40))))
     parsed, problems = parse_review(raw, payload)
     assert parsed is not None
-    assert len(problems) == audit.MAX_PROBLEMS + 1
+    assert len(problems) == audit_payload.MAX_PROBLEMS + 1
     assert problems[-1] == "... and 10 more problems"
 
 
@@ -472,7 +475,7 @@ def test_verdict_notice_matches_after_normalisation():
     assert verdict(review(requirement(), disclosed), payload).outcome == "partial"
 
 
-@pytest.mark.parametrize("name", audit.BOOLEANS)
+@pytest.mark.parametrize("name", BOOLEANS)
 def test_verdict_fails_on_each_false_boolean(payload, name):
     decided = verdict(review(**{name: False}), payload)
     assert not decided.passed and decided.outcome is None
@@ -540,7 +543,7 @@ def test_rejected_verdict():
 # --- the repair guard --------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name", audit.BOOLEANS)
+@pytest.mark.parametrize("name", BOOLEANS)
 def test_repair_may_not_turn_a_false_boolean_true(name):
     before = review(**{name: False})
     assert is_negative(before)
@@ -590,7 +593,8 @@ def test_the_repair_flow_end_to_end(payload):
 
 
 def test_an_answer_needs_no_evidence_when_the_intent_requires_none():
-    from citeloop.contract.audit import build_payload, verdict
+    from citeloop.contract.audit_payload import build_payload
+    from citeloop.contract.review import verdict
     from citeloop.contract.schemas import AnswerResult, Fulfilment, Intent, Plan
 
     plan = Plan(

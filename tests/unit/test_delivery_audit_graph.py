@@ -8,7 +8,7 @@ import json
 import pytest
 from langchain_core.messages import AIMessage
 
-from citeloop.contract.audit import REVIEW_JSON_SCHEMA
+from citeloop.contract.audit_payload import REVIEW_JSON_SCHEMA
 from citeloop.contract.codes import request_fingerprint
 from citeloop.contract.schemas import Fulfilment, strict_json_schema
 from citeloop.errors import ConfigurationError

@@ -1,4 +1,4 @@
-"""Adapters: evidence from the knowledge graph and from JSONL documents; contract files."""
+"""Evidence from the knowledge graph and from JSONL documents; contract files."""
 
 from __future__ import annotations
 
@@ -9,8 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from citeloop.contract import adapters, audit, codes
-from citeloop.contract.adapters import (
+from citeloop.contract import audit_payload, codes, graph_evidence
+from citeloop.contract.evidence_files import (
+    evidence_from_jsonl,
+    file_version,
+    load_index,
+    load_model,
+)
+from citeloop.contract.graph_evidence import (
     MAX_SIGNATURE_CHARS,
     MAX_SOURCE_LINE_CHARS,
     MAX_SOURCE_LINES,
@@ -21,11 +27,7 @@ from citeloop.contract.adapters import (
     SOURCE_OUTSIDE_ROOT,
     SOURCE_UNREADABLE,
     evidence_from_graph,
-    evidence_from_jsonl,
     fact_unit,
-    file_version,
-    load_index,
-    load_model,
     read_source,
 )
 from citeloop.contract.mechanical import mechanical_checks
@@ -336,7 +338,7 @@ def test_graph_unit_source_lines_are_bounded(billing):
     assert numbered[0] == "    1 | def tally():"
     wide = numbered[2]
     assert wide.endswith("…") and len(wide) == len("    3 | ") + MAX_SOURCE_LINE_CHARS
-    assert len(tally.text) <= MAX_UNIT_TEXT_CHARS <= audit.MAX_TEXT_CHARS
+    assert len(tally.text) <= MAX_UNIT_TEXT_CHARS <= audit_payload.MAX_TEXT_CHARS
     # Wide lines: the character budget stops them before the line count does.
     index = evidence_from_graph(store, entity_ids=["pkg.wide.wide"], source_root=root)
     wide = defines_unit(index, "pkg.wide.wide").text
@@ -386,7 +388,7 @@ def test_graph_units_read_each_file_once(billing, monkeypatch):
         read.append(path)
         return read_source(root_path, path)
 
-    monkeypatch.setattr(adapters, "read_source", counting)
+    monkeypatch.setattr(graph_evidence, "read_source", counting)
     index = evidence_from_graph(store, source_root=root)
     assert len(index.units) == 4  # two of them from pkg/billing.py
     assert sorted(read) == ["pkg/billing.py", "pkg/tally.py", "pkg/wide.py"]

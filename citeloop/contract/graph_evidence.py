@@ -1,55 +1,37 @@
-"""Evidence indexes from the knowledge graph and from files, and contract files.
+"""Evidence indexes from the knowledge graph: one unit per fact, with what backs it.
 
 - :func:`evidence_from_graph`: one unit per fact of a
   :class:`~citeloop.knowledge.GraphStore`, with its provenance, the signatures and
   docstrings of the entities it joins and (given the indexed folder) the source lines
   of its provenance span, bounded; the version is the graph's snapshot.
-- :func:`evidence_from_jsonl`: one unit per line of a JSONL file of documents; the
-  version is a digest of the file's bytes.
-- :func:`load_model` and :func:`load_index`: a plan, a result or an index read from a
-  JSON file (or an index from JSONL documents), for ``citeloop audit``.
+- :func:`fact_unit`: the unit of one fact; :func:`read_source`: the lines of one
+  indexed file, read only below the indexed root.
 
-Every error is a :class:`~citeloop.errors.ConfigurationError` that names the file and,
-where there is one, the line and the field at fault.
+Every error is a :class:`~citeloop.errors.ConfigurationError` that names the ids or the
+folder at fault; a source file that cannot be read is no error: its units are marked.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import stat
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import Any, TypeVar
 
-from pydantic import BaseModel
-from pydantic import ValidationError as PydanticValidationError
-
-from citeloop.contract.schemas import EvidenceIndex, EvidenceUnit, error_path
-from citeloop.errors import TOO_LONG_NUMBER, ConfigurationError
+from citeloop.contract.evidence_files import listed
+from citeloop.contract.schemas import EvidenceIndex, EvidenceUnit
+from citeloop.errors import ConfigurationError
 from citeloop.knowledge import BatchedGraphStore, Entity, EntityRef, Fact, GraphStore, Provenance
 from citeloop.knowledge.indexing.sources import decode_source
 from citeloop.knowledge.store import batched
 
-ModelT = TypeVar("ModelT", bound=BaseModel)
-
-DOCUMENT_FIELDS = ("id", "source", "text", "attributes")
-"""The keys a JSONL document may have; ``attributes`` is optional."""
-
-MAX_ERRORS_SHOWN = 10
-"""Validation errors listed in one message at most (the count of the rest follows)."""
-
-
-# --- the knowledge graph ------------------------------------------------------------------
-
-
 MAX_UNIT_TEXT_CHARS = 2_400
 """Characters of a graph unit's text the source lines may fill up to: lines past it are
 left out and counted. It stays under the audit's
-:data:`citeloop.contract.audit.MAX_TEXT_CHARS`, so the auditor sees a unit whole (only
-an entity label longer than a few hundred characters can push a unit past it)."""
+:data:`citeloop.contract.audit_payload.MAX_TEXT_CHARS`, so the auditor sees a unit whole
+(only an entity label longer than a few hundred characters can push a unit past it)."""
 
 MAX_SOURCE_LINES = 30
 """Source lines shown of one fact's provenance span at most; the rest are counted."""
@@ -329,13 +311,6 @@ def _find_facts(store: GraphStore, wanted: set[str]) -> dict[str, Fact]:
     return found
 
 
-def _listed(values: Iterable[str]) -> str:
-    values = list(values)
-    shown = ", ".join(map(repr, values[:MAX_ERRORS_SHOWN]))
-    more = len(values) - MAX_ERRORS_SHOWN
-    return shown + (f" and {more} more" if more > 0 else "")
-
-
 def _ids(values: Iterable[str] | None, what: str) -> list[str] | None:
     if values is None:
         return None
@@ -344,7 +319,7 @@ def _ids(values: Iterable[str] | None, what: str) -> list[str] | None:
     ids = list(dict.fromkeys(values))
     bad = [value for value in ids if not isinstance(value, str) or not value]
     if bad:
-        raise ConfigurationError(f"{what} must be non-empty strings; got {_listed(bad)}")
+        raise ConfigurationError(f"{what} must be non-empty strings; got {listed(bad)}")
     return ids
 
 
@@ -435,7 +410,7 @@ def evidence_from_graph(
             known = reads.get_entities(entities)
             unknown = [entity_id for entity_id in entities if entity_id not in known]
             if unknown:
-                raise ConfigurationError(f"no entity with id {_listed(unknown)} in the graph")
+                raise ConfigurationError(f"no entity with id {listed(unknown)} in the graph")
             facts = _facts_of(reads, entities)
             if wanted is not None:
                 facts = {fact_id: facts[fact_id] for fact_id in wanted if fact_id in facts}
@@ -450,7 +425,7 @@ def evidence_from_graph(
         missing = [fact_id for fact_id in wanted if fact_id not in facts]
         if missing:
             where = " among the facts of entity_ids" if entities is not None else " in the graph"
-            raise ConfigurationError(f"no fact with id {_listed(missing)}{where}")
+            raise ConfigurationError(f"no fact with id {listed(missing)}{where}")
     files: dict[str, SourceLines] = {}
 
     def source_of(fact: Fact) -> SourceLines | None:
@@ -474,221 +449,7 @@ def evidence_from_graph(
     return EvidenceIndex(version=version, units=units)
 
 
-# --- files ----------------------------------------------------------------------------------
-
-
-MAX_FILE_BYTES = 50_000_000
-"""Largest input file read (bounds memory on e.g. ``/dev/zero``)."""
-
-
-def _json_value(text: str, where: str, *, lines: bool = False) -> Any:
-    """``text`` parsed as JSON; an error names ``where`` (and the line, with ``lines``).
-
-    Raises:
-        ConfigurationError: Not valid JSON, nested too deeply to parse, or holding
-            an integer of more digits than Python converts.
-    """
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as error:
-        line = f":{error.lineno}" if lines else ""
-        raise ConfigurationError(
-            f"{where}{line}: not valid JSON ({error.msg}, column {error.colno})"
-        ) from None
-    except RecursionError:
-        raise ConfigurationError(f"{where}: not valid JSON (nested too deeply)") from None
-    except ValueError:  # an integer longer than Python converts (sys.get_int_max_str_digits)
-        raise ConfigurationError(f"{where}: {TOO_LONG_NUMBER}") from None
-
-
-def _read_bytes(path: Path, what: str) -> bytes:
-    try:
-        if path.exists() and not path.is_file() and not path.is_dir():
-            raise ConfigurationError(f"{what} {str(path)!r} is not a regular file")
-        with path.open("rb") as file:
-            data = file.read(MAX_FILE_BYTES + 1)
-        if len(data) > MAX_FILE_BYTES:
-            raise ConfigurationError(f"{what} {str(path)!r} is larger than {MAX_FILE_BYTES} bytes")
-        return data
-    except FileNotFoundError:
-        raise ConfigurationError(f"{what} {str(path)!r} does not exist") from None
-    except IsADirectoryError:
-        raise ConfigurationError(f"{what} {str(path)!r} is a directory, not a file") from None
-    except OSError as error:
-        raise ConfigurationError(
-            f"{what} {str(path)!r} cannot be read ({error.strerror or error})"
-        ) from None
-
-
-def file_version(data: bytes) -> str:
-    """The version of an index read from a file: ``"d-"`` + the first 16 hex digits of
-    the SHA-256 of its bytes. Same bytes, same version.
-
-    Example:
-        >>> file_version(b"")
-        'd-e3b0c44298fc1c14'
-    """
-    return "d-" + hashlib.sha256(data).hexdigest()[:16]
-
-
-def _short(value: Any) -> str:
-    text = json.dumps(value, ensure_ascii=False)
-    return text if len(text) <= 60 else f"{text[:57]}..."
-
-
-def _document(value: Any, where: str) -> EvidenceUnit:
-    """The unit of one JSONL document; ``where`` is ``"file:line"``."""
-    if not isinstance(value, dict):
-        raise ConfigurationError(
-            f"{where}: a document must be a JSON object with 'id', 'source' and 'text', "
-            f"got {_short(value)}"
-        )
-    extra = [key for key in value if key not in DOCUMENT_FIELDS]
-    if extra:
-        raise ConfigurationError(
-            f"{where}: unknown field {_listed(extra)}; a document has only "
-            f"{', '.join(map(repr, DOCUMENT_FIELDS))}"
-        )
-    fields: dict[str, str] = {}
-    for name in ("id", "source", "text"):
-        if name not in value:
-            raise ConfigurationError(f"{where}: field {name!r} is missing")
-        field = value[name]
-        if not isinstance(field, str):
-            raise ConfigurationError(
-                f"{where}: field {name!r} must be a string, got {_short(field)}"
-            )
-        if name != "text" and not field.strip():
-            raise ConfigurationError(f"{where}: field {name!r} must not be empty")
-        fields[name] = field
-    attributes = value.get("attributes", {})
-    if attributes is None:
-        attributes = {}
-    if not isinstance(attributes, dict):
-        raise ConfigurationError(
-            f"{where}: field 'attributes' must be an object of strings, got {_short(attributes)}"
-        )
-    for key, item in attributes.items():
-        if not isinstance(item, str):
-            raise ConfigurationError(
-                f"{where}: field 'attributes.{key}' must be a string, got {_short(item)}"
-            )
-    return EvidenceUnit(**fields, attributes=attributes)
-
-
-def evidence_from_jsonl(path: str | Path) -> EvidenceIndex:
-    """An evidence index of the documents of a JSONL file, one unit per line.
-
-    Each non-blank line is a JSON object ``{"id": ..., "source": ..., "text": ...}``
-    with optional ``"attributes"``, an object of string values (``{"subject": "Hamlet",
-    "date": "1603"}``); ``id`` and ``source`` are non-empty, other keys are refused.
-    The file is UTF-8 (a byte order mark is allowed); blank lines are skipped. The
-    version is :func:`file_version` of the file's bytes.
-
-    Args:
-        path: The file.
-
-    Returns:
-        The index, units in file order.
-
-    Raises:
-        ConfigurationError: The file is missing or unreadable, or a line is not UTF-8,
-            not JSON, not an object, lacks a field, has a field of the wrong type or an
-            unknown one, or repeats an earlier id; the message names the file, the line
-            (1-based) and the field.
-
-    Example:
-        >>> import pathlib, tempfile
-        >>> folder = pathlib.Path(tempfile.mkdtemp())
-        >>> document = '{"id": "d1", "source": "https://a.org", "text": "A."}'
-        >>> _ = (folder / "docs.jsonl").write_text(document + "\\n")
-        >>> list(evidence_from_jsonl(folder / "docs.jsonl").units)
-        ['d1']
-    """
-    path = Path(path)
-    data = _read_bytes(path, "the evidence file")
-    units: dict[str, EvidenceUnit] = {}
-    first_line: dict[str, int] = {}
-    for number, raw in enumerate(data.split(b"\n"), start=1):
-        where = f"{path}:{number}"
-        if number == 1 and raw.startswith(b"\xef\xbb\xbf"):
-            raw = raw[3:]
-        try:
-            line = raw.decode("utf-8")
-        except UnicodeDecodeError as error:
-            raise ConfigurationError(
-                f"{where}: not UTF-8 (byte {error.start + 1} of the line)"
-            ) from None
-        if not line.strip():
-            continue
-        unit = _document(_json_value(line, where), where)
-        if unit.id in first_line:
-            raise ConfigurationError(
-                f"{where}: field 'id' repeats {unit.id!r}, already used on line "
-                f"{first_line[unit.id]}; ids must be unique"
-            )
-        first_line[unit.id] = number
-        units[unit.id] = unit
-    return EvidenceIndex(version=file_version(data), units=units)
-
-
-def _validation_message(path: Path, error: PydanticValidationError) -> str:
-    problems = error.errors(include_url=False, include_input=False)
-    lines = [f"  {error_path(problem['loc'])}: {problem['msg']}" for problem in problems]
-    more = len(lines) - MAX_ERRORS_SHOWN
-    shown = "\n".join(lines[:MAX_ERRORS_SHOWN]) + (f"\n  ... and {more} more" if more > 0 else "")
-    count = f"{len(lines)} error{'s' if len(lines) != 1 else ''}"
-    return f"{path}: not a valid {error.title} ({count}):\n{shown}"
-
-
-def load_model(path: str | Path, model_cls: type[ModelT]) -> ModelT:
-    """Read a ``model_cls`` (a :class:`~citeloop.contract.schemas.Plan`, an
-    :class:`~citeloop.contract.schemas.AnswerResult`, an
-    :class:`~citeloop.contract.schemas.EvidenceIndex`, ...) from a JSON file.
-
-    For :class:`~citeloop.contract.schemas.EvidenceIndex`, a ``.jsonl`` file is read
-    as documents (:func:`evidence_from_jsonl`).
-
-    Args:
-        path: The file, UTF-8 JSON (a byte order mark is allowed).
-        model_cls: The pydantic model to validate it as.
-
-    Returns:
-        The validated model.
-
-    Raises:
-        ConfigurationError: The file is missing or unreadable, is not UTF-8 JSON (with
-            the line and column), or does not validate (each pydantic error's location,
-            such as ``evidence[0].attributes.date``, and message).
-    """
-    path = Path(path)
-    if model_cls is EvidenceIndex and path.suffix.lower() == ".jsonl":
-        return evidence_from_jsonl(path)  # type: ignore[return-value]
-    data = _read_bytes(path, f"the {model_cls.__name__} file")
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        raise ConfigurationError(f"{path}: not UTF-8 (byte {error.start + 1})") from None
-    value = _json_value(text, str(path), lines=True)
-    try:
-        return model_cls.model_validate(value)
-    except PydanticValidationError as error:
-        raise ConfigurationError(_validation_message(path, error)) from None
-
-
-def load_index(path: str | Path) -> EvidenceIndex:
-    """An evidence index from a file: JSONL documents (:func:`evidence_from_jsonl`) when
-    the name ends in ``.jsonl``, otherwise a JSON
-    :class:`~citeloop.contract.schemas.EvidenceIndex` (:func:`load_model`).
-
-    Raises:
-        ConfigurationError: As the reader used.
-    """
-    return load_model(path, EvidenceIndex)
-
-
 __all__ = [
-    "DOCUMENT_FIELDS",
     "MAX_SIGNATURE_CHARS",
     "MAX_SOURCE_FILE_BYTES",
     "MAX_SOURCE_LINES",
@@ -701,10 +462,6 @@ __all__ = [
     "SOURCE_UNREADABLE",
     "SourceLines",
     "evidence_from_graph",
-    "evidence_from_jsonl",
     "fact_unit",
-    "file_version",
-    "load_index",
-    "load_model",
     "read_source",
 ]
