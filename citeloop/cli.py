@@ -129,9 +129,15 @@ def _package_list(packages: Sequence[PackageRoot]) -> str:
 
 def cmd_context(args: argparse.Namespace) -> int:
     from citeloop.knowledge import ContextInjector
+    from citeloop.knowledge.excerpts import EXCERPT_SHARE
 
     with open_graph(args.db) as store:
-        injector = ContextInjector(store, hops=args.hops, max_context_tokens=args.max_tokens)
+        injector = ContextInjector(
+            store,
+            hops=args.hops,
+            max_context_tokens=args.max_tokens,
+            excerpt_share=0 if args.no_source else EXCERPT_SHARE,
+        )
         injected = injector.inject(args.task)
     if not injected.entities:
         print("note: the task names no entity of the knowledge graph", file=sys.stderr)
@@ -143,6 +149,7 @@ def cmd_context(args: argparse.Namespace) -> int:
                 "tokens": injected.tokens,
                 "budget": injected.budget,
                 "entities": [dataclasses.asdict(entity) for entity in injected.entities],
+                "excerpts": list(injected.excerpts),
             }
         )
         return EXIT_OK
@@ -333,6 +340,12 @@ def build_parser() -> argparse.ArgumentParser:
         type=_positive,
         default=DEFAULT_MAX_CONTEXT_TOKENS,
         help=f"token budget of the context (default {DEFAULT_MAX_CONTEXT_TOKENS})",
+    )
+    context.add_argument(
+        "--no-source",
+        action="store_true",
+        help="entity lines only: no numbered source lines under the functions and "
+        "methods the context is most about",
     )
     shown = context.add_mutually_exclusive_group()
     shown.add_argument(

@@ -4,8 +4,8 @@
   :class:`~citeloop.knowledge.GraphStore`, with its provenance, the signatures and
   docstrings of the entities it joins and (given the indexed folder) the source lines
   of its provenance span, bounded; the version is the graph's snapshot.
-- :func:`fact_unit`: the unit of one fact; :func:`read_source`: the lines of one
-  indexed file, read only below the indexed root.
+- :func:`fact_unit`: the unit of one fact; :func:`~citeloop.knowledge.source.read_source`
+  reads the lines of one indexed file, only below the indexed root.
 
 Every error is a :class:`~citeloop.errors.ConfigurationError` that names the ids or the
 folder at fault; a source file that cannot be read is no error: its units are marked.
@@ -13,18 +13,20 @@ folder at fault; a source file that cannot be read is no error: its units are ma
 
 from __future__ import annotations
 
-import hashlib
-import os
-import stat
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from citeloop.contract.evidence_files import listed
 from citeloop.contract.schemas import EvidenceIndex, EvidenceUnit
 from citeloop.errors import ConfigurationError
 from citeloop.knowledge import BatchedGraphStore, Entity, EntityRef, Fact, GraphStore, Provenance
-from citeloop.knowledge.indexing.sources import decode_source
+from citeloop.knowledge.source import (
+    SOURCE_MISSING,
+    SOURCE_OUTSIDE_ROOT,
+    SOURCE_UNREADABLE,
+    SourceLines,
+    read_source,
+)
 from citeloop.knowledge.store import batched
 
 MAX_UNIT_TEXT_CHARS = 2_400
@@ -46,22 +48,10 @@ MAX_UNIT_DOCSTRING_CHARS = 400
 """Characters shown of an entity's docstring, cut at a line end (a first line longer
 than that is cut and ends in ``…``); the lines left out are counted."""
 
-MAX_SOURCE_FILE_BYTES = 50_000_000
-"""Largest source file read for source lines; a larger one gives none
-(:data:`SOURCE_UNREADABLE`)."""
-
 SOURCE_CHANGED = "(source changed since indexing)"
-"""The mark of a unit whose file's SHA-256 digest differs from its provenance's."""
-SOURCE_MISSING = "(source missing)"
-"""The mark of a unit whose file is gone, or is not a regular file."""
-SOURCE_OUTSIDE_ROOT = "(source outside the indexed root)"
-"""The mark of a unit whose provenance path leaves ``source_root`` (``..``, an absolute
-path, a symbolic link to elsewhere): it is never read."""
-SOURCE_UNREADABLE = "(source unreadable)"
-"""The mark of a unit whose file cannot be read or decoded, or is over
-:data:`MAX_SOURCE_FILE_BYTES`."""
-
-_PYTHON_SUFFIXES = (".py", ".pyi")
+"""The mark of a unit whose file's SHA-256 digest differs from its provenance's (the
+other marks, :data:`~citeloop.knowledge.source.SOURCE_MISSING` and the rest, say why a
+file was not read)."""
 
 
 def _ref(entities: Mapping[str, Entity], entity_id: str) -> EntityRef:
@@ -87,80 +77,6 @@ def _fitting(lines: list[str], max_lines: int, max_chars: int) -> int:
         if used > max_chars:
             return count
     return min(len(lines), max_lines)
-
-
-@dataclass(frozen=True)
-class SourceLines:
-    """The text of one indexed file, as :func:`evidence_from_graph` reads it.
-
-    Attributes:
-        digest: SHA-256 hex digest of the file's bytes, ``""`` when not read.
-        lines: Its lines (split at ``\\n``, ``\\r\\n`` and ``\\r``, as the indexer
-            counts them), ``()`` when not read.
-        problem: Why it was not read (:data:`SOURCE_MISSING`,
-            :data:`SOURCE_OUTSIDE_ROOT`, :data:`SOURCE_UNREADABLE`), ``""`` when read.
-    """
-
-    digest: str = ""
-    lines: tuple[str, ...] = ()
-    problem: str = ""
-
-
-def _decoded(path: str, data: bytes) -> str:
-    """A file's text as the indexer decoded it: Python source by its coding cookie or BOM
-    (PEP 263), anything else (decision records) as UTF-8."""
-    if path.endswith(_PYTHON_SUFFIXES):
-        return decode_source(data)
-    return data.decode("utf-8-sig")
-
-
-def read_source(root: Path, path: str) -> SourceLines:
-    """The lines of the indexed file ``path`` (POSIX, relative to ``root``).
-
-    Only a regular file below ``root`` is read, after symbolic links are resolved: a
-    path that leaves it is :data:`SOURCE_OUTSIDE_ROOT`, never opened. The file is opened
-    without blocking (a FIFO is refused, not waited on) and read up to
-    :data:`MAX_SOURCE_FILE_BYTES`.
-
-    Args:
-        root: The indexed root, absolute and resolved.
-        path: The provenance path.
-
-    Returns:
-        The file's digest and lines, or the problem that kept it from being read.
-    """
-    relative = PurePosixPath(path)
-    if relative.is_absolute() or ".." in relative.parts or not relative.parts:
-        return SourceLines(problem=SOURCE_OUTSIDE_ROOT)
-    try:
-        location = (root / relative).resolve()
-    except (OSError, RuntimeError):  # a symbolic link loop
-        return SourceLines(problem=SOURCE_UNREADABLE)
-    if not location.is_relative_to(root):
-        return SourceLines(problem=SOURCE_OUTSIDE_ROOT)
-    try:
-        descriptor = os.open(location, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    except FileNotFoundError:
-        return SourceLines(problem=SOURCE_MISSING)
-    except OSError:
-        return SourceLines(problem=SOURCE_UNREADABLE)
-    try:
-        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
-            os.close(descriptor)
-            return SourceLines(problem=SOURCE_MISSING)
-        with os.fdopen(descriptor, "rb") as file:
-            data = file.read(MAX_SOURCE_FILE_BYTES + 1)
-    except OSError:
-        return SourceLines(problem=SOURCE_UNREADABLE)
-    if len(data) > MAX_SOURCE_FILE_BYTES:
-        return SourceLines(problem=SOURCE_UNREADABLE)
-    digest = hashlib.sha256(data).hexdigest()
-    try:
-        text = _decoded(path, data)
-    except (UnicodeDecodeError, SyntaxError, LookupError):
-        return SourceLines(digest=digest, problem=SOURCE_UNREADABLE)
-    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-    return SourceLines(digest=digest, lines=tuple(lines))
 
 
 def _entity_block(entity: Entity) -> list[str]:
@@ -451,7 +367,6 @@ def evidence_from_graph(
 
 __all__ = [
     "MAX_SIGNATURE_CHARS",
-    "MAX_SOURCE_FILE_BYTES",
     "MAX_SOURCE_LINES",
     "MAX_SOURCE_LINE_CHARS",
     "MAX_UNIT_DOCSTRING_CHARS",

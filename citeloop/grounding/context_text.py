@@ -14,6 +14,10 @@ The format (rendered by ``citeloop.knowledge.ContextInjector``, or written by ha
     ## Prior decisions
       DEC-7: rationale text
 
+A source excerpt under an entity line (``    41 | code``, indented, a line number, then
+`` | ``; ``       | … 12 more lines (L53-64)``) is code to read, not a line of the format:
+it names nothing, whatever its code says.
+
 The older format's lines (``class Name(Base): method_a, method_b``, ``def f(a, b)``,
 ``ClassName.method()``, one callee per ``calls`` line) parse the same way, so a context
 saved before still validates.
@@ -73,6 +77,8 @@ _DECISIONS_HEADING = "prior decisions"
 _WHERE = re.compile(r"  # L(\d+)(?:-(\d+))?")
 _REQUIREMENT_PREFIX = "REQ-"
 _LINE_END = re.compile(r"\r\n?|\n")
+_EXCERPT_LINE = re.compile(r" +[0-9]* \| ")
+"""A source excerpt's line (``    12 | code``, ``       | … 3 more lines``): names nothing."""
 
 
 class Place(NamedTuple):
@@ -180,6 +186,8 @@ def parse_context_entities(text: str) -> tuple[ParsedEntity, ...]:
     # Only \n, \r\n and \r end a line: a U+2028 or a form feed inside a rendered summary
     # is text of that line, never a line that could add an entity.
     for line in _LINE_END.split(text):
+        if _EXCERPT_LINE.match(line):
+            continue
         stripped = line.strip()
         if _is_heading(stripped):
             in_decisions = stripped.lstrip("#").strip().lower() == _DECISIONS_HEADING

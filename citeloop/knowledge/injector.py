@@ -25,6 +25,7 @@ from typing import Any
 from citeloop.errors import ConfigurationError
 from citeloop.grounding.mentions import Mention, code_mentions, query_words
 from citeloop.knowledge.budget import fill_budget
+from citeloop.knowledge.excerpts import EXCERPT_SHARE, choose_excerpts, focus_terms
 from citeloop.knowledge.model import (
     DEFAULT_MAX_CONTEXT_TOKENS,
     ContextEntity,
@@ -33,6 +34,7 @@ from citeloop.knowledge.model import (
     EntityKind,
     InjectedContext,
     Reason,
+    RelationKind,
     Tier,
 )
 from citeloop.knowledge.neighbourhood import Candidates, admissible, requirement_closure, walk
@@ -44,6 +46,7 @@ from citeloop.knowledge.ranking import (
 from citeloop.knowledge.render import MEMBER_KINDS, RENDERED_RELATIONS, ContextText
 from citeloop.knowledge.retrieval import RANK_DECAY, RetrievedSeeds, Retriever
 from citeloop.knowledge.seeds import RANK, choose, lookup_names, named_groups
+from citeloop.knowledge.source import SourceReader
 from citeloop.knowledge.store import (
     BatchedGraphStore,
     GraphStore,
@@ -101,6 +104,17 @@ def _kind_factor(entity: Entity) -> float:
     return ATTRIBUTE_SEED_FACTOR if entity.kind is EntityKind.ATTRIBUTE else 1.0
 
 
+def _source_reader(store: GraphStore) -> SourceReader | None:
+    """A reader of the folder ``store`` was indexed from, when it says which (and the
+    digests it indexed) and the folder is there; else ``None`` (no excerpts)."""
+    source_root = getattr(store, "source_root", None)
+    digests = getattr(store, "file_digests", None)
+    if not callable(source_root) or not callable(digests):
+        return None
+    root = source_root()
+    return SourceReader(root, digests) if root is not None and root.is_dir() else None
+
+
 def payload_text(payload: str | Mapping[str, Any] | Sequence[Any]) -> str:
     """The text of a payload: a string, or the string values of a mapping or sequence.
 
@@ -141,6 +155,12 @@ class ContextInjector:
             the whole context, for ``InjectedContext.tokens`` (default: about 4
             characters a token, :func:`citeloop.text.estimated_tokens`, which fills the
             budget to the token).
+        excerpt_share: Share of the budget, 0 to 1, that the numbered source lines of
+            the best-placed functions and methods may take
+            (:mod:`~citeloop.knowledge.excerpts`); 0 for none. They need a store that
+            knows its indexed folder and file digests
+            (:class:`~citeloop.knowledge.sqlite_store.SqliteGraphStore`) and the
+            files as indexed.
         retriever: Optional LangChain retriever over the graph's entities
             (:func:`citeloop.retrievers.entity_documents` loaded into a vector store,
             ``as_retriever()``): the documents it returns for the task seed the
@@ -152,10 +172,10 @@ class ContextInjector:
             is not asked); its errors propagate.
 
     Raises:
-        ConfigurationError: If ``hops``, ``max_context_tokens``, ``max_entities`` or
-            ``lexical_hits`` is out of range, or ``retriever`` has no ``invoke`` (or is
-            a class, not an instance); from :meth:`inject`, if the retriever returns
-            anything but documents with entity ids.
+        ConfigurationError: If ``hops``, ``max_context_tokens``, ``max_entities``,
+            ``lexical_hits`` or ``excerpt_share`` is out of range, or ``retriever`` has
+            no ``invoke`` (or is a class, not an instance); from :meth:`inject`, if the
+            retriever returns anything but documents with entity ids.
 
     Example:
         >>> injector = ContextInjector(store)  # doctest: +SKIP
@@ -174,6 +194,7 @@ class ContextInjector:
         lexical_hits: int = LEXICAL_HITS,
         count_tokens: Callable[[str], int] | None = None,
         retriever: Retriever | None = None,
+        excerpt_share: float = EXCERPT_SHARE,
     ) -> None:
         if hops < 0:
             raise ConfigurationError(f"hops must be >= 0, got {hops}; use 0 for seeds only")
@@ -184,6 +205,11 @@ class ContextInjector:
         if lexical_hits < 0:
             raise ConfigurationError(
                 f"lexical_hits must be >= 0, got {lexical_hits}; use 0 for no lexical retrieval"
+            )
+        if not 0 <= excerpt_share <= 1:
+            raise ConfigurationError(
+                f"excerpt_share must be between 0 and 1, got {excerpt_share!r}; "
+                "use 0 for no source excerpts"
             )
         self.store = store
         self.hops = hops
@@ -196,6 +222,8 @@ class ContextInjector:
             None if retriever is None else RetrievedSeeds(retriever, self._reads, TEXTS_KEPT)
         )
         self._searchable = isinstance(store, SearchableGraphStore)
+        self.excerpt_share = excerpt_share
+        self._sources: tuple[str, SourceReader | None] | None = None  # (snapshot, reader)
 
     @property
     def retriever(self) -> Retriever | None:
@@ -248,13 +276,17 @@ class ContextInjector:
         widening = expansion or ContextExpansion()
         with self._reads.reading():
             pinned: list[str] = []
+            shown: list[str] = []  # what showed its source, first again when widened
             if expansion is not None:  # a wider context keeps the default and `keep`
                 pinned = _selected_ids(default, self._reads.snapshot())
                 if pinned is None:
-                    pinned = self._select(text, task_type, ContextExpansion(), [])[1]
+                    chosen = self._select(text, task_type, ContextExpansion(), [])
+                    pinned, shown = chosen[1], list(chosen[5])
+                else:
+                    shown = list(default.excerpts) if default is not None else []
                 pinned = list(dict.fromkeys([*pinned, *keep]))
-            found, selected, core_ids, scores, owners = self._select(
-                text, task_type, widening, pinned
+            found, selected, core_ids, scores, owners, excerpts = self._select(
+                text, task_type, widening, pinned, shown
             )
             snapshot = self._reads.snapshot()
         entities = [found.entities[entity_id] for entity_id in selected]
@@ -268,7 +300,7 @@ class ContextInjector:
             key=lambda fact: (position[fact.subject], position[fact.object]),
         )
         text = ContextText(entities, owners).render(
-            [fact for fact in facts if fact.relation in RENDERED_RELATIONS]
+            [fact for fact in facts if fact.relation in RENDERED_RELATIONS], excerpts
         )
         core_set = set(core_ids)
         context_entities = [
@@ -289,13 +321,23 @@ class ContextInjector:
             expansion=expansion,
             tokens=self.count_tokens(text),
             budget=self.max_context_tokens * widening.limit_multiplier,
+            excerpts=tuple(excerpts),
         )
 
     def _select(
-        self, text: str, task_type: str | None, widening: ContextExpansion, pinned: list[str]
-    ) -> tuple[Candidates, list[str], list[str], dict[str, float], dict[str, str]]:
+        self,
+        text: str,
+        task_type: str | None,
+        widening: ContextExpansion,
+        pinned: list[str],
+        shown: Sequence[str] = (),
+    ) -> tuple[
+        Candidates, list[str], list[str], dict[str, float], dict[str, str], dict[str, list[str]]
+    ]:
         """The candidates, the selected ids in rank order (core first, then ``pinned``),
-        the core ids, the scores, and the class of each selected member."""
+        the core ids, the scores, the class of each selected member, and the source
+        excerpts by entity id (``shown``: ids whose source the context being widened
+        showed, given their excerpts again right after the core and the named)."""
         follow_tests = widening.include_tested_by or task_type in TEST_TASK_TYPES
         budget = self.max_context_tokens * widening.limit_multiplier
         limit = self.max_entities * widening.limit_multiplier if self.max_entities else None
@@ -320,20 +362,50 @@ class ContextInjector:
         core_ids = [entity.id for entity in core]
         first = list(dict.fromkeys([*core_ids, *pinned]))
         order = first + [entity_id for entity_id in ranked if entity_id not in first]
+        excerpts: dict[str, list[str]] = {}
+        used = 0
+        source = self._source_reader() if self.excerpt_share else None
+        if source is not None:
+            # A widening shows again, first, the source the context it widens showed
+            # (``shown``), then what the last answer named, then the rest it showed.
+            named = [i for i, reason in found.reasons.items() if reason is Reason.NAMED]
+            before = [i for i in shown if i in found.entities]
+            kept = [i for i in pinned if i in found.entities]
+            best = [*core_ids, *before, *(i for i in named if i in scores), *kept, *order]
+            share = budget * self.excerpt_share
+            focus = _focus(found, _task_words(text))
+            excerpts, used = choose_excerpts(
+                best,
+                found.entities,
+                source,
+                share,
+                self.count_tokens,
+                self._reads.snapshot(),
+                focus,
+            )
         owners = self._owners(order, found)
         selected = fill_budget(
             order,
             found.entities,
             found.facts.values(),
-            budget,
+            max(budget - used, 1),
             limit,
-            set(first),
+            {*first, *excerpts},  # an entity with its excerpt enters, in its rank
             self.count_tokens,
             owners,
         )
         chosen = set(selected)
         owners = {member: owner for member, owner in owners.items() if member in chosen}
-        return found, selected, core_ids, scores, owners
+        return found, selected, core_ids, scores, owners, excerpts
+
+    def _source_reader(self) -> SourceReader | None:
+        """The reader of the folder the graph was indexed from (read again when the
+        graph changes: a re-index may name another folder), or ``None`` for a store
+        that does not say which, or whose folder is gone (no excerpts)."""
+        snapshot = self._reads.snapshot()
+        if self._sources is None or self._sources[0] != snapshot:
+            self._sources = (snapshot, _source_reader(self.store))
+        return self._sources[1]
 
     # -- seeds ----------------------------------------------------------------------
 
@@ -512,6 +584,26 @@ def _takes_keep(inject: Any) -> bool:
         or (parameter.name == "keep" and parameter.kind is not inspect.Parameter.VAR_POSITIONAL)
         for parameter in parameters
     )
+
+
+def _focus(found: Candidates, words: Sequence[str]) -> Callable[[Entity], dict[str, int]]:
+    """The terms that choose the lines of an entity's long excerpt
+    (:func:`~citeloop.knowledge.excerpts.focus_terms`): the names of what it calls,
+    those the task found weighing more, and the task's words; the same at every
+    widening of a task (a name a later answer used does not change them)."""
+    calls: dict[str, list[str]] = {}
+    for fact in found.facts.values():
+        if fact.relation is RelationKind.CALLS:
+            calls.setdefault(fact.subject, []).append(fact.object.rpartition(".")[2].lstrip("?"))
+    by_task = {
+        found.entities[entity_id].name
+        for entity_id, reason in found.reasons.items()
+        if reason in _FOUND_BY_TASK and entity_id in found.seeds
+    }
+    return lambda entity: focus_terms(words, calls.get(entity.id, ()), by_task)
+
+
+_FOUND_BY_TASK = frozenset({Reason.MENTION, Reason.LEXICAL, Reason.RETRIEVED})
 
 
 def _selected_ids(default: InjectedContext | None, snapshot: str) -> list[str] | None:

@@ -200,8 +200,12 @@ class ContextText:
         owner = self.owner(entity)
         return f"{owner}.{entity.name}" if owner and entity.name in self._ambiguous else entity.name
 
-    def render(self, facts: Sequence[Fact]) -> str:
-        """The context text (see the module docstring)."""
+    def render(
+        self, facts: Sequence[Fact], excerpts: Mapping[str, Sequence[str]] | None = None
+    ) -> str:
+        """The context text (see the module docstring), each entity of ``excerpts`` (by
+        id) followed by its excerpt lines (:mod:`citeloop.knowledge.excerpts`)."""
+        excerpts = excerpts or {}
         groups: dict[str, list[Entity]] = {}
         for entity in self.entities:
             if entity.kind not in (EntityKind.DECISION, EntityKind.REQUIREMENT):
@@ -211,7 +215,9 @@ class ContextText:
             if path:
                 lines.append(file_heading(path))
             entities.sort(key=lambda entity: entity.line or 0)
-            lines.extend(entity_line(entity, self.owner(entity)) for entity in entities)
+            for entity in entities:
+                lines.append(entity_line(entity, self.owner(entity)))
+                lines.extend(excerpts.get(entity.id, ()))
         lines.extend(
             entity_line(entity, None)
             for entity in self.entities

@@ -497,6 +497,17 @@ class SqliteGraphStore(PathRecall):
             row = self._db.execute("SELECT value FROM meta WHERE key = 'source_root'").fetchone()
         return Path(row[0]) if row else None
 
+    def file_digests(self, paths: Collection[str]) -> dict[str, str]:
+        """The SHA-256 hex digest of each of ``paths`` as it was indexed (paths the
+        graph does not hold are left out)."""
+        query = "SELECT path, digest FROM files WHERE path IN ({marks})"
+        return {
+            path: digest
+            for _, rows in self._select_in(query, sorted(set(paths)))
+            for path, digest in rows
+            if digest
+        }
+
     def snapshot(self) -> str:
         session = self._session_cache()
         if session is not None and session[0].snapshot:

@@ -62,6 +62,18 @@ def test_context_prints_the_documented_format(db, capsys):
     assert "class Circle(Shape)" in out
 
 
+def test_context_shows_source_lines_unless_told_not_to(db, capsys):
+    task = "How does `Circle.area` work?"
+    code, out, _ = run(capsys, "context", "--db", str(db), "--task", task)
+    assert code == EXIT_OK
+    assert "        return helpers.square(self.radius) * helpers.PI" in out
+    code, out, _ = run(capsys, "context", "--db", str(db), "--task", task, "--json")
+    assert "shapes.circle.Circle.area" in json.loads(out)["excerpts"]
+    code, out, _ = run(capsys, "context", "--db", str(db), "--task", task, "--no-source")
+    assert code == EXIT_OK
+    assert "Circle.area()  # L13-15" in out and " | " not in out
+
+
 def test_context_explain_says_why_each_entity_is_there(db, capsys):
     code, out, _ = run(capsys, "context", "--db", str(db), "--task", TASK, "--explain")
     assert code == EXIT_OK

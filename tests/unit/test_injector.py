@@ -43,6 +43,7 @@ LINE_SHAPES = [
     re.compile(r"REQ-\w+(-\w+)*( .+)?"),
     re.compile(re.escape(DECISIONS_HEADING)),
     re.compile(r"  [\w-]+: .+"),
+    re.compile(r"    +\d* \| .*"),  # a source excerpt's line
 ]
 
 
@@ -433,7 +434,7 @@ def test_widening_brings_in_the_names_an_answer_used(store: SqliteGraphStore) ->
 
 
 def test_a_later_widening_keeps_what_the_earlier_one_showed(store: SqliteGraphStore) -> None:
-    injector = ContextInjector(store, hops=0, max_context_tokens=40)
+    injector = ContextInjector(store, hops=0, max_context_tokens=40, excerpt_share=0)
     first = injector.inject("`Kreis`", expansion=ContextExpansion.for_attempt(0, ("typed_circle",)))
     assert "typed_circle" in names(first)
     second = ContextExpansion.for_attempt(1, ("Shape",))
@@ -546,7 +547,8 @@ def test_text_lines_and_entities_match(store: SqliteGraphStore) -> None:
     assert "REQ-001-002 area is never negative" in lines
     # Each entity has one line; unresolved call targets are neither entities nor shown.
     assert sum(line.startswith("class Circle") for line in lines) == 1
-    assert "undefined_helper" not in context.text
+    shown = [line for line in lines if not LINE_SHAPES[-1].fullmatch(line)]
+    assert not any("undefined_helper" in line for line in shown)  # an excerpt may call it
 
 
 def test_entities_carry_path_lines_signature_and_summary(store: SqliteGraphStore) -> None:

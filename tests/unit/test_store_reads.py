@@ -86,7 +86,7 @@ def test_a_walk_reads_a_level_at_a_time(graph_file):
     # full-text index's own reads ("-- " statements inside the search) are not counted.
     with SqliteGraphStore(graph_file, read_only=True, cache_size=0) as store:
         traced = statements(store)
-        context = ContextInjector(store, hops=2).inject(TASK)
+        context = ContextInjector(store, hops=2, excerpt_share=0).inject(TASK)
     seen = [statement for statement in traced if not statement.startswith("-- ")]
     assert len(seen) <= 16 < len(context.entities), seen
 
@@ -100,7 +100,9 @@ def test_the_walk_is_the_same_from_every_store(reader, graph_file):
             for lexical_hits in (0, 24):
                 stores = (reader, uncached) + ((memory,) if not lexical_hits else ())
                 contexts = [
-                    ContextInjector(s, hops=hops, lexical_hits=lexical_hits).inject(TASK)
+                    ContextInjector(
+                        s, hops=hops, lexical_hits=lexical_hits, excerpt_share=0
+                    ).inject(TASK)
                     for s in stores
                 ]
                 texts = {(c.text, c.entities, c.facts, c.snapshot) for c in contexts}

@@ -1,0 +1,290 @@
+"""Source excerpts: the numbered lines of the code a context is most about.
+
+A context's entity lines are a map (names, signatures, summaries, where); a question
+about what a function does is answered by its body. So the best-placed functions,
+methods and properties show their lines under their entity line: the core first, then
+what a previous answer named, then the rest in rank order, while they fit in a share
+(:data:`EXCERPT_SHARE`) of the token budget::
+
+    Selectable.select_info: SelectStatementColumnsAndTables  # L74-144 — Returns …
+        74 |     def select_info(self) -> SelectStatementColumnsAndTables:
+           | … docstring (L75-76)
+        77 |         if self.selectable.is_type("select_statement"):
+        78 |             return get_select_statement_info(self.selectable, self.dialect)
+           | … 66 more lines (L79-144)
+
+An excerpt line is ``<line number> | <code>``, the code passed through
+:func:`citeloop.text.data_line` (it can neither end the context block nor start a
+line of its own) and cut at :data:`MAX_EXCERPT_LINE_CHARS`. A body longer than
+:data:`MAX_EXCERPT_LINES` (or than the share left) is cut: it leaves its docstring out
+(the entity line has its summary), and after its first line it shows the lines that use
+what the context is about (the names of what it calls, weighing more when the task's
+words found them, then the task's words; a term used on fewer lines of the body weighs
+more), each with a line either side, so that a 200-line ``compile`` shows where it
+calls ``attach_edge`` rather than its parameters. Each run left out is one line:
+``       | … docstring (L75-80)``, ``       | … 89 lines (L1302-1390)``. The lines are
+read from the indexed folder only while the file is the one the graph indexed
+(:class:`~citeloop.knowledge.source.SourceReader`), so the numbers are the graph's: an
+answer cites ``path:line`` from them exactly. A store without the indexed folder, or a
+file edited since indexing, gives the entity line alone.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Callable, Collection, Iterable, Mapping
+
+from citeloop.grounding.mentions import identifier_words
+from citeloop.knowledge.model import Entity, EntityKind
+from citeloop.knowledge.source import SourceReader
+from citeloop.text import data_line
+
+EXCERPT_SHARE = 0.25
+"""Share of the context's token budget that source excerpts may take."""
+
+MAX_EXCERPT_LINES = 40
+"""Most lines of one excerpt."""
+
+MIN_EXCERPT_LINES = 4
+"""Fewest lines of an excerpt cut short to fit; a shorter one is left out."""
+
+MAX_EXCERPT_LINE_CHARS = 160
+"""Longest excerpt line, in characters of code (cut with ``…``)."""
+
+MAX_EXCERPTS = 8
+"""Most entities whose source one context shows."""
+
+_EXCERPT_KINDS = frozenset(
+    {EntityKind.FUNCTION, EntityKind.METHOD, EntityKind.TEST, EntityKind.ATTRIBUTE}
+)
+
+
+def excerptable(entity: Entity) -> bool:
+    """Whether ``entity`` may show its source: a function, method or test, or a
+    property (an attribute of more than one line), with a path and a line span."""
+    return (
+        entity.kind in _EXCERPT_KINDS
+        and bool(entity.path)
+        and entity.line is not None
+        and entity.end_line is not None
+        and (entity.kind is not EntityKind.ATTRIBUTE or entity.end_line > entity.line)
+    )
+
+
+def excerpt_lines(
+    entity: Entity, lines: tuple[str, ...], shown: int, focus: Mapping[str, int] | None = None
+) -> list[str]:
+    """The excerpt of ``entity`` (see the module docstring): at most ``shown`` of its
+    lines of code, with a line for each run left out that says which.
+
+    A definition longer than ``shown`` lines leaves its docstring out (the entity line
+    has its summary) and shows its first line, then the lines that use the most
+    ``focus`` terms with a line either side, then its first lines, in file order.
+
+    Args:
+        entity: An :func:`excerptable` entity.
+        lines: The lines of its file, as indexed.
+        shown: Most lines of code to show, >= 1.
+        focus: Weight by lower-cased term (a whole identifier, or one of its words):
+            what the context is about (see :func:`focus_terms`).
+    """
+    start = max(entity.line or 1, 1)
+    end = min(max(entity.end_line or start, start), len(lines))
+    width = len(str(end))
+    numbers = list(range(start, end + 1))
+    docstring = None
+    if len(numbers) > shown:
+        docstring = _docstring_span(lines, start, end)
+        if docstring is not None:
+            numbers = [n for n in numbers if not docstring[0] <= n <= docstring[1]]
+        numbers = _chosen(numbers, lines, shown, focus or {})
+    out: list[str] = []
+    last = start - 1
+    for number in [*numbers, end + 1]:
+        if number > last + 1:  # a run left out
+            first, final = last + 1, min(number - 1, end)
+            if docstring == (first, final):
+                what = "docstring"
+            elif number > end:
+                what = f"{final - first + 1} more line{'' if first == final else 's'}"
+            else:
+                what = f"{final - first + 1} line{'' if first == final else 's'}"
+            out.append(f"    {'':>{width}} | … {what} (L{first}-{final})")
+        if number > end:
+            break
+        code = lines[number - 1].rstrip()
+        if len(code) > MAX_EXCERPT_LINE_CHARS:
+            code = code[: MAX_EXCERPT_LINE_CHARS - 1] + "…"
+        out.append(data_line(f"    {number:>{width}} | {code}".rstrip()))
+        last = number
+    return out
+
+
+def focus_terms(
+    words: Iterable[str], names: Iterable[str], found_by_task: Collection[str] = ()
+) -> dict[str, int]:
+    """The terms an excerpt's lines are chosen by: ``names`` (whole, lower-cased: what
+    the entity calls) weigh 2, or 3 when in ``found_by_task`` (the names the task's
+    mentions and words found), ahead of the task's ``words`` (lower-cased; weight 1).
+    The same terms choose the same lines, and more room only adds lines, so an excerpt
+    only grows when a retry widens the context."""
+    strong = {name.lower() for name in found_by_task}
+    terms = dict.fromkeys((word.lower() for word in words), 1)
+    for name in names:
+        key = name.lower()
+        terms[key] = 3 if key in strong else 2
+    return terms
+
+
+_IDENTIFIER = re.compile(r"[^\W\d]\w*")
+
+
+def _terms(line: str, focus: Mapping[str, int]) -> set[str]:
+    """The ``focus`` terms ``line`` uses: its identifiers, whole or by their words."""
+    found = set()
+    for token in _IDENTIFIER.findall(line):
+        if (whole := token.lower()) in focus:
+            found.add(whole)
+        found.update(word for word in identifier_words(token) if word in focus)
+    return found
+
+
+def _chosen(
+    numbers: list[int], lines: tuple[str, ...], shown: int, focus: Mapping[str, int]
+) -> list[int]:
+    """``shown`` of ``numbers`` (line numbers, in order), in file order: the first; the
+    lines that use the most telling ``focus`` terms (a term's weight divided by the
+    number of the lines that use it, summed), each with a line either side; then the
+    first ones."""
+    keep = dict.fromkeys(numbers[:1])
+    if focus:
+        used = {number: _terms(lines[number - 1], focus) for number in numbers[1:]}
+        lines_using = Counter(term for terms in used.values() for term in terms)
+        score = {n: sum(focus[t] / lines_using[t] for t in terms) for n, terms in used.items()}
+        rest = set(numbers)
+        for number in sorted(score, key=lambda n: (-score[n], n)):
+            if not score[number] or len(keep) >= shown:
+                break
+            for near in (number, number - 1, number + 1):
+                if near in rest and len(keep) < shown:
+                    keep.setdefault(near)
+    for number in numbers:
+        if len(keep) >= shown:
+            break
+        keep.setdefault(number)
+    return sorted(keep)
+
+
+_DOCSTRING_START = re.compile(r"[rRuUbB]{0,2}(\"\"\"|\'\'\')")
+
+
+def _docstring_span(lines: tuple[str, ...], start: int, end: int) -> tuple[int, int] | None:
+    """The first and last line of the docstring of the definition at ``start`` (its
+    first statement, a triple-quoted string after the signature), or ``None``.
+
+    The signature ends at the first line, from ``start`` on, where the brackets opened
+    since ``start`` are closed and the code (before a ``#``) ends with ``:``; strings
+    inside the signature are skipped. Linear in the lines read.
+    """
+    depth, number = 0, start
+    while number <= end:
+        code, depth = _code_and_depth(lines[number - 1], depth)
+        if depth <= 0 and code.rstrip().endswith(":"):
+            break
+        number += 1
+    else:
+        return None
+    first = number + 1
+    while first <= end and not lines[first - 1].strip():
+        first += 1
+    if first > end:
+        return None
+    text = lines[first - 1].lstrip()
+    opening = _DOCSTRING_START.match(text)
+    if opening is None:
+        return None
+    quote = opening.group(1)
+    if quote in text[opening.end() :]:
+        return first, first
+    for last in range(first + 1, end + 1):
+        if quote in lines[last - 1]:
+            return first, last
+    return None
+
+
+def _code_and_depth(line: str, depth: int) -> tuple[str, int]:
+    """``line`` up to a comment, and the bracket depth after it (strings skipped)."""
+    quote = ""
+    for at, char in enumerate(line):
+        if quote:
+            if char == quote:
+                quote = ""
+        elif char in "\"'":
+            quote = char
+        elif char == "#":
+            return line[:at], depth
+        elif char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+    return line, depth
+
+
+def choose_excerpts(
+    ids: Iterable[str],
+    entities: Mapping[str, Entity],
+    reader: SourceReader,
+    budget: float,
+    count: Callable[[str], int],
+    version: object = None,
+    focus: Callable[[Entity], Mapping[str, int]] | None = None,
+) -> tuple[dict[str, list[str]], int]:
+    """The excerpts of the first :data:`MAX_EXCERPTS` excerptable entities of ``ids``
+    (best first) that fit in ``budget`` tokens, and the tokens they take.
+
+    An excerpt that does not fit whole is cut to the lines that do (at least
+    :data:`MIN_EXCERPT_LINES`); one that cannot be cut so is left out and the next one
+    tried.
+
+    Args:
+        ids: Entity ids, best first (every one a key of ``entities``).
+        entities: The entities by id.
+        reader: Reads the indexed files.
+        budget: Tokens the excerpts may take.
+        count: Counts the tokens of a text (as the whole context is counted).
+        version: The graph's snapshot id, for the reader's digests (see
+            :meth:`SourceReader.lines`).
+        focus: The terms each entity's long body has its lines chosen by
+            (:func:`focus_terms`).
+    """
+    wanted = []
+    for entity_id in dict.fromkeys(ids):
+        if excerptable(entities[entity_id]):
+            wanted.append(entities[entity_id])
+            if len(wanted) >= MAX_EXCERPTS:
+                break
+    if not wanted or budget <= 0:
+        return {}, 0
+    files = reader.lines({entity.path for entity in wanted if entity.path}, version)
+    chosen: dict[str, list[str]] = {}
+    used = 0
+    for position, entity in enumerate(wanted):
+        lines = files.get(entity.path or "")
+        if lines is None or (entity.line or 0) > len(lines):
+            continue
+        # A long body takes at most half the share while another excerpt may follow.
+        last = position == len(wanted) - 1
+        room = budget - used if last else min(budget - used, budget / 2)
+        terms = focus(entity) if focus is not None else None
+        block = excerpt_lines(entity, lines, MAX_EXCERPT_LINES, terms)
+        cost = count("\n".join(block)) + 1
+        shown = min(MAX_EXCERPT_LINES, len(block))
+        while cost > room and shown > MIN_EXCERPT_LINES:
+            shown = max(MIN_EXCERPT_LINES, int(shown * room / cost) - 1)
+            block = excerpt_lines(entity, lines, shown, terms)
+            cost = count("\n".join(block)) + 1
+        if cost <= room:
+            chosen[entity.id] = block
+            used += cost
+    return chosen, used
