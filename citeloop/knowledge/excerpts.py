@@ -89,36 +89,76 @@ def excerpt_lines(
         focus: Weight by lower-cased term (a whole identifier, or one of its words):
             what the context is about (see :func:`focus_terms`).
     """
-    start = max(entity.line or 1, 1)
-    end = min(max(entity.end_line or start, start), len(lines))
-    width = len(str(end))
-    numbers = list(range(start, end + 1))
-    docstring = None
-    if len(numbers) > shown:
-        docstring = _docstring_span(lines, start, end)
-        if docstring is not None:
-            numbers = [n for n in numbers if not docstring[0] <= n <= docstring[1]]
-        numbers = _chosen(numbers, lines, shown, focus or {})
-    out: list[str] = []
-    last = start - 1
-    for number in [*numbers, end + 1]:
-        if number > last + 1:  # a run left out
-            first, final = last + 1, min(number - 1, end)
-            if docstring == (first, final):
-                what = "docstring"
-            elif number > end:
-                what = f"{final - first + 1} more line{'' if first == final else 's'}"
-            else:
-                what = f"{final - first + 1} line{'' if first == final else 's'}"
-            out.append(f"    {'':>{width}} | … {what} (L{first}-{final})")
-        if number > end:
-            break
-        code = lines[number - 1].rstrip()
-        if len(code) > MAX_EXCERPT_LINE_CHARS:
-            code = code[: MAX_EXCERPT_LINE_CHARS - 1] + "…"
-        out.append(data_line(f"    {number:>{width}} | {code}".rstrip()))
-        last = number
-    return out
+    return _Body(entity, lines, focus or {}).excerpt(shown)
+
+
+class _Body:
+    """The lines of one definition, to excerpt at any length: the order its lines are
+    taken in is worked out once (an excerpt of ``n`` lines shows the first ``n`` of
+    it, so more room only adds lines)."""
+
+    def __init__(self, entity: Entity, lines: tuple[str, ...], focus: Mapping[str, int]) -> None:
+        self.lines = lines
+        self.start = max(entity.line or 1, 1)
+        self.end = min(max(entity.end_line or self.start, self.start), len(lines))
+        self.focus = focus
+        self.docstring: tuple[int, int] | None = None
+        self._order: list[int] | None = None
+
+    def excerpt(self, shown: int) -> list[str]:
+        if self.end - self.start + 1 <= shown:
+            return self._render(range(self.start, self.end + 1))
+        return self._render(sorted(self._taken()[:shown]))
+
+    def _taken(self) -> list[int]:
+        """Every line but the docstring's, in the order an excerpt takes them: the
+        first; the lines that use the most telling ``focus`` terms (a term's weight
+        divided by the number of the lines that use it, summed), each followed by the
+        lines before and after it; then the rest from the top."""
+        if self._order is not None:
+            return self._order
+        self.docstring = _docstring_span(self.lines, self.start, self.end)
+        skipped = range(self.docstring[0], self.docstring[1] + 1) if self.docstring else ()
+        numbers = [n for n in range(self.start, self.end + 1) if n not in skipped]
+        order = dict.fromkeys(numbers[:1])
+        if self.focus:
+            used = {n: _terms(self.lines[n - 1], self.focus) for n in numbers[1:]}
+            lines_using = Counter(term for terms in used.values() for term in terms)
+            score = {n: sum(self.focus[t] / lines_using[t] for t in ts) for n, ts in used.items()}
+            rest = set(numbers)
+            for number in sorted(score, key=lambda n: (-score[n], n)):
+                if not score[number]:
+                    break
+                for near in (number, number - 1, number + 1):
+                    if near in rest:
+                        order.setdefault(near)
+        order.update(dict.fromkeys(numbers))
+        self._order = list(order)
+        return self._order
+
+    def _render(self, numbers: Iterable[int]) -> list[str]:
+        width = len(str(self.end))
+        out: list[str] = []
+        last = self.start - 1
+        for number in [*numbers, self.end + 1]:
+            if number > last + 1:  # a run left out
+                first, final = last + 1, min(number - 1, self.end)
+                count = final - first + 1
+                if self.docstring == (first, final):
+                    what = "docstring"
+                elif number > self.end:
+                    what = f"{count} more line{'' if count == 1 else 's'}"
+                else:
+                    what = f"{count} line{'' if count == 1 else 's'}"
+                out.append(f"    {'':>{width}} | … {what} (L{first}-{final})")
+            if number > self.end:
+                break
+            code = self.lines[number - 1].rstrip()
+            if len(code) > MAX_EXCERPT_LINE_CHARS:
+                code = code[: MAX_EXCERPT_LINE_CHARS - 1] + "…"
+            out.append(data_line(f"    {number:>{width}} | {code}".rstrip()))
+            last = number
+        return out
 
 
 def focus_terms(
@@ -148,32 +188,6 @@ def _terms(line: str, focus: Mapping[str, int]) -> set[str]:
             found.add(whole)
         found.update(word for word in identifier_words(token) if word in focus)
     return found
-
-
-def _chosen(
-    numbers: list[int], lines: tuple[str, ...], shown: int, focus: Mapping[str, int]
-) -> list[int]:
-    """``shown`` of ``numbers`` (line numbers, in order), in file order: the first; the
-    lines that use the most telling ``focus`` terms (a term's weight divided by the
-    number of the lines that use it, summed), each with a line either side; then the
-    first ones."""
-    keep = dict.fromkeys(numbers[:1])
-    if focus:
-        used = {number: _terms(lines[number - 1], focus) for number in numbers[1:]}
-        lines_using = Counter(term for terms in used.values() for term in terms)
-        score = {n: sum(focus[t] / lines_using[t] for t in terms) for n, terms in used.items()}
-        rest = set(numbers)
-        for number in sorted(score, key=lambda n: (-score[n], n)):
-            if not score[number] or len(keep) >= shown:
-                break
-            for near in (number, number - 1, number + 1):
-                if near in rest and len(keep) < shown:
-                    keep.setdefault(near)
-    for number in numbers:
-        if len(keep) >= shown:
-            break
-        keep.setdefault(number)
-    return sorted(keep)
 
 
 _DOCSTRING_START = re.compile(r"[rRuUbB]{0,2}(\"\"\"|\'\'\')")
@@ -276,13 +290,13 @@ def choose_excerpts(
         # A long body takes at most half the share while another excerpt may follow.
         last = position == len(wanted) - 1
         room = budget - used if last else min(budget - used, budget / 2)
-        terms = focus(entity) if focus is not None else None
-        block = excerpt_lines(entity, lines, MAX_EXCERPT_LINES, terms)
+        body = _Body(entity, lines, focus(entity) if focus is not None else {})
+        block = body.excerpt(MAX_EXCERPT_LINES)
         cost = count("\n".join(block)) + 1
         shown = min(MAX_EXCERPT_LINES, len(block))
         while cost > room and shown > MIN_EXCERPT_LINES:
             shown = max(MIN_EXCERPT_LINES, int(shown * room / cost) - 1)
-            block = excerpt_lines(entity, lines, shown, terms)
+            block = body.excerpt(shown)
             cost = count("\n".join(block)) + 1
         if cost <= room:
             chosen[entity.id] = block

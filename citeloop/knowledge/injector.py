@@ -25,7 +25,13 @@ from typing import Any
 from citeloop.errors import ConfigurationError
 from citeloop.grounding.mentions import Mention, code_mentions, query_words
 from citeloop.knowledge.budget import fill_budget
-from citeloop.knowledge.excerpts import EXCERPT_SHARE, choose_excerpts, focus_terms
+from citeloop.knowledge.excerpts import (
+    EXCERPT_SHARE,
+    MAX_EXCERPTS,
+    choose_excerpts,
+    excerptable,
+    focus_terms,
+)
 from citeloop.knowledge.model import (
     DEFAULT_MAX_CONTEXT_TOKENS,
     ContextEntity,
@@ -373,7 +379,7 @@ class ContextInjector:
             kept = [i for i in pinned if i in found.entities]
             best = [*core_ids, *before, *(i for i in named if i in scores), *kept, *order]
             share = budget * self.excerpt_share
-            focus = _focus(found, _task_words(text))
+            focus = self._focus(best, found, _task_words(text))
             excerpts, used = choose_excerpts(
                 best,
                 found.entities,
@@ -397,6 +403,29 @@ class ContextInjector:
         chosen = set(selected)
         owners = {member: owner for member, owner in owners.items() if member in chosen}
         return found, selected, core_ids, scores, owners, excerpts
+
+    def _focus(
+        self, best: Sequence[str], found: Candidates, words: Sequence[str]
+    ) -> Callable[[Entity], dict[str, int]]:
+        """The terms that choose the lines of an entity's long excerpt
+        (:func:`~citeloop.knowledge.excerpts.focus_terms`): the names of what it calls,
+        those the task found weighing more, and the task's words; the same at every
+        widening of a task (a name a later answer used does not change them)."""
+        ids = [i for i in dict.fromkeys(best) if excerptable(found.entities[i])]
+        calls = {
+            entity_id: [
+                fact.object.rpartition(".")[2].lstrip("?")
+                for fact in facts
+                if fact.relation is RelationKind.CALLS and fact.subject == entity_id
+            ]
+            for entity_id, facts in self._reads.facts_of_many(ids[:MAX_EXCERPTS]).items()
+        }
+        by_task = {
+            found.entities[entity_id].name
+            for entity_id, reason in found.reasons.items()
+            if reason in _FOUND_BY_TASK and entity_id in found.seeds
+        }
+        return lambda entity: focus_terms(words, calls.get(entity.id, ()), by_task)
 
     def _source_reader(self) -> SourceReader | None:
         """The reader of the folder the graph was indexed from (read again when the
@@ -584,23 +613,6 @@ def _takes_keep(inject: Any) -> bool:
         or (parameter.name == "keep" and parameter.kind is not inspect.Parameter.VAR_POSITIONAL)
         for parameter in parameters
     )
-
-
-def _focus(found: Candidates, words: Sequence[str]) -> Callable[[Entity], dict[str, int]]:
-    """The terms that choose the lines of an entity's long excerpt
-    (:func:`~citeloop.knowledge.excerpts.focus_terms`): the names of what it calls,
-    those the task found weighing more, and the task's words; the same at every
-    widening of a task (a name a later answer used does not change them)."""
-    calls: dict[str, list[str]] = {}
-    for fact in found.facts.values():
-        if fact.relation is RelationKind.CALLS:
-            calls.setdefault(fact.subject, []).append(fact.object.rpartition(".")[2].lstrip("?"))
-    by_task = {
-        found.entities[entity_id].name
-        for entity_id, reason in found.reasons.items()
-        if reason in _FOUND_BY_TASK and entity_id in found.seeds
-    }
-    return lambda entity: focus_terms(words, calls.get(entity.id, ()), by_task)
 
 
 _FOUND_BY_TASK = frozenset({Reason.MENTION, Reason.LEXICAL, Reason.RETRIEVED})
