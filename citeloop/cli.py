@@ -149,7 +149,7 @@ def cmd_context(args: argparse.Namespace) -> int:
                 "tokens": injected.tokens,
                 "budget": injected.budget,
                 "entities": [dataclasses.asdict(entity) for entity in injected.entities],
-                "excerpts": list(injected.excerpts),
+                "excerpts": {entity_id: list(lines) for entity_id, lines in injected.excerpts},
             }
         )
         return EXIT_OK

@@ -33,7 +33,8 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable, Collection, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from typing import NamedTuple
 
 from citeloop.grounding.mentions import identifier_words
 from citeloop.knowledge.model import Entity, EntityKind
@@ -97,18 +98,34 @@ class _Body:
     taken in is worked out once (an excerpt of ``n`` lines shows the first ``n`` of
     it, so more room only adds lines)."""
 
-    def __init__(self, entity: Entity, lines: tuple[str, ...], focus: Mapping[str, int]) -> None:
+    def __init__(
+        self,
+        entity: Entity,
+        lines: tuple[str, ...],
+        focus: Mapping[str, int],
+        first: Sequence[int] = (),
+    ) -> None:
         self.lines = lines
         self.start = max(entity.line or 1, 1)
         self.end = min(max(entity.end_line or self.start, self.start), len(lines))
         self.focus = focus
+        self.first = [n for n in dict.fromkeys(first) if self.start <= n <= self.end]
+        """Lines taken before any other (those an earlier excerpt showed)."""
         self.docstring: tuple[int, int] | None = None
         self._order: list[int] | None = None
 
-    def excerpt(self, shown: int) -> list[str]:
+    def lines_of_code(self, most: int) -> int:
+        """How many lines of code an excerpt of at most ``most`` shows."""
+        return min(most, self.end - self.start + 1)
+
+    def numbers(self, shown: int) -> list[int]:
+        """The line numbers an excerpt of ``shown`` lines of code shows, in order."""
         if self.end - self.start + 1 <= shown:
-            return self._render(range(self.start, self.end + 1))
-        return self._render(sorted(self._taken()[:shown]))
+            return list(range(self.start, self.end + 1))
+        return sorted(self._taken()[:shown])
+
+    def excerpt(self, shown: int) -> list[str]:
+        return self._render(self.numbers(shown))
 
     def _taken(self) -> list[int]:
         """Every line but the docstring's, in the order an excerpt takes them: the
@@ -120,7 +137,7 @@ class _Body:
         self.docstring = _docstring_span(self.lines, self.start, self.end)
         skipped = range(self.docstring[0], self.docstring[1] + 1) if self.docstring else ()
         numbers = [n for n in range(self.start, self.end + 1) if n not in skipped]
-        order = dict.fromkeys(numbers[:1])
+        order = dict.fromkeys([*self.first, *numbers[:1]])
         if self.focus:
             used = {n: _terms(self.lines[n - 1], self.focus) for n in numbers[1:]}
             lines_using = Counter(term for terms in used.values() for term in terms)
@@ -245,6 +262,17 @@ def _code_and_depth(line: str, depth: int) -> tuple[str, int]:
     return line, depth
 
 
+class Excerpts(NamedTuple):
+    """The excerpts chosen for one context."""
+
+    blocks: dict[str, list[str]]
+    """Each excerpt's lines, by entity id, best first."""
+    shown: dict[str, tuple[int, ...]]
+    """The line numbers each shows (its markers aside), by entity id."""
+    tokens: int
+    """The tokens they take, each with its line break."""
+
+
 def choose_excerpts(
     ids: Iterable[str],
     entities: Mapping[str, Entity],
@@ -253,13 +281,16 @@ def choose_excerpts(
     count: Callable[[str], int],
     version: object = None,
     focus: Callable[[Entity], Mapping[str, int]] | None = None,
-) -> tuple[dict[str, list[str]], int]:
+    previous: Mapping[str, Sequence[int]] | None = None,
+) -> Excerpts:
     """The excerpts of the first :data:`MAX_EXCERPTS` excerptable entities of ``ids``
-    (best first) that fit in ``budget`` tokens, and the tokens they take.
+    (best first) that fit in ``budget`` tokens.
 
     An excerpt that does not fit whole is cut to the lines that do (at least
     :data:`MIN_EXCERPT_LINES`); one that cannot be cut so is left out and the next one
-    tried.
+    tried. An entity of ``previous`` (the excerpts of the context being widened) shows
+    every line it showed, and room is kept for those that follow it: a widened context
+    only adds lines.
 
     Args:
         ids: Entity ids, best first (every one a key of ``entities``).
@@ -271,7 +302,9 @@ def choose_excerpts(
             :meth:`SourceReader.lines`).
         focus: The terms each entity's long body has its lines chosen by
             (:func:`focus_terms`).
+        previous: The line numbers shown before, by entity id (:attr:`Excerpts.shown`).
     """
+    previous = previous or {}
     wanted = []
     for entity_id in dict.fromkeys(ids):
         if excerptable(entities[entity_id]):
@@ -279,26 +312,38 @@ def choose_excerpts(
             if len(wanted) >= MAX_EXCERPTS:
                 break
     if not wanted or budget <= 0:
-        return {}, 0
+        return Excerpts({}, {}, 0)
     files = reader.lines({entity.path for entity in wanted if entity.path}, version)
-    chosen: dict[str, list[str]] = {}
+    bodies = {}
+    for entity in wanted:
+        lines = files.get(entity.path or "")
+        if lines is not None and (entity.line or 0) <= len(lines):
+            terms = focus(entity) if focus else {}
+            bodies[entity.id] = _Body(entity, lines, terms, previous.get(entity.id, ()))
+    floors = {i: len(bodies[i].first) for i in previous if i in bodies and bodies[i].first}
+    kept = {i: count("\n".join(bodies[i].excerpt(n))) + 1 for i, n in floors.items()}
+    reserve = sum(kept.values())
+    found = Excerpts({}, {}, 0)
     used = 0
     for position, entity in enumerate(wanted):
-        lines = files.get(entity.path or "")
-        if lines is None or (entity.line or 0) > len(lines):
+        body = bodies.get(entity.id)
+        if body is None:
             continue
+        floor = floors.get(entity.id, 0)
+        reserve -= kept.get(entity.id, 0)
         # A long body takes at most half the share while another excerpt may follow.
-        last = position == len(wanted) - 1
-        room = budget - used if last else min(budget - used, budget / 2)
-        body = _Body(entity, lines, focus(entity) if focus is not None else {})
-        block = body.excerpt(MAX_EXCERPT_LINES)
+        free = budget - used - reserve
+        room = free if position == len(wanted) - 1 else min(free, budget / 2)
+        room = max(room, kept.get(entity.id, 0))
+        shown = max(body.lines_of_code(MAX_EXCERPT_LINES), floor)
+        block = body.excerpt(shown)
         cost = count("\n".join(block)) + 1
-        shown = min(MAX_EXCERPT_LINES, len(block))
-        while cost > room and shown > MIN_EXCERPT_LINES:
-            shown = max(MIN_EXCERPT_LINES, int(shown * room / cost) - 1)
+        while cost > room and shown > max(MIN_EXCERPT_LINES, floor):
+            shown = max(MIN_EXCERPT_LINES, floor, int(shown * room / cost) - 1)
             block = body.excerpt(shown)
             cost = count("\n".join(block)) + 1
         if cost <= room:
-            chosen[entity.id] = block
+            found.blocks[entity.id] = block
+            found.shown[entity.id] = tuple(body.numbers(shown))
             used += cost
-    return chosen, used
+    return found._replace(tokens=used)

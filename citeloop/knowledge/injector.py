@@ -28,6 +28,7 @@ from citeloop.knowledge.budget import fill_budget
 from citeloop.knowledge.excerpts import (
     EXCERPT_SHARE,
     MAX_EXCERPTS,
+    Excerpts,
     choose_excerpts,
     excerptable,
     focus_terms,
@@ -282,14 +283,14 @@ class ContextInjector:
         widening = expansion or ContextExpansion()
         with self._reads.reading():
             pinned: list[str] = []
-            shown: list[str] = []  # what showed its source, first again when widened
+            shown: dict[str, tuple[int, ...]] = {}  # the source shown, kept if widened
             if expansion is not None:  # a wider context keeps the default and `keep`
                 pinned = _selected_ids(default, self._reads.snapshot())
                 if pinned is None:
                     chosen = self._select(text, task_type, ContextExpansion(), [])
-                    pinned, shown = chosen[1], list(chosen[5])
+                    pinned, shown = chosen[1], chosen[5].shown
                 else:
-                    shown = list(default.excerpts) if default is not None else []
+                    shown = dict(default.excerpts) if default is not None else {}
                 pinned = list(dict.fromkeys([*pinned, *keep]))
             found, selected, core_ids, scores, owners, excerpts = self._select(
                 text, task_type, widening, pinned, shown
@@ -306,7 +307,7 @@ class ContextInjector:
             key=lambda fact: (position[fact.subject], position[fact.object]),
         )
         text = ContextText(entities, owners).render(
-            [fact for fact in facts if fact.relation in RENDERED_RELATIONS], excerpts
+            [fact for fact in facts if fact.relation in RENDERED_RELATIONS], excerpts.blocks
         )
         core_set = set(core_ids)
         context_entities = [
@@ -327,7 +328,7 @@ class ContextInjector:
             expansion=expansion,
             tokens=self.count_tokens(text),
             budget=self.max_context_tokens * widening.limit_multiplier,
-            excerpts=tuple(excerpts),
+            excerpts=tuple(excerpts.shown.items()),
         )
 
     def _select(
@@ -336,14 +337,12 @@ class ContextInjector:
         task_type: str | None,
         widening: ContextExpansion,
         pinned: list[str],
-        shown: Sequence[str] = (),
-    ) -> tuple[
-        Candidates, list[str], list[str], dict[str, float], dict[str, str], dict[str, list[str]]
-    ]:
+        shown: Mapping[str, tuple[int, ...]] | None = None,
+    ) -> tuple[Candidates, list[str], list[str], dict[str, float], dict[str, str], Excerpts]:
         """The candidates, the selected ids in rank order (core first, then ``pinned``),
         the core ids, the scores, the class of each selected member, and the source
-        excerpts by entity id (``shown``: ids whose source the context being widened
-        showed, given their excerpts again right after the core and the named)."""
+        excerpts (``shown``: the lines each entity of the context being widened showed,
+        by entity id; shown again, right after the core)."""
         follow_tests = widening.include_tested_by or task_type in TEST_TASK_TYPES
         budget = self.max_context_tokens * widening.limit_multiplier
         limit = self.max_entities * widening.limit_multiplier if self.max_entities else None
@@ -351,12 +350,16 @@ class ContextInjector:
         found = Candidates()
         for entity in core:
             found.seed(entity, Reason.MENTION, _SEED_WEIGHTS[Reason.MENTION])
-        for entity in self._named(widening.names):
-            found.seed(entity, Reason.NAMED, _SEED_WEIGHTS[Reason.NAMED])
         for entity in self._capitalized_classes(text):
             found.seed(entity, Reason.LEXICAL, _SEED_WEIGHTS[Reason.LEXICAL])
         self._lexical(text, found, follow_tests)
         self._retrieve(text, found, follow_tests)
+        # The names the task found, before an answer's: they choose an excerpt's lines,
+        # the same at every widening of the task.
+        found_by_task = {found.entities[entity_id].name for entity_id in found.seeds}
+        named = self._named(widening.names)
+        for entity in named:
+            found.seed(entity, Reason.NAMED, _SEED_WEIGHTS[Reason.NAMED])
         walk(self._reads, found, self.hops + widening.extra_hops, follow_tests)
         if widening.include_requirement_closure:
             requirement_closure(self._reads, found, _SEED_WEIGHTS[Reason.LEXICAL])
@@ -368,19 +371,18 @@ class ContextInjector:
         core_ids = [entity.id for entity in core]
         first = list(dict.fromkeys([*core_ids, *pinned]))
         order = first + [entity_id for entity_id in ranked if entity_id not in first]
-        excerpts: dict[str, list[str]] = {}
-        used = 0
+        excerpts = Excerpts({}, {}, 0)
         source = self._source_reader() if self.excerpt_share else None
         if source is not None:
             # A widening shows again, first, the source the context it widens showed
             # (``shown``), then what the last answer named, then the rest it showed.
-            named = [i for i, reason in found.reasons.items() if reason is Reason.NAMED]
-            before = [i for i in shown if i in found.entities]
+            before = [i for i in shown or {} if i in found.entities]
             kept = [i for i in pinned if i in found.entities]
-            best = [*core_ids, *before, *(i for i in named if i in scores), *kept, *order]
+            asked = [entity.id for entity in named if entity.id in scores]
+            best = [*core_ids, *before, *asked, *kept, *order]
             share = budget * self.excerpt_share
-            focus = self._focus(best, found, _task_words(text))
-            excerpts, used = choose_excerpts(
+            focus = self._focus(best, found, _task_words(text), found_by_task)
+            excerpts = choose_excerpts(
                 best,
                 found.entities,
                 source,
@@ -388,15 +390,16 @@ class ContextInjector:
                 self.count_tokens,
                 self._reads.snapshot(),
                 focus,
+                shown,
             )
         owners = self._owners(order, found)
         selected = fill_budget(
             order,
             found.entities,
             found.facts.values(),
-            max(budget - used, 1),
+            max(budget - excerpts.tokens, 1),
             limit,
-            {*first, *excerpts},  # an entity with its excerpt enters, in its rank
+            {*first, *excerpts.blocks},  # an entity with its excerpt enters, in its rank
             self.count_tokens,
             owners,
         )
@@ -405,7 +408,11 @@ class ContextInjector:
         return found, selected, core_ids, scores, owners, excerpts
 
     def _focus(
-        self, best: Sequence[str], found: Candidates, words: Sequence[str]
+        self,
+        best: Sequence[str],
+        found: Candidates,
+        words: Sequence[str],
+        found_by_task: Collection[str],
     ) -> Callable[[Entity], dict[str, int]]:
         """The terms that choose the lines of an entity's long excerpt
         (:func:`~citeloop.knowledge.excerpts.focus_terms`): the names of what it calls,
@@ -420,12 +427,7 @@ class ContextInjector:
             ]
             for entity_id, facts in self._reads.facts_of_many(ids[:MAX_EXCERPTS]).items()
         }
-        by_task = {
-            found.entities[entity_id].name
-            for entity_id, reason in found.reasons.items()
-            if reason in _FOUND_BY_TASK and entity_id in found.seeds
-        }
-        return lambda entity: focus_terms(words, calls.get(entity.id, ()), by_task)
+        return lambda entity: focus_terms(words, calls.get(entity.id, ()), found_by_task)
 
     def _source_reader(self) -> SourceReader | None:
         """The reader of the folder the graph was indexed from (read again when the
@@ -613,9 +615,6 @@ def _takes_keep(inject: Any) -> bool:
         or (parameter.name == "keep" and parameter.kind is not inspect.Parameter.VAR_POSITIONAL)
         for parameter in parameters
     )
-
-
-_FOUND_BY_TASK = frozenset({Reason.MENTION, Reason.LEXICAL, Reason.RETRIEVED})
 
 
 def _selected_ids(default: InjectedContext | None, snapshot: str) -> list[str] | None:

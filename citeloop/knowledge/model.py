@@ -318,8 +318,8 @@ class InjectedContext:
         expansion: The expansion used, or ``None`` for the default context.
         tokens: Tokens of ``text`` (as the injector counts them).
         budget: The token budget it was filled to (core entities may exceed it).
-        excerpts: The ids of the entities whose source lines the text shows
-            (:mod:`citeloop.knowledge.excerpts`), best first.
+        excerpts: ``(entity id, line numbers shown)`` of each entity whose source
+            the text shows (:mod:`citeloop.knowledge.excerpts`), best first.
     """
 
     text: str
@@ -329,7 +329,7 @@ class InjectedContext:
     expansion: ContextExpansion | None = None
     tokens: int = 0
     budget: int = 0
-    excerpts: tuple[str, ...] = ()
+    excerpts: tuple[tuple[str, tuple[int, ...]], ...] = ()
 
     @property
     def core(self) -> tuple[ContextEntity, ...]:

@@ -109,14 +109,17 @@ def test_excerpts_go_best_first_and_fit_their_budget() -> None:
         "m.C": Entity("m.C", EntityKind.CLASS, "C", "m.py", 1, end_line=60),
     }
     reader = Files({"m.py": body, "b.py": body[:3]})
-    chosen, used = choose_excerpts(["m.C", "m.a", "m.b"], entities, reader, 100, estimated_tokens)
+    chosen, shown, used = choose_excerpts(
+        ["m.C", "m.a", "m.b"], entities, reader, 100, estimated_tokens
+    )
     # The class shows none; the best function is cut to half the share (and says so),
     # which leaves room for the next one.
     assert list(chosen) == ["m.a", "m.b"] and used <= 100
     assert chosen["m.a"][-1].startswith("       | … ") and chosen["m.a"][-1].endswith("-60)")
     assert MIN_EXCERPT_LINES <= len(chosen["m.a"]) - 1 < 10
     assert len(chosen["m.b"]) == 3
-    alone, _ = choose_excerpts(["m.a"], entities, reader, 100, estimated_tokens)
+    assert len(shown["m.a"]) == len(chosen["m.a"]) - 1 and shown["m.b"] == (1, 2, 3)
+    alone = choose_excerpts(["m.a"], entities, reader, 100, estimated_tokens).blocks
     assert len(alone["m.a"]) > len(chosen["m.a"])  # the last candidate may take it all
 
 
@@ -124,14 +127,14 @@ def test_an_excerpt_too_big_to_cut_is_left_out_and_the_next_tried() -> None:
     body = tuple("x" * 150 for _ in range(60))
     entities = {"m.a": function("a", 1, 60), "m.b": function("b", 1, 2, "b.py")}
     reader = Files({"m.py": body, "b.py": ("def b():", "    pass")})
-    chosen, used = choose_excerpts(["m.a", "m.b"], entities, reader, 30, estimated_tokens)
+    chosen, _, used = choose_excerpts(["m.a", "m.b"], entities, reader, 30, estimated_tokens)
     assert list(chosen) == ["m.b"] and used <= 30
 
 
 def test_no_share_no_file_no_excerpt() -> None:
     entities = {"m.a": function("a", 1, 2)}
-    assert choose_excerpts(["m.a"], entities, Files({"m.py": ("a", "b")}), 0, len) == ({}, 0)
-    assert choose_excerpts(["m.a"], entities, Files({}), 500, len) == ({}, 0)
+    assert choose_excerpts(["m.a"], entities, Files({"m.py": ("a", "b")}), 0, len) == ({}, {}, 0)
+    assert choose_excerpts(["m.a"], entities, Files({}), 500, len) == ({}, {}, 0)
 
 
 # --- reading the indexed files ---------------------------------------------------------
@@ -355,5 +358,29 @@ def test_an_injector_built_before_the_index_shows_source_once_indexed(tmp_path: 
         assert injector.inject("How does `Circle.area` work?").excerpts == ()
         index_tree(root, graph)
         context = injector.inject("How does `Circle.area` work?")
-    assert "shapes.circle.Circle.area" in context.excerpts
+    assert "shapes.circle.Circle.area" in dict(context.excerpts)
     assert AREA[0] in lines_of(context.text)
+
+
+def test_a_wider_share_keeps_every_line_shown_before() -> None:
+    """A widening may choose lines by other terms (a task's tests are followed, so its
+    words find other entities), and a wider share lets earlier excerpts grow: every
+    line shown before is shown again all the same."""
+    body = ["def run(self):"] + [f"    step_{n}()" for n in range(2, 81)]
+    body[49], body[69] = "    alpha = load()", "    beta = store()"
+    entities = {"m.a": function("a", 1, 80), "m.b": function("b", 1, 80, "b.py")}
+    reader = Files({"m.py": tuple(body), "b.py": tuple(body)})
+
+    def focus_on(term):
+        return lambda entity: focus_terms([], [term])
+
+    before = choose_excerpts(["m.a", "m.b"], entities, reader, 600, len, None, focus_on("alpha"))
+    assert 50 in before.shown["m.a"] and 70 not in before.shown["m.a"]
+    args = (["m.a", "m.b"], entities, reader, 1200, len, None, focus_on("beta"))
+    wider = choose_excerpts(*args, previous=before.shown)
+    for entity_id, lines in before.shown.items():
+        assert set(lines) <= set(wider.shown[entity_id]), entity_id
+        code = {line for line in before.blocks[entity_id] if "…" not in line}
+        assert code <= set(wider.blocks[entity_id])
+    assert 70 in wider.shown["m.a"]
+    assert 50 not in choose_excerpts(*args).shown["m.a"]  # without them, other lines
