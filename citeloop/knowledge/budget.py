@@ -5,8 +5,9 @@ file's heading when it is the first of its file (the decisions' heading for the 
 decision), and the relation lines it adds with itself (a recursive call) and the
 entities already chosen (an ``inherits`` line, a caller's ``calls`` line or one more
 callee on it), a name on them ``Owner.name`` when another chosen entity has it (and the
-first entity so named then pays for the lines it is already on). Entities are taken in
-rank order while they fit; a core entity always enters.
+first entity so named then pays for the lines it is already on), and the source excerpt
+that follows its line, if it has one. Entities are taken in rank order while they fit; a
+core entity always enters.
 
 Every line is costed as the text will write it (through
 :func:`~citeloop.text.data_line`, a member by its class only when ``owners`` has it).
@@ -20,7 +21,7 @@ counts and of BPE tokenizers in practice, not of a count that rounds down).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Collection, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 
 from citeloop.knowledge.model import Entity, EntityKind, Fact, RelationKind
 from citeloop.knowledge.render import (
@@ -46,6 +47,7 @@ def fill_budget(
     core: Collection[str],
     count: Callable[[str], int],
     owners: Mapping[str, str],
+    excerpts: Mapping[str, Sequence[str]] | None = None,
 ) -> list[str]:
     """The ids of the entities that fit, in ``order`` (see the module docstring).
 
@@ -59,6 +61,8 @@ def fill_budget(
         count: Counts the tokens of a text (the one that counts the whole context).
         owners: The class id of each member among the candidates that is a class's,
             by member id (its lines name it ``Owner.member``, as the text will).
+        excerpts: The excerpt lines that follow an entity's line, by id
+            (:mod:`~citeloop.knowledge.excerpts`): they enter with it or not at all.
     """
     if count is estimated_tokens:
         piece: Callable[[str], float] = _characters
@@ -86,6 +90,7 @@ def fill_budget(
             continue
         entity = entities[entity_id]
         cost = piece(entity_line(entity, member_owner(entity, owners))) + newline
+        cost += sum(piece(line) + newline for line in (excerpts or {}).get(entity_id, ()))
         if entity.kind in _NOT_IN_FILES:
             if entity.kind is EntityKind.DECISION and not decisions:
                 cost += piece(DECISIONS_HEADING) + newline

@@ -393,18 +393,25 @@ class ContextInjector:
                 shown,
             )
         owners = self._owners(order, found)
+        # An entity with an excerpt is offered right after the core and the pinned, its
+        # line and its excerpt costed together: both fit in the budget, or neither shows.
+        rank = {entity_id: at for at, entity_id in enumerate(order)}
+        offered = dict.fromkeys([*first, *(i for i in excerpts.blocks if i in rank), *order])
         selected = fill_budget(
-            order,
+            offered,
             found.entities,
             found.facts.values(),
-            max(budget - excerpts.tokens, 1),
+            budget,
             limit,
-            {*first, *excerpts.blocks},  # an entity with its excerpt enters, in its rank
+            first,
             self.count_tokens,
             owners,
+            excerpts.blocks,
         )
+        selected.sort(key=rank.__getitem__)
         chosen = set(selected)
         owners = {member: owner for member, owner in owners.items() if member in chosen}
+        excerpts = excerpts.within(chosen, self.count_tokens)
         return found, selected, core_ids, scores, owners, excerpts
 
     def _focus(

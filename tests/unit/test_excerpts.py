@@ -384,3 +384,30 @@ def test_a_wider_share_keeps_every_line_shown_before() -> None:
         assert code <= set(wider.blocks[entity_id])
     assert 70 in wider.shown["m.a"]
     assert 50 not in choose_excerpts(*args).shown["m.a"]  # without them, other lines
+
+
+def test_an_excerpt_enters_with_its_entity_line_within_the_budget(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    root.mkdir()
+    body = "".join(f"    total_{n} = sum(items) + {n}\n" for n in range(12))
+    functions = (f"def compute_total_{i}(items):\n{body}    return total_1\n\n\n" for i in range(6))
+    (root / "m.py").write_text("".join(functions), encoding="utf-8")
+    bases = ", ".join(f"SomeLongBaseClassName{n}" for n in range(6))
+    run = "    def run(self):\n        return 1\n\n\n"
+    classes = (f"class Named{i}({bases}):\n{run}" for i in range(6))
+    (root / "c.py").write_text("".join(classes), encoding="utf-8")
+    with SqliteGraphStore(tmp_path / "graph.db") as graph:
+        index_tree(root, graph)
+        task = "How is the total of the items computed?"
+        for share in (0.25, 0.5, 1.0):
+            for tokens in (60, 120, 200, 400):
+                injector = ContextInjector(graph, max_context_tokens=tokens, excerpt_share=share)
+                context = injector.inject(task)
+                assert not context.core and context.tokens <= tokens, (share, tokens)
+                assert set(dict(context.excerpts)) <= {entity.id for entity in context.entities}
+        capped = ContextInjector(graph, max_entities=1).inject(task)
+        assert len(capped.entities) == 1 and len(capped.excerpts) == 1
+        # Core entities over the budget leave no room: nothing else enters, excerpt or not.
+        named = "What are " + ", ".join(f"`Named{i}`" for i in range(6)) + "?"
+        crowded = ContextInjector(graph, max_context_tokens=100).inject(named)
+        assert crowded.tokens > 100 and all(entity.tier == "core" for entity in crowded.entities)
