@@ -177,8 +177,10 @@ def _explanation(injected: InjectedContext) -> str:
     return "\n".join(lines)
 
 
-def _load_context(path: str) -> Any:
-    """JSON with an ``entities`` list (text starting with ``{``), or context text."""
+def _load_context(path: str) -> tuple[Any, str]:
+    """JSON with an ``entities`` list (text starting with ``{``), or context text; and
+    the context text a JSON context holds (``context --json``'s ``text``), else ``""``:
+    the names its lines show (an excerpt's code) are grounded, as when it is text."""
     text = read_text(path, "context")
     # Decided by content, not by name: `--context <(citeloop context --json)` has none.
     if text.lstrip().startswith("{"):
@@ -196,20 +198,21 @@ def _load_context(path: str) -> Any:
                 '`citeloop context --json`) or {"context_entities": [...]} (as printed by '
                 "`citeloop run --json`), or be context text"
             )
-        return data[key]
-    return text
+        shown = data.get("text")
+        return data[key], shown if isinstance(shown, str) else ""
+    return text, ""
 
 
 def cmd_check(args: argparse.Namespace) -> int:
     from citeloop.grounding.graph_context import GraphContextValidator
 
-    context = _load_context(args.context)
+    context, shown = _load_context(args.context)
     response = read_text(args.response, "response")
     validator = GraphContextValidator(
         reference_threshold=args.threshold, require_citations=not args.no_require_citations
     )
     try:
-        result = validator.validate(response, context)
+        result = validator.validate(response, context, prompt=shown)
     except (TypeError, ValueError) as exc:
         raise UsageError(f"context file {args.context!r}: {exc}") from None
     if result.vacuous:  # surely the wrong file (or swapped files), not a pass

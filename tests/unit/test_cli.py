@@ -596,3 +596,20 @@ def test_a_bad_checkpointer_spec_from_the_environment_exits_2(db, tmp_path, caps
     code, out, err = run(capsys, "run", *argv)
     assert code == EXIT_USAGE and out == ""
     assert "unknown scheme 'redis'" in err and "postgresql://" in err
+
+
+def test_check_grounds_the_names_a_json_context_shows_in_its_text(db, tmp_path, capsys):
+    # `undefined_helper` is only in the code of Circle.label's excerpt: no entity has it.
+    task = "How does `Circle.label` work?"
+    code, out, _ = run(capsys, "context", "--db", str(db), "--task", task, "--json")
+    assert code == EXIT_OK and "undefined_helper()" in json.loads(out)["text"]
+    context = tmp_path / "context.json"
+    context.write_text(out, encoding="utf-8")
+    answer = tmp_path / "answer.md"
+    cited = "\n\n## Entities used\n- Circle\n- label\n"
+    answer.write_text("`Circle.label` adds `undefined_helper()`." + cited, encoding="utf-8")
+    code, out, _ = run(capsys, "check", "--context", str(context), "--response", str(answer))
+    assert code == EXIT_OK, out
+    answer.write_text("`Circle.label` adds `made_up_helper()`." + cited, encoding="utf-8")
+    code, out, _ = run(capsys, "check", "--context", str(context), "--response", str(answer))
+    assert code == EXIT_FAILED and "made_up_helper" in out
