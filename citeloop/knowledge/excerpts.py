@@ -207,7 +207,8 @@ def _terms(line: str, focus: Mapping[str, int]) -> set[str]:
     return found
 
 
-_DOCSTRING_START = re.compile(r"[rRuUbB]{0,2}(\"\"\"|\'\'\')")
+_DOCSTRING_START = re.compile(r"[rRuU]?(\"\"\"|\'\'\')")
+"""A docstring's opening: a bytes or f-string literal is none (Python keeps no docstring)."""
 
 
 def _docstring_span(lines: tuple[str, ...], start: int, end: int) -> tuple[int, int] | None:
@@ -245,11 +246,16 @@ def _docstring_span(lines: tuple[str, ...], start: int, end: int) -> tuple[int, 
 
 
 def _code_and_depth(line: str, depth: int) -> tuple[str, int]:
-    """``line`` up to a comment, and the bracket depth after it (strings skipped)."""
-    quote = ""
+    """``line`` up to a comment, and the bracket depth after it (strings, and the
+    quotes a backslash escapes in them, skipped)."""
+    quote, escaped = "", False
     for at, char in enumerate(line):
         if quote:
-            if char == quote:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == quote:
                 quote = ""
         elif char in "\"'":
             quote = char

@@ -411,3 +411,19 @@ def test_an_excerpt_enters_with_its_entity_line_within_the_budget(tmp_path: Path
         named = "What are " + ", ".join(f"`Named{i}`" for i in range(6)) + "?"
         crowded = ContextInjector(graph, max_context_tokens=100).inject(named)
         assert crowded.tokens > 100 and all(entity.tier == "core" for entity in crowded.entities)
+
+
+def test_an_escaped_quote_in_the_signature_still_finds_the_docstring() -> None:
+    lines = (
+        'def split(text, sep="\\"", limit=-1) -> list[str]:',
+        '    """Split.',
+        "",
+        '    """',
+        "    parts = text.split(sep)",
+        "    return parts[:limit]",
+    )
+    block = excerpt_lines(function("split", 1, 6), lines, 3)
+    assert block[1:3] == ["      | … docstring (L2-4)", "    5 |     parts = text.split(sep)"]
+    # A bytes literal is no docstring: it is code, shown as such.
+    raw = ("def f():", '    b"""Bytes."""', "    a = 1", "    return a")
+    assert excerpt_lines(function("f", 1, 4), raw, 2)[1] == '    2 |     b"""Bytes."""'
