@@ -10,7 +10,7 @@ may be cited, never required.
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import KW_ONLY, dataclass
 from typing import Any
 
@@ -283,7 +283,9 @@ class GraphContextValidator:
                 ``path``, ``line`` and ``end_line`` let locations be checked. An
                 :class:`IndexedContext` (:func:`index_context`) is read as it is.
             prompt: The rest of what the model was shown (task, payload; the context
-                text when ``context`` is not text): the names it writes are grounded.
+                text when ``context`` neither is text nor holds it, as an
+                ``InjectedContext``'s ``text`` or a ``"text"`` key does): the names it
+                writes are grounded.
             graph_names: The knowledge graph's entity names (a collection, or a
                 predicate such as a store lookup), to tell names the graph has from
                 invented ones; without it every ungrounded name counts as invented.
@@ -344,8 +346,7 @@ class GraphContextValidator:
         vacuous = not entities
 
         texts = [prompt] if isinstance(prompt, str) else list(prompt)
-        if isinstance(context, str):
-            texts.append(context)
+        texts.append(_shown_text(context))
         ungrounded = ungrounded_names(body, names, graph_names, prompt=texts)
         located, wrong_places, unlocated, absent = check_locations(
             section, entities, names, scanner, cited, require=self.require_locations
@@ -481,3 +482,14 @@ class GraphContextValidator:
         """Private (``_``-prefixed) entity names of the validator's own context
         (reported, never required)."""
         return self._own_entities()[1]
+
+
+def _shown_text(context: Any) -> str:
+    """The text of ``context`` the model was shown: the context itself when it is text,
+    an ``InjectedContext``'s ``text`` or a mapping's ``"text"`` (``citeloop context
+    --json``), else ``""``. The names its lines show (a source excerpt's code) are
+    grounded."""
+    if isinstance(context, str):
+        return context
+    text = context.get("text") if isinstance(context, Mapping) else getattr(context, "text", None)
+    return text if isinstance(text, str) else ""

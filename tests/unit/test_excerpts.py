@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import shutil
+from dataclasses import asdict
 from pathlib import Path
 
 import pytest
@@ -188,6 +189,19 @@ def test_an_answer_citing_a_line_of_an_excerpt_is_located(indexed) -> None:
     )
     result = GraphContextValidator(require_locations=True).validate(answer, context.entities)
     assert result.passed, result.reasons
+
+
+def test_a_name_only_an_excerpt_shows_is_grounded_by_the_context(indexed) -> None:
+    _, graph = indexed
+    context = ContextInjector(graph).inject("How does `Circle.label` work?")
+    assert "undefined_helper()" in context.text  # on a line of its excerpt, no entity's
+    cited = "\n\n## Entities used\n- Circle\n- label\n"
+    validator = GraphContextValidator()
+    assert validator.validate("`Circle.label` adds `undefined_helper()`." + cited, context).passed
+    as_json = {"text": context.text, "entities": [asdict(e) for e in context.entities]}
+    assert validator.validate("`Circle.label` adds `undefined_helper()`." + cited, as_json).passed
+    invented = validator.validate("`Circle.label` adds `made_up_helper()`." + cited, context)
+    assert invented.invented_names == ("made_up_helper",)
 
 
 def test_no_excerpts_when_turned_off_without_a_folder_or_from_a_memory_store(indexed) -> None:
