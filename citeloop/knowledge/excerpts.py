@@ -292,7 +292,6 @@ def choose_excerpts(
     reader: SourceReader,
     budget: float,
     count: Callable[[str], int],
-    version: object = None,
     focus: Callable[[Entity], Mapping[str, int]] | None = None,
     previous: Mapping[str, Sequence[int]] | None = None,
 ) -> Excerpts:
@@ -311,8 +310,6 @@ def choose_excerpts(
         reader: Reads the indexed files.
         budget: Tokens the excerpts may take.
         count: Counts the tokens of a text (as the whole context is counted).
-        version: The graph's snapshot id, for the reader's digests (see
-            :meth:`SourceReader.lines`).
         focus: The terms each entity's long body has its lines chosen by
             (:func:`focus_terms`).
         previous: The line numbers shown before, by entity id (:attr:`Excerpts.shown`).
@@ -326,7 +323,7 @@ def choose_excerpts(
                 break
     if not wanted or budget <= 0:
         return Excerpts({}, {}, 0)
-    files = reader.lines({entity.path for entity in wanted if entity.path}, version)
+    files = reader.lines({entity.path for entity in wanted if entity.path})
     bodies = {}
     for entity in wanted:
         lines = files.get(entity.path or "")

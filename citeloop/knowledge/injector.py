@@ -388,7 +388,6 @@ class ContextInjector:
                 source,
                 share,
                 self.count_tokens,
-                self._reads.snapshot(),
                 focus,
                 shown,
             )

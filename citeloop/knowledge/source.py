@@ -119,17 +119,16 @@ def read_source(root: Path, path: str) -> SourceLines:
 FILES_KEPT = 64
 """Files a :class:`SourceReader` keeps read."""
 
-DIGESTS_KEPT = 8192
-"""Indexed digests a :class:`SourceReader` keeps for one version of the graph."""
-
 
 class SourceReader:
     """The indexed lines of files below ``root``, as the graph indexed them.
 
     A file is read again only when its size or modification time changed; its lines
-    are given only while its digest is the one the graph holds (``digests``), so an
-    edit since indexing (lines moved) gives ``None``, never lines that no longer match
-    the graph's line numbers. Thread-safe; keeps the last :data:`FILES_KEPT` files.
+    are given only while its digest is the one the graph holds (``digests``, asked at
+    every read: a re-index that only moves lines keeps the graph's snapshot id, so no
+    digest is kept across reads), so an edit since indexing (lines moved) gives no
+    lines, never lines that no longer match the graph's line numbers. Thread-safe;
+    keeps the last :data:`FILES_KEPT` files.
 
     Args:
         root: The indexed folder.
@@ -141,42 +140,21 @@ class SourceReader:
         self.root = root.resolve()
         self._digests = digests
         self._files: OrderedDict[str, tuple[tuple[int, int], SourceLines]] = OrderedDict()
-        self._indexed: dict[str, str | None] = {}
-        self._version: object = None
         self._lock = threading.Lock()
 
-    def lines(self, paths: Collection[str], version: object = None) -> dict[str, tuple[str, ...]]:
+    def lines(self, paths: Collection[str]) -> dict[str, tuple[str, ...]]:
         """The lines of each of ``paths`` whose file is as the graph indexed it.
 
         Args:
             paths: Paths as the graph holds them.
-            version: The graph's version (its snapshot id) when known: the indexed
-                digests are kept while it stays the same, so a repeated read asks the
-                graph nothing; ``None`` asks every time.
         """
-        indexed = self._indexed_digests(paths, version)
+        indexed = self._digests(paths)
         found = {}
         for path, digest in indexed.items():
             source = self._read(path)
             if source.lines and source.digest == digest:
                 found[path] = source.lines
         return found
-
-    def _indexed_digests(self, paths: Collection[str], version: object) -> dict[str, str]:
-        with self._lock:
-            if version is None or version != self._version:
-                self._indexed, self._version = {}, version
-            known = dict(self._indexed)
-        missing = [path for path in paths if path not in known]
-        if missing:
-            digests = self._digests(missing)
-            fresh = {path: digests.get(path) for path in missing}
-            known.update(fresh)
-            if version is not None:
-                with self._lock:
-                    if self._version == version and len(self._indexed) < DIGESTS_KEPT:
-                        self._indexed.update(fresh)
-        return {path: digest for path in paths if (digest := known.get(path))}
 
     def _read(self, path: str) -> SourceLines:
         # The version check follows links without resolving the path (a resolve costs a

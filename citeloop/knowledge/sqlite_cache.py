@@ -32,6 +32,7 @@ class ReadCache:
             "facts": {},
             "first_facts": {},
             "search": {},
+            "digests": {},
         }
         self.count = 0
 

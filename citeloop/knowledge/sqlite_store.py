@@ -222,8 +222,9 @@ class SqliteGraphStore(PathRecall):
 
         On entry (not nested) the cache is checked against the file's version with one
         statement; inside, :meth:`names`, :meth:`snapshot`, :meth:`entities_named_many`,
-        :meth:`get_entities`, :meth:`facts_of_many` and :meth:`search` read the file only
-        for what is not cached yet. Other reads, and every read of a writable store, go to the file.
+        :meth:`get_entities`, :meth:`facts_of_many`, :meth:`search` and
+        :meth:`file_digests` read the file only for what is not cached yet. Other reads,
+        and every read of a writable store, go to the file.
         """
         if self._cache is None or self._version() is not None:
             yield
@@ -499,14 +500,19 @@ class SqliteGraphStore(PathRecall):
 
     def file_digests(self, paths: Collection[str]) -> dict[str, str]:
         """The SHA-256 hex digest of each of ``paths`` as it was indexed (paths the
-        graph does not hold are left out)."""
+        graph does not hold are left out). Inside a :meth:`reading` session they may come
+        from the read cache, which a re-index drops (the snapshot id would not: it stays
+        the same when a re-index only moves lines)."""
+        found = self._through_cache("digests", sorted(set(paths)), self._read_digests)
+        return {path: digest for path, digest in found.items() if digest}
+
+    def _read_digests(self, paths: list[str]) -> dict[str, str]:
+        found = dict.fromkeys(paths, "")
         query = "SELECT path, digest FROM files WHERE path IN ({marks})"
-        return {
-            path: digest
-            for _, rows in self._select_in(query, sorted(set(paths)))
-            for path, digest in rows
-            if digest
-        }
+        for _, rows in self._select_in(query, paths):
+            for path, digest in rows:
+                found[path] = digest or ""
+        return found
 
     def snapshot(self) -> str:
         session = self._session_cache()

@@ -245,22 +245,33 @@ def test_an_excerpt_share_out_of_range_is_a_configuration_error(indexed, share) 
         ContextInjector(graph, excerpt_share=share)
 
 
-def test_the_indexed_digests_are_asked_once_per_version_of_the_graph(indexed) -> None:
-    root, graph = indexed
-    asked: list[list[str]] = []
-
-    def digests(paths):
-        asked.append(sorted(paths))
-        return graph.file_digests(paths)
-
-    reader = SourceReader(root, digests)
-    for _ in range(3):
-        assert list(reader.lines(["shapes/circle.py"], "v1")) == ["shapes/circle.py"]
-    assert asked == [["shapes/circle.py"]]
-    reader.lines(["shapes/circle.py", "shapes/base.py"], "v1")
-    assert asked[-1] == ["shapes/base.py"]  # only what it had not asked
-    reader.lines(["shapes/circle.py"], "v2")
-    assert asked[-1] == ["shapes/circle.py"]  # a new version asks again
+@pytest.mark.parametrize("read_only", [False, True], ids=["writable", "read-only"])
+def test_a_reindex_that_only_moves_lines_is_seen_by_a_long_lived_injector(
+    tmp_path: Path, read_only: bool
+) -> None:
+    root = tmp_path / "repo"
+    root.mkdir()
+    body = "def alpha(a):\n    first = a + 1\n    return first\n"
+    path = root / "m.py"
+    path.write_text(body, encoding="utf-8")
+    task = "What does `alpha` do?"
+    with SqliteGraphStore(tmp_path / "graph.db") as graph:
+        index_tree(root, graph)
+        reads = SqliteGraphStore(tmp_path / "graph.db", read_only=True) if read_only else graph
+        injector = ContextInjector(reads)
+        assert "    1 | def alpha(a):" in lines_of(injector.inject(task).text)
+        snapshot = graph.snapshot()
+        path.write_text("# moved\n" + body, encoding="utf-8")
+        index_tree(root, graph)
+        assert graph.snapshot() == snapshot  # the same entities and facts, lines moved
+        # The file as first indexed again: its lines are not the graph's any more.
+        path.write_text(body, encoding="utf-8")
+        back = injector.inject(task).text
+        assert "def alpha(a)  # L2-4" in back and " | " not in back
+        path.write_text("# moved\n" + body, encoding="utf-8")
+        assert "    2 | def alpha(a):" in lines_of(injector.inject(task).text)
+        if read_only:
+            reads.close()
 
 
 LONG = (
@@ -388,9 +399,9 @@ def test_a_wider_share_keeps_every_line_shown_before() -> None:
     def focus_on(term):
         return lambda entity: focus_terms([], [term])
 
-    before = choose_excerpts(["m.a", "m.b"], entities, reader, 600, len, None, focus_on("alpha"))
+    before = choose_excerpts(["m.a", "m.b"], entities, reader, 600, len, focus_on("alpha"))
     assert 50 in before.shown["m.a"] and 70 not in before.shown["m.a"]
-    args = (["m.a", "m.b"], entities, reader, 1200, len, None, focus_on("beta"))
+    args = (["m.a", "m.b"], entities, reader, 1200, len, focus_on("beta"))
     wider = choose_excerpts(*args, previous=before.shown)
     for entity_id, lines in before.shown.items():
         assert set(lines) <= set(wider.shown[entity_id]), entity_id
