@@ -20,6 +20,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable, Collection, Mapping, Sequence
 from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 from citeloop.errors import ConfigurationError
@@ -111,15 +112,16 @@ def _kind_factor(entity: Entity) -> float:
     return ATTRIBUTE_SEED_FACTOR if entity.kind is EntityKind.ATTRIBUTE else 1.0
 
 
-def _source_reader(store: GraphStore) -> SourceReader | None:
-    """A reader of the folder ``store`` was indexed from, when it says which (and the
-    digests it indexed) and the folder is there; else ``None`` (no excerpts)."""
+def _source_root(store: GraphStore) -> tuple[Path, Callable[..., dict[str, str]]] | None:
+    """The folder ``store`` was indexed from and its ``file_digests``, when it says
+    which (and the digests it indexed) and the folder is there; else ``None`` (no
+    excerpts)."""
     source_root = getattr(store, "source_root", None)
     digests = getattr(store, "file_digests", None)
     if not callable(source_root) or not callable(digests):
         return None
     root = source_root()
-    return SourceReader(root, digests) if root is not None and root.is_dir() else None
+    return (root, digests) if root is not None and root.is_dir() else None
 
 
 def payload_text(payload: str | Mapping[str, Any] | Sequence[Any]) -> str:
@@ -230,7 +232,7 @@ class ContextInjector:
         )
         self._searchable = isinstance(store, SearchableGraphStore)
         self.excerpt_share = excerpt_share
-        self._sources: tuple[str, SourceReader | None] | None = None  # (snapshot, reader)
+        self._sources: tuple[Path, SourceReader] | None = None  # (root, reader)
 
     @property
     def retriever(self) -> Retriever | None:
@@ -436,13 +438,18 @@ class ContextInjector:
         return lambda entity: focus_terms(words, calls.get(entity.id, ()), found_by_task)
 
     def _source_reader(self) -> SourceReader | None:
-        """The reader of the folder the graph was indexed from (read again when the
-        graph changes: a re-index may name another folder), or ``None`` for a store
-        that does not say which, or whose folder is gone (no excerpts)."""
-        snapshot = self._reads.snapshot()
-        if self._sources is None or self._sources[0] != snapshot:
-            self._sources = (snapshot, _source_reader(self.store))
-        return self._sources[1]
+        """The reader of the folder the graph was indexed from (a new one when a
+        re-index names another folder: the snapshot id stays the same when the code
+        does), or ``None`` for a store that does not say which, or whose folder is gone
+        (no excerpts)."""
+        found = _source_root(self.store)
+        if found is None:
+            return None
+        root, digests = found
+        sources = self._sources
+        if sources is None or sources[0] != root:
+            sources = self._sources = (root, SourceReader(root, digests))
+        return sources[1]
 
     # -- seeds ----------------------------------------------------------------------
 

@@ -33,6 +33,7 @@ class ReadCache:
             "first_facts": {},
             "search": {},
             "digests": {},
+            "meta": {},
         }
         self.count = 0
 

@@ -222,8 +222,9 @@ class SqliteGraphStore(PathRecall):
 
         On entry (not nested) the cache is checked against the file's version with one
         statement; inside, :meth:`names`, :meth:`snapshot`, :meth:`entities_named_many`,
-        :meth:`get_entities`, :meth:`facts_of_many`, :meth:`search` and
-        :meth:`file_digests` read the file only for what is not cached yet. Other reads,
+        :meth:`get_entities`, :meth:`facts_of_many`, :meth:`search`,
+        :meth:`source_root` and :meth:`file_digests` read the file only for what is not
+        cached yet. Other reads,
         and every read of a writable store, go to the file.
         """
         if self._cache is None or self._version() is not None:
@@ -493,10 +494,17 @@ class SqliteGraphStore(PathRecall):
 
     def source_root(self) -> Path | None:
         """The folder the graph was last indexed from (absolute), or ``None`` when the
-        file does not say (written by an older version, or never indexed)."""
-        with self._lock:
-            row = self._db.execute("SELECT value FROM meta WHERE key = 'source_root'").fetchone()
-        return Path(row[0]) if row else None
+        file does not say (written by an older version, or never indexed). Inside a
+        :meth:`reading` session it may come from the read cache."""
+        found = self._through_cache("meta", ["source_root"], self._read_meta)
+        return Path(found["source_root"]) if found.get("source_root") else None
+
+    def _read_meta(self, keys: list[str]) -> dict[str, str]:
+        found = dict.fromkeys(keys, "")
+        for _, rows in self._select_in("SELECT key, value FROM meta WHERE key IN ({marks})", keys):
+            for key, value in rows:
+                found[key] = value or ""
+        return found
 
     def file_digests(self, paths: Collection[str]) -> dict[str, str]:
         """The SHA-256 hex digest of each of ``paths`` as it was indexed (paths the

@@ -452,3 +452,17 @@ def test_an_escaped_quote_in_the_signature_still_finds_the_docstring() -> None:
     # A bytes literal is no docstring: it is code, shown as such.
     raw = ("def f():", '    b"""Bytes."""', "    a = 1", "    return a")
     assert excerpt_lines(function("f", 1, 4), raw, 2)[1] == '    2 |     b"""Bytes."""'
+
+
+def test_a_folder_moved_and_indexed_again_shows_its_source(tmp_path: Path) -> None:
+    first = tmp_path / "first"
+    shutil.copytree(SAMPLE_REPO, first)
+    with SqliteGraphStore(tmp_path / "graph.db") as graph:
+        index_tree(first, graph)
+        injector = ContextInjector(graph)
+        assert AREA[0] in lines_of(injector.inject("How does `Circle.area` work?").text)
+        snapshot = graph.snapshot()
+        moved = shutil.move(first, tmp_path / "moved")
+        index_tree(moved, graph)
+        assert graph.snapshot() == snapshot  # the same code: the same snapshot id
+        assert AREA[0] in lines_of(injector.inject("How does `Circle.area` work?").text)
