@@ -141,7 +141,11 @@ class _Body:
         if self.focus:
             used = {n: _terms(self.lines[n - 1], self.focus) for n in numbers[1:]}
             lines_using = Counter(term for terms in used.values() for term in terms)
-            score = {n: sum(self.focus[t] / lines_using[t] for t in ts) for n, ts in used.items()}
+            # Summed in one order (a set's depends on the hash seed, and so would the
+            # last bit of a float sum): the same lines in every process.
+            score = {
+                n: sum(self.focus[t] / lines_using[t] for t in sorted(ts)) for n, ts in used.items()
+            }
             rest = set(numbers)
             for number in sorted(score, key=lambda n: (-score[n], n)):
                 if not score[number]:

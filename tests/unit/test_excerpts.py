@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
+import sys
 from dataclasses import asdict
 from pathlib import Path
 
@@ -466,3 +468,31 @@ def test_a_folder_moved_and_indexed_again_shows_its_source(tmp_path: Path) -> No
         index_tree(moved, graph)
         assert graph.snapshot() == snapshot  # the same code: the same snapshot id
         assert AREA[0] in lines_of(injector.inject("How does `Circle.area` work?").text)
+
+
+_SAME_IN_EVERY_PROCESS = """
+from citeloop.knowledge import Entity, EntityKind
+from citeloop.knowledge.excerpts import excerpt_lines
+body = ["def f():"] + [f"    t{n} = 0" for n in (1, 2, 3, 5, 6) for _ in range(9)]
+body += ["    t5(t6())", "    t1(t2(t3()))"] + ["    pad()"] * 20
+entity = Entity("m.f", EntityKind.FUNCTION, "f", "m.py", 1, "()", end_line=len(body))
+focus = {"t1": 1, "t2": 2, "t3": 3, "t5": 3, "t6": 3}
+print(excerpt_lines(entity, tuple(body), 2, focus))
+"""
+
+
+def test_an_excerpt_is_the_same_in_every_process() -> None:
+    """Line scores sum floats (0.1 + 0.2 + 0.3 against 0.6): summed in a set's order,
+    which depends on the hash seed, the best line changed from one process to the next,
+    and so did a prompt a recorded answer was keyed to."""
+    outputs = {
+        subprocess.run(
+            [sys.executable, "-c", _SAME_IN_EVERY_PROCESS],
+            capture_output=True,
+            text=True,
+            check=True,
+            env={**os.environ, "PYTHONHASHSEED": str(seed)},
+        ).stdout
+        for seed in range(8)
+    }
+    assert len(outputs) == 1, outputs
