@@ -215,6 +215,10 @@ class ContextInjector:
             raise ConfigurationError(
                 f"lexical_hits must be >= 0, got {lexical_hits}; use 0 for no lexical retrieval"
             )
+        if isinstance(excerpt_share, bool) or not isinstance(excerpt_share, int | float):
+            raise ConfigurationError(
+                f"excerpt_share must be a number between 0 and 1, got {excerpt_share!r}"
+            )
         if not 0 <= excerpt_share <= 1:
             raise ConfigurationError(
                 f"excerpt_share must be between 0 and 1, got {excerpt_share!r}; "

@@ -240,7 +240,7 @@ def test_a_widening_shows_the_source_of_what_the_answer_named(indexed) -> None:
     assert "    26 | def größe_von(form):" in lines_of(wider.text)
 
 
-@pytest.mark.parametrize("share", [-0.1, 1.5, float("nan")])
+@pytest.mark.parametrize("share", [-0.1, 1.5, float("nan"), "0.5", None, True])
 def test_an_excerpt_share_out_of_range_is_a_configuration_error(indexed, share) -> None:
     _, graph = indexed
     with pytest.raises(ConfigurationError, match="excerpt_share"):
