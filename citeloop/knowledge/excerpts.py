@@ -282,12 +282,12 @@ class Excerpts(NamedTuple):
     tokens: int
     """The tokens they take, each with its line break."""
 
-    def within(self, ids: Collection[str], count: Callable[[str], int]) -> Excerpts:
-        """The excerpts of ``ids`` only (the entities a context holds)."""
+    def within(self, ids: Collection[str]) -> Excerpts:
+        """The excerpts of ``ids`` only (the entities a context holds); ``tokens``
+        stays what the chosen ones took."""
         blocks = {key: block for key, block in self.blocks.items() if key in ids}
         shown = {key: lines for key, lines in self.shown.items() if key in blocks}
-        tokens = sum(count("\n".join(block)) + 1 for block in blocks.values())
-        return Excerpts(blocks, shown, tokens)
+        return self._replace(blocks=blocks, shown=shown)
 
 
 def choose_excerpts(

@@ -280,7 +280,8 @@ class ContextInjector:
 
         Returns:
             The rendered text, the entities with tiers and reasons in rank order, the
-            facts between them, the graph snapshot id, and the tokens used of the budget.
+            facts between them, the graph snapshot id, the tokens used of the budget, and
+            the line numbers of each source excerpt the text shows.
 
         Raises:
             TypeError: If ``payload`` is not a str, mapping or sequence.
@@ -383,9 +384,8 @@ class ContextInjector:
             # A widening shows again, first, the source the context it widens showed
             # (``shown``), then what the last answer named, then the rest it showed.
             before = [i for i in shown or {} if i in found.entities]
-            kept = [i for i in pinned if i in found.entities]
             asked = [entity.id for entity in named if entity.id in scores]
-            best = [*core_ids, *before, *asked, *kept, *order]
+            best = [*core_ids, *before, *asked, *pinned, *order]  # pinned: in the graph
             share = budget * self.excerpt_share
             focus = self._focus(best, found, _task_words(text), found_by_task)
             excerpts = choose_excerpts(
@@ -416,7 +416,7 @@ class ContextInjector:
         selected.sort(key=rank.__getitem__)
         chosen = set(selected)
         owners = {member: owner for member, owner in owners.items() if member in chosen}
-        excerpts = excerpts.within(chosen, self.count_tokens)
+        excerpts = excerpts.within(chosen)
         return found, selected, core_ids, scores, owners, excerpts
 
     def _focus(
