@@ -339,12 +339,15 @@ def choose_excerpts(
     reserve = sum(kept.values())
     found = Excerpts({}, {}, 0)
     used = 0
+    seen: dict[str, set[int]] = {}  # the line numbers shown so far, by path
     for position, entity in enumerate(wanted):
         body = bodies.get(entity.id)
         if body is None:
             continue
         floor = floors.get(entity.id, 0)
         reserve -= kept.get(entity.id, 0)
+        if _shown_whole(entity, seen):
+            continue
         # A long body takes at most half the share while another excerpt may follow.
         free = budget - used - reserve
         room = free if position == len(wanted) - 1 else min(free, budget / 2)
@@ -359,5 +362,15 @@ def choose_excerpts(
         if cost <= room:
             found.blocks[entity.id] = block
             found.shown[entity.id] = tuple(body.numbers(shown))
+            seen.setdefault(entity.path or "", set()).update(found.shown[entity.id])
             used += cost
     return found._replace(tokens=used)
+
+
+def _shown_whole(entity: Entity, seen: Mapping[str, set[int]]) -> bool:
+    """Whether an excerpt chosen before shows every line of ``entity`` (a nested
+    function inside its enclosing function's excerpt): it is not shown twice."""
+    lines = seen.get(entity.path or "")
+    if not lines or entity.line is None:
+        return False
+    return all(n in lines for n in range(entity.line, (entity.end_line or entity.line) + 1))

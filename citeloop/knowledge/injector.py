@@ -205,6 +205,14 @@ class ContextInjector:
         retriever: Retriever | None = None,
         excerpt_share: float = EXCERPT_SHARE,
     ) -> None:
+        for name, value, kind in (
+            ("hops", hops, "an int"),
+            ("max_context_tokens", max_context_tokens, "an int"),
+            ("lexical_hits", lexical_hits, "an int"),
+            ("max_entities", 1 if max_entities is None else max_entities, "an int or None"),
+        ):
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise ConfigurationError(f"{name} must be {kind}, got {value!r}")
         if hops < 0:
             raise ConfigurationError(f"hops must be >= 0, got {hops}; use 0 for seeds only")
         if max_context_tokens < 1:

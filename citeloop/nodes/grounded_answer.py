@@ -182,6 +182,7 @@ def _validator(
     require_citations: bool,
     fail_on_invented: bool,
     require_locations: bool,
+    fail_on_insufficient: bool = True,
 ) -> GraphContextValidator:
     """The validator of a run's settings (immutable, so shared by the runs that have them)."""
     return GraphContextValidator(
@@ -189,6 +190,7 @@ def _validator(
         require_citations=require_citations,
         fail_on_invented=fail_on_invented,
         require_locations=require_locations,
+        fail_on_insufficient=fail_on_insufficient,
     )
 
 
@@ -405,14 +407,20 @@ class GroundedAnswerNodes:
     def _chat_model(self, ctx: GroundedAnswerContext) -> BaseChatModel:
         return chat_model(self.model, ctx.model)
 
-    def _validation(self, state: State, ctx: GroundedAnswerContext) -> GraphValidationResult:
+    def _validation(
+        self, state: State, ctx: GroundedAnswerContext, *, last: bool = False
+    ) -> GraphValidationResult:
         """The answer judged against the context in state, with the prompt's names
-        grounded and the knowledge graph's names telling invented ones apart."""
+        grounded and the knowledge graph's names telling invented ones apart. Saying
+        the context is not enough fails an answer only while a retry can widen it (not
+        on the ``last`` attempt): then what the answer says it lacks is reported, not
+        failed."""
         validator = _validator(
             ctx.reference_threshold,
             ctx.require_citations,
             ctx.fail_on_invented,
             ctx.require_locations,
+            not last,
         )
         prompt = [state["task"], state.get("payload") or "", state.get("context_text") or ""]
         return validator.validate(
@@ -440,7 +448,10 @@ class GroundedAnswerNodes:
             report["check_problems"] = [
                 {"check": name, **problem.to_dict()} for name, problem in run.reask
             ]
-        result = self._validation({**state, "answer": answer}, ctx)
+        spent = (state.get("tokens") or {}).get("total", 0)
+        spent_all = ctx.max_total_tokens is not None and spent >= ctx.max_total_tokens
+        last = spent_all or not retries_left(state, ctx)
+        result = self._validation({**state, "answer": answer}, ctx, last=last)
         report = {**_with_empty_context_rule(result.to_dict()), **report}
         report["context_passed"] = report["passed"]
         report["passed"] = report["context_passed"] and not report.get("check_problems")
@@ -448,12 +459,11 @@ class GroundedAnswerNodes:
         best = state.get("best") or {}
         if not best or _rank(report) > _rank(best["report"]):
             best = update["best"] = {"answer": answer, "report": report}
-        spent = (state.get("tokens") or {}).get("total", 0)
         if report["passed"]:
             update["outcome"] = "passed"
         elif not retries_left(state, ctx):
             update["outcome"] = "exhausted"
-        elif ctx.max_total_tokens is not None and spent >= ctx.max_total_tokens:
+        elif spent_all:
             update.update(outcome="budget_exhausted", answer=best["answer"], report=best["report"])
         if "outcome" in update:
             update["messages"] = [AIMessage(update.get("answer", answer))]

@@ -134,6 +134,18 @@ def test_an_excerpt_too_big_to_cut_is_left_out_and_the_next_tried() -> None:
     assert list(chosen) == ["m.b"] and used <= 30
 
 
+def test_a_nested_function_its_enclosing_excerpt_shows_whole_is_not_shown_twice() -> None:
+    body = ("def outer():", "    def inner():", "        return 1", "    return inner()")
+    entities = {"m.outer": function("outer", 1, 4), "m.inner": function("inner", 2, 3)}
+    reader = Files({"m.py": body})
+    chosen = choose_excerpts(["m.outer", "m.inner"], entities, reader, 500, len)
+    assert list(chosen.blocks) == ["m.outer"] and chosen.shown["m.outer"] == (1, 2, 3, 4)
+    # Shown first, the nested one keeps its excerpt, and the enclosing one still shows
+    # its own lines.
+    first = choose_excerpts(["m.inner", "m.outer"], entities, reader, 500, len)
+    assert list(first.blocks) == ["m.inner", "m.outer"]
+
+
 def test_no_share_no_file_no_excerpt() -> None:
     entities = {"m.a": function("a", 1, 2)}
     assert choose_excerpts(["m.a"], entities, Files({"m.py": ("a", "b")}), 0, len) == ({}, {}, 0)

@@ -131,6 +131,37 @@ async def test_insufficient_context_widens_instead_of_passing(store, core):
     assert "The context above has been widened" in prompts(model)[1]
 
 
+@pytest.mark.parametrize("retries", [0, 1])
+async def test_on_the_last_attempt_saying_what_the_context_lacks_is_reported_not_failed(
+    store, core, retries
+):
+    # No retry left to widen the context: the honest answer is judged on the other
+    # rules, and its report says what it said.
+    hedge = good_answer(core).replace(
+        "The answer relies on", "The context does not show how prices are stored. It relies on"
+    )
+    model = ScriptedChatModel(script=[hedge] * (retries + 1))
+    out = await build(model, store).ainvoke(
+        {"task": TASK}, context=GroundedAnswerContext(max_retries=retries)
+    )
+    assert (out["outcome"], out["attempts"]) == ("passed", retries + 1)
+    assert out["report"]["insufficient_context"] is True
+    assert "insufficient_context" not in out["report"]["failed_rules"]
+    if retries:  # before the last attempt, the same answer widened the context
+        assert out["expanded"] is True and "The context above has been widened" in prompts(model)[1]
+
+
+async def test_on_the_last_attempt_other_rules_still_fail_a_hedged_answer(store, core):
+    hedge = "The context does not show how prices are stored.\n\n## Entities used\n- Checkout\n"
+    model = ScriptedChatModel(script=[hedge])
+    out = await build(model, store).ainvoke(
+        {"task": TASK}, context=GroundedAnswerContext(max_retries=0)
+    )
+    assert out["outcome"] == "exhausted"
+    assert "core_citations" in out["report"]["failed_rules"]
+    assert "insufficient_context" not in out["report"]["failed_rules"]
+
+
 async def test_wrong_location_fails(store, core):
     located = good_answer(core).replace("- Cart\n", "- Cart (shop/checkout.py:1)\n")
     model = ScriptedChatModel(script=[located, good_answer(core)])

@@ -510,8 +510,22 @@ def test_max_entities_caps_the_default_context() -> None:
     assert set(ids(wider.core)) == set(ids(context.core))
 
 
-@pytest.mark.parametrize("settings", [{"hops": -1}, {"max_entities": 0}, {"max_context_tokens": 0}])
-def test_bad_settings(settings: dict[str, int]) -> None:
+@pytest.mark.parametrize(
+    "settings",
+    [
+        {"hops": -1},
+        {"max_entities": 0},
+        {"max_context_tokens": 0},
+        {"lexical_hits": -1},
+        # Not ints: named, not a TypeError from a comparison.
+        {"hops": "2"},
+        {"hops": 1.5},
+        {"max_entities": "40"},
+        {"max_context_tokens": None},
+        {"lexical_hits": True},
+    ],
+)
+def test_bad_settings(settings: dict[str, object]) -> None:
     with pytest.raises(ConfigurationError, match=next(iter(settings))):
         ContextInjector(MemoryGraphStore([], []), **settings)
 
