@@ -179,7 +179,8 @@ def _explanation(injected: InjectedContext) -> str:
 
 def _load_context(path: str) -> tuple[Any, str]:
     """JSON with an ``entities`` list (text starting with ``{``), or context text; and
-    the context text a JSON context holds (``context --json``'s ``text``), else ``""``:
+    the context text a JSON context holds (``context --json``'s ``text``, ``run
+    --json``'s ``context_text``), else ``""``:
     the names its lines show (an excerpt's code) are grounded, as when it is text."""
     text = read_text(path, "context")
     # Decided by content, not by name: `--context <(citeloop context --json)` has none.
@@ -198,7 +199,7 @@ def _load_context(path: str) -> tuple[Any, str]:
                 '`citeloop context --json`) or {"context_entities": [...]} (as printed by '
                 "`citeloop run --json`), or be context text"
             )
-        shown = data.get("text")
+        shown = data.get("text" if key == "entities" else "context_text")
         return data[key], shown if isinstance(shown, str) else ""
     return text, ""
 

@@ -206,6 +206,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         shown = {key: final[key] for key in sorted(OutputState.__annotations__) if key in final}
         if "messages" in shown:  # LangChain's dict form (messages_from_dict reads it back)
             shown["messages"] = messages_to_dict(shown["messages"])
+        if final.get("context_text"):  # what the model was shown: `check` grounds its names
+            shown["context_text"] = final["context_text"]
         print_json(shown)
     elif outcome != "error":  # an error run has nothing to show but the error, below
         report = final.get("report") or {}

@@ -14,6 +14,7 @@ from citeloop.checkpoints import open_checkpointer
 from citeloop.cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 from citeloop.graphs.grounded_answer import build_grounded_answer_graph
 from citeloop.knowledge import SqliteGraphStore
+from citeloop.state.grounded_answer import OutputState
 from tests.cli import run
 
 TASK = "How does `Circle` compute its area?"
@@ -180,7 +181,9 @@ def test_run_with_a_replay_model(db, tmp_path, capsys):
     assert code == EXIT_OK
     final = json.loads(out)
     assert (final["outcome"], final["attempts"], final["expanded"]) == ("passed", 2, True)
-    assert "context_text" not in final  # the output state only
+    # The output state, and the context the last attempt was shown.
+    assert set(final) - {"context_text"} <= set(OutputState.__annotations__)
+    assert final["context_text"].startswith("# ")
     # Progress shows each node as it runs, on stderr.
     for node in ("inject_context", "call_model", "validate", "expand_context"):
         assert f"> {node}" in err
@@ -612,4 +615,24 @@ def test_check_grounds_the_names_a_json_context_shows_in_its_text(db, tmp_path, 
     assert code == EXIT_OK, out
     answer.write_text("`Circle.label` adds `made_up_helper()`." + cited, encoding="utf-8")
     code, out, _ = run(capsys, "check", "--context", str(context), "--response", str(answer))
+    assert code == EXIT_FAILED and "made_up_helper" in out
+
+
+def test_check_grounds_the_names_a_run_json_context_text_shows(db, tmp_path, capsys):
+    task = "How does `Circle.label` work?"
+    cited = "\n\n## Entities used\n- Circle\n- label\n"
+    answer = "`Circle.label` adds `undefined_helper()`." + cited
+    replay = tmp_path / "turns.jsonl"
+    replay.write_text(json.dumps({"content": answer}) + "\n", encoding="utf-8")
+    argv = ["--db", str(db), "--task", task, "--model", f"replay:{replay}", "--json"]
+    code, out, _ = run(capsys, "run", *argv)
+    assert code == EXIT_OK and "undefined_helper()" in json.loads(out)["context_text"]
+    saved = tmp_path / "run.json"
+    saved.write_text(out, encoding="utf-8")
+    response = tmp_path / "answer.md"
+    response.write_text(answer, encoding="utf-8")
+    code, out, _ = run(capsys, "check", "--context", str(saved), "--response", str(response))
+    assert code == EXIT_OK, out
+    response.write_text(answer.replace("undefined_helper", "made_up_helper"), encoding="utf-8")
+    code, out, _ = run(capsys, "check", "--context", str(saved), "--response", str(response))
     assert code == EXIT_FAILED and "made_up_helper" in out
