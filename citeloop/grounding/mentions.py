@@ -38,10 +38,14 @@ _TOKEN = re.compile(
     # or a dot is no word character)
     rf"|{_IDENTIFIER}(?:\.{_IDENTIFIER})*(?:\(\))?"
 )
-_SHAPED_TOKEN = re.compile(r"\b(?=[\w.]*[^\W_a-z0-9]|[\w.]*[_.]|\w*\(\))(?:" + _TOKEN.pattern + ")")
-"""A token that may be code-shaped: it has an upper-case or non-ASCII letter, an
-underscore, a dot or a call's ``()`` (a lower-case word is prose, so the regex skips
-it). Tried at word starts only, each look-ahead bounded by its word: linear."""
+_SHAPED_TOKEN = re.compile(
+    r"\b(?=[^\W\d])(?=\w*[^\W_a-z0-9]|\w*_|\w*\.[^\W\d]|\w*\(\))(?:" + _TOKEN.pattern + ")"
+)
+"""A token that may be code-shaped: its first word has an upper-case or non-ASCII
+letter or an underscore, or is followed by a dot and a name or by a call's ``()`` (a
+lower-case word is prose, so the regex skips it; :func:`_form` decides). Tried only
+where a name starts, each look-ahead within that one word (never across dots, so
+``1.1.1...`` is not scanned again from each digit): linear."""
 _BACKTICKS = re.compile("`+")
 _FILE_SUFFIXES = frozenset(
     {"py", "pyi", "pyx", "md", "rst", "txt", "json", "toml", "yaml", "yml", "cfg", "ini"}

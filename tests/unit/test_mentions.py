@@ -8,6 +8,7 @@ import pytest
 
 from citeloop.grounding.mentions import (
     MAX_MENTIONS,
+    answer_mentions,
     code_mentions,
     identifier_words,
     is_code_shaped,
@@ -103,6 +104,24 @@ def test_scanning_stays_linear(text: str) -> None:
     code_mentions(text)
     query_words(text)
     assert time.perf_counter() - started < 5  # quadratic work would take minutes
+
+
+def _answer_seconds(text: str) -> float:
+    started = time.perf_counter()
+    answer_mentions(text)
+    return time.perf_counter() - started
+
+
+@pytest.mark.parametrize(
+    "unit",
+    ["1.", "a.1.", "x1.y2.", "_.", "a.(", "Ab.1", "a()" + "." * 3, "a_b.1."],
+)
+def test_an_answer_of_dotted_runs_is_scanned_in_linear_time(unit: str) -> None:
+    # 4x the text must take about 4x the time; scanning a dotted run again from each
+    # of its words would take 16x (a 20 KB answer of `1.` took 18 s, 40 KB 70 s).
+    size = 10_000 // len(unit)
+    short, long = _answer_seconds(unit * size), _answer_seconds(unit * 4 * size)
+    assert long < 10 * short + 0.5
 
 
 @pytest.mark.parametrize(
