@@ -108,7 +108,7 @@ class _TypedInjector:
         task_type: str | None = None,
         expansion: ContextExpansion | None = None,
         *,
-        keep: Sequence[str] = (),
+        keep: Sequence[str] | Mapping[str, Sequence[int]] = (),
     ) -> InjectedContext:
         chosen = self.task_type if task_type is None else task_type
         if not takes_keep(self.injector):  # the user's `inject` has no `keep`

@@ -265,7 +265,7 @@ class ContextInjector:
         expansion: ContextExpansion | None = None,
         *,
         default: InjectedContext | None = None,
-        keep: Sequence[str] = (),
+        keep: Sequence[str] | Mapping[str, Sequence[int]] = (),
     ) -> InjectedContext:
         """Build the context for a task.
 
@@ -284,7 +284,8 @@ class ContextInjector:
                 same payload (the context a previous retry showed, without the
                 ``owner`` entities): the widened context keeps them too, so a context
                 only grows from one retry to the next. Ids the graph no longer has are
-                left out.
+                left out. A mapping also gives, by id, the source lines that widening's
+                excerpts showed (``dict(context.excerpts)``): they are shown again.
 
         Returns:
             The rendered text, the entities with tiers and reasons in rank order, the
@@ -307,6 +308,9 @@ class ContextInjector:
                 else:
                     shown = dict(default.excerpts) if default is not None else {}
                 pinned = list(dict.fromkeys([*pinned, *keep]))
+                if isinstance(keep, Mapping):
+                    for entity_id, lines in keep.items():
+                        shown[entity_id] = tuple(sorted({*shown.get(entity_id, ()), *lines}))
             found, selected, core_ids, scores, owners, excerpts = self._select(
                 text, task_type, widening, pinned, shown
             )

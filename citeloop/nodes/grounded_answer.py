@@ -141,6 +141,7 @@ def _context_update(injected: InjectedContext) -> dict[str, Any]:
             for e in injected.entities
         ],
         "snapshot": injected.snapshot,
+        "context_excerpts": {entity_id: list(lines) for entity_id, lines in injected.excerpts},
     }
 
 
@@ -278,7 +279,12 @@ class GroundedAnswerNodes:
         texts = [task_of(state), state.get("payload") or ""]
         # A widening keeps what the previous attempt's context showed: it only grows.
         shown = (state.get("context_entities") or []) if expansion is not None else []
-        keep = [e["id"] for e in shown if e.get("id") and e.get("reason") != Reason.OWNER]
+        lines = state.get("context_excerpts") or {}
+        keep = {
+            e["id"]: lines.get(e["id"], [])
+            for e in shown
+            if e.get("id") and e.get("reason") != Reason.OWNER
+        }
         if self.injector is not None:
             if not takes_keep(self.injector):  # a user's own `inject`, without `keep`
                 return self.injector.inject(texts, expansion=expansion)

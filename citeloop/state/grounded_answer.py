@@ -84,10 +84,13 @@ class State(InputState, OutputState, total=False):
             human prompt is built from it, ``context_text``, ``payload`` and ``task``
             (so that a checkpoint does not hold the context twice).
         context_text: The injected knowledge-graph context, in the documented format.
+        context_excerpts: The source line numbers its excerpts show, by entity id (a
+            widening shows them again).
         best: The best answer so far and its report (``{"answer", "report"}``): fewest
             failed rules, then the highest share of core entities referenced.
     """
 
     feedback: str
     context_text: str
+    context_excerpts: dict[str, list[int]]
     best: dict[str, Any]

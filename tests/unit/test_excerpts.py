@@ -344,6 +344,35 @@ def test_a_widening_keeps_showing_the_source_it_showed(indexed) -> None:
     assert all(line in lines for line in shown)
 
 
+def test_a_second_widening_shows_again_what_the_first_showed(indexed) -> None:
+    # The first retry's answer named größe_von, the second names others: the lines the
+    # first widening showed are passed back with its ids (`keep` as a mapping) and
+    # stay, though the default context never showed them.
+    _, graph = indexed
+    injector = ContextInjector(graph, max_context_tokens=300)
+    task = "How does `Kreis` work?"
+    default = injector.inject(task)
+    first = injector.inject(
+        task,
+        expansion=ContextExpansion.for_attempt(0, ("größe_von",)),
+        default=default,
+        keep=[entity.id for entity in default.entities],
+    )
+    assert "shapes.circle.größe_von" in dict(first.excerpts)
+    assert "shapes.circle.größe_von" not in dict(default.excerpts)
+    named = ("square", "format_area", "describe", "label", "typed_circle", "area", "mark")
+    second = injector.inject(
+        task,
+        expansion=ContextExpansion.for_attempt(1, named),
+        default=default,
+        keep={entity.id: dict(first.excerpts).get(entity.id, ()) for entity in first.entities},
+    )
+    again = dict(second.excerpts)
+    for entity_id, numbers in first.excerpts:
+        assert set(numbers) <= set(again.get(entity_id, ())), entity_id
+    assert all(line in lines_of(second.text) for line in lines_of(first.text) if " | " in line)
+
+
 def test_a_long_body_shows_the_lines_that_use_what_the_context_is_about() -> None:
     body = ["def compile(self):", '    """Compile."""']
     body += [f"    step_{n}()" for n in range(1, 40)]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 from pathlib import Path
 
@@ -132,6 +133,32 @@ async def test_widened_context_keeps_the_core(store, core):
     assert core_of(first) == core_of(widened) == set(core)
     assert {e["name"] for e in first} <= {e["name"] for e in widened}
     assert len(widened) > len(first)
+
+
+async def test_a_widening_is_given_the_ids_and_source_lines_the_last_context_showed(store):
+    kept: list[object] = []
+
+    class Recording(ContextInjector):
+        def inject(self, payload, task_type=None, expansion=None, **kwargs):
+            kept.append(kwargs.get("keep"))
+            return super().inject(payload, task_type, expansion, **kwargs)
+
+    model = ScriptedChatModel(script=[BAD_ANSWER] * 3)
+    graph = build_grounded_answer_graph(
+        model, injector=Recording(store), model_retry=NO_RETRY_DELAY
+    )
+    states: list[dict] = []
+    async for update in graph.astream({"task": TASK}, stream_mode="updates"):
+        for node, values in update.items():
+            if node in ("inject_context", "expand_context"):
+                states.append(values)
+    assert len(states) == 3 and any(state["context_excerpts"] for state in states)
+    for before, keep in zip(states[:2], kept[1:], strict=True):
+        shown = {e["id"] for e in before["context_entities"] if e["reason"] != "owner"}
+        assert keep == {i: before["context_excerpts"].get(i, []) for i in shown}
+    for before, after in itertools.pairwise(states):
+        for entity_id, lines in before["context_excerpts"].items():
+            assert set(lines) <= set(after["context_excerpts"].get(entity_id, [])), entity_id
 
 
 async def test_budget_exhausted(store):
