@@ -81,6 +81,8 @@ def _parenthesized(signature: str, member: bool = False) -> str:
     type_params, found, params = signature.partition("](") if signature[0] == "[" else ("", "", "")
     if found:
         type_params, signature = type_params + "]", "(" + params
+    elif type_params:  # type parameters only: a generic class without bases (``[T]``)
+        type_params = ""
     if member:
         for receiver in _RECEIVERS:
             if signature.startswith(f"({receiver}, ") or signature.startswith(f"({receiver})"):

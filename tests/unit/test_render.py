@@ -77,6 +77,13 @@ def test_type_parameters_come_before_the_receiver() -> None:
     assert entity_line(entity, "Gen") == "Gen.get[U](u: U) -> T"
 
 
+def test_a_generic_class_shows_its_type_parameters_once() -> None:
+    bare = Entity("m.Box", EntityKind.CLASS, "Box", signature="[T]")
+    based = Entity("m.Box", EntityKind.CLASS, "Box", signature="[T: int](Base)")
+    assert entity_line(bare, None) == "class Box[T]"
+    assert entity_line(based, None) == "class Box[T: int](Base)"
+
+
 def test_a_long_summary_is_cut_at_a_word() -> None:
     entity = Entity("m.f", EntityKind.FUNCTION, "f", path="m.py", line=1, docstring="word " * 60)
     summary = entity_line(entity, None).split(" — ", 1)[1]
