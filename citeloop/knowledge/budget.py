@@ -7,7 +7,7 @@ entities already chosen (an ``inherits`` line, a caller's ``calls`` line or one 
 callee on it), a name on them ``Owner.name`` when another chosen entity has it (and the
 first entity so named then pays for the lines it is already on), and the source excerpt
 that follows its line, if it has one. Entities are taken in rank order while they fit; a
-core entity always enters.
+core entity always enters, without its excerpt when that would not fit.
 
 Every line is costed as the text will write it (through
 :func:`~citeloop.text.data_line`, a member by its class only when ``owners`` has it).
@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from typing import NamedTuple
 
 from citeloop.knowledge.model import Entity, EntityKind, Fact, RelationKind
 from citeloop.knowledge.render import (
@@ -38,6 +39,15 @@ _NOT_IN_FILES = frozenset({EntityKind.REQUIREMENT, EntityKind.DECISION})
 """Kinds the text lists after the files (decisions under their own heading)."""
 
 
+class Filled(NamedTuple):
+    """What :func:`fill_budget` chose."""
+
+    selected: list[str]
+    """The ids of the entities that fit, in the order offered."""
+    without_excerpt: frozenset[str]
+    """The core entities that entered without their excerpt (it did not fit)."""
+
+
 def fill_budget(
     order: Iterable[str],
     entities: Mapping[str, Entity],
@@ -48,8 +58,8 @@ def fill_budget(
     count: Callable[[str], int],
     owners: Mapping[str, str],
     excerpts: Mapping[str, Sequence[str]] | None = None,
-) -> list[str]:
-    """The ids of the entities that fit, in ``order`` (see the module docstring).
+) -> Filled:
+    """The entities that fit, in ``order`` (see the module docstring).
 
     Args:
         order: Entity ids, best first.
@@ -57,26 +67,50 @@ def fill_budget(
         facts: The facts among the candidates; those rendered as lines are costed.
         budget: Tokens the lines may take, >= 1.
         limit: At most this many entities (core entities aside), or ``None``.
-        core: Ids that enter whatever they cost.
+        core: Ids that enter whatever their lines cost (their excerpts only if they fit).
         count: Counts the tokens of a text (the one that counts the whole context).
         owners: The class id of each member among the candidates that is a class's,
             by member id (its lines name it ``Owner.member``, as the text will).
         excerpts: The excerpt lines that follow an entity's line, by id
             (:mod:`~citeloop.knowledge.excerpts`): they enter with it or not at all.
     """
-    if count is estimated_tokens:
-        piece: Callable[[str], float] = _characters
-    else:
-        piece = count
-    newline = piece("\n")
-
+    piece: Callable[[str], float] = _characters if count is estimated_tokens else count
     links: dict[str, list[Fact]] = {}
     for fact in facts:
         if fact.relation in RENDERED_RELATIONS:
             links.setdefault(fact.subject, []).append(fact)
             if fact.object != fact.subject:  # a recursive call is one line, not two
                 links.setdefault(fact.object, []).append(fact)
+    order = list(order)
+    # What the core's lines take in the end (they come first and all enter): a core
+    # entity's excerpt enters only if it fits beside all of them.
+    reserve = 0.0
+    if excerpts and core:
+        must = [entity_id for entity_id in order if entity_id in core]
+        reserve = _fill(must, entities, links, budget, limit, core, piece, owners, {}, 0.0)[2]
+    selected, bare, _ = _fill(
+        order, entities, links, budget, limit, core, piece, owners, excerpts or {}, reserve
+    )
+    return Filled(selected, frozenset(bare))
+
+
+def _fill(
+    order: Iterable[str],
+    entities: Mapping[str, Entity],
+    links: Mapping[str, list[Fact]],
+    budget: int,
+    limit: int | None,
+    core: Collection[str],
+    piece: Callable[[str], float],
+    owners: Mapping[str, str],
+    excerpts: Mapping[str, Sequence[str]],
+    reserve: float,
+) -> tuple[list[str], set[str], float]:
+    """(selected, core ids without their excerpt, tokens used) of :func:`fill_budget`;
+    ``reserve`` is what the core's lines alone take."""
+    newline = piece("\n")
     selected: list[str] = []
+    bare: set[str] = set()
     chosen: set[str] = set()
     files: set[str] = set()
     callers: set[str] = set()
@@ -84,19 +118,19 @@ def fill_budget(
     first_named: dict[str, str] = {}  # a name's first chosen entity
     twins: Counter[str] = Counter()  # chosen entities by name
     shown: Counter[str] = Counter()  # times a chosen entity's name is on a relation line
-    used = 0.0
+    used = excerpts_used = 0.0
     for entity_id in order:
         if limit is not None and len(selected) >= limit and entity_id not in core:
             continue
         entity = entities[entity_id]
         cost = piece(entity_line(entity, member_owner(entity, owners))) + newline
-        cost += sum(piece(line) + newline for line in (excerpts or {}).get(entity_id, ()))
+        excerpt = sum(piece(line) + newline for line in excerpts.get(entity_id, ()))
         if entity.kind in _NOT_IN_FILES:
             if entity.kind is EntityKind.DECISION and not decisions:
                 cost += piece(DECISIONS_HEADING) + newline
         elif entity.path and entity.path not in files:
             cost += piece(file_heading(entity.path)) + newline
-        if used + cost > budget and entity_id not in core:
+        if used + cost + excerpt > budget and entity_id not in core:
             continue  # its relation lines only add to that
         # A relation line names an entity ``Owner.name`` once another has its name: the
         # first so named pays for that on the lines it is already on.
@@ -124,6 +158,14 @@ def fill_budget(
                 new_shown += (fact.subject, fact.object)
                 if fact.relation is RelationKind.CALLS:
                     new_callers.add(fact.subject)
+        if entity_id not in core:
+            cost += excerpt
+        elif excerpt:  # it enters; its excerpt only if it fits beside every core line
+            if reserve + excerpts_used + excerpt > budget:
+                bare.add(entity_id)
+            else:
+                cost += excerpt
+                excerpts_used += excerpt
         if entity_id in core or used + cost <= budget:
             selected.append(entity_id)
             chosen.add(entity_id)
@@ -136,7 +178,7 @@ def fill_budget(
             decisions |= entity.kind is EntityKind.DECISION
             if entity.path and entity.kind not in _NOT_IN_FILES:
                 files.add(entity.path)
-    return selected
+    return selected, bare, used
 
 
 def _characters(text: str) -> float:

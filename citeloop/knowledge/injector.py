@@ -411,10 +411,11 @@ class ContextInjector:
             )
         owners = self._owners(order, found)
         # An entity with an excerpt is offered right after the core and the pinned, its
-        # line and its excerpt costed together: both fit in the budget, or neither shows.
+        # line and its excerpt costed together: both fit in the budget, or neither shows
+        # (a core or pinned entity enters anyway; its excerpt only if it fits).
         rank = {entity_id: at for at, entity_id in enumerate(order)}
         offered = dict.fromkeys([*first, *(i for i in excerpts.blocks if i in rank), *order])
-        selected = fill_budget(
+        selected, without_excerpt = fill_budget(
             offered,
             found.entities,
             found.facts.values(),
@@ -428,7 +429,7 @@ class ContextInjector:
         selected.sort(key=rank.__getitem__)
         chosen = set(selected)
         owners = {member: owner for member, owner in owners.items() if member in chosen}
-        excerpts = excerpts.within(chosen)
+        excerpts = excerpts.within(chosen - without_excerpt)
         return found, selected, core_ids, scores, owners, excerpts
 
     def _focus(

@@ -72,7 +72,7 @@ def test_the_rendered_context_fits_the_budget_it_was_filled_to(
         for entity in entities
         if entity.kind in MEMBER_KINDS and entity.id.rpartition(".")[0] in classes
     }
-    chosen = fill_budget(order, by_id, facts, budget, None, (), estimated_tokens, owners)
+    chosen, _ = fill_budget(order, by_id, facts, budget, None, (), estimated_tokens, owners)
     among = [f for f in facts if f.relation in RENDERED_RELATIONS]
     text = ContextText([by_id[entity_id] for entity_id in chosen], owners).render(
         [f for f in among if f.subject in chosen and f.object in chosen]
@@ -103,3 +103,23 @@ def test_an_injected_context_without_core_entities_fits_its_budget(
     context = injector.inject(task, "test", expansion)
     assert not context.core
     assert context.tokens == (count or estimated_tokens)(context.text) <= context.budget
+
+
+def test_a_core_entity_enters_without_an_excerpt_that_does_not_fit() -> None:
+    entities = {
+        f"m.{name}": Entity(f"m.{name}", EntityKind.FUNCTION, name, "m.py", line, "()")
+        for name, line in (("first", 1), ("second", 5))
+    }
+    excerpts = {entity_id: ["    1 | " + "x" * 80] for entity_id in entities}
+    # Room for both lines and one excerpt: the first core entity keeps its excerpt, the
+    # second enters bare; an excerpt never rides on a line already over the budget.
+    line_cost = estimated_tokens("def first()  # L1\n")
+    budget = 2 * line_cost + estimated_tokens(excerpts["m.first"][0] + "\n") + 6
+    chosen, bare = fill_budget(
+        list(entities), entities, [], budget, None, list(entities), estimated_tokens, {}, excerpts
+    )
+    assert chosen == ["m.first", "m.second"] and bare == {"m.second"}
+    chosen, bare = fill_budget(
+        list(entities), entities, [], 1, None, list(entities), estimated_tokens, {}, excerpts
+    )
+    assert chosen == ["m.first", "m.second"] and bare == {"m.first", "m.second"}

@@ -537,3 +537,18 @@ def test_an_excerpt_is_the_same_in_every_process() -> None:
         for seed in range(8)
     }
     assert len(outputs) == 1, outputs
+
+
+@pytest.mark.parametrize("share", [0.25, 0.5, 1.0])
+def test_no_excerpt_rides_on_core_lines_already_over_the_budget(indexed, share) -> None:
+    _, graph = indexed
+    task = "How do `Circle.area`, `Circle.label` and `größe_von` work?"
+    for budget in (20, 60, 140):
+        bare = ContextInjector(graph, max_context_tokens=budget, excerpt_share=0).inject(task)
+        context = ContextInjector(graph, max_context_tokens=budget, excerpt_share=share).inject(
+            task
+        )
+        assert context.tokens <= max(budget, bare.tokens), (budget, context.text)
+    assert (
+        not ContextInjector(graph, max_context_tokens=20, excerpt_share=share).inject(task).excerpts
+    )
