@@ -31,6 +31,7 @@ file edited since indexing, gives the entity line alone.
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
@@ -119,10 +120,19 @@ class _Body:
         return min(most, self.end - self.start + 1)
 
     def numbers(self, shown: int) -> list[int]:
-        """The line numbers an excerpt of ``shown`` lines of code shows, in order."""
+        """The line numbers an excerpt of ``shown`` lines of code shows, in order; a
+        single line left out between two shown (or last) is shown too, but for a
+        docstring's: its marker would take about as much room."""
         if self.end - self.start + 1 <= shown:
             return list(range(self.start, self.end + 1))
-        return sorted(self._taken()[:shown])
+        taken = sorted(self._taken()[:shown])
+        skipped = self.docstring or (0, -1)  # known once the order is
+        gaps = [
+            a + 1
+            for a, b in itertools.pairwise([*taken, self.end + 1])
+            if b - a == 2 and not skipped[0] <= a + 1 <= skipped[1]
+        ]
+        return sorted([*taken, *gaps])
 
     def excerpt(self, shown: int) -> list[str]:
         return self._render(self.numbers(shown))

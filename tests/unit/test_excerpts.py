@@ -316,7 +316,7 @@ def test_a_body_cut_short_leaves_its_docstring_out_and_says_where_it_is() -> Non
         "     9 |         found = []",
         "    10 |         for part in self.parts:",
         "    11 |             found.append(part)",
-        "       | … 1 more line (L12-12)",
+        "    12 |         return found",  # one line left out: shown, not marked
     ]
     # Whole when it fits; a one-line docstring, or none, is handled alike.
     assert len(excerpt_lines(entity, LONG, 40)) == 12
@@ -409,8 +409,20 @@ def test_more_room_only_adds_lines_to_an_excerpt() -> None:
         code = {
             line for line in excerpt_lines(entity, tuple(body), shown, focus) if "…" not in line
         }
-        assert previous <= code and len(code) == shown
+        # A single line between two shown ones is shown too (at most one per line).
+        assert previous <= code and shown <= len(code) <= 2 * shown
         previous = code
+
+
+def test_a_single_line_between_chosen_lines_is_shown_not_marked() -> None:
+    body = ["def run(self):", *[f"    step_{n}()" for n in range(1, 20)], "    self.attach()"]
+    body += ["    near()", "    other()", "    self.attach()"]
+    body += [f"    tail_{n}()" for n in range(1, 20)]
+    entity = function("run", 1, len(body))
+    # Lines 1, then 21 and 24 (and 20, 22 beside 21) are chosen: 23 alone is left.
+    block = excerpt_lines(entity, tuple(body), 5, focus_terms([], ["attach"]))
+    assert "    23 |     other()" in block and not any("(L23-23)" in line for line in block)
+    assert any("(L2-19)" in line for line in block)  # a longer run stays a marker
 
 
 def test_focus_terms_weigh_what_the_task_found_highest() -> None:
