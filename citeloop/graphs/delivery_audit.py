@@ -35,7 +35,7 @@ from citeloop.state.grounded_answer import OutputState as GroundedOutput
 
 
 def build_delivery_audit_graph(
-    model: BaseChatModel | None = None,
+    model: BaseChatModel | str | None = None,
     *,
     model_retry: RetryPolicy = DEFAULT_MODEL_RETRY,
     checkpointer: Checkpointer = None,
@@ -52,7 +52,8 @@ def build_delivery_audit_graph(
 
     Args:
         model: The auditing chat model (it needs structured output, or answers in JSON
-            text); when ``None``, ``DeliveryAuditContext.model`` is resolved at run time.
+            text), or its spec, resolved now; when ``None``,
+            ``DeliveryAuditContext.model`` is resolved at run time.
         model_retry: Retry policy of the model nodes for transient errors; a permanent
             error ends the audit with ``verification/verification_unavailable``.
         checkpointer: Persists threads; the caller's choice.
@@ -93,9 +94,9 @@ class _AuditedAnswer(GroundedInput, GroundedOutput, DeliveryInput, DeliveryOutpu
 
 
 def build_audited_answer_graph(
-    model: BaseChatModel | None = None,
+    model: BaseChatModel | str | None = None,
     *,
-    audit_model: BaseChatModel | None = None,
+    audit_model: BaseChatModel | str | None = None,
     store: GraphStore | None = None,
     checkpointer: Checkpointer = None,
     name: str = "audited_answer",

@@ -36,7 +36,7 @@ from citeloop.state.grounded_answer import InputState, OutputState, State
 
 
 def build_grounded_answer_graph(
-    model: BaseChatModel | None = None,
+    model: BaseChatModel | str | None = None,
     *,
     store: GraphStore | None = None,
     checks: Sequence[Check] = (),
@@ -48,8 +48,9 @@ def build_grounded_answer_graph(
     """Build and compile the ``grounded_answer`` graph.
 
     Args:
-        model: A chat model; when ``None``, ``GroundedAnswerContext.model`` is resolved
-            at run time (one client per spec and process).
+        model: A chat model, or a spec (``"provider:model"``, ``"replay:PATH"``)
+            resolved now; when ``None``, ``GroundedAnswerContext.model`` is resolved at run
+            time (one client per spec and process).
         store: A knowledge-graph store; when ``None``, ``GroundedAnswerContext.db_path``
             is opened at run time.
         checks: Output checks (:class:`citeloop.checks.Check`) run by ``validate``
@@ -72,8 +73,9 @@ def build_grounded_answer_graph(
         ``GroundedAnswerContext``.
 
     Raises:
-        ConfigurationError: If ``injector`` has no ``store`` or no ``inject`` (a
-            retriever goes into the injector: ``ContextInjector(store, retriever=...)``).
+        ConfigurationError: If ``model`` is a spec that cannot be resolved, or
+            ``injector`` has no ``store`` or no ``inject`` (a retriever goes into the
+            injector: ``ContextInjector(store, retriever=...)``).
 
     Example:
         >>> graph = build_grounded_answer_graph()

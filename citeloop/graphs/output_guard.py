@@ -27,7 +27,7 @@ from citeloop.state.output_guard import InputState, OutputState, State
 
 
 def build_output_guard_graph(
-    model: BaseChatModel | None = None,
+    model: BaseChatModel | str | None = None,
     *,
     checks: Sequence[Check] | None = None,
     model_retry: RetryPolicy = DEFAULT_MODEL_RETRY,
@@ -47,8 +47,9 @@ def build_output_guard_graph(
     Tokens across attempts are summed in ``tokens``.
 
     Args:
-        model: A chat model; when ``None``, ``OutputGuardContext.model`` is resolved at
-            run time (one client per spec and process).
+        model: A chat model, or a spec (``"provider:model"``, ``"replay:PATH"``)
+            resolved now; when ``None``, ``OutputGuardContext.model`` is resolved at run
+            time (one client per spec and process).
         checks: The checks, in order (later ones see earlier fixes). ``None``: built
             from the context's ``mode``, ``json_schema``, ``required_sections``,
             ``on_topic_signals`` and ``check_repetition`` for each run.

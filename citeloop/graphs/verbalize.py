@@ -26,7 +26,7 @@ from citeloop.state.verbalize import InputState, OutputState, State
 
 
 def build_verbalize_graph(
-    model: BaseChatModel | None = None,
+    model: BaseChatModel | str | None = None,
     *,
     critics: Sequence[Critic] = (),
     model_retry: RetryPolicy = DEFAULT_MODEL_RETRY,
@@ -43,8 +43,9 @@ def build_verbalize_graph(
     model call.
 
     Args:
-        model: A chat model; when ``None``, ``VerbalizeContext.model`` is resolved at
-            run time (one client per spec and process).
+        model: A chat model, or a spec (``"provider:model"``, ``"replay:PATH"``)
+            resolved now; when ``None``, ``VerbalizeContext.model`` is resolved at run
+            time (one client per spec and process).
         critics: Extra critics ``(narrative, path) -> Critique``, run after the default
             :class:`~citeloop.grounding.FactIdCritic` (every fact id mentioned,
             boundary-aware); all must pass, and the feedback of those that fail is

@@ -60,6 +60,13 @@ def task_from(state: Mapping[str, Any], graph: str) -> str:
     return found
 
 
+def builder_model(model: BaseChatModel | str | None) -> BaseChatModel | None:
+    """A graph builder's ``model``: a spec (``"provider:model"``, ``"replay:PATH"``) is
+    resolved when the graph is built, so its errors are raised there
+    (:class:`~citeloop.errors.ConfigurationError`); a chat model or ``None`` is kept."""
+    return resolve_chat_model(model) if isinstance(model, str) else model
+
+
 def chat_model(model: BaseChatModel | None, spec: str) -> BaseChatModel:
     """``model`` (the builder's), else the context's ``spec`` resolved (one client per
     spec and process; see :func:`citeloop.models.resolve_chat_model`)."""

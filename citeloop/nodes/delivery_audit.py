@@ -57,7 +57,13 @@ from citeloop.contract.schemas import (
 from citeloop.errors import ConfigurationError
 from citeloop.knowledge import GraphStore
 from citeloop.knowledge.store import batched
-from citeloop.nodes.chat import achat_model, chat_model, last_human_text, model_failure
+from citeloop.nodes.chat import (
+    achat_model,
+    builder_model,
+    chat_model,
+    last_human_text,
+    model_failure,
+)
 from citeloop.nodes.graph_files import open_graph
 from citeloop.state.delivery_audit import State
 
@@ -136,9 +142,9 @@ class DeliveryAuditNodes:
     """
 
     def __init__(
-        self, model: BaseChatModel | None = None, *, model_retry: RetryPolicy | None = None
+        self, model: BaseChatModel | str | None = None, *, model_retry: RetryPolicy | None = None
     ):
-        self.model = model
+        self.model = builder_model(model)
         self.model_retry = model_retry
 
     def _chat_model(self) -> BaseChatModel:

@@ -42,6 +42,7 @@ from citeloop.knowledge.model import Reason
 from citeloop.nodes.chat import (
     achat_model,
     add_usage,
+    builder_model,
     call_usage,
     chat_model,
     check_recursion_limit,
@@ -225,7 +226,7 @@ class GroundedAnswerNodes:
 
     def __init__(
         self,
-        model: BaseChatModel | None = None,
+        model: BaseChatModel | str | None = None,
         store: GraphStore | None = None,
         *,
         checks: Sequence[Check] = (),
@@ -240,7 +241,7 @@ class GroundedAnswerNodes:
                 f"{type(injector).__name__}; a retriever goes into the injector: "
                 "injector=ContextInjector(store, retriever=...)"
             )
-        self.model = model
+        self.model = builder_model(model)
         self.store = store if injector is None else injector.store
         self.checks = require_checks(checks)
         self.model_retry = model_retry

@@ -35,6 +35,7 @@ from citeloop.context import OutputGuardContext, resolve_context
 from citeloop.nodes.chat import (
     achat_model,
     add_usage,
+    builder_model,
     call_usage,
     chat_model,
     check_recursion_limit,
@@ -123,12 +124,12 @@ class OutputGuardNodes:
 
     def __init__(
         self,
-        model: BaseChatModel | None = None,
+        model: BaseChatModel | str | None = None,
         checks: Sequence[Check] | None = None,
         *,
         model_retry: RetryPolicy | None = None,
     ) -> None:
-        self.model = model
+        self.model = builder_model(model)
         self.checks = None if checks is None else require_checks(checks)
         self.model_retry = model_retry
 

@@ -24,6 +24,7 @@ from citeloop.knowledge import RetrievalPath, render_hops
 from citeloop.knowledge.paths import coerce_path
 from citeloop.nodes.chat import (
     achat_model,
+    builder_model,
     chat_model,
     check_recursion_limit,
     model_failure,
@@ -107,7 +108,7 @@ class VerbalizeNodes:
 
     def __init__(
         self,
-        model: BaseChatModel | None = None,
+        model: BaseChatModel | str | None = None,
         critics: Sequence[Critic] = (),
         *,
         model_retry: RetryPolicy | None = None,
@@ -123,7 +124,7 @@ class VerbalizeNodes:
                 raise ConfigurationError(
                     f"critics must be callables (narrative, path) -> Critique, got {critic!r}"
                 )
-        self.model = model
+        self.model = builder_model(model)
         self.critics: tuple[Critic, ...] = (FactIdCritic(), *critics)
         self.model_retry = model_retry
 

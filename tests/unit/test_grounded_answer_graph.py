@@ -280,6 +280,27 @@ async def test_replay_model_and_recorder_round_trip(store, core, tmp_path):
     }
 
 
+async def test_a_model_spec_given_to_the_builder_is_resolved_when_built(store, core, tmp_path):
+    replay = tmp_path / "turns.jsonl"
+    replay.write_text(json.dumps({"content": good_answer(core)}) + "\n", encoding="utf-8")
+    graph = build_grounded_answer_graph(f"replay:{replay}", store=store)
+    out = await graph.ainvoke({"task": TASK})
+    assert (out["outcome"], out["answer"]) == ("passed", good_answer(core))
+    # A spec that cannot be resolved is refused here, naming it, not at run time.
+    with pytest.raises(ConfigurationError, match=r"missing\.jsonl"):
+        build_grounded_answer_graph(f"replay:{tmp_path / 'missing.jsonl'}", store=store)
+
+
+@pytest.mark.parametrize("builder", ["verbalize", "output_guard", "delivery_audit"])
+def test_every_graph_builder_resolves_a_model_spec(builder, tmp_path):
+    import importlib
+
+    module = importlib.import_module(f"citeloop.graphs.{builder}")
+    build_graph = getattr(module, f"build_{builder}_graph")
+    with pytest.raises(ConfigurationError, match=r"missing\.jsonl"):
+        build_graph(f"replay:{tmp_path / 'missing.jsonl'}")
+
+
 async def test_only_declared_keys_reach_a_parent_graph(store, core):
     from typing import TypedDict
 
