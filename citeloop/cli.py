@@ -22,7 +22,7 @@ import json
 import os
 import sqlite3
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -139,6 +139,13 @@ def cmd_context(args: argparse.Namespace) -> int:
             excerpt_share=0 if args.no_source else EXCERPT_SHARE,
         )
         injected = injector.inject(args.task)
+        unknown = _unknown_code(args.task, store.names())
+    if unknown:
+        print(
+            f"note: the task names code the knowledge graph does not have: {', '.join(unknown)} "
+            f"(is {args.db!r} the graph of that code?)",
+            file=sys.stderr,
+        )
     if not injected.entities:
         print("note: the task names no entity of the knowledge graph", file=sys.stderr)
     if args.json:
@@ -157,6 +164,18 @@ def cmd_context(args: argparse.Namespace) -> int:
     if args.explain:
         print(f"\n{_explanation(injected)}")
     return EXIT_OK
+
+
+def _unknown_code(task: str, names: Collection[str]) -> list[str]:
+    """The code the task names (backticked, CamelCase, dotted, ...) whose name no entity
+    of the graph has."""
+    from citeloop.grounding.mentions import code_mentions
+
+    return [
+        mention.name
+        for mention in code_mentions(task)
+        if mention.name.removesuffix("()").rpartition(".")[2] not in names
+    ]
 
 
 def _explanation(injected: InjectedContext) -> str:

@@ -381,7 +381,8 @@ class GraphContextValidator:
                 rules.append(
                     (
                         "min_citations",
-                        f"the task names no code: cite at least {self.min_citations} of "
+                        f"the task names no code of the context: cite at least "
+                        f"{self.min_citations} of "
                         f"the context's entities the answer uses under '## Entities used' "
                         f"({len(cited)} cited)",
                     )

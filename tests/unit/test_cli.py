@@ -636,3 +636,14 @@ def test_check_grounds_the_names_a_run_json_context_text_shows(db, tmp_path, cap
     response.write_text(answer.replace("undefined_helper", "made_up_helper"), encoding="utf-8")
     code, out, _ = run(capsys, "check", "--context", str(saved), "--response", str(response))
     assert code == EXIT_FAILED and "made_up_helper" in out
+
+
+def test_context_names_the_code_a_task_names_that_the_graph_lacks(db, capsys):
+    task = "How does `StateGraph.compile` build a CompiledStateGraph from `Circle`?"
+    code, out, err = run(capsys, "context", "--db", str(db), "--task", task)
+    assert code == EXIT_OK and "class Circle" in out
+    note = next(line for line in err.splitlines() if "does not have" in line)
+    assert "StateGraph.compile" in note and "CompiledStateGraph" in note
+    assert "Circle" not in note.split("have:")[1].split("(is")[0]
+    code, _, err = run(capsys, "context", "--db", str(db), "--task", TASK)
+    assert "does not have" not in err
