@@ -20,6 +20,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable, Collection, Mapping, Sequence
 from functools import lru_cache
+from numbers import Integral
 from pathlib import Path
 from typing import Any
 
@@ -211,7 +212,7 @@ class ContextInjector:
             ("lexical_hits", lexical_hits, "an int"),
             ("max_entities", 1 if max_entities is None else max_entities, "an int or None"),
         ):
-            if isinstance(value, bool) or not isinstance(value, int):
+            if isinstance(value, bool) or not isinstance(value, Integral):
                 raise ConfigurationError(f"{name} must be {kind}, got {value!r}")
         if hops < 0:
             raise ConfigurationError(f"hops must be >= 0, got {hops}; use 0 for seeds only")
@@ -233,10 +234,10 @@ class ContextInjector:
                 "use 0 for no source excerpts"
             )
         self.store = store
-        self.hops = hops
-        self.max_context_tokens = max_context_tokens
-        self.max_entities = max_entities
-        self.lexical_hits = lexical_hits
+        self.hops = int(hops)
+        self.max_context_tokens = int(max_context_tokens)
+        self.max_entities = None if max_entities is None else int(max_entities)
+        self.lexical_hits = int(lexical_hits)
         self.count_tokens = count_tokens or estimated_tokens
         self._reads = batched(store)
         self._retrieved = (

@@ -530,6 +530,14 @@ def test_bad_settings(settings: dict[str, object]) -> None:
         ContextInjector(MemoryGraphStore([], []), **settings)
 
 
+def test_integer_settings_of_any_integral_type_are_taken() -> None:
+    import numpy as np
+
+    injector = ContextInjector(MemoryGraphStore([], []), hops=np.int64(3), max_entities=np.int32(5))
+    assert (injector.hops, injector.max_entities) == (3, 5)
+    assert type(injector.hops) is int
+
+
 # -- what the context says ------------------------------------------------------------
 
 
