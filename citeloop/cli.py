@@ -167,14 +167,18 @@ def cmd_context(args: argparse.Namespace) -> int:
 
 
 def _unknown_code(task: str, names: Collection[str]) -> list[str]:
-    """The code the task names (backticked, CamelCase, dotted, ...) whose name no entity
-    of the graph has."""
-    from citeloop.grounding.mentions import code_mentions
+    """The code the task names (CamelCase, dotted, ``name()``, with an underscore, an
+    id; in backticks too) whose name no entity of the graph has; a capitalized word or
+    a plain word in backticks (`` `pip install x` ``, "Python") may be prose, and is
+    left out."""
+    from citeloop.grounding.mentions import code_mentions, is_code_shaped
 
     return [
         mention.name
         for mention in code_mentions(task)
-        if mention.name.removesuffix("()").rpartition(".")[2] not in names
+        if mention.form != "capitalized"
+        and (mention.form != "backticks" or is_code_shaped(mention.name))
+        and mention.name.removesuffix("()").rpartition(".")[2] not in names
     ]
 
 

@@ -299,6 +299,30 @@ class Excerpts(NamedTuple):
         shown = {key: lines for key, lines in self.shown.items() if key in blocks}
         return self._replace(blocks=blocks, shown=shown)
 
+    def without_nested(self, entities: Mapping[str, Entity]) -> Excerpts:
+        """Without the excerpt of a nested function whose every line the excerpt of a
+        function enclosing it shows (the same lines are not shown twice); ``tokens``
+        stays what the chosen ones took."""
+        spans = {key: _span(entities[key]) for key in self.shown if key in entities}
+        nested = {
+            key
+            for key, (path, first, last) in spans.items()
+            if any(
+                other != key
+                and other_path == path
+                and other_first <= first <= last <= other_last
+                and (other_first, other_last) != (first, last)
+                and set(range(first, last + 1)) <= set(self.shown[other])
+                for other, (other_path, other_first, other_last) in spans.items()
+            )
+        }
+        return self.within([key for key in self.blocks if key not in nested])
+
+
+def _span(entity: Entity) -> tuple[str, int, int]:
+    first = entity.line or 0
+    return entity.path or "", first, max(entity.end_line or first, first)
+
 
 def choose_excerpts(
     ids: Iterable[str],
@@ -349,15 +373,12 @@ def choose_excerpts(
     reserve = sum(kept.values())
     found = Excerpts({}, {}, 0)
     used = 0
-    seen: dict[str, set[int]] = {}  # the line numbers shown so far, by path
     for position, entity in enumerate(wanted):
         body = bodies.get(entity.id)
         if body is None:
             continue
         floor = floors.get(entity.id, 0)
         reserve -= kept.get(entity.id, 0)
-        if _shown_whole(entity, seen):
-            continue
         # A long body takes at most half the share while another excerpt may follow.
         free = budget - used - reserve
         room = free if position == len(wanted) - 1 else min(free, budget / 2)
@@ -372,15 +393,5 @@ def choose_excerpts(
         if cost <= room:
             found.blocks[entity.id] = block
             found.shown[entity.id] = tuple(body.numbers(shown))
-            seen.setdefault(entity.path or "", set()).update(found.shown[entity.id])
             used += cost
     return found._replace(tokens=used)
-
-
-def _shown_whole(entity: Entity, seen: Mapping[str, set[int]]) -> bool:
-    """Whether an excerpt chosen before shows every line of ``entity`` (a nested
-    function inside its enclosing function's excerpt): it is not shown twice."""
-    lines = seen.get(entity.path or "")
-    if not lines or entity.line is None:
-        return False
-    return all(n in lines for n in range(entity.line, (entity.end_line or entity.line) + 1))

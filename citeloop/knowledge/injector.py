@@ -20,7 +20,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable, Collection, Mapping, Sequence
 from functools import lru_cache
-from numbers import Integral
+from numbers import Integral, Real
 from pathlib import Path
 from typing import Any
 
@@ -224,7 +224,7 @@ class ContextInjector:
             raise ConfigurationError(
                 f"lexical_hits must be >= 0, got {lexical_hits}; use 0 for no lexical retrieval"
             )
-        if isinstance(excerpt_share, bool) or not isinstance(excerpt_share, int | float):
+        if isinstance(excerpt_share, bool) or not isinstance(excerpt_share, Real):
             raise ConfigurationError(
                 f"excerpt_share must be a number between 0 and 1, got {excerpt_share!r}"
             )
@@ -244,7 +244,7 @@ class ContextInjector:
             None if retriever is None else RetrievedSeeds(retriever, self._reads, TEXTS_KEPT)
         )
         self._searchable = isinstance(store, SearchableGraphStore)
-        self.excerpt_share = excerpt_share
+        self.excerpt_share = float(excerpt_share)
         self._sources: tuple[Path, SourceReader] | None = None  # (root, reader)
 
     @property
@@ -309,9 +309,10 @@ class ContextInjector:
                 else:
                     shown = dict(default.excerpts) if default is not None else {}
                 pinned = list(dict.fromkeys([*pinned, *keep]))
-                if isinstance(keep, Mapping):
+                if isinstance(keep, Mapping):  # only those that showed source
                     for entity_id, lines in keep.items():
-                        shown[entity_id] = tuple(sorted({*shown.get(entity_id, ()), *lines}))
+                        if lines:
+                            shown[entity_id] = tuple(sorted({*shown.get(entity_id, ()), *lines}))
             found, selected, core_ids, scores, owners, excerpts = self._select(
                 text, task_type, widening, pinned, shown
             )
@@ -430,7 +431,7 @@ class ContextInjector:
         selected.sort(key=rank.__getitem__)
         chosen = set(selected)
         owners = {member: owner for member, owner in owners.items() if member in chosen}
-        excerpts = excerpts.within(chosen - without_excerpt)
+        excerpts = excerpts.within(chosen - without_excerpt).without_nested(found.entities)
         return found, selected, core_ids, scores, owners, excerpts
 
     def _focus(

@@ -350,15 +350,7 @@ class GroundedAnswerNodes:
     def _over_budget(self, state: State, messages: list[BaseMessage]) -> dict[str, Any] | None:
         """End the run before a call that would spend more than ``max_total_tokens``:
         what was spent, plus the prompt's estimate and the last reply's length."""
-        budget = settings(get_runtime()).max_total_tokens
-        if budget is None:
-            return None
-        spent = (state.get("tokens") or {}).get("total", 0)
-        calls = state.get("attempt_tokens") or []
-        expected = sum(estimate_tokens(m.text) for m in messages) + (
-            calls[-1]["output"] if calls else 0
-        )
-        if spent + expected <= budget:
+        if not _exceeds_budget(state, messages, settings(get_runtime()).max_total_tokens):
             return None
         best = state.get("best") or {}
         answer = best.get("answer", state.get("answer", ""))
@@ -457,7 +449,11 @@ class GroundedAnswerNodes:
             ]
         spent = (state.get("tokens") or {}).get("total", 0)
         spent_all = ctx.max_total_tokens is not None and spent >= ctx.max_total_tokens
-        last = spent_all or not retries_left(state, ctx)
+        # The last attempt: no retry left, or no room for one (the next prompt is at
+        # least this one: the context only grows).
+        last = not retries_left(state, ctx) or _exceeds_budget(
+            state, self._messages(state), ctx.max_total_tokens
+        )
         result = self._validation({**state, "answer": answer}, ctx, last=last)
         report = {**_with_empty_context_rule(result.to_dict()), **report}
         report["context_passed"] = report["passed"]
@@ -517,6 +513,19 @@ class GroundedAnswerNodes:
             state["task"], result, extra, previous_answer=state.get("answer") or ""
         )
         return {"feedback": feedback}
+
+
+def _exceeds_budget(state: State, messages: list[BaseMessage], budget: int | None) -> bool:
+    """Whether a call with ``messages`` would spend more than ``budget`` tokens in all:
+    what was spent, plus the prompt's estimate and the last reply's length."""
+    if budget is None:
+        return False
+    spent = (state.get("tokens") or {}).get("total", 0)
+    calls = state.get("attempt_tokens") or []
+    expected = sum(estimate_tokens(m.text) for m in messages) + (
+        calls[-1]["output"] if calls else 0
+    )
+    return spent + expected > budget
 
 
 def route_after_model(state: State) -> Literal["validate", "__end__"]:

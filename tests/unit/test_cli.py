@@ -647,3 +647,7 @@ def test_context_names_the_code_a_task_names_that_the_graph_lacks(db, capsys):
     assert "Circle" not in note.split("have:")[1].split("(is")[0]
     code, _, err = run(capsys, "context", "--db", str(db), "--task", TASK)
     assert "does not have" not in err
+    # Prose and shell words are not code the graph lacks.
+    task = "How does `Circle` work in Python, after `pip install shapes`?"
+    code, _, err = run(capsys, "context", "--db", str(db), "--task", task)
+    assert "does not have" not in err

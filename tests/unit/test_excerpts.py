@@ -24,6 +24,7 @@ from citeloop.knowledge import (
     index_tree,
 )
 from citeloop.knowledge.excerpts import (
+    MAX_EXCERPTS,
     MIN_EXCERPT_LINES,
     choose_excerpts,
     excerpt_lines,
@@ -138,12 +139,21 @@ def test_a_nested_function_its_enclosing_excerpt_shows_whole_is_not_shown_twice(
     body = ("def outer():", "    def inner():", "        return 1", "    return inner()")
     entities = {"m.outer": function("outer", 1, 4), "m.inner": function("inner", 2, 3)}
     reader = Files({"m.py": body})
-    chosen = choose_excerpts(["m.outer", "m.inner"], entities, reader, 500, len)
-    assert list(chosen.blocks) == ["m.outer"] and chosen.shown["m.outer"] == (1, 2, 3, 4)
-    # Shown first, the nested one keeps its excerpt, and the enclosing one still shows
-    # its own lines.
-    first = choose_excerpts(["m.inner", "m.outer"], entities, reader, 500, len)
-    assert list(first.blocks) == ["m.inner", "m.outer"]
+    for order in (["m.outer", "m.inner"], ["m.inner", "m.outer"]):
+        chosen = choose_excerpts(order, entities, reader, 500, len)
+        assert set(chosen.blocks) == {"m.outer", "m.inner"}  # both costed, as chosen
+        kept = chosen.without_nested(entities)
+        assert list(kept.blocks) == ["m.outer"] and kept.shown["m.outer"] == (1, 2, 3, 4)
+    # Left out of the context, the enclosing one takes nothing from the nested one.
+    alone = choose_excerpts(["m.outer", "m.inner"], entities, reader, 500, len)
+    assert list(alone.within(["m.inner"]).without_nested(entities).blocks) == ["m.inner"]
+    # Cut short, it shows only some of the nested lines: both stay.
+    long_body = ("def outer():", "    def inner():", *["        x = 1"] * 40, "    return inner()")
+    long_entities = {"m.outer": function("outer", 1, 43), "m.inner": function("inner", 2, 42)}
+    cut = choose_excerpts(
+        ["m.outer", "m.inner"], long_entities, Files({"m.py": long_body}), 400, len
+    )
+    assert list(cut.without_nested(long_entities).blocks) == ["m.outer", "m.inner"]
 
 
 def test_no_share_no_file_no_excerpt() -> None:
@@ -360,17 +370,68 @@ def test_a_second_widening_shows_again_what_the_first_showed(indexed) -> None:
     )
     assert "shapes.circle.größe_von" in dict(first.excerpts)
     assert "shapes.circle.größe_von" not in dict(default.excerpts)
+    assert len(first.entities) - len(first.excerpts) > MAX_EXCERPTS
     named = ("square", "format_area", "describe", "label", "typed_circle", "area", "mark")
     second = injector.inject(
         task,
         expansion=ContextExpansion.for_attempt(1, named),
         default=default,
-        keep={entity.id: dict(first.excerpts).get(entity.id, ()) for entity in first.entities},
+        # As the graph passes it: every id, those that showed no source first.
+        keep={
+            **{entity.id: () for entity in first.entities},
+            **{entity_id: lines for entity_id, lines in first.excerpts},
+        },
     )
     again = dict(second.excerpts)
     for entity_id, numbers in first.excerpts:
         assert set(numbers) <= set(again.get(entity_id, ())), entity_id
     assert all(line in lines_of(second.text) for line in lines_of(first.text) if " | " in line)
+
+
+def test_ids_kept_without_source_take_no_excerpt_room_from_those_with_source(
+    tmp_path: Path,
+) -> None:
+    # Seven core functions and a tight budget: the widened contexts hold more functions
+    # than MAX_EXCERPTS. The source an earlier widening showed is shown again, however
+    # many of the kept ids showed none.
+    root = tmp_path / "pkg"
+    root.mkdir()
+    (root / "__init__.py").write_text("", encoding="utf-8")
+    (root / "extra.py").write_text(
+        "".join(
+            f"def helper_number_{n}(value_{n}, other_argument_{n}):\n"
+            f"    return value_{n} + other_argument_{n}\n\n"
+            for n in range(30)
+        ),
+        encoding="utf-8",
+    )
+    task = "How do " + " ".join(f"`helper_number_{n}`" for n in (28, 6, 14, 22, 0, 24, 4))
+    task += " work?"
+    with SqliteGraphStore(tmp_path / "graph.db") as graph:
+        index_tree(root, graph)
+        injector = ContextInjector(graph, max_context_tokens=100)
+        default = injector.inject(task)
+
+        def keep(context):  # as the graph passes it
+            lines = dict(context.excerpts)
+            return {entity.id: lines.get(entity.id, ()) for entity in context.entities}
+
+        first = injector.inject(
+            task,
+            expansion=ContextExpansion.for_attempt(0, ("helper_number_8", "helper_number_11")),
+            default=default,
+            keep=keep(default),
+        )
+        second = injector.inject(
+            task,
+            expansion=ContextExpansion.for_attempt(1, ("helper_number_23",)),
+            default=default,
+            keep=keep(first),
+        )
+    assert len(first.entities) - len(first.excerpts) >= MAX_EXCERPTS
+    again = dict(second.excerpts)
+    for entity_id, numbers in first.excerpts:
+        assert set(numbers) <= set(again.get(entity_id, ())), entity_id
 
 
 def test_a_long_body_shows_the_lines_that_use_what_the_context_is_about() -> None:

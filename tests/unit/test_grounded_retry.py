@@ -186,6 +186,21 @@ def usage(total_in: int, total_out: int) -> dict:
     }
 
 
+@pytest.mark.parametrize("budget", [600, 900])
+async def test_an_attempt_with_no_room_for_another_is_the_last(store, core, budget):
+    # 600 spent: at the budget (600), or short of it (900) with no room for the next
+    # prompt: the caveat is reported, not failed, and the run ends at once.
+    hedge = good_answer(core).replace(
+        "The answer relies on", "The context does not show how prices are stored. It relies on"
+    )
+    model = ScriptedChatModel(script=[AIMessage(content=hedge, usage_metadata=usage(500, 100))] * 2)
+    out = await build(model, store).ainvoke(
+        {"task": TASK}, context=GroundedAnswerContext(max_retries=2, max_total_tokens=budget)
+    )
+    assert (out["outcome"], out["attempts"], model.calls) == ("passed", 1, 1)
+    assert out["report"]["insufficient_context"] is True
+
+
 async def test_tokens_are_reported_per_attempt(store, core):
     script = [
         AIMessage(content="Checkout pays.", usage_metadata=usage(900, 40)),
