@@ -64,12 +64,14 @@ _EXCERPT_KINDS = frozenset(
 
 def excerptable(entity: Entity) -> bool:
     """Whether ``entity`` may show its source: a function, method or test, or a
-    property (an attribute of more than one line), with a path and a line span."""
+    property (an attribute of more than one line), with a path and a line span (from
+    line 1 on, its end not before its start: a store of one's own may hold others)."""
     return (
         entity.kind in _EXCERPT_KINDS
         and bool(entity.path)
         and entity.line is not None
         and entity.end_line is not None
+        and 1 <= entity.line <= entity.end_line
         and (entity.kind is not EntityKind.ATTRIBUTE or entity.end_line > entity.line)
     )
 

@@ -156,6 +156,14 @@ def test_a_nested_function_its_enclosing_excerpt_shows_whole_is_not_shown_twice(
     assert list(cut.without_nested(long_entities).blocks) == ["m.outer", "m.inner"]
 
 
+@pytest.mark.parametrize(("line", "end"), [(-5, -1), (0, 3), (4, 2)])
+def test_a_span_that_is_no_span_of_the_file_shows_no_source(line: int, end: int) -> None:
+    entities = {"m.a": function("a", line, end)}
+    assert not excerptable(entities["m.a"])
+    body = ("def a():", "    pass", "x = 1", "y = 2")
+    assert choose_excerpts(["m.a"], entities, Files({"m.py": body}), 500, len) == ({}, {}, 0)
+
+
 def test_no_share_no_file_no_excerpt() -> None:
     entities = {"m.a": function("a", 1, 2)}
     assert choose_excerpts(["m.a"], entities, Files({"m.py": ("a", "b")}), 0, len) == ({}, {}, 0)
