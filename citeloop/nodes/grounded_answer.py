@@ -451,8 +451,9 @@ class GroundedAnswerNodes:
         spent_all = ctx.max_total_tokens is not None and spent >= ctx.max_total_tokens
         # The last attempt: no retry left, or no room for one (the next prompt is at
         # least this one: the context only grows).
-        last = not retries_left(state, ctx) or _exceeds_budget(
-            state, self._messages(state), ctx.max_total_tokens
+        last = not retries_left(state, ctx) or (
+            ctx.max_total_tokens is not None
+            and _exceeds_budget(state, self._messages(state), ctx.max_total_tokens)
         )
         result = self._validation({**state, "answer": answer}, ctx, last=last)
         report = {**_with_empty_context_rule(result.to_dict()), **report}
