@@ -76,6 +76,18 @@ def excerptable(entity: Entity) -> bool:
     )
 
 
+def candidates(ids: Iterable[str], entities: Mapping[str, Entity]) -> list[Entity]:
+    """The first :data:`MAX_EXCERPTS` :func:`excerptable` entities of ``ids`` (best
+    first, each once): those :func:`choose_excerpts` may show."""
+    wanted: list[Entity] = []
+    for entity_id in dict.fromkeys(ids):
+        if excerptable(entities[entity_id]):
+            wanted.append(entities[entity_id])
+            if len(wanted) >= MAX_EXCERPTS:
+                break
+    return wanted
+
+
 def excerpt_lines(
     entity: Entity, lines: tuple[str, ...], shown: int, focus: Mapping[str, int] | None = None
 ) -> list[str]:
@@ -355,12 +367,7 @@ def choose_excerpts(
         previous: The line numbers shown before, by entity id (:attr:`Excerpts.shown`).
     """
     previous = previous or {}
-    wanted = []
-    for entity_id in dict.fromkeys(ids):
-        if excerptable(entities[entity_id]):
-            wanted.append(entities[entity_id])
-            if len(wanted) >= MAX_EXCERPTS:
-                break
+    wanted = candidates(ids, entities)
     if not wanted or budget <= 0:
         return Excerpts({}, {}, 0)
     files = reader.lines({entity.path for entity in wanted if entity.path})

@@ -29,10 +29,9 @@ from citeloop.grounding.mentions import Mention, code_mentions, query_words
 from citeloop.knowledge.budget import fill_budget
 from citeloop.knowledge.excerpts import (
     EXCERPT_SHARE,
-    MAX_EXCERPTS,
     Excerpts,
+    candidates,
     choose_excerpts,
-    excerptable,
     focus_terms,
 )
 from citeloop.knowledge.model import (
@@ -445,14 +444,14 @@ class ContextInjector:
         (:func:`~citeloop.knowledge.excerpts.focus_terms`): the names of what it calls,
         those the task found weighing more, and the task's words; the same at every
         widening of a task (a name a later answer used does not change them)."""
-        ids = [i for i in dict.fromkeys(best) if excerptable(found.entities[i])]
+        ids = [entity.id for entity in candidates(best, found.entities)]
         calls = {
             entity_id: [
                 fact.object.rpartition(".")[2].lstrip("?")
                 for fact in facts
                 if fact.relation is RelationKind.CALLS and fact.subject == entity_id
             ]
-            for entity_id, facts in self._reads.facts_of_many(ids[:MAX_EXCERPTS]).items()
+            for entity_id, facts in self._reads.facts_of_many(ids).items()
         }
         return lambda entity: focus_terms(words, calls.get(entity.id, ()), found_by_task)
 

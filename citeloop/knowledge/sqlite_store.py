@@ -224,8 +224,7 @@ class SqliteGraphStore(PathRecall):
         statement; inside, :meth:`names`, :meth:`snapshot`, :meth:`entities_named_many`,
         :meth:`get_entities`, :meth:`facts_of_many`, :meth:`search`,
         :meth:`source_root` and :meth:`file_digests` read the file only for what is not
-        cached yet. Other reads,
-        and every read of a writable store, go to the file.
+        cached yet. Other reads, and every read of a writable store, go to the file.
         """
         if self._cache is None or self._version() is not None:
             yield
