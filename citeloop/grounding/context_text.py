@@ -10,6 +10,7 @@ The format (rendered by ``citeloop.knowledge.ContextInjector``, or written by ha
     NAME = 'value'  # L3
     Child inherits from Base
     caller() calls callee(), other()     (Owner.caller() calls Other.callee() likewise)
+    formatter calls StrictFormatter()    (a variable set by a call: no brackets)
     REQ-008-013 graph context validation
     ## Prior decisions
       DEC-7: rationale text
@@ -66,7 +67,7 @@ _NAME = r"[\w.]+"
 _CLASS_LINE = re.compile(r"\s*class\s+(\w+)")
 _DEF_LINE = re.compile(r"\s*(?:async\s+)?def\s+(\w+)")
 _INHERITS_LINE = re.compile(rf"\s*({_NAME})\s+inherits\s+from\s+({_NAME})")
-_CALLS_LINE = re.compile(rf"\s*({_NAME})(?:\([^)]*\))?\s+calls\s+({_NAME})")
+_CALLS_LINE = re.compile(rf"\s*({_NAME})(\([^)]*\))?\s+calls\s+({_NAME})")
 _MORE_CALLEES = re.compile(rf",\s*({_NAME})")
 _MEMBER_LINE = re.compile(rf"\s*({_NAME})\([^)]*\)\s*$")
 _SIGNATURE_LINE = re.compile(r"\s*(\w+\.\w+)[(\[]")
@@ -128,10 +129,11 @@ def _parse_line(line: str) -> tuple[list[ParsedEntity], bool]:
     if match := _INHERITS_LINE.match(line):
         return _reference(match[1], "class") + _reference(match[2], "class"), False
     if match := _CALLS_LINE.match(line):
-        callees = [match[2]]
+        callees = [match[3]]
         # "caller() calls a(), b()": every callee of the line
         callees.extend(more[1] for more in _MORE_CALLEES.finditer(line, match.end()))
-        found = _reference(match[1], "function")
+        # a caller without brackets is a variable set by a call ("formatter calls F()")
+        found = _reference(match[1], "function" if match[2] else "attribute")
         for callee in callees:
             found += _reference(callee, "function")
         return found, False

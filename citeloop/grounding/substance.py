@@ -30,13 +30,14 @@ Everything is linear in the length of the answer and the prompt.
 
 from __future__ import annotations
 
+import bisect
 import builtins
 import functools
 import importlib
 import keyword
 import re
 import sys
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from citeloop.grounding.context_text import Place
@@ -84,11 +85,17 @@ _RECEIVERS = ("self", "cls")
 _IDENTIFIER = re.compile(r"[^\W\d]\w*")
 
 _CONTEXT = (
-    r"(?:the )?(?:provided |given |supplied |available |injected |above |shown )?"
+    r"(?:the )?(?:provided |given |supplied |available |injected |above |shown |widened "
+    r"|current |retrieved )?"
     r"(?:context|snippets?|excerpts?|code shown|code provided|provided code|graph context)"
 )
+_NOT = r"(?:not|isn't|aren't|wasn't|weren't)"
+_NOT_IDIOM = r"(?! (?:of|window|manager|managers|var|vars|variable|variables|length|size|limit)\b)"
+"""After "in the context" where it is not the context given ("in the context of a loop",
+"the context window", "a context manager")."""
 _SAYINGS = (
-    _CONTEXT + r" (?:does not|doesn't|did not|didn't|do not|don't) (?:\w+ ){0,2}?"
+    _CONTEXT + r" (?:still |also |only |just |even |itself |here )?"
+    r"(?:does not|doesn't|did not|didn't|do not|don't) (?:\w+ ){0,2}?"
     r"(?:show|include|contain|provide|have|cover|mention|define|describe|specify"
     r"|reveal|say|explain|expose|give)",
     _CONTEXT + r" (?:is|seems|appears|was) (?:to be )?(?:\w+ )?(?:insufficient"
@@ -98,8 +105,13 @@ _SAYINGS = (
     r"\binsufficient (?:information|context|detail)",
     r"\b(?:cannot|can't|can not|could not|couldn't|unable to|impossible to) "
     r"(?:\w+ ){0,4}?(?:from|in|with|based on) " + _CONTEXT,
-    r"\b(?:not|isn't|aren't|wasn't|weren't) (?:shown|included|present|visible|available"
+    r"\b" + _NOT + r" (?:shown|included|present|visible|available"
     r"|given|provided|defined) (?:here|in " + _CONTEXT + ")",
+    r"\b" + _NOT + r" (?:\w+ )?(?:in|part of|among|within) " + _CONTEXT + _NOT_IDIOM,
+    r"\b(?:missing|absent) from " + _CONTEXT + _NOT_IDIOM,
+    r"\b(?:its|the|their) (?:body|bodies|source code|implementation|definition)"
+    r"(?: of(?: \S+){1,3}?)? (?:is not|isn't|are not|aren't|was not|wasn't|were not"
+    r"|weren't) (?:shown|included|visible|given|provided|available|present)",
     r"\b(?:unclear|not clear) from " + _CONTEXT,
     r"\bi (?:don't|do not) have (?:access to )?(?:the |its |their |enough )?"
     r"(?:\w+ ){0,2}?(?:implementation|source|body|definition|details|information)",
@@ -107,7 +119,10 @@ _SAYINGS = (
 _INSUFFICIENT = re.compile("|".join(_SAYINGS).replace(" ", r"\s+"))
 """Sayings that the context lacks what is needed, in lower-cased text, any run of white
 space between words (bounded gaps only, so matching is linear)."""
-_ANCHORS = re.compile(r"context|enough|sufficient|snippet|excerpt|shown|provided|clear|have")
+_ANCHORS = re.compile(
+    r"context|enough|sufficient|snippet|excerpt|shown|provided|clear|have|included|visible"
+    r"|available|present|given"
+)
 _BEFORE, _AFTER = 90, 120
 """Characters searched before and after an anchor word: longer than any saying."""
 
@@ -121,14 +136,53 @@ def says_context_insufficient(body: str) -> bool:
         >>> says_context_insufficient("The context shows that X is kept in a dict.")
         False
     """
+    return next(_sayings(body.lower()), None) is not None
+
+
+def insufficient_passages(body: str) -> list[str]:
+    r"""The passages of ``body`` that say what its context lacks, in order: the paragraph
+    or list item of each saying, and under a heading that says it (``## What the context
+    does not show``) the whole section, to the next heading.
+
+    Example:
+        >>> insufficient_passages("It uses `a`.\n\n- The body of `b` is not shown.\n- `c`")
+        ['- The body of `b` is not shown.']
+    """
     text = body.lower()
-    # Every saying names one of these words: search only around them (a bounded window
-    # each, so a long answer costs little and the work stays linear).
+    starts = [0, *(block.end() for block in _BLOCK.finditer(text)), len(text)]
+    spans: list[tuple[int, int]] = []
+    for saying in _sayings(text):
+        if spans and saying.start() < spans[-1][1]:
+            continue  # in the passage of the saying before
+        at = bisect.bisect_right(starts, saying.start()) - 1
+        start, end = starts[at], starts[at + 1]
+        if text.startswith("#", start):  # a heading: its section
+            following = _HEADING.search(text, end)
+            end = following.start() if following else len(text)
+        spans.append((start, max(end, saying.end())))
+    return [body[start:end].strip() for start, end in spans]
+
+
+_BLOCK = re.compile(r"\n(?=[ \t]*\n|[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]|#)")
+"""Where a block of Markdown starts: after a blank line, at a list item or a heading."""
+_HEADING = re.compile(r"^#", re.MULTILINE)
+
+
+def _sayings(text: str) -> Iterator[re.Match[str]]:
+    """Every saying of :data:`_INSUFFICIENT` in lower-cased ``text``, in order."""
+    # Every saying names one of these words: search only around them, a bounded window
+    # each, overlapping windows as one (each character searched from once, however
+    # close the anchors are), so a long answer costs little and the work stays linear.
+    start = end = -1
     for anchor in _ANCHORS.finditer(text):
-        start = max(0, anchor.start() - _BEFORE)
-        if _INSUFFICIENT.search(text, start, anchor.end() + _AFTER):
-            return True
-    return False
+        before, after = max(0, anchor.start() - _BEFORE), anchor.end() + _AFTER
+        if before > end:
+            if end >= 0:
+                yield from _INSUFFICIENT.finditer(text, start, end)
+            start = before
+        end = after
+    if end >= 0:
+        yield from _INSUFFICIENT.finditer(text, start, end)
 
 
 def prompt_names(texts: Iterable[str]) -> frozenset[str]:

@@ -154,7 +154,8 @@ def _fill(
                 cost += piece(data_line(f", {object_}()"))  # one more callee on its line
                 new_shown.append(fact.object)
             else:
-                cost += piece(relation_line(fact, subject, [object_])) + newline
+                line = relation_line(fact, subject, [object_], entities[fact.subject].kind)
+                cost += piece(line) + newline
                 new_shown += (fact.subject, fact.object)
                 if fact.relation is RelationKind.CALLS:
                     new_callers.add(fact.subject)

@@ -2,9 +2,11 @@
 
 A context's entity lines are a map (names, signatures, summaries, where); a question
 about what a function does is answered by its body. So the best-placed functions,
-methods and properties show their lines under their entity line: the core first, then
-what a previous answer named, then the rest in rank order, while they fit in a share
-(:data:`EXCERPT_SHARE`) of the token budget::
+methods and properties show their lines under their entity line, while they fit in a
+share (:data:`EXCERPT_SHARE`) of the token budget: first a look at each of the core and
+of what a previous answer named (:data:`FIRST_LOOK_LINES`), so that no long body leaves
+another of them without source, then longer bodies for those, then the rest in rank
+order::
 
     Selectable.select_info: SelectStatementColumnsAndTables  # L74-144 — Returns …
         74 |     def select_info(self) -> SelectStatementColumnsAndTables:
@@ -55,7 +57,11 @@ MAX_EXCERPT_LINE_CHARS = 160
 """Longest excerpt line, in characters of code (cut with ``…``)."""
 
 MAX_EXCERPTS = 8
-"""Most entities whose source one context shows."""
+"""Most entities whose source one context shows (times a widening's budget multiplier)."""
+
+FIRST_LOOK_LINES = 8
+"""Lines of code each excerpt gets before any grows longer: the source of every entity
+a context is most about is shown before one long body takes the share."""
 
 _EXCERPT_KINDS = frozenset(
     {EntityKind.FUNCTION, EntityKind.METHOD, EntityKind.TEST, EntityKind.ATTRIBUTE}
@@ -76,14 +82,16 @@ def excerptable(entity: Entity) -> bool:
     )
 
 
-def candidates(ids: Iterable[str], entities: Mapping[str, Entity]) -> list[Entity]:
-    """The first :data:`MAX_EXCERPTS` :func:`excerptable` entities of ``ids`` (best
-    first, each once): those :func:`choose_excerpts` may show."""
+def candidates(
+    ids: Iterable[str], entities: Mapping[str, Entity], most: int = MAX_EXCERPTS
+) -> list[Entity]:
+    """The first ``most`` :func:`excerptable` entities of ``ids`` (best first, each
+    once): those :func:`choose_excerpts` may show."""
     wanted: list[Entity] = []
     for entity_id in dict.fromkeys(ids):
         if excerptable(entities[entity_id]):
             wanted.append(entities[entity_id])
-            if len(wanted) >= MAX_EXCERPTS:
+            if len(wanted) >= most:
                 break
     return wanted
 
@@ -346,9 +354,19 @@ def choose_excerpts(
     count: Callable[[str], int],
     focus: Callable[[Entity], Mapping[str, int]] | None = None,
     previous: Mapping[str, Sequence[int]] | None = None,
+    named: Collection[str] = (),
+    most: int = MAX_EXCERPTS,
+    more: Collection[str] = (),
 ) -> Excerpts:
-    """The excerpts of the first :data:`MAX_EXCERPTS` excerptable entities of ``ids``
-    (best first) that fit in ``budget`` tokens.
+    """The excerpts of the first ``most`` excerptable entities of ``ids`` (best first)
+    that fit in ``budget`` tokens.
+
+    The ``named`` ones (and those of ``previous``) come first, breadth before depth:
+    each gets a first look of up to :data:`FIRST_LOOK_LINES` lines of code, best first,
+    before any grows, so that one long body never leaves another named entity without
+    source. Then each grows to its whole body (at most :data:`MAX_EXCERPT_LINES`), the
+    named first, then the others in order, a long one to at most half of ``budget``
+    while another excerpt may follow it.
 
     An excerpt that does not fit whole is cut to the lines that do (at least
     :data:`MIN_EXCERPT_LINES`); one that cannot be cut so is left out and the next one
@@ -365,9 +383,17 @@ def choose_excerpts(
         focus: The terms each entity's long body has its lines chosen by
             (:func:`focus_terms`).
         previous: The line numbers shown before, by entity id (:attr:`Excerpts.shown`).
+        named: The ids the task or a previous answer named (a context's core, and on a
+            retry what the last answer named).
+        most: Most excerpts (:data:`MAX_EXCERPTS` in a context of the default budget).
+        more: Ids of ``previous`` whose excerpt a retry's answer said is not enough: their
+            first look is what they showed and up to :data:`FIRST_LOOK_LINES` more.
+
+    Returns:
+        The excerpts, best first, and the tokens they take.
     """
     previous = previous or {}
-    wanted = candidates(ids, entities)
+    wanted = candidates(ids, entities, most)
     if not wanted or budget <= 0:
         return Excerpts({}, {}, 0)
     files = reader.lines({entity.path for entity in wanted if entity.path})
@@ -380,27 +406,68 @@ def choose_excerpts(
     floors = {i: len(bodies[i].first) for i in previous if i in bodies and bodies[i].first}
     kept = {i: count("\n".join(bodies[i].excerpt(n))) + 1 for i, n in floors.items()}
     reserve = sum(kept.values())
-    found = Excerpts({}, {}, 0)
+    chosen: dict[str, tuple[int, int]] = {}  # (lines of code shown, tokens) by id
     used = 0
-    for position, entity in enumerate(wanted):
-        body = bodies.get(entity.id)
-        if body is None:
+    named = {*named, *previous, *more}
+    first = [entity.id for entity in wanted if entity.id in named and entity.id in bodies]
+
+    pending = dict(kept)  # the room reserved for what was shown before, until it shows
+
+    def look(ids: Iterable[str], extra: int) -> None:
+        """A look at each of ``ids``, best first: what it showed before (kept whole: its
+        room is reserved) and ``extra`` lines more, or at least FIRST_LOOK_LINES."""
+        nonlocal used, reserve
+        for entity_id in ids:
+            body, floor = bodies[entity_id], floors.get(entity_id, 0)
+            shown, cost = chosen.get(entity_id, (0, 0))
+            reserve -= pending.pop(entity_id, 0)
+            lines = min(body.lines_of_code(MAX_EXCERPT_LINES), max(FIRST_LOOK_LINES, floor + extra))
+            room = max(budget - used - reserve + cost, kept.get(entity_id, 0))
+            fitted = _fit(body, lines, max(MIN_EXCERPT_LINES, floor, shown), room, count)
+            if fitted is not None and fitted[0] > shown:
+                chosen[entity_id] = fitted
+                used += fitted[1] - cost
+
+    # What a retry's answer said the context lacks looks first, and again where it was
+    # shown before; then the other named ones look, best first.
+    asked = [i for i in first if i in more]
+    look(asked, 0)
+    look([i for i in asked if floors.get(i)], FIRST_LOOK_LINES)
+    look([i for i in first if i not in more], 0)
+    # Then the named ones grow, and the others follow, best first: a long body takes at
+    # most half the share while another excerpt may follow it.
+    rest = [entity.id for entity in wanted if entity.id not in named and entity.id in bodies]
+    order = [*chosen, *rest]
+    for position, entity_id in enumerate(order):
+        body = bodies[entity_id]
+        shown, cost = chosen.get(entity_id, (0, 0))
+        full = body.lines_of_code(MAX_EXCERPT_LINES)
+        if full <= shown:
             continue
-        floor = floors.get(entity.id, 0)
-        reserve -= kept.get(entity.id, 0)
-        # A long body takes at most half the share while another excerpt may follow.
-        free = budget - used - reserve
-        room = free if position == len(wanted) - 1 else min(free, budget / 2)
-        room = max(room, kept.get(entity.id, 0))
-        shown = max(body.lines_of_code(MAX_EXCERPT_LINES), floor)
-        block = body.excerpt(shown)
-        cost = count("\n".join(block)) + 1
-        while cost > room and shown > max(MIN_EXCERPT_LINES, floor):
-            shown = max(MIN_EXCERPT_LINES, floor, int(shown * room / cost) - 1)
-            block = body.excerpt(shown)
-            cost = count("\n".join(block)) + 1
-        if cost <= room:
-            found.blocks[entity.id] = block
-            found.shown[entity.id] = tuple(body.numbers(shown))
-            used += cost
-    return found._replace(tokens=used)
+        room = budget - used + cost
+        room = room if position == len(order) - 1 else min(room, max(budget / 2, cost))
+        fitted = _fit(body, full, max(shown, MIN_EXCERPT_LINES), room, count)
+        if fitted is not None and fitted[0] > shown:
+            chosen[entity_id] = fitted
+            used += fitted[1] - cost
+    found = Excerpts({}, {}, used)
+    for entity in wanted:  # best first
+        if entity.id in chosen:
+            shown = chosen[entity.id][0]
+            found.blocks[entity.id] = bodies[entity.id].excerpt(shown)
+            found.shown[entity.id] = tuple(bodies[entity.id].numbers(shown))
+    return found
+
+
+def _fit(
+    body: _Body, most: int, least: int, room: float, count: Callable[[str], int]
+) -> tuple[int, int] | None:
+    """(lines of code, tokens with the line break) of the longest excerpt of ``body``
+    of at most ``most`` lines of code that fits in ``room`` tokens, cut to no fewer than
+    ``least`` (or ``most``, when fewer), or ``None`` when none fits."""
+    shown = most
+    cost = count("\n".join(body.excerpt(shown))) + 1
+    while cost > room and shown > least:
+        shown = max(least, int(shown * room / cost) - 1)
+        cost = count("\n".join(body.excerpt(shown))) + 1
+    return (shown, cost) if cost <= room else None

@@ -29,6 +29,7 @@ from citeloop.grounding.mentions import Mention, code_mentions, query_words
 from citeloop.knowledge.budget import fill_budget
 from citeloop.knowledge.excerpts import (
     EXCERPT_SHARE,
+    MAX_EXCERPTS,
     Excerpts,
     candidates,
     choose_excerpts,
@@ -398,9 +399,12 @@ class ContextInjector:
             # (``shown``), then what the last answer named, then the rest it showed.
             before = [i for i in shown or {} if i in found.entities]
             asked = [entity.id for entity in named if entity.id in scores]
+            lacking = {entity.id for entity in self._named(widening.lacking)}
             best = [*core_ids, *before, *asked, *pinned, *order]  # pinned: in the graph
-            share = budget * self.excerpt_share
-            focus = self._focus(best, found, _task_words(text), found_by_task)
+            # An answer that said the context lacks code gets twice the share of source.
+            share = budget * min(1.0, self.excerpt_share * (2 if lacking else 1))
+            most = MAX_EXCERPTS * widening.limit_multiplier
+            focus = self._focus(best, found, _task_words(text), found_by_task, most)
             excerpts = choose_excerpts(
                 best,
                 found.entities,
@@ -409,6 +413,9 @@ class ContextInjector:
                 self.count_tokens,
                 focus,
                 shown,
+                named=[*core_ids, *asked],
+                most=most,
+                more=lacking,
             )
         owners = self._owners(order, found)
         # An entity with an excerpt is offered right after the core and the pinned, its
@@ -439,12 +446,13 @@ class ContextInjector:
         found: Candidates,
         words: Sequence[str],
         found_by_task: Collection[str],
+        most: int,
     ) -> Callable[[Entity], dict[str, int]]:
         """The terms that choose the lines of an entity's long excerpt
         (:func:`~citeloop.knowledge.excerpts.focus_terms`): the names of what it calls,
         those the task found weighing more, and the task's words; the same at every
         widening of a task (a name a later answer used does not change them)."""
-        ids = [entity.id for entity in candidates(best, found.entities)]
+        ids = [entity.id for entity in candidates(best, found.entities, most)]
         calls = {
             entity_id: [
                 fact.object.rpartition(".")[2].lstrip("?")

@@ -276,6 +276,9 @@ class ContextExpansion:
         limit_multiplier: Multiplies the injector's token budget (and entity limit), >= 1.
         names: Names a previous answer used: the entities the graph has of them come in
             as supporting entities (never core).
+        lacking: Those of ``names`` the answer said the context lacks ("the body of
+            `add_edge` is not shown"): a source excerpt shown before shows up to
+            :data:`~citeloop.knowledge.excerpts.FIRST_LOOK_LINES` more of its lines.
     """
 
     extra_hops: int = 0
@@ -283,6 +286,7 @@ class ContextExpansion:
     include_requirement_closure: bool = False
     limit_multiplier: int = 1
     names: tuple[str, ...] = ()
+    lacking: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.extra_hops < 0:
@@ -291,11 +295,14 @@ class ContextExpansion:
             raise ValueError(f"limit_multiplier must be >= 1, got {self.limit_multiplier}")
 
     @classmethod
-    def for_attempt(cls, attempt: int, names: tuple[str, ...] = ()) -> ContextExpansion:
+    def for_attempt(
+        cls, attempt: int, names: tuple[str, ...] = (), lacking: tuple[str, ...] = ()
+    ) -> ContextExpansion:
         """The widening used for retry ``attempt`` (0-based) of the grounded-answer loop.
 
         ``extra_hops = attempt + 1``, tested_by and requirement closure included,
-        ``limit_multiplier = attempt + 2``, and the ``names`` the previous answer used.
+        ``limit_multiplier = attempt + 2``, the ``names`` the previous answer used and
+        those of them it said the context lacks (``lacking``).
         """
         return cls(
             extra_hops=attempt + 1,
@@ -303,6 +310,7 @@ class ContextExpansion:
             include_requirement_closure=True,
             limit_multiplier=attempt + 2,
             names=tuple(names),
+            lacking=tuple(lacking),
         )
 
 

@@ -168,12 +168,21 @@ def file_heading(path: str) -> str:
     return data_line(f"# {path}")
 
 
-def relation_line(fact: Fact, subject: str, objects: Sequence[str]) -> str:
+_NOT_CALLED = frozenset({EntityKind.ATTRIBUTE, EntityKind.MODULE})
+"""Kinds of a caller that is no function: its ``calls`` line writes it without brackets."""
+
+
+def relation_line(
+    fact: Fact, subject: str, objects: Sequence[str], subject_kind: EntityKind | None = None
+) -> str:
     """The line of an ``inherits`` fact, or of a caller's ``calls`` facts (through
-    :func:`~citeloop.text.data_line`)."""
+    :func:`~citeloop.text.data_line`): ``caller() calls a(), b()``, the caller without
+    brackets when ``subject_kind`` says it is a variable or a module (a module variable
+    set by a call: ``formatter calls StrictFormatter()``)."""
     if fact.relation is RelationKind.INHERITS:
         return data_line(f"{subject} inherits from {objects[0]}")
-    return data_line(f"{subject}() calls {', '.join(f'{name}()' for name in objects)}")
+    caller = subject if subject_kind in _NOT_CALLED else f"{subject}()"
+    return data_line(f"{caller} calls {', '.join(f'{name}()' for name in objects)}")
 
 
 class ContextText:
@@ -253,6 +262,6 @@ class ContextText:
             else:
                 calls.setdefault(fact.subject, (fact, []))[1].append(self.name(fact.object))
         return inherits + [
-            relation_line(fact, self.name(subject), objects)
+            relation_line(fact, self.name(subject), objects, self._by_id[subject].kind)
             for subject, (fact, objects) in calls.items()
         ]

@@ -22,8 +22,27 @@ _SUM_MODULUS = 1 << 256
 
 
 def item_digest(kind: str, item_id: str) -> int:
-    """One entity (``kind="e"``) or fact (``kind="f"``) id's share of a snapshot."""
+    """One entity's (``kind="e"``, ``item_id`` its :func:`entity_key`) or fact's
+    (``kind="f"``, its id) share of a snapshot."""
     return int.from_bytes(hashlib.sha256(f"{kind}\x1f{item_id}".encode()).digest(), "big")
+
+
+def entity_key(entity: Entity | str) -> str:
+    """What of an entity its snapshot share digests: its id and where it is (path and
+    line span), so that code that only moved (a line added above it) is a new snapshot
+    and a ``path:line`` cited from the old one is not taken for the new one's. An id, or
+    an entity with neither path nor lines (a store of one's own), is its id."""
+    if isinstance(entity, str):
+        return entity
+    return located_key(entity.id, entity.path, entity.line, entity.end_line)
+
+
+def located_key(entity_id: str, path: str | None, line: int | None, end: int | None) -> str:
+    """:func:`entity_key` of an entity's id, path and line span (a stored row's)."""
+    if not path and line is None and end is None:
+        return entity_id
+    first, last = ("" if number is None else number for number in (line, end))
+    return f"{entity_id}\x1f{path or ''}\x1f{first}\x1f{last}"
 
 
 def snapshot_of_sum(total: int) -> str:
@@ -32,11 +51,12 @@ def snapshot_of_sum(total: int) -> str:
     return f"g-{digest[:16]}"
 
 
-def compute_snapshot(entity_ids: Iterable[str], fact_ids: Iterable[str]) -> str:
+def compute_snapshot(entities: Iterable[Entity | str], fact_ids: Iterable[str]) -> str:
     """The snapshot id of a graph: ``"g-"`` + 16 hex digits of SHA-256 of the sum, modulo
-    2**256, of the SHA-256 of every entity id and fact id (a multiset hash, so a store
-    can keep it up to date as files change). Same content, same snapshot."""
-    total = sum(item_digest("e", entity_id) for entity_id in set(entity_ids))
+    2**256, of the SHA-256 of every entity's :func:`entity_key` (its id, path and line
+    span; or an id alone) and every fact id (a multiset hash, so a store can keep it up
+    to date as files change). Same content, same snapshot; code moved, a new one."""
+    total = sum(item_digest("e", key) for key in {entity_key(entity) for entity in entities})
     total += sum(item_digest("f", fact_id) for fact_id in set(fact_ids))
     return snapshot_of_sum(total)
 
@@ -198,7 +218,7 @@ class MemoryGraphStore(PathRecall):
             self._by_entity.setdefault(fact.subject, []).append(fact)
             if fact.object != fact.subject:
                 self._by_entity.setdefault(fact.object, []).append(fact)
-        self._snapshot = compute_snapshot(self._entities, self._facts)
+        self._snapshot = compute_snapshot(self._entities.values(), self._facts)
 
     def entities_named(self, name: str) -> list[Entity]:
         return list(self._by_name.get(name, ()))

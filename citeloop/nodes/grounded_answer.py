@@ -31,6 +31,7 @@ from citeloop.errors import ConfigurationError
 from citeloop.grounding import GraphContextValidator, GraphValidationResult, build_retry_prompt
 from citeloop.grounding.graph_context import IndexedContext
 from citeloop.grounding.mentions import code_mentions
+from citeloop.grounding.substance import insufficient_passages
 from citeloop.knowledge import (
     ContextExpansion,
     ContextInjector,
@@ -479,11 +480,18 @@ class GroundedAnswerNodes:
     ) -> dict[str, Any]:
         """Widen the context for retry ``attempts - 1`` (0-based): a larger budget, a
         deeper neighbourhood, and the code the last answer named that the graph has
-        (in its body or its citations), keeping every entity the last context showed."""
+        (in its body or its citations; first what it said the context lacks, whose
+        source is shown first, and more of it when some was shown), keeping every
+        entity the last context showed."""
         report = state.get("report") or {}
-        named = [mention.name for mention in code_mentions(state.get("answer") or "")]
+        answer = state.get("answer") or ""
+        # What the answer said the context lacks first, then the rest it named.
+        lacking = [m.name for text in insufficient_passages(answer) for m in code_mentions(text)]
+        named = [*lacking, *(mention.name for mention in code_mentions(answer))]
         named += report.get("invalid_citations", []) + report.get("ungrounded_in_graph", [])
-        expansion = ContextExpansion.for_attempt(state["attempts"] - 1, tuple(dict.fromkeys(named)))
+        expansion = ContextExpansion.for_attempt(
+            state["attempts"] - 1, tuple(dict.fromkeys(named)), tuple(dict.fromkeys(lacking))
+        )
         injected = self._inject(state, settings(runtime), expansion)
         return {"expanded": True, **_context_update(injected)}
 

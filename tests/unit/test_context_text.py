@@ -44,6 +44,10 @@ def parsed(text: str) -> dict[str, str]:
             {"Group": "class", "invoke": "method", "Command": "class"},
         ),
         ("run() calls len(), helper()", {"run": "function", "helper": "function"}),
+        (
+            "formatter calls StrictFormatter()",
+            {"formatter": "attribute", "StrictFormatter": "function"},
+        ),
         ("Kreis inherits from Circle", {"Kreis": "class", "Circle": "class"}),
     ],
 )

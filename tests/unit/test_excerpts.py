@@ -24,6 +24,7 @@ from citeloop.knowledge import (
     index_tree,
 )
 from citeloop.knowledge.excerpts import (
+    FIRST_LOOK_LINES,
     MAX_EXCERPTS,
     MIN_EXCERPT_LINES,
     choose_excerpts,
@@ -125,6 +126,56 @@ def test_excerpts_go_best_first_and_fit_their_budget() -> None:
     assert len(shown["m.a"]) == len(chosen["m.a"]) - 1 and shown["m.b"] == (1, 2, 3)
     alone = choose_excerpts(["m.a"], entities, reader, 100, estimated_tokens).blocks
     assert len(alone["m.a"]) > len(chosen["m.a"])  # the last candidate may take it all
+
+
+def test_every_named_entity_gets_a_first_look_before_one_long_body_grows() -> None:
+    bodies = {name: tuple(f"    {name}_{n} = {n}" for n in range(1, 61)) for name in "abc"}
+    entities = {f"m.{name}": function(name, 1, 60, f"{name}.py") for name in "abc"}
+    reader = Files({f"{name}.py": body for name, body in bodies.items()})
+    ids = ["m.a", "m.b", "m.c"]
+    # In rank order alone, the first long bodies take the share and the third shows none.
+    ranked = choose_excerpts(ids, entities, reader, 300, estimated_tokens)
+    assert list(ranked.blocks) == ["m.a", "m.b"]
+    # Named (the core, what an answer asked for), each shows some of its source first.
+    named = choose_excerpts(ids, entities, reader, 300, estimated_tokens, named=ids)
+    assert list(named.blocks) == ids and named.tokens <= 300
+    assert all(len(lines) >= MIN_EXCERPT_LINES for lines in named.shown.values())
+    # With room to spare, the named ones grow after the first look, best first.
+    roomy = choose_excerpts(ids, entities, reader, 900, estimated_tokens, named=ids)
+    assert len(roomy.shown["m.a"]) > FIRST_LOOK_LINES and roomy.tokens <= 900
+    assert len(roomy.shown["m.a"]) >= len(roomy.shown["m.c"])
+
+
+def test_a_named_entity_looks_first_and_the_others_follow_in_rank_order() -> None:
+    bodies = {name: tuple(f"    {name}_{n} = {n}" for n in range(1, 61)) for name in "abc"}
+    entities = {f"m.{name}": function(name, 1, 60, f"{name}.py") for name in "abc"}
+    reader = Files({f"{name}.py": body for name, body in bodies.items()})
+    ids = ["m.a", "m.b", "m.c"]
+    ranked = choose_excerpts(ids, entities, reader, 300, estimated_tokens)
+    assert "m.c" not in ranked.blocks
+    # The last-ranked one, named, shows first; the others share what is left, best first.
+    chosen = choose_excerpts(ids, entities, reader, 300, estimated_tokens, named=["m.c"])
+    assert "m.c" in chosen.blocks and list(chosen.blocks) == [i for i in ids if i in chosen.blocks]
+    assert len(chosen.shown["m.c"]) > FIRST_LOOK_LINES and chosen.tokens <= 300
+    assert "m.a" in chosen.blocks
+
+
+def test_what_an_answer_said_it_lacks_looks_first_and_again_where_shown_before() -> None:
+    bodies = {name: tuple(f"    {name}_{n} = {n}" for n in range(1, 61)) for name in "abc"}
+    entities = {f"m.{name}": function(name, 1, 60, f"{name}.py") for name in "abc"}
+    reader = Files({f"{name}.py": body for name, body in bodies.items()})
+    ids = ["m.a", "m.b", "m.c"]
+    previous = {"m.a": tuple(range(1, 9))}  # what a context shown before showed
+    # m.a (shown before) and m.c (never shown) were said to be lacking; m.b only named.
+    # The room fits about three looks: what was said to be lacking takes it first.
+    args = (ids, entities, reader, 160, estimated_tokens)
+    wider = choose_excerpts(*args, previous=previous, named=ids, more=["m.a", "m.c"])
+    assert set(previous["m.a"]) < set(wider.shown["m.a"])  # a look more
+    assert len(wider.shown["m.a"]) >= len(previous["m.a"]) + FIRST_LOOK_LINES
+    assert "m.c" in wider.blocks and "m.b" not in wider.blocks and wider.tokens <= 160
+    # Without the answer saying so, m.a keeps what it showed and each other one looks.
+    plain = choose_excerpts(*args, previous=previous, named=ids)
+    assert plain.shown["m.a"] == previous["m.a"] and list(plain.blocks) == ids
 
 
 def test_an_excerpt_too_big_to_cut_is_left_out_and_the_next_tried() -> None:
@@ -295,7 +346,7 @@ def test_a_reindex_that_only_moves_lines_is_seen_by_a_long_lived_injector(
         snapshot = graph.snapshot()
         path.write_text("# moved\n" + body, encoding="utf-8")
         index_tree(root, graph)
-        assert graph.snapshot() == snapshot  # the same entities and facts, lines moved
+        assert graph.snapshot() != snapshot  # the same entities and facts, lines moved
         # The file as first indexed again: its lines are not the graph's any more.
         path.write_text(body, encoding="utf-8")
         back = injector.inject(task).text
@@ -360,6 +411,33 @@ def test_a_widening_keeps_showing_the_source_it_showed(indexed) -> None:
     lines = lines_of(wider.text)
     assert "    26 | def größe_von(form):" in lines
     assert all(line in lines for line in shown)
+
+
+def test_a_widening_for_an_answer_that_said_it_lacks_code_shows_more_source(indexed) -> None:
+    _, graph = indexed
+    injector = ContextInjector(graph, max_context_tokens=300)
+    task = "How does `Kreis` work?"
+    default = injector.inject(task)
+    keep = {entity.id: dict(default.excerpts).get(entity.id, ()) for entity in default.entities}
+    names = ("größe_von", "describe", "label")
+
+    def source_tokens(context) -> int:
+        return sum(estimated_tokens(line) for line in lines_of(context.text) if " | " in line)
+
+    named = injector.inject(
+        task, expansion=ContextExpansion.for_attempt(0, names), default=default, keep=keep
+    )
+    lacking = injector.inject(
+        task,
+        expansion=ContextExpansion.for_attempt(0, names, ("größe_von", "describe")),
+        default=default,
+        keep=keep,
+    )
+    # Twice the share of the budget for source, within the same budget.
+    assert source_tokens(lacking) > source_tokens(named)
+    assert source_tokens(named) <= 0.25 * lacking.budget < source_tokens(lacking)
+    assert lacking.tokens <= lacking.budget
+    assert "shapes.circle.größe_von" in dict(lacking.excerpts)
 
 
 def test_a_second_widening_shows_again_what_the_first_showed(indexed) -> None:

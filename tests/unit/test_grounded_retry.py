@@ -343,3 +343,31 @@ def test_whether_an_inject_takes_keep_is_read_from_its_signature() -> None:
     assert not takes_keep(_OwnInject.__new__(_OwnInject))
     assert takes_keep(holder)
     assert not takes_keep(object())  # no inject at all
+
+
+class _Recording(ContextInjector):
+    """Records the widening each retry asks for."""
+
+    def __init__(self, store) -> None:
+        super().__init__(store)
+        self.expansions: list = []
+
+    def inject(self, payload, task_type=None, expansion=None, **kwargs):
+        if expansion is not None:
+            self.expansions.append(expansion)
+        return super().inject(payload, task_type=task_type, expansion=expansion, **kwargs)
+
+
+async def test_a_widening_is_told_what_the_answer_said_the_context_lacks(store, core):
+    hedge = good_answer(core).replace(
+        "The answer relies on",
+        "Checkout uses `Cart`.\n\nThe body of `Ledger.record` is not shown.\n\nIt relies on",
+    )
+    injector = _Recording(store)
+    model = ScriptedChatModel(script=[hedge, good_answer(core)])
+    graph = build_grounded_answer_graph(model, injector=injector, model_retry=NO_RETRY_DELAY)
+    out = await graph.ainvoke({"task": TASK})
+    assert (out["outcome"], out["attempts"]) == ("passed", 2)
+    (expansion,) = injector.expansions
+    assert expansion.lacking == ("Ledger.record",)
+    assert expansion.names[0] == "Ledger.record" and "Cart" in expansion.names

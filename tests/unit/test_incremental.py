@@ -8,7 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from citeloop.knowledge import Entity, Fact, RelationKind, SqliteGraphStore, index_tree
+from citeloop.knowledge import (
+    Entity,
+    Fact,
+    RelationKind,
+    SqliteGraphStore,
+    compute_snapshot,
+    index_tree,
+)
 
 TEMPLATE = {
     "pkg/__init__.py": "from pkg.base import Base as Base\nfrom pkg.util import *\n",
@@ -179,6 +186,7 @@ def test_incremental_equals_full_reindex(tmp_path: Path, seed: int) -> None:
             k: (f, f.provenance) for k, f in want[1].items()
         }, f"facts differ after {edit}"
         assert got[2] == want[2], f"snapshot differs after {edit}"
+        assert got[2] == compute_snapshot(got[0].values(), got[1])  # ids and spans
         assert got[3] == want[3], f"full-text index differs after {edit}"
 
 

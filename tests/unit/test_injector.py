@@ -39,11 +39,11 @@ LINE_SHAPES = [
     re.compile(rf"\w+\.\w+(\(.*\)( -> .+)?|: .+| = .+){_WHERE}"),
     re.compile(rf"[A-Z_]+ = .+{_WHERE}"),
     re.compile(rf"{_REF} inherits from {_REF}"),
-    re.compile(rf"{_REF}\(\) calls {_REF}\(\)(, {_REF}\(\))*"),
+    re.compile(rf"{_REF}(\(\))? calls {_REF}\(\)(, {_REF}\(\))*"),
     re.compile(r"REQ-\w+(-\w+)*( .+)?"),
     re.compile(re.escape(DECISIONS_HEADING)),
     re.compile(r"  [\w-]+: .+"),
-    re.compile(r"    +\d* \| .*"),  # a source excerpt's line
+    re.compile(r"    +\d* \|( .*)?"),  # a source excerpt's line (a blank one ends at |)
 ]
 
 

@@ -126,3 +126,15 @@ def test_files_group_their_entities_in_line_order_and_relations_follow() -> None
         "Group inherits from Command",
         "Group.invoke() calls Command.invoke(), helper()",
     ]
+
+
+def test_a_variable_set_by_a_call_reads_as_no_function() -> None:
+    entities = [
+        Entity("m.formatter", EntityKind.ATTRIBUTE, "formatter", path="m.py", line=9),
+        Entity("m.StrictFormatter", EntityKind.CLASS, "StrictFormatter", path="m.py", line=2),
+    ]
+    facts = [Fact("m.formatter", RelationKind.CALLS, "m.StrictFormatter")]
+    lines = ContextText(entities, {}).render(facts).splitlines()
+    assert lines[-1] == "formatter calls StrictFormatter()"
+    names = {e.name: e.kind for e in parse_context_entities("\n".join(lines))}
+    assert names["formatter"] == "attribute"

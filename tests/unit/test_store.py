@@ -141,8 +141,18 @@ def test_memory_store_snapshot_and_facts() -> None:
     store = MemoryGraphStore(entities, [fact, fact])
     assert store.facts_of("m.A") == [fact]
     assert store.facts_of("m.A", [RelationKind.CALLS]) == []
-    assert store.snapshot() == compute_snapshot(["m.B", "m.A"], [fact.fact_id])
+    assert store.snapshot() == compute_snapshot(entities[::-1], [fact.fact_id])
     assert store.stats()["facts.inherits"] == 1
+
+
+def test_a_snapshot_changes_when_code_only_moves() -> None:
+    entity = Entity("m.f", EntityKind.FUNCTION, "f", "m.py", 3, end_line=5)
+    moved = Entity("m.f", EntityKind.FUNCTION, "f", "m.py", 4, end_line=6)
+    assert compute_snapshot([entity], []) != compute_snapshot([moved], [])
+    assert compute_snapshot([entity], []) == compute_snapshot([entity, entity], [])
+    # A store of one's own that has ids only: the id is the key.
+    bare = MemoryGraphStore([Entity("m.f", EntityKind.FUNCTION, "f")], [])
+    assert compute_snapshot(["m.f"], []) == bare.snapshot()
 
 
 def test_a_new_index_format_reindexes_every_file(tmp_path, monkeypatch):

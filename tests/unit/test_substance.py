@@ -11,6 +11,7 @@ from citeloop.grounding import GraphContextValidator, GraphValidationResult
 from citeloop.grounding.context_text import Place
 from citeloop.grounding.mentions import answer_mentions, defined_in_code
 from citeloop.grounding.substance import (
+    insufficient_passages,
     location_valid,
     prompt_names,
     same_file,
@@ -284,6 +285,12 @@ def test_location_helpers() -> None:
         "The provided snippets don't include the scheduler.",
         "It is unclear from the provided code whether it retries.",
         "I don't have the implementation of compile.",
+        "The body of `StateGraph.compile` is not shown.",
+        "Its body is not in the context.",
+        "The widened context still does not show where nodes are stored.",
+        "## Missing from the context\n\n- where nodes are stored",
+        "It is not among the context entities.",
+        "Their implementation isn't visible.",
     ],
 )
 def test_an_answer_that_says_the_context_is_not_enough_fails(sentence: str) -> None:
@@ -301,6 +308,10 @@ def test_an_answer_that_says_the_context_is_not_enough_fails(sentence: str) -> N
         "The value is not shown in the output.",
         "I have the full picture: compile validates, then attaches nodes.",
         "It is clear from the context that compile validates first.",
+        "Messages that do not fit in the context window are trimmed.",
+        "The call is not allowed in the context of a running event loop.",
+        "The file is not closed in the context manager's exit.",
+        "The source of the error is not shown to the user.",
     ],
 )
 def test_ordinary_sentences_about_the_context_pass(sentence: str) -> None:
@@ -331,6 +342,8 @@ def test_a_report_kept_before_the_new_fields_still_loads() -> None:
     "unit",
     [
         "the context does not " * 1,
+        "the context ",
+        "shown provided ",
         "`a` ",
         "cannot ",
         "x_y.z_w() ",
@@ -347,3 +360,27 @@ def test_scanning_is_linear(unit: str) -> None:
 
     small, large = seconds(20_000), seconds(200_000)
     assert large < max(small, 0.01) * 30
+
+
+def test_the_passages_that_say_what_the_context_lacks() -> None:
+    answer = (
+        "`compile` attaches the nodes.\n\n"
+        "It calls `attach_edge`. The body of `add_edge` is not shown, so the\n"
+        "choice between `edges` and `waiting_edges` is a guess.\n\n"
+        "- `add_node` stores the spec.\n"
+        "- The context does not show where `validate` runs.\n"
+        "- `attach_node` wraps it.\n\n"
+        "## What the context still does not show\n\n"
+        "- the loop over `attach_branch`\n"
+        "- `CompiledStateGraph.__init__`\n\n"
+        "## Entities used\n- compile\n"
+    )
+    assert insufficient_passages(answer) == [
+        "It calls `attach_edge`. The body of `add_edge` is not shown, so the\n"
+        "choice between `edges` and `waiting_edges` is a guess.",
+        "- The context does not show where `validate` runs.",
+        "## What the context still does not show\n\n"
+        "- the loop over `attach_branch`\n"
+        "- `CompiledStateGraph.__init__`",
+    ]
+    assert insufficient_passages("The context shows all of `compile`.") == []

@@ -29,7 +29,7 @@ from citeloop.knowledge.indexing.symbols import MemorySymbols, SqlSymbols
 from citeloop.knowledge.model import Entity, EntityKind, Fact, Provenance, RelationKind
 from citeloop.knowledge.search import entity_document
 from citeloop.knowledge.sqlite_schema import INDEXES, STAR, entity_row, fact_row, index_name
-from citeloop.knowledge.store import item_digest, snapshot_of_sum
+from citeloop.knowledge.store import entity_key, item_digest, located_key, snapshot_of_sum
 
 _BATCH = 400
 """Values bound per ``IN (...)`` statement: within SQLite's default limit of 999."""
@@ -65,11 +65,14 @@ class _Writer:
     # -- rows, keeping the snapshot sum ---------------------------------------------
 
     def drop_entities(self, where: str, params: Sequence[object]) -> list[str]:
-        ids = [row[0] for row in self.db.execute(f"SELECT id FROM entities WHERE {where}", params)]
+        rows = self.db.execute(
+            f"SELECT id, path, line, end_line FROM entities WHERE {where}", params
+        ).fetchall()
         self.db.execute(
             f"DELETE FROM search WHERE rowid IN (SELECT rowid FROM entities WHERE {where})", params
         )
-        self.total -= sum(item_digest("e", entity_id) for entity_id in ids)
+        self.total -= sum(item_digest("e", located_key(*row)) for row in rows)
+        ids = [row[0] for row in rows]
         self.db.execute(f"DELETE FROM entities WHERE {where}", params)
         return ids
 
@@ -95,7 +98,8 @@ class _Writer:
         for entity in entities:
             chosen.setdefault(entity.id, entity)
         rows = {entity_id: entity_row(entity, derived) for entity_id, entity in chosen.items()}
-        inserted = self._add("entities", "id", "e", rows, check)
+        inserted = self._add("entities", "id", rows, check)
+        self.total += sum(item_digest("e", entity_key(chosen[i])) for i in inserted)
         documents = {
             entity_id: document
             for entity_id in inserted
@@ -115,13 +119,12 @@ class _Writer:
         for fact in facts:
             chosen.setdefault(fact.fact_id, fact)
         rows = {fact_id: fact_row(fact, derived) for fact_id, fact in chosen.items()}
-        self._add("facts", "fact_id", "f", rows, check)
+        inserted = self._add("facts", "fact_id", rows, check)
+        self.total += sum(item_digest("f", fact_id) for fact_id in inserted)
 
-    def _add(
-        self, table: str, key: str, kind: str, rows: dict[str, tuple], check: bool
-    ) -> Iterable[str]:
-        """Insert ``rows`` by id, with ``check`` only those whose id is not stored yet, and
-        add their ids to the snapshot sum; return the ids inserted."""
+    def _add(self, table: str, key: str, rows: dict[str, tuple], check: bool) -> Iterable[str]:
+        """Insert ``rows`` by id, with ``check`` only those whose id is not stored yet;
+        return the ids inserted (the caller adds them to the snapshot sum)."""
         if check:
             taken = _select_in(
                 self.db, f"SELECT {key} FROM {table} WHERE {key} IN ({{marks}})", rows
@@ -132,7 +135,6 @@ class _Writer:
             return ()
         marks = ", ".join("?" * len(next(iter(rows.values()))))
         self.db.executemany(f"INSERT INTO {table} VALUES ({marks})", list(rows.values()))
-        self.total += sum(item_digest(kind, item_id) for item_id in rows)
         return rows.keys()
 
     def add_files(self, updated: Sequence[FileIndex], check: bool) -> None:
