@@ -2,8 +2,8 @@
 
 Run: ``python benchmarks/bench_checkpoints.py``. The demo of the README: the installed
 ``langgraph`` package indexed with ``citeloop index``, the demo task, and the recorded
-answers of ``examples/langgraph_demo.jsonl`` (a first answer that fails, then a passing
-retry: two attempts). The run goes through the checkpointer ``citeloop run`` uses
+answers of ``examples/langgraph_demo.jsonl`` (answers that fail, then a passing retry:
+one attempt per answer). The run goes through the checkpointer ``citeloop run`` uses
 (:func:`citeloop.checkpoints.open_checkpointer`, a SQLite file) and stops after each
 ``validate`` (``interrupt_after``), so every attempt's rows are saved when measured.
 

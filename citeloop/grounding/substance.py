@@ -86,13 +86,12 @@ _IDENTIFIER = re.compile(r"[^\W\d]\w*")
 
 _CONTEXT = (
     r"(?:the )?(?:provided |given |supplied |available |injected |above |shown |widened "
-    r"|current |retrieved )?"
-    r"(?:context|snippets?|excerpts?|code shown|code provided|provided code|graph context)"
+    r"|retrieved )?"
+    r"(?:context|snippets?|excerpts?|code shown|code provided|provided code|graph context)\b"
 )
 _NOT = r"(?:not|isn't|aren't|wasn't|weren't)"
-_NOT_IDIOM = r"(?! (?:of|window|manager|managers|var|vars|variable|variables|length|size|limit)\b)"
-"""After "in the context" where it is not the context given ("in the context of a loop",
-"the context window", "a context manager")."""
+_END = r"(?=\s*(?:[.,;:!?)\]\n]|$)|\s+(?:and|so|but|which|because|or|yet|though|although)\b)"
+"""The end of a clause: "X is not in the context." but not "not in the context dict"."""
 _SAYINGS = (
     _CONTEXT + r" (?:still |also |only |just |even |itself |here )?"
     r"(?:does not|doesn't|did not|didn't|do not|don't) (?:\w+ ){0,2}?"
@@ -104,26 +103,32 @@ _SAYINGS = (
     r"\b(?:not|no) (?:enough|sufficient) (?:information|context|detail|code)",
     r"\binsufficient (?:information|context|detail)",
     r"\b(?:cannot|can't|can not|could not|couldn't|unable to|impossible to) "
-    r"(?:\w+ ){0,4}?(?:from|in|with|based on) " + _CONTEXT,
+    r"(?:\S+ ){0,6}?(?:from|in|with|based on) " + _CONTEXT,
     r"\b" + _NOT + r" (?:shown|included|present|visible|available"
     r"|given|provided|defined) (?:here|in " + _CONTEXT + ")",
-    r"\b" + _NOT + r" (?:\w+ )?(?:in|part of|among|within) " + _CONTEXT + _NOT_IDIOM,
-    r"\b(?:missing|absent) from " + _CONTEXT + _NOT_IDIOM,
-    r"\b(?:its|the|their) (?:body|bodies|source code|implementation|definition)"
+    r"\b"
+    + _NOT
+    + r" (?:\w+ )?(?:in|part of|among|within) "
+    + _CONTEXT
+    + r"(?: (?:entities|entity list|lines|above|here))?"
+    + _END,
+    r"\b(?:missing|absent) from " + _CONTEXT + _END,
+    r"\b(?:its|the|their) (?:body|bodies|source|source code|implementation|definition)"
     r"(?: of(?: \S+){1,3}?)? (?:is not|isn't|are not|aren't|was not|wasn't|were not"
-    r"|weren't) (?:shown|included|visible|given|provided|available|present)",
+    r"|weren't) (?:shown|included|visible)(?: (?:here|in " + _CONTEXT + "))?" + _END,
     r"\b(?:unclear|not clear) from " + _CONTEXT,
     r"\bi (?:don't|do not) have (?:access to )?(?:the |its |their |enough )?"
     r"(?:\w+ ){0,2}?(?:implementation|source|body|definition|details|information)",
 )
-_INSUFFICIENT = re.compile("|".join(_SAYINGS).replace(" ", r"\s+"))
-"""Sayings that the context lacks what is needed, in lower-cased text, any run of white
-space between words (bounded gaps only, so matching is linear)."""
+_INSUFFICIENT = re.compile("|".join(_SAYINGS).replace(" ", r"\s+"), re.IGNORECASE)
+"""Sayings that the context lacks what is needed, in any case, any run of white space
+between words (bounded gaps only, so matching is linear)."""
 _ANCHORS = re.compile(
     r"context|enough|sufficient|snippet|excerpt|shown|provided|clear|have|included|visible"
-    r"|available|present|given"
+    r"|available|present|given",
+    re.IGNORECASE,
 )
-_BEFORE, _AFTER = 90, 120
+_BEFORE, _AFTER = 200, 200
 """Characters searched before and after an anchor word: longer than any saying."""
 
 
@@ -136,7 +141,7 @@ def says_context_insufficient(body: str) -> bool:
         >>> says_context_insufficient("The context shows that X is kept in a dict.")
         False
     """
-    return next(_sayings(body.lower()), None) is not None
+    return next(_sayings(body), None) is not None
 
 
 def insufficient_passages(body: str) -> list[str]:
@@ -148,28 +153,29 @@ def insufficient_passages(body: str) -> list[str]:
         >>> insufficient_passages("It uses `a`.\n\n- The body of `b` is not shown.\n- `c`")
         ['- The body of `b` is not shown.']
     """
-    text = body.lower()
-    starts = [0, *(block.end() for block in _BLOCK.finditer(text)), len(text)]
+    starts = [0, *(block.end() for block in _BLOCK.finditer(body)), len(body)]
     spans: list[tuple[int, int]] = []
-    for saying in _sayings(text):
+    for saying in _sayings(body):
         if spans and saying.start() < spans[-1][1]:
             continue  # in the passage of the saying before
         at = bisect.bisect_right(starts, saying.start()) - 1
         start, end = starts[at], starts[at + 1]
-        if text.startswith("#", start):  # a heading: its section
-            following = _HEADING.search(text, end)
-            end = following.start() if following else len(text)
+        heading = _HEADING.match(body, start)
+        if heading and "\n" not in body[start : saying.start()]:  # said by a heading
+            following = _HEADING.search(body, end)
+            end = following.start() if following else len(body)
         spans.append((start, max(end, saying.end())))
     return [body[start:end].strip() for start, end in spans]
 
 
-_BLOCK = re.compile(r"\n(?=[ \t]*\n|[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]|#)")
-"""Where a block of Markdown starts: after a blank line, at a list item or a heading."""
-_HEADING = re.compile(r"^#", re.MULTILINE)
+_BLOCK = re.compile(r"\n(?=[ \t\r]*\n|[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]| {0,3}(?:#|```|~~~))")
+"""Where a block of Markdown starts: after a blank line, at a list item, a heading or a
+code fence."""
+_HEADING = re.compile(r"^ {0,3}#", re.MULTILINE)
 
 
 def _sayings(text: str) -> Iterator[re.Match[str]]:
-    """Every saying of :data:`_INSUFFICIENT` in lower-cased ``text``, in order."""
+    """Every saying of :data:`_INSUFFICIENT` in ``text``, in order."""
     # Every saying names one of these words: search only around them, a bounded window
     # each, overlapping windows as one (each character searched from once, however
     # close the anchors are), so a long answer costs little and the work stays linear.

@@ -58,6 +58,7 @@ def fill_budget(
     count: Callable[[str], int],
     owners: Mapping[str, str],
     excerpts: Mapping[str, Sequence[str]] | None = None,
+    shown_before: Collection[str] = (),
 ) -> Filled:
     """The entities that fit, in ``order`` (see the module docstring).
 
@@ -73,6 +74,8 @@ def fill_budget(
             by member id (its lines name it ``Owner.member``, as the text will).
         excerpts: The excerpt lines that follow an entity's line, by id
             (:mod:`~citeloop.knowledge.excerpts`): they enter with it or not at all.
+        shown_before: Ids of ``core`` whose source the context being widened showed:
+            their excerpt enters with them, as their line does (a context only grows).
     """
     piece: Callable[[str], float] = _characters if count is estimated_tokens else count
     links: dict[str, list[Fact]] = {}
@@ -89,7 +92,17 @@ def fill_budget(
         must = [entity_id for entity_id in order if entity_id in core]
         reserve = _fill(must, entities, links, budget, limit, core, piece, owners, {}, 0.0)[2]
     selected, bare, _ = _fill(
-        order, entities, links, budget, limit, core, piece, owners, excerpts or {}, reserve
+        order,
+        entities,
+        links,
+        budget,
+        limit,
+        core,
+        piece,
+        owners,
+        excerpts or {},
+        reserve,
+        shown_before,
     )
     return Filled(selected, frozenset(bare))
 
@@ -105,6 +118,7 @@ def _fill(
     owners: Mapping[str, str],
     excerpts: Mapping[str, Sequence[str]],
     reserve: float,
+    shown_before: Collection[str] = (),
 ) -> tuple[list[str], set[str], float]:
     """(selected, core ids without their excerpt, tokens used) of :func:`fill_budget`;
     ``reserve`` is what the core's lines alone take."""
@@ -162,7 +176,7 @@ def _fill(
         if entity_id not in core:
             cost += excerpt
         elif excerpt:  # it enters; its excerpt only if it fits beside every core line
-            if reserve + excerpts_used + excerpt > budget:
+            if entity_id not in shown_before and reserve + excerpts_used + excerpt > budget:
                 bare.add(entity_id)
             else:
                 cost += excerpt

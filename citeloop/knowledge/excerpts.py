@@ -89,10 +89,10 @@ def candidates(
     once): those :func:`choose_excerpts` may show."""
     wanted: list[Entity] = []
     for entity_id in dict.fromkeys(ids):
+        if len(wanted) >= most:
+            break
         if excerptable(entities[entity_id]):
             wanted.append(entities[entity_id])
-            if len(wanted) >= most:
-                break
     return wanted
 
 
@@ -215,28 +215,41 @@ class _Body:
 
 
 def focus_terms(
-    words: Iterable[str], names: Iterable[str], found_by_task: Collection[str] = ()
+    words: Iterable[str],
+    names: Iterable[str],
+    found_by_task: Collection[str] = (),
+    lacking: Iterable[str] = (),
 ) -> dict[str, int]:
     """The terms an excerpt's lines are chosen by: ``names`` (whole, lower-cased: what
     the entity calls) weigh 2, or 3 when in ``found_by_task`` (the names the task's
-    mentions and words found), ahead of the task's ``words`` (lower-cased; weight 1).
-    The same terms choose the same lines, and more room only adds lines, so an excerpt
-    only grows when a retry widens the context."""
+    mentions and words found), ahead of the task's ``words`` (lower-cased; weight 1);
+    the names a retry's answer said the context lacks (``lacking``, the last part of a
+    dotted one: ``self.edges`` is ``edges``) weigh 4. The same terms choose the same
+    lines, and the lines shown before are taken first, so an excerpt only grows when a
+    retry widens the context."""
     strong = {name.lower() for name in found_by_task}
     terms = dict.fromkeys((word.lower() for word in words), 1)
     for name in names:
         key = name.lower()
         terms[key] = 3 if key in strong else 2
+    for name in lacking:
+        if key := name.rpartition(".")[2].lower():
+            terms[key] = 4
     return terms
 
 
 _IDENTIFIER = re.compile(r"[^\W\d]\w*")
 
 
+_STRING = re.compile(r"\"[^\"\n]*\"|'[^'\n]*'")
+"""A one-line string literal (a message's words are not the code's)."""
+
+
 def _terms(line: str, focus: Mapping[str, int]) -> set[str]:
-    """The ``focus`` terms ``line`` uses: its identifiers, whole or by their words."""
+    """The ``focus`` terms ``line`` uses: its identifiers (not the words of its string
+    literals), whole or by their words."""
     found = set()
-    for token in _IDENTIFIER.findall(line):
+    for token in _IDENTIFIER.findall(_STRING.sub("", line)):
         if (whole := token.lower()) in focus:
             found.add(whole)
         found.update(word for word in identifier_words(token) if word in focus)
@@ -364,9 +377,10 @@ def choose_excerpts(
     The ``named`` ones (and those of ``previous``) come first, breadth before depth:
     each gets a first look of up to :data:`FIRST_LOOK_LINES` lines of code, best first,
     before any grows, so that one long body never leaves another named entity without
-    source. Then each grows to its whole body (at most :data:`MAX_EXCERPT_LINES`), the
-    named first, then the others in order, a long one to at most half of ``budget``
-    while another excerpt may follow it.
+    source; the ``more`` ones go first of all (those shown before with a look more).
+    Then each grows to its whole body (at most :data:`MAX_EXCERPT_LINES`), the named
+    first, then the others in order, a long one to at most half of ``budget`` while
+    another excerpt may follow it.
 
     An excerpt that does not fit whole is cut to the lines that do (at least
     :data:`MIN_EXCERPT_LINES`); one that cannot be cut so is left out and the next one
@@ -422,17 +436,19 @@ def choose_excerpts(
             shown, cost = chosen.get(entity_id, (0, 0))
             reserve -= pending.pop(entity_id, 0)
             lines = min(body.lines_of_code(MAX_EXCERPT_LINES), max(FIRST_LOOK_LINES, floor + extra))
+            least = max(MIN_EXCERPT_LINES, floor, shown)  # what it showed is never cut
             room = max(budget - used - reserve + cost, kept.get(entity_id, 0))
-            fitted = _fit(body, lines, max(MIN_EXCERPT_LINES, floor, shown), room, count)
+            fitted = _fit(body, max(lines, floor, shown), least, room, count)
             if fitted is not None and fitted[0] > shown:
                 chosen[entity_id] = fitted
                 used += fitted[1] - cost
 
-    # What a retry's answer said the context lacks looks first, and again where it was
-    # shown before; then the other named ones look, best first.
+    # What a retry's answer said the context lacks comes first: a look more where it was
+    # shown before, then a first look at the rest of it; then the other named ones look,
+    # best first.
     asked = [i for i in first if i in more]
-    look(asked, 0)
     look([i for i in asked if floors.get(i)], FIRST_LOOK_LINES)
+    look(asked, 0)
     look([i for i in first if i not in more], 0)
     # Then the named ones grow, and the others follow, best first: a long body takes at
     # most half the share while another excerpt may follow it.

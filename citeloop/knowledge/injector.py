@@ -404,7 +404,9 @@ class ContextInjector:
             # An answer that said the context lacks code gets twice the share of source.
             share = budget * min(1.0, self.excerpt_share * (2 if lacking else 1))
             most = MAX_EXCERPTS * widening.limit_multiplier
-            focus = self._focus(best, found, _task_words(text), found_by_task, most)
+            focus = self._focus(
+                best, found, _task_words(text), found_by_task, most, widening.lacking
+            )
             excerpts = choose_excerpts(
                 best,
                 found.entities,
@@ -433,6 +435,7 @@ class ContextInjector:
             self.count_tokens,
             owners,
             excerpts.blocks,
+            [entity_id for entity_id in shown or {} if entity_id in excerpts.blocks],
         )
         selected.sort(key=rank.__getitem__)
         chosen = set(selected)
@@ -447,11 +450,13 @@ class ContextInjector:
         words: Sequence[str],
         found_by_task: Collection[str],
         most: int,
+        lacking: Sequence[str],
     ) -> Callable[[Entity], dict[str, int]]:
         """The terms that choose the lines of an entity's long excerpt
         (:func:`~citeloop.knowledge.excerpts.focus_terms`): the names of what it calls,
-        those the task found weighing more, and the task's words; the same at every
-        widening of a task (a name a later answer used does not change them)."""
+        those the task found weighing more, the task's words, and the names a retry's
+        answer said the context lacks weighing most (a name a later answer merely used
+        does not change them)."""
         ids = [entity.id for entity in candidates(best, found.entities, most)]
         calls = {
             entity_id: [
@@ -461,7 +466,7 @@ class ContextInjector:
             ]
             for entity_id, facts in self._reads.facts_of_many(ids).items()
         }
-        return lambda entity: focus_terms(words, calls.get(entity.id, ()), found_by_task)
+        return lambda entity: focus_terms(words, calls.get(entity.id, ()), found_by_task, lacking)
 
     def _source_reader(self) -> SourceReader | None:
         """The reader of the folder the graph was indexed from (a new one when a

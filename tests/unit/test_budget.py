@@ -123,3 +123,18 @@ def test_a_core_entity_enters_without_an_excerpt_that_does_not_fit() -> None:
         list(entities), entities, [], 1, None, list(entities), estimated_tokens, {}, excerpts
     )
     assert chosen == ["m.first", "m.second"] and bare == {"m.first", "m.second"}
+    # On a retry, an excerpt the context being widened showed enters with its entity,
+    # as its line does: a context only grows.
+    chosen, bare = fill_budget(
+        list(entities),
+        entities,
+        [],
+        budget,
+        None,
+        list(entities),
+        estimated_tokens,
+        {},
+        excerpts,
+        shown_before=["m.second"],
+    )
+    assert chosen == ["m.first", "m.second"] and bare == set()

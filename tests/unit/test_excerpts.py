@@ -128,11 +128,15 @@ def test_excerpts_go_best_first_and_fit_their_budget() -> None:
     assert len(alone["m.a"]) > len(chosen["m.a"])  # the last candidate may take it all
 
 
-def test_every_named_entity_gets_a_first_look_before_one_long_body_grows() -> None:
+def three_long_functions() -> tuple[dict[str, Entity], Files, list[str]]:
+    """Functions ``m.a``, ``m.b``, ``m.c`` of 60 lines each, in files of their own."""
     bodies = {name: tuple(f"    {name}_{n} = {n}" for n in range(1, 61)) for name in "abc"}
     entities = {f"m.{name}": function(name, 1, 60, f"{name}.py") for name in "abc"}
-    reader = Files({f"{name}.py": body for name, body in bodies.items()})
-    ids = ["m.a", "m.b", "m.c"]
+    return entities, Files({f"{name}.py": body for name, body in bodies.items()}), list(entities)
+
+
+def test_every_named_entity_gets_a_first_look_before_one_long_body_grows() -> None:
+    entities, reader, ids = three_long_functions()
     # In rank order alone, the first long bodies take the share and the third shows none.
     ranked = choose_excerpts(ids, entities, reader, 300, estimated_tokens)
     assert list(ranked.blocks) == ["m.a", "m.b"]
@@ -147,10 +151,7 @@ def test_every_named_entity_gets_a_first_look_before_one_long_body_grows() -> No
 
 
 def test_a_named_entity_looks_first_and_the_others_follow_in_rank_order() -> None:
-    bodies = {name: tuple(f"    {name}_{n} = {n}" for n in range(1, 61)) for name in "abc"}
-    entities = {f"m.{name}": function(name, 1, 60, f"{name}.py") for name in "abc"}
-    reader = Files({f"{name}.py": body for name, body in bodies.items()})
-    ids = ["m.a", "m.b", "m.c"]
+    entities, reader, ids = three_long_functions()
     ranked = choose_excerpts(ids, entities, reader, 300, estimated_tokens)
     assert "m.c" not in ranked.blocks
     # The last-ranked one, named, shows first; the others share what is left, best first.
@@ -161,10 +162,7 @@ def test_a_named_entity_looks_first_and_the_others_follow_in_rank_order() -> Non
 
 
 def test_what_an_answer_said_it_lacks_looks_first_and_again_where_shown_before() -> None:
-    bodies = {name: tuple(f"    {name}_{n} = {n}" for n in range(1, 61)) for name in "abc"}
-    entities = {f"m.{name}": function(name, 1, 60, f"{name}.py") for name in "abc"}
-    reader = Files({f"{name}.py": body for name, body in bodies.items()})
-    ids = ["m.a", "m.b", "m.c"]
+    entities, reader, ids = three_long_functions()
     previous = {"m.a": tuple(range(1, 9))}  # what a context shown before showed
     # m.a (shown before) and m.c (never shown) were said to be lacking; m.b only named.
     # The room fits about three looks: what was said to be lacking takes it first.
@@ -575,6 +573,19 @@ def test_a_single_line_between_chosen_lines_is_shown_not_marked() -> None:
 def test_focus_terms_weigh_what_the_task_found_highest() -> None:
     terms = focus_terms(["graph", "Edge"], ["attach_edge", "helper"], {"attach_edge"})
     assert terms == {"graph": 1, "edge": 1, "attach_edge": 3, "helper": 2}
+    # What a retry's answer said the context lacks weighs most (a dotted name's last part).
+    lacking = focus_terms(["graph"], ["helper"], (), ["self.edges", "helper"])
+    assert lacking == {"graph": 1, "helper": 4, "edges": 4}
+
+
+def test_the_words_of_a_message_do_not_choose_a_line() -> None:
+    body = ["def add(self, key):", *[f"    step_{n}()" for n in range(1, 20)]]
+    body += ['        raise ValueError("edges must be unique")', "    self.edges.add(key)"]
+    body += [f"    tail_{n}()" for n in range(1, 20)]
+    entity = function("add", 1, len(body))
+    block = excerpt_lines(entity, tuple(body), 2, focus_terms([], [], (), ["edges"]))
+    assert "    22 |     self.edges.add(key)" in block
+    assert not any("ValueError" in line for line in block)
 
 
 def test_an_injector_built_before_the_index_shows_source_once_indexed(tmp_path: Path) -> None:

@@ -361,7 +361,8 @@ class _Recording(ContextInjector):
 async def test_a_widening_is_told_what_the_answer_said_the_context_lacks(store, core):
     hedge = good_answer(core).replace(
         "The answer relies on",
-        "Checkout uses `Cart`.\n\nThe body of `Ledger.record` is not shown.\n\nIt relies on",
+        "Checkout uses `Cart`.\n\nThe body of `Ledger.record` is not shown: how it fills "
+        "its `list` in `ledger.py` is a guess.\n\nIt relies on",
     )
     injector = _Recording(store)
     model = ScriptedChatModel(script=[hedge, good_answer(core)])
@@ -369,5 +370,5 @@ async def test_a_widening_is_told_what_the_answer_said_the_context_lacks(store, 
     out = await graph.ainvoke({"task": TASK})
     assert (out["outcome"], out["attempts"]) == ("passed", 2)
     (expansion,) = injector.expansions
-    assert expansion.lacking == ("Ledger.record",)
+    assert expansion.lacking == ("Ledger.record",)  # not the builtin, not the file
     assert expansion.names[0] == "Ledger.record" and "Cart" in expansion.names

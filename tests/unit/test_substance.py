@@ -291,6 +291,9 @@ def test_location_helpers() -> None:
         "## Missing from the context\n\n- where nodes are stored",
         "It is not among the context entities.",
         "Their implementation isn't visible.",
+        "The source of `compile` is not shown, so the order is a guess.",
+        "I cannot determine what `compile` does from the context.",
+        "THE CONTEXT DOES NOT SHOW IT.",
     ],
 )
 def test_an_answer_that_says_the_context_is_not_enough_fails(sentence: str) -> None:
@@ -312,6 +315,12 @@ def test_an_answer_that_says_the_context_is_not_enough_fails(sentence: str) -> N
         "The call is not allowed in the context of a running event loop.",
         "The file is not closed in the context manager's exit.",
         "The source of the error is not shown to the user.",
+        "The variable is not set in the current context.",
+        "The key is not in the context dict, so it raises.",
+        "It is missing from the context payload.",
+        "Use contextvars: the value is not in contextvars.",
+        "Its implementation is not provided (an abstract method).",
+        "The definition is not visible outside the module.",
     ],
 )
 def test_ordinary_sentences_about_the_context_pass(sentence: str) -> None:
@@ -384,3 +393,28 @@ def test_the_passages_that_say_what_the_context_lacks() -> None:
         "- `CompiledStateGraph.__init__`",
     ]
     assert insufficient_passages("The context shows all of `compile`.") == []
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        # A saying in the paragraph under a heading is that paragraph, not the section.
+        (
+            "## Answer\nThe context does not include `compile`.\n\n`add_node` stores it.\n",
+            ["## Answer\nThe context does not include `compile`."],
+        ),
+        # Offsets stay those of the answer when lower-casing would change its length.
+        ("İİ `a`.\n\nThe body of `b` is not shown.\n", ["The body of `b` is not shown."]),
+        (
+            "x\r\n\r\nThe body of `b` is not shown.\r\n\r\n`c` too.\r\n",
+            ["The body of `b` is not shown."],
+        ),
+        # A code fence after the saying is not part of it.
+        (
+            "The context does not show `a`:\n```python\ndef f():\n    return b\n```\n",
+            ["The context does not show `a`:"],
+        ),
+    ],
+)
+def test_a_passage_is_the_block_of_its_saying(answer: str, expected: list[str]) -> None:
+    assert insufficient_passages(answer) == expected
