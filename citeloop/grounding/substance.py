@@ -117,17 +117,25 @@ _SAYINGS = (
     r"(?: of(?: \S+){1,3}?)? (?:is not|isn't|are not|aren't|was not|wasn't|were not"
     r"|weren't) (?:shown|included|visible)(?: (?:here|in " + _CONTEXT + "))?" + _END,
     r"\b(?:unclear|not clear) from " + _CONTEXT,
+    # a heading of the answer's own: "## What is still missing", "## Still not shown"
+    r"(?<![^\n])[\t\x20]{0,3}#{1,6}[\t\x20][^\n#]{0,60}?\b(?:still missing|is missing"
+    r"|are missing|not shown|not visible|still hidden|remains? hidden|not in the context)\b",
     r"\bi (?:don't|do not) have (?:access to )?(?:the |its |their |enough )?"
     r"(?:\w+ ){0,2}?(?:implementation|source|body|definition|details|information)",
 )
-_INSUFFICIENT = re.compile("|".join(_SAYINGS).replace(" ", r"\s+"), re.IGNORECASE)
-"""Sayings that the context lacks what is needed, in any case, any run of white space
-between words (bounded gaps only, so matching is linear)."""
+_INSUFFICIENT = re.compile("|".join(_SAYINGS).replace(" ", r"\s+"))
+"""Sayings that the context lacks what is needed, in lower-cased text, any run of white
+space between words (bounded gaps only, so matching is linear)."""
 _ANCHORS = re.compile(
     r"context|enough|sufficient|snippet|excerpt|shown|provided|clear|have|included|visible"
-    r"|available|present|given",
-    re.IGNORECASE,
+    r"|available|present|given|missing|hidden"
 )
+_ANY_CASE = (
+    re.compile(_INSUFFICIENT.pattern, re.IGNORECASE),
+    re.compile(_ANCHORS.pattern, re.IGNORECASE),
+)
+"""Both, for a text whose lower case is of another length (``İ``): searched as it is, so
+that offsets stay the text's (several times slower than on lower-cased text)."""
 _BEFORE, _AFTER = 200, 200
 """Characters searched before and after an anchor word: longer than any saying."""
 
@@ -174,21 +182,25 @@ code fence."""
 _HEADING = re.compile(r"^ {0,3}#", re.MULTILINE)
 
 
-def _sayings(text: str) -> Iterator[re.Match[str]]:
-    """Every saying of :data:`_INSUFFICIENT` in ``text``, in order."""
+def _sayings(body: str) -> Iterator[re.Match[str]]:
+    """Every saying of :data:`_INSUFFICIENT` in ``body``, in any case, in order (offsets
+    are ``body``'s)."""
+    text, sayings, anchors = body.lower(), _INSUFFICIENT, _ANCHORS
+    if len(text) != len(body):
+        text, (sayings, anchors) = body, _ANY_CASE
     # Every saying names one of these words: search only around them, a bounded window
     # each, overlapping windows as one (each character searched from once, however
     # close the anchors are), so a long answer costs little and the work stays linear.
     start = end = -1
-    for anchor in _ANCHORS.finditer(text):
+    for anchor in anchors.finditer(text):
         before, after = max(0, anchor.start() - _BEFORE), anchor.end() + _AFTER
         if before > end:
             if end >= 0:
-                yield from _INSUFFICIENT.finditer(text, start, end)
+                yield from sayings.finditer(text, start, end)
             start = before
         end = after
     if end >= 0:
-        yield from _INSUFFICIENT.finditer(text, start, end)
+        yield from sayings.finditer(text, start, end)
 
 
 def prompt_names(texts: Iterable[str]) -> frozenset[str]:

@@ -294,6 +294,8 @@ def test_location_helpers() -> None:
         "The source of `compile` is not shown, so the order is a guess.",
         "I cannot determine what `compile` does from the context.",
         "THE CONTEXT DOES NOT SHOW IT.",
+        "\n\n## What is still missing\n\n- where nodes are stored",
+        "\n\n### Still not shown\n- the loop",
     ],
 )
 def test_an_answer_that_says_the_context_is_not_enough_fails(sentence: str) -> None:
@@ -321,6 +323,8 @@ def test_an_answer_that_says_the_context_is_not_enough_fails(sentence: str) -> N
         "Use contextvars: the value is not in contextvars.",
         "Its implementation is not provided (an abstract method).",
         "The definition is not visible outside the module.",
+        "\n\n## Handling missing values\n\nThey are dropped.",
+        "It prints ## still missing as a literal.",
     ],
 )
 def test_ordinary_sentences_about_the_context_pass(sentence: str) -> None:
@@ -353,6 +357,8 @@ def test_a_report_kept_before_the_new_fields_still_loads() -> None:
         "the context does not " * 1,
         "the context ",
         "shown provided ",
+        "## still missing\n",
+        "İ the context ",
         "`a` ",
         "cannot ",
         "x_y.z_w() ",
