@@ -11,6 +11,9 @@ Rules:
 that the context does not show; name no code the context does not contain.
 - Refer to entities by their exact names as written in the context.
 - If the context lacks something the task needs, say exactly what is missing.
+- A source excerpt (the numbered lines under an entity) may leave lines out, marked \
+`… 12 lines (L40-51)`: say only what the lines shown do, and name the lines left out \
+that you would need rather than guess what they do.
 - End your answer with a section headed `## Entities used` that lists, one per line, \
 every context entity your answer relies on, each with its location: \
 `- Name (path:line)`, the path from the file heading above the entity in the context and \

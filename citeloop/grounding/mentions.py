@@ -382,24 +382,34 @@ _DEFINED = re.compile(
 
 
 def defined_in_code(text: str) -> frozenset[str]:
-    r"""The names the fenced code blocks of ``text`` define: ``def``/``class`` names, and
-    assignment and annotation targets at the start of a line (an answer's example
-    defines its own ``State``, ``write_joke``, ``jokes``). Imports define nothing: an
+    r"""The names the code of ``text`` defines: in fenced blocks, ``def``/``class`` names
+    and assignment and annotation targets at the start of a line (an answer's example
+    defines its own ``State``, ``write_joke``, ``jokes``); in any code, the names it
+    writes as string literals (``add_edge(["a", "b"], "c")`` names nodes ``a``, ``b``,
+    ``c``: values of its own, not code of the code base). Imports define nothing: an
     example that imports a name claims the code base has it.
 
     Example:
         >>> sorted(defined_in_code("```python\nclass State(TypedDict):\n    jokes: list\n```"))
         ['State', 'jokes']
+        >>> sorted(defined_in_code('Then `add_edge(["a", "b"], "c")` waits.'))
+        ['a', 'b', 'c']
     """
     names: set[str] = set()
-    if "```" not in text:
+    if "`" not in text:
         return frozenset()
     for segment, kind in _code_spans(normalize_text(text)):
-        if kind != "fence":
+        if kind == "text":
             continue
-        for match in _DEFINED.finditer(segment):
-            names.update(group for group in match.groups() if group)
+        names.update(match[1] for match in _STRING_NAME.finditer(segment))
+        if kind == "fence":
+            for match in _DEFINED.finditer(segment):
+                names.update(group for group in match.groups() if group)
     return frozenset(names)
+
+
+_STRING_NAME = re.compile(rf"[\"']({_IDENTIFIER})[\"']")
+"""A string literal that is one identifier (a node's name, a key): a value, not code."""
 
 
 def identifier_words(name: str) -> tuple[str, ...]:

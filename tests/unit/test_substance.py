@@ -93,6 +93,14 @@ def test_graph_names_alone_do_not_fail() -> None:
     assert result.passed and result.ungrounded_in_graph == ("Send",)
 
 
+def test_names_an_answer_writes_as_strings_in_its_code_are_its_own_values() -> None:
+    # Node names of an example call: `c` waits for `a` and `b`; they are values.
+    body = 'StateGraph.compile keeps `add_node("c", after=["a", "b"])`: `c` waits for `b`.'
+    assert validate(body + SECTION).invented_names == ()
+    # A name written only in backticks is still code the answer claims.
+    assert validate(body + " `c_helper` runs." + SECTION).invented_names == ("c_helper",)
+
+
 def test_prompt_python_and_own_example_names_are_grounded() -> None:
     body = (
         "StateGraph.compile takes a `Checkpointer` and returns `CompiledStateGraph`; it "
