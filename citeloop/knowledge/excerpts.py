@@ -400,8 +400,9 @@ def choose_excerpts(
         named: The ids the task or a previous answer named (a context's core, and on a
             retry what the last answer named).
         most: Most excerpts (:data:`MAX_EXCERPTS` in a context of the default budget).
-        more: Ids of ``previous`` whose excerpt a retry's answer said is not enough: their
-            first look is what they showed and up to :data:`FIRST_LOOK_LINES` more.
+        more: Ids of the code a retry's answer said the context lacks: they look first,
+            those of ``previous`` with up to :data:`FIRST_LOOK_LINES` lines more than
+            they showed.
 
     Returns:
         The excerpts, best first, and the tokens they take.
