@@ -318,10 +318,24 @@ def indexing(sizes: Sequence[int]) -> list[bool]:
     return met + report_growth("indexing, MB", sizes, series)
 
 
+def _this_format(db: Path) -> bool:
+    """Whether the cached graph file is of the graph format this version reads (a
+    cache an older citeloop wrote is indexed again)."""
+    import sqlite3
+
+    from citeloop.knowledge.sqlite_schema import SCHEMA_VERSION
+
+    connection = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    try:
+        return connection.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+    finally:
+        connection.close()
+
+
 def path_search() -> list[bool]:
     CACHE.mkdir(parents=True, exist_ok=True)
     db = CACHE / f"stdlib-{sys.version_info.major}.{sys.version_info.minor}.db"
-    if not db.exists():
+    if not db.exists() or not _this_format(db):
         print(f"\nindexing the standard library into {db} (once, a few minutes) ...")
         measure("stdlib", db)
     unconnected = measure("unconnected", db, DISTANT[0])["target"]
