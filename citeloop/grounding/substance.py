@@ -127,8 +127,8 @@ _INSUFFICIENT = re.compile("|".join(_SAYINGS).replace(" ", r"\s+"))
 """Sayings that the context lacks what is needed, in lower-cased text, any run of white
 space between words (bounded gaps only, so matching is linear)."""
 _ANCHORS = re.compile(
-    r"context|enough|sufficient|snippet|excerpt|shown|provided|clear|have|included|visible"
-    r"|available|present|given|missing|hidden"
+    r"\b(?:context|enough|sufficient|insufficient|snippets?|excerpts?|shown|provided|clear"
+    r"|unclear|have|included|visible|available|present|given|missing|hidden)\b"
 )
 _ANY_CASE = (
     re.compile(_INSUFFICIENT.pattern, re.IGNORECASE),
@@ -137,7 +137,8 @@ _ANY_CASE = (
 """Both, for a text whose lower case is of another length (``İ``): searched as it is, so
 that offsets stay the text's (several times slower than on lower-cased text)."""
 _BEFORE, _AFTER = 200, 200
-"""Characters searched before and after an anchor word: longer than any saying."""
+"""Characters searched before and after an anchor word (a whole word, not part of a
+name such as ``ContextThread``): longer than any saying."""
 
 
 def says_context_insufficient(body: str) -> bool:
