@@ -41,7 +41,7 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from citeloop.grounding.context_text import Place
-from citeloop.grounding.mentions import answer_mentions, defined_in_code
+from citeloop.grounding.mentions import answer_mentions, code_mentions, defined_in_code
 from citeloop.markdown import atx_heading, lines_of, list_item
 
 GraphNames = Collection[str] | Callable[[str], bool]
@@ -175,6 +175,25 @@ def insufficient_passages(body: str) -> list[str]:
             end = following.start() if following else len(body)
         spans.append((start, max(end, saying.end())))
     return [body[start:end].strip() for start, end in spans]
+
+
+def lacking_names(body: str) -> tuple[str, ...]:
+    """The code ``body`` says its context lacks: the names its
+    :func:`insufficient_passages` write as code, in order, each once, without builtin
+    types (``set`` in ``set[tuple[str, str]]``), keywords and file names (``state.py``);
+    a builtin function's name (``compile``) may well be a method's, and stays.
+
+    Example:
+        >>> lacking_names("The body of `add_edge` is not shown: its `list` in `state.py`.")
+        ('add_edge',)
+    """
+    names = (m.name for text in insufficient_passages(body) for m in code_mentions(text))
+    return tuple(dict.fromkeys(n for n in names if n not in _TYPES and not n.endswith(".py")))
+
+
+_TYPES = frozenset(keyword.kwlist) | frozenset(
+    name for name in dir(builtins) if isinstance(getattr(builtins, name), type)
+)
 
 
 _BLOCK = re.compile(r"\n(?=[ \t\r]*\n|[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]| {0,3}(?:#|```|~~~))")

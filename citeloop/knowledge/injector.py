@@ -395,8 +395,9 @@ class ContextInjector:
         excerpts = Excerpts({}, {}, 0)
         source = self._source_reader() if self.excerpt_share else None
         if source is not None:
-            # A widening shows again, first, the source the context it widens showed
-            # (``shown``), then what the last answer named, then the rest it showed.
+            # A widening shows again the source the context it widens showed (``shown``);
+            # what the last answer said it lacks, then the rest it named, look first
+            # (choose_excerpts), the core and what was shown before leading the ranks.
             before = [i for i in shown or {} if i in found.entities]
             asked = [entity.id for entity in named if entity.id in scores]
             lacking = {entity.id for entity in self._named(widening.lacking)}

@@ -7,9 +7,7 @@ model object and an optional knowledge-graph store — so they are methods of
 
 from __future__ import annotations
 
-import builtins
 import functools
-import keyword
 from collections.abc import Sequence
 from typing import Any, Literal
 
@@ -33,7 +31,7 @@ from citeloop.errors import ConfigurationError
 from citeloop.grounding import GraphContextValidator, GraphValidationResult, build_retry_prompt
 from citeloop.grounding.graph_context import IndexedContext
 from citeloop.grounding.mentions import code_mentions
-from citeloop.grounding.substance import insufficient_passages
+from citeloop.grounding.substance import lacking_names
 from citeloop.knowledge import (
     ContextExpansion,
     ContextInjector,
@@ -488,16 +486,11 @@ class GroundedAnswerNodes:
         report = state.get("report") or {}
         answer = state.get("answer") or ""
         # What the answer said the context lacks first, then the rest it named.
-        lacking = [
-            m.name
-            for text in insufficient_passages(answer)
-            for m in code_mentions(text)
-            if not _python_or_file(m.name)
-        ]
+        lacking = lacking_names(answer)
         named = [*lacking, *(mention.name for mention in code_mentions(answer))]
         named += report.get("invalid_citations", []) + report.get("ungrounded_in_graph", [])
         expansion = ContextExpansion.for_attempt(
-            state["attempts"] - 1, tuple(dict.fromkeys(named)), tuple(dict.fromkeys(lacking))
+            state["attempts"] - 1, tuple(dict.fromkeys(named)), lacking
         )
         injected = self._inject(state, settings(runtime), expansion)
         return {"expanded": True, **_context_update(injected)}
@@ -529,18 +522,6 @@ class GroundedAnswerNodes:
             state["task"], result, extra, previous_answer=state.get("answer") or ""
         )
         return {"feedback": feedback}
-
-
-def _python_or_file(name: str) -> bool:
-    """Whether a name an answer wrote is a builtin type (``set`` in ``set[tuple[str,
-    str]]``), a keyword (``None``) or a file (``state.py``): no code of the graph it says
-    the context lacks (a builtin function's name, ``compile``, may well be a method's)."""
-    return name in _PYTHON_NAMES or name.endswith(".py")
-
-
-_PYTHON_NAMES = frozenset(keyword.kwlist) | frozenset(
-    name for name in dir(builtins) if isinstance(getattr(builtins, name), type)
-)
 
 
 def _exceeds_budget(state: State, messages: list[BaseMessage], budget: int | None) -> bool:
