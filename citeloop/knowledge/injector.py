@@ -54,7 +54,7 @@ from citeloop.knowledge.ranking import (
 )
 from citeloop.knowledge.render import MEMBER_KINDS, RENDERED_RELATIONS, ContextText
 from citeloop.knowledge.retrieval import RANK_DECAY, RetrievedSeeds, Retriever
-from citeloop.knowledge.seeds import RANK, choose, lookup_names, named_groups
+from citeloop.knowledge.seeds import RANK, choose, lookup_names, named_groups, near_context
 from citeloop.knowledge.source import SourceReader
 from citeloop.knowledge.store import (
     BatchedGraphStore,
@@ -378,7 +378,9 @@ class ContextInjector:
         # The names the task found, before an answer's: they choose an excerpt's lines,
         # the same at every widening of the task.
         found_by_task = {found.entities[entity_id].name for entity_id in found.seeds}
-        named = self._named(widening.names)
+        # What the answer saw: its names mean the entities in or beside it.
+        saw = [*core, *self._reads.get_entities(pinned).values()] if widening.names else []
+        named = self._named(widening.names, saw)
         for entity in named:
             found.seed(entity, Reason.NAMED, _SEED_WEIGHTS[Reason.NAMED])
         walk(self._reads, found, self.hops + widening.extra_hops, follow_tests)
@@ -400,7 +402,7 @@ class ContextInjector:
             # (choose_excerpts), the core and what was shown before leading the ranks.
             before = [i for i in shown or {} if i in found.entities]
             asked = [entity.id for entity in named if entity.id in scores]
-            lacking = {entity.id for entity in self._named(widening.lacking)}
+            lacking = {entity.id for entity in self._named(widening.lacking, saw)}
             best = [*core_ids, *before, *asked, *pinned, *order]  # pinned: in the graph
             # An answer that said the context lacks code gets twice the share of source.
             share = budget * min(1.0, self.excerpt_share * (2 if lacking else 1))
@@ -525,13 +527,15 @@ class ContextInjector:
                     groups.append(group)
         return groups
 
-    def _named(self, names: Sequence[str]) -> list[Entity]:
+    def _named(self, names: Sequence[str], saw: Collection[Entity]) -> list[Entity]:
         """The entities of names a previous answer used, in the order the answer used
-        them, then by id: every entity of a bare name; of a dotted one
+        them, then by id: the entities of a bare name; of a dotted one
         (``StateGraph.validate``), the entities its qualified tail names, as for a
-        mention (:func:`~citeloop.knowledge.seeds.named_groups`). The same answer
-        widens the same way in every process (a set's order would depend on the string
-        hash seed)."""
+        mention (:func:`~citeloop.knowledge.seeds.named_groups`). Of several, those in
+        or beside the context the answer saw (``saw``), when there are any
+        (:func:`~citeloop.knowledge.seeds.near_context`). The same answer widens the
+        same way in every process (a set's order would depend on the string hash
+        seed)."""
         if not names:
             return []
         known = self._reads.names()
@@ -544,7 +548,7 @@ class ContextInjector:
         chosen: dict[str, Entity] = {}
         for name in wanted:
             groups = [found.get(name, [])] if name in found else named_groups(name, found)
-            for entity in groups[0] if groups else ():
+            for entity in near_context(groups[0], saw) if groups else ():
                 chosen.setdefault(entity.id, entity)
         return list(chosen.values())
 

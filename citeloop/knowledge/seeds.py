@@ -85,6 +85,23 @@ def owner_id(entity_id: str) -> str:
     return entity_id.rpartition(".")[0]
 
 
+def near_context(group: list[Entity], context: Collection[Entity]) -> list[Entity]:
+    """Of the entities one name used in an answer names, those the context it saw holds,
+    or defines in the same file or as a member of one it holds; all of them when none
+    is, since the answer may name code the context lacks.
+
+    Args:
+        group: Entities of the name (``add_edge`` of two classes).
+        context: The entities of the context the answer saw.
+    """
+    ids = {entity.id for entity in context}
+    paths = {entity.path for entity in context if entity.path}
+    near = [
+        e for e in group if e.id in ids or owner_id(e.id) in ids or (e.path and e.path in paths)
+    ]
+    return near or group
+
+
 def _key(entity: Entity, anchors: Collection[str]) -> tuple[bool, bool, int]:
     return (owner_id(entity.id) not in anchors, entity.name.startswith("_"), RANK[entity.kind])
 

@@ -462,6 +462,36 @@ def test_widening_brings_in_the_method_an_answer_named_with_its_class() -> None:
     assert named == ["g.StateGraph.validate"]
 
 
+def _two_add_edges() -> ContextInjector:
+    entities = [
+        Entity("g.StateGraph", EntityKind.CLASS, "StateGraph", path="g.py"),
+        Entity("g.StateGraph.add_edge", EntityKind.METHOD, "add_edge", path="g.py"),
+        Entity("d.Drawer", EntityKind.CLASS, "Drawer", path="d.py"),
+        Entity("d.Drawer.add_edge", EntityKind.METHOD, "add_edge", path="d.py"),
+        Entity("d.render", EntityKind.FUNCTION, "render", path="d.py"),
+        Entity("x.Other", EntityKind.CLASS, "Other", path="x.py"),
+    ]
+    return ContextInjector(MemoryGraphStore(entities, []), hops=0, lexical_hits=0)
+
+
+@pytest.mark.parametrize(
+    ("task", "meant"),
+    [
+        ("`StateGraph`", ["g.StateGraph.add_edge"]),  # a member of a class it saw
+        ("`render`", ["d.Drawer.add_edge"]),  # defined in a file it saw
+        ("`Other`", ["d.Drawer.add_edge", "g.StateGraph.add_edge"]),  # neither: both
+    ],
+)
+def test_a_bare_name_an_answer_used_means_the_entity_beside_its_context(
+    task: str, meant: list[str]
+) -> None:
+    """An answer that saw ``StateGraph`` and writes `add_edge` means that class's
+    method; the same name beside nothing it saw brings every entity so named."""
+    expansion = ContextExpansion.for_attempt(0, ("add_edge",), ("add_edge",))
+    wider = _two_add_edges().inject(task, expansion=expansion)
+    assert sorted(e.id for e in wider.entities if e.reason == "named") == meant
+
+
 def test_tests_only_with_tested_by(store: SqliteGraphStore) -> None:
     injector = ContextInjector(store)
     default = injector.inject("Circle.label")
