@@ -90,12 +90,18 @@ def load_replay_turns(path: str | Path) -> list[dict[str, str]]:
     """Read a replay JSONL file.
 
     Raises:
-        ConfigurationError: The file is missing, or a line is not an object with a
-            string ``content``; the message names the file and the line.
+        ConfigurationError: The file is missing, is not a regular file (a directory, or
+            a FIFO, which would block the read) or cannot be read, or a line is not an
+            object with a string ``content``; the message names the file and the line.
     """
     file = Path(path)
     if not file.is_file():
-        problem = "is a directory" if file.is_dir() else "does not exist"
+        if file.is_dir():
+            problem = "is a directory"
+        elif file.exists():
+            problem = "is not a regular file (a FIFO, socket or device)"
+        else:
+            problem = "does not exist"
         raise ConfigurationError(
             f"replay file {str(file)!r} {problem}; pass replay:PATH with the path "
             "of a JSONL file of recorded turns (as `--record FILE` writes it)"
@@ -105,6 +111,11 @@ def load_replay_turns(path: str | Path) -> list[dict[str, str]]:
     except UnicodeDecodeError as exc:
         raise ConfigurationError(
             f"replay file {str(file)!r} is not UTF-8 ({exc.reason} at byte {exc.start})"
+        ) from None
+    except OSError as exc:
+        raise ConfigurationError(
+            f"replay file {str(file)!r} cannot be read ({exc.strerror or exc}); check its "
+            "permissions, or pass replay:PATH with a file you can read"
         ) from None
     turns: list[dict[str, str]] = []
     for number, line in enumerate(text.splitlines(), start=1):

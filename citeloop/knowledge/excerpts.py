@@ -262,7 +262,8 @@ _DOCSTRING_START = re.compile(r"[rRuU]?(\"\"\"|\'\'\')")
 
 def _docstring_span(lines: tuple[str, ...], start: int, end: int) -> tuple[int, int] | None:
     """The first and last line of the docstring of the definition at ``start`` (its
-    first statement, a triple-quoted string after the signature), or ``None``.
+    first statement, a triple-quoted string after the signature and any blank or
+    comment lines), or ``None``.
 
     The signature ends at the first line, from ``start`` on, where the brackets opened
     since ``start`` are closed and the code (before a ``#``) ends with ``:``; strings
@@ -276,8 +277,8 @@ def _docstring_span(lines: tuple[str, ...], start: int, end: int) -> tuple[int, 
         number += 1
     else:
         return None
-    first = number + 1
-    while first <= end and not lines[first - 1].strip():
+    first = number + 1  # blank and comment lines may stand before it: no statements
+    while first <= end and (not lines[first - 1].strip() or lines[first - 1].lstrip()[0] == "#"):
         first += 1
     if first > end:
         return None

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import time
 import uuid
@@ -195,6 +196,18 @@ def test_run_with_a_missing_replay_file_is_a_usage_error(db, tmp_path, capsys):
     )
     assert code == EXIT_USAGE
     assert "x.jsonl" in err and "Traceback" not in err
+    assert out == ""
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this platform")
+def test_a_fifo_as_replay_file_is_refused_without_waiting_for_a_writer(db, tmp_path, capsys):
+    fifo = tmp_path / "turns.jsonl"
+    os.mkfifo(fifo)
+    code, out, err = run(
+        capsys, "run", "--db", str(db), "--task", TASK, "--model", f"replay:{fifo}"
+    )
+    assert code == EXIT_USAGE
+    assert "turns.jsonl' is not a regular file" in err and "Traceback" not in err
     assert out == ""
 
 

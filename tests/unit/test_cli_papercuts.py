@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -70,6 +71,12 @@ def test_the_audit_example_files_are_delivered(tmp_path, capsys):
     code, out, err = run(capsys, "audit", *argv)
     assert code == EXIT_OK, err
     assert out == "delivered: complete\n"
+    shutil.copy(files / "review.jsonl", review)
+    code, out, err = run(capsys, "audit", *argv, "--json")
+    assert code == EXIT_OK, err
+    readme = (EXAMPLES.parent / "README.md").read_text(encoding="utf-8")
+    shown = re.search(r"With `--json` the delivered example prints\n`(\{.*\})`", readme)
+    assert shown is not None and json.loads(out) == json.loads(shown.group(1))
 
 
 def test_audit_records_a_replay_file(tmp_path, capsys):

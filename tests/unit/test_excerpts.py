@@ -667,6 +667,14 @@ def test_an_escaped_quote_in_the_signature_still_finds_the_docstring() -> None:
     assert excerpt_lines(function("f", 1, 4), raw, 2)[1] == '    2 |     b"""Bytes."""'
 
 
+def test_a_comment_before_the_docstring_does_not_hide_it() -> None:
+    """A comment is no statement: the string after it is still the docstring."""
+    lines = ("def f():", "    # noqa: D401", "", '    """Do it.', '    """', "    return 1")
+    block = excerpt_lines(function("f", 1, 6), lines, 4)
+    assert "      | … docstring (L4-5)" in block
+    assert not any('"""' in line for line in block)
+
+
 def test_a_folder_moved_and_indexed_again_shows_its_source(tmp_path: Path) -> None:
     first = tmp_path / "first"
     shutil.copytree(SAMPLE_REPO, first)
