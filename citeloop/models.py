@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import stat
 import threading
 from collections.abc import Sequence
 from functools import lru_cache
@@ -95,13 +96,19 @@ def load_replay_turns(path: str | Path) -> list[dict[str, str]]:
             object with a string ``content``; the message names the file and the line.
     """
     file = Path(path)
-    if not file.is_file():
-        if file.is_dir():
+    problem = ""
+    try:
+        mode = file.stat().st_mode
+    except FileNotFoundError:  # a broken symbolic link too
+        problem = "does not exist"
+    except OSError as exc:  # not a directory on the way, no permission to look
+        problem = f"cannot be read ({exc.strerror or exc})"
+    else:
+        if stat.S_ISDIR(mode):
             problem = "is a directory"
-        elif file.exists():
+        elif not stat.S_ISREG(mode):  # reading a FIFO would wait for a writer
             problem = "is not a regular file (a FIFO, socket or device)"
-        else:
-            problem = "does not exist"
+    if problem:
         raise ConfigurationError(
             f"replay file {str(file)!r} {problem}; pass replay:PATH with the path "
             "of a JSONL file of recorded turns (as `--record FILE` writes it)"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -17,7 +18,12 @@ from citeloop.context import GroundedAnswerContext
 from citeloop.errors import ConfigurationError, ValidationError
 from citeloop.graphs.grounded_answer import build_grounded_answer_graph
 from citeloop.knowledge import ContextInjector, SqliteGraphStore, index_tree
-from citeloop.models import ReplayChatModel, ReplayRecorder, is_transient_model_error
+from citeloop.models import (
+    ReplayChatModel,
+    ReplayRecorder,
+    is_transient_model_error,
+    load_replay_turns,
+)
 from tests.fakes import ScriptedChatModel
 
 SOURCE = {
@@ -264,6 +270,24 @@ async def test_payload_names_seed_the_context(store):
     )
     prompt = human_prompts(model)[0]
     assert "sum_prices" in prompt.split("<payload>")[0]
+
+
+def test_a_replay_path_that_is_no_readable_file_is_named(tmp_path):
+    """Each way a replay path can fail says which, before anything is read (a FIFO
+    would block the read until a writer comes)."""
+    (tmp_path / "turns.jsonl").write_text('{"content": "x"}\n', encoding="utf-8")
+    (tmp_path / "broken.jsonl").symlink_to(tmp_path / "gone.jsonl")
+    for name, problem in [
+        ("missing.jsonl", "does not exist"),
+        ("broken.jsonl", "does not exist"),
+        (".", "is a directory"),
+        ("turns.jsonl/x", "cannot be read (Not a directory)"),
+    ]:
+        with pytest.raises(ConfigurationError, match=re.escape(problem)):
+            load_replay_turns(tmp_path / name)
+    with pytest.raises(ConfigurationError, match="is not a regular file"):
+        load_replay_turns("/dev/null")
+    assert load_replay_turns(tmp_path / "turns.jsonl") == [{"content": "x"}]
 
 
 async def test_replay_model_and_recorder_round_trip(store, core, tmp_path):
