@@ -27,7 +27,7 @@ from citeloop.knowledge.source import (
     SourceLines,
     read_source,
 )
-from citeloop.knowledge.store import batched
+from citeloop.knowledge.store import READ_ATTEMPTS, batched, changed_during
 
 MAX_UNIT_TEXT_CHARS = 2_400
 """Characters of a graph unit's text the source lines may fill up to: lines past it are
@@ -257,6 +257,33 @@ def _source_root(source_root: str | Path | None) -> Path | None:
     return root.resolve()
 
 
+def _read_facts(
+    store: GraphStore,
+    reads: BatchedGraphStore,
+    wanted: list[str] | None,
+    entities: list[str] | None,
+) -> tuple[str, dict[str, Fact], dict[str, Entity]]:
+    """The snapshot id, the facts :func:`evidence_from_graph` asks for by id, and the
+    entities at their ends, read in the caller's session."""
+    version = reads.snapshot()
+    if entities is not None:
+        known = reads.get_entities(entities)
+        unknown = [entity_id for entity_id in entities if entity_id not in known]
+        if unknown:
+            raise ConfigurationError(f"no entity with id {listed(unknown)} in the graph")
+        facts = _facts_of(reads, entities)
+        if wanted is not None:
+            facts = {fact_id: facts[fact_id] for fact_id in wanted if fact_id in facts}
+    elif wanted is not None:
+        facts = _find_facts(store, set(wanted)) if wanted else {}
+    else:
+        facts = _facts_of(reads, [entity.id for entity in store.all_entities()])
+    ends = reads.get_entities(
+        {end for fact in facts.values() for end in (fact.subject, fact.object)}
+    )
+    return version, facts, ends
+
+
 def evidence_from_graph(
     store: GraphStore,
     fact_ids: Iterable[str] | None = None,
@@ -320,23 +347,11 @@ def evidence_from_graph(
     entities = _ids(entity_ids, "entity_ids")
     root = _source_root(source_root)
     reads = batched(store)
-    with reads.reading():
-        version = reads.snapshot()
-        if entities is not None:
-            known = reads.get_entities(entities)
-            unknown = [entity_id for entity_id in entities if entity_id not in known]
-            if unknown:
-                raise ConfigurationError(f"no entity with id {listed(unknown)} in the graph")
-            facts = _facts_of(reads, entities)
-            if wanted is not None:
-                facts = {fact_id: facts[fact_id] for fact_id in wanted if fact_id in facts}
-        elif wanted is not None:
-            facts = _find_facts(store, set(wanted)) if wanted else {}
-        else:
-            facts = _facts_of(reads, [entity.id for entity in store.all_entities()])
-        ends = reads.get_entities(
-            {end for fact in facts.values() for end in (fact.subject, fact.object)}
-        )
+    for _ in range(READ_ATTEMPTS):  # the facts and their ends of one version
+        with reads.reading() as session:
+            version, facts, ends = _read_facts(store, reads, wanted, entities)
+        if not changed_during(session):
+            break
     if wanted is not None:
         missing = [fact_id for fact_id in wanted if fact_id not in facts]
         if missing:

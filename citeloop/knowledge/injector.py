@@ -57,10 +57,12 @@ from citeloop.knowledge.retrieval import RANK_DECAY, RetrievedSeeds, Retriever
 from citeloop.knowledge.seeds import RANK, choose, lookup_names, named_groups, near_context
 from citeloop.knowledge.source import SourceReader
 from citeloop.knowledge.store import (
+    READ_ATTEMPTS,
     BatchedGraphStore,
     GraphStore,
     SearchableGraphStore,
     batched,
+    changed_during,
 )
 from citeloop.text import estimated_tokens
 
@@ -298,25 +300,14 @@ class ContextInjector:
         """
         text = payload_text(payload)
         widening = expansion or ContextExpansion()
-        with self._reads.reading():
-            pinned: list[str] = []
-            shown: dict[str, tuple[int, ...]] = {}  # the source shown, kept if widened
-            if expansion is not None:  # a wider context keeps the default and `keep`
-                pinned = _selected_ids(default, self._reads.snapshot())
-                if pinned is None:
-                    chosen = self._select(text, task_type, ContextExpansion(), [])
-                    pinned, shown = chosen[1], chosen[5].shown
-                else:
-                    shown = dict(default.excerpts) if default is not None else {}
-                pinned = list(dict.fromkeys([*pinned, *keep]))
-                if isinstance(keep, Mapping):  # only those that showed source
-                    for entity_id, lines in keep.items():
-                        if lines:
-                            shown[entity_id] = tuple(sorted({*shown.get(entity_id, ()), *lines}))
-            found, selected, core_ids, scores, owners, excerpts = self._select(
-                text, task_type, widening, pinned, shown
-            )
-            snapshot = self._reads.snapshot()
+        for _ in range(READ_ATTEMPTS):  # its entities, lines and source of one version
+            with self._reads.reading() as session:
+                snapshot = self._reads.snapshot()
+                found, selected, core_ids, scores, owners, excerpts = self._read(
+                    text, task_type, expansion, default, keep
+                )
+            if not changed_during(session):
+                break
         entities = [found.entities[entity_id] for entity_id in selected]
         position = {entity_id: at for at, entity_id in enumerate(selected)}
         facts = sorted(
@@ -352,6 +343,33 @@ class ContextInjector:
             excerpts=tuple(excerpts.shown.items()),
         )
 
+    def _read(
+        self,
+        text: str,
+        task_type: str | None,
+        expansion: ContextExpansion | None,
+        default: InjectedContext | None,
+        keep: Sequence[str] | Mapping[str, Sequence[int]],
+    ) -> tuple[Candidates, list[str], list[str], dict[str, float], dict[str, str], Excerpts]:
+        """:meth:`_select` of :meth:`inject`'s arguments, in the caller's read session:
+        a widening selects the default first, unless ``default`` is given and current,
+        and keeps it, ``keep`` and the source they showed."""
+        pinned: list[str] = []
+        shown: dict[str, tuple[int, ...]] = {}  # the source shown, kept if widened
+        if expansion is not None:  # a wider context keeps the default and `keep`
+            pinned = _selected_ids(default, self._reads.snapshot())
+            if pinned is None:
+                chosen = self._select(text, task_type, ContextExpansion(), [])
+                pinned, shown = chosen[1], chosen[5].shown
+            else:
+                shown = dict(default.excerpts) if default is not None else {}
+            pinned = list(dict.fromkeys([*pinned, *keep]))
+            if isinstance(keep, Mapping):  # only those that showed source
+                for entity_id, lines in keep.items():
+                    if lines:
+                        shown[entity_id] = tuple(sorted({*shown.get(entity_id, ()), *lines}))
+        return self._select(text, task_type, expansion or ContextExpansion(), pinned, shown)
+
     def _select(
         self,
         text: str,
@@ -378,9 +396,10 @@ class ContextInjector:
         # The names the task found, before an answer's: they choose an excerpt's lines,
         # the same at every widening of the task.
         found_by_task = {found.entities[entity_id].name for entity_id in found.seeds}
-        # What the answer saw: its names mean the entities in or beside it.
+        # A name the answer used means the entities in or beside what it saw; one it
+        # said the context lacks, every entity so named.
         saw = [*core, *self._reads.get_entities(pinned).values()] if widening.names else []
-        named = self._named(widening.names, saw)
+        named = self._named(widening.names, near_context(saw), every=set(widening.lacking))
         for entity in named:
             found.seed(entity, Reason.NAMED, _SEED_WEIGHTS[Reason.NAMED])
         walk(self._reads, found, self.hops + widening.extra_hops, follow_tests)
@@ -402,7 +421,7 @@ class ContextInjector:
             # (choose_excerpts), the core and what was shown before leading the ranks.
             before = [i for i in shown or {} if i in found.entities]
             asked = [entity.id for entity in named if entity.id in scores]
-            lacking = {entity.id for entity in self._named(widening.lacking, saw)}
+            lacking = {entity.id for entity in self._named(widening.lacking)}
             best = [*core_ids, *before, *asked, *pinned, *order]  # pinned: in the graph
             # An answer that said the context lacks code gets twice the share of source.
             share = budget * min(1.0, self.excerpt_share * (2 if lacking else 1))
@@ -527,15 +546,19 @@ class ContextInjector:
                     groups.append(group)
         return groups
 
-    def _named(self, names: Sequence[str], saw: Collection[Entity]) -> list[Entity]:
+    def _named(
+        self,
+        names: Sequence[str],
+        near: Callable[[list[Entity]], list[Entity]] | None = None,
+        every: Collection[str] = (),
+    ) -> list[Entity]:
         """The entities of names a previous answer used, in the order the answer used
         them, then by id: the entities of a bare name; of a dotted one
         (``StateGraph.validate``), the entities its qualified tail names, as for a
-        mention (:func:`~citeloop.knowledge.seeds.named_groups`). Of several, those in
-        or beside the context the answer saw (``saw``), when there are any
-        (:func:`~citeloop.knowledge.seeds.near_context`). The same answer widens the
-        same way in every process (a set's order would depend on the string hash
-        seed)."""
+        mention (:func:`~citeloop.knowledge.seeds.named_groups`). Of several, those
+        ``near`` keeps (:func:`~citeloop.knowledge.seeds.near_context`), but for the
+        names in ``every``. The same answer widens the same way in every process (a
+        set's order would depend on the string hash seed)."""
         if not names:
             return []
         known = self._reads.names()
@@ -548,7 +571,8 @@ class ContextInjector:
         chosen: dict[str, Entity] = {}
         for name in wanted:
             groups = [found.get(name, [])] if name in found else named_groups(name, found)
-            for entity in near_context(groups[0], saw) if groups else ():
+            group = groups[0] if groups else []
+            for entity in near(group) if near and name not in every else group:
                 chosen.setdefault(entity.id, entity)
         return list(chosen.values())
 

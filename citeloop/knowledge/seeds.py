@@ -11,7 +11,7 @@ non-test definitions (classes, then functions, methods, attributes), at most
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 
 from citeloop.grounding.mentions import is_code_shaped
 from citeloop.knowledge.model import Entity, EntityKind
@@ -85,21 +85,29 @@ def owner_id(entity_id: str) -> str:
     return entity_id.rpartition(".")[0]
 
 
-def near_context(group: list[Entity], context: Collection[Entity]) -> list[Entity]:
-    """Of the entities one name used in an answer names, those the context it saw holds,
-    or defines in the same file or as a member of one it holds; all of them when none
-    is, since the answer may name code the context lacks.
+def near_context(context: Collection[Entity]) -> Callable[[list[Entity]], list[Entity]]:
+    """A filter of the entities one name an answer used names (``add_edge`` of two
+    classes): those the context the answer saw holds, or defines in a file it showed, or
+    as a member of a class it holds (or shows a member of); all of them when none is,
+    since the answer may name code the context lacks. Linear in the context, once; then
+    in each group.
 
     Args:
-        group: Entities of the name (``add_edge`` of two classes).
         context: The entities of the context the answer saw.
     """
     ids = {entity.id for entity in context}
+    ids |= {owner_id(entity_id) for entity_id in ids} - {""}
     paths = {entity.path for entity in context if entity.path}
-    near = [
-        e for e in group if e.id in ids or owner_id(e.id) in ids or (e.path and e.path in paths)
-    ]
-    return near or group
+
+    def near(group: list[Entity]) -> list[Entity]:
+        if len(group) < 2:
+            return group
+        found = [
+            e for e in group if e.id in ids or owner_id(e.id) in ids or (e.path and e.path in paths)
+        ]
+        return found or group
+
+    return near
 
 
 def _key(entity: Entity, anchors: Collection[str]) -> tuple[bool, bool, int]:

@@ -27,7 +27,7 @@ from citeloop.knowledge.sqlite_schema import (
     entity_from_row,
     fact_from_row,
 )
-from citeloop.knowledge.store import compute_snapshot
+from citeloop.knowledge.store import ReadSession, compute_snapshot
 
 _BUSY_SECONDS = 60.0
 """How long a writer waits for another process's index run to finish."""
@@ -217,7 +217,7 @@ class SqliteGraphStore(PathRecall):
         return [entity_from_row(row) for row in rows]
 
     @contextlib.contextmanager
-    def reading(self) -> Iterator[None]:
+    def reading(self) -> Iterator[ReadSession | None]:
         """A session of reads by this thread that may be served from the read cache.
 
         On entry (not nested) the cache is checked against the file's version with one
@@ -225,18 +225,29 @@ class SqliteGraphStore(PathRecall):
         :meth:`get_entities`, :meth:`facts_of_many`, :meth:`search`,
         :meth:`source_root` and :meth:`file_digests` read the file only for what is not
         cached yet. Other reads, and every read of a writable store, go to the file.
+
+        A read-only store yields a :class:`~citeloop.knowledge.store.ReadSession` (a
+        nested session, or a writable store, ``None``): when the session ends, its
+        ``changed`` says whether another connection committed meanwhile (SQLite's
+        ``PRAGMA data_version``, https://sqlite.org/pragma.html#pragma_data_version),
+        as a re-index in place does; the reads may then mix the two versions.
         """
-        if self._cache is None or self._version() is not None:
-            yield
+        if not self.read_only or self._version() is not None:
+            yield None
             return
         with self._lock:
             (version,) = self._db.execute("PRAGMA data_version").fetchone()
-        self._cache.validate(version)
+        if self._cache is not None:
+            self._cache.validate(version)
         self._session.version = version
+        session = ReadSession()
         try:
-            yield
+            yield session
         finally:
             self._session.version = None
+            with self._lock:
+                (now,) = self._db.execute("PRAGMA data_version").fetchone()
+            session.changed = now != version
 
     def _version(self) -> int | None:
         """The cache version this thread's :meth:`reading` session checked, or ``None``."""
@@ -508,8 +519,7 @@ class SqliteGraphStore(PathRecall):
     def file_digests(self, paths: Collection[str]) -> dict[str, str]:
         """The SHA-256 hex digest of each of ``paths`` as it was indexed (paths the
         graph does not hold are left out). Inside a :meth:`reading` session they may come
-        from the read cache, which a re-index drops (the snapshot id would not: it stays
-        the same when a re-index only moves lines)."""
+        from the read cache, which a re-index drops."""
         found = self._through_cache("digests", sorted(set(paths)), self._read_digests)
         return {path: digest for path, digest in found.items() if digest}
 

@@ -12,6 +12,7 @@ import hashlib
 from collections import Counter
 from collections.abc import Collection, Iterable, Sequence
 from contextlib import AbstractContextManager
+from dataclasses import dataclass
 from typing import Any, Protocol, cast, runtime_checkable
 
 from citeloop.knowledge.model import Entity, Fact, RelationKind
@@ -98,6 +99,27 @@ class GraphStore(Protocol):
         ...
 
 
+@dataclass
+class ReadSession:
+    """What :meth:`BatchedGraphStore.reading` yields for a store others may write to."""
+
+    changed: bool = False
+    """Set when the session ends: whether another connection committed to the graph
+    while it was open, so that what it read may belong to two versions of the graph."""
+
+
+READ_ATTEMPTS = 3
+"""Times a reader reads what must come from one version of the graph (a context's
+entities, lines and source) while another process re-indexes the file in place: a read
+whose session saw a commit (:func:`changed_during`) is done again; the last is kept."""
+
+
+def changed_during(session: object) -> bool:
+    """Whether a session :meth:`BatchedGraphStore.reading` yielded saw the graph change
+    (``False`` for a store that does not say)."""
+    return isinstance(session, ReadSession) and session.changed
+
+
 @runtime_checkable
 class BatchedGraphStore(GraphStore, Protocol):
     """A :class:`GraphStore` that also reads many keys at once, and may serve a session
@@ -109,7 +131,10 @@ class BatchedGraphStore(GraphStore, Protocol):
     def reading(self) -> AbstractContextManager[object]:
         """A session of reads by the calling thread (the injector opens one per walk):
         a store may serve them from a cache it checks once on entry. Stores without a
-        cache return ``contextlib.nullcontext()``."""
+        cache return ``contextlib.nullcontext()``. A store that other processes may
+        write to while it is read yields a :class:`ReadSession`, whose ``changed`` says,
+        once the session has ended, whether the graph changed during it (its reads may
+        then mix two versions: read again)."""
         ...
 
     def entities_named_many(self, names: Collection[str]) -> dict[str, list[Entity]]:

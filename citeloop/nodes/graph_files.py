@@ -53,7 +53,7 @@ def open_graph(db_path: str) -> SqliteGraphStore:
 
 def graph_names(reads: BatchedGraphStore) -> frozenset[str]:
     """The entity names of the graph now, read in a session of the store's read cache
-    (one statement checks the cache is current) when it has one.
+    (a statement on entry and one on exit check the file's version) when it has one.
 
     Args:
         reads: A store's batched reads (:func:`citeloop.knowledge.store.batched`).

@@ -462,34 +462,54 @@ def test_widening_brings_in_the_method_an_answer_named_with_its_class() -> None:
     assert named == ["g.StateGraph.validate"]
 
 
-def _two_add_edges() -> ContextInjector:
+def _two_add_edges(*, paths: bool = True) -> ContextInjector:
+    def entity(entity_id: str, kind: EntityKind) -> Entity:
+        path = entity_id.split(".")[0] + ".py" if paths else None
+        return Entity(entity_id, kind, entity_id.rpartition(".")[2], path=path)
+
     entities = [
-        Entity("g.StateGraph", EntityKind.CLASS, "StateGraph", path="g.py"),
-        Entity("g.StateGraph.add_edge", EntityKind.METHOD, "add_edge", path="g.py"),
-        Entity("d.Drawer", EntityKind.CLASS, "Drawer", path="d.py"),
-        Entity("d.Drawer.add_edge", EntityKind.METHOD, "add_edge", path="d.py"),
-        Entity("d.render", EntityKind.FUNCTION, "render", path="d.py"),
-        Entity("x.Other", EntityKind.CLASS, "Other", path="x.py"),
+        entity("g.StateGraph", EntityKind.CLASS),
+        entity("g.StateGraph.add_edge", EntityKind.METHOD),
+        entity("g.StateGraph.add_node", EntityKind.METHOD),
+        entity("d.Drawer", EntityKind.CLASS),
+        entity("d.Drawer.add_edge", EntityKind.METHOD),
+        entity("d.render", EntityKind.FUNCTION),
+        entity("x.Other", EntityKind.CLASS),
     ]
     return ContextInjector(MemoryGraphStore(entities, []), hops=0, lexical_hits=0)
 
 
+BOTH = ["d.Drawer.add_edge", "g.StateGraph.add_edge"]
+
+
 @pytest.mark.parametrize(
-    ("task", "meant"),
+    ("task", "paths", "meant"),
     [
-        ("`StateGraph`", ["g.StateGraph.add_edge"]),  # a member of a class it saw
-        ("`render`", ["d.Drawer.add_edge"]),  # defined in a file it saw
-        ("`Other`", ["d.Drawer.add_edge", "g.StateGraph.add_edge"]),  # neither: both
+        ("`StateGraph`", True, ["g.StateGraph.add_edge"]),  # a member of a class it saw
+        ("`render`", True, ["d.Drawer.add_edge"]),  # defined in a file it saw
+        ("`add_node`", False, ["g.StateGraph.add_edge"]),  # beside a member it saw
+        ("`Other`", True, BOTH),  # beside nothing it saw: every one
     ],
 )
 def test_a_bare_name_an_answer_used_means_the_entity_beside_its_context(
-    task: str, meant: list[str]
+    task: str, paths: bool, meant: list[str]
 ) -> None:
     """An answer that saw ``StateGraph`` and writes `add_edge` means that class's
     method; the same name beside nothing it saw brings every entity so named."""
-    expansion = ContextExpansion.for_attempt(0, ("add_edge",), ("add_edge",))
-    wider = _two_add_edges().inject(task, expansion=expansion)
+    expansion = ContextExpansion.for_attempt(0, ("add_edge",))
+    wider = _two_add_edges(paths=paths).inject(task, expansion=expansion)
     assert sorted(e.id for e in wider.entities if e.reason == "named") == meant
+
+
+def test_a_name_the_answer_says_the_context_lacks_brings_every_entity_so_named() -> None:
+    """The context shows ``Drawer.add_edge``; an answer saying `add_edge` is not shown
+    means another one: both come, as for a name beside nothing it saw."""
+    injector = _two_add_edges()
+    task = "How does `Drawer.add_edge` differ from the graph's?"
+    used = injector.inject(task, expansion=ContextExpansion.for_attempt(0, ("add_edge",)))
+    assert "g.StateGraph.add_edge" not in ids(used.entities)
+    lacking = ContextExpansion.for_attempt(0, ("add_edge",), ("add_edge",))
+    assert set(BOTH) <= set(ids(injector.inject(task, expansion=lacking).entities))
 
 
 def test_tests_only_with_tested_by(store: SqliteGraphStore) -> None:

@@ -83,12 +83,14 @@ def test_a_fact_of_two_requested_entities_is_listed_once_for_each(reader, monkey
 def test_a_walk_reads_a_level_at_a_time(graph_file):
     # Without the cache, a walk costs a few statements per breadth-first level, not a
     # statement per entity (the walk used to cost two per entity it reached). The
-    # full-text index's own reads ("-- " statements inside the search) are not counted.
+    # full-text index's own reads ("-- " statements inside the search) are not counted;
+    # the read session checks the file's version on entry and exit (two statements).
     with SqliteGraphStore(graph_file, read_only=True, cache_size=0) as store:
         traced = statements(store)
         context = ContextInjector(store, hops=2, excerpt_share=0).inject(TASK)
     seen = [statement for statement in traced if not statement.startswith("-- ")]
-    assert len(seen) <= 16 < len(context.entities), seen
+    assert seen.count("PRAGMA data_version") == 2
+    assert len(seen) <= 18 < len(context.entities), seen
 
 
 def test_the_walk_is_the_same_from_every_store(reader, graph_file):
@@ -195,12 +197,14 @@ def test_a_memory_store_subclass_overriding_a_read_is_honoured(reader):
 # --- the read cache --------------------------------------------------------------------------
 
 
-def test_a_cached_walk_costs_one_statement(reader):
+def test_a_cached_walk_reads_only_the_files_version(reader):
+    """On the session's entry and exit: whether the cache is current, and whether the
+    file changed while it was read."""
     injector = ContextInjector(reader)
     first = injector.inject(TASK)
     seen = statements(reader)
     again = injector.inject(TASK)
-    assert seen == ["PRAGMA data_version"]
+    assert seen == ["PRAGMA data_version"] * 2
     assert again == first
 
 
@@ -414,3 +418,44 @@ def test_a_subclass_filtering_its_facts_is_walked_through_its_filter(tmp_path):
         context = ContextInjector(store, hops=1, lexical_hits=0).inject("How does `Hub` work?")
     assert not any(fact.relation is RelationKind.CALLS for fact in context.facts)
     assert len(context.entities) > 1  # the other relations are still followed
+
+
+# --- a re-index in place while a context is read --------------------------------------------
+
+MODULE = (
+    "def first():\n    return 1\n\n\ndef target(value):\n    doubled = value * 2\n"
+    "    return doubled\n"
+)
+
+
+def test_a_re_index_while_a_context_is_read_shows_one_version(tmp_path, monkeypatch) -> None:
+    """Another process re-indexes the file (two lines added above ``target``) after the
+    injector read ``target``'s lines and before it read the file digests: the context is
+    read again, so every excerpt line's number is that line's number in the file now."""
+    tree = tmp_path / "repo"
+    tree.mkdir()
+    (tree / "mod.py").write_text(MODULE, encoding="utf-8")
+    db = tmp_path / "graph.db"
+    with SqliteGraphStore(db) as writer:
+        index_tree(tree, writer)
+    with SqliteGraphStore(db, read_only=True) as store:
+        digests, edits = store.file_digests, []
+
+        def re_index_first(paths):
+            if not edits:
+                edits.append(True)
+                (tree / "mod.py").write_text("import os\nimport sys\n" + MODULE, "utf-8")
+                with SqliteGraphStore(db) as writer:
+                    index_tree(tree, writer)
+            return digests(paths)
+
+        monkeypatch.setattr(store, "file_digests", re_index_first)
+        context = ContextInjector(store).inject("How does `target` double its value?")
+        with SqliteGraphStore(db, read_only=True) as now:
+            assert context.snapshot == now.snapshot()
+    assert edits, "the re-index ran while the context was read"
+    lines = (tree / "mod.py").read_text(encoding="utf-8").splitlines()
+    shown = [line.split(" | ", 1) for line in context.text.splitlines() if " | " in line]
+    numbered = [(int(number), code) for number, code in shown if number.strip().isdigit()]
+    assert numbered and all(lines[number - 1] == code for number, code in numbered), numbered
+    assert "target(value)  # L7-9" in context.text
