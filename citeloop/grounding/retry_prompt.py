@@ -50,7 +50,8 @@ Revise your previous answer: keep what is right and change only what the problem
 need. Use the context entities in the body of your answer and cite only names that
 appear in the context.
 End your answer with this section, one entity per line, each with its location (the
-file heading above it in the context and its lines from `# L<start>-<end>`):
+file heading above it in the context and the line where it is defined, the start of its
+`# L<start>-<end>`):
 
 ## Entities used
 - <entity name> (<path>:<line>)
@@ -89,6 +90,12 @@ INSUFFICIENT_PROBLEM = (
     "answer from it, and name precisely what is still missing, if anything."
 )
 MIN_CITATIONS_PROBLEM = "- Cite, under '## Entities used', the context entities your answer uses."
+UNSEEN_PROBLEM = (
+    "- Your answer cited only code the context did not show you. The context above now "
+    "shows what the code base has of it: answer the task from the context."
+)
+"""The problem line when an answer would pass only on what the widening brought in of
+the names it used: it cited nothing it had been shown."""
 
 PREVIOUS_ANSWER_BLOCK = """
 Your previous answer:

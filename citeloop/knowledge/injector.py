@@ -54,7 +54,14 @@ from citeloop.knowledge.ranking import (
 )
 from citeloop.knowledge.render import MEMBER_KINDS, RENDERED_RELATIONS, ContextText
 from citeloop.knowledge.retrieval import RANK_DECAY, RetrievedSeeds, Retriever
-from citeloop.knowledge.seeds import RANK, choose, lookup_names, named_groups, near_context
+from citeloop.knowledge.seeds import (
+    RANK,
+    choose,
+    is_plain_word,
+    lookup_names,
+    named_groups,
+    near_context,
+)
 from citeloop.knowledge.source import SourceReader
 from citeloop.knowledge.store import (
     READ_ATTEMPTS,
@@ -396,10 +403,10 @@ class ContextInjector:
         # The names the task found, before an answer's: they choose an excerpt's lines,
         # the same at every widening of the task.
         found_by_task = {found.entities[entity_id].name for entity_id in found.seeds}
-        # A name the answer used means the entities in or beside what it saw; one it
-        # said the context lacks, every entity so named.
+        # What the answer saw: the names it used mean the entities in or beside it.
         saw = [*core, *self._reads.get_entities(pinned).values()] if widening.names else []
-        named = self._named(widening.names, near_context(saw), every=set(widening.lacking))
+        near, lacks = near_context(saw), set(widening.lacking)
+        named = self._named(widening.names, near, lacks)
         for entity in named:
             found.seed(entity, Reason.NAMED, _SEED_WEIGHTS[Reason.NAMED])
         walk(self._reads, found, self.hops + widening.extra_hops, follow_tests)
@@ -421,7 +428,7 @@ class ContextInjector:
             # (choose_excerpts), the core and what was shown before leading the ranks.
             before = [i for i in shown or {} if i in found.entities]
             asked = [entity.id for entity in named if entity.id in scores]
-            lacking = {entity.id for entity in self._named(widening.lacking)}
+            lacking = {entity.id for entity in self._named(widening.lacking, near, lacks)}
             best = [*core_ids, *before, *asked, *pinned, *order]  # pinned: in the graph
             # An answer that said the context lacks code gets twice the share of source.
             share = budget * min(1.0, self.excerpt_share * (2 if lacking else 1))
@@ -549,15 +556,21 @@ class ContextInjector:
     def _named(
         self,
         names: Sequence[str],
-        near: Callable[[list[Entity]], list[Entity]] | None = None,
-        every: Collection[str] = (),
+        near: Callable[[list[Entity]], list[Entity]],
+        lacking: Collection[str],
     ) -> list[Entity]:
         """The entities of names a previous answer used, in the order the answer used
         them, then by id: the entities of a bare name; of a dotted one
         (``StateGraph.validate``), the entities its qualified tail names, as for a
-        mention (:func:`~citeloop.knowledge.seeds.named_groups`). Of several, those
-        ``near`` keeps (:func:`~citeloop.knowledge.seeds.near_context`), but for the
-        names in ``every``. The same answer widens the same way in every process (a
+        mention (:func:`~citeloop.knowledge.seeds.named_groups`).
+
+        Of several, those ``near`` the context the answer saw
+        (:func:`~citeloop.knowledge.seeds.near_context`); when none is, all of them (the
+        answer may name code the context lacks), but for a plain word
+        (:func:`~citeloop.knowledge.seeds.is_plain_word`: ``branch`` is a parameter it
+        saw, not a function elsewhere). A name the answer said the context lacks
+        (``lacking``) brings all of them unless it is a plain word: the one shown is
+        not the one missing. The same answer widens the same way in every process (a
         set's order would depend on the string hash seed)."""
         if not names:
             return []
@@ -572,7 +585,11 @@ class ContextInjector:
         for name in wanted:
             groups = [found.get(name, [])] if name in found else named_groups(name, found)
             group = groups[0] if groups else []
-            for entity in near(group) if near and name not in every else group:
+            if len(group) > 1 or is_plain_word(name):
+                close = near(group)
+                if is_plain_word(name) or (close and name not in lacking):
+                    group = close
+            for entity in group:
                 chosen.setdefault(entity.id, entity)
         return list(chosen.values())
 

@@ -88,9 +88,8 @@ def owner_id(entity_id: str) -> str:
 def near_context(context: Collection[Entity]) -> Callable[[list[Entity]], list[Entity]]:
     """A filter of the entities one name an answer used names (``add_edge`` of two
     classes): those the context the answer saw holds, or defines in a file it showed, or
-    as a member of a class it holds (or shows a member of); all of them when none is,
-    since the answer may name code the context lacks. Linear in the context, once; then
-    in each group.
+    as a member of a class it holds (or shows a member of). Linear in the context, once;
+    then in each group.
 
     Args:
         context: The entities of the context the answer saw.
@@ -100,14 +99,18 @@ def near_context(context: Collection[Entity]) -> Callable[[list[Entity]], list[E
     paths = {entity.path for entity in context if entity.path}
 
     def near(group: list[Entity]) -> list[Entity]:
-        if len(group) < 2:
-            return group
-        found = [
+        return [
             e for e in group if e.id in ids or owner_id(e.id) in ids or (e.path and e.path in paths)
         ]
-        return found or group
 
     return near
+
+
+def is_plain_word(name: str) -> bool:
+    """Whether a name is one lower-case word (``branch``, ``end``, ``self``): in an
+    answer, most often a parameter or variable of the code it shows, not an entity
+    elsewhere that happens to share the word."""
+    return name.isalnum() and name.islower()
 
 
 def _key(entity: Entity, anchors: Collection[str]) -> tuple[bool, bool, int]:

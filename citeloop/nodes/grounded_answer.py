@@ -31,6 +31,7 @@ from citeloop.errors import ConfigurationError
 from citeloop.grounding import GraphContextValidator, GraphValidationResult, build_retry_prompt
 from citeloop.grounding.graph_context import IndexedContext
 from citeloop.grounding.mentions import code_mentions
+from citeloop.grounding.retry_prompt import UNSEEN_PROBLEM
 from citeloop.grounding.substance import lacking_names
 from citeloop.knowledge import (
     ContextExpansion,
@@ -500,7 +501,10 @@ class GroundedAnswerNodes:
         against the widened context (so no problem line contradicts it).
 
         When the widened context makes the previous answer pass (what it cited is in
-        the context now), the run ends ``passed`` with that report instead. Reads the
+        the context now) and the answer cited something of the context it was shown,
+        the run ends ``passed`` with that report instead; an answer that cited only what
+        the widening brought in of its own names (after an empty context, say) is asked
+        again (:data:`~citeloop.grounding.retry_prompt.UNSEEN_PROBLEM`). Reads the
         graph's names, so it runs in a worker thread under ``ainvoke``."""
         ctx = settings(get_runtime())
         report = state["report"]
@@ -509,7 +513,10 @@ class GroundedAnswerNodes:
             (item["check"], Problem(item["message"], item["expected"], item["fix"]))
             for item in report.get("check_problems", [])
         ]
-        if result.passed and not result.vacuous and not problems:
+        # An answer that cited nothing it was shown (an empty context, code of its own)
+        # is not grounded by what the widening brought in of its names: it answers again.
+        seen = bool(report.get("citations"))
+        if result.passed and not result.vacuous and not problems and seen:
             fresh = {**report, **result.to_dict(), "context_passed": True, "passed": True}
             return {
                 **RUN_INPUTS_CLEARED,
@@ -518,6 +525,8 @@ class GroundedAnswerNodes:
                 "messages": [AIMessage(state["answer"])],
             }
         extra = format_problems(problems).splitlines() if problems else []
+        if result.passed and not seen:
+            extra.append(UNSEEN_PROBLEM)
         feedback = build_retry_prompt(
             state["task"], result, extra, previous_answer=state.get("answer") or ""
         )

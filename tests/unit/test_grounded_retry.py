@@ -121,6 +121,20 @@ async def test_widening_that_makes_the_answer_pass_ends_the_run(store, core):
     assert out["report"]["passed"] and out["report"]["invalid_citations"] == []
 
 
+@pytest.mark.parametrize("task", ["Tell me a joke about cats.", "How does `Order.refund` work?"])
+async def test_an_answer_grounded_only_in_code_it_named_unseen_is_asked_again(store, task):
+    """The task finds nothing to cite (off topic, or code the graph lacks); the answer
+    cites real code it was not shown. The widening brings that code in, but the answer
+    did not rest on anything it saw: it is asked again, with the widened context."""
+    assert not ContextInjector(store).inject(task).core
+    unseen = "`Ledger.record` appends the row.\n\n## Entities used\n- Ledger.record\n"
+    model = ScriptedChatModel(script=[unseen, unseen])
+    out = await build(model, store).ainvoke({"task": task})
+    assert model.calls == 2 and out["attempts"] == 2
+    assert "cited only code the context did not show you" in prompts(model)[1]
+    assert "Ledger.record" in prompts(model)[1].split("<previous_answer>")[0]  # shown now
+
+
 async def test_insufficient_context_widens_instead_of_passing(store, core):
     hedge = good_answer(core).replace(
         "The answer relies on", "The context does not show how prices are stored. It relies on"

@@ -474,7 +474,9 @@ def _two_add_edges(*, paths: bool = True) -> ContextInjector:
         entity("d.Drawer", EntityKind.CLASS),
         entity("d.Drawer.add_edge", EntityKind.METHOD),
         entity("d.render", EntityKind.FUNCTION),
+        entity("g.StateGraph.compile", EntityKind.METHOD),
         entity("x.Other", EntityKind.CLASS),
+        entity("x.branch", EntityKind.FUNCTION),
     ]
     return ContextInjector(MemoryGraphStore(entities, []), hops=0, lexical_hits=0)
 
@@ -499,6 +501,18 @@ def test_a_bare_name_an_answer_used_means_the_entity_beside_its_context(
     expansion = ContextExpansion.for_attempt(0, ("add_edge",))
     wider = _two_add_edges(paths=paths).inject(task, expansion=expansion)
     assert sorted(e.id for e in wider.entities if e.reason == "named") == meant
+
+
+@pytest.mark.parametrize("lacking", [(), ("branch", "compile")])
+def test_a_plain_word_an_answer_used_means_only_what_is_beside_its_context(lacking) -> None:
+    """`compile` beside ``StateGraph`` is its method; `branch`, a parameter the answer
+    saw, does not bring a function of that name from a file it did not see, even when
+    the answer says it is not shown."""
+    expansion = ContextExpansion.for_attempt(0, ("compile", "branch"), lacking)
+    wider = _two_add_edges().inject("`StateGraph`", expansion=expansion)
+    assert [e.id for e in wider.entities if e.reason == "named"] == ["g.StateGraph.compile"]
+    other = _two_add_edges().inject("`Other`", expansion=expansion)
+    assert [e.id for e in other.entities if e.reason == "named"] == ["x.branch"]
 
 
 def test_a_name_the_answer_says_the_context_lacks_brings_every_entity_so_named() -> None:
