@@ -20,6 +20,7 @@ import dataclasses
 import importlib
 import json
 import os
+import shlex
 import sqlite3
 import sys
 from collections.abc import Callable, Collection, Sequence
@@ -44,9 +45,10 @@ from citeloop.knowledge.indexing.sources import DEFAULT_MAX_FILE_BYTES
 from citeloop.knowledge.model import DEFAULT_MAX_CONTEXT_TOKENS
 from citeloop.knowledge.paths import MAX_HOPS
 from citeloop.terminal import escape_controls, raw_stream, safe_output
+from citeloop.text import counted
 
 if TYPE_CHECKING:
-    from citeloop.knowledge import InjectedContext
+    from citeloop.knowledge import InjectedContext, SqliteGraphStore
     from citeloop.knowledge.indexing.modules import PackageRoot
 
 
@@ -66,6 +68,11 @@ def cmd_index(args: argparse.Namespace) -> int:
     from citeloop.knowledge import SqliteGraphStore, check_root, index_tree
 
     root = check_root(args.path)  # before the database file is created
+    if Path(args.db).is_dir():
+        raise UsageError(
+            f"--db {args.db!r} is a directory; pass the path of the graph file to write "
+            f"(e.g. --db {Path(args.db).name or 'graph'}.db)"
+        )
     Path(args.db).parent.mkdir(parents=True, exist_ok=True)
     bar: tqdm | None = None  # created on the first file, when the total is known
 
@@ -93,9 +100,10 @@ def cmd_index(args: argparse.Namespace) -> int:
             if bar is not None:
                 bar.close()
     print(
-        f"indexed {report.files_indexed} files ({report.files_unchanged} unchanged, "
-        f"{report.files_removed} removed): {report.entities} entities, "
-        f"{report.relations} relations, {len(report.skipped)} skipped"
+        f"indexed {counted(report.files_indexed, 'file')} ({report.files_unchanged} "
+        f"unchanged, {report.files_removed} removed): "
+        f"{counted(report.entities, 'entity', 'entities')}, "
+        f"{counted(report.relations, 'relation')}, {len(report.skipped)} skipped"
     )
     if report.packages:
         print("packages: " + _package_list(report.packages))
@@ -140,6 +148,16 @@ def cmd_context(args: argparse.Namespace) -> int:
         )
         injected = injector.inject(args.task)
         unknown = _unknown_code(args.task, store.names())
+        changed = [] if args.no_source else _changed_files(store, injected)
+        root = store.source_root() if changed else None
+    if changed:
+        print(
+            f"note: {counted(len(changed), 'file')} changed since the graph was indexed "
+            f"({', '.join(changed[:3])}{', ...' if len(changed) > 3 else ''}); their source "
+            f"is not shown: run `citeloop index {shlex.quote(str(root))} --db "
+            f"{shlex.quote(args.db)}` again",
+            file=sys.stderr,
+        )
     if unknown:
         print(
             f"note: the task names code the knowledge graph does not have: {', '.join(unknown)} "
@@ -164,6 +182,21 @@ def cmd_context(args: argparse.Namespace) -> int:
     if args.explain:
         print(f"\n{_explanation(injected)}")
     return EXIT_OK
+
+
+def _changed_files(store: SqliteGraphStore, injected: InjectedContext) -> list[str]:
+    """The files of the context's entities whose source differs from what the graph
+    indexed (so the context shows none of their lines), sorted; none when the graph
+    does not say which folder it indexed, or the folder is gone."""
+    from citeloop.knowledge.source import SourceReader
+
+    root = store.source_root()
+    if root is None or not root.is_dir():
+        return []
+    paths = {entity.path for entity in injected.entities if entity.path}
+    indexed = store.file_digests(paths)
+    shown = SourceReader(root, store.file_digests).lines(indexed)
+    return sorted(path for path in indexed if path not in shown)
 
 
 def _unknown_code(task: str, names: Collection[str]) -> list[str]:
@@ -330,10 +363,26 @@ def _thread_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
+class _PrintVersion(argparse.Action):
+    """``--version``: the installed distribution's version, looked up only when asked
+    (the package metadata costs every other command its import)."""
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: Any) -> None:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            found = version("citeloop")
+        except PackageNotFoundError:
+            found = "unknown (not installed: run `make demo` or `pip install -e .`)"
+        print(f"citeloop {found}")
+        parser.exit()
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="citeloop", description="Grounded, cited LLM answers over a code knowledge graph."
     )
+    parser.add_argument("--version", action=_PrintVersion, nargs=0, help="print the version")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     index = sub.add_parser("index", help="index a Python source tree into a SQLite graph")

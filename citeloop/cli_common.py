@@ -57,7 +57,10 @@ def open_graph(path: str) -> SqliteGraphStore:
 
     db = Path(path)
     if db.is_dir():
-        raise UsageError(f"--db {path!r} is a directory; pass the graph file inside it")
+        raise UsageError(
+            f"--db {path!r} is a directory; pass the graph file `citeloop index PATH --db "
+            "FILE` wrote"
+        )
     if not db.is_file():
         raise UsageError(
             f"knowledge graph {path!r} does not exist; build it first with "

@@ -49,6 +49,7 @@ from citeloop.models import ReplayRecorder, resolve_chat_model
 from citeloop.prompts import EXPLAIN_QUESTION, EXPLAIN_QUESTION_NO_TARGET
 from citeloop.state.delivery_audit import OutputState as DeliveryOutput
 from citeloop.state.grounded_answer import OutputState
+from citeloop.text import counted
 
 
 def _describe_update(node: str, update: dict[str, Any]) -> str:
@@ -223,6 +224,12 @@ def cmd_run(args: argparse.Namespace) -> int:
                 "empty and nothing could ground the answer; name the code the task is about "
                 "as it is written"
             )
+        if report.get("insufficient_context"):
+            print(
+                "note: the answer says its context lacks something (on the last attempt "
+                "this is reported, not failed): read what it names as missing before "
+                "relying on it"
+            )
     if outcome == "error":
         print(f"citeloop: error: {final.get('error')}", file=sys.stderr)
     return _RUN_EXIT.get(outcome, EXIT_USAGE)
@@ -252,7 +259,7 @@ def cmd_explain(args: argparse.Namespace) -> int:
             }
         )
     elif not report["error"]:
-        print(f"Path ({len(path)} hops, {len(paths)} found):\n{render_hops(path)}\n")
+        print(f"Path ({counted(len(path), 'hop')}, {len(paths)} found):\n{render_hops(path)}\n")
         print(final.get("narrative", ""))
         print(
             f"\npassed: {str(report['passed']).lower()}; iterations used: "
@@ -284,13 +291,16 @@ def _no_path(args: argparse.Namespace, store: SqliteGraphStore) -> int:
         # entities are instead of guessing.
         reach = path_distance(store, args.source, args.target, max_hops=MAX_HOPS)
         if reach.distance is not None:
-            why = f"they are {reach.distance} hops apart: use --max-hops {reach.distance}"
+            why = (
+                f"they are {counted(reach.distance, 'hop')} apart: use --max-hops {reach.distance}"
+            )
         elif reach.exhausted:
             why = "they are not connected in the knowledge graph"
         else:
             why = f"they are not connected within {MAX_HOPS} hops, the largest --max-hops"
     print(
-        f"citeloop: no path connects {between} within {args.max_hops} hops; {why}", file=sys.stderr
+        f"citeloop: no path connects {between} within {counted(args.max_hops, 'hop')}; {why}",
+        file=sys.stderr,
     )
     if args.json:
         print_json({"path": None, "paths_found": 0, "narrative": "", "verbalization": None})

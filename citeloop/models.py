@@ -92,8 +92,9 @@ def load_replay_turns(path: str | Path) -> list[dict[str, str]]:
 
     Raises:
         ConfigurationError: The file is missing, is not a regular file (a directory, or
-            a FIFO, which would block the read) or cannot be read, or a line is not an
-            object with a string ``content``; the message names the file and the line.
+            a FIFO, which would block the read) or cannot be read, holds no turn, or a
+            line is not an object with a string ``content``; the message names the file
+            and the line.
     """
     file = Path(path)
     problem = ""
@@ -142,6 +143,11 @@ def load_replay_turns(path: str | Path) -> list[dict[str, str]]:
                 f'{file}:{number}: expected an object with a string "content" field'
             )
         turns.append(turn)
+    if not turns:
+        raise ConfigurationError(
+            f"replay file {str(file)!r} holds no turns; record one by giving the citeloop "
+            "command (run, explain or audit) `--model provider:model --record FILE`"
+        )
     return turns
 
 

@@ -164,6 +164,12 @@ _UNSAFE = re.compile(f"[{_BREAKS}`~<]")
 """A character one of the three rewrites may touch (most lines have none)."""
 
 
+def counted(count: int, noun: str, plural: str = "") -> str:
+    """``count`` and ``noun``, or its ``plural`` (default: ``noun`` + ``s``) unless
+    ``count`` is 1: ``"1 file"``, ``"3 files"``, ``"2 entities"``."""
+    return f"{count} {noun if count == 1 else plural or noun + 's'}"
+
+
 def data_line(text: str) -> str:
     """``text`` made safe to print as one line of data inside a prompt's delimited block.
 

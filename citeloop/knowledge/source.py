@@ -125,9 +125,8 @@ class SourceReader:
 
     A file is read again only when its size or modification time changed; its lines
     are given only while its digest is the one the graph holds (``digests``, asked at
-    every read: a re-index that only moves lines keeps the graph's snapshot id, so no
-    digest is kept across reads), so an edit since indexing (lines moved) gives no
-    lines, never lines that no longer match the graph's line numbers. Thread-safe;
+    every read, so a re-index is seen at once), so an edit since indexing (lines moved)
+    gives no lines, never lines that no longer match the graph's line numbers. Thread-safe;
     keeps the last :data:`FILES_KEPT` files.
 
     Args:

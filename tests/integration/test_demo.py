@@ -30,3 +30,10 @@ def test_demo_replays_the_recorded_answer_that_passes(tmp_path, capsys):
     assert (final["outcome"], final["attempts"]) == ("passed", recorded)
     assert final["expanded"] == (recorded > 1)
     assert final["report"]["passed"] and not final["report"]["invalid_citations"]
+    # As `make demo` prints it: the answer, the outcome, and a note when the last answer
+    # still says what its context lacks (reported on the last attempt, not failed).
+    code = main(["run", "--db", str(db), "--task", TASK, "--model", f"replay:{DEMO}"])
+    out = capsys.readouterr().out
+    assert code == EXIT_OK and f"outcome: passed; attempts: {recorded}" in out
+    noted = "note: the answer says its context lacks something" in out
+    assert noted == final["report"]["insufficient_context"]

@@ -405,7 +405,7 @@ def test_explain_without_a_path_exits_1_and_says_why(db, tmp_path, capsys):
     argv = ["--db", str(db), "--from", "Kreis", "--to", "Shape", "--max-hops", "1"]
     code, out, err = run(capsys, "explain", *argv, "--model", _replay(tmp_path, "unused"))
     assert code == EXIT_FAILED
-    assert "no path connects 'Kreis' and 'Shape' within 1 hops; they are " in err
+    assert "no path connects 'Kreis' and 'Shape' within 1 hop; they are " in err
     # The advice is the proven distance: that --max-hops finds a path.
     hops = err.split("use --max-hops ")[1].split()[0]
     with SqliteGraphStore(db) as store:

@@ -114,3 +114,36 @@ def test_make_demo_installs_the_extra_of_the_chosen_model(model, extra, tmp_path
         [f"{'.venv/bin/python'} -m pip install --quiet -e '.[{extra}]'"] if extra else []
     )
     assert f"--model {model}" in plan
+
+
+def test_version_prints_the_installed_version_on_stdout(capsys):
+    from importlib.metadata import version
+
+    code, out, err = run(capsys, "--version")
+    assert (code, out, err) == (EXIT_OK, f"citeloop {version('citeloop')}\n", "")
+
+
+def test_a_directory_as_the_graph_file_to_write_is_named(tmp_path, capsys):
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "mod.py").write_text("def f():\n    return 1\n", encoding="utf-8")
+    code, out, err = run(capsys, "index", str(tmp_path / "src"), "--db", str(tmp_path / "src"))
+    assert code == EXIT_USAGE and out == ""
+    assert "is a directory; pass the path of the graph file to write (e.g. --db src.db)" in err
+
+
+def test_context_says_which_files_changed_since_indexing(tmp_path, capsys):
+    """An edited file's source is left out of the context (its lines may have moved):
+    `context` says which, and how to index again; an unchanged tree gets no note."""
+    tree = tmp_path / "src"
+    tree.mkdir()
+    (tree / "shapes.py").write_text("class Circle:\n    def area(self):\n        return 1\n")
+    db = tmp_path / "graph.db"
+    assert run(capsys, "index", str(tree), "--db", str(db), "--quiet")[0] == EXIT_OK
+    task = "How does `Circle.area` work?"
+    code, out, err = run(capsys, "context", "--db", str(db), "--task", task)
+    assert code == EXIT_OK and "changed since" not in err and "3 |" in out
+    (tree / "shapes.py").write_text("\n\nclass Circle:\n    def area(self):\n        return 2\n")
+    code, out, err = run(capsys, "context", "--db", str(db), "--task", task)
+    assert code == EXIT_OK and "3 |" not in out
+    assert "note: 1 file changed since the graph was indexed (shapes.py)" in err
+    assert f"run `citeloop index {tree.resolve()} --db {db}` again" in err

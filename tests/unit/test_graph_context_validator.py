@@ -706,3 +706,15 @@ def test_names_without_word_characters_are_rejected(name: str) -> None:
         validate("anything", [name, "GraphStore"])
     with pytest.raises(ValueError, match="no letter, digit or underscore"):
         NameScanner([name])
+
+
+def test_an_invented_name_is_explained_by_what_was_looked_up() -> None:
+    """With a knowledge graph, a name in neither the context nor the graph is invented
+    code; without one (``citeloop check``), only the context was looked at."""
+    answer = "`Order.refund` does it, with `A`.\n\n## Entities used\n- A\n"
+    alone = GraphContextValidator().validate(answer, ["A"])
+    assert "names code the context does not have (no knowledge graph was given" in (
+        " ".join(alone.reasons)
+    )
+    graphed = GraphContextValidator().validate(answer, ["A"], graph_names={"A", "B"})
+    assert "in neither the context nor the code base: Order.refund" in " ".join(graphed.reasons)

@@ -287,6 +287,9 @@ def test_a_replay_path_that_is_no_readable_file_is_named(tmp_path):
             load_replay_turns(tmp_path / name)
     with pytest.raises(ConfigurationError, match="is not a regular file"):
         load_replay_turns("/dev/null")
+    (tmp_path / "blank.jsonl").write_text("\n  \n", encoding="utf-8")
+    with pytest.raises(ConfigurationError, match=r"blank\.jsonl' holds no turns; record one"):
+        load_replay_turns(tmp_path / "blank.jsonl")
     assert load_replay_turns(tmp_path / "turns.jsonl") == [{"content": "x"}]
 
 
