@@ -44,6 +44,7 @@ from citeloop.knowledge import (
     SqliteGraphStore,
     index_tree,
 )
+from tests.reindex import indexed_module, re_indexed_on_first_call
 
 DEFINES, CALLS = RelationKind.DEFINES, RelationKind.CALLS
 DIGEST = "ab" * 32
@@ -155,24 +156,11 @@ def test_restricted_to_facts_touching_entities(shop):
 def test_a_re_index_while_the_facts_are_read_gives_one_version(tmp_path, monkeypatch):
     """Another process re-indexes the graph file (a function added) between the reads of
     the facts and of their ends: the index is read again, of the graph as it is now."""
-    tree = tmp_path / "repo"
-    tree.mkdir()
-    (tree / "mod.py").write_text("def helper():\n    return 1\n", encoding="utf-8")
-    db = tmp_path / "graph.db"
-    with SqliteGraphStore(db) as writer:
-        index_tree(tree, writer)
+    tree, db = indexed_module(tmp_path, "def helper():\n    return 1\n")
     with SqliteGraphStore(db, read_only=True) as store:
-        get_entities, edits = store.get_entities, []
-
-        def re_index_first(ids):
-            if not edits:
-                edits.append(True)
-                code = "def helper():\n    return 1\n\n\ndef caller():\n    return helper()\n"
-                (tree / "mod.py").write_text(code, encoding="utf-8")
-                with SqliteGraphStore(db) as writer:
-                    index_tree(tree, writer)
-            return get_entities(ids)
-
+        edits: list[bool] = []
+        code = "def helper():\n    return 1\n\n\ndef caller():\n    return helper()\n"
+        re_index_first = re_indexed_on_first_call(store.get_entities, tree, db, code, edits)
         monkeypatch.setattr(store, "get_entities", re_index_first)
         index = evidence_from_graph(store, source_root=tree)
     assert edits, "the re-index ran while the facts were read"

@@ -23,6 +23,7 @@ from citeloop.knowledge import (
     index_tree,
 )
 from citeloop.knowledge.store import batched
+from tests.reindex import indexed_module, re_indexed_on_first_call
 
 TASK = "How does `Circle` compute its area with `Shape`?"
 
@@ -432,23 +433,11 @@ def test_a_re_index_while_a_context_is_read_shows_one_version(tmp_path, monkeypa
     """Another process re-indexes the file (two lines added above ``target``) after the
     injector read ``target``'s lines and before it read the file digests: the context is
     read again, so every excerpt line's number is that line's number in the file now."""
-    tree = tmp_path / "repo"
-    tree.mkdir()
-    (tree / "mod.py").write_text(MODULE, encoding="utf-8")
-    db = tmp_path / "graph.db"
-    with SqliteGraphStore(db) as writer:
-        index_tree(tree, writer)
+    tree, db = indexed_module(tmp_path, MODULE)
     with SqliteGraphStore(db, read_only=True) as store:
-        digests, edits = store.file_digests, []
-
-        def re_index_first(paths):
-            if not edits:
-                edits.append(True)
-                (tree / "mod.py").write_text("import os\nimport sys\n" + MODULE, "utf-8")
-                with SqliteGraphStore(db) as writer:
-                    index_tree(tree, writer)
-            return digests(paths)
-
+        edits: list[bool] = []
+        moved = "import os\nimport sys\n" + MODULE
+        re_index_first = re_indexed_on_first_call(store.file_digests, tree, db, moved, edits)
         monkeypatch.setattr(store, "file_digests", re_index_first)
         context = ContextInjector(store).inject("How does `target` double its value?")
         with SqliteGraphStore(db, read_only=True) as now:
