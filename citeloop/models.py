@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import os
 import stat
 import threading
 from collections.abc import Sequence
@@ -278,8 +279,11 @@ def resolve_chat_model(model: str | BaseChatModel) -> BaseChatModel:
         raise ConfigurationError("a replay model needs a file: use 'replay:PATH'")
     if spec.startswith(REPLAY_PREFIX):
         path = Path(spec[len(REPLAY_PREFIX) :])
-        stat = path.stat() if path.is_file() else None
-        return _replay_model(path, stat.st_mtime_ns if stat else 0, stat.st_size if stat else 0)
+        try:  # the file's version; load_replay_turns says what is wrong with the path
+            info: os.stat_result | None = path.stat()
+        except OSError:
+            info = None
+        return _replay_model(path, info.st_mtime_ns if info else 0, info.st_size if info else 0)
     return _provider_model(spec)
 
 

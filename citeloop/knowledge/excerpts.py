@@ -42,7 +42,7 @@ from typing import NamedTuple
 from citeloop.grounding.mentions import identifier_words
 from citeloop.knowledge.model import Entity, EntityKind
 from citeloop.knowledge.source import SourceReader
-from citeloop.text import data_line
+from citeloop.text import counted, data_line
 
 EXCERPT_SHARE = 0.25
 """Share of the context's token budget that source excerpts may take."""
@@ -200,9 +200,9 @@ class _Body:
                 if self.docstring == (first, final):
                     what = "docstring"
                 elif number > self.end:
-                    what = f"{count} more line{'' if count == 1 else 's'}"
+                    what = counted(count, "more line")
                 else:
-                    what = f"{count} line{'' if count == 1 else 's'}"
+                    what = counted(count, "line")
                 out.append(f"    {'':>{width}} | … {what} (L{first}-{final})")
             if number > self.end:
                 break
@@ -288,11 +288,21 @@ def _docstring_span(lines: tuple[str, ...], start: int, end: int) -> tuple[int, 
         return None
     quote = opening.group(1)
     if quote in text[opening.end() :]:
-        return first, first
+        rest = text[opening.end() :].split(quote, 1)[1]
+        return (first, first) if _ends_statement(rest) else None
     for last in range(first + 1, end + 1):
         if quote in lines[last - 1]:
-            return first, last
+            rest = lines[last - 1].split(quote, 1)[1]
+            return (first, last) if _ends_statement(rest) else None
     return None
+
+
+def _ends_statement(rest: str) -> bool:
+    """Whether what follows a string's closing quotes ends the statement (nothing, a
+    comment): a triple-quoted string followed by ``.split(",")`` is an expression, not
+    a docstring."""
+    rest = rest.strip()
+    return not rest or rest.startswith("#")
 
 
 def _code_and_depth(line: str, depth: int) -> tuple[str, int]:

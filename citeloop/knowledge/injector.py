@@ -568,7 +568,8 @@ class ContextInjector:
         (:func:`~citeloop.knowledge.seeds.near_context`); when none is, all of them (the
         answer may name code the context lacks), but for a plain word
         (:func:`~citeloop.knowledge.seeds.is_plain_word`: ``branch`` is a parameter it
-        saw, not a function elsewhere). A name the answer said the context lacks
+        saw, not a function elsewhere; a bare dunder such as ``__init__``, which every
+        class has, likewise). A name the answer said the context lacks
         (``lacking``) brings all of them unless it is a plain word: the one shown is
         not the one missing. The same answer widens the same way in every process (a
         set's order would depend on the string hash seed)."""
@@ -585,9 +586,10 @@ class ContextInjector:
         for name in wanted:
             groups = [found.get(name, [])] if name in found else named_groups(name, found)
             group = groups[0] if groups else []
-            if len(group) > 1 or is_plain_word(name):
+            plain = is_plain_word(name)
+            if len(group) > 1 or plain:
                 close = near(group)
-                if is_plain_word(name) or (close and name not in lacking):
+                if plain or (close and name not in lacking):
                     group = close
             for entity in group:
                 chosen.setdefault(entity.id, entity)

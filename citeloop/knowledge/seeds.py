@@ -107,9 +107,12 @@ def near_context(context: Collection[Entity]) -> Callable[[list[Entity]], list[E
 
 
 def is_plain_word(name: str) -> bool:
-    """Whether a name is one lower-case word (``branch``, ``end``, ``self``): in an
-    answer, most often a parameter or variable of the code it shows, not an entity
-    elsewhere that happens to share the word."""
+    """Whether a name is one lower-case word (``branch``, ``end``, ``self``) or a bare
+    dunder (``__init__``): in an answer, most often a parameter or variable of the code
+    it shows, or the method of a class it shows, not an entity elsewhere that happens to
+    share the name."""
+    if len(name) > 4 and name.startswith("__") and name.endswith("__"):
+        name = name[2:-2].replace("_", "")  # a dunder's words
     return name.isalnum() and name.islower()
 
 

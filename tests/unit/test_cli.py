@@ -664,3 +664,16 @@ def test_context_names_the_code_a_task_names_that_the_graph_lacks(db, capsys):
     task = "How does `Circle` work in Python, after `pip install shapes`?"
     code, _, err = run(capsys, "context", "--db", str(db), "--task", task)
     assert "does not have" not in err
+
+
+def test_a_bad_replay_file_is_refused_before_its_thread_starts(db, tmp_path, capsys):
+    """An empty replay file stops the command before the run: the thread is not left
+    with an interrupted run that `--thread` would then resume."""
+    blank = tmp_path / "blank.jsonl"
+    blank.write_text("", encoding="utf-8")
+    argv = ["--db", str(db), "--task", TASK, "--thread", "t-blank"]
+    code, out, err = run(capsys, "run", *argv, "--model", f"replay:{blank}")
+    assert code == EXIT_USAGE and out == "" and "holds no turns" in err
+    assert "thread: t-blank" not in err
+    code, _, err = run(capsys, "run", *argv, "--model", _replay(tmp_path, "No idea."))
+    assert "resuming" not in err and "thread: t-blank" in err

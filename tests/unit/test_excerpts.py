@@ -667,6 +667,18 @@ def test_an_escaped_quote_in_the_signature_still_finds_the_docstring() -> None:
     assert excerpt_lines(function("f", 1, 4), raw, 2)[1] == '    2 |     b"""Bytes."""'
 
 
+@pytest.mark.parametrize(
+    "statement",
+    ['    parts = """a,b""".split(",")', '    """a,b""".split(",")', '    """%s""" % (x,)'],
+)
+def test_a_string_that_starts_an_expression_is_no_docstring(statement: str) -> None:
+    """Code that begins with a triple-quoted string is shown as code, not left out."""
+    lines = ("def f(x):", statement, "    return x")
+    assert excerpt_lines(function("f", 1, 3), lines, 2)[1] == f"    2 | {statement}"
+    multi = ("def f(x):", '    """a,', '    b""".split(",")', "    return x")
+    assert "docstring" not in " ".join(excerpt_lines(function("f", 1, 4), multi, 2))
+
+
 def test_a_comment_before_the_docstring_does_not_hide_it() -> None:
     """A comment is no statement: the string after it is still the docstring."""
     lines = ("def f():", "    # noqa: D401", "", '    """Do it.', '    """', "    return 1")

@@ -477,6 +477,8 @@ def _two_add_edges(*, paths: bool = True) -> ContextInjector:
         entity("g.StateGraph.compile", EntityKind.METHOD),
         entity("x.Other", EntityKind.CLASS),
         entity("x.branch", EntityKind.FUNCTION),
+        entity("x.Other.__init__", EntityKind.METHOD),
+        entity("g.StateGraph.__init__", EntityKind.METHOD),
     ]
     return ContextInjector(MemoryGraphStore(entities, []), hops=0, lexical_hits=0)
 
@@ -507,12 +509,17 @@ def test_a_bare_name_an_answer_used_means_the_entity_beside_its_context(
 def test_a_plain_word_an_answer_used_means_only_what_is_beside_its_context(lacking) -> None:
     """`compile` beside ``StateGraph`` is its method; `branch`, a parameter the answer
     saw, does not bring a function of that name from a file it did not see, even when
-    the answer says it is not shown."""
-    expansion = ContextExpansion.for_attempt(0, ("compile", "branch"), lacking)
+    the answer says it is not shown; `__init__` is that of a class it saw."""
+    expansion = ContextExpansion.for_attempt(0, ("compile", "branch", "__init__"), lacking)
     wider = _two_add_edges().inject("`StateGraph`", expansion=expansion)
-    assert [e.id for e in wider.entities if e.reason == "named"] == ["g.StateGraph.compile"]
+    named = sorted(e.id for e in wider.entities if e.reason == "named")
+    assert named == ["g.StateGraph.__init__", "g.StateGraph.compile"]
     other = _two_add_edges().inject("`Other`", expansion=expansion)
-    assert [e.id for e in other.entities if e.reason == "named"] == ["x.branch"]
+    named = sorted(e.id for e in other.entities if e.reason == "named")
+    assert named == ["x.Other.__init__", "x.branch"]
+    # Beside nothing the answer saw, a plain word or a dunder brings nothing.
+    alone = _two_add_edges().inject("`render`", expansion=expansion)
+    assert not [e.id for e in alone.entities if e.reason == "named"]
 
 
 def test_a_name_the_answer_says_the_context_lacks_brings_every_entity_so_named() -> None:
