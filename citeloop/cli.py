@@ -148,8 +148,8 @@ def cmd_context(args: argparse.Namespace) -> int:
         )
         injected = injector.inject(args.task)
         unknown = _unknown_code(args.task, store.names())
-        changed = [] if args.no_source else _changed_files(store, injected)
-        root = store.source_root() if changed else None
+        root = None if args.no_source else store.source_root()
+        changed = _changed_files(store, injected, root) if root else []
     if changed:
         print(
             f"note: {counted(len(changed), 'file')} changed since the graph was indexed "
@@ -184,18 +184,16 @@ def cmd_context(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _changed_files(store: SqliteGraphStore, injected: InjectedContext) -> list[str]:
+def _changed_files(store: SqliteGraphStore, injected: InjectedContext, root: Path) -> list[str]:
     """The files of the context's entities whose source differs from what the graph
-    indexed (so the context shows none of their lines), sorted; none when the graph
-    does not say which folder it indexed, or the folder is gone."""
+    indexed from ``root`` (so the context shows none of their lines), sorted; none when
+    the folder is gone."""
     from citeloop.knowledge.source import SourceReader
 
-    root = store.source_root()
-    if root is None or not root.is_dir():
+    if not root.is_dir():
         return []
-    paths = {entity.path for entity in injected.entities if entity.path}
-    indexed = store.file_digests(paths)
-    shown = SourceReader(root, store.file_digests).lines(indexed)
+    indexed = store.file_digests({entity.path for entity in injected.entities if entity.path})
+    shown = SourceReader(root, lambda _paths: indexed).lines(indexed)
     return sorted(path for path in indexed if path not in shown)
 
 

@@ -311,7 +311,7 @@ class ContextInjector:
             with self._reads.reading() as session:
                 snapshot = self._reads.snapshot()
                 found, selected, core_ids, scores, owners, excerpts = self._read(
-                    text, task_type, expansion, default, keep
+                    text, task_type, expansion, default, keep, snapshot
                 )
             if not changed_during(session):
                 break
@@ -357,14 +357,16 @@ class ContextInjector:
         expansion: ContextExpansion | None,
         default: InjectedContext | None,
         keep: Sequence[str] | Mapping[str, Sequence[int]],
+        snapshot: str,
     ) -> tuple[Candidates, list[str], list[str], dict[str, float], dict[str, str], Excerpts]:
-        """:meth:`_select` of :meth:`inject`'s arguments, in the caller's read session:
-        a widening selects the default first, unless ``default`` is given and current,
-        and keeps it, ``keep`` and the source they showed."""
+        """:meth:`_select` of :meth:`inject`'s arguments, in the caller's read session
+        (of the graph's ``snapshot``): a widening selects the default first, unless
+        ``default`` is given and of that snapshot, and keeps it, ``keep`` and the source
+        they showed."""
         pinned: list[str] = []
         shown: dict[str, tuple[int, ...]] = {}  # the source shown, kept if widened
         if expansion is not None:  # a wider context keeps the default and `keep`
-            pinned = _selected_ids(default, self._reads.snapshot())
+            pinned = _selected_ids(default, snapshot)
             if pinned is None:
                 chosen = self._select(text, task_type, ContextExpansion(), [])
                 pinned, shown = chosen[1], chosen[5].shown
@@ -404,7 +406,8 @@ class ContextInjector:
         # the same at every widening of the task.
         found_by_task = {found.entities[entity_id].name for entity_id in found.seeds}
         # What the answer saw: the names it used mean the entities in or beside it.
-        saw = [*core, *self._reads.get_entities(pinned).values()] if widening.names else []
+        kept = self._reads.get_entities(pinned) if pinned else {}  # the context widened
+        saw = [*core, *kept.values()] if widening.names else []
         near, lacks = near_context(saw), set(widening.lacking)
         named = self._named(widening.names, near, lacks)
         for entity in named:
@@ -412,8 +415,8 @@ class ContextInjector:
         walk(self._reads, found, self.hops + widening.extra_hops, follow_tests)
         if widening.include_requirement_closure:
             requirement_closure(self._reads, found, _SEED_WEIGHTS[Reason.LEXICAL])
-        missing = [entity_id for entity_id in pinned if entity_id not in found.entities]
-        found.entities.update(self._reads.get_entities(missing))
+        for entity_id, entity in kept.items():
+            found.entities.setdefault(entity_id, entity)
         pinned = [entity_id for entity_id in pinned if entity_id in found.entities]
         scores = self._scores(found, follow_tests)
         ranked = sorted(scores, key=lambda entity_id: (-scores[entity_id], entity_id))
