@@ -45,10 +45,12 @@ from citeloop.knowledge.model import (
     Reason,
     RelationKind,
     Tier,
+    is_test_path,
 )
 from citeloop.knowledge.neighbourhood import Candidates, admissible, requirement_closure, walk
 from citeloop.knowledge.ranking import (
     PRIVATE_FACTOR,
+    TEST_CODE_FACTOR,
     hub_factor,
     personalized_pagerank,
 )
@@ -106,6 +108,12 @@ def _task_mentions(text: str) -> tuple[Mention, ...]:
 @lru_cache(maxsize=TEXTS_KEPT)
 def _task_words(text: str) -> tuple[str, ...]:
     return tuple(query_words(text))
+
+
+def _about_tests(text: str) -> bool:
+    """Whether a task's words speak of tests (``test``, ``tests``, ``testing``,
+    ``test_foo``...): then test code is not damped in its ranking."""
+    return any(word.startswith("test") for word in _task_words(text))
 
 
 _SEED_WEIGHTS = {
@@ -418,7 +426,8 @@ class ContextInjector:
         for entity_id, entity in kept.items():
             found.entities.setdefault(entity_id, entity)
         pinned = [entity_id for entity_id in pinned if entity_id in found.entities]
-        scores = self._scores(found, follow_tests)
+        damp_tests = not (follow_tests or _about_tests(text))
+        scores = self._scores(found, follow_tests, damp_tests)
         ranked = sorted(scores, key=lambda entity_id: (-scores[entity_id], entity_id))
         core_ids = [entity.id for entity in core]
         first = list(dict.fromkeys([*core_ids, *pinned]))
@@ -639,10 +648,19 @@ class ContextInjector:
 
     # -- ranking --------------------------------------------------------------------
 
-    def _scores(self, found: Candidates, follow_tests: bool) -> dict[str, float]:
-        """The rank score of every candidate that may enter a context."""
+    def _scores(self, found: Candidates, follow_tests: bool, damp_tests: bool) -> dict[str, float]:
+        """The rank score of every candidate that may enter a context (a test only when
+        tests are followed), test code damped when ``damp_tests``."""
         facts = [*found.facts.values(), *found.guesses]
-        scores = personalized_pagerank(found.entities, facts, found.seeds)
+        seeds = found.seeds
+        if damp_tests:  # a walk that starts in test code stays there
+            seeds = {
+                entity_id: weight * TEST_CODE_FACTOR
+                if is_test_path(found.entities[entity_id].path)
+                else weight
+                for entity_id, weight in seeds.items()
+            }
+        scores = personalized_pagerank(found.entities, facts, seeds)
         degree: dict[str, int] = dict.fromkeys(found.entities, 0)
         for fact in found.facts.values():
             if fact.subject in degree and fact.object in degree:
@@ -655,6 +673,8 @@ class ContextInjector:
             score = scores.get(entity_id, 0.0) * hub_factor(degree[entity_id])
             if entity.name.startswith("_"):
                 score *= PRIVATE_FACTOR
+            if damp_tests and is_test_path(entity.path):
+                score *= TEST_CODE_FACTOR
             result[entity_id] = score
         return result
 

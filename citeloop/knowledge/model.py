@@ -117,6 +117,20 @@ def visibility_of(name: str) -> Visibility:
     return Visibility.PRIVATE if last.startswith("_") else Visibility.PUBLIC
 
 
+def is_test_path(path: str | None) -> bool:
+    """Whether ``path`` (POSIX, relative to the indexed root) holds tests: a file named
+    ``test_*.py`` or ``*_test.py``, or one below a ``tests`` or ``test`` folder (pytest's
+    test discovery conventions). ``None`` (no file) is not a test path."""
+    if not path:
+        return False
+    *folders, name = path.split("/")
+    return (
+        name.startswith("test_")
+        or name.endswith("_test.py")
+        or any(part in ("tests", "test") for part in folders)
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class Provenance:
     """Where a fact was read from.

@@ -19,7 +19,8 @@ decided       0.6                  0.6
 ============  ===================  ===================
 
 Each entity's score is then damped for a hub (beyond :data:`HUB_DEGREE` facts among
-the candidates, by the logarithm of its degree) and for a private name.
+the candidates, by the logarithm of its degree), for a private name and, unless the
+task is about tests, for test code.
 """
 
 from __future__ import annotations
@@ -38,6 +39,10 @@ ITERATIONS = 30
 
 PRIVATE_FACTOR = 0.6
 """Score factor of a private (``_``-prefixed) entity."""
+
+TEST_CODE_FACTOR = 0.5
+"""Score factor of an entity in test code (a class or helper under ``tests/``), unless
+the task is about tests: a question about what a library does is about its own code."""
 
 WEIGHTS: Mapping[RelationKind, tuple[float, float]] = {
     RelationKind.CALLS: (1.0, 0.6),

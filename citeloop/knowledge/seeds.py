@@ -4,9 +4,10 @@ Each mention (:func:`~citeloop.grounding.mentions.code_mentions`) is looked up b
 (ids like ``REQ-1`` included), a dotted one by the longest dotted suffix of an entity id
 (``StateGraph.compile`` names ``...StateGraph.compile``) and its owner (``StateGraph``).
 When a name is ambiguous, the candidate defined in, or beside, an entity that an
-unambiguous mention names wins (``add_edge`` next to ``StateGraph``), then public
-non-test definitions (classes, then functions, methods, attributes), at most
-:data:`MAX_PER_NAME` per name.
+unambiguous mention names wins (``add_edge`` next to ``StateGraph``), then definitions
+outside test code (:func:`~citeloop.knowledge.model.is_test_path`: a ``ModelForm`` a
+test defines for itself is not the one a task names), then public ones (classes, then
+functions, methods, attributes, tests), at most :data:`MAX_PER_NAME` per name.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Mapping, Sequence
 
 from citeloop.grounding.mentions import is_code_shaped
-from citeloop.knowledge.model import Entity, EntityKind
+from citeloop.knowledge.model import Entity, EntityKind, is_test_path
 
 MAX_QUALIFIED_PARTS = 8
 """Trailing parts of a dotted mention matched against qualified ids (``a.b.C.m``);
@@ -116,8 +117,13 @@ def is_plain_word(name: str) -> bool:
     return name.isalnum() and name.islower()
 
 
-def _key(entity: Entity, anchors: Collection[str]) -> tuple[bool, bool, int]:
-    return (owner_id(entity.id) not in anchors, entity.name.startswith("_"), RANK[entity.kind])
+def _key(entity: Entity, anchors: Collection[str]) -> tuple[bool, bool, bool, int]:
+    return (
+        owner_id(entity.id) not in anchors,
+        is_test_path(entity.path),
+        entity.name.startswith("_"),
+        RANK[entity.kind],
+    )
 
 
 def choose(groups: Sequence[list[Entity]], limit: int | None = None) -> list[Entity]:

@@ -183,6 +183,20 @@ def test_ambiguous_name_prefers_the_candidate_beside_an_unambiguous_mention():
     assert ids(injector.seeds("What does add_edge do?")) == ["pkg.draw.add_edge"]
 
 
+def test_an_ambiguous_name_prefers_the_definition_outside_test_code():
+    """A class a test defines for itself is not the one a task names; it is core only
+    when the name has no other definition."""
+    entities = [
+        Entity("app.forms.ModelForm", EntityKind.CLASS, "ModelForm", "app/forms.py"),
+        Entity("tests.forms.ModelForm", EntityKind.CLASS, "ModelForm", "tests/forms.py"),
+        Entity("app.t.test_x.ModelForm", EntityKind.CLASS, "ModelForm", "app/test_x.py"),
+        Entity("tests.forms.Helper", EntityKind.CLASS, "Helper", "tests/forms.py"),
+    ]
+    injector = ContextInjector(MemoryGraphStore(entities, []))
+    assert ids(injector.seeds("How does `ModelForm` build its fields?")) == ["app.forms.ModelForm"]
+    assert ids(injector.seeds("What is `Helper`?")) == ["tests.forms.Helper"]
+
+
 def test_a_name_after_thousands_of_other_words_still_seeds():
     store = MemoryGraphStore([Entity("pkg.GraphStore", EntityKind.CLASS, "GraphStore")], [])
     text = " ".join(f"word{i}" for i in range(50_000)) + " GraphStore"
@@ -306,6 +320,36 @@ def test_private_names_rank_below_their_public_twins() -> None:
     context = ContextInjector(MemoryGraphStore(entities, facts)).inject("`Api`")
     scores = {e.name: e.score for e in context.entities}
     assert scores["helper"] > scores["_helper"] > 0
+
+
+def _api_and_its_tests() -> MemoryGraphStore:
+    """``Api`` calls ``helper`` (library code) and ``fixture_helper`` (test code), and
+    ``ApiTests`` (a test class whose name matches the task's words) calls ``Api``."""
+    entities = [
+        Entity("app.Api", EntityKind.CLASS, "Api", "app/api.py"),
+        Entity("app.helper", EntityKind.FUNCTION, "helper", "app/api.py"),
+        Entity("tests.fixture_helper", EntityKind.FUNCTION, "fixture_helper", "tests/h.py"),
+        Entity("tests.test_api.ApiRetryTests", EntityKind.CLASS, "ApiRetryTests", "tests/a.py"),
+    ]
+    facts = [
+        Fact("app.Api", RelationKind.CALLS, "app.helper"),
+        Fact("app.Api", RelationKind.CALLS, "tests.fixture_helper"),
+        Fact("tests.test_api.ApiRetryTests", RelationKind.CALLS, "app.Api"),
+    ]
+    return MemoryGraphStore(entities, facts)
+
+
+def test_test_code_ranks_below_library_code_unless_the_task_is_about_tests() -> None:
+    injector = ContextInjector(_api_and_its_tests())
+    scores = {e.name: e.score for e in injector.inject("How does `Api` retry?").entities}
+    assert scores["helper"] > scores["fixture_helper"] * 1.5 > 0
+    assert scores["Api"] > scores["ApiRetryTests"] > 0
+    # The same graph, a task about tests: test code is not damped.
+    about = {e.name: e.score for e in injector.inject("How is `Api` retry tested?").entities}
+    assert about["fixture_helper"] == pytest.approx(about["helper"])
+    assert about["ApiRetryTests"] > scores["ApiRetryTests"]
+    followed = injector.inject("How does `Api` retry?", task_type="test").entities
+    assert {e.name: e.score for e in followed} == about
 
 
 # -- the budget and widening ----------------------------------------------------------

@@ -21,7 +21,6 @@ from __future__ import annotations
 import ast
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import replace
-from pathlib import PurePosixPath
 
 from citeloop.knowledge.indexing.chains import dotted
 from citeloop.knowledge.indexing.records import FileIndex
@@ -45,7 +44,14 @@ from citeloop.knowledge.indexing.signatures import (
     function_signature,
     native_type_params,
 )
-from citeloop.knowledge.model import Entity, EntityKind, Fact, Provenance, RelationKind
+from citeloop.knowledge.model import (
+    Entity,
+    EntityKind,
+    Fact,
+    Provenance,
+    RelationKind,
+    is_test_path,
+)
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _COMPREHENSIONS = frozenset({ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp})
@@ -95,16 +101,6 @@ _ENUM_BASES = frozenset({"Enum", "IntEnum", "StrEnum", "Flag", "IntFlag"})
 _TYPE_ALIAS = getattr(ast, "TypeAlias", None)  # Python 3.12+
 
 
-def is_test_file(path: str) -> bool:
-    """Whether ``path`` holds tests: ``test_*.py``, ``*_test.py`` or below a ``tests/`` dir."""
-    pure = PurePosixPath(path)
-    return (
-        pure.name.startswith("test_")
-        or pure.name.endswith("_test.py")
-        or any(part in ("tests", "test") for part in pure.parts[:-1])
-    )
-
-
 def _span_start(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> int:
     return min([node.lineno, *(decorator.lineno for decorator in node.decorator_list)])
 
@@ -135,7 +131,7 @@ class _FileWalker:
         self.submodules = submodules
         self.type_params = type_params
         self.type_aliases = type_aliases
-        self.is_tests = is_test_file(path)
+        self.is_tests = is_test_path(path)
         self.is_package = path.endswith("__init__.py")
         self.requirements = REQUIREMENT_MARK in source
         self.top_names: set[str] = set()
