@@ -54,6 +54,7 @@ if TYPE_CHECKING:  # the names as type checkers and IDEs see them
         RETRY_PROMPT_HEADER,
         RETRY_PROMPT_TEMPLATE,
         RULE_SUMMARIES,
+        WIDENED_HEADER,
         build_retry_prompt,
     )
 
@@ -93,6 +94,7 @@ _EXPORTS_BY_MODULE: dict[str, tuple[str, ...]] = {
         "RETRY_PROMPT_HEADER",
         "RETRY_PROMPT_TEMPLATE",
         "RULE_SUMMARIES",
+        "WIDENED_HEADER",
         "build_retry_prompt",
     ),
 }
@@ -106,6 +108,7 @@ __all__ = [
     "RETRY_PROMPT_HEADER",
     "RETRY_PROMPT_TEMPLATE",
     "RULE_SUMMARIES",
+    "WIDENED_HEADER",
     "CitationSection",
     "CitedLocation",
     "Critic",

@@ -25,6 +25,14 @@ CHECKS_RETRY_HEADER = "Your previous answer was rejected: it did not pass these 
 """The header when the answer used and cited the context, and only the extra problems
 (of output checks) failed it."""
 
+WIDENED_HEADER = (
+    "Your previous answer said the context lacks code it needs, so the context above has "
+    "been widened."
+)
+"""The header when the answer's one problem is that it said the context is not enough:
+saying so is what the system prompt asks, not a fault, so the retry does not call the
+answer rejected (a model told so learns to claim the context is enough)."""
+
 RULE_SUMMARIES: dict[str, str] = {
     "references": "its text does not use enough of the core entities",
     "citation_section": "it has no '## Entities used' section",
@@ -86,8 +94,9 @@ _CORE_FIELDS = frozenset({"missing_core_citations", "entities_missing"})
 
 NO_SECTION_PROBLEM = "- Your answer had no '## Entities used' section."
 INSUFFICIENT_PROBLEM = (
-    "- Your answer said the context was not enough. The context above has been widened: "
-    "answer from it, and name precisely what is still missing, if anything."
+    "- Your answer said the context lacks code it needs; the context above has been "
+    "widened: use what it now shows of that code, keep what is right, and still name "
+    "precisely what is missing, if anything."
 )
 MIN_CITATIONS_PROBLEM = "- Cite, under '## Entities used', the context entities your answer uses."
 UNSEEN_PROBLEM = (
@@ -141,8 +150,22 @@ def _problem_lines(result: GraphValidationResult, task: str) -> list[str]:
 def _header(result: GraphValidationResult) -> str:
     if result.passed:
         return CHECKS_RETRY_HEADER
-    rules = [RULE_SUMMARIES.get(rule, rule) for rule in result.failed_rules]
+    # Saying the context is not enough is not a fault: its problem line says so.
+    faults = [rule for rule in result.failed_rules if rule != "insufficient_context"]
+    if not faults and result.insufficient_context:
+        return WIDENED_HEADER
+    rules = [RULE_SUMMARIES.get(rule, rule) for rule in faults]
     return f"{RETRY_PROMPT_HEADER} {'; '.join(rules) or 'it did not use and cite the context'}."
+
+
+def _original(task: str) -> str:
+    """``task`` without the retry part of a prompt this module built (from the first of
+    its headers on)."""
+    cut = min(
+        (at for header in (RETRY_PROMPT_HEADER, WIDENED_HEADER) if (at := task.find(header)) >= 0),
+        default=len(task),
+    )
+    return task[:cut].rstrip()
 
 
 def build_retry_prompt(
@@ -169,8 +192,11 @@ def build_retry_prompt(
 
     Returns:
         ``RETRY_PROMPT_TEMPLATE`` filled with the task; a header naming the failed
-        rules (:data:`RULE_SUMMARIES`), or ``CHECKS_RETRY_HEADER`` when ``result``
-        passed and only ``extra_problems`` remain; one line per problem (core entities
+        rules (:data:`RULE_SUMMARIES`; saying the context is not enough is not
+        named a fault, its problem line asks for the revision), :data:`WIDENED_HEADER`
+        when that saying is the one failed rule, or
+        ``CHECKS_RETRY_HEADER`` when ``result`` passed and only ``extra_problems``
+        remain; one line per problem (core entities
         not cited or not referenced, each with how the task named it; invalid
         citations; invented names; names only the graph has; wrong or missing
         locations; a said-insufficient context), then the extra problems; and the
@@ -183,7 +209,7 @@ def build_retry_prompt(
         >>> "GraphStore (the task writes `GraphStore`)" in prompt
         True
     """
-    original = task.split(RETRY_PROMPT_HEADER, 1)[0].rstrip()
+    original = _original(task)
     lines = (_problem_lines(result, original) if not result.passed else []) + list(extra_problems)
     previous = (
         PREVIOUS_ANSWER_BLOCK.format(answer=excerpt(previous_answer))

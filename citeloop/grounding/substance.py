@@ -5,17 +5,20 @@ Four checks of :class:`~citeloop.grounding.GraphContextValidator`:
 
 - **Grounded names.** Each code-shaped name of the body
   (:func:`~citeloop.grounding.mentions.answer_mentions`) must be *grounded*: a
-  context entity, a name the prompt (task, payload, context text) contains, or a
-  name of Python itself (builtins, keywords, dunders, the standard library's modules
-  and what is dotted onto them: ``os.path.join``, and the public names of the most used
-  ones: ``TypedDict``, ``Path``). For a dotted name, a leading
+  context entity, a name the prompt (task, payload, context text) contains (a
+  mixed-case one in any case, or as a word of one of its identifiers or paths:
+  ``dialect_mysql.py`` grounds "MySQL"), or a name of Python itself (builtins,
+  keywords, dunders, the standard library's modules and what is dotted onto them:
+  ``os.path.join``, and the public names of the most used ones: ``TypedDict``,
+  ``Path``). For a dotted name, a leading
   ``self.``/``cls.`` is dropped and the last part decides, together with the first
   part when it looks like a class (``FakeGraph.compile``); a last part that is a method
   of a builtin type (``self._nodes.items``) is Python's. Names the answer's own code
   examples define (:func:`~citeloop.grounding.mentions.defined_in_code`) are grounded
   too. An ungrounded name the
   knowledge graph has is *in the graph* (the next widening can bring it in); one it
-  has not is *invented*.
+  has not is *invented*, unless it is one upper-case word (`` `LIMIT` ``, ``HTTP``: an
+  SQL keyword, an HTTP verb or an acronym far more often than a constant).
 - **Locations.** A citation's ``path:line`` or ``path:start-end`` is valid when the
   path is the file of a context entity of that name (the same path, or one ends with
   the other at a ``/``) and every cited line lies inside that entity's span.
@@ -41,7 +44,12 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from citeloop.grounding.context_text import Place
-from citeloop.grounding.mentions import answer_mentions, code_mentions, defined_in_code
+from citeloop.grounding.mentions import (
+    answer_mentions,
+    code_mentions,
+    defined_in_code,
+    identifier_words,
+)
 from citeloop.markdown import atx_heading, lines_of, list_item
 
 GraphNames = Collection[str] | Callable[[str], bool]
@@ -228,6 +236,28 @@ def prompt_names(texts: Iterable[str]) -> frozenset[str]:
     return frozenset(name for text in texts for name in _IDENTIFIER.findall(text))
 
 
+def prompt_words(names: Iterable[str]) -> frozenset[str]:
+    """The :func:`prompt_names` lower-cased, and each of their words
+    (:func:`~citeloop.grounding.mentions.identifier_words`): what grounds a mixed-case
+    name of the answer written in another case (``dialect_bigquery.py`` grounds
+    "BigQuery", ``MYSQL`` grounds "MySQL")."""
+    names = frozenset(names)
+    return frozenset(
+        {name.lower() for name in names}
+        | {word for name in names for word in identifier_words(name)}
+    )
+
+
+def _mixed_case(part: str) -> bool:
+    return part.lower() != part != part.upper()
+
+
+def _acronym(part: str) -> bool:
+    """An upper-case word without an underscore (``LIMIT``, ``HTTP``, ``UTF8``): in an
+    answer, an SQL keyword, an HTTP verb or an acronym far more often than a constant."""
+    return part.isupper() and "_" not in part
+
+
 def _looks_like_class(part: str) -> bool:
     return part[:1].isupper() and any(char.islower() for char in part)
 
@@ -281,6 +311,7 @@ def ungrounded_names(
     own = defined_in_code(body)
     python = _python_names()
     written: frozenset[str] | None = None
+    words: frozenset[str] = frozenset()
     in_graph: list[str] = []
     invented: list[str] = []
     for mention in answer_mentions(body):
@@ -298,13 +329,22 @@ def ungrounded_names(
             if part not in grounded and part not in own and not _is_dunder(part)
         ]
         if missing and prompt:
-            written = prompt_names(prompt) if written is None else written
-            missing = [part for part in missing if part not in written]
+            if written is None:
+                written = prompt_names(prompt)
+                words = prompt_words(written)
+            missing = [
+                part
+                for part in missing
+                if part not in written and not (_mixed_case(part) and part.lower() in words)
+            ]
         if len(parts) > 1 and parts[-1] in _BUILTIN_METHODS and parts[0] not in missing:
             continue  # `self._nodes.items()`, `config.get`
         if not missing:
             continue
-        (in_graph if all(has(part) for part in missing) else invented).append(mention.name)
+        if all(has(part) for part in missing):
+            in_graph.append(mention.name)
+        elif len(parts) > 1 or not _acronym(parts[0]):  # `LIMIT`, `GET`: not code
+            invented.append(mention.name)
     return UngroundedNames(tuple(in_graph), tuple(invented))
 
 

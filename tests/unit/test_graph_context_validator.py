@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from citeloop.grounding import (
     RETRY_PROMPT_HEADER,
     RULE_SUMMARIES,
+    WIDENED_HEADER,
     GraphContextValidator,
     GraphValidationResult,
     NameScanner,
@@ -537,6 +538,28 @@ def test_retry_prompt_never_nests() -> None:
     # Even a caller that passes the previous prompt instead of the task gets no nesting.
     assert build_retry_prompt(first, validate("Still nothing about GraphStore.")) == second
     assert GraphContextValidator.build_retry_prompt(task, validate("Nothing.")) == first
+
+
+def test_a_retry_for_a_said_insufficient_context_does_not_call_it_rejected() -> None:
+    """Naming what the context lacks is what the system prompt asks: the retry says the
+    context was widened and asks to still name what is missing, and a fault beside it
+    is the only thing called a rejection."""
+    task = "Explain the graph store."
+    caveat = "GraphStore keeps the facts, but the context does not show how they are saved."
+    honest = validate(f"{caveat}\n\n## Entities used\n- GraphStore\n", ["GraphStore"])
+    assert honest.failed_rules == ("insufficient_context",)
+    prompt = build_retry_prompt(task, honest, previous_answer=caveat)
+    assert prompt.splitlines()[2] == WIDENED_HEADER
+    assert "rejected" not in prompt
+    assert "still name precisely what is missing" in prompt
+    assert build_retry_prompt(prompt, honest, previous_answer=caveat) == prompt  # no nesting
+    # With a fault beside it, the header names the fault alone.
+    faulty = validate(f"{caveat}\n\n## Entities used\n- GraphStore\n- CacheLayer\n", ["GraphStore"])
+    assert {"insufficient_context", "invalid_citations"} <= set(faulty.failed_rules)
+    header = build_retry_prompt(task, faulty).splitlines()[2]
+    assert header.startswith(RETRY_PROMPT_HEADER)
+    assert RULE_SUMMARIES["invalid_citations"] in header
+    assert RULE_SUMMARIES["insufficient_context"] not in header
 
 
 def test_a_retry_for_check_problems_only_says_the_checks_failed() -> None:
