@@ -62,9 +62,42 @@ def task_from(state: Mapping[str, Any], graph: str) -> str:
 
 def builder_model(model: BaseChatModel | str | None) -> BaseChatModel | None:
     """A graph builder's ``model``: a spec (``"provider:model"``, ``"replay:PATH"``) is
-    resolved when the graph is built, so its errors are raised there
-    (:class:`~citeloop.errors.ConfigurationError`); a chat model or ``None`` is kept."""
-    return resolve_chat_model(model) if isinstance(model, str) else model
+    resolved when the graph is built, so its errors are raised there; a chat model (any
+    runnable with ``invoke`` and ``ainvoke``) or ``None`` is kept.
+
+    Raises:
+        ConfigurationError: A spec that cannot be resolved, or anything else that is no
+            chat model (a class, a function, a number): named, with the fix.
+    """
+    if isinstance(model, str):
+        return resolve_chat_model(model)
+    if model is None:
+        return None
+    if isinstance(model, type) or not all(
+        callable(getattr(model, method, None)) for method in ("invoke", "ainvoke")
+    ):
+        shown = f"the class {model.__name__}" if isinstance(model, type) else type(model).__name__
+        hint = (
+            "wrap a function with citeloop.CallableChatModel(call_llm)"
+            if callable(model) and not isinstance(model, type)
+            else "pass a chat model instance"
+        )
+        raise ConfigurationError(
+            f"model must be a chat model or a 'provider:model' spec, got {shown}; {hint} "
+            "(e.g. init_chat_model('openai:gpt-4o-mini')) or a spec string"
+        )
+    return model
+
+
+def check_system_prompt(state: Mapping[str, Any]) -> None:
+    """Raise :class:`~citeloop.errors.ConfigurationError` when the state's
+    ``system_prompt`` is given and is not a string (before any model call)."""
+    prompt = state.get("system_prompt")
+    if prompt is not None and not isinstance(prompt, str):
+        raise ConfigurationError(
+            f"system_prompt must be a string, got {type(prompt).__name__}; pass the "
+            "system message's text, or leave it out for the graph's own"
+        )
 
 
 def chat_model(model: BaseChatModel | None, spec: str) -> BaseChatModel:
@@ -130,6 +163,20 @@ def model_failure(exc: Exception, policy: RetryPolicy | None) -> str:
     if policy is not None and attempt < policy.max_attempts and retries(policy, exc):
         raise exc
     return f"chat model failed: {describe_error(exc)}"
+
+
+def tool_calls_only(response: Any) -> str:
+    """The error text that ends a run when the chat model answered with tool calls and
+    no text (a model with tools bound: these graphs run no tools, so asking again would
+    spend every retry on the same calls); ``""`` for an answer with text."""
+    calls = getattr(response, "tool_calls", None) or []
+    if not calls or response.text.strip():
+        return ""
+    names = ", ".join(dict.fromkeys(str(call.get("name", "?")) for call in calls))
+    return (
+        f"chat model answered with {len(calls)} tool call(s) ({names}) and no text; the "
+        "graph runs no tools: pass the chat model without tools bound"
+    )
 
 
 def call_usage(messages: Sequence[BaseMessage], response: AIMessage) -> TokenUsage:

@@ -65,6 +65,7 @@ from citeloop.nodes.chat import (
     model_failure,
 )
 from citeloop.nodes.graph_files import open_graph
+from citeloop.nodes.grounded_answer import RUN_INPUTS_CLEARED
 from citeloop.state.delivery_audit import State
 
 _ROLES = {"system": SystemMessage, "human": HumanMessage}
@@ -427,7 +428,11 @@ class GroundedAnswerAudit:
     def prepare_audit(
         self, state: Mapping[str, Any], runtime: Runtime[GroundedAnswerContext]
     ) -> dict[str, Any]:
-        """Build the audit's ``result``, ``plan`` and ``index`` from the answer."""
+        """Build the audit's ``result``, ``plan`` and ``index`` from the answer, and
+        clear the run's ``task``, ``payload`` and ``system_prompt`` in the parent's
+        state, as ``grounded_answer`` does in its own (whose output does not carry
+        them): on a thread, the next turn's task is its own input's or its last human
+        message, never this turn's."""
         store = self.store
         if store is None:
             ctx = resolve_context(runtime.context, GroundedAnswerContext)
@@ -438,4 +443,5 @@ class GroundedAnswerAudit:
             indexed = getattr(store, "source_root", None)
             found = indexed() if callable(indexed) else None
             source_root = found if isinstance(found, Path) and found.is_dir() else None
-        return audit_input_from_grounded(state, store, source_root=source_root)
+        audit = audit_input_from_grounded(state, store, source_root=source_root)
+        return {**audit, **RUN_INPUTS_CLEARED}

@@ -26,13 +26,19 @@ def open_graph(db_path: str) -> SqliteGraphStore:
     closed when no run uses it any more.
 
     Raises:
-        ConfigurationError: The file does not exist (the message says how to build it).
+        ConfigurationError: The file does not exist (the message says how to build it),
+            or the path is a directory.
     """
     path = Path(db_path)
     try:
         info = path.resolve().stat()
     except OSError:
         info = None
+    if info is not None and stat.S_ISDIR(info.st_mode):
+        raise ConfigurationError(
+            f"knowledge graph {str(path)!r} is a directory; set the context's db_path to "
+            f"the graph file in it (as `citeloop index PATH --db FILE` wrote it)"
+        )
     if info is None or not stat.S_ISREG(info.st_mode):
         raise ConfigurationError(
             f"knowledge graph {str(path)!r} does not exist; build it with "

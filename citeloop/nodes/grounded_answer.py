@@ -41,6 +41,7 @@ from citeloop.knowledge import (
 )
 from citeloop.knowledge.injector import takes_keep
 from citeloop.knowledge.model import Reason
+from citeloop.knowledge.store import BatchedGraphStore
 from citeloop.nodes.chat import (
     achat_model,
     add_usage,
@@ -48,8 +49,10 @@ from citeloop.nodes.chat import (
     call_usage,
     chat_model,
     check_recursion_limit,
+    check_system_prompt,
     model_failure,
     task_from,
+    tool_calls_only,
 )
 from citeloop.nodes.graph_files import graph_names, open_graph
 from citeloop.nodes.recent import Recent, indexed_context
@@ -121,6 +124,29 @@ def _check_payload(state: State) -> None:
         raise ConfigurationError(
             f"payload must be a string (the text the task refers to), got "
             f"{type(payload).__name__}; join or serialise it first"
+        )
+
+
+def _ended_with_error(state: State, error: str) -> dict[str, Any]:
+    """The update that ends a run with outcome ``error``: the report of this run's last
+    judged answer, or ``{}`` (always present, never an earlier run's)."""
+    return {
+        **RUN_INPUTS_CLEARED,
+        "outcome": "error",
+        "error": error,
+        "report": state.get("report") or {},
+    }
+
+
+def _check_not_empty(reads: BatchedGraphStore) -> None:
+    """Raise when the knowledge graph holds no entity: an empty context then says
+    nothing of the task (a mistyped path opened for writing creates an empty graph)."""
+    if not graph_names(reads):
+        where = getattr(reads, "path", None)
+        named = f"knowledge graph {where!r}" if isinstance(where, str) else "the knowledge graph"
+        raise ConfigurationError(
+            f"{named} holds no entities: index code into it first (`citeloop index DIR "
+            "--db FILE`, or citeloop.index_tree), or pass the graph file that holds it"
         )
 
 
@@ -307,7 +333,8 @@ class GroundedAnswerNodes:
         """Seed and walk the knowledge graph for the task; write the first prompt.
 
         Raises:
-            ConfigurationError: No task, or a task or payload that is not a string; no
+            ConfigurationError: No task, or a task, payload or system prompt that is not
+                a string; an empty knowledge graph; no
                 knowledge graph; a model spec that cannot be
                 resolved; or a recursion limit too small for ``max_retries`` (so that
                 the retry budget, not the recursion limit, ends a run). All are raised
@@ -316,10 +343,13 @@ class GroundedAnswerNodes:
         ctx = settings(runtime)
         task = task_of(state)
         _check_payload(state)
+        check_system_prompt(state)
         self._chat_model(ctx)
         needed = supersteps_needed(ctx.max_retries)
         check_recursion_limit(config, needed, "max_retries", ctx.max_retries)
         injected = self._inject(state, ctx, None)
+        if not injected.entities:
+            _check_not_empty(self._injector(ctx).reads)
         # A thread may run the graph again: counters, tokens and the error start afresh.
         return {
             "task": task,
@@ -329,6 +359,7 @@ class GroundedAnswerNodes:
             "error": "",
             "answer": "",
             "outcome": None,
+            **({"report": {}} if state.get("report") else {}),  # an earlier run's, on a thread
             "best": {},
             "tokens": {"input": 0, "output": 0, "total": 0, "estimated": False},
             "attempt_tokens": [],
@@ -341,13 +372,9 @@ class GroundedAnswerNodes:
             HumanMessage(prompt_of(state)),
         ]
 
-    def _model_failed(self, exc: Exception) -> dict[str, Any]:
+    def _model_failed(self, state: State, exc: Exception) -> dict[str, Any]:
         """End the run on a permanent error; re-raise a transient one for the retry policy."""
-        return {
-            **RUN_INPUTS_CLEARED,
-            "outcome": "error",
-            "error": model_failure(exc, self.model_retry),
-        }
+        return _ended_with_error(state, model_failure(exc, self.model_retry))
 
     def _over_budget(self, state: State, messages: list[BaseMessage]) -> dict[str, Any] | None:
         """End the run before a call that would spend more than ``max_total_tokens``:
@@ -360,7 +387,7 @@ class GroundedAnswerNodes:
             **RUN_INPUTS_CLEARED,
             "outcome": "budget_exhausted",
             "answer": answer,
-            "report": best.get("report", state.get("report", {})),
+            "report": best.get("report", {}),
         }
         if answer:
             update["messages"] = [AIMessage(answer)]
@@ -368,12 +395,14 @@ class GroundedAnswerNodes:
 
     def _answered(self, state: State, messages: list[BaseMessage], response: Any) -> dict[str, Any]:
         call = call_usage(messages, response)
-        return {
-            "answer": response.text,
+        spent = {
             "attempts": state.get("attempts", 0) + 1,
             "tokens": add_usage(state.get("tokens"), call),
             "attempt_tokens": [*(state.get("attempt_tokens") or []), call],
         }
+        if refused := tool_calls_only(response):
+            return {**spent, **_ended_with_error(state, refused)}
+        return {**spent, "answer": response.text}
 
     def call_model(self, state: State) -> dict[str, Any]:
         """Ask the chat model; a permanent error ends the run with outcome ``error``.
@@ -390,7 +419,7 @@ class GroundedAnswerNodes:
         try:
             response = self._chat_model(settings(get_runtime())).invoke(messages)
         except Exception as exc:
-            return self._model_failed(exc)
+            return self._model_failed(state, exc)
         return self._answered(state, messages, response)
 
     async def acall_model(self, state: State) -> dict[str, Any]:
@@ -402,7 +431,7 @@ class GroundedAnswerNodes:
             model = await achat_model(self.model, settings(get_runtime()).model)
             response = await model.ainvoke(messages)
         except Exception as exc:
-            return self._model_failed(exc)
+            return self._model_failed(state, exc)
         return self._answered(state, messages, response)
 
     def _chat_model(self, ctx: GroundedAnswerContext) -> BaseChatModel:

@@ -39,8 +39,10 @@ from citeloop.nodes.chat import (
     call_usage,
     chat_model,
     check_recursion_limit,
+    check_system_prompt,
     model_failure,
     task_from,
+    tool_calls_only,
 )
 from citeloop.prompts import GUARD_RETRY_PROMPT, GUARD_SYSTEM_PROMPT
 from citeloop.state.output_guard import State
@@ -145,12 +147,14 @@ class OutputGuardNodes:
         """Check the run's settings and write the first prompt; reset the counters.
 
         Raises:
-            ConfigurationError: No task; a model spec or check settings that cannot be
+            ConfigurationError: No task; a task or system prompt that is not a string;
+                a model spec or check settings that cannot be
                 used; a recursion limit too small for ``max_retries``. All before any
                 model call.
         """
         ctx = settings(runtime)
         task = task_of(state)
+        check_system_prompt(state)
         self._chat_model(ctx)
         self._checks(ctx)
         needed = supersteps_needed(ctx.max_retries)
@@ -177,11 +181,14 @@ class OutputGuardNodes:
         ]
 
     def _answered(self, state: State, messages: list[BaseMessage], response: Any) -> dict:
-        return {
-            "answer": response.text,
+        spent = {
             "attempts": state.get("attempts", 0) + 1,
             "tokens": add_usage(state.get("tokens"), call_usage(messages, response)),
         }
+        if refused := tool_calls_only(response):
+            ended = {"outcome": "error", "passed": False, "error": refused}
+            return {**spent, **RUN_INPUTS_CLEARED, **ended}
+        return {**spent, "answer": response.text}
 
     def _failed(self, exc: Exception) -> dict[str, Any]:
         return {

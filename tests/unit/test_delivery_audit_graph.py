@@ -350,6 +350,32 @@ def test_the_audited_answer_graph_takes_the_question_from_messages(sample_repo, 
     assert "`Circle` compute its area" in auditor.prompts[0][-1].text
 
 
+def test_a_thread_s_next_turn_answers_its_own_human_message_not_the_last_task(sample_repo, store):
+    """Turn 1 gives ``task``; turn 2 only a human message: the parent's ``task`` must
+    not outlive turn 1 (the answering graph clears it in its own state only)."""
+    from langchain_core.messages import HumanMessage
+    from langgraph.checkpoint.memory import InMemorySaver
+
+    from citeloop.graphs.delivery_audit import build_audited_answer_graph
+    from citeloop.knowledge import index_tree
+
+    index_tree(sample_repo, store)
+    first, second = "How does `Circle` compute its area?", "What does `format_area` return?"
+    answerer = ScriptedToolChatModel(
+        script=[_grounded_answer(store, first), _grounded_answer(store, second)]
+    )
+    auditor = ScriptedToolChatModel(script=[tool_reply(NAME, review())] * 2)
+    graph = build_audited_answer_graph(
+        answerer, audit_model=auditor, store=store, checkpointer=InMemorySaver()
+    )
+    config = {"configurable": {"thread_id": "chat"}}
+    graph.invoke({"task": first}, config)
+    out = graph.invoke({"messages": [HumanMessage(second)]}, config)
+    assert second in answerer.prompts[1][-1].text
+    assert first not in answerer.prompts[1][-1].text
+    assert (out["outcome"], out["error"]) == ("passed", "") and not out.get("task")
+
+
 # --- the review's schema in the prompt, and evidence with substance ----------------------
 
 

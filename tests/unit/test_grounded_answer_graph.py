@@ -233,8 +233,24 @@ async def test_permanent_error_ends_the_run(store):
     assert out["outcome"] == "error"
     assert "invalid API key" in out["error"]
     assert out.get("attempts", 0) == 0
-    assert "report" not in out
+    assert out["report"] == {}
     assert model.calls == 1
+
+
+@pytest.mark.parametrize("graph", ["grounded_answer", "output_guard"])
+def test_a_model_that_answers_with_tool_calls_only_ends_the_run_with_error(store, graph):
+    """The graphs run no tools: asking again would spend every retry on the same calls."""
+    from langchain_core.messages import AIMessage
+
+    from citeloop.graphs.output_guard import build_output_guard_graph
+
+    call = {"name": "search_docs", "args": {"q": "x"}, "id": "c1", "type": "tool_call"}
+    model = ScriptedChatModel(script=[AIMessage(content="", tool_calls=[call])] * 3)
+    built = build(model, store) if graph == "grounded_answer" else build_output_guard_graph(model)
+    out = built.invoke({"task": TASK})
+    assert out["outcome"] == "error" and model.calls == 1
+    assert "1 tool call(s) (search_docs) and no text" in out["error"]
+    assert "without tools bound" in out["error"]
 
 
 async def test_task_from_messages_and_answer_appended(store, core):
@@ -249,6 +265,20 @@ async def test_missing_task_is_a_configuration_error(store):
     model = ScriptedChatModel(script=[])
     with pytest.raises(ConfigurationError, match="needs a task"):
         await build(model, store).ainvoke({"payload": "x"})
+    assert model.calls == 0
+
+
+async def test_an_empty_graph_or_a_folder_as_db_path_is_a_configuration_error(tmp_path):
+    """A mistyped path opened for writing creates an empty graph: the run says so before
+    any model call instead of asking for a task that names code."""
+    model = ScriptedChatModel(script=[])
+    empty = SqliteGraphStore(tmp_path / "typo.db")
+    with pytest.raises(ConfigurationError, match=r"typo\.db' holds no entities: index code"):
+        await build_grounded_answer_graph(model, store=empty).ainvoke({"task": TASK})
+    with pytest.raises(ConfigurationError, match="is a directory; set the context's db_path"):
+        await build_grounded_answer_graph(model).ainvoke(
+            {"task": TASK}, context={"db_path": str(tmp_path)}
+        )
     assert model.calls == 0
 
 
@@ -328,6 +358,23 @@ def test_every_graph_builder_resolves_a_model_spec(builder, tmp_path):
         build_graph(f"replay:{tmp_path / 'missing.jsonl'}")
 
 
+@pytest.mark.parametrize(
+    ("model", "match"),
+    [
+        (42, "got int; pass a chat model instance"),
+        (ScriptedChatModel, "got the class ScriptedChatModel"),
+        (lambda system, user: "hi", "got function; wrap a function with"),
+    ],
+)
+@pytest.mark.parametrize("builder", ["grounded_answer", "verbalize", "output_guard"])
+def test_a_builder_refuses_what_is_no_chat_model(builder, model, match):
+    import importlib
+
+    module = importlib.import_module(f"citeloop.graphs.{builder}")
+    with pytest.raises(ConfigurationError, match=match):
+        getattr(module, f"build_{builder}_graph")(model)
+
+
 async def test_only_declared_keys_reach_a_parent_graph(store, core):
     from typing import TypedDict
 
@@ -382,6 +429,7 @@ async def test_answer_tokens_stream_from_call_model(store, core):
     [
         ({"task": 123}, {}, "task must be a string"),
         ({"task": TASK, "payload": b"GraphStore"}, {}, "payload must be a string"),
+        ({"task": TASK, "system_prompt": 5}, {}, "system_prompt must be a string, got int"),
         ({"task": TASK}, {"max_retries": "3"}, "'max_retries' must be of type int"),
         ({"task": TASK}, {"reference_threshold": "0.5"}, "'reference_threshold'"),
         ({"task": TASK}, {"require_citations": "no"}, "'require_citations' must be"),
@@ -420,7 +468,9 @@ def test_a_second_run_on_the_same_thread_starts_its_counters_afresh(store, core)
     config = {"configurable": {"thread_id": "t"}}
     context = GroundedAnswerContext(max_retries=1)
     assert graph.invoke({"task": TASK}, config, context=context)["outcome"] == "passed"
-    assert graph.invoke({"task": TASK}, config, context=context)["outcome"] == "error"
+    second = graph.invoke({"task": TASK}, config, context=context)
+    # The error ended the run before an answer: no report, not run 1's passing one.
+    assert (second["outcome"], second["report"]) == ("error", {})
     third = graph.invoke({"task": TASK}, config, context=context)
     assert (third["outcome"], third["attempts"], third["error"]) == ("passed", 2, "")
     assert model.calls == 4

@@ -186,6 +186,13 @@ def test_a_missing_task_fails_before_any_model_call(inputs):
     assert model.calls == 0
 
 
+def test_a_system_prompt_that_is_no_string_fails_before_any_model_call():
+    model = ScriptedChatModel(script=["Fine."])
+    with pytest.raises(ConfigurationError, match="system_prompt must be a string, got list"):
+        build(model, Check("no_todo", no_todo)).invoke({"task": "Hi", "system_prompt": ["x"]})
+    assert model.calls == 0
+
+
 def test_the_recursion_limit_must_fit_the_budget():
     context = OutputGuardContext(max_retries=2)
     limit = supersteps_needed(2)
