@@ -218,9 +218,10 @@ def _explanation(injected: InjectedContext) -> str:
     core = sum(1 for entity in injected.entities if entity.tier == "core")
     lines = [
         f"-- {injected.tokens} of {injected.budget} tokens; {len(injected.entities)} entities, "
-        f"{core} core (reason: mention = the task names it as code, lexical = its words "
-        "match the task's, retrieved = the injector's retriever returned it, graph = "
-        "related to those, owner = the class of a member shown)",
+        f"{core} core",
+        "-- reason: mention = the task names it as code; lexical = its words match the task's;",
+        "--   retrieved = the injector's retriever returned it; graph = related to those;",
+        "--   owner = the class of a member shown",
         f"{'tier':<10} {'reason':<9} {'score':>7}  {'where':<40} entity",
     ]
     for entity in injected.entities:
@@ -281,7 +282,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         if result.passed:
             print(f"PASSED: the body references {result.compliance_ratio:.0%} of core entities")
         else:
-            print(f"FAILED ({result.compliance_ratio:.0%} of core entities referenced):")
+            print(f"FAILED ({counted(len(result.reasons), 'problem')}):")
         for reason in result.reasons:
             print(f"  - {reason}")
         if isinstance(context, str) and not result.passed:

@@ -202,9 +202,10 @@ class ReplayChatModel(BaseChatModel):
         if any(not turn.get("prompt_sha256") for turn in self.turns):
             raise ModelError(
                 f"replay {self.source}: its turns without a prompt_sha256 were all played "
-                "already in this process (each plays once); record the run by giving the "
-                "same citeloop command (run, explain or audit) `--record FILE`, to replay it "
-                "any number of times"
+                "already in this process (each plays once): add a turn to the file for "
+                "this call, or record the run with a real model by giving the same citeloop "
+                "command (run, explain or audit) `--record FILE`, to replay it any number "
+                "of times"
             )
         raise ModelError(
             f"replay {self.source}: no turn was recorded for this prompt "

@@ -115,11 +115,13 @@ Your previous answer:
 
 
 def _why(name: str, mentions: dict[str, str]) -> str:
-    """How the task named a core entity (``"the task writes `StateGraph.compile`"``)."""
+    """How a core entity came to be core: how the task named it (``"the task writes
+    `StateGraph.compile`"``), else the context's tiers (a payload's name, or a text
+    context, where every public entity is core)."""
     for written in mentions:
         if name == written or written.endswith("." + name) or written.startswith(name + "."):
             return f"the task writes `{written}`"
-    return "the task or its material names it"
+    return "the context marks it core"
 
 
 def _with_reasons(names: Sequence[str], mentions: dict[str, str]) -> str:

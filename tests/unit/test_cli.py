@@ -84,7 +84,10 @@ def test_context_explain_says_why_each_entity_is_there(db, capsys):
     head, _, rows = explanation.partition("\n")
     tokens, _, budget = head.partition(" tokens")[0].partition(" of ")
     assert 0 < int(tokens) <= int(budget) == 2000
-    table = rows.splitlines()[1:]
+    legend = [row for row in rows.splitlines() if row.startswith("--")]
+    assert "mention = the task names it as code" in legend[0]
+    assert all(len(row) <= 100 for row in legend)  # the legend reads on a terminal
+    table = [row for row in rows.splitlines() if not row.startswith("--")][1:]
     assert any(row.startswith("core") and " mention " in row for row in table)
     assert all(row.split()[1] in {"mention", "lexical", "named", "graph", "owner"} for row in table)
     assert any(

@@ -515,7 +515,7 @@ def test_retry_prompt_lists_problems_and_asks_for_the_section() -> None:
     )
     prompt = build_retry_prompt("Explain the graph store.", result)
     assert prompt.startswith("Explain the graph store.\n")
-    why = "(the task or its material names it)"
+    why = "(the context marks it core)"
     missing = f"Cite these core entities (they were missing): DEC-7 {why}; REQ-008-013 {why};"
     assert missing in prompt
     assert "not in the context: CacheLayer" in prompt

@@ -57,13 +57,13 @@ def check_root(root: str | os.PathLike[str]) -> Path:
     path = Path(root)
     if not path.exists():
         raise SourceTreeError(
-            f"Source tree {str(root)!r} does not exist; pass the path of an existing "
-            "directory that holds Python sources."
+            f"source tree {str(root)!r} does not exist; pass the path of an existing "
+            "directory that holds Python sources"
         )
     if not path.is_dir():
         raise SourceTreeError(
-            f"Source tree {str(root)!r} is a file, not a directory; pass the directory "
-            "that contains it (e.g. the repository root)."
+            f"source tree {str(root)!r} is a file, not a directory; pass the directory "
+            "that contains it (e.g. the repository root)"
         )
     return path.resolve()
 
