@@ -6,8 +6,8 @@ Four checks of :class:`~citeloop.grounding.GraphContextValidator`:
 - **Grounded names.** Each code-shaped name of the body
   (:func:`~citeloop.grounding.mentions.answer_mentions`) must be *grounded*: a
   context entity, a name the prompt (task, payload, context text) contains (a
-  mixed-case one in any case, or as a word of one of its identifiers or paths:
-  ``dialect_mysql.py`` grounds "MySQL"), or a name of Python itself (builtins,
+  compound mixed-case one, ``MySQL``, also in another case, or as a word of one of its
+  identifiers or paths: ``dialect_mysql.py``), or a name of Python itself (builtins,
   keywords, dunders, the standard library's modules and what is dotted onto them:
   ``os.path.join``, and the public names of the most used ones: ``TypedDict``,
   ``Path``). For a dotted name, a leading
@@ -17,8 +17,8 @@ Four checks of :class:`~citeloop.grounding.GraphContextValidator`:
   examples define (:func:`~citeloop.grounding.mentions.defined_in_code`) are grounded
   too. An ungrounded name the
   knowledge graph has is *in the graph* (the next widening can bring it in); one it
-  has not is *invented*, unless it is one upper-case word (`` `LIMIT` ``, ``HTTP``: an
-  SQL keyword, an HTTP verb or an acronym far more often than a constant).
+  has not is *invented*, unless it is an SQL key word or an HTTP method written alone
+  (`` `LIMIT` ``, `` `GET` ``: :data:`_NOT_CODE_WORDS`).
 - **Locations.** A citation's ``path:line`` or ``path:start-end`` is valid when the
   path is the file of a context entity of that name (the same path, or one ends with
   the other at a ``/``) and every cited line lies inside that entity's span.
@@ -237,25 +237,34 @@ def prompt_names(texts: Iterable[str]) -> frozenset[str]:
 
 
 def prompt_words(names: Iterable[str]) -> frozenset[str]:
-    """The :func:`prompt_names` lower-cased, and each of their words
-    (:func:`~citeloop.grounding.mentions.identifier_words`): what grounds a mixed-case
-    name of the answer written in another case (``dialect_bigquery.py`` grounds
-    "BigQuery", ``MYSQL`` grounds "MySQL")."""
-    names = frozenset(names)
-    return frozenset(
-        {name.lower() for name in names}
-        | {word for name in names for word in identifier_words(name)}
-    )
+    """The :func:`prompt_names` lower-cased, whole and split at ``_``: the words that
+    ground a compound name of the answer written in another case (``MySQL`` beside
+    ``dialect_mysql.py``, ``BigQuery`` beside ``bigquery``)."""
+    return frozenset(word for name in names for word in (name.lower(), *name.lower().split("_")))
 
 
-def _mixed_case(part: str) -> bool:
-    return part.lower() != part != part.upper()
+def _compound(part: str) -> bool:
+    """A name of two or more words in mixed case (``MySQL``, ``BigQuery``; not ``Node``,
+    whose lower case is the word of many an identifier: ``add_node``)."""
+    return part.lower() != part != part.upper() and len(identifier_words(part)) > 1
 
 
-def _acronym(part: str) -> bool:
-    """An upper-case word without an underscore (``LIMIT``, ``HTTP``, ``UTF8``): in an
-    answer, an SQL keyword, an HTTP verb or an acronym far more often than a constant."""
-    return part.isupper() and "_" not in part
+_SQL_KEY_WORDS = (
+    "SELECT FROM WHERE GROUP ORDER BY HAVING LIMIT OFFSET FETCH TOP JOIN INNER OUTER LEFT "
+    "RIGHT FULL CROSS NATURAL ON USING UNION INTERSECT EXCEPT MINUS INSERT INTO VALUES "
+    "UPDATE SET DELETE MERGE UPSERT TRUNCATE CREATE ALTER DROP TABLE VIEW INDEX SCHEMA "
+    "DATABASE WITH RECURSIVE AS DISTINCT AND OR NOT NULL IS IN BETWEEN LIKE ILIKE EXISTS "
+    "ALL ANY SOME CASE WHEN THEN ELSE END CAST QUALIFY WINDOW OVER PARTITION ROWS RANGE "
+    "PRECEDING FOLLOWING UNBOUNDED CURRENT ROW RETURNING PRIMARY FOREIGN KEY REFERENCES "
+    "UNIQUE CHECK DEFAULT CONSTRAINT COLLATE ASC DESC NULLS FIRST LAST BEGIN COMMIT "
+    "ROLLBACK TRANSACTION GRANT REVOKE LATERAL PIVOT UNPIVOT ESCAPE INTERVAL"
+)
+"""SQL key words (ISO/IEC 9075 and common dialects) an answer about queries writes."""
+_HTTP_METHODS = "GET HEAD POST PUT DELETE CONNECT OPTIONS TRACE PATCH"
+"""HTTP methods (RFC 9110, RFC 5789)."""
+_NOT_CODE_WORDS = frozenset(f"{_SQL_KEY_WORDS} {_HTTP_METHODS}".split())
+"""Upper-case words that name no code in an answer: SQL key words and HTTP methods
+(`` `LIMIT` ``, `` `GET` ``). An invented constant (`` `TIMEOUT` ``) is not among them."""
 
 
 def _looks_like_class(part: str) -> bool:
@@ -311,7 +320,7 @@ def ungrounded_names(
     own = defined_in_code(body)
     python = _python_names()
     written: frozenset[str] | None = None
-    words: frozenset[str] = frozenset()
+    words: frozenset[str] | None = None
     in_graph: list[str] = []
     invented: list[str] = []
     for mention in answer_mentions(body):
@@ -332,18 +341,19 @@ def ungrounded_names(
             if written is None:
                 written = prompt_names(prompt)
                 words = prompt_words(written)
-            missing = [
-                part
-                for part in missing
-                if part not in written and not (_mixed_case(part) and part.lower() in words)
-            ]
+            missing = [part for part in missing if part not in written]
+            if any(_compound(part) for part in missing):
+                words = prompt_words(written) if words is None else words
+                missing = [
+                    part for part in missing if not (_compound(part) and part.lower() in words)
+                ]
         if len(parts) > 1 and parts[-1] in _BUILTIN_METHODS and parts[0] not in missing:
             continue  # `self._nodes.items()`, `config.get`
         if not missing:
             continue
         if all(has(part) for part in missing):
             in_graph.append(mention.name)
-        elif len(parts) > 1 or not _acronym(parts[0]):  # `LIMIT`, `GET`: not code
+        elif mention.name not in _NOT_CODE_WORDS:  # `LIMIT`, `GET`, not `self.LIMIT`
             invented.append(mention.name)
     return UngroundedNames(tuple(in_graph), tuple(invented))
 

@@ -18,6 +18,7 @@
 from __future__ import annotations
 
 import inspect
+import re
 from collections.abc import Callable, Collection, Mapping, Sequence
 from functools import lru_cache
 from numbers import Integral, Real
@@ -110,10 +111,18 @@ def _task_words(text: str) -> tuple[str, ...]:
     return tuple(query_words(text))
 
 
+_TESTS_WORDS = re.compile(
+    r"\b(?:test\w*|fixtures?|conftest|pytest|unittest|mock\w*|doctests?)\b", re.IGNORECASE
+)
+"""Words that make a task about tests (one pass over the text: linear)."""
+
+
+@lru_cache(maxsize=TEXTS_KEPT)
 def _about_tests(text: str) -> bool:
-    """Whether a task's words speak of tests (``test``, ``tests``, ``testing``,
-    ``test_foo``...): then test code is not damped in its ranking."""
-    return any(word.startswith("test") for word in _task_words(text))
+    """Whether a task speaks of tests (``test``, ``testing``, ``test_foo``, ``fixture``,
+    ``conftest``, ``pytest``, ``unittest``, ``mock``...): then test code is neither
+    damped in its ranking nor passed over for an ambiguous name."""
+    return _TESTS_WORDS.search(text) is not None
 
 
 _SEED_WEIGHTS = {
@@ -402,7 +411,8 @@ class ContextInjector:
         follow_tests = widening.include_tested_by or task_type in TEST_TASK_TYPES
         budget = self.max_context_tokens * widening.limit_multiplier
         limit = self.max_entities * widening.limit_multiplier if self.max_entities else None
-        core = self.seeds(text)
+        about_tests = follow_tests or _about_tests(text)
+        core = self.seeds(text, tests=about_tests)
         found = Candidates()
         for entity in core:
             found.seed(entity, Reason.MENTION, _SEED_WEIGHTS[Reason.MENTION])
@@ -426,8 +436,7 @@ class ContextInjector:
         for entity_id, entity in kept.items():
             found.entities.setdefault(entity_id, entity)
         pinned = [entity_id for entity_id in pinned if entity_id in found.entities]
-        damp_tests = not (follow_tests or _about_tests(text))
-        scores = self._scores(found, follow_tests, damp_tests)
+        scores = self._scores(found, follow_tests, not about_tests)
         ranked = sorted(scores, key=lambda entity_id: (-scores[entity_id], entity_id))
         core_ids = [entity.id for entity in core]
         first = list(dict.fromkeys([*core_ids, *pinned]))
@@ -525,16 +534,20 @@ class ContextInjector:
 
     # -- seeds ----------------------------------------------------------------------
 
-    def seeds(self, text: str) -> list[Entity]:
+    def seeds(self, text: str, *, tests: bool | None = None) -> list[Entity]:
         """The entities ``text`` names as code (its core), in order of first mention.
 
         Args:
             text: Task and payload text.
+            tests: Whether the task is about tests: an ambiguous name then does not
+                prefer its definition outside test code. ``None``: when the text speaks
+                of tests (``test``, ``fixture``, ``conftest``, ``pytest``, ``mock``...).
 
         Returns:
             The entities, at most ``max_entities`` when a cap is set.
         """
-        return choose(self._mentioned(text, capitalized=False), self.max_entities)
+        library = not (_about_tests(text) if tests is None else tests)
+        return choose(self._mentioned(text, capitalized=False), self.max_entities, library)
 
     def _capitalized_classes(self, text: str) -> list[Entity]:
         """The classes named by a capitalized word inside a sentence (``the Frozen

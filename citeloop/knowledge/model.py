@@ -119,15 +119,17 @@ def visibility_of(name: str) -> Visibility:
 
 def is_test_path(path: str | None) -> bool:
     """Whether ``path`` (POSIX, relative to the indexed root) holds tests: a file named
-    ``test_*.py`` or ``*_test.py``, or one below a ``tests`` or ``test`` folder (pytest's
-    test discovery conventions). ``None`` (no file) is not a test path."""
+    ``test_*.py``, ``*_test.py``, ``tests.py`` (Django's) or ``conftest.py``, or one below
+    a ``tests`` or ``test`` folder or one named ``*_tests`` (pytest's test discovery
+    conventions). ``None`` (no file) is not a test path."""
     if not path:
         return False
     *folders, name = path.split("/")
     return (
         name.startswith("test_")
         or name.endswith("_test.py")
-        or any(part in ("tests", "test") for part in folders)
+        or name in ("tests.py", "conftest.py")
+        or any(part in ("tests", "test") or part.endswith("_tests") for part in folders)
     )
 
 

@@ -4,9 +4,10 @@ Each mention (:func:`~citeloop.grounding.mentions.code_mentions`) is looked up b
 (ids like ``REQ-1`` included), a dotted one by the longest dotted suffix of an entity id
 (``StateGraph.compile`` names ``...StateGraph.compile``) and its owner (``StateGraph``).
 When a name is ambiguous, the candidate defined in, or beside, an entity that an
-unambiguous mention names wins (``add_edge`` next to ``StateGraph``), then definitions
-outside test code (:func:`~citeloop.knowledge.model.is_test_path`: a ``ModelForm`` a
-test defines for itself is not the one a task names), then public ones (classes, then
+unambiguous mention names wins (``add_edge`` next to ``StateGraph``), then, unless the
+task is about tests, definitions outside test code
+(:func:`~citeloop.knowledge.model.is_test_path`: a ``ModelForm`` a test defines for
+itself is not the one a task names), then public ones (classes, then
 functions, methods, attributes, tests), at most :data:`MAX_PER_NAME` per name.
 """
 
@@ -117,24 +118,27 @@ def is_plain_word(name: str) -> bool:
     return name.isalnum() and name.islower()
 
 
-def _key(entity: Entity, anchors: Collection[str]) -> tuple[bool, bool, bool, int]:
+def _key(entity: Entity, anchors: Collection[str], library: bool) -> tuple[bool, bool, bool, int]:
     return (
         owner_id(entity.id) not in anchors,
-        is_test_path(entity.path),
+        library and is_test_path(entity.path),
         entity.name.startswith("_"),
         RANK[entity.kind],
     )
 
 
-def choose(groups: Sequence[list[Entity]], limit: int | None = None) -> list[Entity]:
+def choose(
+    groups: Sequence[list[Entity]], limit: int | None = None, library: bool = True
+) -> list[Entity]:
     """The core entities of candidate groups, in order: a group with one candidate
-    anchors the others; of each group, the best ranked, at most :data:`MAX_PER_NAME`."""
+    anchors the others; of each group, the best ranked (outside test code first when
+    ``library``), at most :data:`MAX_PER_NAME`."""
     anchors = {group[0].id for group in groups if len(group) == 1}
     anchors |= {owner_id(anchor) for anchor in anchors}
     chosen: dict[str, Entity] = {}
     for group in groups:
-        best = min(_key(entity, anchors) for entity in group)
-        ranked = sorted((e for e in group if _key(e, anchors) == best), key=lambda e: e.id)
+        best = min(_key(entity, anchors, library) for entity in group)
+        ranked = sorted((e for e in group if _key(e, anchors, library) == best), key=lambda e: e.id)
         for entity in ranked[:MAX_PER_NAME]:
             chosen.setdefault(entity.id, entity)
         if limit is not None and len(chosen) >= limit:

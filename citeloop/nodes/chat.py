@@ -91,12 +91,14 @@ def builder_model(model: BaseChatModel | str | None) -> BaseChatModel | None:
 
 def check_system_prompt(state: Mapping[str, Any]) -> None:
     """Raise :class:`~citeloop.errors.ConfigurationError` when the state's
-    ``system_prompt`` is given and is not a string (before any model call)."""
+    ``system_prompt`` is given and is neither a string nor a list of content blocks (a
+    system message's content, e.g. with prompt-caching marks), before any model call."""
     prompt = state.get("system_prompt")
-    if prompt is not None and not isinstance(prompt, str):
+    if prompt is not None and not isinstance(prompt, str | list):
         raise ConfigurationError(
-            f"system_prompt must be a string, got {type(prompt).__name__}; pass the "
-            "system message's text, or leave it out for the graph's own"
+            f"system_prompt must be a string (or a list of content blocks), got "
+            f"{type(prompt).__name__}; pass the system message's text, or leave it out "
+            "for the graph's own"
         )
 
 

@@ -253,6 +253,15 @@ def test_a_model_that_answers_with_tool_calls_only_ends_the_run_with_error(store
     assert "without tools bound" in out["error"]
 
 
+def test_a_system_prompt_of_content_blocks_is_the_system_message(store, core):
+    """Content blocks (as for a provider's prompt caching) are a system message's content."""
+    blocks = [{"type": "text", "text": "Answer tersely.", "cache_control": {"type": "ephemeral"}}]
+    model = ScriptedChatModel(script=[good_answer(core)])
+    out = build(model, store).invoke({"task": TASK, "system_prompt": blocks})
+    assert out["outcome"] == "passed"
+    assert model.prompts[0][0].content == blocks
+
+
 async def test_task_from_messages_and_answer_appended(store, core):
     model = ScriptedChatModel(script=[good_answer(core)])
     out = await build(model, store).ainvoke({"messages": [HumanMessage(TASK)]})
@@ -429,7 +438,7 @@ async def test_answer_tokens_stream_from_call_model(store, core):
     [
         ({"task": 123}, {}, "task must be a string"),
         ({"task": TASK, "payload": b"GraphStore"}, {}, "payload must be a string"),
-        ({"task": TASK, "system_prompt": 5}, {}, "system_prompt must be a string, got int"),
+        ({"task": TASK, "system_prompt": 5}, {}, r"system_prompt must be a string \(or a list"),
         ({"task": TASK}, {"max_retries": "3"}, "'max_retries' must be of type int"),
         ({"task": TASK}, {"reference_threshold": "0.5"}, "'reference_threshold'"),
         ({"task": TASK}, {"require_citations": "no"}, "'require_citations' must be"),

@@ -26,6 +26,7 @@ from citeloop.knowledge import (
     Tier,
     index_tree,
 )
+from citeloop.knowledge.model import is_test_path
 from citeloop.text import estimated_tokens
 
 SAMPLE_REPO = Path(__file__).parent.parent / "fixtures" / "sample_repo"
@@ -195,6 +196,31 @@ def test_an_ambiguous_name_prefers_the_definition_outside_test_code():
     injector = ContextInjector(MemoryGraphStore(entities, []))
     assert ids(injector.seeds("How does `ModelForm` build its fields?")) == ["app.forms.ModelForm"]
     assert ids(injector.seeds("What is `Helper`?")) == ["tests.forms.Helper"]
+    # A task about tests names the test's own class too.
+    about = injector.seeds("Which fixture does the test's `ModelForm` use?")
+    assert ids(about) == ["app.forms.ModelForm", "app.t.test_x.ModelForm", "tests.forms.ModelForm"]
+    assert ids(injector.seeds("`ModelForm`", tests=True)) == ids(about)
+
+
+@pytest.mark.parametrize(
+    ("path", "tests"),
+    [
+        ("pkg/tests/test_a.py", True),
+        ("pkg/test/client.py", True),
+        ("test_a.py", True),
+        ("pkg/a_test.py", True),
+        ("polls/tests.py", True),
+        ("conftest.py", True),
+        ("src/pkg/conftest.py", True),
+        ("integration_tests/flow.py", True),
+        ("pkg/testing/utils.py", False),  # a package's testing helpers are library code
+        ("pkg/contest.py", False),
+        ("pkg/latest/tests_helper.py", False),
+        (None, False),
+    ],
+)
+def test_test_paths(path, tests) -> None:
+    assert is_test_path(path) is tests
 
 
 def test_a_name_after_thousands_of_other_words_still_seeds():
@@ -346,6 +372,9 @@ def test_test_code_ranks_below_library_code_unless_the_task_is_about_tests() -> 
     assert scores["Api"] > scores["ApiRetryTests"] > 0
     # The same graph, a task about tests: test code is not damped.
     about = {e.name: e.score for e in injector.inject("How is `Api` retry tested?").entities}
+    for task in ("Which pytest fixture does `Api` use?", "Where is `Api` mocked in conftest?"):
+        scores_of = {e.name: e.score for e in injector.inject(task).entities}
+        assert scores_of["fixture_helper"] >= scores_of["helper"] * 0.999  # not halved
     assert about["fixture_helper"] == pytest.approx(about["helper"])
     assert about["ApiRetryTests"] > scores["ApiRetryTests"]
     followed = injector.inject("How does `Api` retry?", task_type="test").entities

@@ -188,8 +188,8 @@ def test_a_missing_task_fails_before_any_model_call(inputs):
 
 def test_a_system_prompt_that_is_no_string_fails_before_any_model_call():
     model = ScriptedChatModel(script=["Fine."])
-    with pytest.raises(ConfigurationError, match="system_prompt must be a string, got list"):
-        build(model, Check("no_todo", no_todo)).invoke({"task": "Hi", "system_prompt": ["x"]})
+    with pytest.raises(ConfigurationError, match=r"system_prompt must be a string.*got dict"):
+        build(model, Check("no_todo", no_todo)).invoke({"task": "Hi", "system_prompt": {"x": 1}})
     assert model.calls == 0
 
 

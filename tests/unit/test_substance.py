@@ -137,33 +137,33 @@ def test_prompt_names_split_dotted_and_paths() -> None:
     names = prompt_names(["# graph/dialect_mysql.py", "StateGraph.compile()"])
     assert names == {"graph", "dialect_mysql", "py", "StateGraph", "compile"}
     assert prompt_words(names) == {
-        "graph", "dialect_mysql", "dialect", "mysql", "py", "stategraph", "state", "compile"
+        "graph", "dialect_mysql", "dialect", "mysql", "py", "stategraph", "compile"
     }  # fmt: skip
 
 
-def test_a_product_name_the_prompt_writes_in_another_case_or_in_a_path_is_not_invented() -> None:
+def test_a_compound_name_the_prompt_writes_in_another_case_or_in_a_path_is_not_invented() -> None:
     """ "MySQL", "BigQuery" are the dialects of files the context shows (``dialect_mysql.py``):
-    the answer names what the prompt shows, it does not invent code."""
+    the answer names what the prompt shows, it does not invent code. A one-word name must
+    be written as the prompt writes it: ``add_node`` grounds no ``Node`` class."""
     context = CONTEXT + "# dialects/dialect_mysql.py\n# dialects/dialect_bigquery.py\n"
     body = (
         "StateGraph.compile serves the MySQL and BigQuery dialects, not a `MySqlEngine`; "
-        "`mysql_cursor` and `Pregel.dialect` are no words of the prompt."
+        "it wraps each node in a `Node`, and `mysql_cursor` and `Pregel.dialect` are no "
+        "words of the prompt."
     )
     result = GraphContextValidator().validate(
         body + SECTION, ENTITIES, prompt=[TASK, context], graph_names=GRAPH
     )
-    # A lower-case name must be written as the prompt writes it: `dialect` is a word of
-    # `dialect_mysql`, not a name the prompt gives.
-    assert result.invented_names == ("MySqlEngine", "mysql_cursor", "Pregel.dialect")
+    assert result.invented_names == ("MySqlEngine", "Node", "mysql_cursor", "Pregel.dialect")
 
 
-def test_an_upper_case_word_is_no_invented_name_but_a_constant_is() -> None:
-    """`LIMIT`, `GET`, `HTTP`: SQL keywords, verbs, acronyms; `MAX_SIZE` is a constant,
-    and an upper-case name the graph has is the graph's."""
-    body = "StateGraph.compile stops before `LIMIT` on `GET` over HTTP2, unlike `MAX_SIZE`."
-    assert validate(body + SECTION).invented_names == ("MAX_SIZE",)
-    names = ungrounded_names("It reads `LIMIT` and `Config.LIMIT`.", set(), graph={"RETRIES"})
-    assert names.invented == ("Config.LIMIT",)
+def test_sql_key_words_and_http_methods_are_no_invented_names_but_constants_are() -> None:
+    """`LIMIT`, `GET`: SQL and HTTP; `TIMEOUT`, `MAX_SIZE`, `self.LIMIT` are constants."""
+    body = (
+        "StateGraph.compile stops before `LIMIT` on `GET`, unlike `TIMEOUT`, `MAX_SIZE` "
+        "and `self.LIMIT`."
+    )
+    assert validate(body + SECTION).invented_names == ("TIMEOUT", "MAX_SIZE", "self.LIMIT")
     names = ungrounded_names("It reads `RETRIES`.", set(), graph={"RETRIES"})
     assert names.in_graph == ("RETRIES",)
 
