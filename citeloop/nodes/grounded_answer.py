@@ -523,21 +523,26 @@ class GroundedAnswerNodes:
             state["attempts"] - 1, tuple(dict.fromkeys(named)), lacking
         )
         injected = self._inject(state, settings(runtime), expansion)
-        return {"expanded": True, **_context_update(injected)}
+        widened = injected.text != state.get("context_text")
+        return {"expanded": True, "widened": widened, **_context_update(injected)}
 
     def build_retry_prompt(self, state: State) -> dict[str, Any]:
         """The next prompt's feedback: the previous answer, and what is wrong with it judged
         against the widened context (so no problem line contradicts it).
 
         When the widened context makes the previous answer pass (what it cited is in
-        the context now) and the answer cited something of the context it was shown,
-        the run ends ``passed`` with that report instead; an answer that cited only what
-        the widening brought in of its own names (after an empty context, say) is asked
-        again (:data:`~citeloop.grounding.retry_prompt.UNSEEN_PROBLEM`). Reads the
-        graph's names, so it runs in a worker thread under ``ainvoke``."""
+        the context now, or the widening added nothing, so its saying the context is
+        not enough is reported, not failed) and the answer cited something of the
+        context it was shown, the run ends ``passed`` with that report instead; an
+        answer that cited only what the widening brought in of its own names (after an
+        empty context, say) is asked again
+        (:data:`~citeloop.grounding.retry_prompt.UNSEEN_PROBLEM`). Reads the graph's
+        names, so it runs in a worker thread under ``ainvoke``."""
         ctx = settings(get_runtime())
         report = state["report"]
-        result = self._validation(state, ctx)
+        # A widening that added nothing leaves nothing to ask again about: saying the
+        # context is not enough is then reported, not failed, as on the last attempt.
+        result = self._validation(state, ctx, last=not state.get("widened", True))
         problems = [
             (item["check"], Problem(item["message"], item["expected"], item["fix"]))
             for item in report.get("check_problems", [])

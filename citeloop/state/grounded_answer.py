@@ -88,9 +88,13 @@ class State(InputState, OutputState, total=False):
             widening shows them again).
         best: The best answer so far and its report (``{"answer", "report"}``): fewest
             failed rules, then the highest share of core entities referenced.
+        widened: Whether the last widening added to the context (its text changed):
+            when it did not, an answer that only said the context is not enough is
+            judged as on a last attempt (asked again, it would see the same context).
     """
 
     feedback: str
     context_text: str
     context_excerpts: dict[str, list[int]]
     best: dict[str, Any]
+    widened: bool

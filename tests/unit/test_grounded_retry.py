@@ -146,6 +146,22 @@ async def test_insufficient_context_widens_instead_of_passing(store, core):
     assert WIDENED_HEADER in prompts(model)[1] and "rejected" not in prompts(model)[1]
 
 
+async def test_a_widening_that_adds_nothing_does_not_ask_again(tmp_path, core):
+    """The first context holds the whole (tiny) graph: asked again, the model would see
+    the same context, so its saying what the context lacks is reported, not failed."""
+    library = {path: text for path, text in SOURCE.items() if not path.startswith("tests/")}
+    tiny = indexed(tmp_path / "tiny", library)
+    hedge = good_answer(core).replace(
+        "The answer relies on", "The context does not show how prices are stored. It relies on"
+    )
+    model = ScriptedChatModel(script=[hedge, good_answer(core)])
+    out = await build(model, tiny).ainvoke({"task": TASK})
+    assert (out["outcome"], out["attempts"], model.calls) == ("passed", 1, 1)
+    assert out["report"]["insufficient_context"] is True
+    assert "insufficient_context" not in out["report"]["failed_rules"]
+    tiny.close()
+
+
 @pytest.mark.parametrize("retries", [0, 1])
 async def test_on_the_last_attempt_saying_what_the_context_lacks_is_reported_not_failed(
     store, core, retries
