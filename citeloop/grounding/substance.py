@@ -340,7 +340,6 @@ def ungrounded_names(
         if missing and prompt:
             if written is None:
                 written = prompt_names(prompt)
-                words = prompt_words(written)
             missing = [part for part in missing if part not in written]
             if any(_compound(part) for part in missing):
                 words = prompt_words(written) if words is None else words
