@@ -108,6 +108,8 @@ _SAYINGS = (
     _CONTEXT + r" (?:is|seems|appears|was) (?:to be )?(?:\w+ )?(?:insufficient"
     r"|incomplete|not enough|not sufficient|too limited|missing)",
     _CONTEXT + r" (?:lacks|omits|is missing|leaves out)",
+    _CONTEXT + r" (?:still |also |only |itself |here )?(?:shows|gives|contains|includes|has)"
+    r" (?:no|nothing)\b",
     r"\b(?:not|no) (?:enough|sufficient) (?:information|context|detail|code)",
     r"\binsufficient (?:information|context|detail)",
     r"\b(?:cannot|can't|can not|could not|couldn't|unable to|impossible to) "
@@ -122,8 +124,9 @@ _SAYINGS = (
     + _END,
     r"\b(?:missing|absent) from " + _CONTEXT + _END,
     r"\b(?:its|the|their) (?:body|bodies|source|source code|implementation|definition)"
-    r"(?: of(?: \S+){1,3}?)? (?:is not|isn't|are not|aren't|was not|wasn't|were not"
-    r"|weren't) (?:shown|included|visible)(?: (?:here|in " + _CONTEXT + "))?" + _END,
+    r"(?: of(?: \S+){1,3}?)? (?:(?:is|are|was|were) (?:still )?not"
+    r"|(?:still )?(?:isn't|aren't|wasn't|weren't)) (?:shown|included|visible)"
+    r"(?: (?:here|in " + _CONTEXT + "))?" + _END,
     r"\b(?:unclear|not clear) from " + _CONTEXT,
     # a heading of the answer's own: "## What is still missing", "## Still not shown"
     r"(?<![^\n])[\t\x20]{0,3}#{1,6}[\t\x20][^\n#]{0,60}?\b(?:still missing|is missing"

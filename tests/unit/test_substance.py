@@ -334,6 +334,10 @@ def test_location_helpers() -> None:
         "THE CONTEXT DOES NOT SHOW IT.",
         "\n\n## What is still missing\n\n- where nodes are stored",
         "\n\n### Still not shown\n- the loop",
+        "The widened context still shows no body for `compile`.",
+        "The context contains nothing about retries.",
+        "`add_node` is at L150, but the body is still not shown.",
+        "The body of `compile` still isn't shown.",
     ],
 )
 def test_an_answer_that_says_the_context_is_not_enough_fails(sentence: str) -> None:
