@@ -8,7 +8,7 @@
 3. **Ranking** (:mod:`~citeloop.knowledge.neighbourhood`,
    :mod:`~citeloop.knowledge.ranking`): personalized PageRank from those seeds over
    their neighbourhood in the graph, calls and inheritance ahead of member lists, hubs
-   and private names damped.
+   and private names damped, and test code too unless the task is about tests.
 4. **Budget** (:mod:`~citeloop.knowledge.budget`): core entities first, then the others
    in rank order while their lines fit in ``max_context_tokens`` (each line with the
    relation lines it adds), a member of a class bringing its class's name in

@@ -64,6 +64,11 @@ RUN_INPUTS_CLEARED = {"task": "", "system_prompt": ""}
 input (or its last human message), never from an earlier run's ``task``."""
 
 
+def _ended_with_error(error: str) -> dict[str, Any]:
+    """The update that ends a run with outcome ``error``."""
+    return {**RUN_INPUTS_CLEARED, "outcome": "error", "passed": False, "error": error}
+
+
 def checks_from_context(ctx: OutputGuardContext) -> tuple[Check, ...]:
     """The default checks: the response mode's, then required sections, on-topic
     signals and repetition (not in ``structured`` mode), as the context sets them.
@@ -186,17 +191,11 @@ class OutputGuardNodes:
             "tokens": add_usage(state.get("tokens"), call_usage(messages, response)),
         }
         if refused := tool_calls_only(response):
-            ended = {"outcome": "error", "passed": False, "error": refused}
-            return {**spent, **RUN_INPUTS_CLEARED, **ended}
+            return {**spent, **_ended_with_error(refused)}
         return {**spent, "answer": response.text}
 
     def _failed(self, exc: Exception) -> dict[str, Any]:
-        return {
-            **RUN_INPUTS_CLEARED,
-            "outcome": "error",
-            "passed": False,
-            "error": model_failure(exc, self.model_retry),
-        }
+        return _ended_with_error(model_failure(exc, self.model_retry))
 
     def call_model(self, state: State) -> dict[str, Any]:
         """Ask the chat model; a permanent error ends the run with outcome ``error``.
