@@ -75,6 +75,10 @@ BUSY_TIMEOUT = 60.0
 """Seconds a SQLite checkpoint write waits while another process writes to the file."""
 
 _URL = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://")
+_SCHEME_LIKE = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]+):")
+"""A bare ``word:rest`` (RFC 3986's scheme syntax, two characters or more, so a Windows
+drive letter is a path): a URL without its ``//`` (``postgresql:db``) or a typo, not a
+file name, unless that file exists."""
 _SPEC_HELP = (
     "use a SQLite file ('sqlite:PATH' or a path) or a PostgreSQL URL "
     "('postgresql://USER@HOST[:PORT]/DB'; keep the password in $PGPASSWORD)"
@@ -129,6 +133,15 @@ def parse_spec(spec: str | None, default_path: str | Path = DEFAULT_PATH) -> tup
             raise ConfigurationError(
                 "checkpointer 'sqlite:' names no file; use 'sqlite:PATH' (or 'sqlite::memory:')"
             )
+        return "sqlite", spec
+    scheme = _SCHEME_LIKE.match(spec)
+    if scheme and not Path(spec).exists():  # never create a file named by a typo
+        name, rest = scheme.group(1), spec[scheme.end() :]
+        shown = redact(f"{name}://{rest}").replace("://", ":", 1)  # its password masked
+        raise ConfigurationError(
+            f"checkpointer {shown!r} reads as a URL of scheme {name!r} without '//'; "
+            f"{_SPEC_HELP}. A new SQLite file whose name holds ':' is written 'sqlite:NAME'"
+        )
     return "sqlite", spec
 
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import difflib
+import functools
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any, TypeVar
 
@@ -41,6 +43,32 @@ def check_field_types(settings: Any) -> None:
 
 
 Settings = TypeVar("Settings")
+
+
+def named_fields_only(cls: type[Settings]) -> type[Settings]:
+    """Class decorator for a settings dataclass: a keyword that is none of its fields
+    raises :class:`ConfigurationError` naming it, the closest field and all of them.
+
+    LangGraph builds the context of ``invoke(..., context={...})`` as ``cls(**mapping)``;
+    a misspelled key (``max_retires``) would otherwise be a bare ``TypeError`` from the
+    dataclass ``__init__``.
+    """
+    init: Callable[..., None] = cls.__init__  # type: ignore[misc]
+    names = [item.name for item in fields(cls)]  # type: ignore[arg-type]
+
+    @functools.wraps(init)
+    def __init__(self: Any, **values: Any) -> None:
+        for key in values:
+            if key not in names:
+                close = difflib.get_close_matches(str(key), names, n=1)
+                hint = f"; did you mean {close[0]!r}?" if close else ""
+                raise ConfigurationError(
+                    f"{cls.__name__} has no field {key!r}{hint} (its fields: {', '.join(names)})"
+                )
+        init(self, **values)
+
+    cls.__init__ = __init__  # type: ignore[misc]
+    return cls
 
 
 def _model_field() -> Any:
@@ -84,6 +112,7 @@ def resolve_context(value: Any, cls: type[Settings]) -> Settings:
     return cls(**chosen)
 
 
+@named_fields_only
 @dataclass(kw_only=True)
 class GroundedAnswerContext:
     """Runtime settings of the ``grounded_answer`` graph.
@@ -188,6 +217,7 @@ MAX_PATH_HOPS = 256
 """Upper bound of ``max_path_hops``: keeps the prompt bounded whatever path arrives."""
 
 
+@named_fields_only
 @dataclass(kw_only=True)
 class VerbalizeContext:
     """Runtime settings of the ``verbalize`` graph.
@@ -229,6 +259,7 @@ class VerbalizeContext:
             )
 
 
+@named_fields_only
 @dataclass(kw_only=True)
 class OutputGuardContext:
     """Runtime settings of the ``output_guard`` graph.
@@ -293,6 +324,7 @@ class OutputGuardContext:
             )
 
 
+@named_fields_only
 @dataclass(kw_only=True)
 class DeliveryAuditContext:
     """Runtime settings of the ``delivery_audit`` graph."""

@@ -230,6 +230,8 @@ def test_parse_spec_kinds(tmp_path):
         ("mysql://u:hunter2@h/db", "unknown scheme 'mysql'"),
         ("sqlite:", "names no file"),
         ("sqlite:///tmp/x.db", "'sqlite:PATH' (no '//')"),
+        ("foo:bar", "scheme 'foo' without '//'"),
+        ("postgresql:u:hunter2@h/db", "scheme 'postgresql' without '//'"),
     ],
 )
 def test_bad_specs_are_configuration_errors(tmp_path, spec, message):
@@ -239,6 +241,17 @@ def test_bad_specs_are_configuration_errors(tmp_path, spec, message):
     ):
         pass
     assert "hunter2" not in str(caught.value)
+    assert list(tmp_path.iterdir()) == []  # nothing was created
+
+
+def test_a_name_with_a_colon_is_a_file_when_written_as_sqlite_or_when_it_exists(
+    tmp_path, monkeypatch
+):
+    monkeypatch.chdir(tmp_path)
+    assert parse_spec("sqlite:a:b.db", "d.db") == ("sqlite", "a:b.db")
+    Path("c:d.db").touch()
+    assert parse_spec("c:d.db", "d.db") == ("sqlite", "c:d.db")
+    assert parse_spec("C:/threads.db", "d.db") == ("sqlite", "C:/threads.db")  # a drive
 
 
 def test_the_default_sqlite_file_is_created_with_its_folders(tmp_path):

@@ -444,6 +444,7 @@ async def test_answer_tokens_stream_from_call_model(store, core):
         ({"task": TASK}, {"require_citations": "no"}, "'require_citations' must be"),
         ({"task": TASK}, {"db_path": None}, "'db_path' must be of type str"),
         ({"task": TASK}, {"max_retries": 1.5}, "'max_retries' must be of type int"),
+        ({"task": TASK}, {"max_retires": 1}, "no field 'max_retires'; did you mean 'max_retries'"),
     ],
 )
 async def test_bad_input_types_are_configuration_errors(store, inputs, context, match):

@@ -155,6 +155,7 @@ def test_max_iterations_zero_is_refused_by_the_context_object():
         ({"max_iterations": 2.0}, r"'max_iterations' must be of type int, got 2\.0"),
         ({"max_path_hops": 0}, r"max_path_hops must be within 1\.\.256, got 0"),
         ({"max_path_hops": 257}, r"max_path_hops must be within 1\.\.256, got 257"),
+        ({"max_hops": 3}, r"no field 'max_hops'; did you mean 'max_path_hops'"),
     ],
 )
 async def test_bad_context_is_refused_before_any_model_call(mode, context, match):
