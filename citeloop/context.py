@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
@@ -60,6 +59,8 @@ def named_fields_only(cls: type[Settings]) -> type[Settings]:
     def __init__(self: Any, **values: Any) -> None:
         for key in values:
             if key not in names:
+                import difflib  # only for the error: every command imports this module
+
                 close = difflib.get_close_matches(str(key), names, n=1)
                 hint = f"; did you mean {close[0]!r}?" if close else ""
                 raise ConfigurationError(

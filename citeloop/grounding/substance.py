@@ -49,6 +49,7 @@ from citeloop.grounding.mentions import (
     code_mentions,
     defined_in_code,
     identifier_words,
+    query_words,
 )
 from citeloop.markdown import atx_heading, lines_of, list_item
 
@@ -141,12 +142,20 @@ _ANCHORS = re.compile(
     r"\b(?:context|enough|sufficient|insufficient|snippets?|excerpts?|shown|provided|clear"
     r"|unclear|have|included|visible|available|present|given|missing|hidden)\b"
 )
-_ANY_CASE = (
-    re.compile(_INSUFFICIENT.pattern, re.IGNORECASE),
-    re.compile(_ANCHORS.pattern, re.IGNORECASE),
-)
-"""Both, for a text whose lower case is of another length (``İ``): searched as it is, so
-that offsets stay the text's (several times slower than on lower-cased text)."""
+
+
+@functools.cache
+def _any_case() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """Both, for a text whose lower case is of another length (``İ``): searched as it
+    is, so that offsets stay the text's (several times slower than on lower-cased
+    text). Compiled on first use: such a text is rare, and compiling costs milliseconds
+    at every start-up."""
+    return (
+        re.compile(_INSUFFICIENT.pattern, re.IGNORECASE),
+        re.compile(_ANCHORS.pattern, re.IGNORECASE),
+    )
+
+
 _BEFORE, _AFTER = 200, 200
 """Characters searched before and after an anchor word (a whole word, not part of a
 name such as ``ContextThread``): longer than any saying."""
@@ -202,6 +211,73 @@ def lacking_names(body: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(n for n in names if n not in _TYPES and not n.endswith(".py")))
 
 
+def lacking_words(body: str) -> tuple[str, ...]:
+    """What ``body`` says its context lacks where it names no code for it: the words
+    (:func:`~citeloop.grounding.mentions.query_words`) of the sentence of each saying
+    (of the whole section under a heading that says it), outside the code and the file
+    paths they write and the words of saying it (:data:`SAYING_WORDS`), in order, each
+    once. A widening searches the graph with them as with a task's words.
+
+    Example:
+        >>> lacking_words("It is kept. The context does not show where options are checked.")
+        ('options', 'checked')
+        >>> lacking_words("The body of `add_edge` (graph/state.py:928) is not shown.")
+        ()
+    """
+    words: dict[str, None] = {}
+    for passage in _lacking_sentences(body):
+        code = {word for m in code_mentions(passage) for word in identifier_words(m.name)}
+        for word in query_words(_NOT_PROSE.sub(" ", passage)):
+            if word not in code and word not in SAYING_WORDS:
+                words.setdefault(word)
+    return tuple(words)
+
+
+def _lacking_sentences(body: str) -> Iterator[str]:
+    """The sentence of each saying of :func:`insufficient_passages`, or the whole
+    section under a heading that says it (each of its items says what is missing)."""
+    for passage in insufficient_passages(body):
+        if _HEADING.match(passage):
+            yield passage
+            continue
+        for saying in _sayings(passage):
+            start = max(
+                passage.rfind(". ", 0, saying.start()), passage.rfind("\n", 0, saying.start())
+            )
+            ends = [
+                at
+                for at in (passage.find(". ", saying.end()), passage.find("\n", saying.end()))
+                if at >= 0
+            ]
+            yield passage[start + 1 : min(ends, default=len(passage))]
+
+
+_NOT_PROSE = re.compile(r"`[^`\n]*`|\S*[/:]\S*|\bL\d+\S*")
+"""Code spans, file paths and line references (``state.py:928``, ``L12-30``): not the
+words of what is missing (no nested repetition: linear)."""
+
+
+SAYING_WORDS = frozenset(
+    """
+    context widened shown show shows showing body bodies source code lines line missing
+    still included include includes visible present given provided contain contains
+    lacks lack lacking implementation definition definitions defined enough sufficient
+    insufficient information detail details unclear clear hidden available omitted left
+    excerpt excerpts snippet snippets entities entity list listed signature rest part
+    parts say says tell know see cannot whether appears appear beyond answer question
+    task short exact exactly guess guesses unknown unsure sure certain confirm
+    confirmed assume assumed presumably probably likely however according later goes
+    becomes including remaining whatever therefore partly anywhere somewhere else
+    actually currently particular necessarily clearly simply directly rather either
+    several much many every whole another others
+    """.split()  # noqa: SIM905 (a word list reads best as words)
+)
+"""Words of saying that something is not shown or only guessed (``the body of ... is
+still not shown in the context``, ``... is a guess``) and of linking what is said
+(``however``, ``according``), not of what is missing: :func:`lacking_words` leaves
+them out (a rare word finds code by chance)."""
+
+
 _TYPES = frozenset(keyword.kwlist) | frozenset(
     name for name in dir(builtins) if isinstance(getattr(builtins, name), type)
 )
@@ -218,7 +294,7 @@ def _sayings(body: str) -> Iterator[re.Match[str]]:
     are ``body``'s)."""
     text, sayings, anchors = body.lower(), _INSUFFICIENT, _ANCHORS
     if len(text) != len(body):
-        text, (sayings, anchors) = body, _ANY_CASE
+        text, (sayings, anchors) = body, _any_case()
     # Every saying names one of these words: search only around them, a bounded window
     # each, overlapping windows as one (each character searched from once, however
     # close the anchors are), so a long answer costs little and the work stays linear.

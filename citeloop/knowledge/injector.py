@@ -418,11 +418,16 @@ class ContextInjector:
             found.seed(entity, Reason.MENTION, _SEED_WEIGHTS[Reason.MENTION])
         for entity in self._capitalized_classes(text):
             found.seed(entity, Reason.LEXICAL, _SEED_WEIGHTS[Reason.LEXICAL])
-        self._lexical(text, found, follow_tests)
+        task_words = _task_words(text)
+        self._lexical(task_words, found, follow_tests)
         self._retrieve(text, found, follow_tests)
         # The names the task found, before an answer's: they choose an excerpt's lines,
         # the same at every widening of the task.
         found_by_task = {found.entities[entity_id].name for entity_id in found.seeds}
+        # What the answer said the context lacks in words, searched with the task's.
+        words = tuple(dict.fromkeys([*widening.lacking_words, *task_words]))
+        if widening.lacking_words:
+            self._lexical(words, found, follow_tests)
         # What the answer saw: the names it used mean the entities in or beside it.
         kept = self._reads.get_entities(pinned) if pinned else {}  # the context widened
         saw = [*core, *kept.values()] if widening.names else []
@@ -452,11 +457,10 @@ class ContextInjector:
             lacking = {entity.id for entity in self._named(widening.lacking, near, lacks)}
             best = [*core_ids, *before, *asked, *pinned, *order]  # pinned: in the graph
             # An answer that said the context lacks code gets twice the share of source.
-            share = budget * min(1.0, self.excerpt_share * (2 if lacking else 1))
+            said_lacking = lacking or widening.lacking_words
+            share = budget * min(1.0, self.excerpt_share * (2 if said_lacking else 1))
             most = MAX_EXCERPTS * widening.limit_multiplier
-            focus = self._focus(
-                best, found, _task_words(text), found_by_task, most, widening.lacking
-            )
+            focus = self._focus(best, found, words, found_by_task, most, widening.lacking)
             excerpts = choose_excerpts(
                 best,
                 found.entities,
@@ -620,13 +624,13 @@ class ContextInjector:
                 chosen.setdefault(entity.id, entity)
         return list(chosen.values())
 
-    def _lexical(self, text: str, found: Candidates, follow_tests: bool) -> None:
-        """Seed the best :attr:`lexical_hits` admissible entities the task's words find
-        (an attribute at :data:`ATTRIBUTE_SEED_FACTOR` of its score: it leads nowhere),
+    def _lexical(self, words: Sequence[str], found: Candidates, follow_tests: bool) -> None:
+        """Seed the best :attr:`lexical_hits` admissible entities ``words`` find (an
+        attribute at :data:`ATTRIBUTE_SEED_FACTOR` of its score: it leads nowhere),
         weighted by their score against the best of them."""
         if not self.lexical_hits or not self._searchable:
             return
-        seeds = self._admissible_hits(list(_task_words(text)), follow_tests)
+        seeds = self._admissible_hits(list(words), follow_tests)
         top = max((score for _, score in seeds), default=0.0) or 1.0
         for entity, score in seeds:
             found.seed(entity, Reason.LEXICAL, _SEED_WEIGHTS[Reason.LEXICAL] * score / top)

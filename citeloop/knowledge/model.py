@@ -295,6 +295,11 @@ class ContextExpansion:
         lacking: Those of ``names`` the answer said the context lacks ("the body of
             `add_edge` is not shown"): a source excerpt shown before shows up to
             :data:`~citeloop.knowledge.excerpts.FIRST_LOOK_LINES` more of its lines.
+        lacking_words: The words in which the answer said what the context lacks where
+            it named no code ("the test that checks term references is not shown":
+            ``test``, ``checks``, ``term``, ``references``): with the task's words they
+            find entities as a task's words do (lexical hits), and they choose the
+            lines of long excerpts too.
     """
 
     extra_hops: int = 0
@@ -303,6 +308,7 @@ class ContextExpansion:
     limit_multiplier: int = 1
     names: tuple[str, ...] = ()
     lacking: tuple[str, ...] = ()
+    lacking_words: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.extra_hops < 0:
@@ -312,13 +318,18 @@ class ContextExpansion:
 
     @classmethod
     def for_attempt(
-        cls, attempt: int, names: tuple[str, ...] = (), lacking: tuple[str, ...] = ()
+        cls,
+        attempt: int,
+        names: tuple[str, ...] = (),
+        lacking: tuple[str, ...] = (),
+        lacking_words: tuple[str, ...] = (),
     ) -> ContextExpansion:
         """The widening used for retry ``attempt`` (0-based) of the grounded-answer loop.
 
         ``extra_hops = attempt + 1``, tested_by and requirement closure included,
-        ``limit_multiplier = attempt + 2``, the ``names`` the previous answer used and
-        those of them it said the context lacks (``lacking``).
+        ``limit_multiplier = attempt + 2``, the ``names`` the previous answer used, those
+        of them it said the context lacks (``lacking``), and the words in which it said
+        what else the context lacks (``lacking_words``).
         """
         return cls(
             extra_hops=attempt + 1,
@@ -327,6 +338,7 @@ class ContextExpansion:
             limit_multiplier=attempt + 2,
             names=tuple(names),
             lacking=tuple(lacking),
+            lacking_words=tuple(lacking_words),
         )
 
 

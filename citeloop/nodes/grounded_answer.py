@@ -32,7 +32,7 @@ from citeloop.grounding import GraphContextValidator, GraphValidationResult, bui
 from citeloop.grounding.graph_context import IndexedContext
 from citeloop.grounding.mentions import code_mentions
 from citeloop.grounding.retry_prompt import UNSEEN_PROBLEM
-from citeloop.grounding.substance import lacking_names
+from citeloop.grounding.substance import lacking_names, lacking_words
 from citeloop.knowledge import (
     ContextExpansion,
     ContextInjector,
@@ -511,8 +511,9 @@ class GroundedAnswerNodes:
         """Widen the context for retry ``attempts - 1`` (0-based): a larger budget, a
         deeper neighbourhood, and the code the last answer named that the graph has
         (in its body or its citations; first what it said the context lacks, whose
-        source is shown first, and more of it when some was shown), keeping every
-        entity the last context showed."""
+        source is shown first, and more of it when some was shown), what the words in
+        which it said the rest it lacks find, keeping every entity the last context
+        showed."""
         report = state.get("report") or {}
         answer = state.get("answer") or ""
         # What the answer said the context lacks first, then the rest it named.
@@ -520,7 +521,7 @@ class GroundedAnswerNodes:
         named = [*lacking, *(mention.name for mention in code_mentions(answer))]
         named += report.get("invalid_citations", []) + report.get("ungrounded_in_graph", [])
         expansion = ContextExpansion.for_attempt(
-            state["attempts"] - 1, tuple(dict.fromkeys(named)), lacking
+            state["attempts"] - 1, tuple(dict.fromkeys(named)), lacking, lacking_words(answer)
         )
         injected = self._inject(state, settings(runtime), expansion)
         widened = injected.text != state.get("context_text")

@@ -26,7 +26,8 @@ class InputState(TypedDict, total=False):
             message in ``messages`` is the task.
         payload: Extra text the task refers to (e.g. a diff or a file); its entity
             names also seed the context.
-        system_prompt: Replaces the default system prompt.
+        system_prompt: Replaces the default system prompt: its text, or a system
+            message's content blocks (e.g. with prompt-caching marks).
         messages: Chat messages, as from a chat agent: when ``task`` is absent, the last
             human message is the task (earlier messages are not sent to the model). The
             final answer is appended as an AI message.
@@ -34,7 +35,7 @@ class InputState(TypedDict, total=False):
 
     task: str
     payload: str
-    system_prompt: str
+    system_prompt: str | list[str | dict[str, Any]]
     messages: Annotated[list[AnyMessage], add_messages]
 
 

@@ -24,13 +24,14 @@ class InputState(TypedDict, total=False):
     Attributes:
         task: The prompt. When absent, the text of the last human message in
             ``messages`` is the task.
-        system_prompt: Replaces the default system prompt.
+        system_prompt: Replaces the default system prompt: its text, or a system
+            message's content blocks (e.g. with prompt-caching marks).
         messages: Chat messages, as from a chat agent (see ``task``); the final output
             is appended as an AI message.
     """
 
     task: str
-    system_prompt: str
+    system_prompt: str | list[str | dict[str, Any]]
     messages: Annotated[list[AnyMessage], add_messages]
 
 

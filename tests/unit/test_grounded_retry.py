@@ -403,3 +403,4 @@ async def test_a_widening_is_told_what_the_answer_said_the_context_lacks(store, 
     (expansion,) = injector.expansions
     assert expansion.lacking == ("Ledger.record",)  # not the builtin, not the file
     assert expansion.names[0] == "Ledger.record" and "Cart" in expansion.names
+    assert expansion.lacking_words == ("fills",)  # not its code, not "is a guess"

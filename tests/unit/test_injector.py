@@ -290,6 +290,33 @@ def test_an_attribute_seeds_at_a_lower_weight_than_a_function_it_outscores() -> 
     assert [e.id for e in context.entities][:2] == [function.id, attribute.id]
 
 
+def test_what_an_answer_said_it_lacks_in_words_is_searched_with_the_task() -> None:
+    """An answer that names no code for what it lacks ("the part that parses the file
+    with the dialect's grammar") widens the context by those words with the task's: the
+    function they describe comes in as a lexical hit; without them it does not."""
+    entities = [
+        Entity("lint.Linter", EntityKind.CLASS, "Linter", docstring="Lint SQL files."),
+        Entity(
+            "parser.parse_string",
+            EntityKind.FUNCTION,
+            "parse_string",
+            docstring="Parse a string with the dialect's grammar.",
+        ),
+        *(
+            Entity(f"rules.R{i}", EntityKind.CLASS, f"R{i}", docstring="A lint rule.")
+            for i in range(30)
+        ),
+    ]
+    injector = ContextInjector(MemoryGraphStore(entities, []), max_context_tokens=60)
+    task = "How does `Linter` apply the lint rules?"
+    plain = ContextExpansion.for_attempt(0, ("Linter",))
+    said = ContextExpansion.for_attempt(0, ("Linter",), (), ("parses", "dialect", "grammar"))
+    assert "parser.parse_string" not in ids(injector.inject(task, expansion=plain).entities)
+    wider = injector.inject(task, expansion=said)
+    hit = next(e for e in wider.entities if e.id == "parser.parse_string")
+    assert hit.reason == "lexical"
+
+
 def test_the_graph_file_answers_a_paraphrase(store: SqliteGraphStore) -> None:
     context = ContextInjector(store).inject("Which geometric figure has a radius?")
     assert context.core == ()

@@ -12,6 +12,7 @@ from citeloop.grounding.context_text import Place
 from citeloop.grounding.mentions import answer_mentions, defined_in_code
 from citeloop.grounding.substance import (
     insufficient_passages,
+    lacking_words,
     location_valid,
     prompt_names,
     prompt_words,
@@ -417,6 +418,34 @@ def test_scanning_is_linear(unit: str) -> None:
 
     small, large = seconds(20_000), seconds(200_000)
     assert large < max(small, 0.01) * 30
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        # Only the sentence that says it: not the rest of its paragraph.
+        (
+            "It is kept in a dict. The test that checks term references is not in the "
+            "context. So the order is unknown.",
+            ("test", "checks", "term", "references"),
+        ),
+        # The code, the file paths and the line numbers it writes are not its words.
+        (
+            "The part of `Linter` (src/lint.py:59) that parses queries, L30-40, is not in the "
+            "context.",
+            ("parses", "queries"),
+        ),
+        # Under a heading that says it, every item of the section.
+        (
+            "## What is still missing\n\n- where options are validated\n- `Cart.total`\n",
+            ("options", "validated"),
+        ),
+        ("The body of `add_edge` is not shown in the context.", ()),
+        ("The context shows how the rules run.", ()),
+    ],
+)
+def test_the_words_in_which_an_answer_says_what_the_context_lacks(answer, expected) -> None:
+    assert lacking_words(answer) == expected
 
 
 def test_the_passages_that_say_what_the_context_lacks() -> None:
