@@ -235,24 +235,26 @@ def lacking_words(body: str) -> tuple[str, ...]:
 
 def _lacking_sentences(body: str) -> Iterator[str]:
     """The sentence of each saying of :func:`insufficient_passages`, or the whole
-    section under a heading that says it (each of its items says what is missing)."""
+    section under a heading that says it (each of its items says what is missing); a
+    sentence holding several sayings, once."""
     for passage in insufficient_passages(body):
         if _HEADING.match(passage):
             yield passage
             continue
+        ends = [end.start() for end in _SENTENCE_END.finditer(passage)]
+        taken = -1
         for saying in _sayings(passage):
-            start = max(
-                passage.rfind(". ", 0, saying.start()), passage.rfind("\n", 0, saying.start())
-            )
-            ends = [
-                at
-                for at in (passage.find(". ", saying.end()), passage.find("\n", saying.end()))
-                if at >= 0
-            ]
-            yield passage[start + 1 : min(ends, default=len(passage))]
+            at = bisect.bisect_left(ends, saying.start())  # the first end at or after it
+            if at == taken:
+                continue
+            taken = at
+            start = ends[at - 1] + 1 if at else 0
+            yield passage[start : ends[at] if at < len(ends) else len(passage)]
 
 
-_NOT_PROSE = re.compile(r"`[^`\n]*`|\S*[/:]\S*|\bL\d+\S*")
+_SENTENCE_END = re.compile(r"\.(?= )|\n")
+"""Where a sentence ends: a full stop before a space, or a line break."""
+_NOT_PROSE = re.compile(r"`[^`\n]*`|(?<!\S)\S*[/:]\S*|\bL\d+\S*")
 """Code spans, file paths and line references (``state.py:928``, ``L12-30``): not the
 words of what is missing (no nested repetition: linear)."""
 

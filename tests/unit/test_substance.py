@@ -448,6 +448,28 @@ def test_the_words_in_which_an_answer_says_what_the_context_lacks(answer, expect
     assert lacking_words(answer) == expected
 
 
+@pytest.mark.parametrize(
+    "unit",
+    [
+        "the context lacks x ",  # one long sentence of sayings
+        "the context lacks x. ",
+        "a",  # one long token (no path in it)
+        "a/",
+        "L1",
+        "## still missing\n- `a` b\n",
+    ],
+)
+def test_the_words_of_what_is_lacking_are_found_in_linear_time(unit: str) -> None:
+    def seconds(size: int) -> float:
+        text = "The context lacks it. " + unit * (size // len(unit))
+        start = time.perf_counter()
+        lacking_words(text)
+        return time.perf_counter() - start
+
+    small, large = seconds(20_000), seconds(200_000)
+    assert large < max(small, 0.01) * 30
+
+
 def test_the_passages_that_say_what_the_context_lacks() -> None:
     answer = (
         "`compile` attaches the nodes.\n\n"
