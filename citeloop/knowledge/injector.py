@@ -1,9 +1,12 @@
 """``ContextInjector``: find what a task is about, rank it, and fill a token budget.
 
-1. **Mentions** (:mod:`~citeloop.grounding.mentions`, :mod:`~citeloop.knowledge.seeds`):
-   the entities the task names as code are its **core** (they must be cited).
-2. **Lexical hits** (:mod:`~citeloop.knowledge.search`): the entities the task's words
-   find, for a task that paraphrases (a store without a full-text index has none); and,
+1. **Mentions** (:mod:`~citeloop.grounding.mentions`, :mod:`~citeloop.knowledge.seeds`,
+   read by :mod:`~citeloop.knowledge.finding`): the entities the task names as code are
+   its **core** (they must be cited).
+2. **Lexical hits** (:mod:`~citeloop.knowledge.search`, :mod:`~citeloop.knowledge.finding`):
+   the entities the task's words find, for a task that paraphrases (a store without a
+   full-text index has none), and on a retry those of the words in which the answer
+   said what the context lacks; and,
    with a ``retriever`` (:mod:`~citeloop.knowledge.retrieval`), the entities it returns.
 3. **Ranking** (:mod:`~citeloop.knowledge.neighbourhood`,
    :mod:`~citeloop.knowledge.ranking`): personalized PageRank from those seeds over
@@ -18,7 +21,6 @@
 from __future__ import annotations
 
 import inspect
-import re
 from collections.abc import Callable, Collection, Mapping, Sequence
 from functools import lru_cache
 from numbers import Integral, Real
@@ -26,7 +28,6 @@ from pathlib import Path
 from typing import Any
 
 from citeloop.errors import ConfigurationError
-from citeloop.grounding.mentions import Mention, code_mentions, query_words
 from citeloop.knowledge.budget import fill_budget
 from citeloop.knowledge.excerpts import (
     EXCERPT_SHARE,
@@ -35,6 +36,14 @@ from citeloop.knowledge.excerpts import (
     candidates,
     choose_excerpts,
     focus_terms,
+)
+from citeloop.knowledge.finding import (
+    LEXICAL_HITS,
+    TEXTS_KEPT,
+    EntityFinder,
+    about_tests,
+    kind_factor,
+    task_words,
 )
 from citeloop.knowledge.model import (
     DEFAULT_MAX_CONTEXT_TOKENS,
@@ -58,11 +67,6 @@ from citeloop.knowledge.ranking import (
 from citeloop.knowledge.render import MEMBER_KINDS, RENDERED_RELATIONS, ContextText
 from citeloop.knowledge.retrieval import RANK_DECAY, RetrievedSeeds, Retriever
 from citeloop.knowledge.seeds import (
-    RANK,
-    choose,
-    is_plain_word,
-    lookup_names,
-    named_groups,
     near_context,
 )
 from citeloop.knowledge.source import SourceReader
@@ -70,7 +74,6 @@ from citeloop.knowledge.store import (
     READ_ATTEMPTS,
     BatchedGraphStore,
     GraphStore,
-    SearchableGraphStore,
     batched,
     changed_during,
 )
@@ -79,64 +82,12 @@ from citeloop.text import estimated_tokens
 TEST_TASK_TYPES = frozenset({"test", "tests", "testing"})
 """Task types that follow ``tested_by`` relations as if ``include_tested_by`` were set."""
 
-LEXICAL_HITS = 24
-"""Entities lexical retrieval contributes as seeds."""
-
-SEARCH_FACTOR = 3
-"""Hits read per lexical seed wanted (and the growth of that number while too few are
-admissible): a test (unless tests are followed) is skipped without taking a seed's
-place."""
-
-MAX_SEARCH = 2_000
-"""Most hits one lexical lookup reads, however many tests crowd the best ones."""
-
-ATTRIBUTE_SEED_FACTOR = 0.5
-"""Seed weight of an attribute found by its words, against a class or function's: the
-walk leads nowhere from it (nothing it calls or inherits), and its words are often a
-bare name."""
-
-TEXTS_KEPT = 256
-"""Task texts whose mentions, query words and retrieved ids (per injector) are kept: a
-retry widens the context of the same task, and its default context was read from the
-same text."""
-
-
-@lru_cache(maxsize=TEXTS_KEPT)
-def _task_mentions(text: str) -> tuple[Mention, ...]:
-    return tuple(code_mentions(text))
-
-
-@lru_cache(maxsize=TEXTS_KEPT)
-def _task_words(text: str) -> tuple[str, ...]:
-    return tuple(query_words(text))
-
-
-_TESTS_WORDS = re.compile(
-    r"\b(?:test\w*|fixtures?|conftest|pytest|unittest|mock\w*|doctests?)\b", re.IGNORECASE
-)
-"""Words that make a task about tests (one pass over the text: linear)."""
-
-
-@lru_cache(maxsize=TEXTS_KEPT)
-def _about_tests(text: str) -> bool:
-    """Whether a task speaks of tests (``test``, ``testing``, ``test_foo``, ``fixture``,
-    ``conftest``, ``pytest``, ``unittest``, ``mock``...): then test code is neither
-    damped in its ranking nor passed over for an ambiguous name."""
-    return _TESTS_WORDS.search(text) is not None
-
-
 _SEED_WEIGHTS = {
     Reason.MENTION: 1.0,
     Reason.NAMED: 0.6,
     Reason.LEXICAL: 0.5,
     Reason.RETRIEVED: 0.5,
 }
-
-
-def _kind_factor(entity: Entity) -> float:
-    """A found entity's seed weight factor: :data:`ATTRIBUTE_SEED_FACTOR` for an
-    attribute, else 1."""
-    return ATTRIBUTE_SEED_FACTOR if entity.kind is EntityKind.ATTRIBUTE else 1.0
 
 
 def _source_root(store: GraphStore) -> tuple[Path, Callable[..., dict[str, str]]] | None:
@@ -204,8 +155,9 @@ class ContextInjector:
             ``retrieved``); a document of an entity the graph no longer has, or of a
             test unless tests are followed, is left out, and so is every one past the
             first ``MAX_RETRIEVED`` (64) left. It is asked once per task text (the
-            answer kept for the text's widenings, see :data:`TEXTS_KEPT`; a blank text
-            is not asked); its errors propagate.
+            answer kept for the text's widenings, see
+            :data:`~citeloop.knowledge.finding.TEXTS_KEPT`; a blank text is not
+            asked); its errors propagate.
 
     Raises:
         ConfigurationError: If ``hops``, ``max_context_tokens``, ``max_entities``,
@@ -269,7 +221,7 @@ class ContextInjector:
         self._retrieved = (
             None if retriever is None else RetrievedSeeds(retriever, self._reads, TEXTS_KEPT)
         )
-        self._searchable = isinstance(store, SearchableGraphStore)
+        self._finder = EntityFinder(store, self._reads, self.lexical_hits)
         self.excerpt_share = float(excerpt_share)
         self._sources: tuple[Path, SourceReader] | None = None  # (root, reader)
 
@@ -411,28 +363,28 @@ class ContextInjector:
         follow_tests = widening.include_tested_by or task_type in TEST_TASK_TYPES
         budget = self.max_context_tokens * widening.limit_multiplier
         limit = self.max_entities * widening.limit_multiplier if self.max_entities else None
-        about_tests = follow_tests or _about_tests(text)
-        core = self.seeds(text, tests=about_tests)
+        tests = follow_tests or about_tests(text)
+        core = self.seeds(text, tests=tests)
         found = Candidates()
         for entity in core:
             found.seed(entity, Reason.MENTION, _SEED_WEIGHTS[Reason.MENTION])
-        for entity in self._capitalized_classes(text):
+        for entity in self._finder.capitalized_classes(text):
             found.seed(entity, Reason.LEXICAL, _SEED_WEIGHTS[Reason.LEXICAL])
-        task_words = _task_words(text)
-        self._lexical(task_words, found, follow_tests)
+        words_of_task = task_words(text)
+        self._lexical(words_of_task, found, follow_tests)
         self._retrieve(text, found, follow_tests)
         # The names the task found, before an answer's: they choose an excerpt's lines,
         # the same at every widening of the task.
         found_by_task = {found.entities[entity_id].name for entity_id in found.seeds}
         # What the answer said the context lacks in words, searched with the task's.
-        words = tuple(dict.fromkeys([*widening.lacking_words, *task_words]))
+        words = tuple(dict.fromkeys([*widening.lacking_words, *words_of_task]))
         if widening.lacking_words:
             self._lexical(words, found, follow_tests)
         # What the answer saw: the names it used mean the entities in or beside it.
         kept = self._reads.get_entities(pinned) if pinned else {}  # the context widened
         saw = [*core, *kept.values()] if widening.names else []
         near, lacks = near_context(saw), set(widening.lacking)
-        named = self._named(widening.names, near, lacks)
+        named = self._finder.named(widening.names, near, lacks)
         for entity in named:
             found.seed(entity, Reason.NAMED, _SEED_WEIGHTS[Reason.NAMED])
         walk(self._reads, found, self.hops + widening.extra_hops, follow_tests)
@@ -441,7 +393,7 @@ class ContextInjector:
         for entity_id, entity in kept.items():
             found.entities.setdefault(entity_id, entity)
         pinned = [entity_id for entity_id in pinned if entity_id in found.entities]
-        scores = self._scores(found, follow_tests, not about_tests)
+        scores = self._scores(found, follow_tests, not tests)
         ranked = sorted(scores, key=lambda entity_id: (-scores[entity_id], entity_id))
         core_ids = [entity.id for entity in core]
         first = list(dict.fromkeys([*core_ids, *pinned]))
@@ -454,7 +406,7 @@ class ContextInjector:
             # (choose_excerpts), the core and what was shown before leading the ranks.
             before = [i for i in shown or {} if i in found.entities]
             asked = [entity.id for entity in named if entity.id in scores]
-            lacking = {entity.id for entity in self._named(widening.lacking, near, lacks)}
+            lacking = {entity.id for entity in self._finder.named(widening.lacking, near, lacks)}
             best = [*core_ids, *before, *asked, *pinned, *order]  # pinned: in the graph
             # An answer that said the context lacks code gets twice the share of source.
             said_lacking = lacking or widening.lacking_words
@@ -550,90 +502,14 @@ class ContextInjector:
         Returns:
             The entities, at most ``max_entities`` when a cap is set.
         """
-        library = not (_about_tests(text) if tests is None else tests)
-        return choose(self._mentioned(text, capitalized=False), self.max_entities, library)
-
-    def _capitalized_classes(self, text: str) -> list[Entity]:
-        """The classes named by a capitalized word inside a sentence (``the Frozen
-        wrapper``): a hint, never core, because English capitalizes proper nouns too
-        (``Python's dictionary protocol``)."""
-        return [entity for group in self._mentioned(text, capitalized=True) for entity in group]
-
-    def _mentioned(self, text: str, *, capitalized: bool) -> list[list[Entity]]:
-        """The candidate groups of the task's mentions written as code, or (with
-        ``capitalized``) of its capitalized words, which name classes only."""
-        mentions = [m for m in _task_mentions(text) if (m.form == "capitalized") == capitalized]
-        if not mentions:
-            return []
-        known = self._reads.names()
-        wanted = {name for m in mentions for name in lookup_names(m.name) if name in known}
-        if not wanted:
-            return []
-        named = {
-            name: [entity for entity in found if entity.resolved and entity.kind in RANK]
-            for name, found in self._reads.entities_named_many(wanted).items()
-        }
-        groups = []
-        for mention in mentions:
-            for group in named_groups(mention.name, named):
-                if capitalized:
-                    group = [entity for entity in group if entity.kind is EntityKind.CLASS]
-                if group:
-                    groups.append(group)
-        return groups
-
-    def _named(
-        self,
-        names: Sequence[str],
-        near: Callable[[list[Entity]], list[Entity]],
-        lacking: Collection[str],
-    ) -> list[Entity]:
-        """The entities of names a previous answer used, in the order the answer used
-        them, then by id: the entities of a bare name; of a dotted one
-        (``StateGraph.validate``), the entities its qualified tail names, as for a
-        mention (:func:`~citeloop.knowledge.seeds.named_groups`).
-
-        Of several, those ``near`` the context the answer saw
-        (:func:`~citeloop.knowledge.seeds.near_context`); when none is, all of them (the
-        answer may name code the context lacks), but for a plain word
-        (:func:`~citeloop.knowledge.seeds.is_plain_word`: ``branch`` is a parameter it
-        saw, not a function elsewhere; a bare dunder such as ``__init__``, which every
-        class has, likewise). A name the answer said the context lacks
-        (``lacking``) brings all of them unless it is a plain word: the one shown is
-        not the one missing. The same answer widens the same way in every process (a
-        set's order would depend on the string hash seed)."""
-        if not names:
-            return []
-        known = self._reads.names()
-        wanted = list(dict.fromkeys(names))
-        lookups = {n for name in wanted for n in lookup_names(name) if n in known}
-        found = {
-            name: sorted((e for e in entities if e.resolved and e.kind in RANK), key=lambda e: e.id)
-            for name, entities in self._reads.entities_named_many(lookups).items()
-        }
-        chosen: dict[str, Entity] = {}
-        for name in wanted:
-            groups = [found.get(name, [])] if name in found else named_groups(name, found)
-            group = groups[0] if groups else []
-            plain = is_plain_word(name)
-            if len(group) > 1 or plain:
-                close = near(group)
-                if plain or (close and name not in lacking):
-                    group = close
-            for entity in group:
-                chosen.setdefault(entity.id, entity)
-        return list(chosen.values())
+        return self._finder.core(text, tests, self.max_entities)
 
     def _lexical(self, words: Sequence[str], found: Candidates, follow_tests: bool) -> None:
-        """Seed the best :attr:`lexical_hits` admissible entities ``words`` find (an
-        attribute at :data:`ATTRIBUTE_SEED_FACTOR` of its score: it leads nowhere),
-        weighted by their score against the best of them."""
-        if not self.lexical_hits or not self._searchable:
-            return
-        seeds = self._admissible_hits(list(words), follow_tests)
-        top = max((score for _, score in seeds), default=0.0) or 1.0
-        for entity, score in seeds:
-            found.seed(entity, Reason.LEXICAL, _SEED_WEIGHTS[Reason.LEXICAL] * score / top)
+        """Seed the best :attr:`lexical_hits` admissible entities ``words`` find
+        (:meth:`~citeloop.knowledge.finding.EntityFinder.lexical`), weighted by their
+        score against the best of them."""
+        for entity, share in self._finder.lexical(words, follow_tests):
+            found.seed(entity, Reason.LEXICAL, _SEED_WEIGHTS[Reason.LEXICAL] * share)
 
     def _retrieve(self, text: str, found: Candidates, follow_tests: bool) -> None:
         """Seed what the retriever returns for ``text`` (see
@@ -643,25 +519,8 @@ class ContextInjector:
         if self._retrieved is None:
             return
         for rank, entity in enumerate(self._retrieved.entities(text, follow_tests)):
-            weight = _SEED_WEIGHTS[Reason.RETRIEVED] * _kind_factor(entity) * RANK_DECAY**rank
+            weight = _SEED_WEIGHTS[Reason.RETRIEVED] * kind_factor(entity) * RANK_DECAY**rank
             found.seed(entity, Reason.RETRIEVED, weight)
-
-    def _admissible_hits(self, words: list[str], follow_tests: bool) -> list[tuple[Entity, float]]:
-        """The first :attr:`lexical_hits` hits a context may hold, with their scores
-        (an attribute's scaled): the search reads :data:`SEARCH_FACTOR` times as many,
-        and more while the skipped ones (tests) crowd them out."""
-        wanted = self.lexical_hits * SEARCH_FACTOR
-        while True:
-            hits = self.store.search(words, wanted)
-            entities = self._reads.get_entities([entity_id for entity_id, _ in hits])
-            seeds = []
-            for entity_id, score in hits:
-                entity = entities.get(entity_id)
-                if entity is not None and admissible(entity, follow_tests):
-                    seeds.append((entity, score * _kind_factor(entity)))
-            if len(seeds) >= self.lexical_hits or len(hits) < wanted or wanted >= MAX_SEARCH:
-                return seeds[: self.lexical_hits]
-            wanted = min(wanted * SEARCH_FACTOR, MAX_SEARCH)
 
     # -- ranking --------------------------------------------------------------------
 

@@ -1,0 +1,195 @@
+"""Finding a context's seeds: the entities a text names as code, the classes its
+capitalized words name, the entities an answer's names mean, and the entities words
+find (lexical hits).
+
+:class:`EntityFinder` reads them from a graph for
+:class:`~citeloop.knowledge.injector.ContextInjector`, which weighs and ranks them. The
+task's mentions, words and whether it speaks of tests are kept per text
+(:data:`TEXTS_KEPT`): a retry widens the context of the same task.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Collection, Sequence
+from functools import lru_cache
+
+from citeloop.grounding.mentions import Mention, code_mentions, query_words
+from citeloop.knowledge.model import Entity, EntityKind
+from citeloop.knowledge.neighbourhood import admissible
+from citeloop.knowledge.seeds import RANK, choose, is_plain_word, lookup_names, named_groups
+from citeloop.knowledge.store import BatchedGraphStore, GraphStore, SearchableGraphStore
+
+LEXICAL_HITS = 24
+"""Entities lexical retrieval contributes as seeds."""
+
+SEARCH_FACTOR = 3
+"""Hits read per lexical seed wanted (and the growth of that number while too few are
+admissible): a test (unless tests are followed) is skipped without taking a seed's
+place."""
+
+MAX_SEARCH = 2_000
+"""Most hits one lexical lookup reads, however many tests crowd the best ones."""
+
+ATTRIBUTE_SEED_FACTOR = 0.5
+"""Seed weight of an attribute found by its words, against a class or function's: the
+walk leads nowhere from it (nothing it calls or inherits), and its words are often a
+bare name."""
+
+TEXTS_KEPT = 256
+"""Task texts whose mentions, query words and retrieved ids (per injector) are kept: a
+retry widens the context of the same task, and its default context was read from the
+same text."""
+
+
+@lru_cache(maxsize=TEXTS_KEPT)
+def task_mentions(text: str) -> tuple[Mention, ...]:
+    """The names ``text`` writes as code (:func:`~citeloop.grounding.mentions.code_mentions`)."""
+    return tuple(code_mentions(text))
+
+
+@lru_cache(maxsize=TEXTS_KEPT)
+def task_words(text: str) -> tuple[str, ...]:
+    """The words of ``text`` worth a lexical lookup
+    (:func:`~citeloop.grounding.mentions.query_words`)."""
+    return tuple(query_words(text))
+
+
+_TESTS_WORDS = re.compile(
+    r"\b(?:test\w*|fixtures?|conftest|pytest|unittest|mock\w*|doctests?)\b", re.IGNORECASE
+)
+"""Words that make a task about tests (one pass over the text: linear)."""
+
+
+@lru_cache(maxsize=TEXTS_KEPT)
+def about_tests(text: str) -> bool:
+    """Whether a task speaks of tests (``test``, ``testing``, ``test_foo``, ``fixture``,
+    ``conftest``, ``pytest``, ``unittest``, ``mock``...): then test code is neither
+    damped in its ranking nor passed over for an ambiguous name."""
+    return _TESTS_WORDS.search(text) is not None
+
+
+def kind_factor(entity: Entity) -> float:
+    """A found entity's seed weight factor: :data:`ATTRIBUTE_SEED_FACTOR` for an
+    attribute, else 1."""
+    return ATTRIBUTE_SEED_FACTOR if entity.kind is EntityKind.ATTRIBUTE else 1.0
+
+
+class EntityFinder:
+    """The entities a text names or its words find, read from one graph.
+
+    Args:
+        store: The graph; lexical hits need a
+            :class:`~citeloop.knowledge.store.SearchableGraphStore` (else none).
+        reads: The store's reads as the injector makes them
+            (:func:`~citeloop.knowledge.store.batched`).
+        lexical_hits: Entities a lexical lookup returns at most, >= 0.
+    """
+
+    def __init__(self, store: GraphStore, reads: BatchedGraphStore, lexical_hits: int) -> None:
+        self._store = store
+        self._reads = reads
+        self._lexical_hits = lexical_hits if isinstance(store, SearchableGraphStore) else 0
+
+    def core(self, text: str, tests: bool | None, limit: int | None) -> list[Entity]:
+        """The entities ``text`` names as code, in order of first mention, an ambiguous
+        name's definition outside test code preferred unless the text is about tests
+        (``tests``; ``None``: :func:`about_tests`); at most ``limit`` when given."""
+        library = not (about_tests(text) if tests is None else tests)
+        return choose(self._mentioned(text, capitalized=False), limit, library)
+
+    def capitalized_classes(self, text: str) -> list[Entity]:
+        """The classes named by a capitalized word inside a sentence (``the Frozen
+        wrapper``): a hint, never core, because English capitalizes proper nouns too
+        (``Python's dictionary protocol``)."""
+        return [entity for group in self._mentioned(text, capitalized=True) for entity in group]
+
+    def _mentioned(self, text: str, *, capitalized: bool) -> list[list[Entity]]:
+        """The candidate groups of the task's mentions written as code, or (with
+        ``capitalized``) of its capitalized words, which name classes only."""
+        mentions = [m for m in task_mentions(text) if (m.form == "capitalized") == capitalized]
+        if not mentions:
+            return []
+        known = self._reads.names()
+        wanted = {name for m in mentions for name in lookup_names(m.name) if name in known}
+        if not wanted:
+            return []
+        named = {
+            name: [entity for entity in found if entity.resolved and entity.kind in RANK]
+            for name, found in self._reads.entities_named_many(wanted).items()
+        }
+        groups = []
+        for mention in mentions:
+            for group in named_groups(mention.name, named):
+                if capitalized:
+                    group = [entity for entity in group if entity.kind is EntityKind.CLASS]
+                if group:
+                    groups.append(group)
+        return groups
+
+    def named(
+        self,
+        names: Sequence[str],
+        near: Callable[[list[Entity]], list[Entity]],
+        lacking: Collection[str],
+    ) -> list[Entity]:
+        """The entities of names a previous answer used, in the order the answer used
+        them, then by id: the entities of a bare name; of a dotted one
+        (``StateGraph.validate``), the entities its qualified tail names, as for a
+        mention (:func:`~citeloop.knowledge.seeds.named_groups`).
+
+        Of several, those ``near`` the context the answer saw
+        (:func:`~citeloop.knowledge.seeds.near_context`); when none is, all of them (the
+        answer may name code the context lacks), but for a plain word
+        (:func:`~citeloop.knowledge.seeds.is_plain_word`: ``branch`` is a parameter it
+        saw, not a function elsewhere; a bare dunder such as ``__init__``, which every
+        class has, likewise). A name the answer said the context lacks
+        (``lacking``) brings all of them unless it is a plain word: the one shown is
+        not the one missing. The same answer widens the same way in every process (a
+        set's order would depend on the string hash seed)."""
+        if not names:
+            return []
+        known = self._reads.names()
+        wanted = list(dict.fromkeys(names))
+        lookups = {n for name in wanted for n in lookup_names(name) if n in known}
+        found = {
+            name: sorted((e for e in entities if e.resolved and e.kind in RANK), key=lambda e: e.id)
+            for name, entities in self._reads.entities_named_many(lookups).items()
+        }
+        chosen: dict[str, Entity] = {}
+        for name in wanted:
+            groups = [found.get(name, [])] if name in found else named_groups(name, found)
+            group = groups[0] if groups else []
+            plain = is_plain_word(name)
+            if len(group) > 1 or plain:
+                close = near(group)
+                if plain or (close and name not in lacking):
+                    group = close
+            for entity in group:
+                chosen.setdefault(entity.id, entity)
+        return list(chosen.values())
+
+    def lexical(self, words: Sequence[str], follow_tests: bool) -> list[tuple[Entity, float]]:
+        """The best ``lexical_hits`` entities ``words`` find that a context may hold
+        (a test only when ``follow_tests``), best first, each with its score against
+        the best one's (0 to 1; an attribute's at :data:`ATTRIBUTE_SEED_FACTOR`: it
+        leads nowhere). The search reads :data:`SEARCH_FACTOR` times as many hits, and
+        more while the skipped ones (tests) crowd them out."""
+        if not self._lexical_hits or not words:
+            return []
+        search = self._store.search  # type: ignore[attr-defined]
+        wanted = self._lexical_hits * SEARCH_FACTOR
+        while True:
+            hits = search(list(words), wanted)
+            entities = self._reads.get_entities([entity_id for entity_id, _ in hits])
+            seeds = []
+            for entity_id, score in hits:
+                entity = entities.get(entity_id)
+                if entity is not None and admissible(entity, follow_tests):
+                    seeds.append((entity, score * kind_factor(entity)))
+            if len(seeds) >= self._lexical_hits or len(hits) < wanted or wanted >= MAX_SEARCH:
+                break
+            wanted = min(wanted * SEARCH_FACTOR, MAX_SEARCH)
+        seeds = seeds[: self._lexical_hits]
+        top = max((score for _, score in seeds), default=0.0) or 1.0
+        return [(entity, score / top) for entity, score in seeds]
