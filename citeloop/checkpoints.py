@@ -135,7 +135,7 @@ def parse_spec(spec: str | None, default_path: str | Path = DEFAULT_PATH) -> tup
             )
         return "sqlite", spec
     scheme = _SCHEME_LIKE.match(spec)
-    if scheme and not Path(spec).exists():  # never create a file named by a typo
+    if scheme and not _exists(spec):  # never create a file named by a typo
         name, rest = scheme.group(1), spec[scheme.end() :]
         shown = redact(f"{name}://{rest}").replace("://", ":", 1)  # its password masked
         raise ConfigurationError(
@@ -160,6 +160,15 @@ def _is_knowledge_graph(file: Path) -> bool:
     )
 
 
+def _exists(path: str) -> bool:
+    """Whether ``path`` names something; ``False`` for a name no file can have (too
+    long, a NUL byte)."""
+    try:
+        return Path(path).exists()
+    except (OSError, ValueError):
+        return False
+
+
 def _sqlite_path(path: str) -> str:
     """The database file to open; its folder is created.
 
@@ -170,12 +179,21 @@ def _sqlite_path(path: str) -> str:
     if path == ":memory:":
         return path
     file = Path(path).expanduser()
-    if file.is_dir():
+    try:
+        folder, graph = file.is_dir(), _is_knowledge_graph(file)
+    except (OSError, ValueError) as exc:  # a name no file can have (too long, a NUL)
+        reason = getattr(exc, "strerror", None) or str(exc)
+        raise ConfigurationError(
+            f"cannot use {redact(path)!r} as a SQLite checkpointer: {reason}; pass "
+            "--checkpointer with a file path, or a PostgreSQL URL "
+            "('postgresql://USER@HOST[:PORT]/DB')"
+        ) from None
+    if folder:
         raise ConfigurationError(
             f"checkpointer {path!r} is a folder; name a SQLite file in it, "
             f"e.g. 'sqlite:{file / 'checkpoints.db'}'"
         )
-    if _is_knowledge_graph(file):
+    if graph:
         raise ConfigurationError(
             f"checkpointer {path!r} is a citeloop knowledge graph; checkpoints (with every "
             f"prompt and answer) are kept in a file of their own: pass another file, "

@@ -541,7 +541,9 @@ def _main(argv: list[str] | None) -> int:
     except OSError as exc:  # a path the user gave cannot be created or read
         _fail(f"{exc.strerror or exc}: {exc.filename or ''}".rstrip(": "), EXIT_USAGE)
     except KeyboardInterrupt:
-        _fail("interrupted", 130)
+        thread = getattr(args, "thread_started", None)  # a run on a thread keeps its steps
+        resume = f"; to resume, run the same command again with --thread {thread}"
+        _fail("interrupted" + (resume if thread else ""), 130)
     except Exception as exc:
         if os.environ.get("CITELOOP_DEBUG"):
             raise

@@ -132,6 +132,7 @@ async def _run_on_thread(
     async with open_async_checkpointer(spec, default_path=DEFAULT_CHECKPOINTS) as saver:
         graph = build(checkpointer=saver)
         thread = args.thread or str(uuid.uuid4())
+        args.thread_started = thread  # named if the run is interrupted (see cli.main)
         config = {**config, "configurable": {"thread_id": thread}}
         print(f"thread: {thread}", file=sys.stderr)
         run_input: dict[str, Any] | None = inputs
@@ -147,8 +148,10 @@ async def _run_on_thread(
                     )
                     run_input = None  # LangGraph resumes a thread's pending nodes on None
                 elif state.values:
+                    outcome = state.values.get("outcome")
+                    ended = f" (outcome {outcome}: it is not resumed)" if outcome else ""
                     print(
-                        f"thread {thread}: its last run finished; starting a new run",
+                        f"thread {thread}: its last run finished{ended}; starting a new run",
                         file=sys.stderr,
                     )
             return await _stream(graph, run_input, config, context)

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import functools
+import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any, TypeVar
 
 from citeloop.errors import ConfigurationError
 from citeloop.knowledge.model import DEFAULT_MAX_CONTEXT_TOKENS
+
+_log = logging.getLogger(__name__)
 
 MAX_RETRIES = 100
 """Upper bound of ``max_retries``: a run stays far inside LangGraph's recursion limit."""
@@ -103,6 +106,7 @@ def resolve_context(value: Any, cls: type[Settings]) -> Settings:
     names = [item.name for item in fields(cls)]  # type: ignore[arg-type]
     if isinstance(value, Mapping):
         chosen = {name: value[name] for name in names if name in value}
+        _warn_of_misspellings(cls, [key for key in value if key not in chosen], names)
     elif hasattr(value, "__dict__") or hasattr(value, "__slots__"):
         chosen = {name: getattr(value, name) for name in names if hasattr(value, name)}
     else:
@@ -111,6 +115,38 @@ def resolve_context(value: Any, cls: type[Settings]) -> Settings:
             f"({', '.join(names)}), got {type(value).__name__}"
         )
     return cls(**chosen)
+
+
+_warned: set[tuple[str, str]] = set()
+
+
+def _warn_of_misspellings(cls: type, keys: list[Any], names: list[str]) -> None:
+    """Log a warning (once per key and class) for each of a parent's context ``keys``
+    that reads as a misspelled field of ``cls`` (``max_retry``): it belongs to the
+    parent, so it is left alone, but the field keeps its default."""
+    if not keys:
+        return
+    import difflib  # only when a parent's context has keys of its own
+
+    for key in keys:
+        close = difflib.get_close_matches(str(key), names, n=1, cutoff=MISSPELLING_CUTOFF)
+        if close and (cls.__name__, str(key)) not in _warned:
+            _warned.add((cls.__name__, str(key)))
+            _log.warning(
+                "the run's context key %r is no %s field (did you mean %r?): it is left "
+                "to the parent graph, and %r keeps its default; give the parent "
+                "context_schema=%s to have such keys refused",
+                key,
+                cls.__name__,
+                close[0],
+                close[0],
+                cls.__name__,
+            )
+
+
+MISSPELLING_CUTOFF = 0.8
+"""How alike (:class:`difflib.SequenceMatcher` ratio, 0 to 1) a parent's context key
+and a field's name must be for the key to read as that field misspelled."""
 
 
 @named_fields_only

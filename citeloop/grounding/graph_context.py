@@ -397,8 +397,8 @@ class GraphContextValidator:
                     "the body names code that is in neither the context nor the code "
                     f"base: {', '.join(ungrounded.invented)}"
                     if graph_names is not None
-                    else "the body names code the context does not have (no knowledge "
-                    f"graph was given to look it up): {', '.join(ungrounded.invented)}",
+                    else "the body names code the context does not have (only the "
+                    f"context was searched): {', '.join(ungrounded.invented)}",
                 )
             )
         if wrong_places or unlocated:

@@ -51,7 +51,7 @@ from citeloop.grounding.mentions import (
     identifier_words,
     query_words,
 )
-from citeloop.markdown import atx_heading, lines_of, list_item
+from citeloop.markdown import atx_heading, fenced, lines_of, list_item
 
 GraphNames = Collection[str] | Callable[[str], bool]
 """The knowledge graph's entity names: a collection, or a predicate (a store lookup)."""
@@ -176,25 +176,53 @@ def says_context_insufficient(body: str) -> bool:
 def insufficient_passages(body: str) -> list[str]:
     r"""The passages of ``body`` that say what its context lacks, in order: the paragraph
     or list item of each saying, and under a heading that says it (``## What the context
-    does not show``) the whole section, to the next heading.
+    does not show``) the whole section, to the next heading. Fenced code says nothing
+    (``# ... other methods not shown`` is a comment of the code).
 
     Example:
         >>> insufficient_passages("It uses `a`.\n\n- The body of `b` is not shown.\n- `c`")
         ['- The body of `b` is not shown.']
     """
-    starts = [0, *(block.end() for block in _BLOCK.finditer(body)), len(body)]
-    spans: list[tuple[int, int]] = []
-    for saying in _sayings(body):
-        if spans and saying.start() < spans[-1][1]:
-            continue  # in the passage of the saying before
+    return [body[span.start : span.end].strip() for span in _passages(body)]
+
+
+@dataclass(frozen=True, slots=True)
+class _Passage:
+    start: int
+    end: int
+    by_heading: bool  # said by the heading the passage starts with: its whole section
+    sayings: list[tuple[int, int]]  # the spans of its sayings
+
+
+def _passages(body: str) -> list[_Passage]:
+    """The passages of :func:`insufficient_passages`, with their sayings (offsets are
+    ``body``'s; fenced code blanked first)."""
+    text = _without_fences(body)
+    starts = [0, *(block.end() for block in _BLOCK.finditer(text)), len(text)]
+    found: list[_Passage] = []
+    for saying in _sayings_in(text):
+        if found and saying.start() < found[-1].end:
+            found[-1].sayings.append(saying.span())  # in the passage of the one before
+            continue
         at = bisect.bisect_right(starts, saying.start()) - 1
         start, end = starts[at], starts[at + 1]
-        heading = _HEADING.match(body, start)
-        if heading and "\n" not in body[start : saying.start()]:  # said by a heading
-            following = _HEADING.search(body, end)
-            end = following.start() if following else len(body)
-        spans.append((start, max(end, saying.end())))
-    return [body[start:end].strip() for start, end in spans]
+        by_heading = bool(_HEADING.match(text, start)) and "\n" not in text[start : saying.start()]
+        if by_heading:
+            following = _HEADING.search(text, end)
+            end = following.start() if following else len(text)
+        found.append(_Passage(start, max(end, saying.end()), by_heading, [saying.span()]))
+    return found
+
+
+def _without_fences(body: str) -> str:
+    """``body`` with the lines of its fenced code blocks blanked (the same length, so
+    offsets stay ``body``'s)."""
+    if "```" not in body and "~~~" not in body:
+        return body
+    lines = body.split("\n")
+    return "\n".join(
+        " " * len(line) if code else line for line, code in zip(lines, fenced(lines), strict=True)
+    )
 
 
 def lacking_names(body: str) -> tuple[str, ...]:
@@ -214,9 +242,10 @@ def lacking_names(body: str) -> tuple[str, ...]:
 def lacking_words(body: str) -> tuple[str, ...]:
     """What ``body`` says its context lacks where it names no code for it: the words
     (:func:`~citeloop.grounding.mentions.query_words`) of the sentence of each saying
-    (of the whole section under a heading that says it), outside the code and the file
-    paths they write and the words of saying it (:data:`SAYING_WORDS`), in order, each
-    once. A widening searches the graph with them as with a task's words.
+    (of the whole section under a heading that says it), outside the code and the
+    places (``state.py:928``, ``L12-30``) they write and the words of saying it
+    (:data:`SAYING_WORDS`), in order, each once, at most :data:`LACKING_WORDS`. A
+    widening searches the graph with them as with a task's words.
 
     Example:
         >>> lacking_words("It is kept. The context does not show where options are checked.")
@@ -225,38 +254,59 @@ def lacking_words(body: str) -> tuple[str, ...]:
         ()
     """
     words: dict[str, None] = {}
-    for passage in _lacking_sentences(body):
-        code = {word for m in code_mentions(passage) for word in identifier_words(m.name)}
-        for word in query_words(_NOT_PROSE.sub(" ", passage)):
+    for sentence in _lacking_sentences(body):
+        code = {word for m in code_mentions(sentence) for word in identifier_words(m.name)}
+        prose = " ".join(
+            token for token in _CODE_SPAN.sub(" ", sentence).split() if not _PLACE.search(token)
+        )
+        for word in query_words(prose, limit=len(prose)):
             if word not in code and word not in SAYING_WORDS:
                 words.setdefault(word)
+                if len(words) == LACKING_WORDS:
+                    return tuple(words)
     return tuple(words)
 
 
+LACKING_WORDS = 64
+"""Most words :func:`lacking_words` returns (as many as a task's query words)."""
+
+
 def _lacking_sentences(body: str) -> Iterator[str]:
-    """The sentence of each saying of :func:`insufficient_passages`, or the whole
-    section under a heading that says it (each of its items says what is missing); a
-    sentence holding several sayings, once."""
-    for passage in insufficient_passages(body):
-        if _HEADING.match(passage):
-            yield passage
+    """The sentence of each saying of :func:`insufficient_passages` (from the end of the
+    sentence before to the first end after it: a saying may run over a line break), or
+    the whole section under a heading that says it (each of its items says what is
+    missing); a sentence holding several sayings, once."""
+    passages = _passages(body)
+    if not passages:
+        return
+    ends = [end.end() for end in _SENTENCE_END.finditer(_without_fences(body))]
+    for passage in passages:
+        if passage.by_heading:
+            yield body[passage.start : passage.end]
             continue
-        ends = [end.start() for end in _SENTENCE_END.finditer(passage)]
-        taken = -1
-        for saying in _sayings(passage):
-            at = bisect.bisect_left(ends, saying.start())  # the first end at or after it
-            if at == taken:
+        last = -1
+        for start, end in passage.sayings:
+            first = bisect.bisect_right(ends, start) - 1  # the last end before the saying
+            after = bisect.bisect_left(ends, end)  # the first end at or after it
+            if after == last:
                 continue
-            taken = at
-            start = ends[at - 1] + 1 if at else 0
-            yield passage[start : ends[at] if at < len(ends) else len(passage)]
+            last = after
+            begin = max(passage.start, ends[first] if first >= 0 else 0)
+            yield body[begin : min(passage.end, ends[after] if after < len(ends) else len(body))]
 
 
-_SENTENCE_END = re.compile(r"\.(?= )|\n")
-"""Where a sentence ends: a full stop before a space, or a line break."""
-_NOT_PROSE = re.compile(r"`[^`\n]*`|(?<!\S)\S*[/:]\S*|\bL\d+\S*")
-"""Code spans, file paths and line references (``state.py:928``, ``L12-30``): not the
-words of what is missing (no nested repetition: linear)."""
+_SENTENCE_END = re.compile(
+    r"[.!?](?=\s+[^\sa-z])|\n(?=[ \t]*(?:\n|[-*+][ \t]|\d{1,3}[.)][ \t]))"
+    r"|(?<![^\n]) {0,3}#[^\n]*\n"
+)
+"""Where a sentence ends: a stop before a word that is not lower-case (``e.g. the``
+goes on), a blank line, a list item, or a heading's line."""
+_CODE_SPAN = re.compile(r"`[^`\n]*`")
+"""A code span on one line (its backticks hold no backtick: linear)."""
+_PLACE = re.compile(r":\d|^\(?L\d|[/\\][^/\\]*\.\w|\.pyi?\b")
+"""A token that is a place, not prose: ``state.py:928``, ``L12-30``, ``src/a.py``,
+``state.py`` (``read/write`` and ``retries:`` are prose); searched one token at a time,
+each ``[^/\\]*`` within one path segment: linear."""
 
 
 SAYING_WORDS = frozenset(
@@ -273,11 +323,11 @@ SAYING_WORDS = frozenset(
     actually currently particular necessarily clearly simply directly rather either
     several much many every whole another others
     """.split()  # noqa: SIM905 (a word list reads best as words)
-)
+) | frozenset(re.findall(r"[a-z]{2,}", " ".join(_SAYINGS)))
 """Words of saying that something is not shown or only guessed (``the body of ... is
-still not shown in the context``, ``... is a guess``) and of linking what is said
-(``however``, ``according``), not of what is missing: :func:`lacking_words` leaves
-them out (a rare word finds code by chance)."""
+still not shown in the context``, ``... is a guess``; every word of the sayings
+detected) and of linking what is said (``however``, ``according``), not of what is
+missing: :func:`lacking_words` leaves them out (a rare word finds code by chance)."""
 
 
 _TYPES = frozenset(keyword.kwlist) | frozenset(
@@ -292,8 +342,13 @@ _HEADING = re.compile(r"^ {0,3}#", re.MULTILINE)
 
 
 def _sayings(body: str) -> Iterator[re.Match[str]]:
-    """Every saying of :data:`_INSUFFICIENT` in ``body``, in any case, in order (offsets
-    are ``body``'s)."""
+    """Every saying of :data:`_INSUFFICIENT` in ``body`` outside fenced code, in any
+    case, in order (offsets are ``body``'s)."""
+    return _sayings_in(_without_fences(body))
+
+
+def _sayings_in(body: str) -> Iterator[re.Match[str]]:
+    """:func:`_sayings` of a text whose fenced code is blanked."""
     text, sayings, anchors = body.lower(), _INSUFFICIENT, _ANCHORS
     if len(text) != len(body):
         text, (sayings, anchors) = body, _any_case()

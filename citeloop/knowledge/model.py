@@ -315,6 +315,13 @@ class ContextExpansion:
             raise ValueError(f"extra_hops must be >= 0, got {self.extra_hops}")
         if self.limit_multiplier < 1:
             raise ValueError(f"limit_multiplier must be >= 1, got {self.limit_multiplier}")
+        for field_name in ("names", "lacking", "lacking_words"):
+            value = getattr(self, field_name)
+            if isinstance(value, str):  # a str would be searched one character at a time
+                raise TypeError(
+                    f"{field_name} must be a sequence of str, got the str {value!r}; "
+                    f"wrap it: ({value!r},)"
+                )
 
     @classmethod
     def for_attempt(

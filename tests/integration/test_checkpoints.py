@@ -232,6 +232,9 @@ def test_parse_spec_kinds(tmp_path):
         ("sqlite:///tmp/x.db", "'sqlite:PATH' (no '//')"),
         ("foo:bar", "scheme 'foo' without '//'"),
         ("postgresql:u:hunter2@h/db", "scheme 'postgresql' without '//'"),
+        # No file can have these names: refused, the password masked.
+        ("postgresql:u:hunter2" + "X" * 400 + "@h/db", "scheme 'postgresql' without '//'"),
+        ("/tmp/" + "x" * 700 + ".db", "as a SQLite checkpointer: File name too long"),
     ],
 )
 def test_bad_specs_are_configuration_errors(tmp_path, spec, message):

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from citeloop import cli_graphs
 from citeloop.checkpoints import open_checkpointer
 from citeloop.cli import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 from citeloop.graphs.grounded_answer import build_grounded_answer_graph
@@ -546,7 +547,9 @@ def test_a_finished_thread_starts_a_new_run(db, tmp_path, capsys):
     assert _thread_of(err) == "t-1"
     code, out, err = run(capsys, *argv)
     assert code == EXIT_OK
-    assert "thread t-1: its last run finished; starting a new run" in err
+    assert (
+        "thread t-1: its last run finished (outcome passed: it is not resumed); starting a new run"
+    ) in err
     assert "> inject_context" in err
     final = json.loads(out)  # counters start afresh
     assert (final["outcome"], final["attempts"], final["expanded"]) == ("passed", 1, False)
@@ -680,3 +683,14 @@ def test_a_bad_replay_file_is_refused_before_its_thread_starts(db, tmp_path, cap
     assert "thread: t-blank" not in err
     code, _, err = run(capsys, "run", *argv, "--model", _replay(tmp_path, "No idea."))
     assert "resuming" not in err and "thread: t-blank" in err
+
+
+def test_an_interrupted_run_names_the_thread_that_resumes_it(db, tmp_path, capsys, monkeypatch):
+    async def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli_graphs, "_stream", interrupted)
+    argv = ["--db", str(db), "--task", TASK, "--model", _replay(tmp_path, "x"), "--thread", "t-9"]
+    code, _, err = run(capsys, "run", *argv)
+    assert code == 130
+    assert "interrupted; to resume, run the same command again with --thread t-9" in err

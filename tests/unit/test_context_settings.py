@@ -11,6 +11,7 @@ from citeloop.context import (
     GroundedAnswerContext,
     OutputGuardContext,
     VerbalizeContext,
+    resolve_context,
 )
 from citeloop.errors import ConfigurationError
 
@@ -36,3 +37,19 @@ def test_known_keywords_and_replace_still_build_the_settings(cls):
 def test_a_keyword_like_no_field_gets_no_guess():
     with pytest.raises(ConfigurationError, match=r"no field 'zzz' \(its fields: model\)$"):
         DeliveryAuditContext(zzz=1)
+
+
+def test_a_parents_key_like_a_field_is_left_to_the_parent_with_a_warning(caplog):
+    """A parent graph's context reaches a citeloop subgraph whole: its own keys are
+    left alone, but one that reads as a misspelled field is named, once."""
+    parent = {"max_retry": 0, "user_id": "u1", "db_path": "graph.db"}
+    with caplog.at_level("WARNING", logger="citeloop.context"):
+        settings = resolve_context(parent, GroundedAnswerContext)
+        resolve_context(parent, GroundedAnswerContext)
+    assert settings.max_retries == GroundedAnswerContext().max_retries
+    assert settings.db_path == "graph.db"
+    (record,) = caplog.records
+    assert "'max_retry' is no GroundedAnswerContext field (did you mean 'max_retries'?)" in (
+        record.getMessage()
+    )
+    assert "user_id" not in record.getMessage()

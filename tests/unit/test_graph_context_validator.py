@@ -736,7 +736,7 @@ def test_an_invented_name_is_explained_by_what_was_looked_up() -> None:
     code; without one (``citeloop check``), only the context was looked at."""
     answer = "`Order.refund` does it, with `A`.\n\n## Entities used\n- A\n"
     alone = GraphContextValidator().validate(answer, ["A"])
-    assert "names code the context does not have (no knowledge graph was given" in (
+    assert "names code the context does not have (only the context was searched)" in (
         " ".join(alone.reasons)
     )
     graphed = GraphContextValidator().validate(answer, ["A"], graph_names={"A", "B"})

@@ -11,6 +11,7 @@ from citeloop.grounding import GraphContextValidator, GraphValidationResult
 from citeloop.grounding.context_text import Place
 from citeloop.grounding.mentions import answer_mentions, defined_in_code
 from citeloop.grounding.substance import (
+    LACKING_WORDS,
     insufficient_passages,
     lacking_words,
     location_valid,
@@ -442,10 +443,52 @@ def test_scanning_is_linear(unit: str) -> None:
         ),
         ("The body of `add_edge` is not shown in the context.", ()),
         ("The context shows how the rules run.", ()),
+        # A saying wrapped over lines, and an abbreviation, do not end the sentence.
+        (
+            "It is kept. The context\ndoes not show where options are checked.",
+            ("options", "checked"),
+        ),
+        ("The context does not show e.g. the options validator.", ("options", "validator")),
+        # The words of the sayings themselves are not what is missing.
+        ("The graph context omits where options are checked.", ("options", "checked")),
+        ("I do not have access to the validator implementation.", ("validator",)),
+        # A heading over a paragraph that says it: the sentence, not the section.
+        (
+            "## Notes\nThe context does not show the retry scheduler. Nodes, edges and "
+            "channels are clear.",
+            ("retry", "scheduler"),
+        ),
+        # Prose with a colon or a slash is prose.
+        (
+            "Scheduler retries: the read/write path is not in the context.",
+            ("scheduler", "retries", "read", "write", "path"),
+        ),
     ],
 )
 def test_the_words_in_which_an_answer_says_what_the_context_lacks(answer, expected) -> None:
     assert lacking_words(answer) == expected
+
+
+def test_the_words_of_a_long_section_are_capped_after_the_saying_words_are_left_out() -> None:
+    items = "".join(f"- the {word} handler\n" for word in ("alpha", "beta") * 40)
+    assert lacking_words("## Still missing\n" + items) == ("alpha", "handler", "beta")
+    many = " ".join(f"zq{chr(97 + i // 26)}{chr(97 + i % 26)}" for i in range(100))
+    found = lacking_words(f"## Still missing\n- {many}\n")
+    assert len(found) == LACKING_WORDS and found[-1] == "zqcl"  # the 64 first, in order
+
+
+def test_a_comment_in_fenced_code_says_nothing_of_the_context() -> None:
+    """``# ... (other methods not shown)`` is a comment of the answer's code: not a
+    heading saying the context lacks code, and its code's words are not searched."""
+    answer = (
+        "```python\nclass StateGraph:\n    def compile(self): ...\n"
+        "# ... (other methods not shown)\ndef helper():\n    return merge(config)\n```\n\n"
+        "Every node becomes a PregelNode.\n"
+    )
+    assert not says_context_insufficient(answer)
+    assert insufficient_passages(answer) == [] and lacking_words(answer) == ()
+    said = answer + "\nThe context does not show where channels are created.\n"
+    assert lacking_words(said) == ("channels", "created")
 
 
 @pytest.mark.parametrize(
