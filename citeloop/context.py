@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 import functools
-import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields
 from typing import Any, TypeVar
 
 from citeloop.errors import ConfigurationError
 from citeloop.knowledge.model import DEFAULT_MAX_CONTEXT_TOKENS
-
-_log = logging.getLogger(__name__)
 
 MAX_RETRIES = 100
 """Upper bound of ``max_retries``: a run stays far inside LangGraph's recursion limit."""
@@ -126,13 +123,14 @@ def _warn_of_misspellings(cls: type, keys: list[Any], names: list[str]) -> None:
     parent, so it is left alone, but the field keeps its default."""
     if not keys:
         return
-    import difflib  # only when a parent's context has keys of its own
+    import difflib  # only when a parent's context has keys of its own: every command
+    import logging  # imports this module, and neither is needed otherwise
 
     for key in keys:
         close = difflib.get_close_matches(str(key), names, n=1, cutoff=MISSPELLING_CUTOFF)
         if close and (cls.__name__, str(key)) not in _warned:
             _warned.add((cls.__name__, str(key)))
-            _log.warning(
+            logging.getLogger(__name__).warning(
                 "the run's context key %r is no %s field (did you mean %r?): it is left "
                 "to the parent graph, and %r keeps its default; give the parent "
                 "context_schema=%s to have such keys refused",
