@@ -23,12 +23,8 @@ from citeloop.grounding.matching import NameScanner
 from citeloop.grounding.resolve import check_locations, resolve_citation, section_rank
 from citeloop.grounding.results import GraphValidationResult, ValidationResult
 from citeloop.grounding.retry_prompt import build_retry_prompt
-from citeloop.grounding.substance import (
-    GraphNames,
-    only_lists,
-    says_context_insufficient,
-    ungrounded_names,
-)
+from citeloop.grounding.sayings import says_context_insufficient
+from citeloop.grounding.substance import GraphNames, only_lists, ungrounded_names
 from citeloop.markdown import unescape, visible_text
 from citeloop.text import INVISIBLE, normalize_text
 
@@ -107,8 +103,9 @@ class GraphContextValidator:
     graph); every location a citation gives (``Name (path:line)``,
     ``path:start-end``) lies inside the cited entity's span, and with
     ``require_locations`` every cited name has one; with ``fail_on_insufficient``,
-    the body does not say the context lacks what it needs (so a graph widens the
-    context instead of passing). A context without entities passes (``vacuous``).
+    the body does not say the context lacks what it needs
+    (:mod:`citeloop.grounding.sayings`: so a graph widens the context instead of
+    passing). A context without entities passes (``vacuous``).
 
     Reading the answer: it is normalized (Stream-Safe, then NFC); when it has several
     citation sections, the last one that cites a context entity by name is used, else

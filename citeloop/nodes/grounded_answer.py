@@ -32,7 +32,7 @@ from citeloop.grounding import GraphContextValidator, GraphValidationResult, bui
 from citeloop.grounding.graph_context import IndexedContext
 from citeloop.grounding.mentions import code_mentions
 from citeloop.grounding.retry_prompt import UNSEEN_PROBLEM
-from citeloop.grounding.substance import lacking_names, lacking_words
+from citeloop.grounding.sayings import lacking_names, lacking_words
 from citeloop.knowledge import (
     ContextExpansion,
     ContextInjector,

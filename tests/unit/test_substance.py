@@ -10,15 +10,17 @@ import pytest
 from citeloop.grounding import GraphContextValidator, GraphValidationResult
 from citeloop.grounding.context_text import Place
 from citeloop.grounding.mentions import answer_mentions, defined_in_code
-from citeloop.grounding.substance import (
+from citeloop.grounding.sayings import (
     LACKING_WORDS,
     insufficient_passages,
     lacking_words,
+    says_context_insufficient,
+)
+from citeloop.grounding.substance import (
     location_valid,
     prompt_names,
     prompt_words,
     same_file,
-    says_context_insufficient,
     ungrounded_names,
 )
 

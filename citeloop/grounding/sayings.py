@@ -1,0 +1,297 @@
+"""What an answer says its context lacks: whether it says so, where, and what.
+
+A body that says the context lacks what the answer needs ("the context does not show
+...", "not enough information", "cannot determine from the provided context") asks for
+more context, however it goes on (:func:`says_context_insufficient`, the
+``insufficient_context`` rule of :class:`~citeloop.grounding.GraphContextValidator`).
+Its passages that say so (:func:`insufficient_passages`) give the code it says it lacks
+(:func:`lacking_names`) and, where it names none, the words in which it says what it
+lacks (:func:`lacking_words`): a widening brings in both. Fenced code says nothing of
+the context. Everything is linear in the length of the answer.
+"""
+
+from __future__ import annotations
+
+import bisect
+import builtins
+import functools
+import keyword
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from citeloop.grounding.mentions import code_mentions, identifier_words, query_words
+from citeloop.markdown import fenced
+
+_CONTEXT = (
+    r"(?:the )?(?:provided |given |supplied |available |injected |above |shown |widened "
+    r"|retrieved )?"
+    r"(?:context|snippets?|excerpts?|code shown|code provided|provided code|graph context)\b"
+)
+_NOT = r"(?:not|isn't|aren't|wasn't|weren't)"
+_END = r"(?=\s*(?:[.,;:!?)\]\n]|$)|\s+(?:and|so|but|which|because|or|yet|though|although)\b)"
+"""The end of a clause: "X is not in the context." but not "not in the context dict"."""
+_SAYINGS = (
+    _CONTEXT + r" (?:still |also |only |just |even |itself |here )?"
+    r"(?:does not|doesn't|did not|didn't|do not|don't) (?:\w+ ){0,2}?"
+    r"(?:show|include|contain|provide|have|cover|mention|define|describe|specify"
+    r"|reveal|say|explain|expose|give)",
+    _CONTEXT + r" (?:is|seems|appears|was) (?:to be )?(?:\w+ )?(?:insufficient"
+    r"|incomplete|not enough|not sufficient|too limited|missing)",
+    _CONTEXT + r" (?:lacks|omits|is missing|leaves out)",
+    _CONTEXT + r" (?:still |also |only |itself |here )?(?:shows|gives|contains|includes|has)"
+    r" (?:no|nothing)\b",
+    r"\b(?:not|no) (?:enough|sufficient) (?:information|context|detail|code)",
+    r"\binsufficient (?:information|context|detail)",
+    r"\b(?:cannot|can't|can not|could not|couldn't|unable to|impossible to) "
+    r"(?:\S+ ){0,6}?(?:from|in|with|based on) " + _CONTEXT,
+    r"\b" + _NOT + r" (?:shown|included|present|visible|available"
+    r"|given|provided|defined) (?:here|in " + _CONTEXT + ")",
+    r"\b"
+    + _NOT
+    + r" (?:\w+ )?(?:in|part of|among|within) "
+    + _CONTEXT
+    + r"(?: (?:entities|entity list|lines|above|here))?"
+    + _END,
+    r"\b(?:missing|absent) from " + _CONTEXT + _END,
+    r"\b(?:its|the|their) (?:body|bodies|source|source code|implementation|definition)"
+    r"(?: of(?: \S+){1,3}?)? (?:(?:is|are|was|were) (?:still )?not"
+    r"|(?:still )?(?:isn't|aren't|wasn't|weren't)) (?:shown|included|visible)"
+    r"(?: (?:here|in " + _CONTEXT + "))?" + _END,
+    r"\b(?:unclear|not clear) from " + _CONTEXT,
+    # a heading of the answer's own: "## What is still missing", "## Still not shown"
+    r"(?<![^\n])[\t\x20]{0,3}#{1,6}[\t\x20][^\n#]{0,60}?\b(?:still missing|is missing"
+    r"|are missing|not shown|not visible|still hidden|remains? hidden|not in the context)\b",
+    r"\bi (?:don't|do not) have (?:access to )?(?:the |its |their |enough )?"
+    r"(?:\w+ ){0,2}?(?:implementation|source|body|definition|details|information)",
+)
+_INSUFFICIENT = re.compile("|".join(_SAYINGS).replace(" ", r"\s+"))
+"""Sayings that the context lacks what is needed, in lower-cased text, any run of white
+space between words (bounded gaps only, so matching is linear)."""
+_ANCHORS = re.compile(
+    r"\b(?:context|enough|sufficient|insufficient|snippets?|excerpts?|shown|provided|clear"
+    r"|unclear|have|included|visible|available|present|given|missing|hidden)\b"
+)
+
+
+@functools.cache
+def _any_case() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """Both, for a text whose lower case is of another length (``İ``): searched as it
+    is, so that offsets stay the text's (several times slower than on lower-cased
+    text). Compiled on first use: such a text is rare, and compiling costs milliseconds
+    at every start-up."""
+    return (
+        re.compile(_INSUFFICIENT.pattern, re.IGNORECASE),
+        re.compile(_ANCHORS.pattern, re.IGNORECASE),
+    )
+
+
+_BEFORE, _AFTER = 200, 200
+"""Characters searched before and after an anchor word (a whole word, not part of a
+name such as ``ContextThread``): longer than any saying."""
+
+
+def says_context_insufficient(body: str) -> bool:
+    """Whether ``body`` says its context lacks what the answer needs.
+
+    Example:
+        >>> says_context_insufficient("The provided context does not show how X is kept.")
+        True
+        >>> says_context_insufficient("The context shows that X is kept in a dict.")
+        False
+    """
+    return next(_sayings(body), None) is not None
+
+
+def insufficient_passages(body: str) -> list[str]:
+    r"""The passages of ``body`` that say what its context lacks, in order: the paragraph
+    or list item of each saying, and under a heading that says it (``## What the context
+    does not show``) the whole section, to the next heading. Fenced code says nothing
+    (``# ... other methods not shown`` is a comment of the code).
+
+    Example:
+        >>> insufficient_passages("It uses `a`.\n\n- The body of `b` is not shown.\n- `c`")
+        ['- The body of `b` is not shown.']
+    """
+    return [body[span.start : span.end].strip() for span in _passages(body)]
+
+
+@dataclass(slots=True)
+class _Passage:
+    start: int
+    end: int
+    by_heading: bool  # said by the heading the passage starts with: its whole section
+    sayings: list[tuple[int, int]]  # the spans of its sayings
+
+
+def _passages(body: str) -> list[_Passage]:
+    """The passages of :func:`insufficient_passages`, with their sayings (offsets are
+    ``body``'s; fenced code blanked first)."""
+    text = _without_fences(body)
+    starts = [0, *(block.end() for block in _BLOCK.finditer(text)), len(text)]
+    found: list[_Passage] = []
+    for saying in _sayings_in(text):
+        if found and saying.start() < found[-1].end:
+            found[-1].sayings.append(saying.span())  # in the passage of the one before
+            continue
+        at = bisect.bisect_right(starts, saying.start()) - 1
+        start, end = starts[at], starts[at + 1]
+        by_heading = bool(_HEADING.match(text, start)) and "\n" not in text[start : saying.start()]
+        if by_heading:
+            following = _HEADING.search(text, end)
+            end = following.start() if following else len(text)
+        found.append(_Passage(start, max(end, saying.end()), by_heading, [saying.span()]))
+    return found
+
+
+def _without_fences(body: str) -> str:
+    """``body`` with the lines of its fenced code blocks blanked (the same length, so
+    offsets stay ``body``'s)."""
+    if "```" not in body and "~~~" not in body:
+        return body
+    lines = body.split("\n")
+    return "\n".join(
+        " " * len(line) if code else line for line, code in zip(lines, fenced(lines), strict=True)
+    )
+
+
+def lacking_names(body: str) -> tuple[str, ...]:
+    """The code ``body`` says its context lacks: the names its
+    :func:`insufficient_passages` write as code, in order, each once, without builtin
+    types (``set`` in ``set[tuple[str, str]]``), keywords and file names (``state.py``);
+    a builtin function's name (``compile``) may well be a method's, and stays.
+
+    Example:
+        >>> lacking_names("The body of `add_edge` is not shown: its `list` in `state.py`.")
+        ('add_edge',)
+    """
+    names = (m.name for text in insufficient_passages(body) for m in code_mentions(text))
+    return tuple(dict.fromkeys(n for n in names if n not in _TYPES and not n.endswith(".py")))
+
+
+def lacking_words(body: str) -> tuple[str, ...]:
+    """What ``body`` says its context lacks where it names no code for it: the words
+    (:func:`~citeloop.grounding.mentions.query_words`) of the sentence of each saying
+    (of the whole section under a heading that says it), outside the code and the
+    places (``state.py:928``, ``L12-30``) they write and the words of saying it
+    (:data:`SAYING_WORDS`), in order, each once, at most :data:`LACKING_WORDS`. A
+    widening searches the graph with them as with a task's words.
+
+    Example:
+        >>> lacking_words("It is kept. The context does not show where options are checked.")
+        ('options', 'checked')
+        >>> lacking_words("The body of `add_edge` (graph/state.py:928) is not shown.")
+        ()
+    """
+    words: dict[str, None] = {}
+    for sentence in _lacking_sentences(body):
+        code = {word for m in code_mentions(sentence) for word in identifier_words(m.name)}
+        prose = " ".join(
+            token for token in _CODE_SPAN.sub(" ", sentence).split() if not _PLACE.search(token)
+        )
+        for word in query_words(prose, limit=len(prose)):
+            if word not in code and word not in SAYING_WORDS:
+                words.setdefault(word)
+                if len(words) == LACKING_WORDS:
+                    return tuple(words)
+    return tuple(words)
+
+
+LACKING_WORDS = 64
+"""Most words :func:`lacking_words` returns (as many as a task's query words)."""
+
+
+def _lacking_sentences(body: str) -> Iterator[str]:
+    """The sentence of each saying of :func:`insufficient_passages` (from the end of the
+    sentence before to the first end after it: a saying may run over a line break), or
+    the whole section under a heading that says it (each of its items says what is
+    missing); a sentence holding several sayings, once."""
+    passages = _passages(body)
+    if not passages:
+        return
+    ends = [end.end() for end in _SENTENCE_END.finditer(_without_fences(body))]
+    for passage in passages:
+        if passage.by_heading:
+            yield body[passage.start : passage.end]
+            continue
+        last = -1
+        for start, end in passage.sayings:
+            first = bisect.bisect_right(ends, start) - 1  # the last end before the saying
+            after = bisect.bisect_left(ends, end)  # the first end at or after it
+            if after == last:
+                continue
+            last = after
+            begin = max(passage.start, ends[first] if first >= 0 else 0)
+            yield body[begin : min(passage.end, ends[after] if after < len(ends) else len(body))]
+
+
+_SENTENCE_END = re.compile(
+    r"[.!?](?=\s+[^\sa-z])|\n(?=[ \t]*(?:\n|[-*+][ \t]|\d{1,3}[.)][ \t]))"
+    r"|(?<![^\n]) {0,3}#[^\n]*\n"
+)
+"""Where a sentence ends: a stop before a word that is not lower-case (``e.g. the``
+goes on), a blank line, a list item, or a heading's line."""
+_CODE_SPAN = re.compile(r"`[^`\n]*`")
+"""A code span on one line (its backticks hold no backtick: linear)."""
+_PLACE = re.compile(r":\d|^\(?L\d|[/\\][^/\\]*\.\w|\.pyi?\b")
+"""A token that is a place, not prose: ``state.py:928``, ``L12-30``, ``src/a.py``,
+``state.py`` (``read/write`` and ``retries:`` are prose); searched one token at a time,
+each ``[^/\\]*`` within one path segment: linear."""
+
+
+SAYING_WORDS = frozenset(
+    """
+    context widened shown show shows showing body bodies source code lines line missing
+    still included include includes visible present given provided contain contains
+    lacks lack lacking implementation definition definitions defined enough sufficient
+    insufficient information detail details unclear clear hidden available omitted left
+    excerpt excerpts snippet snippets entities entity list listed signature rest part
+    parts say says tell know see cannot whether appears appear beyond answer question
+    task short exact exactly guess guesses unknown unsure sure certain confirm
+    confirmed assume assumed presumably probably likely however according later goes
+    becomes including remaining whatever therefore partly anywhere somewhere else
+    actually currently particular necessarily clearly simply directly rather either
+    several much many every whole another others
+    """.split()  # noqa: SIM905 (a word list reads best as words)
+) | frozenset(re.findall(r"[a-z]{2,}", " ".join(_SAYINGS)))
+"""Words of saying that something is not shown or only guessed (``the body of ... is
+still not shown in the context``, ``... is a guess``; every word of the sayings
+detected) and of linking what is said (``however``, ``according``), not of what is
+missing: :func:`lacking_words` leaves them out (a rare word finds code by chance)."""
+
+
+_TYPES = frozenset(keyword.kwlist) | frozenset(
+    name for name in dir(builtins) if isinstance(getattr(builtins, name), type)
+)
+
+
+_BLOCK = re.compile(r"\n(?=[ \t\r]*\n|[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]| {0,3}(?:#|```|~~~))")
+"""Where a block of Markdown starts: after a blank line, at a list item, a heading or a
+code fence."""
+_HEADING = re.compile(r"^ {0,3}#", re.MULTILINE)
+
+
+def _sayings(body: str) -> Iterator[re.Match[str]]:
+    """Every saying of :data:`_INSUFFICIENT` in ``body`` outside fenced code, in any
+    case, in order (offsets are ``body``'s)."""
+    return _sayings_in(_without_fences(body))
+
+
+def _sayings_in(body: str) -> Iterator[re.Match[str]]:
+    """:func:`_sayings` of a text whose fenced code is blanked."""
+    text, sayings, anchors = body.lower(), _INSUFFICIENT, _ANCHORS
+    if len(text) != len(body):
+        text, (sayings, anchors) = body, _any_case()
+    # Every saying names one of these words: search only around them, a bounded window
+    # each, overlapping windows as one (each character searched from once, however
+    # close the anchors are), so a long answer costs little and the work stays linear.
+    start = end = -1
+    for anchor in anchors.finditer(text):
+        before, after = max(0, anchor.start() - _BEFORE), anchor.end() + _AFTER
+        if before > end:
+            if end >= 0:
+                yield from sayings.finditer(text, start, end)
+            start = before
+        end = after
+    if end >= 0:
+        yield from sayings.finditer(text, start, end)
