@@ -9,6 +9,7 @@ when one of them runs, as it loads LangGraph and LangChain.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
@@ -33,6 +34,7 @@ from citeloop.cli_common import (
 )
 from citeloop.context import DeliveryAuditContext, GroundedAnswerContext, VerbalizeContext
 from citeloop.contract import AnswerResult, Plan, load_index, load_model
+from citeloop.errors import ConfigurationError
 from citeloop.graphs.delivery_audit import build_delivery_audit_graph
 from citeloop.graphs.grounded_answer import build_grounded_answer_graph
 from citeloop.graphs.verbalize import build_verbalize_graph
@@ -129,7 +131,15 @@ async def _run_on_thread(
     if str(getattr(args, "model", "")).strip().startswith(REPLAY_PREFIX):
         resolve_chat_model(args.model)  # a bad replay file: refused before the thread starts
     spec = args.checkpointer or os.environ.get(CHECKPOINTER_ENV)
-    async with open_async_checkpointer(spec, default_path=DEFAULT_CHECKPOINTS) as saver:
+    async with contextlib.AsyncExitStack() as stack:
+        try:
+            saver = await stack.enter_async_context(
+                open_async_checkpointer(spec, default_path=DEFAULT_CHECKPOINTS)
+            )
+        except ConfigurationError as exc:
+            if spec and not args.checkpointer:  # a spec the command line did not show
+                raise ConfigurationError(f"{exc} (the spec is ${CHECKPOINTER_ENV})") from None
+            raise
         graph = build(checkpointer=saver)
         thread = args.thread or str(uuid.uuid4())
         args.thread_started = thread  # named if the run is interrupted (see cli.main)

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import os
 import re
+import subprocess
+import sys
 import time
 import uuid
 from pathlib import Path
@@ -618,6 +620,16 @@ def test_a_bad_checkpointer_spec_from_the_environment_exits_2(db, tmp_path, caps
     code, out, err = run(capsys, "run", *argv)
     assert code == EXIT_USAGE and out == ""
     assert "unknown scheme 'redis'" in err and "postgresql://" in err
+    assert "(the spec is $CITELOOP_CHECKPOINTER)" in err
+    code, _, err = run(capsys, "run", *argv, "--checkpointer", "redis://localhost:6379")
+    assert code == EXIT_USAGE and "$CITELOOP_CHECKPOINTER" not in err  # the one given
+
+
+def test_python_dash_m_citeloop_is_the_command() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "citeloop", "--help"], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0 and done.stdout.startswith("usage: citeloop ")
 
 
 def test_check_grounds_the_names_a_json_context_shows_in_its_text(db, tmp_path, capsys):
