@@ -296,9 +296,10 @@ class ContextExpansion:
             `add_edge` is not shown"): a source excerpt shown before shows up to
             :data:`~citeloop.knowledge.excerpts.FIRST_LOOK_LINES` more of its lines.
         lacking_words: The words in which the answer said what the context lacks where
-            it named no code ("the test that checks term references is not shown":
-            ``test``, ``checks``, ``term``, ``references``): with the task's words they
-            find entities as a task's words do (lexical hits), and they choose the
+            it named no code ("the context does not show the test that checks term
+            references": ``test``, ``checks``, ``term``, ``references``; see
+            :func:`citeloop.grounding.sayings.lacking_words`): with the task's words
+            they find entities as a task's words do (lexical hits), and they choose the
             lines of long excerpts too.
     """
 
