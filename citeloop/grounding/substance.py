@@ -60,23 +60,32 @@ _COMMON_STDLIB = (
 )  # fmt: skip
 
 
-def _public_names(module: str) -> set[str]:
-    return {name for name in dir(importlib.import_module(module)) if not name.startswith("_")}
+_CORE_PYTHON = (
+    frozenset(dir(builtins))
+    | frozenset(keyword.kwlist)
+    | frozenset(keyword.softkwlist)
+    | frozenset(sys.stdlib_module_names)
+    | {"self", "cls"}
+)
+"""Builtins, keywords, standard-library modules, ``self`` and ``cls``."""
 
 
 @functools.cache
-def _python_names() -> frozenset[str]:
-    """Names of Python itself: builtins, keywords, standard-library modules, and the
-    public names of the modules code uses most (``TypedDict``, ``dataclass``, ``Path``,
-    ...). Built on first use: importing those modules costs tens of milliseconds."""
-    return frozenset(
-        set(dir(builtins))
-        | set(keyword.kwlist)
-        | set(keyword.softkwlist)
-        | set(sys.stdlib_module_names)
-        | {"self", "cls"}
-        | {name for module in _COMMON_STDLIB for name in _public_names(module)}
-    )
+def _public_names(module: str) -> frozenset[str]:
+    return frozenset(name for name in dir(importlib.import_module(module)) if name[:1] != "_")
+
+
+@functools.lru_cache(maxsize=4096)
+def _is_python(name: str) -> bool:
+    """Whether ``name`` is Python's own: in :data:`_CORE_PYTHON`, or a public name of
+    the modules code uses most (``TypedDict``, ``dataclass``, ``Path``). Those modules
+    are read, the ones already imported first, only for a name none of the others has:
+    importing them all costs tens of milliseconds (``asyncio`` alone about 25), which
+    an answer whose names are all grounded never pays."""
+    if name in _CORE_PYTHON:
+        return True
+    modules = sorted(_COMMON_STDLIB, key=lambda module: module not in sys.modules)
+    return any(name in _public_names(module) for module in modules)
 
 
 _BUILTIN_METHODS = frozenset(
@@ -177,7 +186,6 @@ def ungrounded_names(
     """
     has = _in_graph(graph)
     own = defined_in_code(body)
-    python = _python_names()
     written: frozenset[str] | None = None
     words: frozenset[str] | None = None
     in_graph: list[str] = []
@@ -186,8 +194,8 @@ def ungrounded_names(
         parts = mention.name.split(".")
         while parts and parts[0] in _RECEIVERS:
             parts.pop(0)
-        if not parts or parts[0] in python:
-            continue  # `dict.items`, `os.path.join`, `ValueError`, `None`
+        if not parts:
+            continue
         checked = [parts[-1]]
         if len(parts) > 1 and _looks_like_class(parts[0]):
             checked.append(parts[0])
@@ -207,8 +215,8 @@ def ungrounded_names(
                 ]
         if len(parts) > 1 and parts[-1] in _BUILTIN_METHODS and parts[0] not in missing:
             continue  # `self._nodes.items()`, `config.get`
-        if not missing:
-            continue
+        if not missing or _is_python(parts[0]):
+            continue  # `dict.items`, `os.path.join`, `ValueError`, `None`
         if all(has(part) for part in missing):
             in_graph.append(mention.name)
         elif mention.name not in _NOT_CODE_WORDS:  # `LIMIT`, `GET`, not `self.LIMIT`

@@ -3,6 +3,8 @@ answer that says its context is not enough."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import time
 
 import pytest
@@ -562,3 +564,22 @@ def test_the_passages_that_say_what_the_context_lacks() -> None:
 )
 def test_a_passage_is_the_block_of_its_saying(answer: str, expected: list[str]) -> None:
     assert insufficient_passages(answer) == expected
+
+
+def test_python_names_are_read_from_modules_only_for_a_name_nothing_else_grounds() -> None:
+    """The modules whose public names count as Python's (``asyncio``...) are imported
+    only when an answer writes a name none of the rest grounds: an answer whose names
+    are all grounded costs no import, and `gather` is still Python's, not invented."""
+    script = (
+        "import sys\n"
+        "from citeloop.grounding import GraphContextValidator\n"
+        "v = GraphContextValidator()\n"
+        "ok = v.validate('Uses `A` and `None`.\\n\\n## Entities used\\n- A\\n', ['A'])\n"
+        "print(ok.passed, 'asyncio' in sys.modules)\n"
+        "r = v.validate('`A` awaits `gather()`.\\n\\n## Entities used\\n- A\\n', ['A'])\n"
+        "print(r.invented_names, 'asyncio' in sys.modules)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True
+    )
+    assert done.stdout.splitlines() == ["True False", "() True"]
