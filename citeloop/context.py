@@ -114,22 +114,29 @@ def resolve_context(value: Any, cls: type[Settings]) -> Settings:
     return cls(**chosen)
 
 
-_warned: set[tuple[str, str]] = set()
+MISSPELLING_CUTOFF = 0.8
+"""How alike (:class:`difflib.SequenceMatcher` ratio, 0 to 1) a parent's context key
+and a field's name must be for the key to read as that field misspelled."""
+
+_keys_read: set[tuple[str, str]] = set()
+"""The parent's context keys read for each settings class: each is read once."""
 
 
 def _warn_of_misspellings(cls: type, keys: list[Any], names: list[str]) -> None:
     """Log a warning (once per key and class) for each of a parent's context ``keys``
     that reads as a misspelled field of ``cls`` (``max_retry``): it belongs to the
-    parent, so it is left alone, but the field keeps its default."""
-    if not keys:
+    parent, so it is left alone, but the field keeps its default. Every node of a run
+    resolves its context: a key is compared with the fields the first time only."""
+    new = [key for key in keys if (cls.__name__, str(key)) not in _keys_read]
+    if not new:
         return
     import difflib  # only when a parent's context has keys of its own: every command
     import logging  # imports this module, and neither is needed otherwise
 
-    for key in keys:
+    for key in new:
+        _keys_read.add((cls.__name__, str(key)))
         close = difflib.get_close_matches(str(key), names, n=1, cutoff=MISSPELLING_CUTOFF)
-        if close and (cls.__name__, str(key)) not in _warned:
-            _warned.add((cls.__name__, str(key)))
+        if close:
             logging.getLogger(__name__).warning(
                 "the run's context key %r is no %s field (did you mean %r?): it is left "
                 "to the parent graph, and %r keeps its default; give the parent "
@@ -140,11 +147,6 @@ def _warn_of_misspellings(cls: type, keys: list[Any], names: list[str]) -> None:
                 close[0],
                 cls.__name__,
             )
-
-
-MISSPELLING_CUTOFF = 0.8
-"""How alike (:class:`difflib.SequenceMatcher` ratio, 0 to 1) a parent's context key
-and a field's name must be for the key to read as that field misspelled."""
 
 
 @named_fields_only

@@ -116,23 +116,30 @@ def insufficient_passages(body: str) -> list[str]:
     return [body[span.start : span.end].strip() for span in _passages(body)]
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class _Passage:
     start: int
     end: int
     by_heading: bool  # said by the heading the passage starts with: its whole section
-    sayings: list[tuple[int, int]]  # the spans of its sayings
+    sayings: tuple[tuple[int, int], ...]  # the spans of its sayings
 
 
-def _passages(body: str) -> list[_Passage]:
+def _passages(body: str) -> tuple[_Passage, ...]:
     """The passages of :func:`insufficient_passages`, with their sayings (offsets are
-    ``body``'s; fenced code blanked first)."""
+    ``body``'s)."""
+    return _read(body)[1]
+
+
+@functools.lru_cache(maxsize=8)
+def _read(body: str) -> tuple[str, tuple[_Passage, ...]]:
+    """``body`` with its fenced code blanked, and its passages: read once for the
+    answer a widening reads twice (:func:`lacking_names`, then :func:`lacking_words`)."""
     text = _without_fences(body)
     starts = [0, *(block.end() for block in _BLOCK.finditer(text)), len(text)]
-    found: list[_Passage] = []
+    found: list[tuple[int, int, bool, list[tuple[int, int]]]] = []
     for saying in _sayings_in(text):
-        if found and saying.start() < found[-1].end:
-            found[-1].sayings.append(saying.span())  # in the passage of the one before
+        if found and saying.start() < found[-1][1]:
+            found[-1][3].append(saying.span())  # in the passage of the one before
             continue
         at = bisect.bisect_right(starts, saying.start()) - 1
         start, end = starts[at], starts[at + 1]
@@ -140,8 +147,8 @@ def _passages(body: str) -> list[_Passage]:
         if by_heading:
             following = _HEADING.search(text, end)
             end = following.start() if following else len(text)
-        found.append(_Passage(start, max(end, saying.end()), by_heading, [saying.span()]))
-    return found
+        found.append((start, max(end, saying.end()), by_heading, [saying.span()]))
+    return text, tuple(_Passage(a, b, c, tuple(d)) for a, b, c, d in found)
 
 
 def _without_fences(body: str) -> str:
@@ -206,10 +213,10 @@ def _lacking_sentences(body: str) -> Iterator[str]:
     sentence before to the first end after it: a saying may run over a line break), or
     the whole section under a heading that says it (each of its items says what is
     missing); a sentence holding several sayings, once."""
-    passages = _passages(body)
+    text, passages = _read(body)
     if not passages:
         return
-    ends = [end.end() for end in _SENTENCE_END.finditer(_without_fences(body))]
+    ends = [end.end() for end in _SENTENCE_END.finditer(text)]
     for passage in passages:
         if passage.by_heading:
             yield body[passage.start : passage.end]
