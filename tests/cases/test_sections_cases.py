@@ -8,6 +8,7 @@ import pytest
 
 from citeloop.checks.section_parser import extract_sections
 from citeloop.checks.sections import section_completeness_result, sections_check
+from citeloop.grounding.sayings import says_context_insufficient
 from tests.cases.conftest import load_cases
 
 DOCUMENT = load_cases("sections.json")
@@ -33,3 +34,32 @@ def test_case(case: dict[str, Any]) -> None:
     assert outcome.passed == report.passed
     named = sorted(problem.details["section"] for problem in outcome.problems)
     assert named == sorted(report.missing + report.empty + report.duplicates)
+
+
+def _hash_lines(case: dict[str, Any]) -> list[tuple[int, bool]]:
+    """``(line number, is a heading)`` of each line of a case's input that starts with
+    ``#``, a heading when the case's expected sections name it."""
+    titles = set(case.get("expected_sections", ()))
+    return [
+        (at, line.strip().lstrip("#").strip() in titles)
+        for at, line in enumerate(case["input"].split("\n"))
+        if line.lstrip().startswith("#")
+    ]
+
+
+HASH_CASES = [
+    case for case in DOCUMENT["cases"] if "expected_sections" in case and _hash_lines(case)
+]
+
+
+@pytest.mark.parametrize("case", HASH_CASES, ids=[case["id"] for case in HASH_CASES])
+def test_only_a_heading_of_a_case_can_say_the_context_lacks_code(case: dict[str, Any]) -> None:
+    """The detector of "the context is not enough" reads headings as the section reader
+    does: a ``#`` line in fenced code (``# install``) that says ``not shown`` is a
+    comment of the code, while a heading that says it asks for more context."""
+    lines = case["input"].split("\n")
+    for at, heading in _hash_lines(case):
+        indent = lines[at][: len(lines[at]) - len(lines[at].lstrip())]
+        said = "## Still not shown" if heading else "# ... (other steps not shown)"
+        variant = "\n".join([*lines[:at], indent + said, *lines[at + 1 :]])
+        assert says_context_insufficient(variant) is heading, (at, variant)
