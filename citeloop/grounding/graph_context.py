@@ -436,6 +436,7 @@ class GraphContextValidator:
             invalid_locations=wrong_places,
             missing_locations=unlocated,
             insufficient_context=insufficient,
+            graph_searched=graph_names is not None,
         )
 
     @staticmethod
@@ -445,13 +446,16 @@ class GraphContextValidator:
         extra_problems: Sequence[str] = (),
         *,
         previous_answer: str = "",
+        payload: str = "",
     ) -> str:
         """Same as the module function :func:`citeloop.grounding.build_retry_prompt`;
         ``result`` may also be the source design's
         :class:`~citeloop.grounding.results.ValidationResult`
         (``validator.build_retry_prompt(original_prompt, validation)``)."""
         report = result.to_report() if isinstance(result, ValidationResult) else result
-        return build_retry_prompt(task, report, extra_problems, previous_answer=previous_answer)
+        return build_retry_prompt(
+            task, report, extra_problems, previous_answer=previous_answer, payload=payload
+        )
 
     def _own_entities(self) -> tuple[list[str], list[str]]:
         """(public, private) names of the validator's own context, sorted."""

@@ -53,6 +53,11 @@ class GraphValidationResult:
         missing_locations: Cited names without a location (reported only when
             locations are required).
         insufficient_context: The body says the context lacks what it needs.
+        graph_searched: The knowledge graph's names were searched (``graph_names``
+            given): an invented name is in neither the context nor the code base.
+            ``False``: only the context and the prompt were, so an invented name is
+            only one the context does not have (a report kept before this field
+            existed reads as ``False``: the weaker claim).
         total_entities: Number of entities in the context (derived).
         public_count: Number of public entities (derived).
         private_count: Number of private entities (derived).
@@ -85,6 +90,7 @@ class GraphValidationResult:
     invalid_locations: tuple[str, ...] = ()
     missing_locations: tuple[str, ...] = ()
     insufficient_context: bool = False
+    graph_searched: bool = False
 
     total_entities: int = field(init=False)
     public_count: int = field(init=False)

@@ -3,8 +3,10 @@
 Built from a :class:`~citeloop.grounding.GraphValidationResult` of the previous answer
 *against the context the retry shows* (a graph re-validates after widening, so no line
 contradicts the context beside it). The prompt names the rules that failed, says for
-each missing core entity how the task named it, shows the previous answer (bounded) and
-asks for a revision of it rather than a new answer.
+each missing core entity how the task (or payload) named it, shows the previous answer
+(bounded) and asks for a revision of it rather than a new answer. It claims no more
+than was searched: code is said to be missing from the code base only when the
+knowledge graph was searched for it.
 """
 
 from __future__ import annotations
@@ -47,6 +49,12 @@ RULE_SUMMARIES: dict[str, str] = {
     "empty_context": "the context is empty, so nothing grounds it",
 }
 """A phrase per rule id of ``GraphValidationResult.failed_rules``, for the header."""
+CONTEXT_ONLY_SUMMARIES: dict[str, str] = {
+    "invented_names": "it names code the context does not have",
+}
+"""The phrases of :data:`RULE_SUMMARIES` that differ when no knowledge graph was
+searched (``GraphValidationResult.graph_searched`` false): what the context does not
+have may still be in the code base."""
 
 
 RETRY_PROMPT_TEMPLATE = """{task}
@@ -89,7 +97,14 @@ NAME_PROBLEMS: tuple[tuple[str, str], ...] = (
     ("missing_locations", "- Give a location (path:line) for these citations: {names}"),
 )
 """A problem line per name list of the result (field, template with ``{names}``), in
-the order a retry prompt lists them; core entities carry how the task named them."""
+the order a retry prompt lists them; core entities carry how the task (or payload)
+named them."""
+CONTEXT_ONLY_PROBLEMS: dict[str, str] = {
+    "invented_names": "- These names are not in the context (only the context was searched, "
+    "not the code base); remove them or use what the context shows instead: {names}",
+}
+"""The templates of :data:`NAME_PROBLEMS` that differ when no knowledge graph was
+searched."""
 _CORE_FIELDS = frozenset({"missing_core_citations", "entities_missing"})
 
 NO_SECTION_PROBLEM = "- Your answer had no '## Entities used' section."
@@ -114,27 +129,35 @@ Your previous answer:
 """
 
 
-def _why(name: str, mentions: dict[str, str]) -> str:
-    """How a core entity came to be core: how the task named it (``"the task writes
-    `StateGraph.compile`"``), else the context's tiers (a payload's name, or a text
-    context, where every public entity is core)."""
-    for written in mentions:
-        if name == written or written.endswith("." + name) or written.startswith(name + "."):
-            return f"the task writes `{written}`"
-    return "the context marks it core"
+def _why(name: str, mentions: Sequence[tuple[str, dict[str, str]]]) -> str:
+    """`` (how the task named it)`` for a core entity (``" (the task writes
+    `StateGraph.compile`)"``), or the payload; ``""`` when neither writes it (its core
+    tier came from the context: every entity of a text context is core, and the model
+    was shown no tiers, so nothing true is said of how)."""
+    for where, written_names in mentions:
+        for written in written_names:
+            if name == written or written.endswith("." + name) or written.startswith(name + "."):
+                return f" (the {where} writes `{written}`)"
+    return ""
 
 
-def _with_reasons(names: Sequence[str], mentions: dict[str, str]) -> str:
-    return "; ".join(f"{name} ({_why(name, mentions)})" for name in names)
+def _with_reasons(names: Sequence[str], mentions: Sequence[tuple[str, dict[str, str]]]) -> str:
+    return "; ".join(f"{name}{_why(name, mentions)}" for name in names)
 
 
-def _problem_lines(result: GraphValidationResult, task: str) -> list[str]:
-    mentions = {mention.name: mention.form for mention in code_mentions(task)}
+def _problem_lines(result: GraphValidationResult, task: str, payload: str) -> list[str]:
+    mentions = [
+        (where, {mention.name: mention.form for mention in code_mentions(text)})
+        for where, text in (("task", task), ("payload", payload))
+        if text
+    ]
     lines: list[str] = []
     if not result.has_citation_section and result.core_entities:
         lines.append(NO_SECTION_PROBLEM)
     for field, template in NAME_PROBLEMS:
         names: tuple[str, ...] = getattr(result, field)
+        if not result.graph_searched:
+            template = CONTEXT_ONLY_PROBLEMS.get(field, template)
         if names:
             listed = (
                 _with_reasons(names, mentions)
@@ -156,7 +179,10 @@ def _header(result: GraphValidationResult) -> str:
     faults = [rule for rule in result.failed_rules if rule != "insufficient_context"]
     if not faults and result.insufficient_context:
         return WIDENED_HEADER
-    rules = [RULE_SUMMARIES.get(rule, rule) for rule in faults]
+    summaries = (
+        RULE_SUMMARIES if result.graph_searched else {**RULE_SUMMARIES, **CONTEXT_ONLY_SUMMARIES}
+    )
+    rules = [summaries.get(rule, rule) for rule in faults]
     return f"{RETRY_PROMPT_HEADER} {'; '.join(rules) or 'it did not use and cite the context'}."
 
 
@@ -176,6 +202,7 @@ def build_retry_prompt(
     extra_problems: Sequence[str] = (),
     *,
     previous_answer: str = "",
+    payload: str = "",
 ) -> str:
     """Build the prompt that asks again after a failed validation.
 
@@ -191,6 +218,8 @@ def build_retry_prompt(
             context problems.
         previous_answer: The answer being revised; shown, cut after
             :data:`citeloop.text.MAX_DRAFT_CHARS` characters (``""``: not shown).
+        payload: The payload the model was shown with the task, if any: a core entity
+            it writes is said to be written there. Not repeated in the prompt.
 
     Returns:
         ``RETRY_PROMPT_TEMPLATE`` filled with the task; a header naming the failed
@@ -199,10 +228,11 @@ def build_retry_prompt(
         when that saying is the one failed rule, or
         ``CHECKS_RETRY_HEADER`` when ``result`` passed and only ``extra_problems``
         remain; one line per problem (core entities
-        not cited or not referenced, each with how the task named it; invalid
-        citations; invented names; names only the graph has; wrong or missing
-        locations; a said-insufficient context), then the extra problems; and the
-        previous answer.
+        not cited or not referenced, each with how the task or payload named it;
+        invalid citations; invented names, said to be missing from the code base
+        only when ``result.graph_searched``; names only the graph has; wrong or
+        missing locations; a said-insufficient context), then the extra problems;
+        and the previous answer.
 
     Example:
         >>> from citeloop.grounding import GraphContextValidator
@@ -212,7 +242,8 @@ def build_retry_prompt(
         True
     """
     original = _original(task)
-    lines = (_problem_lines(result, original) if not result.passed else []) + list(extra_problems)
+    problems = _problem_lines(result, original, payload) if not result.passed else []
+    lines = problems + list(extra_problems)
     previous = (
         PREVIOUS_ANSWER_BLOCK.format(answer=excerpt(previous_answer))
         if previous_answer.strip()

@@ -563,7 +563,11 @@ class GroundedAnswerNodes:
         if result.passed and not seen:
             extra.append(UNSEEN_PROBLEM)
         feedback = build_retry_prompt(
-            state["task"], result, extra, previous_answer=state.get("answer") or ""
+            state["task"],
+            result,
+            extra,
+            previous_answer=state.get("answer") or "",
+            payload=state.get("payload") or "",
         )
         return {"feedback": feedback}
 

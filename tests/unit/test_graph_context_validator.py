@@ -459,7 +459,7 @@ def test_result_to_dict_is_json_with_documented_fields() -> None:
         "citations", "invalid_citations", "missing_core_citations", "cited_not_used",
         "compliance_ratio", "entities_found", "entities_missing", "has_citation_section",
         "reasons", "failed_rules", "invented_names", "ungrounded_in_graph", "cited_locations",
-        "invalid_locations", "missing_locations", "insufficient_context",
+        "invalid_locations", "missing_locations", "insufficient_context", "graph_searched",
     }  # fmt: skip
     assert data["passed"] and data["core_count"] == data["found_count"] == 7
 
@@ -515,11 +515,17 @@ def test_retry_prompt_lists_problems_and_asks_for_the_section() -> None:
     )
     prompt = build_retry_prompt("Explain the graph store.", result)
     assert prompt.startswith("Explain the graph store.\n")
-    why = "(the context marks it core)"
-    missing = f"Cite these core entities (they were missing): DEC-7 {why}; REQ-008-013 {why};"
+    # The task writes neither id: the prompt says nothing of how they came to be core
+    # (the model was shown no tiers).
+    missing = "Cite these core entities (they were missing): DEC-7; REQ-008-013;"
     assert missing in prompt
     assert "not in the context: CacheLayer" in prompt
-    assert f"Reference these core entities in the body of the answer: DEC-7 {why};" in prompt
+    assert "Reference these core entities in the body of the answer: DEC-7;" in prompt
+    assert "marks it core" not in prompt
+    # A payload that writes one is named as where it was written.
+    with_payload = build_retry_prompt("Explain the graph store.", result, payload="See DEC-7.")
+    assert "DEC-7 (the payload writes `DEC-7`); REQ-008-013;" in with_payload
+    assert "See DEC-7." not in with_payload  # the payload is not repeated
     assert "## Entities used\n- <entity name> (<path>:<line>)\n" in prompt
     assert "one entity per line" in prompt
     header = prompt.splitlines()[2]
@@ -741,3 +747,24 @@ def test_an_invented_name_is_explained_by_what_was_looked_up() -> None:
     )
     graphed = GraphContextValidator().validate(answer, ["A"], graph_names={"A", "B"})
     assert "in neither the context nor the code base: Order.refund" in " ".join(graphed.reasons)
+
+
+def test_a_retry_prompt_claims_no_more_than_was_searched() -> None:
+    """Only a validation that searched the knowledge graph tells the model that a name
+    is not in the code base; one against the context alone (the design's text API)
+    says the context does not have it."""
+    answer = "`Order.refund` does it, with `A`.\n\n## Entities used\n- A\n"
+    alone = GraphContextValidator().validate(answer, ["A"])
+    graphed = GraphContextValidator().validate(answer, ["A"], graph_names={"A", "B"})
+    assert (alone.graph_searched, graphed.graph_searched) == (False, True)
+    context_only = build_retry_prompt("Explain `A`.", alone)
+    assert "code base" not in context_only.replace("not the code base", "")
+    assert "it names code the context does not have" in context_only
+    assert "not in the context (only the context was searched, not the code base)" in context_only
+    assert "Order.refund" in context_only
+    searched = build_retry_prompt("Explain `A`.", graphed)
+    assert "names code that does not exist in the code base" in searched
+    assert "in neither the context nor the code base; remove them" in searched
+    # A report kept before the field existed reads as the weaker claim.
+    kept = {k: v for k, v in graphed.to_dict().items() if k != "graph_searched"}
+    assert not GraphValidationResult.from_dict(kept).graph_searched

@@ -81,6 +81,17 @@ async def test_retry_header_names_the_failed_rules_and_why_core(store, core):
     assert "Cart (the task writes `Cart`)" in retry
 
 
+async def test_a_core_entity_the_payload_names_is_said_to_be_named_there(store):
+    task = "What does this traceback mean?"
+    payload = "Traceback: in `Ledger.record`\n    self.rows.append(row)"
+    model = ScriptedChatModel(script=["It fails.", "It fails."])
+    out = await build(model, store).ainvoke({"task": task, "payload": payload})
+    assert "record" in out["report"]["core_entities"]
+    retry = prompts(model)[1]
+    assert "record (the payload writes `Ledger.record`)" in retry
+    assert "marks it core" not in retry
+
+
 async def test_previous_answer_is_shown_for_a_revision(store, core):
     first = "Checkout.pay() returns the cart's total.\n\n## Entities used\n- Checkout\n"
     model = ScriptedChatModel(script=[first, good_answer(core)])
