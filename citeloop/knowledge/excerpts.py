@@ -18,13 +18,16 @@ order::
 An excerpt line is ``<line number> | <code>``, the code passed through
 :func:`citeloop.text.data_line` (it can neither end the context block nor start a
 line of its own) and cut at :data:`MAX_EXCERPT_LINE_CHARS`. A body longer than
-:data:`MAX_EXCERPT_LINES` (or than the share left) is cut: it leaves its docstring out
-(the entity line has its summary), and after its first line it shows the lines that use
+:data:`MAX_EXCERPT_LINES` (or than the share left) is cut: it leaves out its signature
+after the ``def`` line and its docstring (the entity line has the signature and the
+summary; the signature's type names are not lines that use what the context is about),
+and after its first line (and its ``def`` line, after decorators) it shows the lines that use
 what the context is about (the names of what it calls, weighing more when the task's
 words found them, then the task's words; a term used on fewer lines of the body weighs
 more), each with a line either side, so that a 200-line ``compile`` shows where it
 calls ``attach_edge`` rather than its parameters. Each run left out is one line:
-``       | … docstring (L75-80)``, ``       | … 89 lines (L1302-1390)``. The lines are
+``       | … docstring (L75-80)``, ``       | … signature (L668-690)``, ``       | …
+signature and docstring (L668-775)``, ``       | … 89 lines (L1302-1390)``. The lines are
 read from the indexed folder only while the file is the one the graph indexed
 (:class:`~citeloop.knowledge.source.SourceReader`), so the numbers are the graph's: an
 answer cites ``path:line`` from them exactly. A store without the indexed folder, or a
@@ -102,9 +105,10 @@ def excerpt_lines(
     """The excerpt of ``entity`` (see the module docstring): at most ``shown`` of its
     lines of code, with a line for each run left out that says which.
 
-    A definition longer than ``shown`` lines leaves its docstring out (the entity line
-    has its summary) and shows its first line, then the lines that use the most
-    ``focus`` terms with a line either side, then its first lines, in file order.
+    A definition longer than ``shown`` lines leaves out its signature after the
+    ``def`` line and its docstring (the entity line has both) and shows its first line
+    (and its ``def`` line), then the lines that use the most ``focus`` terms with a
+    line either side, then its first lines, in file order.
 
     Args:
         entity: An :func:`excerptable` entity.
@@ -135,6 +139,8 @@ class _Body:
         self.first = [n for n in dict.fromkeys(first) if self.start <= n <= self.end]
         """Lines taken before any other (those an earlier excerpt showed)."""
         self.docstring: tuple[int, int] | None = None
+        self.signature: tuple[int, int] | None = None
+        """The lines of the signature after its first (``(L2-5)``), or ``None``."""
         self._order: list[int] | None = None
 
     def lines_of_code(self, most: int) -> int:
@@ -143,35 +149,44 @@ class _Body:
 
     def numbers(self, shown: int) -> list[int]:
         """The line numbers an excerpt of ``shown`` lines of code shows, in order; a
-        single line left out between two shown (or last) is shown too, but for a
-        docstring's: its marker would take about as much room."""
+        single line left out between two shown (or last) is shown too, but for one of
+        the signature or the docstring: its marker would take about as much room."""
         if self.end - self.start + 1 <= shown:
             return list(range(self.start, self.end + 1))
         taken = sorted(self._taken()[:shown])
-        skipped = self.docstring or (0, -1)  # known once the order is
+        skipped = self._left_out()  # known once the order is
         gaps = [
             a + 1
             for a, b in itertools.pairwise([*taken, self.end + 1])
-            if b - a == 2 and not skipped[0] <= a + 1 <= skipped[1]
+            if b - a == 2 and not any(first <= a + 1 <= last for first, last in skipped)
         ]
         return sorted([*taken, *gaps])
+
+    def _left_out(self) -> list[tuple[int, int]]:
+        """The spans a body cut short leaves out: its signature after the ``def`` line,
+        and its docstring (the entity line gives both)."""
+        return [span for span in (self.signature, self.docstring) if span is not None]
 
     def excerpt(self, shown: int) -> list[str]:
         return self._render(self.numbers(shown))
 
     def _taken(self) -> list[int]:
-        """Every line but the docstring's, in the order an excerpt takes them: the
-        first; the lines that use the most telling ``focus`` terms (a term's weight
-        divided by the number of the lines that use it, summed), each followed by the
-        lines before and after it; then the rest from the top."""
+        """Every line but the signature's after the ``def`` line and the docstring's
+        (:meth:`_left_out`), in the order an excerpt takes them: the first (with the
+        ``def`` line, after decorators); the lines that use the most telling ``focus``
+        terms (a term's weight divided by the number of the lines that use it, summed),
+        each followed by the lines before and after it; then the rest from the top."""
         if self._order is not None:
             return self._order
-        self.docstring = _docstring_span(self.lines, self.start, self.end)
-        skipped = range(self.docstring[0], self.docstring[1] + 1) if self.docstring else ()
+        head = _definition_line(self.lines, self.start, self.end)
+        ends = _signature_end(self.lines, head, self.end)
+        self.signature = (head + 1, ends) if ends is not None and ends > head else None
+        self.docstring = _docstring_span(self.lines, self.end, ends)
+        skipped = {n for first, last in self._left_out() for n in range(first, last + 1)}
         numbers = [n for n in range(self.start, self.end + 1) if n not in skipped]
-        order = dict.fromkeys([*self.first, *numbers[:1]])
+        order = dict.fromkeys([*self.first, self.start, head])
         if self.focus:
-            used = {n: _terms(self.lines[n - 1], self.focus) for n in numbers[1:]}
+            used = {n: _terms(self.lines[n - 1], self.focus) for n in numbers if n > head}
             lines_using = Counter(term for terms in used.values() for term in terms)
             # Summed in one order (a set's depends on the hash seed, and so would the
             # last bit of a float sum): the same lines in every process.
@@ -199,6 +214,18 @@ class _Body:
                 count = final - first + 1
                 if self.docstring == (first, final):
                     what = "docstring"
+                elif self.signature == (first, final):
+                    what = "signature"
+                elif (
+                    self.signature
+                    and self.docstring
+                    and (first, final)
+                    == (
+                        self.signature[0],
+                        self.docstring[1],
+                    )
+                ):
+                    what = "signature and docstring"
                 elif number > self.end:
                     what = counted(count, "more line")
                 else:
@@ -260,24 +287,42 @@ _DOCSTRING_START = re.compile(r"[rRuU]?(\"\"\"|\'\'\')")
 """A docstring's opening: a bytes or f-string literal is none (Python keeps no docstring)."""
 
 
-def _docstring_span(lines: tuple[str, ...], start: int, end: int) -> tuple[int, int] | None:
-    """The first and last line of the docstring of the definition at ``start`` (its
-    first statement, a triple-quoted string after the signature and any blank or
-    comment lines), or ``None``.
+def _definition_line(lines: tuple[str, ...], start: int, end: int) -> int:
+    """The ``def`` (or ``class``) line of the definition at ``start``: the first line,
+    from ``start`` on, that is no part of a decorator (a line that starts with ``@``,
+    and the lines its brackets span); ``start`` when there is none."""
+    depth = 0
+    for number in range(start, end + 1):
+        text = lines[number - 1].lstrip()
+        if depth <= 0 and not text.startswith("@"):
+            return number
+        depth = _code_and_depth(text, max(depth, 0))[1]
+    return start
 
-    The signature ends at the first line, from ``start`` on, where the brackets opened
-    since ``start`` are closed and the code (before a ``#``) ends with ``:``; strings
-    inside the signature are skipped. Linear in the lines read.
-    """
-    depth, number = 0, start
-    while number <= end:
+
+def _signature_end(lines: tuple[str, ...], start: int, end: int) -> int | None:
+    """The last line of the signature whose ``def`` line is ``start``, or ``None``: the
+    first line, from ``start`` on, where the brackets opened since ``start`` are closed
+    and the code (before a ``#``) ends with ``:``; strings inside the signature are
+    skipped. Linear in the lines read."""
+    depth = 0
+    for number in range(start, end + 1):
         code, depth = _code_and_depth(lines[number - 1], depth)
         if depth <= 0 and code.rstrip().endswith(":"):
-            break
-        number += 1
-    else:
+            return number
+    return None
+
+
+def _docstring_span(
+    lines: tuple[str, ...], end: int, signature_end: int | None
+) -> tuple[int, int] | None:
+    """The first and last line of the docstring of a definition (its first statement, a
+    triple-quoted string after the signature, which ends at ``signature_end``
+    (:func:`_signature_end`), and any blank or comment lines, up to line ``end``), or
+    ``None``."""
+    if signature_end is None:
         return None
-    first = number + 1  # blank and comment lines may stand before it: no statements
+    first = signature_end + 1  # blank and comment lines may stand before it: no statements
     while first <= end and (not lines[first - 1].strip() or lines[first - 1].lstrip()[0] == "#"):
         first += 1
     if first > end:

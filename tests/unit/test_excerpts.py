@@ -371,19 +371,29 @@ LONG = (
 )
 
 
-def test_a_body_cut_short_leaves_its_docstring_out_and_says_where_it_is() -> None:
+def test_a_body_cut_short_leaves_its_signature_and_docstring_out_and_says_where() -> None:
     entity = Entity("m.C.crawl", EntityKind.METHOD, "crawl", "m.py", 1, "()", end_line=12)
     block = excerpt_lines(entity, LONG, 7)
     assert block == [
         "     1 |     def crawl(",
-        "     2 |         self,",
-        '     3 |         sep: str = "#(",  # a comment ) with brackets',
-        "     4 |     ) -> list:",
-        "       | … docstring (L5-8)",
+        "       | … signature and docstring (L2-8)",
         "     9 |         found = []",
         "    10 |         for part in self.parts:",
         "    11 |             found.append(part)",
-        "    12 |         return found",  # one line left out: shown, not marked
+        "    12 |         return found",
+    ]
+    # Cut shorter, a single line left out between two shown is shown, not marked.
+    assert excerpt_lines(entity, LONG, 4)[-2:] == [
+        "    11 |             found.append(part)",
+        "    12 |         return found",
+    ]
+    # Without a docstring the signature's run says what it is.
+    bare = (*LONG[:4], *LONG[8:])
+    short = Entity("m.C.crawl", EntityKind.METHOD, "crawl", "m.py", 1, "()", end_line=8)
+    assert excerpt_lines(short, bare, 3)[:3] == [
+        "    1 |     def crawl(",
+        "      | … signature (L2-4)",
+        "    5 |         found = []",
     ]
     # Whole when it fits; a one-line docstring, or none, is handled alike.
     assert len(excerpt_lines(entity, LONG, 40)) == 12
@@ -742,3 +752,42 @@ def test_no_excerpt_rides_on_core_lines_already_over_the_budget(indexed, share) 
     assert (
         not ContextInjector(graph, max_context_tokens=20, excerpt_share=share).inject(task).excerpts
     )
+
+
+DECORATED = (
+    "    @some.decorator(",
+    "        option=True,",
+    "    )",
+    "    def compile(",
+    "        self,",
+    "        checkpointer: Checkpointer = None,",
+    "    ) -> CompiledGraph:",
+    "        nodes = dict(self.nodes)",
+    "        for start, end in self.edges:",
+    "            nodes[start].attach(end)",
+    "        graph = CompiledGraph(nodes)",
+    "        log(nodes)",
+    "        return graph",
+)
+
+
+def test_a_cut_body_shows_its_def_line_after_decorators_and_no_signature_line_by_type_names():
+    entity = Entity("m.G.compile", EntityKind.METHOD, "compile", "m.py", 1, "()", end_line=13)
+    # `CompiledGraph` is what the context is about: the body's line that builds one is
+    # shown, not the signature's line that returns its type.
+    block = excerpt_lines(entity, DECORATED, 4, {"compiledgraph": 3})
+    assert block == [
+        "     1 |     @some.decorator(",
+        "       | … 2 lines (L2-3)",
+        "     4 |     def compile(",
+        "       | … 5 lines (L5-9)",
+        "    10 |             nodes[start].attach(end)",
+        "    11 |         graph = CompiledGraph(nodes)",
+        "       | … 2 more lines (L12-13)",
+    ]
+    # Before, its signature's last line, which writes `CompiledGraph`, took a line.
+    assert "     7 |     ) -> CompiledGraph:" not in excerpt_lines(
+        entity, DECORATED, 8, {"compiledgraph": 3}
+    )
+    # Whole when it fits: every line, the signature's too.
+    assert len(excerpt_lines(entity, DECORATED, 40)) == 13
