@@ -412,8 +412,10 @@ def test_real_syntax_errors_raise_the_original_error(source: str, line: int) -> 
         assert raised.value.filename == "mod.py"
 
 
-UNLOWERABLE = {"bad-def", "unclosed-bracket", "error-inside-pep701-fstring", "bad-string-prefix"}
-"""Real errors that stop lowering itself (the tokenizer or tree-sitter cannot read on)."""
+UNLOWERABLE = {"error-inside-pep701-fstring", "bad-string-prefix"}
+"""Real errors in a literal that stop lowering itself (tree-sitter cannot read it): the
+error stays this interpreter's own. One that stops the tokenizer (an unclosed bracket)
+is reported where the tokenizer found it."""
 
 
 @pytest.mark.parametrize(("name", "source", "line"), [(k, *v) for k, v in REAL_ERRORS.items()])
@@ -422,11 +424,48 @@ def test_newer_syntax_before_a_real_error_reports_the_real_line(
 ) -> None:
     # This interpreter's own error is at the newer syntax on line 1; lowering keeps the
     # lines, so the error raised is at the real mistake further down, unless the mistake
-    # stops lowering, and then it is this interpreter's own.
+    # in a literal stops lowering, and then it is this interpreter's own.
     text = NEWER + source
     with pytest.raises(SyntaxError) as raised:
         parse_source(text, "mod.py")
     assert raised.value.lineno == (1 if name in UNLOWERABLE else NEWER.count("\n") + line)
+
+
+TOKENIZER_STOPS = {
+    "unclosed-bracket": ("y = (1, [2,\nz = 2\n", "'[' was never closed", 1, 9),
+    "unclosed-string": ('s = """abc\ndef\n', "unterminated triple-quoted string literal", 1, 5),
+    "bad-dedent": (
+        "def f():\n        x = 1\n    y = 2\n",
+        "unindent does not match any outer indentation level",
+        3,
+        None,
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    ("source", "message", "line", "column"), TOKENIZER_STOPS.values(), ids=TOKENIZER_STOPS.keys()
+)
+def test_a_mistake_that_stops_the_tokenizer_is_reported_where_it_is(
+    source: str, message: str, line: int, column: int | None
+) -> None:
+    # An unclosed bracket after newer syntax: this interpreter's parser stops at the
+    # newer syntax, and lowering cannot read the file at all; the error is the mistake's,
+    # and says where this interpreter stopped.
+    text = NEWER + source
+    with pytest.raises(SyntaxError) as raised:
+        parse_source(text, "mod.py")
+    own = NEWER.count("\n")
+    assert raised.value.lineno == own + line
+    assert raised.value.msg.startswith(message)
+    if column is not None:
+        assert raised.value.offset == column
+    # This interpreter's own parser stops at the newer syntax, but for an unclosed
+    # string, which its tokenizer finds first: then its error stands as it is.
+    moved = sys.version_info < (3, 13) and "string" not in message
+    assert raised.value.msg.endswith(", at line 1: invalid syntax") is moved
+    assert raised.value.text == text.split("\n")[own + line - 1]
+    assert raised.value.filename == "mod.py"
 
 
 @pytest.mark.parametrize("source", ["x = 1\0\n", "x = " + "-" * 100_000 + "1\n"])

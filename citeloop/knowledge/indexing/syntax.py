@@ -18,7 +18,10 @@ String literals are located with tree-sitter-python, whose scanner understands P
 PEP 750; everything else is found with the stdlib :mod:`tokenize`, which reads the rest exactly
 once those literals are gone (tree-sitter's 0.25 grammar does not know PEP 696 defaults).
 Every pass is linear in the size of the source. Whatever lowering cannot repair leaves the
-original ``SyntaxError`` to be raised, so a real error is reported where ``ast`` found it.
+original ``SyntaxError`` to be raised, so a real error is reported where ``ast`` found it
+(or, when a real mistake keeps ``tokenize``, so lowering, from reading the file, an unclosed
+bracket say, where ``tokenize`` found it, if that is further on than ``ast``'s error: that one
+then most likely stands at newer syntax before it).
 Removed type parameter lists are checked first; the expressions inside a replaced literal are
 checked only as far as tree-sitter's grammar checks them.
 
@@ -89,7 +92,12 @@ class ParsedSource:
 
 
 class _Unlowerable(Exception):
-    """Lowering cannot repair the source; the original ``SyntaxError`` stands."""
+    """Lowering cannot repair the source; the original ``SyntaxError`` stands, unless
+    ``at`` (message, line, 0-based column) is a real mistake found on a later line."""
+
+    def __init__(self, reason: str, at: tuple[str, int, int] | None = None) -> None:
+        super().__init__(reason)
+        self.at = at
 
 
 def parse_source(source: str, path: str) -> ParsedSource:
@@ -118,12 +126,28 @@ def parse_source(source: str, path: str) -> ParsedSource:
         original = error
     try:
         return _parse_lowered(source, path)
-    except _Unlowerable:
-        raise original from None
+    except _Unlowerable as stop:
+        raise _first_error(source, path, original, stop) from None
     except SyntaxError as error:
         # Lowering keeps every line, so this error is at the real mistake; the original
         # one may be at newer syntax that comes before it.
         raise error from None
+
+
+def _first_error(source: str, path: str, original: SyntaxError, stop: _Unlowerable) -> SyntaxError:
+    """The error to report when lowering cannot repair ``source``: ``original`` (the one
+    ``ast.parse`` raised), unless what stopped lowering is a real mistake ``tokenize``
+    found on a later line (an unclosed bracket or string, a bad dedent): ``original``
+    then most likely stands at newer syntax before it, and the error moves there, its
+    message naming where this Python stopped."""
+    if stop.at is None or original.lineno is None or stop.at[1] <= original.lineno:
+        return original
+    message, line, column = stop.at
+    lines = source.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    text = lines[line - 1] if line <= len(lines) else ""
+    version = ".".join(map(str, sys.version_info[:2]))
+    message += f"; Python {version} stops earlier, at line {original.lineno}: {original.msg}"
+    return SyntaxError(message, (path, line, column + 1, text))
 
 
 def _parse_lowered(source: str, path: str) -> ParsedSource:
@@ -252,11 +276,13 @@ class _TokenScanner:
         if _LONGEST_LINE and max(map(len, lines)) > _LONGEST_LINE:
             raise _Unlowerable("line too long for this version of tokenize")
         self.line_starts = [0, *itertools.accumulate(len(line) + 1 for line in lines)]
+        tokens: list[tokenize.TokenInfo] = []
         try:
-            readline = io.StringIO(text).readline
-            tokens = [t for t in tokenize.generate_tokens(readline) if t.type not in _TRIVIA]
+            for token in tokenize.generate_tokens(io.StringIO(text).readline):
+                if token.type not in _TRIVIA:
+                    tokens.append(token)
         except (tokenize.TokenError, SyntaxError) as error:
-            raise _Unlowerable(str(error)) from error
+            raise _Unlowerable(str(error), _mistake(error, tokens)) from error
         self.text = text
         self.tokens = tokens
         self.closer = _match_brackets(tokens)
@@ -463,6 +489,31 @@ class _TokenScanner:
             done = finish
         pieces.append(self.text[done:])
         return "".join(pieces)
+
+
+def _mistake(
+    error: tokenize.TokenError | SyntaxError, tokens: list[tokenize.TokenInfo]
+) -> tuple[str, int, int] | None:
+    """(message, line, 0-based column) of the mistake that stopped ``tokenize`` after
+    ``tokens``, in CPython's words: a bad dedent where it is, an unclosed string where it
+    opens, an unclosed bracket (the innermost) where it opens; ``None`` if unknown."""
+    if isinstance(error, SyntaxError):
+        if error.lineno is None:
+            return None
+        return error.msg, error.lineno, max((error.offset or 1) - 1, 0)
+    reason, where = (*error.args, None, None)[:2]
+    if reason == "EOF in multi-line string" and isinstance(where, tuple):
+        return "unterminated triple-quoted string literal", where[0], where[1]
+    opened: list[tokenize.TokenInfo] = []
+    for token in tokens:
+        if token.type == tokenize.OP and token.string in _OPEN:
+            opened.append(token)
+        elif token.type == tokenize.OP and token.string in _CLOSE and opened:
+            opened.pop()
+    if reason == "EOF in multi-line statement" and opened:
+        bracket = opened[-1]
+        return f"'{bracket.string}' was never closed", *bracket.start
+    return None
 
 
 def _match_brackets(tokens: list[tokenize.TokenInfo]) -> dict[int, int]:
