@@ -179,7 +179,10 @@ class _Body:
         if self._order is not None:
             return self._order
         head = _definition_line(self.lines, self.start, self.end)
-        ends = _signature_end(self.lines, head, self.end)
+        # Only a definition has a signature and a docstring (not a constant's string).
+        ends = (
+            _signature_end(self.lines, head, self.end) if _defines(self.lines[head - 1]) else None
+        )
         self.signature = (head + 1, ends) if ends is not None and ends > head else None
         self.docstring = _docstring_span(self.lines, self.end, ends)
         skipped = {n for first, last in self._left_out() for n in range(first, last + 1)}
@@ -298,6 +301,14 @@ def _definition_line(lines: tuple[str, ...], start: int, end: int) -> int:
             return number
         depth = _code_and_depth(text, max(depth, 0))[1]
     return start
+
+
+_DEFINITION = re.compile(r"\s*(?:async\s+)?def\s")
+
+
+def _defines(line: str) -> bool:
+    """Whether ``line`` starts a function definition (``def``, ``async def``)."""
+    return _DEFINITION.match(line) is not None
 
 
 def _signature_end(lines: tuple[str, ...], start: int, end: int) -> int | None:

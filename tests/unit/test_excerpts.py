@@ -791,3 +791,32 @@ def test_a_cut_body_shows_its_def_line_after_decorators_and_no_signature_line_by
     )
     # Whole when it fits: every line, the signature's too.
     assert len(excerpt_lines(entity, DECORATED, 40)) == 13
+
+
+def test_a_constant_of_a_long_string_has_no_signature_or_docstring_marker() -> None:
+    """Only a definition has a signature and a docstring: a string constant's line that
+    ends with ``:`` is text, and so is a line of it that opens with quotes."""
+    lines = (
+        'REVIEW_TEMPLATE = """',
+        "Review the code below.",
+        "Rules:",
+        '"""quoted"""',
+        *(f"- rule number {n}" for n in range(10)),
+        '"""',
+    )
+    entity = Entity(
+        "m.REVIEW_TEMPLATE",
+        EntityKind.ATTRIBUTE,
+        "REVIEW_TEMPLATE",
+        "m.py",
+        1,
+        "",
+        end_line=len(lines),
+    )
+    block = excerpt_lines(entity, lines, 4)
+    assert not any("signature" in line or "docstring" in line for line in block), block
+    assert block[:3] == [
+        '     1 | REVIEW_TEMPLATE = """',
+        "     2 | Review the code below.",
+        "     3 | Rules:",
+    ]
