@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, is_dataclass
 from typing import Any, TypeVar
 
 from citeloop.errors import ConfigurationError
@@ -19,6 +19,9 @@ _FIELD_TYPES: dict[str, tuple[type, ...]] = {
     "int": (int,),
     "float": (int, float),
     "bool": (bool,),
+    "str | None": (str, type(None)),
+    "int | None": (int, type(None)),
+    "float | None": (int, float, type(None)),
 }
 
 
@@ -106,12 +109,25 @@ def resolve_context(value: Any, cls: type[Settings]) -> Settings:
         _warn_of_misspellings(cls, [key for key in value if key not in chosen], names)
     elif hasattr(value, "__dict__") or hasattr(value, "__slots__"):
         chosen = {name: getattr(value, name) for name in names if hasattr(value, name)}
+        _warn_of_misspellings(cls, [key for key in _attributes(value) if key not in chosen], names)
     else:
         raise ConfigurationError(
             f"the run's context must be a {cls.__name__} or a mapping of its fields "
             f"({', '.join(names)}), got {type(value).__name__}"
         )
     return cls(**chosen)
+
+
+def _attributes(value: Any) -> list[str]:
+    """The public attribute names of a parent's settings object: its dataclass fields,
+    or its instance attributes and slots."""
+    if is_dataclass(value):
+        return [item.name for item in fields(value)]
+    names: list[Any] = list(getattr(value, "__dict__", {}))
+    for klass in type(value).__mro__:
+        slots = getattr(klass, "__slots__", ())
+        names += [slots] if isinstance(slots, str) else list(slots)
+    return [name for name in names if isinstance(name, str) and not name.startswith("_")]
 
 
 MISSPELLING_CUTOFF = 0.8

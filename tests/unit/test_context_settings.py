@@ -53,3 +53,34 @@ def test_a_parents_key_like_a_field_is_left_to_the_parent_with_a_warning(caplog)
         record.getMessage()
     )
     assert "user_id" not in record.getMessage()
+
+
+@dataclasses.dataclass
+class _ParentContext:
+    max_retrys: int = 5  # the parent's misspelling of max_retries
+    user_id: str = "u1"
+    model: str = "replay:turns.jsonl"
+
+
+class _SlottedParent:
+    __slots__ = ("hop", "tenant")
+
+    def __init__(self) -> None:
+        self.hop = 3
+        self.tenant = "t"
+
+
+@pytest.mark.parametrize(
+    ("parent", "key", "field"),
+    [(_ParentContext(), "max_retrys", "max_retries"), (_SlottedParent(), "hop", "hops")],
+)
+def test_a_parents_settings_object_is_read_for_misspellings_too(caplog, parent, key, field):
+    """A parent's context_schema object (a dataclass, or a class with slots) reaches
+    the subgraph as it is: its attributes are read as a mapping's keys are."""
+    with caplog.at_level("WARNING", logger="citeloop.context"):
+        settings = resolve_context(parent, GroundedAnswerContext)
+    assert getattr(settings, field) == getattr(GroundedAnswerContext(), field)
+    (record,) = caplog.records
+    assert f"{key!r} is no GroundedAnswerContext field (did you mean {field!r}?)" in (
+        record.getMessage()
+    )

@@ -445,6 +445,10 @@ async def test_answer_tokens_stream_from_call_model(store, core):
         ({"task": TASK}, {"db_path": None}, "'db_path' must be of type str"),
         ({"task": TASK}, {"max_retries": 1.5}, "'max_retries' must be of type int"),
         ({"task": TASK}, {"max_retires": 1}, "no field 'max_retires'; did you mean 'max_retries'"),
+        ({"task": TASK}, {"max_entities": "5"}, r"'max_entities' must be of type int \| None"),
+        ({"task": TASK}, {"max_total_tokens": "100"}, "'max_total_tokens' must be of type"),
+        ({"task": TASK}, {"max_total_tokens": True}, "'max_total_tokens' must be of type"),
+        ({"task": TASK}, {"max_total_tokens": 1.5}, "'max_total_tokens' must be of type"),
     ],
 )
 async def test_bad_input_types_are_configuration_errors(store, inputs, context, match):
