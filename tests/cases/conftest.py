@@ -18,16 +18,24 @@ CASES_DIR_ENV = "CITELOOP_CASES_DIR"
 DEFAULT_CASES_DIR = Path(__file__).resolve().parents[2].parent / "shared" / "cases"
 
 
-def cases_dir() -> Path:
-    """The shared cases folder; fails the test run with the fix when it is missing."""
+def missing_cases() -> str | None:
+    """What to do when the shared cases folder is missing, or ``None`` when it is there."""
     directory = Path(os.environ.get(CASES_DIR_ENV) or DEFAULT_CASES_DIR)
-    if not directory.is_dir():
-        pytest.fail(
-            f"shared cases folder not found: {directory}. Check out `shared/` next to the "
-            f"repository, or set {CASES_DIR_ENV} to the folder holding the case JSON files.",
-            pytrace=False,
-        )
-    return directory
+    if directory.is_dir():
+        return None
+    return (
+        f"shared cases folder not found: {directory}. Check out `shared/` next to the "
+        f"repository, or set {CASES_DIR_ENV} to the folder holding the case JSON files."
+    )
+
+
+def cases_dir() -> Path:
+    """The shared cases folder; fails the test run with the fix when it is missing (a
+    run that collects these tests stops before collecting anything: see the root
+    ``conftest.py``)."""
+    if message := missing_cases():
+        pytest.fail(message, pytrace=False)
+    return Path(os.environ.get(CASES_DIR_ENV) or DEFAULT_CASES_DIR)
 
 
 def load_cases(name: str) -> Any:
