@@ -99,10 +99,40 @@ def _run_config(args: argparse.Namespace) -> dict[str, Any]:
     if not args.record:
         return {}
     try:  # fail before the run, not in a callback after it
+        _check_recording(Path(args.record))
         Path(args.record).open("a", encoding="utf-8").close()
     except OSError as exc:
         raise UsageError(f"cannot write --record file {args.record!r}: {exc.strerror}") from None
     return {"callbacks": [ReplayRecorder(args.record)]}
+
+
+MAX_TURN_BYTES = 16 * 1024 * 1024
+"""Most bytes of a recording's first line read to tell it is one."""
+
+
+def _check_recording(file: Path) -> None:
+    """Refuse to append turns to a file that holds something else than recorded turns
+    (a source file, the knowledge graph): ``--record`` adds to a recording, or starts
+    one in a new or empty file.
+
+    Raises:
+        UsageError: Names the file and the fix.
+        OSError: The file cannot be read.
+    """
+    if not file.is_file() or file.stat().st_size == 0:
+        return
+    with file.open("rb") as stream:
+        first = stream.readline(MAX_TURN_BYTES)
+    try:
+        turn = json.loads(first.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        turn = None
+    if not isinstance(turn, dict) or not isinstance(turn.get("content"), str):
+        raise UsageError(
+            f"--record file {str(file)!r} is not a recording of turns (its first line is no "
+            'JSON object with a string "content"); name a new file, or one that --record '
+            "wrote"
+        )
 
 
 async def _run_on_thread(

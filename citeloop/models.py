@@ -88,7 +88,7 @@ def prompt_digest(messages: Sequence[BaseMessage]) -> str:
     return hashlib.sha256(blob.encode()).hexdigest()
 
 
-def load_replay_turns(path: str | Path) -> list[dict[str, str]]:
+def load_replay_turns(path: str | Path) -> list[dict[str, Any]]:
     """Read a replay JSONL file.
 
     Raises:
@@ -126,7 +126,7 @@ def load_replay_turns(path: str | Path) -> list[dict[str, str]]:
             f"replay file {str(file)!r} cannot be read ({exc.strerror or exc}); check its "
             "permissions, or pass replay:PATH with a file you can read"
         ) from None
-    turns: list[dict[str, str]] = []
+    turns: list[dict[str, Any]] = []
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
@@ -142,6 +142,11 @@ def load_replay_turns(path: str | Path) -> list[dict[str, str]]:
         if not isinstance(turn, dict) or not isinstance(turn.get("content"), str):
             raise ConfigurationError(
                 f'{file}:{number}: expected an object with a string "content" field'
+            )
+        if not isinstance(turn.get("prompt_sha256", ""), str):
+            raise ConfigurationError(
+                f'{file}:{number}: "prompt_sha256" must be a string (the hex digest of the '
+                "prompt the turn answers), or left out"
             )
         turns.append(turn)
     if not turns:
@@ -177,7 +182,9 @@ class ReplayChatModel(BaseChatModel):
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
-    turns: list[dict[str, str]]
+    turns: list[dict[str, Any]]
+    """The turns: ``content`` and ``prompt_sha256`` are read, other keys (a recording
+    of another tool's, with usage or tool calls) are left alone."""
     source: str = "<memory>"
     _played: set[int] = PrivateAttr(default_factory=set)
     _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)

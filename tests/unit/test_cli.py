@@ -274,6 +274,39 @@ def test_run_refuses_an_unwritable_record_path_before_running(db, tmp_path, caps
     assert "--record" in err and out == ""
 
 
+@pytest.mark.parametrize(
+    "held", [b"def f():\n    return 1\n", b"SQLite format 3\x00\xff\xfe", b"[1, 2]\n"]
+)
+def test_run_appends_turns_only_to_a_recording(db, tmp_path, capsys, held):
+    """--record adds to a recording, or starts one: a source file or a graph file
+    named by mistake is refused, and left as it was."""
+    other = tmp_path / "named.py"
+    other.write_bytes(held)
+    argv = ["--db", str(db), "--task", TASK, "--model", _replay(tmp_path, "No idea.")]
+    code, out, err = run(capsys, "run", *argv, "--record", str(other))
+    assert code == EXIT_USAGE and out == ""
+    assert "is not a recording of turns" in err and "name a new file" in err
+    assert other.read_bytes() == held
+    recording = tmp_path / "turns.jsonl"
+    for _ in range(2):  # a new file, then the recording it became
+        code, _, err = run(capsys, "run", *argv, "--record", str(recording))
+        assert code in (EXIT_OK, EXIT_FAILED), err
+    assert len(recording.read_text(encoding="utf-8").splitlines()) >= 2
+
+
+def test_a_replay_turn_may_carry_keys_of_its_own_but_no_odd_digest(db, tmp_path, capsys):
+    turns = tmp_path / "turns.jsonl"
+    turn = json.dumps({"content": "No idea.", "usage_metadata": {"input_tokens": 3}})
+    turns.write_text(f"{turn}\n" * 3, encoding="utf-8")  # an answer for every attempt
+    argv = ["--db", str(db), "--task", TASK, "--model", f"replay:{turns}"]
+    code, _, err = run(capsys, "run", *argv)
+    assert code in (EXIT_OK, EXIT_FAILED) and "ValidationError" not in err
+    turns.write_text(json.dumps({"content": "x", "prompt_sha256": [1]}) + "\n", "utf-8")
+    code, out, err = run(capsys, "run", *argv)
+    assert code == EXIT_USAGE and out == ""
+    assert '1: "prompt_sha256" must be a string' in err
+
+
 def test_check_names_the_context_file_with_malformed_entities(tmp_path, capsys):
     context = tmp_path / "ctx.json"
     context.write_text(json.dumps({"entities": [{"name": "A", "tier": "gold"}]}), "utf-8")
