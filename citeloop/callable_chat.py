@@ -20,7 +20,12 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import ConfigDict, Field, PrivateAttr
 
-from citeloop.prompts import GROUNDED_ANSWER_PROMPT, GROUNDED_RETRY_PROMPT
+from citeloop.prompts import (
+    GROUNDED_ANSWER_PROMPT,
+    GROUNDED_RETRY_PROMPT,
+    RETRY_CONTEXT_SAME,
+    RETRY_CONTEXT_WIDENED,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,7 +44,13 @@ def _context_parts(template: str) -> tuple[str, str]:
     return head, after.split("{", 1)[0]
 
 
-_TEMPLATES = (_context_parts(GROUNDED_ANSWER_PROMPT), _context_parts(GROUNDED_RETRY_PROMPT))
+_TEMPLATES = (
+    _context_parts(GROUNDED_ANSWER_PROMPT),
+    *(
+        _context_parts(GROUNDED_RETRY_PROMPT.replace("{how}", how))
+        for how in (RETRY_CONTEXT_WIDENED, RETRY_CONTEXT_SAME)
+    ),
+)
 
 
 def split_grounded_prompt(prompt: str) -> tuple[str, str]:

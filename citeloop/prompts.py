@@ -40,12 +40,17 @@ Material the task refers to:
 """
 
 GROUNDED_RETRY_PROMPT = """\
-Knowledge-graph context (widened since your last answer):
+Knowledge-graph context ({how}):
 <context>
 {context}
 </context>
 
 {payload_block}{feedback}"""
+
+RETRY_CONTEXT_WIDENED = "widened since your last answer"
+RETRY_CONTEXT_SAME = "the same as for your last answer: widening it found no more code"
+"""What a retry prompt says of its context (``{how}``): widened, or not (the widening
+added nothing, and no prompt says otherwise)."""
 
 VERBALIZE_SYSTEM_PROMPT = """\
 You explain how two things in a knowledge graph are connected, by turning a retrieval \

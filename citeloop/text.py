@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterable
 from functools import lru_cache
 
 from citeloop.prompts import EXCERPT_NOTE
@@ -162,6 +163,31 @@ _FENCE_RUN = re.compile("`{3,}|~{3,}")
 _TAG_START = re.compile(r"<(?=[/!?A-Za-z])")
 _UNSAFE = re.compile(f"[{_BREAKS}`~<]")
 """A character one of the three rewrites may touch (most lines have none)."""
+
+
+MAX_LISTED_NAMES = 20
+"""Names a reason or a problem line lists; the rest are counted (``… and 12 more``)."""
+
+MAX_LISTED_NAME_CHARS = 80
+"""Longest name a reason or a problem line shows whole (a longer one is cut, ``…``)."""
+
+
+def listed(names: Iterable[str], separator: str = ", ") -> str:
+    """``names`` joined for a reason or a prompt line: at most :data:`MAX_LISTED_NAMES`
+    of them, each cut at :data:`MAX_LISTED_NAME_CHARS` characters, then how many more
+    (the full lists stay in the result's fields).
+
+    Example:
+        >>> listed(f"n{i}" for i in range(22))[-24:]
+        'n17, n18, n19 and 2 more'
+    """
+    names = list(names)
+    shown = [
+        name if len(name) <= MAX_LISTED_NAME_CHARS else name[: MAX_LISTED_NAME_CHARS - 1] + "…"
+        for name in names[:MAX_LISTED_NAMES]
+    ]
+    more = len(names) - len(shown)
+    return separator.join(shown) + (f" and {more} more" if more else "")
 
 
 def counted(count: int, noun: str, plural: str = "") -> str:

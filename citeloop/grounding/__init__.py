@@ -54,6 +54,7 @@ if TYPE_CHECKING:  # the names as type checkers and IDEs see them
         RETRY_PROMPT_HEADER,
         RETRY_PROMPT_TEMPLATE,
         RULE_SUMMARIES,
+        SAID_LACKING_HEADER,
         WIDENED_HEADER,
         build_retry_prompt,
     )
@@ -94,6 +95,7 @@ _EXPORTS_BY_MODULE: dict[str, tuple[str, ...]] = {
         "RETRY_PROMPT_HEADER",
         "RETRY_PROMPT_TEMPLATE",
         "RULE_SUMMARIES",
+        "SAID_LACKING_HEADER",
         "WIDENED_HEADER",
         "build_retry_prompt",
     ),
@@ -108,6 +110,7 @@ __all__ = [
     "RETRY_PROMPT_HEADER",
     "RETRY_PROMPT_TEMPLATE",
     "RULE_SUMMARIES",
+    "SAID_LACKING_HEADER",
     "WIDENED_HEADER",
     "CitationSection",
     "CitedLocation",

@@ -26,7 +26,7 @@ from citeloop.grounding.retry_prompt import build_retry_prompt
 from citeloop.grounding.sayings import says_context_insufficient
 from citeloop.grounding.substance import GraphNames, only_lists, ungrounded_names
 from citeloop.markdown import unescape, visible_text
-from citeloop.text import INVISIBLE, normalize_text
+from citeloop.text import INVISIBLE, listed, normalize_text
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -332,7 +332,7 @@ class GraphContextValidator:
             unknown = sorted(set(self.core_entities) - names)
             if unknown:
                 raise ValueError(
-                    f"core_entities not in the context: {', '.join(unknown)}; "
+                    f"core_entities not in the context: {listed(unknown)}; "
                     "pass names the context holds"
                 )
             core = set(self.core_entities)
@@ -369,10 +369,10 @@ class GraphContextValidator:
             if section is None and core:
                 rules.append(("citation_section", "no citation section ('## Entities used')"))
             if missing_core_citations:
-                missing = ", ".join(sorted(missing_core_citations))
+                missing = listed(sorted(missing_core_citations))
                 rules.append(("core_citations", f"core entities not cited: {missing}"))
             if invalid:
-                wrong = ", ".join(sorted(invalid))
+                wrong = listed(sorted(invalid))
                 rules.append(("invalid_citations", f"citations not in the context: {wrong}"))
             if not core and entities and len(cited) < self.min_citations:
                 rules.append(
@@ -385,23 +385,23 @@ class GraphContextValidator:
                     )
                 )
         if self.fail_on_cited_not_used and cited_not_used:
-            unused = ", ".join(sorted(cited_not_used))
+            unused = listed(sorted(cited_not_used))
             rules.append(("cited_not_used", f"cited but not used in the body: {unused}"))
         if self.fail_on_invented and ungrounded.invented:
             rules.append(
                 (
                     "invented_names",
-                    "the body names code that is in neither the context nor the code "
-                    f"base: {', '.join(ungrounded.invented)}"
+                    "the body names code that is in neither the context nor the "
+                    f"knowledge graph: {listed(ungrounded.invented)}"
                     if graph_names is not None
                     else "the body names code the context does not have (only the "
-                    f"context was searched): {', '.join(ungrounded.invented)}",
+                    f"context was searched): {listed(ungrounded.invented)}",
                 )
             )
         if wrong_places or unlocated:
-            parts = [f"outside the cited entity: {', '.join(wrong_places)}"] if wrong_places else []
+            parts = [f"outside the cited entity: {listed(wrong_places)}"] if wrong_places else []
             if unlocated:
-                parts.append(f"without a location: {', '.join(unlocated)}")
+                parts.append(f"without a location: {listed(unlocated)}")
             rules.append(("locations", "citation locations " + "; ".join(parts)))
         if self.fail_on_insufficient and insufficient:
             rules.append(("insufficient_context", "the answer says the context is not enough"))
@@ -447,6 +447,7 @@ class GraphContextValidator:
         *,
         previous_answer: str = "",
         payload: str = "",
+        widened: bool = False,
     ) -> str:
         """Same as the module function :func:`citeloop.grounding.build_retry_prompt`;
         ``result`` may also be the source design's
@@ -454,7 +455,12 @@ class GraphContextValidator:
         (``validator.build_retry_prompt(original_prompt, validation)``)."""
         report = result.to_report() if isinstance(result, ValidationResult) else result
         return build_retry_prompt(
-            task, report, extra_problems, previous_answer=previous_answer, payload=payload
+            task,
+            report,
+            extra_problems,
+            previous_answer=previous_answer,
+            payload=payload,
+            widened=widened,
         )
 
     def _own_entities(self) -> tuple[list[str], list[str]]:

@@ -305,15 +305,17 @@ def is_code_shaped(name: str) -> bool:
     return _form(name) is not None
 
 
-def _first_mentions(found: Iterator[tuple[str, str]]) -> list[Mention]:
+def _first_mentions(
+    found: Iterator[tuple[str, str]], most: int | None = MAX_MENTIONS
+) -> list[Mention]:
     """``(token, form)`` pairs as mentions: ``()`` dropped, the first of each name, at
-    most :data:`MAX_MENTIONS` (the rest of the text is not read)."""
+    most ``most`` (the rest of the text is not read; ``None``: every one)."""
     mentions: dict[str, Mention] = {}
     for token, form in found:
         name = token.removesuffix("()")
         if name not in mentions:
             mentions[name] = Mention(name, form)
-            if len(mentions) >= MAX_MENTIONS:
+            if most is not None and len(mentions) >= most:
                 break
     return list(mentions.values())
 
@@ -340,9 +342,10 @@ def _task_tokens(text: str) -> Iterator[tuple[str, str]]:
                 yield token, form
 
 
-def answer_mentions(text: str) -> list[Mention]:
+def answer_mentions(text: str, most: int | None = MAX_MENTIONS) -> list[Mention]:
     """The names an answer writes as code as a claim about the code base, in order of
-    first appearance, at most :data:`MAX_MENTIONS`.
+    first appearance, at most ``most`` (``None``: every one; what an answer claims is
+    checked whole, or names after the first 200 would go unchecked).
 
     Stricter than :func:`code_mentions`, because an answer also writes code of its own:
     fenced blocks are skipped (an example's names are its own), a capitalized word is
@@ -356,7 +359,7 @@ def answer_mentions(text: str) -> list[Mention]:
         >>> [m.name for m in answer_mentions("Use `read` and StateGraph; the Graph ends.")]
         ['read', 'StateGraph']
     """
-    return _first_mentions(_answer_tokens(text))
+    return _first_mentions(_answer_tokens(text), most)
 
 
 def _answer_tokens(text: str) -> Iterator[tuple[str, str]]:

@@ -54,7 +54,7 @@ class GraphValidationResult:
             locations are required).
         insufficient_context: The body says the context lacks what it needs.
         graph_searched: The knowledge graph's names were searched (``graph_names``
-            given): an invented name is in neither the context nor the code base.
+            given): an invented name is in neither the context nor the graph.
             ``False``: only the context and the prompt were, so an invented name is
             only one the context does not have (a report kept before this field
             existed reads as ``False``: the weaker claim).

@@ -5,8 +5,9 @@ Built from a :class:`~citeloop.grounding.GraphValidationResult` of the previous 
 contradicts the context beside it). The prompt names the rules that failed, says for
 each missing core entity how the task (or payload) named it, shows the previous answer
 (bounded) and asks for a revision of it rather than a new answer. It claims no more
-than was searched: code is said to be missing from the code base only when the
-knowledge graph was searched for it.
+than was searched: code is said to be missing from the code base's knowledge graph only
+when that graph was searched for it (it holds the indexed modules' definitions: not
+local variables, other packages' code or files the indexer skipped).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from citeloop.grounding.mentions import code_mentions
-from citeloop.text import excerpt
+from citeloop.text import excerpt, listed
 
 if TYPE_CHECKING:
     from citeloop.grounding.results import GraphValidationResult
@@ -31,18 +32,23 @@ WIDENED_HEADER = (
     "Your previous answer said the context lacks code it needs, so the context above has "
     "been widened."
 )
-"""The header when the answer's one problem is that it said the context is not enough:
-saying so is what the system prompt asks, not a fault, so the retry does not call the
-answer rejected (a model told so learns to claim the context is enough)."""
+"""The header when the answer's one problem is that it said the context is not enough
+and the context was widened since: saying so is what the system prompt asks, not a
+fault, so the retry does not call the answer rejected (a model told so learns to claim
+the context is enough)."""
+
+SAID_LACKING_HEADER = "Your previous answer said the context lacks code it needs."
+""":data:`WIDENED_HEADER` for a context that was not widened (the validator's own,
+fixed context): nothing is said of a widening that did not happen."""
 
 RULE_SUMMARIES: dict[str, str] = {
     "references": "its text does not use enough of the core entities",
     "citation_section": "it has no '## Entities used' section",
     "core_citations": "it does not cite every core entity",
-    "invalid_citations": "it cites names that are not in the context",
-    "min_citations": "it cites none of the context's entities",
+    "invalid_citations": "it cites names that are not entities of the context",
+    "min_citations": "it cites fewer of the context's entities than required",
     "cited_not_used": "it cites entities its text does not use",
-    "invented_names": "it names code that does not exist in the code base",
+    "invented_names": "it names code that is in neither the context nor the code base's graph",
     "locations": "some citation locations are wrong or missing",
     "insufficient_context": "it says the context is not enough",
     "no_prose": "it has no answer text, only names and lists of names",
@@ -63,8 +69,7 @@ RETRY_PROMPT_TEMPLATE = """{task}
 {problems}
 {previous}
 Revise your previous answer: keep what is right and change only what the problems above
-need. Use the context entities in the body of your answer and cite only names that
-appear in the context.
+need. Use the context entities in the body of your answer and cite only those entities.
 End your answer with this section, one entity per line, each with its location (the
 file heading above it in the context and the line where it is defined, the start of its
 `# L<start>-<end>`):
@@ -78,10 +83,15 @@ file heading above it in the context and the line where it is defined, the start
 NAME_PROBLEMS: tuple[tuple[str, str], ...] = (
     ("missing_core_citations", "- Cite these core entities (they were missing): {names}"),
     ("entities_missing", "- Reference these core entities in the body of the answer: {names}"),
-    ("invalid_citations", "- Do not cite these names, they are not in the context: {names}"),
+    (
+        "invalid_citations",
+        "- Do not cite these names, they are not entities of the context (a name only "
+        "written in a signature or a source line has no line of its own): {names}",
+    ),
     (
         "invented_names",
-        "- These names are in neither the context nor the code base; remove them or use "
+        "- These names are in neither the context nor the code base's knowledge graph (its "
+        "modules' classes, functions and attributes); remove them or use "
         "what the context shows instead: {names}",
     ),
     (
@@ -113,6 +123,11 @@ INSUFFICIENT_PROBLEM = (
     "widened: use what it now shows of that code, keep what is right, and still name "
     "precisely what is missing, if anything."
 )
+SAID_LACKING_PROBLEM = (
+    "- Your answer said the context lacks code it needs: answer from what the context "
+    "shows, keep what is right, and still name precisely what is missing, if anything."
+)
+""":data:`INSUFFICIENT_PROBLEM` for a context that was not widened."""
 MIN_CITATIONS_PROBLEM = "- Cite, under '## Entities used', the context entities your answer uses."
 UNSEEN_PROBLEM = (
     "- Your answer cited only code the context did not show you. The context above now "
@@ -142,10 +157,12 @@ def _why(name: str, mentions: Sequence[tuple[str, dict[str, str]]]) -> str:
 
 
 def _with_reasons(names: Sequence[str], mentions: Sequence[tuple[str, dict[str, str]]]) -> str:
-    return "; ".join(f"{name}{_why(name, mentions)}" for name in names)
+    return listed((f"{name}{_why(name, mentions)}" for name in names), "; ")
 
 
-def _problem_lines(result: GraphValidationResult, task: str, payload: str) -> list[str]:
+def _problem_lines(
+    result: GraphValidationResult, task: str, payload: str, widened: bool
+) -> list[str]:
     mentions = [
         (where, {mention.name: mention.form for mention in code_mentions(text)})
         for where, text in (("task", task), ("payload", payload))
@@ -159,26 +176,26 @@ def _problem_lines(result: GraphValidationResult, task: str, payload: str) -> li
         if not result.graph_searched:
             template = CONTEXT_ONLY_PROBLEMS.get(field, template)
         if names:
-            listed = (
+            shown = (
                 _with_reasons(names, mentions)
                 if field in _CORE_FIELDS
-                else ("; " if field == "invalid_locations" else ", ").join(names)
+                else listed(names, "; " if field == "invalid_locations" else ", ")
             )
-            lines.append(template.format(names=listed))
+            lines.append(template.format(names=shown))
     if result.insufficient_context:
-        lines.append(INSUFFICIENT_PROBLEM)
+        lines.append(INSUFFICIENT_PROBLEM if widened else SAID_LACKING_PROBLEM)
     if "min_citations" in result.failed_rules:
         lines.append(MIN_CITATIONS_PROBLEM)
     return lines or [f"- {reason}" for reason in result.reasons]
 
 
-def _header(result: GraphValidationResult) -> str:
+def _header(result: GraphValidationResult, widened: bool) -> str:
     if result.passed:
         return CHECKS_RETRY_HEADER
     # Saying the context is not enough is not a fault: its problem line says so.
     faults = [rule for rule in result.failed_rules if rule != "insufficient_context"]
     if not faults and result.insufficient_context:
-        return WIDENED_HEADER
+        return WIDENED_HEADER if widened else SAID_LACKING_HEADER
     summaries = (
         RULE_SUMMARIES if result.graph_searched else {**RULE_SUMMARIES, **CONTEXT_ONLY_SUMMARIES}
     )
@@ -189,10 +206,8 @@ def _header(result: GraphValidationResult) -> str:
 def _original(task: str) -> str:
     """``task`` without the retry part of a prompt this module built (from the first of
     its headers on)."""
-    cut = min(
-        (at for header in (RETRY_PROMPT_HEADER, WIDENED_HEADER) if (at := task.find(header)) >= 0),
-        default=len(task),
-    )
+    headers = (RETRY_PROMPT_HEADER, WIDENED_HEADER, SAID_LACKING_HEADER)
+    cut = min((at for header in headers if (at := task.find(header)) >= 0), default=len(task))
     return task[:cut].rstrip()
 
 
@@ -203,6 +218,7 @@ def build_retry_prompt(
     *,
     previous_answer: str = "",
     payload: str = "",
+    widened: bool = False,
 ) -> str:
     """Build the prompt that asks again after a failed validation.
 
@@ -220,17 +236,21 @@ def build_retry_prompt(
             :data:`citeloop.text.MAX_DRAFT_CHARS` characters (``""``: not shown).
         payload: The payload the model was shown with the task, if any: a core entity
             it writes is said to be written there. Not repeated in the prompt.
+        widened: The context the retry shows was widened since the previous answer (the
+            ``grounded_answer`` graph's retries): an answer that said the context lacks
+            code is told so (:data:`WIDENED_HEADER`); otherwise nothing is said of a
+            widening (:data:`SAID_LACKING_HEADER`).
 
     Returns:
         ``RETRY_PROMPT_TEMPLATE`` filled with the task; a header naming the failed
         rules (:data:`RULE_SUMMARIES`; saying the context is not enough is not
         named a fault, its problem line asks for the revision), :data:`WIDENED_HEADER`
-        when that saying is the one failed rule, or
+        (or :data:`SAID_LACKING_HEADER`) when that saying is the one failed rule, or
         ``CHECKS_RETRY_HEADER`` when ``result`` passed and only ``extra_problems``
         remain; one line per problem (core entities
         not cited or not referenced, each with how the task or payload named it;
-        invalid citations; invented names, said to be missing from the code base
-        only when ``result.graph_searched``; names only the graph has; wrong or
+        invalid citations; invented names, said to be missing from the code base's
+        knowledge graph only when ``result.graph_searched``; names only the graph has; wrong or
         missing locations; a said-insufficient context), then the extra problems;
         and the previous answer.
 
@@ -242,7 +262,7 @@ def build_retry_prompt(
         True
     """
     original = _original(task)
-    problems = _problem_lines(result, original, payload) if not result.passed else []
+    problems = _problem_lines(result, original, payload, widened) if not result.passed else []
     lines = problems + list(extra_problems)
     previous = (
         PREVIOUS_ANSWER_BLOCK.format(answer=excerpt(previous_answer))
@@ -250,5 +270,8 @@ def build_retry_prompt(
         else ""
     )
     return RETRY_PROMPT_TEMPLATE.format(
-        task=original, header=_header(result), problems="\n".join(lines), previous=previous
+        task=original,
+        header=_header(result, widened),
+        problems="\n".join(lines),
+        previous=previous,
     )

@@ -190,7 +190,7 @@ def ungrounded_names(
     words: frozenset[str] | None = None
     in_graph: list[str] = []
     invented: list[str] = []
-    for mention in answer_mentions(body):
+    for mention in answer_mentions(body, most=None):  # every claim, not the first 200
         parts = mention.name.split(".")
         while parts and parts[0] in _RECEIVERS:
             parts.pop(0)

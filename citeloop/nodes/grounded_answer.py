@@ -61,6 +61,8 @@ from citeloop.prompts import (
     GROUNDED_PAYLOAD_BLOCK,
     GROUNDED_RETRY_PROMPT,
     GROUNDED_SYSTEM_PROMPT,
+    RETRY_CONTEXT_SAME,
+    RETRY_CONTEXT_WIDENED,
 )
 from citeloop.state.grounded_answer import State
 
@@ -110,8 +112,9 @@ def prompt_of(state: State) -> str:
     and task; a retry's from the widened context, payload and ``feedback``."""
     block = _payload_block(state)
     if feedback := state.get("feedback"):
+        how = RETRY_CONTEXT_WIDENED if state.get("widened", True) else RETRY_CONTEXT_SAME
         return GROUNDED_RETRY_PROMPT.format(
-            context=state["context_text"], payload_block=block, feedback=feedback
+            how=how, context=state["context_text"], payload_block=block, feedback=feedback
         )
     return GROUNDED_ANSWER_PROMPT.format(
         context=state["context_text"], payload_block=block, task=state["task"]
@@ -568,6 +571,7 @@ class GroundedAnswerNodes:
             extra,
             previous_answer=state.get("answer") or "",
             payload=state.get("payload") or "",
+            widened=bool(state.get("widened")),
         )
         return {"feedback": feedback}
 

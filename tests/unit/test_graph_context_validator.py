@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 import json
 import re
 import time
@@ -17,6 +18,7 @@ from hypothesis import strategies as st
 from citeloop.grounding import (
     RETRY_PROMPT_HEADER,
     RULE_SUMMARIES,
+    SAID_LACKING_HEADER,
     WIDENED_HEADER,
     GraphContextValidator,
     GraphValidationResult,
@@ -519,7 +521,7 @@ def test_retry_prompt_lists_problems_and_asks_for_the_section() -> None:
     # (the model was shown no tiers).
     missing = "Cite these core entities (they were missing): DEC-7; REQ-008-013;"
     assert missing in prompt
-    assert "not in the context: CacheLayer" in prompt
+    assert "line of its own): CacheLayer" in prompt
     assert "Reference these core entities in the body of the answer: DEC-7;" in prompt
     assert "marks it core" not in prompt
     # A payload that writes one is named as where it was written.
@@ -548,17 +550,24 @@ def test_retry_prompt_never_nests() -> None:
 
 def test_a_retry_for_a_said_insufficient_context_does_not_call_it_rejected() -> None:
     """Naming what the context lacks is what the system prompt asks: the retry says the
-    context was widened and asks to still name what is missing, and a fault beside it
-    is the only thing called a rejection."""
+    context was widened (when it was) and asks to still name what is missing, and a
+    fault beside it is the only thing called a rejection."""
     task = "Explain the graph store."
     caveat = "GraphStore keeps the facts, but the context does not show how they are saved."
     honest = validate(f"{caveat}\n\n## Entities used\n- GraphStore\n", ["GraphStore"])
     assert honest.failed_rules == ("insufficient_context",)
-    prompt = build_retry_prompt(task, honest, previous_answer=caveat)
+    prompt = build_retry_prompt(task, honest, previous_answer=caveat, widened=True)
     assert prompt.splitlines()[2] == WIDENED_HEADER
     assert "rejected" not in prompt
     assert "still name precisely what is missing" in prompt
-    assert build_retry_prompt(prompt, honest, previous_answer=caveat) == prompt  # no nesting
+    again = build_retry_prompt(prompt, honest, previous_answer=caveat, widened=True)
+    assert again == prompt  # no nesting
+    # The validator's own context is fixed: no widening is claimed (the design's API).
+    fixed = GraphContextValidator("class GraphStore").build_retry_prompt(task, honest)
+    assert fixed.splitlines()[2] == SAID_LACKING_HEADER
+    assert "widened" not in fixed and "rejected" not in fixed
+    assert "answer from what the context shows" in fixed
+    assert build_retry_prompt(fixed, honest) == fixed  # no nesting either
     # With a fault beside it, the header names the fault alone.
     faulty = validate(f"{caveat}\n\n## Entities used\n- GraphStore\n- CacheLayer\n", ["GraphStore"])
     assert {"insufficient_context", "invalid_citations"} <= set(faulty.failed_rules)
@@ -746,7 +755,9 @@ def test_an_invented_name_is_explained_by_what_was_looked_up() -> None:
         " ".join(alone.reasons)
     )
     graphed = GraphContextValidator().validate(answer, ["A"], graph_names={"A", "B"})
-    assert "in neither the context nor the code base: Order.refund" in " ".join(graphed.reasons)
+    assert "in neither the context nor the knowledge graph: Order.refund" in " ".join(
+        graphed.reasons
+    )
 
 
 def test_a_retry_prompt_claims_no_more_than_was_searched() -> None:
@@ -763,8 +774,29 @@ def test_a_retry_prompt_claims_no_more_than_was_searched() -> None:
     assert "not in the context (only the context was searched, not the code base)" in context_only
     assert "Order.refund" in context_only
     searched = build_retry_prompt("Explain `A`.", graphed)
-    assert "names code that does not exist in the code base" in searched
-    assert "in neither the context nor the code base; remove them" in searched
+    assert "names code that is in neither the context nor the code base's graph" in searched
+    assert "in neither the context nor the code base's knowledge graph (its" in searched
     # A report kept before the field existed reads as the weaker claim.
     kept = {k: v for k, v in graphed.to_dict().items() if k != "graph_searched"}
     assert not GraphValidationResult.from_dict(kept).graph_searched
+
+
+def test_every_name_an_answer_writes_is_checked_however_many_come_before() -> None:
+    """Mentions are capped for a task (a pasted file), never for what an answer claims:
+    an invented name after 205 grounded ones still fails it."""
+    padding = " ".join(f"`{name}()`" for name in sorted(dir(builtins))[:205])
+    answer = f"`A` does it. {padding} Then `PaymentGateway.charge_card_now` runs."
+    result = GraphContextValidator().validate(answer + "\n\n## Entities used\n- A\n", ["A"])
+    assert not result.passed
+    assert result.invented_names == ("PaymentGateway.charge_card_now",)
+
+
+def test_a_reason_lists_twenty_names_and_counts_the_rest() -> None:
+    names = " ".join(f"`Name{i}x`" for i in range(300))
+    answer = f"`A` does it with {names}.\n\n## Entities used\n- A\n"
+    result = GraphContextValidator().validate(answer, ["A"])
+    assert len(result.invented_names) == 300  # the field keeps them all
+    (reason,) = result.reasons
+    assert reason.endswith("Name18x, Name19x and 280 more")
+    prompt = build_retry_prompt("Explain `A`.", result)
+    assert "Name19x and 280 more" in prompt and "Name20x" not in prompt

@@ -8,10 +8,12 @@ from pathlib import Path
 import pytest
 from langchain_core.messages import AIMessage
 
+from citeloop.callable_chat import split_grounded_prompt
 from citeloop.context import GroundedAnswerContext
 from citeloop.graphs.grounded_answer import build_grounded_answer_graph
 from citeloop.grounding import RETRY_PROMPT_HEADER, WIDENED_HEADER
 from citeloop.knowledge import ContextInjector
+from citeloop.prompts import RETRY_CONTEXT_SAME
 from citeloop.validator_loop import ValidatorLoop
 from tests.fakes import ScriptedChatModel
 from tests.unit.test_grounded_answer_graph import (
@@ -65,7 +67,7 @@ async def test_invented_name_fails_and_is_named_in_the_retry(store, core):
     out = await build(model, store).ainvoke({"task": TASK})
     assert out["outcome"] == "passed" and out["attempts"] == 2
     retry = prompts(model)[1]
-    assert "names code that does not exist in the code base" in retry
+    assert "names code that is in neither the context nor the code base's graph" in retry
     assert "CartOptimizer.rebalance" in retry
 
 
@@ -170,6 +172,28 @@ async def test_a_widening_that_adds_nothing_does_not_ask_again(tmp_path, core):
     assert (out["outcome"], out["attempts"], model.calls) == ("passed", 1, 1)
     assert out["report"]["insufficient_context"] is True
     assert "insufficient_context" not in out["report"]["failed_rules"]
+    tiny.close()
+
+
+async def test_a_retry_after_a_widening_that_added_nothing_claims_no_widening(tmp_path, core):
+    """Asked again for another fault, an answer that said the context lacks code is not
+    told the context was widened when the widening added nothing."""
+    library = {path: text for path, text in SOURCE.items() if not path.startswith("tests/")}
+    tiny = indexed(tmp_path / "tiny", library)
+    hedge = good_answer(core).replace(
+        "The answer relies on", "The context does not show how prices are stored. It relies on"
+    )
+    uncited = hedge.replace(f"- {core[0]}\n", "")  # a core entity left uncited
+    model = ScriptedChatModel(script=[uncited, good_answer(core)])
+    out = await build(model, tiny).ainvoke({"task": TASK})
+    assert (out["outcome"], out["attempts"]) == ("passed", 2)
+    retry = prompts(model)[1]
+    assert "widened" not in retry
+    assert retry.startswith(f"Knowledge-graph context ({RETRY_CONTEXT_SAME}):")
+    assert "said the context lacks code it needs: answer from what the context shows" in retry
+    # A call_llm still receives that context as graph_context.
+    context, rest = split_grounded_prompt(retry)
+    assert "class Checkout" in context and "<context>" not in rest
     tiny.close()
 
 
