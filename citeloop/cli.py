@@ -491,6 +491,8 @@ def build_parser() -> argparse.ArgumentParser:
     audit.add_argument("--json", action="store_true", help="print the verdict as JSON")
     _thread_options(audit)
     audit.set_defaults(func=_graph_command("cmd_audit"))
+    for command in sub.choices.values():  # an unknown option is named by its command
+        command.set_defaults(command_parser=command)
     return parser
 
 
@@ -527,7 +529,9 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _main(argv: list[str] | None) -> int:
-    args = build_parser().parse_args(argv)
+    args, extra = build_parser().parse_known_args(argv)
+    if extra:  # named with the command's own usage, not the top level's
+        args.command_parser.error(f"unrecognized arguments: {' '.join(extra)}")
     try:
         return args.func(args)
     except CiteloopError as exc:

@@ -47,7 +47,7 @@ from citeloop.knowledge import (
     resolve_entities,
 )
 from citeloop.knowledge.paths import MAX_HOPS
-from citeloop.models import REPLAY_PREFIX, ReplayRecorder, resolve_chat_model
+from citeloop.models import ReplayRecorder, resolve_chat_model
 from citeloop.prompts import EXPLAIN_QUESTION, EXPLAIN_QUESTION_NO_TARGET
 from citeloop.state.delivery_audit import OutputState as DeliveryOutput
 from citeloop.state.grounded_answer import OutputState
@@ -158,8 +158,8 @@ async def _run_on_thread(
         UsageError: The thread's interrupted run had other inputs.
         ConfigurationError: The checkpointer cannot be opened.
     """
-    if str(getattr(args, "model", "")).strip().startswith(REPLAY_PREFIX):
-        resolve_chat_model(args.model)  # a bad replay file: refused before the thread starts
+    if getattr(args, "model", None):  # a bad replay file, a provider not installed:
+        resolve_chat_model(args.model)  # refused before the thread starts
     spec = args.checkpointer or os.environ.get(CHECKPOINTER_ENV)
     async with contextlib.AsyncExitStack() as stack:
         try:

@@ -739,3 +739,12 @@ def test_an_interrupted_run_names_the_thread_that_resumes_it(db, tmp_path, capsy
     code, _, err = run(capsys, "run", *argv)
     assert code == 130
     assert "interrupted; to resume, run the same command again with --thread t-9" in err
+
+
+def test_a_model_that_cannot_be_made_is_refused_before_its_thread_starts(db, capsys):
+    """A provider spec that names no installed provider stops the command before the
+    run: no thread is started (nor left with a checkpoint to resume)."""
+    argv = ["--db", str(db), "--task", TASK, "--thread", "t-provider"]
+    code, out, err = run(capsys, "run", *argv, "--model", "nosuchprovider:some-model")
+    assert code == EXIT_USAGE and out == ""
+    assert "nosuchprovider" in err and "thread: t-provider" not in err

@@ -147,3 +147,10 @@ def test_context_says_which_files_changed_since_indexing(tmp_path, capsys):
     assert code == EXIT_OK and "3 |" not in out
     assert "note: 1 file changed since the graph was indexed (shapes.py)" in err
     assert f"run `citeloop index {tree.resolve()} --db {db}` again" in err
+
+
+def test_a_mistyped_option_is_named_with_its_commands_usage(capsys):
+    code, out, err = run(capsys, "context", "--db", "g.db", "--task", "t", "--explian")
+    assert code == EXIT_USAGE and out == ""
+    assert err.startswith("usage: citeloop context ")
+    assert "citeloop context: error: unrecognized arguments: --explian" in err
