@@ -292,7 +292,8 @@ class GraphContextValidator:
             The validation result.
 
         Raises:
-            TypeError: ``response`` is not a str, or ``context`` has no accepted shape.
+            TypeError: ``response`` is not a str, ``context`` has no accepted shape, or
+                ``graph_names`` is a str (``in`` would match any part of it).
             ValueError: A context entity has an empty name, a name without any word
                 character (``(*)``, ``->``: it could not be told apart from
                 punctuation), or an unknown tier.

@@ -162,6 +162,11 @@ def _in_graph(graph: GraphNames | None) -> Callable[[str], bool]:
         return lambda name: False
     if callable(graph):
         return graph
+    if isinstance(graph, str | bytes):  # `in` would match any part of it
+        raise TypeError(
+            f"graph_names must be a collection of names or a predicate, not a "
+            f"{type(graph).__name__}; wrap one name in a set: {{{graph!r}}}"
+        )
     return graph.__contains__
 
 

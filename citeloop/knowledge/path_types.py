@@ -43,8 +43,11 @@ class EntityRef:
     def label(self) -> str:
         """``"class StateGraph"``, ``"method StateGraph.compile"`` (a method with its
         class, from the id, since many classes share method names); just the name when
-        the kind is empty."""
+        the kind is empty, or the id a name the indexer could not resolve (``?len``,
+        ``?items.values``: its kind is a guess, so none is said)."""
         name = self.name
+        if self.id.startswith("?"):
+            return self.id[1:] or name
         if self.kind == "method" and self.id.endswith("." + name):
             owner = self.id[: -len(name) - 1].rpartition(".")[2]
             name = f"{owner}.{name}" if owner else name

@@ -800,3 +800,12 @@ def test_a_reason_lists_twenty_names_and_counts_the_rest() -> None:
     assert reason.endswith("Name18x, Name19x and 280 more")
     prompt = build_retry_prompt("Explain `A`.", result)
     assert "Name19x and 280 more" in prompt and "Name20x" not in prompt
+
+
+def test_graph_names_given_as_one_string_is_refused() -> None:
+    """``in`` on a str matches any part of it: `X.y` would be found in `"PaymentX.y"`."""
+    answer = "`X.y` does it.\n\n## Entities used\n- A\n"
+    with pytest.raises(TypeError, match=r"graph_names must be a collection.*\{'PaymentX.y'\}"):
+        GraphContextValidator().validate(answer, ["A"], graph_names="PaymentX.y")
+    result = GraphContextValidator().validate(answer, ["A"], graph_names={"X.y"})
+    assert (result.invented_names, result.ungrounded_in_graph) == ((), ("X.y",))
