@@ -803,9 +803,9 @@ def test_a_reason_lists_twenty_names_and_counts_the_rest() -> None:
 
 
 def test_graph_names_given_as_one_string_is_refused() -> None:
-    """``in`` on a str matches any part of it: `X.y` would be found in `"PaymentX.y"`."""
-    answer = "`X.y` does it.\n\n## Entities used\n- A\n"
-    with pytest.raises(TypeError, match=r"graph_names must be a collection.*\{'PaymentX.y'\}"):
-        GraphContextValidator().validate(answer, ["A"], graph_names="PaymentX.y")
-    result = GraphContextValidator().validate(answer, ["A"], graph_names={"X.y"})
-    assert (result.invented_names, result.ungrounded_in_graph) == ((), ("X.y",))
+    """``in`` on a str matches any part of it: `Ledger` would be found in `"Ledgers"`."""
+    answer = "`Ledger.record` does it.\n\n## Entities used\n- A\n"
+    with pytest.raises(TypeError, match=r"graph_names must be a collection.*\{'Ledgers'\}"):
+        GraphContextValidator().validate(answer, ["A"], graph_names="Ledgers")
+    result = GraphContextValidator().validate(answer, ["A"], graph_names={"Ledger", "record"})
+    assert (result.invented_names, result.ungrounded_in_graph) == ((), ("Ledger.record",))
