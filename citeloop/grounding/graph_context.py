@@ -438,6 +438,7 @@ class GraphContextValidator:
             missing_locations=unlocated,
             insufficient_context=insufficient,
             graph_searched=graph_names is not None,
+            context_located=any(entity.places for entity in entities),
         )
 
     @staticmethod

@@ -58,6 +58,9 @@ class GraphValidationResult:
             ``False``: only the context and the prompt were, so an invented name is
             only one the context does not have (a report kept before this field
             existed reads as ``False``: the weaker claim).
+        context_located: Some entity of the context has a location (a path and a
+            line): a retry prompt asks for ``- Name (path:line)`` citations, otherwise
+            for names alone.
         total_entities: Number of entities in the context (derived).
         public_count: Number of public entities (derived).
         private_count: Number of private entities (derived).
@@ -91,6 +94,7 @@ class GraphValidationResult:
     missing_locations: tuple[str, ...] = ()
     insufficient_context: bool = False
     graph_searched: bool = False
+    context_located: bool = True
 
     total_entities: int = field(init=False)
     public_count: int = field(init=False)

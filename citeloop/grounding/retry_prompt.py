@@ -70,6 +70,13 @@ RETRY_PROMPT_TEMPLATE = """{task}
 {previous}
 Revise your previous answer: keep what is right and change only what the problems above
 need. Use the context entities in the body of your answer and cite only those entities.
+{section}"""
+"""Retry prompt: ``{task}`` (the original task), ``{header}``, ``{problems}``,
+``{previous}`` (the previous answer's block, or nothing) and ``{section}``
+(:data:`LOCATED_SECTION`, or :data:`NAMES_SECTION` for a context that gives no
+locations)."""
+
+LOCATED_SECTION = """\
 End your answer with this section, one entity per line, each with its location (the
 file heading above it in the context and the line where it is defined, the start of its
 `# L<start>-<end>`):
@@ -77,8 +84,15 @@ file heading above it in the context and the line where it is defined, the start
 ## Entities used
 - <entity name> (<path>:<line>)
 """
-"""Retry prompt: ``{task}`` (the original task), ``{header}``, ``{problems}`` and
-``{previous}`` (the previous answer's block, or nothing)."""
+"""How a retry asks for the citation section when the context gives locations."""
+
+NAMES_SECTION = """End your answer with this section, one entity per line:
+
+## Entities used
+- <entity name>
+"""
+"""How a retry asks for the citation section when no entity of the context has a
+location (a plain-text context without file headings or ``# L`` marks)."""
 
 NAME_PROBLEMS: tuple[tuple[str, str], ...] = (
     ("missing_core_citations", "- Cite these core entities (they were missing): {names}"),
@@ -270,6 +284,7 @@ def build_retry_prompt(
         else ""
     )
     return RETRY_PROMPT_TEMPLATE.format(
+        section=LOCATED_SECTION if result.context_located else NAMES_SECTION,
         task=original,
         header=_header(result, widened),
         problems="\n".join(lines),

@@ -462,6 +462,7 @@ def test_result_to_dict_is_json_with_documented_fields() -> None:
         "compliance_ratio", "entities_found", "entities_missing", "has_citation_section",
         "reasons", "failed_rules", "invented_names", "ungrounded_in_graph", "cited_locations",
         "invalid_locations", "missing_locations", "insufficient_context", "graph_searched",
+        "context_located",
     }  # fmt: skip
     assert data["passed"] and data["core_count"] == data["found_count"] == 7
 
@@ -528,7 +529,7 @@ def test_retry_prompt_lists_problems_and_asks_for_the_section() -> None:
     with_payload = build_retry_prompt("Explain the graph store.", result, payload="See DEC-7.")
     assert "DEC-7 (the payload writes `DEC-7`); REQ-008-013;" in with_payload
     assert "See DEC-7." not in with_payload  # the payload is not repeated
-    assert "## Entities used\n- <entity name> (<path>:<line>)\n" in prompt
+    assert prompt.endswith("## Entities used\n- <entity name>\n")  # no locations to give
     assert "one entity per line" in prompt
     header = prompt.splitlines()[2]
     assert header.startswith(RETRY_PROMPT_HEADER)
@@ -809,3 +810,20 @@ def test_graph_names_given_as_one_string_is_refused() -> None:
         GraphContextValidator().validate(answer, ["A"], graph_names="Ledgers")
     result = GraphContextValidator().validate(answer, ["A"], graph_names={"Ledger", "record"})
     assert (result.invented_names, result.ungrounded_in_graph) == ((), ("Ledger.record",))
+
+
+def test_a_retry_asks_for_locations_only_when_the_context_gives_them() -> None:
+    """A plain-text context without file headings or `# L` marks gives no locations: the
+    retry asks for names alone, not for paths the model was never shown."""
+    answer = "`checkout` takes a cart.\n\n## Entities used\n- checkout\n"
+    bare = GraphContextValidator("def checkout(cart)\ndef total(cart)\n")
+    result = bare.validate(answer).report
+    assert not result.context_located
+    prompt = bare.build_retry_prompt("How does `checkout` work?", result)
+    assert prompt.endswith("## Entities used\n- <entity name>\n")
+    assert "file heading" not in prompt and "<path>" not in prompt
+    located = "# shop/cart.py\ndef checkout(cart)  # L41-43\ndef total(cart)  # L45-50\n"
+    with_places = GraphContextValidator(located).validate(answer).report
+    assert with_places.context_located
+    prompt = build_retry_prompt("How does `checkout` work?", with_places)
+    assert prompt.endswith("## Entities used\n- <entity name> (<path>:<line>)\n")
