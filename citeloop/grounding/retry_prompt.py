@@ -68,11 +68,12 @@ RETRY_PROMPT_TEMPLATE = """{task}
 {header}
 {problems}
 {previous}
-Revise your previous answer: keep what is right and change only what the problems above
-need. Use the context entities in the body of your answer and cite only those entities.
+{revise} Use the context entities in the body of your answer and cite only those entities.
 {section}"""
 """Retry prompt: ``{task}`` (the original task), ``{header}``, ``{problems}``,
-``{previous}`` (the previous answer's block, or nothing) and ``{section}``
+``{previous}`` (the previous answer's block, or nothing), ``{revise}``
+(:data:`REVISE_SHOWN`, or :data:`REVISE_UNSHOWN` when the previous answer is not shown:
+it may not be before the model) and ``{section}``
 (:data:`LOCATED_SECTION`, or :data:`NAMES_SECTION` for a context that gives no
 locations)."""
 
@@ -149,6 +150,13 @@ UNSEEN_PROBLEM = (
 )
 """The problem line when an answer would pass only on what the widening brought in of
 the names it used: it cited nothing it had been shown."""
+
+REVISE_SHOWN = """\
+Revise your previous answer: keep what is right and change only what the problems above
+need."""
+REVISE_UNSHOWN = """\
+Answer again: keep what was right in your previous answer and change only what the
+problems above need."""
 
 PREVIOUS_ANSWER_BLOCK = """
 Your previous answer:
@@ -284,6 +292,7 @@ def build_retry_prompt(
         else ""
     )
     return RETRY_PROMPT_TEMPLATE.format(
+        revise=REVISE_SHOWN if previous else REVISE_UNSHOWN,
         section=LOCATED_SECTION if result.context_located else NAMES_SECTION,
         task=original,
         header=_header(result, widened),

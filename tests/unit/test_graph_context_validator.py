@@ -827,3 +827,15 @@ def test_a_retry_asks_for_locations_only_when_the_context_gives_them() -> None:
     assert with_places.context_located
     prompt = build_retry_prompt("How does `checkout` work?", with_places)
     assert prompt.endswith("## Entities used\n- <entity name> (<path>:<line>)\n")
+
+
+def test_a_retry_that_does_not_show_the_previous_answer_does_not_ask_to_revise_it() -> None:
+    """The design's API builds a retry without the previous answer, which may not be
+    before the model: it asks to answer again, keeping what was right."""
+    result = validate("Nothing about it.")
+    unshown = build_retry_prompt("Explain the graph store.", result)
+    assert "Answer again: keep what was right in your previous answer" in unshown
+    assert "Revise your previous answer" not in unshown
+    shown = build_retry_prompt("Explain the graph store.", result, previous_answer="Nothing.")
+    assert "Revise your previous answer: keep what is right" in shown
+    assert "<previous_answer>\nNothing.\n</previous_answer>" in shown
