@@ -39,7 +39,8 @@ the context is enough)."""
 
 SAID_LACKING_HEADER = "Your previous answer said the context lacks code it needs."
 """:data:`WIDENED_HEADER` for a context that was not widened (the validator's own,
-fixed context): nothing is said of a widening that did not happen."""
+fixed context, or a widening that found no more code): nothing is said of a widening
+that did not happen."""
 
 RULE_SUMMARIES: dict[str, str] = {
     "references": "its text does not use enough of the core entities",

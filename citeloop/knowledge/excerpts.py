@@ -207,6 +207,16 @@ class _Body:
         self._order = list(order)
         return self._order
 
+    def _run(self, first: int, final: int, at_end: bool) -> str:
+        """What the run of lines ``first``-``final`` left out is: the docstring, the
+        signature (after the ``def`` line), both, or a count of lines."""
+        named = {self.docstring: "docstring", self.signature: "signature"}
+        if self.signature and self.docstring:
+            named[(self.signature[0], self.docstring[1])] = "signature and docstring"
+        return named.get((first, final)) or counted(
+            final - first + 1, "more line" if at_end else "line"
+        )
+
     def _render(self, numbers: Iterable[int]) -> list[str]:
         width = len(str(self.end))
         out: list[str] = []
@@ -214,25 +224,7 @@ class _Body:
         for number in [*numbers, self.end + 1]:
             if number > last + 1:  # a run left out
                 first, final = last + 1, min(number - 1, self.end)
-                count = final - first + 1
-                if self.docstring == (first, final):
-                    what = "docstring"
-                elif self.signature == (first, final):
-                    what = "signature"
-                elif (
-                    self.signature
-                    and self.docstring
-                    and (first, final)
-                    == (
-                        self.signature[0],
-                        self.docstring[1],
-                    )
-                ):
-                    what = "signature and docstring"
-                elif number > self.end:
-                    what = counted(count, "more line")
-                else:
-                    what = counted(count, "line")
+                what = self._run(first, final, number > self.end)
                 out.append(f"    {'':>{width}} | … {what} (L{first}-{final})")
             if number > self.end:
                 break
