@@ -85,7 +85,7 @@ class CheckOutcome:
     passed: bool
     problems: tuple[Problem, ...] = ()
     fixed: str | None = None
-    value: Any = None
+    value: Any = field(default=None, repr=False)  # its repr may raise, or be huge
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready (``value`` is left out: it may not be JSON)."""

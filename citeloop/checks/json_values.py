@@ -6,7 +6,7 @@ the search uses: nesting depth, integers of any length, non-finite numbers, repa
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any, Literal
 
@@ -45,7 +45,7 @@ class JsonExtraction:
             literals, or a number out of range such as ``1e999999``): not JSON.
     """
 
-    value: Any
+    value: Any = field(repr=False)  # its repr may raise (an int of over 4,300 digits)
     source: Literal["fence", "text"]
     repaired: bool
     truncated: bool

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -171,6 +172,15 @@ def _errors(validator: Validator, data: Any) -> list[dict[str, str]]:
             reason="too_deep",
             errors=[],
         ) from None
+    except ValueError as exc:  # an error's message shows an integer of too many digits
+        if "integer string conversion" not in str(exc):
+            raise
+        raise ValidationError(
+            f"the data holds an integer too long to be validated against the schema "
+            f"(Python shows at most {sys.get_int_max_str_digits()} digits)",
+            reason="number_too_long",
+            errors=[],
+        ) from None
     violations.sort(key=lambda violation: _path_key(violation.absolute_path))
     return [
         {
@@ -216,7 +226,12 @@ def schema_problems(validator: Validator, data: Any) -> list[Problem]:
     try:
         errors = _errors(validator, data)
     except ValidationError as exc:
-        return [Problem(str(exc), "JSON that matches the schema", "Return a flatter value.")]
+        fix = (
+            "Write the number as a string, or a shorter number."
+            if exc.details.get("reason") == "number_too_long"
+            else "Return a flatter value."
+        )
+        return [Problem(str(exc), "JSON that matches the schema", fix)]
     problems = [
         Problem(
             f"{error['path']}: {error['message']}",

@@ -596,3 +596,19 @@ def test_duplicate_keys_keep_the_last_value_but_fail_the_check() -> None:
     assert not outcome.passed and outcome.fixed is None
     assert "duplicate key 'x'" in outcome.problems[0].message
     assert outcome.problems[0].details["reason"] == "duplicate_keys"
+
+
+def test_an_integer_too_long_to_show_is_a_problem_not_a_crash() -> None:
+    """jsonschema shows the failing value in its message; an integer of more than 4,300
+    digits cannot be shown, so the check names the number instead of raising."""
+    from citeloop import json_check, validate_structure
+
+    big = '{"a": ' + "9" * 5000 + "}"
+    schema = {"type": "object", "properties": {"a": {"type": "string"}}}
+    outcome = json_check(schema=schema)(big)
+    assert not outcome.passed
+    (problem,) = outcome.problems
+    assert "integer too long" in problem.message and "as a string" in problem.fix
+    assert "CheckOutcome(" in repr(outcome)  # its repr leaves the value out
+    with pytest.raises(ValidationError, match="integer too long"):
+        validate_structure({"a": 10**5000}, schema)
