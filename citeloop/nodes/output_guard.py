@@ -113,9 +113,12 @@ def supersteps_needed(max_retries: int) -> int:
     return 4 + 3 * max_retries
 
 
-def _digest(text: str) -> str:
-    """Of the text with runs of whitespace collapsed: a re-spaced copy is the same output."""
-    return hashlib.sha256(" ".join(text.split()).encode("utf-8", "surrogatepass")).hexdigest()
+def _digest(text: str, problems: Sequence[str] = ()) -> str:
+    """Of the text with runs of whitespace collapsed, and the problems it was failed
+    for: a re-spaced copy that fails alike is the same output, one whose line breaks
+    changed what fails it (a heading put on a line of its own) is not."""
+    key = "\x00".join([" ".join(text.split()), *sorted(problems)])
+    return hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 class OutputGuardNodes:
@@ -233,7 +236,7 @@ class OutputGuardNodes:
             "passed": run.passed,
             "reask": [{"check": name, **problem.to_dict()} for name, problem in run.reask],
         }
-        digest = _digest(answer)
+        digest = _digest(answer, [f"{name}: {problem.message}" for name, problem in run.reask])
         update["retry"] = False
         if run.passed:
             update["outcome"] = "passed"

@@ -325,6 +325,18 @@ def test_a_fix_that_breaks_an_earlier_check_is_not_applied():
     assert (out["output"], model.calls) == ("Fine again!", 2)  # re-asked, not "Fine. TODO!"
 
 
+def test_a_change_of_line_breaks_that_changes_what_fails_is_asked_again():
+    """Headings put on lines of their own is a fix, not a repeat: the second answer
+    fails for another reason (an empty section), so it is asked about that."""
+    from citeloop.checks import sections_check
+
+    first, fixed = "## Summary x ## Next Steps", "## Summary\nx\n## Next Steps"
+    model = ScriptedChatModel(script=[first, fixed, "## Summary\nx\n## Next Steps\nDo y."])
+    graph = build(model, sections_check(["Summary", "Next Steps"]))
+    out = graph.invoke({"task": TASK}, context=OutputGuardContext(max_retries=5))
+    assert (out["outcome"], model.calls) == ("passed", 3)
+
+
 def test_whitespace_variants_of_a_failed_output_stall():
     model = ScriptedChatModel(script=["not  TODO json", "not TODO\njson", "never"])
     out = build(model, Check("no_todo", no_todo)).invoke(
