@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from citeloop.markdown import visible_text
 from citeloop.text import normalize_text
 
 if TYPE_CHECKING:
@@ -45,17 +46,22 @@ class _Mentions:
     """
 
     def __init__(self, text: str) -> None:
-        self.text = normalize_text(text)
+        # What a reader sees: an id inside an HTML comment is mentioned to no one.
+        self.text = normalize_text(visible_text(text))
         self._runs: set[str] | None = None
+
+    def runs(self) -> set[str]:
+        """The text's maximal identifier runs (each a candidate id)."""
+        if self._runs is None:
+            self._runs = set(_ID_RUN.findall(self.text))
+        return self._runs
 
     def __contains__(self, fact_id: str) -> bool:
         fact_id = normalize_text(fact_id)
         if not fact_id:
             return False
         if _ID_RUN.fullmatch(fact_id):
-            if self._runs is None:
-                self._runs = set(_ID_RUN.findall(self.text))
-            return fact_id in self._runs
+            return fact_id in self.runs()
         text = self.text
         start = text.find(fact_id)
         while start != -1:
@@ -94,6 +100,28 @@ def missing_fact_ids(text: str, fact_ids: Iterable[str]) -> list[str]:
     return [fact_id for fact_id in dict.fromkeys(fact_ids) if fact_id not in mentions]
 
 
+_GRAPH_FACT_ID = re.compile(r"f-[0-9a-f]{16}")
+"""The knowledge graph's fact ids (:func:`citeloop.knowledge.model.make_fact_id`)."""
+
+
+def foreign_fact_ids(text: str, fact_ids: Iterable[str]) -> list[str]:
+    """The fact ids ``text`` mentions that are not ``fact_ids``, sorted: identifier runs
+    in the graph's id format (``f-`` and 16 hex digits) or, for ids of another format,
+    of the same prefix (``fact-``) and of the length of one of ``fact_ids`` (``fact-12``
+    beside ``fact-1`` and ``fact-2`` is none: lengths differ). A narrative that cites a
+    fact the path does not hold claims what no fact of it says."""
+    known = set(fact_ids)
+    shapes = {(fact_id.partition("-")[0], len(fact_id)) for fact_id in known if "-" in fact_id}
+    found = {
+        run
+        for run in _Mentions(text).runs()
+        if run not in known
+        and (_GRAPH_FACT_ID.fullmatch(run) or (run.partition("-")[0], len(run)) in shapes)
+        and "-" in run
+    }
+    return sorted(found)
+
+
 @dataclass(frozen=True, slots=True)
 class Critique:
     """A critic's verdict on a narrative.
@@ -128,12 +156,20 @@ class FactIdCritic:
 
     def __call__(self, narrative: str, path: RetrievalPath) -> Critique:
         missing = missing_fact_ids(narrative, path.fact_ids)
-        if not missing:
+        foreign = foreign_fact_ids(narrative, path.fact_ids)
+        if not missing and not foreign:
             return Critique(True)
-        return Critique(
-            False,
-            f"Mention every fact id of the path verbatim; missing: {', '.join(missing)}.",
-        )
+        said = []
+        if missing:
+            said.append(
+                f"Mention every fact id of the path verbatim; missing: {', '.join(missing)}."
+            )
+        if foreign:
+            said.append(
+                "Mention only the path's fact ids, and say only what its facts say; not in "
+                f"the path: {', '.join(foreign)}."
+            )
+        return Critique(False, " ".join(said))
 
 
 def critic_name(critic: Critic) -> str:

@@ -11,7 +11,12 @@ from collections.abc import Callable
 import pytest
 
 from citeloop.grounding import Critique, FactIdCritic, mentions_fact_id, missing_fact_ids
-from citeloop.grounding.critics import MAX_FEEDBACK_CHARS, critic_name, run_critics
+from citeloop.grounding.critics import (
+    MAX_FEEDBACK_CHARS,
+    critic_name,
+    foreign_fact_ids,
+    run_critics,
+)
 from citeloop.knowledge import EntityRef, PathHop, RetrievalPath
 
 CAFE_NFC = "caf\u00e9-1"
@@ -327,3 +332,22 @@ def test_many_long_ids_scan_a_huge_narrative_linearly() -> None:
     ids = ["a" * n for n in range(193, 257)]
     narrative = "a" * 1_000_000
     assert missing_fact_ids(narrative, ids) == ids  # one run of a million, no id
+
+
+def test_a_narrative_that_cites_a_fact_the_path_lacks_fails() -> None:
+    """A narrative citing a fact id the path does not hold claims what no fact says:
+    the graph's id format, or another of the path's own format, is named."""
+    hop = PathHop(EntityRef("class", "B"), "f-00000000000000aa")
+    path = RetrievalPath(EntityRef("class", "A"), (hop,))
+    invented = "A relates to B [f-00000000000000aa]; B then calls C [f-0123456789abcdef]."
+    critique = FactIdCritic()(invented, path)
+    assert not critique.passed and "not in the path: f-0123456789abcdef" in critique.feedback
+    # Prose that merely looks alike is no id: f-strings, a shorter f-1.
+    assert FactIdCritic()("A relates to B [f-00000000000000aa] with f-strings.", path).passed
+    assert foreign_fact_ids("fact-12 [fact-3] fact-1", ["fact-1", "fact-2"]) == ["fact-3"]
+
+
+def test_an_id_inside_an_html_comment_is_mentioned_to_no_one() -> None:
+    path = RetrievalPath(EntityRef("class", "A"), (PathHop(EntityRef("class", "B"), "f-1"),))
+    critique = FactIdCritic()("A is B. <!-- f-1 -->", path)
+    assert not critique.passed and "missing: f-1" in critique.feedback
