@@ -38,6 +38,7 @@ from citeloop.cli_common import (
     open_graph,
     print_json,
     read_text,
+    thread_argument,
 )
 from citeloop.context import MAX_ITERATIONS
 from citeloop.errors import TOO_LONG_NUMBER, CiteloopError
@@ -546,7 +547,7 @@ def _main(argv: list[str] | None) -> int:
         _fail(f"{exc.strerror or exc}: {exc.filename or ''}".rstrip(": "), EXIT_USAGE)
     except KeyboardInterrupt:
         thread = getattr(args, "thread_started", None)  # a run on a thread keeps its steps
-        resume = f"; to resume, run the same command again with --thread {thread}"
+        resume = f"; to resume, run the same command again with --thread {thread_argument(thread)}"
         _fail("interrupted" + (resume if thread else ""), 130)
     except Exception as exc:
         if os.environ.get("CITELOOP_DEBUG"):

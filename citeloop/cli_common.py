@@ -7,6 +7,7 @@ that a command imports only what it runs.
 from __future__ import annotations
 
 import json
+import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -78,3 +79,9 @@ def open_graph(path: str) -> SqliteGraphStore:
 
 def print_json(data: Any) -> None:
     print(escape_json(json.dumps(data, indent=2, ensure_ascii=False, default=str)))
+
+
+def thread_argument(thread: str) -> str:
+    """A thread id as a shell argument a person can paste (``shlex.quote``), its line
+    breaks written as ``\\n`` (a printed line break would split the id)."""
+    return shlex.quote(thread).replace("\r", "\\r").replace("\n", "\\n")

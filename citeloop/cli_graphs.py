@@ -31,6 +31,7 @@ from citeloop.cli_common import (
     open_graph,
     print_json,
     read_text,
+    thread_argument,
 )
 from citeloop.context import DeliveryAuditContext, GroundedAnswerContext, VerbalizeContext
 from citeloop.contract import AnswerResult, Plan, load_index, load_model
@@ -172,9 +173,11 @@ async def _run_on_thread(
             raise
         graph = build(checkpointer=saver)
         thread = args.thread or str(uuid.uuid4())
-        args.thread_started = thread  # named if the run is interrupted (see cli.main)
+        # Named if the run is interrupted (see cli.main), unless no file keeps it.
+        in_memory = (spec or "").strip() in (":memory:", "sqlite::memory:")
+        args.thread_started = None if in_memory else thread
         config = {**config, "configurable": {"thread_id": thread}}
-        print(f"thread: {thread}", file=sys.stderr)
+        print(f"thread: {thread_argument(thread)}", file=sys.stderr)
         run_input: dict[str, Any] | None = inputs
         try:
             if args.thread:
@@ -183,7 +186,8 @@ async def _run_on_thread(
                     _check_resumable(args, state.values, inputs if same is None else same, spec)
                     nodes = ", ".join(state.next)
                     print(
-                        f"resuming the interrupted run of thread {thread} at {nodes}",
+                        f"resuming the interrupted run of thread {thread_argument(thread)} "
+                        f"at {nodes}",
                         file=sys.stderr,
                     )
                     run_input = None  # LangGraph resumes a thread's pending nodes on None
@@ -191,13 +195,15 @@ async def _run_on_thread(
                     outcome = state.values.get("outcome")
                     ended = f" (outcome {outcome}: it is not resumed)" if outcome else ""
                     print(
-                        f"thread {thread}: its last run finished{ended}; starting a new run",
+                        f"thread {thread_argument(thread)}: its last run finished{ended}; "
+                        "starting a new run",
                         file=sys.stderr,
                     )
             return await _stream(graph, run_input, config, context)
         except CheckpointerError as exc:
             raise UsageError(
-                f"{exc}; to resume, run the same command again with --thread {thread}"
+                f"{exc}; to resume, run the same command again with --thread "
+                f"{thread_argument(thread)}"
             ) from None
 
 

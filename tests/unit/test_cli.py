@@ -748,3 +748,29 @@ def test_a_model_that_cannot_be_made_is_refused_before_its_thread_starts(db, cap
     code, out, err = run(capsys, "run", *argv, "--model", "nosuchprovider:some-model")
     assert code == EXIT_USAGE and out == ""
     assert "nosuchprovider" in err and "thread: t-provider" not in err
+
+
+def test_an_odd_thread_id_is_printed_as_a_shell_argument(db, tmp_path, capsys, monkeypatch):
+    """The id the resume hint names can be pasted back: quoted for the shell, a line
+    break written as \\n rather than splitting it."""
+
+    async def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli_graphs, "_stream", interrupted)
+    odd = "th/odd id $(x)\nnext"
+    argv = ["--db", str(db), "--task", TASK, "--model", _replay(tmp_path, "x"), "--thread", odd]
+    code, _, err = run(capsys, "run", *argv)
+    assert code == 130
+    assert "thread: 'th/odd id $(x)\\nnext'" in err
+    assert "again with --thread 'th/odd id $(x)\\nnext'" in err
+
+
+def test_an_interrupted_run_in_memory_promises_no_resume(db, tmp_path, capsys, monkeypatch):
+    async def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli_graphs, "_stream", interrupted)
+    argv = ["--db", str(db), "--task", TASK, "--model", _replay(tmp_path, "x")]
+    code, _, err = run(capsys, "run", *argv, "--checkpointer", "sqlite::memory:")
+    assert code == 130 and "interrupted" in err and "to resume" not in err
