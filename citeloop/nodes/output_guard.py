@@ -46,7 +46,7 @@ from citeloop.nodes.chat import (
 )
 from citeloop.prompts import GUARD_RETRY_PROMPT, GUARD_SYSTEM_PROMPT
 from citeloop.state.output_guard import State
-from citeloop.text import excerpt
+from citeloop.text import excerpt, in_data_block
 
 
 def settings(runtime: Runtime[OutputGuardContext]) -> OutputGuardContext:
@@ -267,7 +267,9 @@ class OutputGuardNodes:
             for item in state["reask"]
         ]
         prompt = GUARD_RETRY_PROMPT.format(
-            task=state["task"], problems=format_problems(problems), output=excerpt(state["answer"])
+            task=state["task"],
+            problems=format_problems(problems),
+            output=in_data_block(excerpt(state["answer"]), "output"),
         )
         return {"prompt": prompt}
 
