@@ -45,15 +45,35 @@ MAX_FILE_BYTES = 50_000_000
 """Largest input file read (bounds memory on e.g. ``/dev/zero``)."""
 
 
+class _RepeatedKey(Exception):
+    def __init__(self, key: str) -> None:
+        super().__init__(key)
+        self.key = key
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object's pairs as a dict, refusing a repeated key (``json`` keeps the last)."""
+    value = dict(pairs)
+    if len(value) != len(pairs):
+        seen: set[str] = set()
+        raise _RepeatedKey(next(key for key, _ in pairs if key in seen or seen.add(key)))
+    return value
+
+
 def _json_value(text: str, where: str, *, lines: bool = False) -> Any:
     """``text`` parsed as JSON; an error names ``where`` (and the line, with ``lines``).
 
     Raises:
-        ConfigurationError: Not valid JSON, nested too deeply to parse, or holding
-            an integer of more digits than Python converts.
+        ConfigurationError: Not valid JSON, nested too deeply to parse, holding an
+            integer of more digits than Python converts, or an object that repeats a key
+            (which copy is meant cannot be told; an audit must not guess).
     """
     try:
-        return json.loads(text)
+        return json.loads(text, object_pairs_hook=_unique_keys)
+    except _RepeatedKey as repeated:
+        raise ConfigurationError(
+            f"{where}: an object repeats the key {repeated.key!r}; keep one of its values"
+        ) from None
     except json.JSONDecodeError as error:
         line = f":{error.lineno}" if lines else ""
         raise ConfigurationError(

@@ -651,3 +651,16 @@ def test_load_model_limits_the_errors_shown(tmp_path):
 def test_load_model_missing_file(tmp_path):
     with pytest.raises(ConfigurationError, match=r"the Plan file '.*plan\.json' does not exist"):
         load_model(tmp_path / "plan.json", Plan)
+
+
+def test_a_file_that_repeats_a_key_is_refused_not_read_by_its_last_copy(tmp_path):
+    """JSON keeps the last of two copies of a key; an audit must not guess which one
+    was meant, so a repeated key is named."""
+    plan = tmp_path / "plan.json"
+    plan.write_text('{"question": "a", "question": "b"}', encoding="utf-8")
+    with pytest.raises(ConfigurationError, match="repeats the key 'question'"):
+        load_model(plan, Plan)
+    documents = tmp_path / "index.jsonl"
+    documents.write_text('{"id": "d1", "id": "d2", "text": "t"}\n', encoding="utf-8")
+    with pytest.raises(ConfigurationError, match=r"index.jsonl.*repeats the key 'id'"):
+        load_model(documents, EvidenceIndex)
