@@ -185,11 +185,24 @@ def _errors(validator: Validator, data: Any) -> list[dict[str, str]]:
     return [
         {
             "path": json_path(violation.absolute_path),
-            "message": _short(violation.message),
-            "keyword": str(violation.validator),
+            "message": _short(_as_json(violation)),
+            "keyword": "false" if violation.validator is None else str(violation.validator),
         }
         for violation in violations
     ]
+
+
+def _as_json(violation: SchemaViolation) -> str:
+    """jsonschema's message, the value it starts with written as the JSON the model
+    wrote (``null``, ``false``), not as Python (``None``, ``False``)."""
+    message = violation.message
+    try:
+        shown = repr(violation.instance)
+        if not message.startswith(shown):
+            return message
+        return json.dumps(violation.instance, ensure_ascii=False) + message[len(shown) :]
+    except (TypeError, ValueError):  # not JSON data, or too long to show
+        return message
 
 
 def _mismatch(errors: list[dict[str, str]]) -> ValidationError:

@@ -612,3 +612,12 @@ def test_an_integer_too_long_to_show_is_a_problem_not_a_crash() -> None:
     assert "CheckOutcome(" in repr(outcome)  # its repr leaves the value out
     with pytest.raises(ValidationError, match="integer too long"):
         validate_structure({"a": 10**5000}, schema)
+
+
+def test_a_schema_problem_writes_values_as_the_json_the_model_wrote() -> None:
+    schema = {"type": "object", "properties": {"a": {"type": "string"}, "b": {"enum": ["x"]}}}
+    outcome = json_check(schema=schema)('{"a": null, "b": false}')
+    messages = [problem.message for problem in outcome.problems]
+    assert messages == ["$.a: null is not of type 'string'", "$.b: false is not one of ['x']"]
+    (nothing,) = json_check(schema=False)('{"a": 1}').problems
+    assert "satisfy the schema's 'false'" in nothing.expected and "None" not in nothing.expected
