@@ -371,10 +371,24 @@ def _answer_tokens(text: str) -> Iterator[tuple[str, str]]:
                 match.end() == len(code.rstrip()) or _form(match.group()) is not None
             ):
                 yield match.group(), "backticks"
-        elif kind == "text":
+        elif kind == "text" and not _plain_lower_case(segment):
             for token in _SHAPED_TOKEN.findall(segment):
                 if form := _form(token):
                     yield token, form
+
+
+def _plain_lower_case(segment: str) -> bool:
+    """Whether ``segment`` can hold no code-shaped token (:data:`_SHAPED_TOKEN` needs an
+    upper-case or non-ASCII letter, an underscore, a dot or a call's ``()``): ASCII
+    lower-case prose, ruled out by string methods instead of the regex (an answer's
+    prose between its code spans is mostly such)."""
+    return (
+        segment.islower()
+        and segment.isascii()
+        and "_" not in segment
+        and "." not in segment
+        and "(" not in segment
+    )
 
 
 _DEFINED = re.compile(

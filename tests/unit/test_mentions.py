@@ -5,6 +5,8 @@ from __future__ import annotations
 import time
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from citeloop.grounding.mentions import (
     MAX_MENTIONS,
@@ -151,3 +153,13 @@ def test_query_words_split_identifiers_and_drop_stop_words() -> None:
 def test_is_code_shaped() -> None:
     assert is_code_shaped("add_node") and is_code_shaped("StateGraph")
     assert not is_code_shaped("path") and not is_code_shaped("Pregel")
+
+
+@given(st.text(alphabet="abcxyz ,;:!?'\"-0123456789\t\nABé_.()[]{}/", max_size=60))
+@settings(max_examples=500, deadline=None)
+def test_a_segment_ruled_out_as_lower_case_prose_holds_no_code_shaped_token(segment):
+    """The string-method shortcut skips the regex only where it could match nothing."""
+    from citeloop.grounding.mentions import _SHAPED_TOKEN, _plain_lower_case
+
+    if _plain_lower_case(segment):
+        assert _SHAPED_TOKEN.findall(segment) == []
