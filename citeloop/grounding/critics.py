@@ -81,7 +81,8 @@ def mentions_fact_id(text: str, fact_id: str) -> bool:
     characters (letters, digits, ``_``, ``-``, combining marks): ``fact-1`` is not
     mentioned by ``fact-10``, ``prefact-1`` or ``fact-1\u0301``, but is by ``[fact-1]``
     or ``(fact-1).``. The id is matched as plain text, so ids with regex metacharacters
-    (``f(1)+[x]``) work. Both sides are NFC-normalized first. Linear in ``len(text)``
+    (``f(1)+[x]``) work. Both sides are NFC-normalized first, and the text is read as a
+    reader sees it: an HTML comment mentions nothing. Linear in ``len(text)``
     for an id of identifier characters; for other ids at worst ``len(text) *
     len(fact_id)`` (text that repeats the id's own prefix), which is why paths cap ids
     at ``MAX_FACT_ID_CHARS``.
