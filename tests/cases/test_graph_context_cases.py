@@ -41,3 +41,21 @@ def test_private_context() -> None:
     _check_entities(case["context"], case["entities"])
     result = GraphContextValidator().validate(case["response"], case["context"])
     _check(result.to_dict(), case["expected"])
+
+
+@pytest.mark.parametrize("case", DOCUMENT["cases"], ids=[case["id"] for case in DOCUMENT["cases"]])
+def test_the_design_apis_retry_prompt_claims_only_what_is_so(case: dict[str, Any]) -> None:
+    """The design's API retries against its own fixed text context, with no knowledge
+    graph: for every case its retry prompt claims no search of the code base, no
+    widening and no tier marks, asks for no location this context cannot give, and
+    calls no entity of the context "not an entity"."""
+    validator = GraphContextValidator(DOCUMENT["context"])
+    result = validator.validate(case["response"]).report
+    if result.passed:
+        return
+    prompt = validator.build_retry_prompt("Explain the graph store.", result)
+    assert "knowledge graph" not in prompt and "widened" not in prompt
+    assert "marks it core" not in prompt
+    assert "<path>" not in prompt  # the context has no file headings or line marks
+    names = {entity.name for entity in parse_context_entities(DOCUMENT["context"])}
+    assert not set(result.invalid_citations) & names
