@@ -189,9 +189,9 @@ MAX_LISTED_NAME_CHARS = 80
 """Longest name a reason or a problem line shows whole (a longer one is cut, ``…``)."""
 
 
-def listed(names: Iterable[str], separator: str = ", ") -> str:
-    """``names`` joined for a reason or a prompt line: at most :data:`MAX_LISTED_NAMES`
-    of them, each cut at :data:`MAX_LISTED_NAME_CHARS` characters, then how many more
+def listed(names: Iterable[str], separator: str = ", ", most: int = MAX_LISTED_NAMES) -> str:
+    """``names`` joined for a reason, a prompt line or an error: at most ``most`` of
+    them, each cut at :data:`MAX_LISTED_NAME_CHARS` characters, then how many more
     (the full lists stay in the result's fields).
 
     Example:
@@ -201,7 +201,7 @@ def listed(names: Iterable[str], separator: str = ", ") -> str:
     names = list(names)
     shown = [
         name if len(name) <= MAX_LISTED_NAME_CHARS else name[: MAX_LISTED_NAME_CHARS - 1] + "…"
-        for name in names[:MAX_LISTED_NAMES]
+        for name in names[:most]
     ]
     more = len(names) - len(shown)
     return separator.join(shown) + (f" and {more} more" if more else "")

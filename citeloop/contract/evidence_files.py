@@ -22,6 +22,7 @@ from pydantic import ValidationError as PydanticValidationError
 
 from citeloop.contract.schemas import EvidenceIndex, EvidenceUnit, error_path
 from citeloop.errors import TOO_LONG_NUMBER, ConfigurationError
+from citeloop.text import listed as listed_names
 
 ModelT = TypeVar("ModelT", bound=BaseModel)
 
@@ -34,11 +35,8 @@ MAX_ERRORS_SHOWN = 10
 
 def listed(values: Iterable[str]) -> str:
     """``values`` for a message: quoted, at most :data:`MAX_ERRORS_SHOWN` and a count of
-    the rest (``'a', 'b', ... and 3 more``)."""
-    values = list(values)
-    shown = ", ".join(map(repr, values[:MAX_ERRORS_SHOWN]))
-    more = len(values) - MAX_ERRORS_SHOWN
-    return shown + (f" and {more} more" if more > 0 else "")
+    the rest (``'a', 'b', ... and 3 more``; :func:`citeloop.text.listed`)."""
+    return listed_names(map(repr, values), most=MAX_ERRORS_SHOWN)
 
 
 MAX_FILE_BYTES = 50_000_000

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from citeloop.grounding.mentions import code_mentions
-from citeloop.text import excerpt, listed
+from citeloop.text import excerpt, in_data_block, listed
 
 if TYPE_CHECKING:
     from citeloop.grounding.results import GraphValidationResult
@@ -288,7 +288,9 @@ def build_retry_prompt(
     problems = _problem_lines(result, original, payload, widened) if not result.passed else []
     lines = problems + list(extra_problems)
     previous = (
-        PREVIOUS_ANSWER_BLOCK.format(answer=excerpt(previous_answer))
+        PREVIOUS_ANSWER_BLOCK.format(
+            answer=in_data_block(excerpt(previous_answer), "previous_answer")
+        )
         if previous_answer.strip()
         else ""
     )

@@ -65,6 +65,7 @@ from citeloop.prompts import (
     RETRY_CONTEXT_WIDENED,
 )
 from citeloop.state.grounded_answer import State
+from citeloop.text import in_data_block
 
 _DEFAULT_SETTINGS = GroundedAnswerContext()
 """The settings of a run given no context, built and type-checked once (nodes only read
@@ -103,7 +104,9 @@ def supersteps_needed(max_retries: int) -> int:
 
 def _payload_block(state: State) -> str:
     payload = state.get("payload")
-    return GROUNDED_PAYLOAD_BLOCK.format(payload=payload) if payload else ""
+    return (
+        GROUNDED_PAYLOAD_BLOCK.format(payload=in_data_block(payload, "payload")) if payload else ""
+    )
 
 
 def prompt_of(state: State) -> str:

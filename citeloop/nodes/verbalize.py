@@ -36,7 +36,7 @@ from citeloop.prompts import (
     VERBALIZE_SYSTEM_PROMPT,
 )
 from citeloop.state.verbalize import State, VerbalizationReport
-from citeloop.text import excerpt, in_data_block
+from citeloop.text import data_line, excerpt, in_data_block
 
 
 def settings(runtime: Runtime[VerbalizeContext]) -> VerbalizeContext:
@@ -94,12 +94,6 @@ def _report(
     }
     report.update(fields)  # type: ignore[typeddict-item]
     return report
-
-
-def _one_line(text: str) -> str:
-    """A name shown outside a data block, its line breaks made spaces (a line break
-    would start a line of its own in the prompt)."""
-    return " ".join(text.split())
 
 
 class VerbalizeNodes:
@@ -175,7 +169,7 @@ class VerbalizeNodes:
         path = path_of(state)
         prompt = VERBALIZE_DRAFT_PROMPT.format(
             question_block=_question_block(state),
-            source=_one_line(path.source.label()),
+            source=data_line(path.source.label()),
             hop_count=len(path),
             hops=in_data_block(render_hops(path), "path"),
         )
@@ -185,7 +179,7 @@ class VerbalizeNodes:
         path = path_of(state)
         prompt = VERBALIZE_REFINE_PROMPT.format(
             question_block=_question_block(state),
-            source=_one_line(path.source.label()),
+            source=data_line(path.source.label()),
             hop_count=len(path),
             hops=in_data_block(render_hops(path), "path"),
             draft=in_data_block(excerpt(state.get("narrative", "")), "draft"),
