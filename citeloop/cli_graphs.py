@@ -20,7 +20,12 @@ from typing import Any
 
 from langchain_core.messages import messages_to_dict
 
-from citeloop.checkpoints import CheckpointerError, open_async_checkpointer, redact
+from citeloop.checkpoints import (
+    CheckpointerError,
+    open_async_checkpointer,
+    parse_spec,
+    redact,
+)
 from citeloop.cli_common import (
     CHECKPOINTER_ENV,
     DEFAULT_CHECKPOINTS,
@@ -120,10 +125,13 @@ def _check_recording(file: Path) -> None:
         UsageError: Names the file and the fix.
         OSError: The file cannot be read.
     """
-    if not file.is_file() or file.stat().st_size == 0:
+    if not file.is_file():
         return
-    with file.open("rb") as stream:
-        first = stream.readline(MAX_TURN_BYTES)
+    with file.open("rb") as stream:  # its first turn: blank lines are skipped, as read
+        while (first := stream.readline(MAX_TURN_BYTES)) and not first.strip():
+            pass
+    if not first:
+        return
     try:
         turn = json.loads(first.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError):
@@ -174,7 +182,7 @@ async def _run_on_thread(
         graph = build(checkpointer=saver)
         thread = args.thread or str(uuid.uuid4())
         # Named if the run is interrupted (see cli.main), unless no file keeps it.
-        in_memory = (spec or "").strip() in (":memory:", "sqlite::memory:")
+        in_memory = parse_spec(spec, DEFAULT_CHECKPOINTS) == ("sqlite", ":memory:")
         args.thread_started = None if in_memory else thread
         config = {**config, "configurable": {"thread_id": thread}}
         print(f"thread: {thread_argument(thread)}", file=sys.stderr)

@@ -19,9 +19,7 @@ _FIELD_TYPES: dict[str, tuple[type, ...]] = {
     "int": (int,),
     "float": (int, float),
     "bool": (bool,),
-    "str | None": (str, type(None)),
     "int | None": (int, type(None)),
-    "float | None": (int, float, type(None)),
 }
 
 

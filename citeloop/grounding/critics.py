@@ -97,7 +97,10 @@ def mentions_fact_id(text: str, fact_id: str) -> bool:
 def missing_fact_ids(text: str, fact_ids: Iterable[str]) -> list[str]:
     """The ``fact_ids`` that ``text`` does not mention (see :func:`mentions_fact_id`),
     in their given order, each once. The text is scanned once for all of them."""
-    mentions = _Mentions(text)
+    return _missing(_Mentions(text), fact_ids)
+
+
+def _missing(mentions: _Mentions, fact_ids: Iterable[str]) -> list[str]:
     return [fact_id for fact_id in dict.fromkeys(fact_ids) if fact_id not in mentions]
 
 
@@ -111,14 +114,20 @@ def foreign_fact_ids(text: str, fact_ids: Iterable[str]) -> list[str]:
     of the same prefix (``fact-``) and of the length of one of ``fact_ids`` (``fact-12``
     beside ``fact-1`` and ``fact-2`` is none: lengths differ). A narrative that cites a
     fact the path does not hold claims what no fact of it says."""
+    return _foreign(_Mentions(text), fact_ids)
+
+
+def _foreign(mentions: _Mentions, fact_ids: Iterable[str]) -> list[str]:
     known = set(fact_ids)
     shapes = {(fact_id.partition("-")[0], len(fact_id)) for fact_id in known if "-" in fact_id}
     found = {
         run
-        for run in _Mentions(text).runs()
+        for run in mentions.runs()
         if run not in known
-        and (_GRAPH_FACT_ID.fullmatch(run) or (run.partition("-")[0], len(run)) in shapes)
-        and "-" in run
+        and (
+            _GRAPH_FACT_ID.fullmatch(run)
+            or ("-" in run and (run.partition("-")[0], len(run)) in shapes)
+        )
     }
     return sorted(found)
 
@@ -156,8 +165,8 @@ class FactIdCritic:
     name: str = "fact_ids"
 
     def __call__(self, narrative: str, path: RetrievalPath) -> Critique:
-        missing = missing_fact_ids(narrative, path.fact_ids)
-        foreign = foreign_fact_ids(narrative, path.fact_ids)
+        mentions = _Mentions(narrative)  # read once for both
+        missing, foreign = _missing(mentions, path.fact_ids), _foreign(mentions, path.fact_ids)
         if not missing and not foreign:
             return Critique(True)
         said = []

@@ -275,7 +275,10 @@ def build_retry_prompt(
         invalid citations; invented names, said to be missing from the code base's
         knowledge graph only when ``result.graph_searched``; names only the graph has; wrong or
         missing locations; a said-insufficient context), then the extra problems;
-        and the previous answer.
+        the previous answer; the request to revise it (:data:`REVISE_SHOWN`, or
+        :data:`REVISE_UNSHOWN` when it is not shown); and the citation section to
+        end with (:data:`LOCATED_SECTION`, or :data:`NAMES_SECTION` when
+        ``result.context_located`` is false).
 
     Example:
         >>> from citeloop.grounding import GraphContextValidator

@@ -283,7 +283,7 @@ _DOCSTRING_START = re.compile(r"[rRuU]?(\"\"\"|\'\'\')")
 
 
 def _definition_line(lines: tuple[str, ...], start: int, end: int) -> int:
-    """The ``def`` (or ``class``) line of the definition at ``start``: the first line,
+    """The ``def`` line of the definition at ``start``: the first line,
     from ``start`` on, that is no part of a decorator (a line that starts with ``@``,
     and the lines its brackets span); ``start`` when there is none."""
     depth = 0

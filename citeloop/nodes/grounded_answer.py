@@ -574,7 +574,7 @@ class GroundedAnswerNodes:
             extra,
             previous_answer=state.get("answer") or "",
             payload=state.get("payload") or "",
-            widened=bool(state.get("widened")),
+            widened=state.get("widened", True),
         )
         return {"feedback": feedback}
 
