@@ -7,7 +7,8 @@ using the validator class the schema's ``$schema`` names (Draft 2020-12 when it 
 none or one ``jsonschema`` does not know, as ``jsonschema`` itself does), after a check
 against the meta-schema: an invalid schema is the caller's mistake
 (:class:`~citeloop.errors.ConfigurationError`), invalid data is the model's
-(:class:`~citeloop.errors.ValidationError`).
+(:class:`~citeloop.errors.ValidationError`). Patterns are matched with RE2, in time
+linear in the text (:mod:`citeloop.checks.schema_patterns`).
 
 Failing paths are JSONPath normalized paths (RFC 9535 §2.7,
 https://www.rfc-editor.org/rfc/rfc9535#section-2.7) in the usual shorthand:
@@ -32,6 +33,7 @@ from referencing import Registry
 from referencing.exceptions import Unresolvable
 
 from citeloop.checks.check import Problem
+from citeloop.checks.schema_patterns import check_patterns, linear_patterns
 from citeloop.errors import ConfigurationError, ValidationError
 
 MAX_MESSAGE_CHARS = 300
@@ -91,13 +93,15 @@ def compile_schema(schema: Mapping[str, Any] | bool, *, check_formats: bool = Fa
             validator class's format checker instead of treating it as an annotation.
 
     Returns:
-        A validator of the class the schema's ``$schema`` names (default Draft 2020-12).
+        A validator of the class the schema's ``$schema`` names (default Draft 2020-12),
+        its patterns matched in linear time
+        (:func:`~citeloop.checks.schema_patterns.linear_patterns`).
 
     Raises:
         ConfigurationError: ``schema`` is not a mapping or a bool, is not a valid
             schema for its draft (the message names the failing schema path), is nested
-            too deeply to be checked, or has a ``$ref`` to an outside URI (it would have
-            to be fetched).
+            too deeply to be checked, has a ``$ref`` to an outside URI (it would have
+            to be fetched), or a pattern RE2 cannot match (lookaround, backreferences).
     """
     if not isinstance(schema, Mapping | bool):
         raise ConfigurationError(
@@ -117,10 +121,11 @@ def compile_schema(schema: Mapping[str, Any] | bool, *, check_formats: bool = Fa
     except RecursionError:
         raise ConfigurationError("the schema is nested too deeply to be checked") from None
     _check_refs(schema)
+    check_patterns(schema)
     format_checker = cls.FORMAT_CHECKER if check_formats else None
     # An empty registry: a $ref is resolved inside the schema only, never fetched
     # (jsonschema's deprecated automatic retrieval would follow http and file URLs).
-    return cls(schema, format_checker=format_checker, registry=Registry())
+    return linear_patterns(cls)(schema, format_checker=format_checker, registry=Registry())
 
 
 _MAX_SCHEMA_NODES = 100_000
