@@ -36,6 +36,11 @@ def _native(parsed: ParsedSource, since: tuple[int, int]) -> bool:
     return native
 
 
+def _blanked(tree: ast.AST) -> list[tuple[int, str]]:
+    """:func:`_strings` without blanks: a placeholder is an f-string of blanks."""
+    return [(line, text.replace(" ", "")) for line, text in _strings(tree)]
+
+
 def _statements(tree: ast.AST) -> list[tuple[str, int]]:
     """Each statement's kind and line, in source order; a ``type`` alias counts as an Assign."""
     found = []
@@ -256,8 +261,26 @@ def test_pep701_fstrings_are_replaced_line_for_line() -> None:
     else:
         placeholders = [(1, "f''"), (2, "f''"), (3, "f'\\n'"), (5, "f''"), (6, "f'\\n\\n\\n'")]
         placeholders.append((12, "f'tail'"))  # the placeholder is not glued to the next quote
-        assert _strings(parsed.tree) == sorted(placeholders + kept)
+        assert _blanked(parsed.tree) == sorted(placeholders + kept)
         assert parsed.tree.body[4].end_lineno == 9
+
+
+def test_a_placeholder_spans_its_literal() -> None:
+    # A signature cuts a default from the source by its node's columns.
+    source = 'def f(x=f"{d["é"]}", y=1, z=f"""{d["k"]}\n  """): pass\n'
+    parsed = parse_source(source, "mod.py")
+    lines = source.encode().split(b"\n")  # ast's columns count UTF-8 bytes
+
+    def cut(node: ast.expr) -> bytes:
+        text = b"\n".join(lines[node.lineno - 1 : node.end_lineno])
+        end = len(text) - len(lines[node.end_lineno - 1]) + node.end_col_offset
+        return text[node.col_offset : end]
+
+    assert [cut(node) for node in parsed.tree.body[0].args.defaults] == [
+        b'f"{d["\xc3\xa9"]}"',
+        b"1",
+        b'f"""{d["k"]}\n  """',
+    ]
 
 
 def test_template_strings_are_replaced() -> None:
@@ -280,7 +303,7 @@ def test_template_strings_are_replaced() -> None:
         ("Assign", 7),
     ]
     if not _native(parsed, since=(3, 14)):
-        assert _strings(parsed.tree) == [
+        assert _blanked(parsed.tree) == [
             (1, "f''"),
             (2, "f''"),
             (3, "f'\\n\\n'"),

@@ -184,7 +184,7 @@ def _python() -> tree_sitter.Language:
 
 
 def _replace_strings(text: str) -> str:
-    """Replace each f-/t-string literal this interpreter cannot read by ``f""``.
+    """Replace each f-/t-string literal this interpreter cannot read by an f-string of blanks.
 
     PEP 701 lets replacement fields reuse the enclosing quote, hold backslashes, comments and
     line breaks; PEP 750 adds the ``t`` prefix. The placeholder spans as many lines as the
@@ -217,12 +217,13 @@ def _replace_strings(text: str) -> str:
 
 
 def _placeholder(literal: bytes) -> bytes:
-    """An empty f-string with the literal's lines and, where it fits, its width on the
-    last line, so that the code after it keeps its columns (byte columns, as ``ast``
-    counts them)."""
+    """An f-string of blanks with the literal's lines and, where it fits, its width on
+    the last line, so that the code after it keeps its columns (byte columns, as
+    ``ast`` counts them) and the node spans the literal (a signature cuts its default
+    from the source by the node's columns)."""
     lines = literal.count(b"\n")
     if not lines:
-        return b'f""' + b" " * (len(literal) - 3)
+        return b'f"' + b" " * (len(literal) - 3) + b'"'
     width = len(literal) - literal.rfind(b"\n") - 1
     return b'f"""' + b"\n" * lines + b" " * max(width - 3, 0) + b'"""'
 
