@@ -33,7 +33,7 @@ from referencing import Registry
 from referencing.exceptions import Unresolvable
 
 from citeloop.checks.check import Problem
-from citeloop.checks.schema_patterns import check_patterns, linear_patterns
+from citeloop.checks.schema_patterns import check_patterns, linear_patterns, one_dialect
 from citeloop.errors import ConfigurationError, ValidationError
 
 MAX_MESSAGE_CHARS = 300
@@ -121,11 +121,13 @@ def compile_schema(schema: Mapping[str, Any] | bool, *, check_formats: bool = Fa
     except RecursionError:
         raise ConfigurationError("the schema is nested too deeply to be checked") from None
     _check_refs(schema)
-    check_patterns(schema)
+    check_patterns(schema, cls)
     format_checker = cls.FORMAT_CHECKER if check_formats else None
     # An empty registry: a $ref is resolved inside the schema only, never fetched
     # (jsonschema's deprecated automatic retrieval would follow http and file URLs).
-    return linear_patterns(cls)(schema, format_checker=format_checker, registry=Registry())
+    return linear_patterns(cls)(
+        one_dialect(schema, cls), format_checker=format_checker, registry=Registry()
+    )
 
 
 _MAX_SCHEMA_NODES = 100_000
@@ -205,7 +207,12 @@ def _as_json(violation: SchemaViolation) -> str:
         shown = repr(violation.instance)
         if not message.startswith(shown):
             return message
-        return json.dumps(violation.instance, ensure_ascii=False) + message[len(shown) :]
+        written = json.dumps(violation.instance, ensure_ascii=False)
+        if not written.isascii():  # a lone surrogate stays escaped, as JSON wrote it
+            written.encode("utf-8", "strict")
+        return written + message[len(shown) :]
+    except UnicodeEncodeError:
+        return json.dumps(violation.instance) + message[len(shown) :]
     except (TypeError, ValueError):  # not JSON data, or too long to show
         return message
 

@@ -85,21 +85,128 @@ def test_older_drafts_match_with_re2_too(no_backtracking: None) -> None:
         validate_structure("word " * 40 + "!", schema)
 
 
-@pytest.mark.parametrize("pattern", [r"(?<=a)b", r"(?!x)a", r"(a)\1", r"a{1001}"])
-def test_a_pattern_re2_cannot_match_is_refused_with_the_schema(pattern: str) -> None:
+LOOKAROUND = "no lookaround or backreferences"
+SYNTAX = "the syntax RE2 reads"
+
+
+@pytest.mark.parametrize(
+    ("pattern", "fix"),
+    [
+        (r"(?<=a)b", LOOKAROUND),
+        (r"(?!x)a", LOOKAROUND),
+        (r"(a)\1", LOOKAROUND),
+        (r"a{1001}", SYNTAX),
+        (r"\Z", SYNTAX),
+    ],
+)
+def test_a_pattern_re2_cannot_match_is_refused_with_the_schema(pattern: str, fix: str) -> None:
     in_value = {"properties": {"a": {"pattern": pattern}}}
     for schema in (in_value, {"patternProperties": {pattern: {}}}):
         with pytest.raises(ConfigurationError, match=re.escape(repr(pattern))) as raised:
             compile_schema(schema)
-        assert "rewrite the pattern" in str(raised.value)
+        assert fix in str(raised.value)
 
 
-def test_a_pattern_key_in_data_keywords_is_data() -> None:
+def test_a_huge_pattern_is_shown_cut() -> None:
+    pattern = "(?:abc|def)" * 200_000
+    with pytest.raises(ConfigurationError) as raised:
+        compile_schema({"pattern": pattern})
+    assert len(str(raised.value)) < 600
+    assert "2,200,002 characters" in str(raised.value)
+
+
+def test_a_pattern_that_is_not_a_string_is_a_configuration_error() -> None:
+    with pytest.raises(ConfigurationError, match="is not a string"):
+        compile_schema({"patternProperties": {1: {}}})
+
+
+ROOT_DIALECT = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "type": "object",
+    "properties": {
+        "name": {"type": "string", "pattern": CATASTROPHIC},
+        "children": {"type": "array", "items": {"$ref": "#"}},
+    },
+}
+
+
+@pytest.mark.parametrize(
+    "schema",
+    [
+        ROOT_DIALECT,
+        {
+            "allOf": [
+                {"$schema": "http://json-schema.org/draft-07/schema#", "pattern": CATASTROPHIC}
+            ]
+        },
+        {
+            "$defs": {
+                "t": {"$schema": "http://json-schema.org/draft-07/schema#", "pattern": CATASTROPHIC}
+            },
+            "$ref": "#/$defs/t",
+        },
+    ],
+)
+def test_a_subschema_naming_a_draft_matches_with_re2_too(
+    schema: dict, no_backtracking: None
+) -> None:
+    words = "word " * 40 + "!"
+    data = {"name": "a", "children": [{"name": words}]} if schema is ROOT_DIALECT else words
+    with pytest.raises(ValidationError, match="does not match"):
+        validate_structure(data, schema)
+
+
+def test_a_property_named_schema_is_kept() -> None:
+    schema = {
+        "type": "object",
+        "properties": {"$schema": {"type": "string"}},
+        "required": ["$schema"],
+    }
+    assert validate_structure({"$schema": "x"}, schema) is True
+    with pytest.raises(ValidationError, match="is not of type"):
+        validate_structure({"$schema": 1}, schema)
+
+
+def test_a_lone_surrogate_in_the_data_is_judged_not_raised() -> None:
+    assert _messages({"pattern": "^x"}, "\ud800") == ["\"\\ud800\" does not match '^x'"]
+    assert _messages({"pattern": "^.$"}, "\ud800") == []
+    closed = {"patternProperties": {"a": {}}, "additionalProperties": False}
+    assert _messages(closed, {"\udc00": 1}) == ["'\\udc00' does not match any of the regexes: 'a'"]
+    with pytest.raises(ConfigurationError, match="lone surrogate"):
+        compile_schema({"pattern": "\ud800"})
+
+
+@pytest.mark.parametrize(
+    ("pattern", "text", "matches"),
+    [
+        (r"^[\u0041-\u005a]+$", "ABC", True),
+        (r"^[\u0041-\u005a]+$", "abc", False),
+        (r"^\\u0041$", "\\u0041", True),  # an escaped backslash, then "u0041"
+        (r"^\S+$", "a\u00a0b", False),  # ECMA-262's \s holds the no-break space
+        (r"^\s+$", "\u3000\v\u2028\ufeff", True),
+        (r"^[\s]+$", "\u3000\v", True),
+        (r"^[^\s]+$", "a\u00a0b", False),
+        (r"^[]a]+$", "]a", True),
+        (r"^[^]a]+$", "b", True),
+        (r"^\d+$", "\u0663", False),  # ECMA-262's \d is ASCII, as RE2's
+    ],
+)
+def test_ecma_262_meanings(pattern: str, text: str, matches: bool) -> None:
+    assert (_messages({"pattern": pattern}, text) == []) is matches
+
+
+def test_only_schema_objects_hold_patterns() -> None:
+    # A pattern in data (const, enum, default, examples, an unknown keyword) is data.
     schema = {
         "properties": {"pattern": {"type": "string"}},
         "const": {"pattern": "(?!x)"},
         "enum": [{"pattern": "(?!x)"}],
         "default": {"pattern": "(?!x)"},
         "examples": [{"pattern": "(?!x)"}],
+        "x-meta": {"pattern": "(?!x)"},
     }
     compile_schema(schema)  # no pattern to compile: nothing refused
+    # A property named as a data keyword is a schema: its pattern is refused at once.
+    for name in ("default", "const", "enum", "examples"):
+        with pytest.raises(ConfigurationError, match="lookaround"):
+            compile_schema({"properties": {name: {"pattern": "(?=a)"}}})
