@@ -260,11 +260,27 @@ def _load_context(path: str) -> tuple[Any, str]:
     return text, ""
 
 
+def _answer_of(text: str, path: str) -> str:
+    """The response to check: ``text``, or the ``answer`` of a ``run --json`` output (a
+    note on stderr says so), so that one run's output can be checked as it was judged.
+    Other JSON is an answer written as JSON, checked as it is."""
+    if not text.lstrip().startswith("{"):
+        return text
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):  # an answer that starts with "{" is an answer
+        return text
+    if isinstance(data, dict) and isinstance(data.get("answer"), str) and "outcome" in data:
+        print(f"note: checking the answer of the run output {path}", file=sys.stderr)
+        return data["answer"]
+    return text
+
+
 def cmd_check(args: argparse.Namespace) -> int:
     from citeloop.grounding.graph_context import GraphContextValidator
 
     context, shown = _load_context(args.context)
-    response = read_text(args.response, "response")
+    response = _answer_of(read_text(args.response, "response"), args.response)
     validator = GraphContextValidator(
         reference_threshold=args.threshold, require_citations=not args.no_require_citations
     )

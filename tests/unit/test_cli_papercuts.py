@@ -51,6 +51,16 @@ def test_run_json_keeps_the_messages_and_check_reads_it_as_context(db, tmp_path,
         capsys, "check", "--context", str(ran), "--response", str(tmp_path / "bad.md")
     )
     assert code == EXIT_FAILED and out.startswith("FAILED")
+    # The run output as the response too: its answer is checked, and a note says so.
+    code, out, err = run(capsys, "check", "--context", str(ran), "--response", str(ran))
+    assert code == EXIT_OK, out + err
+    assert f"note: checking the answer of the run output {ran}" in err
+    # An answer written as JSON is checked as it is written.
+    (tmp_path / "json.md").write_text(json.dumps({"answer": answer}), "utf-8")
+    code, out, err = run(
+        capsys, "check", "--context", str(ran), "--response", str(tmp_path / "json.md")
+    )
+    assert "note:" not in err
 
 
 def test_an_exhausted_replay_names_the_command_in_use(db, tmp_path, capsys):
