@@ -208,11 +208,12 @@ def _as_json(violation: SchemaViolation) -> str:
         if not message.startswith(shown):
             return message
         written = json.dumps(violation.instance, ensure_ascii=False)
-        if not written.isascii():  # a lone surrogate stays escaped, as JSON wrote it
-            written.encode("utf-8", "strict")
+        if not written.isascii():
+            try:
+                written.encode()
+            except UnicodeEncodeError:  # a lone surrogate stays escaped, as JSON wrote it
+                written = json.dumps(violation.instance)
         return written + message[len(shown) :]
-    except UnicodeEncodeError:
-        return json.dumps(violation.instance) + message[len(shown) :]
     except (TypeError, ValueError):  # not JSON data, or too long to show
         return message
 
