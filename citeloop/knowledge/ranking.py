@@ -94,7 +94,7 @@ def personalized_pagerank(
     sinks = [source for source, targets in enumerate(edges) if not targets]
     starts = [(position, start) for position, start in enumerate(restart) if start]
     edge_count = sum(len(targets) for _, targets, _ in walked)
-    if edge_count >= ARRAY_EDGES and ("numpy" in sys.modules or edge_count >= IMPORT_EDGES):
+    if edge_count >= ARRAY_EDGES and _arrays_pay(edge_count):
         score = _iterate_arrays(restart, walked, sinks, starts)
     else:
         score = _iterate(restart, walked, sinks, starts)
@@ -169,8 +169,23 @@ ARRAY_EDGES = 160
 is faster."""
 
 IMPORT_EDGES = 20_000
-"""Edges from which the walk imports numpy itself: importing it costs about 0.1 s, which
-a smaller walk never wins back (a one-shot command such as ``citeloop context``)."""
+"""Edges, over the walks of this process, from which a walk imports numpy itself:
+importing it costs about 0.1 s, which one smaller walk never wins back (a one-shot
+command such as ``citeloop context``), while a process that keeps walking (a server, a
+batch) wins it back within a few walks (on a 5,000-edge walk the arrays save about
+15 ms)."""
+
+_walked = [0]
+"""Edges of this process's walks of at least :data:`ARRAY_EDGES` (a list: updated in
+place, without a ``global``; a race between threads only miscounts a walk)."""
+
+
+def _arrays_pay(edge_count: int) -> bool:
+    """Whether a walk of ``edge_count`` edges (at least :data:`ARRAY_EDGES`) runs on
+    numpy arrays: numpy is loaded, or this process's walks have reached
+    :data:`IMPORT_EDGES` edges with this one."""
+    _walked[0] += edge_count
+    return "numpy" in sys.modules or _walked[0] >= IMPORT_EDGES
 
 
 HUB_DEGREE = 32

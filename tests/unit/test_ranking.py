@@ -144,3 +144,21 @@ def test_a_small_walk_does_not_import_numpy():
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert result.stdout.strip() == "False", result.stderr
+
+
+def test_a_process_that_keeps_walking_imports_numpy_once_its_walks_add_up():
+    """Numpy is imported when this process's walks reach IMPORT_EDGES edges in all (the
+    import is then won back), never for one walk below it."""
+    code = (
+        "import sys; from citeloop.knowledge.model import Fact, RelationKind;"
+        "from citeloop.knowledge import ranking;"
+        "nodes = [f'n{i}' for i in range(3000)];"
+        "facts = [Fact(f'n{i}', RelationKind.CALLS, f'n{(i * 7) % 3000}') for i in range(3000)];"
+        "loaded = [];"
+        "[loaded.append((ranking.personalized_pagerank(nodes, facts, {'n1': 1.0}) and"
+        " 'numpy' in sys.modules)) for _ in range(4)];"
+        "print(loaded, ranking.IMPORT_EDGES)"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    # 6,000 edges a walk (two per fact): the fourth walk reaches 24,000 >= 20,000.
+    assert result.stdout.strip() == "[False, False, False, True] 20000", result.stderr
