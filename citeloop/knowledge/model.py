@@ -117,6 +117,7 @@ def visibility_of(name: str) -> Visibility:
     return Visibility.PRIVATE if last.startswith("_") else Visibility.PUBLIC
 
 
+@lru_cache(maxsize=8192)  # asked for every candidate of every context
 def is_test_path(path: str | None) -> bool:
     """Whether ``path`` (POSIX, relative to the indexed root) holds tests: a file named
     ``test_*.py``, ``*_test.py``, ``tests.py`` (Django's) or ``conftest.py``, or one below
