@@ -6,7 +6,7 @@ methods and properties show their lines under their entity line, while they fit 
 share (:data:`EXCERPT_SHARE`) of the token budget: first a look at each of the core and
 of what a previous answer named (:data:`FIRST_LOOK_LINES`), so that no long body leaves
 another of them without source, then longer bodies for those, then the rest in rank
-order::
+order (a class shows none: its best members follow it in that order)::
 
     Selectable.select_info: SelectStatementColumnsAndTables  # L74-144 — Returns …
         74 |     def select_info(self) -> SelectStatementColumnsAndTables:

@@ -407,7 +407,7 @@ class ContextInjector:
             before = [i for i in shown or {} if i in found.entities]
             asked = [entity.id for entity in named if entity.id in scores]
             lacking = {entity.id for entity in self._finder.named(widening.lacking, near, lacks)}
-            best = [*core_ids, *before, *asked, *pinned, *order]  # pinned: in the graph
+            best = [*core_ids, *before, *asked, *pinned, *_members_follow(order, found)]
             # An answer that said the context lacks code gets twice the share of source.
             said_lacking = lacking or widening.lacking_words
             share = budget * min(1.0, self.excerpt_share * (2 if said_lacking else 1))
@@ -580,6 +580,27 @@ class ContextInjector:
             _context_entity(found.entities[owner], Tier.SUPPORTING, Reason.OWNER, 0.0)
             for owner in extra
         ]
+
+
+MEMBERS_FOLLOWING = 3
+"""Most members of a class that come right after it in the order excerpts are chosen in."""
+
+
+def _members_follow(order: list[str], found: Candidates) -> list[str]:
+    """``order`` with, after each class, its best :data:`MEMBERS_FOLLOWING` members of
+    ``order`` (in ``order``'s order): a class shows no source of its own, and the code
+    of a class a context is about is its methods' (each id once)."""
+    members: dict[str, list[str]] = {}
+    for entity_id in order:
+        owner = entity_id.rpartition(".")[0]
+        if owner in found.entities and found.entities[entity_id].kind in MEMBER_KINDS:
+            members.setdefault(owner, []).append(entity_id)
+    result: list[str] = []
+    for entity_id in order:
+        result.append(entity_id)
+        if found.entities[entity_id].kind is EntityKind.CLASS:
+            result.extend(members.get(entity_id, ())[:MEMBERS_FOLLOWING])
+    return list(dict.fromkeys(result))
 
 
 def takes_keep(injector: Any) -> bool:

@@ -820,3 +820,33 @@ def test_a_constant_of_a_long_string_has_no_signature_or_docstring_marker() -> N
         "     2 | Review the code below.",
         "     3 | Rules:",
     ]
+
+
+def test_the_best_methods_of_a_class_follow_it_in_the_excerpt_order() -> None:
+    """A class shows no source of its own: its best MEMBERS_FOLLOWING members (in rank
+    order) come right after it when excerpts are chosen, ahead of what ranks below it."""
+    from citeloop.knowledge.injector import MEMBERS_FOLLOWING, _members_follow
+    from citeloop.knowledge.neighbourhood import Candidates
+
+    def entity(entity_id: str, kind: EntityKind) -> Entity:
+        return Entity(entity_id, kind, entity_id.rpartition(".")[2], "m.py", 1, "", True, 2)
+
+    found = Candidates()
+    order = ["m.Desc", "m.resolve", "m.other", "m.Desc.a", "m.Desc.b", "m.Desc.c", "m.Desc.d"]
+    for entity_id in order:
+        kind = EntityKind.CLASS if entity_id == "m.Desc" else EntityKind.FUNCTION
+        if entity_id.count(".") == 2:
+            kind = EntityKind.METHOD
+        found.entities[entity_id] = entity(entity_id, kind)
+    followed = _members_follow(order, found)
+    assert MEMBERS_FOLLOWING == 3
+    assert followed == [
+        "m.Desc",
+        "m.Desc.a",
+        "m.Desc.b",
+        "m.Desc.c",
+        "m.resolve",
+        "m.other",
+        "m.Desc.d",
+    ]
+    assert _members_follow(order[1:3], found) == order[1:3]  # no class: the same order
