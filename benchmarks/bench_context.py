@@ -20,9 +20,11 @@ MIN_NAME characters are left out. Questions without reference entities do not co
 
 Recall of a question: the share of its reference names among the entity names of
 ``ContextInjector(store).inject(question)`` (read-only store), macro-averaged per
-repository. Baseline in the same run: BM25 (the bm25s library, English stop words and
-stemming) over the graph's classes, functions and methods (name, its words, docstring,
-parameter names), query = the question, top BM25_TOP entities.
+repository; its source recall (reported, not judged): the share of its reference names
+whose lines an excerpt of the context shows. Baseline in the same run: BM25 (the bm25s
+library, English stop words and stemming) over the graph's classes, functions and
+methods (name, its words, docstring, parameter names), query = the question, top
+BM25_TOP entities.
 
 Plain words (``benchmarks/data/plain_words.json``): tasks with plain English words that
 equal entity names of the graph but do not name code (click: "run a command"). None may
@@ -378,6 +380,7 @@ class Outcome:
     references: dict[str, int]
     missed: list[str]
     recall: float
+    source_recall: float
     bm25_recall: float
     tokens: int
     empty: bool
@@ -417,6 +420,8 @@ def measure(
             context = injector.inject(question)
             seconds = time.perf_counter() - started
             names = {entity.name for entity in context.entities}
+            by_id = {entity.id: entity.name for entity in context.entities}
+            with_source = {by_id.get(entity_id) for entity_id, lines in context.excerpts if lines}
             bm25 = baseline.top_names(question)
             dense_names = {e.name for e in dense.inject(question).entities} if dense else None
             outcomes.append(
@@ -425,6 +430,7 @@ def measure(
                     references=refs,
                     missed=[name for name in refs if name not in names],
                     recall=sum(name in names for name in refs) / len(refs),
+                    source_recall=sum(name in with_source for name in refs) / len(refs),
                     bm25_recall=sum(name in bm25 for name in refs) / len(refs),
                     tokens=math.ceil(len(context.text) / 4),
                     empty=not context.entities,
@@ -454,6 +460,11 @@ def describe(repo: str, outcomes: list[Outcome], total: int, entities: int) -> N
         f"{statistics.median(refs):g}, max {max(refs)}; {len(names)} distinct names, "
         f"{len(ambiguous)} ambiguous (more than one class/function/method so named), "
         f"{len(dunders)} dunders, {len(builtin)} Python builtins ({', '.join(builtin[:8])})"
+    )
+    source = statistics.mean(o.source_recall for o in outcomes)
+    print(
+        f"  source shown (reported, not judged): {source:.1%} of the reference entities "
+        "have their lines in an excerpt of the context (macro over questions)"
     )
     print(
         f"  context tokens min/median/max {min(sizes)}/{statistics.median(sizes):g}/"
