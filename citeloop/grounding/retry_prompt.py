@@ -152,6 +152,24 @@ UNSEEN_PROBLEM = (
 """The problem line when an answer would pass only on what the widening brought in of
 the names it used: it cited nothing it had been shown."""
 
+LACKING_ASK = (
+    "Use what it now shows of that code, keep what is right, and still name precisely "
+    "what is missing, if anything."
+)
+"""What a retry asks under :data:`WIDENED_HEADER` when saying the context lacks code is
+the answer's one problem (no list of problems to repeat it in)."""
+SAID_LACKING_ASK = (
+    "Answer from what the context shows, keep what is right, and still name precisely "
+    "what is missing, if anything."
+)
+""":data:`LACKING_ASK` under :data:`SAID_LACKING_HEADER` (no widening)."""
+REVISE_AS_ASKED = {
+    True: "Revise your previous answer accordingly.",
+    False: "Answer again accordingly.",
+}
+"""The request to revise after :data:`LACKING_ASK`, by whether the previous answer is
+shown."""
+
 REVISE_SHOWN = """\
 Revise your previous answer: keep what is right and change only what the problems above
 need."""
@@ -268,7 +286,10 @@ def build_retry_prompt(
         ``RETRY_PROMPT_TEMPLATE`` filled with the task; a header naming the failed
         rules (:data:`RULE_SUMMARIES`; saying the context is not enough is not
         named a fault, its problem line asks for the revision), :data:`WIDENED_HEADER`
-        (or :data:`SAID_LACKING_HEADER`) when that saying is the one failed rule, or
+        (or :data:`SAID_LACKING_HEADER`) when that saying is the one failed rule and no
+        extra problem is given (then one line asks, :data:`LACKING_ASK` or
+        :data:`SAID_LACKING_ASK`, instead of a list, and :data:`REVISE_AS_ASKED`
+        closes it), or
         ``CHECKS_RETRY_HEADER`` when ``result`` passed and only ``extra_problems``
         remain; one line per problem (core entities
         not cited or not referenced, each with how the task or payload named it;
@@ -297,8 +318,14 @@ def build_retry_prompt(
         if previous_answer.strip()
         else ""
     )
+    revise = REVISE_SHOWN if previous else REVISE_UNSHOWN
+    faults = [rule for rule in result.failed_rules if rule != "insufficient_context"]
+    if not result.passed and result.insufficient_context and not faults and not extra_problems:
+        # Said lacking, nothing else: the header says so, one line asks, no list repeats it.
+        lines = [LACKING_ASK if widened else SAID_LACKING_ASK]
+        revise = REVISE_AS_ASKED[bool(previous)]
     return RETRY_PROMPT_TEMPLATE.format(
-        revise=REVISE_SHOWN if previous else REVISE_UNSHOWN,
+        revise=revise,
         section=LOCATED_SECTION if result.context_located else NAMES_SECTION,
         task=original,
         header=_header(result, widened),

@@ -143,7 +143,9 @@ def _read(body: str) -> tuple[str, tuple[_Passage, ...]]:
             continue
         at = bisect.bisect_right(starts, saying.start()) - 1
         start, end = starts[at], starts[at + 1]
-        by_heading = bool(_HEADING.match(text, start)) and "\n" not in text[start : saying.start()]
+        lead = text[start : saying.start()]
+        head = start + len(lead) - len(lead.lstrip())  # a heading after blank lines
+        by_heading = bool(_HEADING.match(text, head)) and "\n" not in text[head : saying.start()]
         if by_heading:
             following = _HEADING.search(text, end)
             end = following.start() if following else len(text)
@@ -206,6 +208,44 @@ def lacking_words(body: str) -> tuple[str, ...]:
 
 LACKING_WORDS = 64
 """Most words :func:`lacking_words` returns (as many as a task's query words)."""
+
+
+def lacking_lines(body: str) -> tuple[tuple[str | None, int, int], ...]:
+    """The source lines ``body`` says its context lacks: ``(path or None, first, last)``
+    for each line or range its :func:`insufficient_passages` write (``L366-371``,
+    ``L366-L371``, ``lines 366-371``, ``line 12``, ``pathlib.py:366-371``,
+    ``pathlib.py#L366``), in order, each once; a range written backwards is read
+    forwards. An excerpt names what it leaves out so (``… 6 lines (L366-371)``), and the
+    system prompt asks for the lines left out by number: a widening shows them.
+
+    Example:
+        >>> lacking_lines("The context does not show L366-371 of `ensure_deletable`.")
+        ((None, 366, 371),)
+        >>> lacking_lines("Lines 12-14 (src/a.py:12-14) are not shown in the context.")
+        ((None, 12, 14), ('src/a.py', 12, 14))
+    """
+    found: dict[tuple[str | None, int, int], None] = {}
+    for passage in insufficient_passages(body):
+        for match in _LINES.finditer(passage):
+            first = int(match["first"])
+            last = int(match["last"]) if match["last"] else first
+            path = None
+            if match["mark"] in (":", "#L", ":L"):
+                before = passage[: match.start()]
+                path = before[max(before.rfind(c) for c in " \t\n(`[") + 1 :] or None
+                if path is not None and "." not in path.rpartition("/")[2]:
+                    continue  # `note:12`, `retries:3`: no file
+            if first > 0 and last > 0:
+                found.setdefault((path, min(first, last), max(first, last)))
+    return tuple(found)
+
+
+_LINES = re.compile(
+    r"(?P<mark>#L|:L|:|\bL|\b[Ll]ines?[ \t]+)(?P<first>\d{1,7})"
+    r"(?:[ \t]*(?:-|–|to)[ \t]*L?(?P<last>\d{1,7}))?\b"
+)
+"""A line or range a passage writes: after ``L``, ``line``/``lines``, ``:`` or ``#L`` (the
+path before ``:`` read back to the space before it, by string methods: linear)."""
 
 
 def _lacking_sentences(body: str) -> Iterator[str]:
@@ -275,7 +315,9 @@ _TYPES = frozenset(keyword.kwlist) | frozenset(
 _BLOCK = re.compile(r"\n(?=[ \t\r]*\n|[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]| {0,3}(?:#|```|~~~))")
 """Where a block of Markdown starts: after a blank line, at a list item, a heading or a
 code fence."""
-_HEADING = re.compile(r"^ {0,3}#", re.MULTILINE)
+_HEADING = re.compile(r"^ {0,3}(?:#|(?:\*\*|__)[^*_\n]+(?:\*\*|__):?[ \t]*$)", re.MULTILINE)
+"""A heading: an ATX heading, or a line that is all bold (``**What the context lacks**``),
+as models write a heading (each part excludes the next: linear)."""
 
 
 def _sayings(body: str) -> Iterator[re.Match[str]]:

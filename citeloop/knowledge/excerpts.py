@@ -24,8 +24,9 @@ summary; the signature's type names are not lines that use what the context is a
 and after its first line (and its ``def`` line, after decorators) it shows the lines that use
 what the context is about (the names of what it calls, weighing more when the task's
 words found them, then the task's words; a term used on fewer lines of the body weighs
-more), each with a line either side, so that a 200-line ``compile`` shows where it
-calls ``attach_edge`` rather than its parameters. Each run left out is one line:
+more), each with a line either side (and a comment above read from its start), so
+that a 200-line ``compile`` shows where it calls ``attach_edge`` rather than its
+parameters. Each run left out is one line:
 ``       | … docstring (L75-80)``, ``       | … signature (L668-690)``, ``       | …
 signature and docstring (L668-775)``, ``       | … 89 lines (L1302-1390)``. The lines are
 read from the indexed folder only while the file is the one the graph indexed
@@ -61,6 +62,10 @@ MAX_EXCERPT_LINE_CHARS = 160
 
 MAX_EXCERPTS = 8
 """Most entities whose source one context shows (times a widening's budget multiplier)."""
+
+MAX_COMMENT_ABOVE = 4
+"""Most lines of a comment shown above the line before a focus line (so a comment is
+read from its start)."""
 
 FIRST_LOOK_LINES = 8
 """Lines of code each excerpt gets before any grows longer: the source of every entity
@@ -200,12 +205,25 @@ class _Body:
             for number in sorted(score, key=lambda n: (-score[n], n)):
                 if not score[number]:
                     break
-                for near in (number, number - 1, number + 1):
+                for near in (number, *self._comment_above(number - 1, rest), number + 1):
                     if near in rest:
                         order.setdefault(near)
         order.update(dict.fromkeys(numbers))
         self._order = list(order)
         return self._order
+
+    def _comment_above(self, number: int, rest: Collection[int]) -> list[int]:
+        """``number`` (the line before a focus line) and, when it is a comment, the
+        comment lines right above it (at most :data:`MAX_COMMENT_ABOVE`), bottom up: a
+        comment is shown from its start, not cut in half."""
+
+        def comment(line: int) -> bool:
+            return line in rest and self.lines[line - 1].lstrip().startswith("#")
+
+        above = [number]
+        while len(above) <= MAX_COMMENT_ABOVE and comment(above[-1]) and comment(above[-1] - 1):
+            above.append(above[-1] - 1)
+        return above
 
     def _run(self, first: int, final: int, at_end: bool) -> str:
         """What the run of lines ``first``-``final`` left out is: the docstring, the

@@ -32,7 +32,8 @@ from citeloop.grounding import GraphContextValidator, GraphValidationResult, bui
 from citeloop.grounding.graph_context import IndexedContext
 from citeloop.grounding.mentions import code_mentions
 from citeloop.grounding.retry_prompt import UNSEEN_PROBLEM
-from citeloop.grounding.sayings import lacking_names, lacking_words
+from citeloop.grounding.sayings import lacking_lines, lacking_names, lacking_words
+from citeloop.grounding.substance import same_file
 from citeloop.knowledge import (
     ContextExpansion,
     ContextInjector,
@@ -154,6 +155,36 @@ def _check_not_empty(reads: BatchedGraphStore) -> None:
             f"{named} holds no entities: index code into it first (`citeloop index DIR "
             "--db FILE`, or citeloop.index_tree), or pass the graph file that holds it"
         )
+
+
+MAX_ASKED_LINES = 40
+"""Most lines of one range an answer asks for that a widening shows (an excerpt's most)."""
+
+
+def asked_lines(
+    ranges: Sequence[tuple[str | None, int, int]], entities: Sequence[dict[str, Any]]
+) -> dict[str, list[int]]:
+    """The lines of the context's entities that ``ranges`` (:func:`lacking_lines`: the
+    lines an answer says its context lacks) ask for, by entity id: each range goes to
+    the innermost entity whose span holds it (in the range's file, when it names one),
+    its first :data:`MAX_ASKED_LINES` lines; a range no entity holds asks for nothing."""
+    asked: dict[str, set[int]] = {}
+    for path, first, last in ranges:
+        holders = [
+            e
+            for e in entities
+            if e.get("id")
+            and isinstance(e.get("line"), int)
+            and isinstance(e.get("end_line"), int)
+            and e["line"] <= first <= last <= e["end_line"]
+            and e.get("path")
+            and (path is None or same_file(path, e["path"]))
+        ]
+        if holders:
+            inner = min(holders, key=lambda e: (e["end_line"] - e["line"], e["id"]))
+            last = min(last, first + MAX_ASKED_LINES - 1)
+            asked.setdefault(inner["id"], set()).update(range(first, last + 1))
+    return {entity_id: sorted(lines) for entity_id, lines in asked.items()}
 
 
 def _context_update(injected: InjectedContext) -> dict[str, Any]:
@@ -309,14 +340,19 @@ class GroundedAnswerNodes:
         return injector
 
     def _inject(
-        self, state: State, ctx: GroundedAnswerContext, expansion: ContextExpansion | None
+        self,
+        state: State,
+        ctx: GroundedAnswerContext,
+        expansion: ContextExpansion | None,
+        asked: dict[str, list[int]] | None = None,
     ) -> InjectedContext:
         texts = [task_of(state), state.get("payload") or ""]
-        # A widening keeps what the previous attempt's context showed: it only grows.
+        # A widening keeps what the previous attempt's context showed: it only grows,
+        # and shows the lines the last answer asked for (``asked``, by entity id).
         shown = (state.get("context_entities") or []) if expansion is not None else []
         lines = state.get("context_excerpts") or {}
         keep = {
-            e["id"]: lines.get(e["id"], [])
+            e["id"]: sorted({*lines.get(e["id"], []), *(asked or {}).get(e["id"], [])})
             for e in shown
             if e.get("id") and e.get("reason") != Reason.OWNER
         }
@@ -529,7 +565,8 @@ class GroundedAnswerNodes:
         expansion = ContextExpansion.for_attempt(
             state["attempts"] - 1, tuple(dict.fromkeys(named)), lacking, lacking_words(answer)
         )
-        injected = self._inject(state, settings(runtime), expansion)
+        asked = asked_lines(lacking_lines(answer), state.get("context_entities") or [])
+        injected = self._inject(state, settings(runtime), expansion, asked)
         widened = injected.text != state.get("context_text")
         return {"expanded": True, "widened": widened, **_context_update(injected)}
 

@@ -850,3 +850,20 @@ def test_the_best_methods_of_a_class_follow_it_in_the_excerpt_order() -> None:
         "m.Desc.d",
     ]
     assert _members_follow(order[1:3], found) == order[1:3]  # no class: the same order
+
+
+def test_a_comment_above_a_focus_line_is_shown_from_its_start() -> None:
+    lines = (
+        "def clean(lock):",
+        *(f"    step_{n} = {n}" for n in range(30)),
+        "    # We ignore errors while removing the lock, such as:",
+        "    # - PermissionDenied, when permissions changed;",
+        "    # - FileNotFoundError, when another process got here first;",
+        "    # and any other cause of failure.",
+        "    with suppress(OSError):",
+        "        lock.unlink()",
+        "    return True",
+    )
+    block = excerpt_lines(function("clean", 1, len(lines)), lines, 8, {"suppress": 4})
+    shown = [line.split(" | ", 1)[1] for line in block if line.split(" | ", 1)[0].strip()]
+    assert all(line in shown for line in lines[31:37])  # the whole comment, then the code

@@ -27,6 +27,7 @@ from citeloop.grounding import (
     find_citation_section,
     parse_context_entities,
 )
+from citeloop.grounding.retry_prompt import LACKING_ASK, SAID_LACKING_ASK, SAID_LACKING_PROBLEM
 from citeloop.text import normalize_text, stream_safe
 
 CONTEXT = (
@@ -560,19 +561,25 @@ def test_a_retry_for_a_said_insufficient_context_does_not_call_it_rejected() -> 
     prompt = build_retry_prompt(task, honest, previous_answer=caveat, widened=True)
     assert prompt.splitlines()[2] == WIDENED_HEADER
     assert "rejected" not in prompt
-    assert "still name precisely what is missing" in prompt
+    # Said once, asked once: no list repeats the header, no "problems above" to change.
+    assert prompt.splitlines()[3] == LACKING_ASK
+    assert prompt.count("lacks code it needs") == 1 and "problems above" not in prompt
+    assert "Revise your previous answer accordingly." in prompt
     again = build_retry_prompt(prompt, honest, previous_answer=caveat, widened=True)
     assert again == prompt  # no nesting
     # The validator's own context is fixed: no widening is claimed (the design's API).
     fixed = GraphContextValidator("class GraphStore").build_retry_prompt(task, honest)
     assert fixed.splitlines()[2] == SAID_LACKING_HEADER
     assert "widened" not in fixed and "rejected" not in fixed
-    assert "answer from what the context shows" in fixed
+    assert fixed.splitlines()[3] == SAID_LACKING_ASK
+    assert "Answer again accordingly." in fixed  # the design's API shows no previous answer
     assert build_retry_prompt(fixed, honest) == fixed  # no nesting either
     # With a fault beside it, the header names the fault alone.
     faulty = validate(f"{caveat}\n\n## Entities used\n- GraphStore\n- CacheLayer\n", ["GraphStore"])
     assert {"insufficient_context", "invalid_citations"} <= set(faulty.failed_rules)
-    header = build_retry_prompt(task, faulty).splitlines()[2]
+    listed = build_retry_prompt(task, faulty)
+    header = listed.splitlines()[2]
+    assert SAID_LACKING_PROBLEM in listed and "problems above" in listed
     assert header.startswith(RETRY_PROMPT_HEADER)
     assert RULE_SUMMARIES["invalid_citations"] in header
     assert RULE_SUMMARIES["insufficient_context"] not in header

@@ -15,6 +15,8 @@ from citeloop.grounding.mentions import answer_mentions, defined_in_code
 from citeloop.grounding.sayings import (
     LACKING_WORDS,
     insufficient_passages,
+    lacking_lines,
+    lacking_names,
     lacking_words,
     says_context_insufficient,
 )
@@ -583,3 +585,33 @@ def test_python_names_are_read_from_modules_only_for_a_name_nothing_else_grounds
         [sys.executable, "-c", script], capture_output=True, text=True, check=True
     )
     assert done.stdout.splitlines() == ["True False", "() True"]
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        ("The context does not show L366-371 of `f`.", ((None, 366, 371),)),
+        ("The context does not show L366-L371 or line 12.", ((None, 366, 371), (None, 12, 12))),
+        ("Lines 40 to 44 are not shown in the context.", ((None, 40, 44),)),
+        ("The context does not show src/a.py:12-14.", (("src/a.py", 12, 14),)),
+        (
+            "The context does not show `a.py#L9` or `pkg/b.py:L3-4`.",
+            (("a.py", 9, 9), ("pkg/b.py", 3, 4)),
+        ),
+        ("Lines 9-5 are not shown in the context.", ((None, 5, 9),)),
+        ("The context does not show note:12 or retries:3.", ()),  # no file before the colon
+        ("It is set on L12. The code is shown.", ()),  # not said lacking
+    ],
+)
+def test_the_lines_an_answer_says_it_lacks(answer: str, expected: tuple) -> None:
+    assert lacking_lines(answer) == expected
+
+
+def test_a_bold_line_heads_a_section_that_says_what_is_lacking() -> None:
+    answer = (
+        "It works.\n\n**What the context lacks**\n\n- **L366-371**, the body after `stat()`.\n"
+        "- The bodies of `try_cleanup` (L379-382) and `cleanup` are hidden.\n\n"
+        "**Why**\n\nBecause `other` (L1-2) decides.\n"
+    )
+    assert lacking_lines(answer) == ((None, 366, 371), (None, 379, 382))
+    assert lacking_names(answer) == ("stat", "try_cleanup", "cleanup")
