@@ -192,7 +192,9 @@ class _Body:
         self.docstring = _docstring_span(self.lines, self.end, ends)
         skipped = {n for first, last in self._left_out() for n in range(first, last + 1)}
         numbers = [n for n in range(self.start, self.end + 1) if n not in skipped]
-        order = dict.fromkeys([*self.first, self.start, head])
+        # Lines shown before, or asked for, come first, but for the signature and the
+        # docstring: the entity line has both.
+        order = dict.fromkeys([*(n for n in self.first if n not in skipped), self.start, head])
         if self.focus:
             used = {n: _terms(self.lines[n - 1], self.focus) for n in numbers if n > head}
             lines_using = Counter(term for terms in used.values() for term in terms)

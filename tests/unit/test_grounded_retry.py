@@ -473,15 +473,18 @@ def test_a_widening_shows_the_lines_the_answer_says_it_lacks(tmp_path):
         assert "   45 |     step_42" not in first.text  # left out of the cut body
         lacking = (
             "It sums steps.\n\n**What the context lacks**\n\n"
-            "- L44-46 of `audit` (shop/audit.py:44-46), where step_42 is set.\n\n"
+            "- L44-46 of `audit` (shop/audit.py:44-46), where step_42 is set.\n"
+            "- L2-3 of `audit`: its docstring and first step.\n\n"
             "## Entities used\n- audit (shop/audit.py:1)\n"
         )
         model = ScriptedChatModel(script=[lacking, good_answer(["audit"])])
         out = build(model, graph_store).invoke({"task": task})
         assert out["outcome"] == "passed" and out["attempts"] == 2
         retry = prompts(model)[1]
-        for number in (44, 45, 46):
+        for number in (3, 44, 45, 46):
             assert f"   {number} |     step_{number - 3} = len(rows) + {number - 3}" in retry
+        # The docstring is not shown as code: the entity line has its summary.
+        assert '    2 |     """Checks' not in retry and "— Checks every row" in retry
     finally:
         graph_store.close()
 
