@@ -231,8 +231,10 @@ def lacking_lines(body: str) -> tuple[tuple[str | None, int, int], ...]:
             last = int(match["last"]) if match["last"] else first
             path = None
             if match["mark"] in (":", "#L", ":L"):
-                before = passage[: match.start()]
-                path = before[max(before.rfind(c) for c in " \t\n(`[") + 1 :] or None
+                end = match.start()
+                begin = max(0, end - _MAX_PATH)
+                start = max(passage.rfind(c, begin, end) for c in " \t\n(`[") + 1
+                path = passage[max(start, begin) : end] or None
                 if path is not None and "." not in path.rpartition("/")[2]:
                     continue  # `note:12`, `retries:3`: no file
             if first > 0 and last > 0:
@@ -240,6 +242,8 @@ def lacking_lines(body: str) -> tuple[tuple[str | None, int, int], ...]:
     return tuple(found)
 
 
+_MAX_PATH = 260
+"""Longest path read back from a ``:`` (each read is bounded, so many marks stay linear)."""
 _LINES = re.compile(
     r"(?P<mark>#L|:L|:|\bL|\b[Ll]ines?[ \t]+)(?P<first>\d{1,7})"
     r"(?:[ \t]*(?:-|–|to)[ \t]*L?(?P<last>\d{1,7}))?\b"

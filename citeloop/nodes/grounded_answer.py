@@ -159,6 +159,9 @@ def _check_not_empty(reads: BatchedGraphStore) -> None:
 
 MAX_ASKED_LINES = 40
 """Most lines of one range an answer asks for that a widening shows (an excerpt's most)."""
+MAX_ASKED_TOTAL = 3 * MAX_ASKED_LINES
+"""Most lines an answer asks for, over its ranges in the order it writes them, that a
+widening shows (asked lines enter as shown lines do, whatever the share)."""
 
 
 def asked_lines(
@@ -167,8 +170,10 @@ def asked_lines(
     """The lines of the context's entities that ``ranges`` (:func:`lacking_lines`: the
     lines an answer says its context lacks) ask for, by entity id: each range goes to
     the innermost entity whose span holds it (in the range's file, when it names one),
-    its first :data:`MAX_ASKED_LINES` lines; a range no entity holds asks for nothing."""
+    its first :data:`MAX_ASKED_LINES` lines, until :data:`MAX_ASKED_TOTAL` lines are
+    asked; a range no entity holds asks for nothing."""
     asked: dict[str, set[int]] = {}
+    total = 0
     for path, first, last in ranges:
         holders = [
             e
@@ -182,8 +187,11 @@ def asked_lines(
         ]
         if holders:
             inner = min(holders, key=lambda e: (e["end_line"] - e["line"], e["id"]))
-            last = min(last, first + MAX_ASKED_LINES - 1)
+            last = min(last, first + MAX_ASKED_LINES - 1, first + MAX_ASKED_TOTAL - total - 1)
             asked.setdefault(inner["id"], set()).update(range(first, last + 1))
+            total += last - first + 1
+            if total >= MAX_ASKED_TOTAL:
+                break
     return {entity_id: sorted(lines) for entity_id, lines in asked.items()}
 
 

@@ -490,7 +490,7 @@ def test_a_widening_shows_the_lines_the_answer_says_it_lacks(tmp_path):
 
 
 def test_asked_lines_go_to_the_innermost_entity_of_their_file():
-    from citeloop.nodes.grounded_answer import MAX_ASKED_LINES, asked_lines
+    from citeloop.nodes.grounded_answer import MAX_ASKED_LINES, MAX_ASKED_TOTAL, asked_lines
 
     entities = [
         {"id": "m.Cls", "path": "pkg/m.py", "line": 1, "end_line": 200},
@@ -504,3 +504,7 @@ def test_asked_lines_go_to_the_innermost_entity_of_their_file():
     assert asked_lines([(None, 190, 260)], entities) == {}  # held by no entity
     long = asked_lines([("m.py", 10, 110)], entities)["m.Cls.run"]
     assert long == list(range(10, 10 + MAX_ASKED_LINES))
+    # Over the ranges in the answer's order, at most MAX_ASKED_TOTAL lines in all.
+    many = [(None, start, start + 9) for start in range(10, 190, 10)]
+    assert sum(map(len, asked_lines(many, entities).values())) == MAX_ASKED_TOTAL
+    assert asked_lines(many, entities)["m.Cls.run"][0] == 10
