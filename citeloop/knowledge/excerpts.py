@@ -63,6 +63,11 @@ MAX_EXCERPT_LINE_CHARS = 160
 MAX_EXCERPTS = 8
 """Most entities whose source one context shows (times a widening's budget multiplier)."""
 
+MAX_ASKED_LINES = 120
+"""Most lines a widening shows of those a previous answer said the context lacks
+(:attr:`~citeloop.knowledge.model.ContextExpansion.lines`): they enter as the lines
+shown before do, whatever the share."""
+
 MAX_COMMENT_ABOVE = 4
 """Most lines of a comment shown above the line before a focus line (so a comment is
 read from its start)."""
@@ -213,6 +218,17 @@ class _Body:
         order.update(dict.fromkeys(numbers))
         self._order = list(order)
         return self._order
+
+    def code_lines(self, first: int, last: int) -> list[int]:
+        """The lines ``first``-``last`` of the definition but for its signature after
+        the ``def`` line and its docstring (:meth:`_left_out`)."""
+        self._taken()  # finds the spans left out
+        skipped = self._left_out()
+        return [
+            n
+            for n in range(max(first, self.start), min(last, self.end) + 1)
+            if not any(a <= n <= b for a, b in skipped)
+        ]
 
     def _comment_above(self, number: int, rest: Collection[int]) -> list[int]:
         """``number`` (the line before a focus line) and, when it is a comment, the
@@ -436,6 +452,33 @@ class Excerpts(NamedTuple):
 def _span(entity: Entity) -> tuple[str, int, int]:
     first = entity.line or 0
     return entity.path or "", first, max(entity.end_line or first, first)
+
+
+def with_asked_lines(
+    asked: Iterable[tuple[str, int, int]],
+    entities: Mapping[str, Entity],
+    reader: SourceReader,
+    shown: Mapping[str, Sequence[int]],
+) -> dict[str, tuple[int, ...]]:
+    """``shown`` (the lines each entity showed before, by id) with the code lines of
+    ``asked`` (``(entity id, first, last)``: lines a previous answer said the context
+    lacks) added: of an :func:`excerptable` entity of ``entities``, its code in the range
+    (:meth:`_Body.code_lines`: not its signature or docstring), at most
+    :data:`MAX_EXCERPT_LINES` a range and :data:`MAX_ASKED_LINES` in all, in the
+    order asked."""
+    result = {entity_id: tuple(lines) for entity_id, lines in shown.items()}
+    wanted = [(entities[i], a, b) for i, a, b in asked if i in entities]
+    wanted = [(entity, a, b) for entity, a, b in wanted if excerptable(entity)]
+    files = reader.lines({entity.path for entity, _, _ in wanted if entity.path})
+    left = MAX_ASKED_LINES
+    for entity, first, last in wanted:
+        lines = files.get(entity.path or "")
+        if lines is None or left <= 0:
+            continue
+        code = _Body(entity, lines, {}).code_lines(first, last)[: min(MAX_EXCERPT_LINES, left)]
+        left -= len(code)
+        result[entity.id] = tuple(sorted({*result.get(entity.id, ()), *code}))
+    return result
 
 
 def choose_excerpts(

@@ -36,6 +36,7 @@ from citeloop.knowledge.excerpts import (
     candidates,
     choose_excerpts,
     focus_terms,
+    with_asked_lines,
 )
 from citeloop.knowledge.finding import (
     LEXICAL_HITS,
@@ -400,6 +401,8 @@ class ContextInjector:
         order = first + [entity_id for entity_id in ranked if entity_id not in first]
         excerpts = Excerpts({}, {}, 0)
         source = self._source_reader() if self.excerpt_share else None
+        if source is not None and widening.lines:  # the lines the last answer asked for
+            shown = with_asked_lines(widening.lines, found.entities, source, shown or {})
         if source is not None:
             # A widening shows again the source the context it widens showed (``shown``);
             # what the last answer said it lacks, then the rest it named, look first

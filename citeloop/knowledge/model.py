@@ -302,6 +302,12 @@ class ContextExpansion:
             :func:`citeloop.grounding.sayings.lacking_words`): with the task's words
             they find entities as a task's words do (lexical hits), and they choose the
             lines of long excerpts too.
+        lines: ``(entity id, first, last)`` of the source lines the answer said the
+            context lacks ("L366-371 are not shown"): the widened context shows those
+            of them that are code of a body (not its signature or docstring, which the
+            entity line gives), at most
+            :data:`~citeloop.knowledge.excerpts.MAX_EXCERPT_LINES` a range and
+            :data:`~citeloop.knowledge.excerpts.MAX_ASKED_LINES` in all.
     """
 
     extra_hops: int = 0
@@ -311,6 +317,7 @@ class ContextExpansion:
     names: tuple[str, ...] = ()
     lacking: tuple[str, ...] = ()
     lacking_words: tuple[str, ...] = ()
+    lines: tuple[tuple[str, int, int], ...] = ()
 
     def __post_init__(self) -> None:
         if self.extra_hops < 0:
@@ -332,13 +339,15 @@ class ContextExpansion:
         names: tuple[str, ...] = (),
         lacking: tuple[str, ...] = (),
         lacking_words: tuple[str, ...] = (),
+        lines: tuple[tuple[str, int, int], ...] = (),
     ) -> ContextExpansion:
         """The widening used for retry ``attempt`` (0-based) of the grounded-answer loop.
 
         ``extra_hops = attempt + 1``, tested_by and requirement closure included,
         ``limit_multiplier = attempt + 2``, the ``names`` the previous answer used, those
-        of them it said the context lacks (``lacking``), and the words in which it said
-        what else the context lacks (``lacking_words``).
+        of them it said the context lacks (``lacking``), the words in which it said
+        what else the context lacks (``lacking_words``), and the source lines it said
+        the context lacks (``lines``).
         """
         return cls(
             extra_hops=attempt + 1,
@@ -348,6 +357,7 @@ class ContextExpansion:
             names=tuple(names),
             lacking=tuple(lacking),
             lacking_words=tuple(lacking_words),
+            lines=tuple(lines),
         )
 
 

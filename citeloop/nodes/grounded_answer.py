@@ -157,23 +157,15 @@ def _check_not_empty(reads: BatchedGraphStore) -> None:
         )
 
 
-MAX_ASKED_LINES = 40
-"""Most lines of one range an answer asks for that a widening shows (an excerpt's most)."""
-MAX_ASKED_TOTAL = 3 * MAX_ASKED_LINES
-"""Most lines an answer asks for, over its ranges in the order it writes them, that a
-widening shows (asked lines enter as shown lines do, whatever the share)."""
-
-
 def asked_lines(
     ranges: Sequence[tuple[str | None, int, int]], entities: Sequence[dict[str, Any]]
-) -> dict[str, list[int]]:
-    """The lines of the context's entities that ``ranges`` (:func:`lacking_lines`: the
-    lines an answer says its context lacks) ask for, by entity id: each range goes to
-    the innermost entity whose span holds it (in the range's file, when it names one),
-    its first :data:`MAX_ASKED_LINES` lines, until :data:`MAX_ASKED_TOTAL` lines are
-    asked; a range no entity holds asks for nothing."""
-    asked: dict[str, set[int]] = {}
-    total = 0
+) -> tuple[tuple[str, int, int], ...]:
+    """``(entity id, first, last)`` for each of ``ranges`` (:func:`lacking_lines`: the
+    lines an answer says its context lacks) that an entity of the context holds: the
+    innermost whose span holds it (in the range's file, when it names one). A range that
+    is an entity's whole span is its label (``attach_edge`` (L1555-1579)), not lines
+    asked for: the names the answer said are lacking bring their bodies in."""
+    asked: list[tuple[str, int, int]] = []
     for path, first, last in ranges:
         holders = [
             e
@@ -187,12 +179,9 @@ def asked_lines(
         ]
         if holders:
             inner = min(holders, key=lambda e: (e["end_line"] - e["line"], e["id"]))
-            last = min(last, first + MAX_ASKED_LINES - 1, first + MAX_ASKED_TOTAL - total - 1)
-            asked.setdefault(inner["id"], set()).update(range(first, last + 1))
-            total += last - first + 1
-            if total >= MAX_ASKED_TOTAL:
-                break
-    return {entity_id: sorted(lines) for entity_id, lines in asked.items()}
+            if (first, last) != (inner["line"], inner["end_line"]):
+                asked.append((inner["id"], first, last))
+    return tuple(dict.fromkeys(asked))
 
 
 def _context_update(injected: InjectedContext) -> dict[str, Any]:
@@ -348,19 +337,14 @@ class GroundedAnswerNodes:
         return injector
 
     def _inject(
-        self,
-        state: State,
-        ctx: GroundedAnswerContext,
-        expansion: ContextExpansion | None,
-        asked: dict[str, list[int]] | None = None,
+        self, state: State, ctx: GroundedAnswerContext, expansion: ContextExpansion | None
     ) -> InjectedContext:
         texts = [task_of(state), state.get("payload") or ""]
-        # A widening keeps what the previous attempt's context showed: it only grows,
-        # and shows the lines the last answer asked for (``asked``, by entity id).
+        # A widening keeps what the previous attempt's context showed: it only grows.
         shown = (state.get("context_entities") or []) if expansion is not None else []
         lines = state.get("context_excerpts") or {}
         keep = {
-            e["id"]: sorted({*lines.get(e["id"], []), *(asked or {}).get(e["id"], [])})
+            e["id"]: lines.get(e["id"], [])
             for e in shown
             if e.get("id") and e.get("reason") != Reason.OWNER
         }
@@ -562,8 +546,8 @@ class GroundedAnswerNodes:
         deeper neighbourhood, and the code the last answer named that the graph has
         (in its body or its citations; first what it said the context lacks, whose
         source is shown first, and more of it when some was shown), what the words in
-        which it said the rest it lacks find, keeping every entity the last context
-        showed."""
+        which it said the rest it lacks find, and the source lines it said the context
+        lacks (:func:`asked_lines`), keeping every entity the last context showed."""
         report = state.get("report") or {}
         answer = state.get("answer") or ""
         # What the answer said the context lacks first, then the rest it named.
@@ -571,10 +555,13 @@ class GroundedAnswerNodes:
         named = [*lacking, *(mention.name for mention in code_mentions(answer))]
         named += report.get("invalid_citations", []) + report.get("ungrounded_in_graph", [])
         expansion = ContextExpansion.for_attempt(
-            state["attempts"] - 1, tuple(dict.fromkeys(named)), lacking, lacking_words(answer)
+            state["attempts"] - 1,
+            tuple(dict.fromkeys(named)),
+            lacking,
+            lacking_words(answer),
+            asked_lines(lacking_lines(answer), state.get("context_entities") or []),
         )
-        asked = asked_lines(lacking_lines(answer), state.get("context_entities") or [])
-        injected = self._inject(state, settings(runtime), expansion, asked)
+        injected = self._inject(state, settings(runtime), expansion)
         widened = injected.text != state.get("context_text")
         return {"expanded": True, "widened": widened, **_context_update(injected)}
 

@@ -490,7 +490,7 @@ def test_a_widening_shows_the_lines_the_answer_says_it_lacks(tmp_path):
 
 
 def test_asked_lines_go_to_the_innermost_entity_of_their_file():
-    from citeloop.nodes.grounded_answer import MAX_ASKED_LINES, MAX_ASKED_TOTAL, asked_lines
+    from citeloop.nodes.grounded_answer import asked_lines
 
     entities = [
         {"id": "m.Cls", "path": "pkg/m.py", "line": 1, "end_line": 200},
@@ -498,13 +498,30 @@ def test_asked_lines_go_to_the_innermost_entity_of_their_file():
         {"id": "n.run", "path": "pkg/n.py", "line": 10, "end_line": 120},
         {"id": "m.NAME", "path": "pkg/m.py", "line": 5, "end_line": None},
     ]
-    assert asked_lines([("m.py", 12, 13)], entities) == {"m.Cls.run": [12, 13]}
-    assert asked_lines([("pkg/n.py", 12, 12)], entities) == {"n.run": [12]}
-    assert asked_lines([(None, 150, 151), ("other.py", 12, 13)], entities) == {"m.Cls": [150, 151]}
-    assert asked_lines([(None, 190, 260)], entities) == {}  # held by no entity
-    long = asked_lines([("m.py", 10, 110)], entities)["m.Cls.run"]
-    assert long == list(range(10, 10 + MAX_ASKED_LINES))
-    # Over the ranges in the answer's order, at most MAX_ASKED_TOTAL lines in all.
-    many = [(None, start, start + 9) for start in range(10, 190, 10)]
-    assert sum(map(len, asked_lines(many, entities).values())) == MAX_ASKED_TOTAL
-    assert asked_lines(many, entities)["m.Cls.run"][0] == 10
+    assert asked_lines([("m.py", 12, 13)], entities) == (("m.Cls.run", 12, 13),)
+    assert asked_lines([("pkg/n.py", 12, 12)], entities) == (("n.run", 12, 12),)
+    assert asked_lines([(None, 150, 151), ("other.py", 12, 13)], entities) == (("m.Cls", 150, 151),)
+    assert asked_lines([(None, 190, 260)], entities) == ()  # held by no entity
+    # An entity's whole span is its label, not lines asked for.
+    assert asked_lines([(None, 10, 120), (None, 10, 11)], entities) == (("m.Cls.run", 10, 11),)
+
+
+def test_asked_lines_are_code_lines_capped_in_all(tmp_path):
+    """Of the lines asked, a widening shows those of the body (not the signature or
+    the docstring, which the entity line gives), MAX_EXCERPT_LINES a range and
+    MAX_ASKED_LINES in all, in the order asked."""
+    from citeloop.knowledge.excerpts import MAX_ASKED_LINES, MAX_EXCERPT_LINES, with_asked_lines
+    from citeloop.knowledge.source import SourceReader
+
+    graph_store = indexed(tmp_path, LONG)
+    try:
+        entity = graph_store.get_entity("shop.audit.audit")
+        reader = SourceReader(tmp_path / "src", graph_store.file_digests)
+        shown = with_asked_lines([(entity.id, 1, 5)], {entity.id: entity}, reader, {})
+        assert shown == {entity.id: (1, 3, 4, 5)}  # line 2 is the docstring
+        ranges = [(entity.id, 3, 62)] * 4
+        many = with_asked_lines(ranges, {entity.id: entity}, reader, {entity.id: (1,)})
+        assert len(many[entity.id]) == 1 + MAX_EXCERPT_LINES <= MAX_ASKED_LINES
+        assert with_asked_lines([("gone", 1, 2)], {}, reader, {"x": (1,)}) == {"x": (1,)}
+    finally:
+        graph_store.close()
