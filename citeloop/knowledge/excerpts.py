@@ -63,7 +63,7 @@ MAX_EXCERPT_LINE_CHARS = 160
 MAX_EXCERPTS = 8
 """Most entities whose source one context shows (times a widening's budget multiplier)."""
 
-MAX_ASKED_LINES = 120
+MAX_ASKED_LINES = 60
 """Most lines a widening shows of those a previous answer said the context lacks
 (:attr:`~citeloop.knowledge.model.ContextExpansion.lines`): they enter as the lines
 shown before do, whatever the share."""
