@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 import subprocess
 import sys
@@ -133,32 +134,31 @@ def test_both_walks_give_the_plain_loops_scores_bit_for_bit(seed, path, monkeypa
     assert all(type(score) is float for score in scores.values())
 
 
-def test_a_small_walk_does_not_import_numpy():
-    """A one-shot command pays no numpy import for a walk that would not win it back."""
+def _numpy_loaded_after_each(walks: int, size: int) -> list[bool]:
+    """In a new process: whether numpy is loaded after each of ``walks`` walks over a
+    ring of ``size`` calls (``2 * size`` edges)."""
     code = (
-        "import sys; from citeloop.knowledge.model import Fact, RelationKind;"
+        "import json, sys; from citeloop.knowledge.model import Fact, RelationKind;"
         "from citeloop.knowledge.ranking import personalized_pagerank as p;"
-        "nodes = [f'n{i}' for i in range(300)];"
-        "facts = [Fact(f'n{i}', RelationKind.CALLS, f'n{(i * 7) % 300}') for i in range(300)];"
-        "p(nodes, facts, {'n1': 1.0}); print('numpy' in sys.modules)"
+        f"nodes = [f'n{{i}}' for i in range({size})];"
+        f"facts = [Fact(f'n{{i}}', RelationKind.CALLS, f'n{{(i * 7) % {size}}}')"
+        f" for i in range({size})];"
+        f"print(json.dumps([bool(p(nodes, facts, {{'n1': 1.0}})) and 'numpy' in sys.modules"
+        f" for _ in range({walks})]))"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert result.stdout.strip() == "False", result.stderr
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def test_a_small_walk_does_not_import_numpy():
+    """A one-shot command pays no numpy import for a walk that would not win it back."""
+    assert _numpy_loaded_after_each(1, 300) == [False]
 
 
 def test_a_process_that_keeps_walking_imports_numpy_once_its_walks_add_up():
     """Numpy is imported when this process's walks reach IMPORT_EDGES edges in all (the
     import is then won back), never for one walk below it."""
-    code = (
-        "import sys; from citeloop.knowledge.model import Fact, RelationKind;"
-        "from citeloop.knowledge import ranking;"
-        "nodes = [f'n{i}' for i in range(3000)];"
-        "facts = [Fact(f'n{i}', RelationKind.CALLS, f'n{(i * 7) % 3000}') for i in range(3000)];"
-        "loaded = [];"
-        "[loaded.append((ranking.personalized_pagerank(nodes, facts, {'n1': 1.0}) and"
-        " 'numpy' in sys.modules)) for _ in range(4)];"
-        "print(loaded, ranking.IMPORT_EDGES)"
-    )
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert ranking.IMPORT_EDGES == 20_000
     # 6,000 edges a walk (two per fact): the fourth walk reaches 24,000 >= 20,000.
-    assert result.stdout.strip() == "[False, False, False, True] 20000", result.stderr
+    assert _numpy_loaded_after_each(4, 3000) == [False, False, False, True]
