@@ -230,12 +230,14 @@ def _problem_lines(
     return lines or [f"- {reason}" for reason in result.reasons]
 
 
-def _header(result: GraphValidationResult, widened: bool) -> str:
+def _header(result: GraphValidationResult, widened: bool, checks_failed: bool) -> str:
     if result.passed:
         return CHECKS_RETRY_HEADER
     # Saying the context is not enough is not a fault: its problem line says so.
     faults = [rule for rule in result.failed_rules if rule != "insufficient_context"]
     if not faults and result.insufficient_context:
+        if checks_failed:  # a check's problem is a fault: the saying is one line of the list
+            return CHECKS_RETRY_HEADER
         return WIDENED_HEADER if widened else SAID_LACKING_HEADER
     summaries = (
         RULE_SUMMARIES if result.graph_searched else {**RULE_SUMMARIES, **CONTEXT_ONLY_SUMMARIES}
@@ -289,9 +291,9 @@ def build_retry_prompt(
         (or :data:`SAID_LACKING_HEADER`) when that saying is the one failed rule and no
         extra problem is given (then one line asks, :data:`LACKING_ASK` or
         :data:`SAID_LACKING_ASK`, instead of a list, and :data:`REVISE_AS_ASKED`
-        closes it), or
-        ``CHECKS_RETRY_HEADER`` when ``result`` passed and only ``extra_problems``
-        remain; one line per problem (core entities
+        closes it), or ``CHECKS_RETRY_HEADER`` when only ``extra_problems`` are faults
+        (``result`` passed, or failed only for that saying); one line per problem (core
+        entities
         not cited or not referenced, each with how the task or payload named it;
         invalid citations; invented names, said to be missing from the code base's
         knowledge graph only when ``result.graph_searched``; names only the graph has; wrong or
@@ -328,7 +330,7 @@ def build_retry_prompt(
         revise=revise,
         section=LOCATED_SECTION if result.context_located else NAMES_SECTION,
         task=original,
-        header=_header(result, widened),
+        header=_header(result, widened, bool(extra_problems)),
         problems="\n".join(lines),
         previous=previous,
     )

@@ -146,8 +146,8 @@ def _read(body: str) -> tuple[str, tuple[_Passage, ...]]:
         lead = text[start : saying.start()]
         head = start + len(lead) - len(lead.lstrip())  # a heading after blank lines
         by_heading = bool(_HEADING.match(text, head)) and "\n" not in text[head : saying.start()]
-        if by_heading:
-            following = _HEADING.search(text, end)
+        if by_heading:  # to the next heading (a `#` one's: to the next `#` heading)
+            following = (_ATX if text.startswith("#", head) else _HEADING).search(text, end)
             end = following.start() if following else len(text)
         found.append((start, max(end, saying.end()), by_heading, [saying.span()]))
     return text, tuple(_Passage(a, b, c, tuple(d)) for a, b, c, d in found)
@@ -234,7 +234,7 @@ def lacking_lines(body: str) -> tuple[tuple[str | None, int, int], ...]:
                 end = match.start()
                 begin = max(0, end - _MAX_PATH)
                 start = max(passage.rfind(c, begin, end) for c in " \t\n(`[") + 1
-                path = passage[max(start, begin) : end] or None
+                path = passage[max(start, begin) : end].lstrip("\"'*_<") or None
                 if path is not None and "." not in path.rpartition("/")[2]:
                     continue  # `note:12`, `retries:3`: no file
             if first > 0 and last > 0:
@@ -246,7 +246,7 @@ _MAX_PATH = 260
 """Longest path read back from a ``:`` (each read is bounded, so many marks stay linear)."""
 _LINES = re.compile(
     r"(?P<mark>#L|:L|:|\bL|\b[Ll]ines?[ \t]+)(?P<first>\d{1,7})"
-    r"(?:[ \t]*(?:-|–|to)[ \t]*L?(?P<last>\d{1,7}))?\b"
+    r"(?:[ \t]*(?:-|–|—|to|through)[ \t]*L?(?P<last>\d{1,7}))?\b"
 )
 """A line or range a passage writes: after ``L``, ``line``/``lines``, ``:`` or ``#L`` (the
 path before ``:`` read back to the space before it, by string methods: linear)."""
@@ -319,9 +319,15 @@ _TYPES = frozenset(keyword.kwlist) | frozenset(
 _BLOCK = re.compile(r"\n(?=[ \t\r]*\n|[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]| {0,3}(?:#|```|~~~))")
 """Where a block of Markdown starts: after a blank line, at a list item, a heading or a
 code fence."""
-_HEADING = re.compile(r"^ {0,3}(?:#|(?:\*\*|__)[^*_\n]+(?:\*\*|__):?[ \t]*$)", re.MULTILINE)
-"""A heading: an ATX heading, or a line that is all bold (``**What the context lacks**``),
-as models write a heading (each part excludes the next: linear)."""
+_HEADING = re.compile(
+    r"^ {0,3}(?:#|(?:\*\*|__)[^*_\n]{1,80}(?<![.!?])(?:\*\*|__):?[ \t]*$)", re.MULTILINE
+)
+"""A heading: an ATX heading, or a short line that is all bold and no sentence
+(``**What the context lacks**``, not ``**Note: the body is not shown.**``), as models
+write a heading (each part excludes the next: linear)."""
+_ATX = re.compile(r"^ {0,3}#", re.MULTILINE)
+"""An ATX heading: what ends a section a ``#`` heading starts (a bold label inside it
+does not)."""
 
 
 def _sayings(body: str) -> Iterator[re.Match[str]]:

@@ -65,8 +65,8 @@ MAX_EXCERPTS = 8
 
 MAX_ASKED_LINES = 60
 """Most lines a widening shows of those a previous answer said the context lacks
-(:attr:`~citeloop.knowledge.model.ContextExpansion.lines`): they enter as the lines
-shown before do, whatever the share."""
+(:attr:`~citeloop.knowledge.model.ContextExpansion.lines`; :func:`with_asked_lines` also
+bounds their tokens): they enter as the lines shown before do, whatever the share."""
 
 MAX_COMMENT_ABOVE = 4
 """Most lines of a comment shown above the line before a focus line (so a comment is
@@ -264,12 +264,18 @@ class _Body:
                 out.append(f"    {'':>{width}} | … {what} (L{first}-{final})")
             if number > self.end:
                 break
-            code = self.lines[number - 1].rstrip()
-            if len(code) > MAX_EXCERPT_LINE_CHARS:
-                code = code[: MAX_EXCERPT_LINE_CHARS - 1] + "…"
-            out.append(data_line(f"    {number:>{width}} | {code}".rstrip()))
+            out.append(_line(number, self.lines[number - 1], width))
             last = number
         return out
+
+
+def _line(number: int, code: str, width: int = 0) -> str:
+    """Line ``number`` of an excerpt, ``code`` cut at :data:`MAX_EXCERPT_LINE_CHARS`, its
+    number right-aligned in ``width`` characters."""
+    code = code.rstrip()
+    if len(code) > MAX_EXCERPT_LINE_CHARS:
+        code = code[: MAX_EXCERPT_LINE_CHARS - 1] + "…"
+    return data_line(f"    {number:>{width}} | {code}".rstrip())
 
 
 def focus_terms(
@@ -459,25 +465,35 @@ def with_asked_lines(
     entities: Mapping[str, Entity],
     reader: SourceReader,
     shown: Mapping[str, Sequence[int]],
+    tokens: float,
+    count: Callable[[str], int],
 ) -> dict[str, tuple[int, ...]]:
     """``shown`` (the lines each entity showed before, by id) with the code lines of
     ``asked`` (``(entity id, first, last)``: lines a previous answer said the context
     lacks) added: of an :func:`excerptable` entity of ``entities``, its code in the range
     (:meth:`_Body.code_lines`: not its signature or docstring), at most
-    :data:`MAX_EXCERPT_LINES` a range and :data:`MAX_ASKED_LINES` in all, in the
-    order asked."""
+    :data:`MAX_EXCERPT_LINES` a range, :data:`MAX_ASKED_LINES` in all and, as ``count``
+    counts their excerpt lines, ``tokens`` (asked lines enter as lines shown before do,
+    whatever the share: this bound keeps a context near its budget), in the order
+    asked."""
     result = {entity_id: tuple(lines) for entity_id, lines in shown.items()}
     wanted = [(entities[i], a, b) for i, a, b in asked if i in entities]
     wanted = [(entity, a, b) for entity, a, b in wanted if excerptable(entity)]
     files = reader.lines({entity.path for entity, _, _ in wanted if entity.path})
-    left = MAX_ASKED_LINES
+    left, room = MAX_ASKED_LINES, tokens
     for entity, first, last in wanted:
         lines = files.get(entity.path or "")
-        if lines is None or left <= 0:
+        if lines is None:
             continue
-        code = _Body(entity, lines, {}).code_lines(first, last)[: min(MAX_EXCERPT_LINES, left)]
-        left -= len(code)
-        result[entity.id] = tuple(sorted({*result.get(entity.id, ()), *code}))
+        added = set(result.get(entity.id, ()))
+        for number in _Body(entity, lines, {}).code_lines(first, last)[:MAX_EXCERPT_LINES]:
+            cost = count(_line(number, lines[number - 1])) + 1
+            if left <= 0 or cost > room:
+                break
+            if number not in added:
+                added.add(number)
+                left, room = left - 1, room - cost
+        result[entity.id] = tuple(sorted(added))
     return result
 
 

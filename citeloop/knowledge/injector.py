@@ -402,7 +402,10 @@ class ContextInjector:
         excerpts = Excerpts({}, {}, 0)
         source = self._source_reader() if self.excerpt_share else None
         if source is not None and widening.lines:  # the lines the last answer asked for
-            shown = with_asked_lines(widening.lines, found.entities, source, shown or {})
+            room = budget * min(1.0, self.excerpt_share * 2) / 2  # half its share of source
+            shown = with_asked_lines(
+                widening.lines, found.entities, source, shown or {}, room, self.count_tokens
+            )
         if source is not None:
             # A widening shows again the source the context it widens showed (``shown``);
             # what the last answer said it lacks, then the rest it named, look first

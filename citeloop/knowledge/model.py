@@ -306,8 +306,9 @@ class ContextExpansion:
             context lacks ("L366-371 are not shown"): the widened context shows those
             of them that are code of a body (not its signature or docstring, which the
             entity line gives), at most
-            :data:`~citeloop.knowledge.excerpts.MAX_EXCERPT_LINES` a range and
-            :data:`~citeloop.knowledge.excerpts.MAX_ASKED_LINES` in all.
+            :data:`~citeloop.knowledge.excerpts.MAX_EXCERPT_LINES` a range,
+            :data:`~citeloop.knowledge.excerpts.MAX_ASKED_LINES` in all and half the
+            widened context's share of source.
     """
 
     extra_hops: int = 0

@@ -158,13 +158,18 @@ def _check_not_empty(reads: BatchedGraphStore) -> None:
 
 
 def asked_lines(
-    ranges: Sequence[tuple[str | None, int, int]], entities: Sequence[dict[str, Any]]
+    ranges: Sequence[tuple[str | None, int, int]],
+    entities: Sequence[dict[str, Any]],
+    names: Sequence[str] = (),
 ) -> tuple[tuple[str, int, int], ...]:
     """``(entity id, first, last)`` for each of ``ranges`` (:func:`lacking_lines`: the
     lines an answer says its context lacks) that an entity of the context holds: the
-    innermost whose span holds it (in the range's file, when it names one). A range that
-    is an entity's whole span is its label (``attach_edge`` (L1555-1579)), not lines
-    asked for: the names the answer said are lacking bring their bodies in."""
+    innermost whose span holds it, in the range's file when it names one. A range without
+    a file that entities of several files hold goes to those the answer named among
+    ``names`` (:func:`lacking_names`) when they are of one file, else asks for nothing.
+    A range that is an entity's whole span is its label (``attach_edge`` (L1555-1579)),
+    not lines asked for: the names the answer said are lacking bring their bodies in."""
+    named = {name.rpartition(".")[2] for name in names}
     asked: list[tuple[str, int, int]] = []
     for path, first, last in ranges:
         holders = [
@@ -177,6 +182,10 @@ def asked_lines(
             and e.get("path")
             and (path is None or same_file(path, e["path"]))
         ]
+        if path is None and len({e["path"] for e in holders}) > 1:
+            holders = [e for e in holders if e.get("name") in named]
+            if len({e["path"] for e in holders}) > 1:
+                continue  # which file's lines: not known
         if holders:
             inner = min(holders, key=lambda e: (e["end_line"] - e["line"], e["id"]))
             if (first, last) != (inner["line"], inner["end_line"]):
@@ -559,7 +568,7 @@ class GroundedAnswerNodes:
             tuple(dict.fromkeys(named)),
             lacking,
             lacking_words(answer),
-            asked_lines(lacking_lines(answer), state.get("context_entities") or []),
+            asked_lines(lacking_lines(answer), state.get("context_entities") or [], lacking),
         )
         injected = self._inject(state, settings(runtime), expansion)
         widened = injected.text != state.get("context_text")

@@ -27,7 +27,12 @@ from citeloop.grounding import (
     find_citation_section,
     parse_context_entities,
 )
-from citeloop.grounding.retry_prompt import LACKING_ASK, SAID_LACKING_ASK, SAID_LACKING_PROBLEM
+from citeloop.grounding.retry_prompt import (
+    CHECKS_RETRY_HEADER,
+    LACKING_ASK,
+    SAID_LACKING_ASK,
+    SAID_LACKING_PROBLEM,
+)
 from citeloop.text import normalize_text, stream_safe
 
 CONTEXT = (
@@ -565,6 +570,13 @@ def test_a_retry_for_a_said_insufficient_context_does_not_call_it_rejected() -> 
     assert prompt.splitlines()[3] == LACKING_ASK
     assert prompt.count("lacks code it needs") == 1 and "problems above" not in prompt
     assert "Revise your previous answer accordingly." in prompt
+    # A failed check beside it is a fault: the header says the answer was rejected, and
+    # the saying is one line of the list.
+    checked = build_retry_prompt(
+        task, honest, ["- [short] too long."], previous_answer=caveat, widened=True
+    )
+    assert checked.splitlines()[2] == CHECKS_RETRY_HEADER
+    assert checked.count("lacks code it needs") == 1 and "problems above" in checked
     again = build_retry_prompt(prompt, honest, previous_answer=caveat, widened=True)
     assert again == prompt  # no nesting
     # The validator's own context is fixed: no widening is claimed (the design's API).

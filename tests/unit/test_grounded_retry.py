@@ -14,6 +14,7 @@ from citeloop.graphs.grounded_answer import build_grounded_answer_graph
 from citeloop.grounding import RETRY_PROMPT_HEADER, WIDENED_HEADER
 from citeloop.knowledge import ContextInjector
 from citeloop.prompts import RETRY_CONTEXT_SAME
+from citeloop.text import estimated_tokens
 from citeloop.validator_loop import ValidatorLoop
 from tests.fakes import ScriptedChatModel
 from tests.unit.test_grounded_answer_graph import (
@@ -503,25 +504,64 @@ def test_asked_lines_go_to_the_innermost_entity_of_their_file():
     assert asked_lines([(None, 150, 151), ("other.py", 12, 13)], entities) == (("m.Cls", 150, 151),)
     assert asked_lines([(None, 190, 260)], entities) == ()  # held by no entity
     # An entity's whole span is its label, not lines asked for.
-    assert asked_lines([(None, 10, 120), (None, 10, 11)], entities) == (("m.Cls.run", 10, 11),)
+    labelled = [("m.py", 10, 120), ("m.py", 10, 11)]
+    assert asked_lines(labelled, entities) == (("m.Cls.run", 10, 11),)
+    # Without a file, entities of two files hold lines 12-13: the named one's, or none.
+    two = [
+        {"id": "m.audit", "name": "audit", "path": "m.py", "line": 1, "end_line": 300},
+        {"id": "n.other", "name": "other", "path": "n.py", "line": 4, "end_line": 400},
+    ]
+    assert asked_lines([(None, 100, 110)], two) == ()
+    assert asked_lines([(None, 100, 110)], two, ["other", "audit_log"]) == (("n.other", 100, 110),)
 
 
 def test_asked_lines_are_code_lines_capped_in_all(tmp_path):
     """Of the lines asked, a widening shows those of the body (not the signature or
-    the docstring, which the entity line gives), MAX_EXCERPT_LINES a range and
-    MAX_ASKED_LINES in all, in the order asked."""
+    the docstring, which the entity line gives), MAX_EXCERPT_LINES a range,
+    MAX_ASKED_LINES in all and no more tokens than it is given, in the order asked."""
     from citeloop.knowledge.excerpts import MAX_ASKED_LINES, MAX_EXCERPT_LINES, with_asked_lines
     from citeloop.knowledge.source import SourceReader
+    from citeloop.text import estimated_tokens
 
     graph_store = indexed(tmp_path, LONG)
     try:
         entity = graph_store.get_entity("shop.audit.audit")
         reader = SourceReader(tmp_path / "src", graph_store.file_digests)
-        shown = with_asked_lines([(entity.id, 1, 5)], {entity.id: entity}, reader, {})
-        assert shown == {entity.id: (1, 3, 4, 5)}  # line 2 is the docstring
-        ranges = [(entity.id, 3, 62)] * 4
-        many = with_asked_lines(ranges, {entity.id: entity}, reader, {entity.id: (1,)})
+        entities = {entity.id: entity}
+
+        def asked(ranges, shown, tokens=10_000.0):
+            return with_asked_lines(ranges, entities, reader, shown, tokens, estimated_tokens)
+
+        assert asked([(entity.id, 1, 5)], {}) == {entity.id: (1, 3, 4, 5)}  # 2: docstring
+        many = asked([(entity.id, 3, 62)] * 4, {entity.id: (1,)})
         assert len(many[entity.id]) == 1 + MAX_EXCERPT_LINES <= MAX_ASKED_LINES
-        assert with_asked_lines([("gone", 1, 2)], {}, reader, {"x": (1,)}) == {"x": (1,)}
+        assert asked([("gone", 1, 2)], {"x": (1,)}) == {"x": (1,)}
+        # The token bound: lines of about 9 tokens each (`    12 |     step_9 = ...`).
+        few = asked([(entity.id, 3, 62)], {}, tokens=50)[entity.id]
+        assert 3 <= len(few) <= 6 and few == tuple(range(3, 3 + len(few)))
+    finally:
+        graph_store.close()
+
+
+def test_asked_lines_keep_a_context_near_its_budget(tmp_path):
+    """An answer that asks for new lines at every retry does not take the context past
+    its widened budget: asked lines take at most half the retry's share of source."""
+    body = "".join(
+        f"    step_{n} = len(rows) + {n}  # a comment of some length\n" for n in range(300)
+    )
+    graph_store = indexed(tmp_path, {"shop/audit.py": f"def audit(rows):\n{body}    return 0\n"})
+    try:
+        asks = [
+            f"It sums steps.\n\nThe context does not show shop/audit.py:{20 + 60 * k}-"
+            f"{79 + 60 * k} of `audit`.\n\n## Entities used\n- audit (shop/audit.py:1)\n"
+            for k in range(4)
+        ]
+        model = ScriptedChatModel(script=asks)
+        context = {"max_context_tokens": 400, "max_retries": 3}
+        out = build(model, graph_store).invoke({"task": "What does `audit` do?"}, context=context)
+        assert out["attempts"] == 4
+        for attempt, prompt in enumerate(prompts(model)):
+            shown = prompt.split("<context>", 1)[1].split("</context>", 1)[0]
+            assert estimated_tokens(shown) <= 1.15 * 400 * (attempt + 1), attempt
     finally:
         graph_store.close()

@@ -615,3 +615,39 @@ def test_a_bold_line_heads_a_section_that_says_what_is_lacking() -> None:
     )
     assert lacking_lines(answer) == ((None, 366, 371), (None, 379, 382))
     assert lacking_names(answer) == ("stat", "try_cleanup", "cleanup")
+
+
+def test_bold_labels_inside_a_lacking_section_do_not_end_it() -> None:
+    spaced = (
+        "## What the context lacks\n\n**In `audit`:**\n\n- L40-45\n\n"
+        "**In `Ledger.record`:**\n\n- L50-55\n"
+    )
+    tight = (
+        "## What the context lacks\n**Ledger.record**\n- L40-45\n**audit**\n- L50-55 and `step_7`\n"
+    )
+    for answer in (spaced, tight):
+        assert lacking_lines(answer) == ((None, 40, 45), (None, 50, 55))
+    assert lacking_names(spaced) == ("audit", "Ledger.record")
+
+
+def test_a_bold_sentence_is_no_heading() -> None:
+    answer = (
+        "**Note: the context does not show the body of `foo`.**\n\n"
+        "The answer: `bar` calls `baz` at L10-20, which sets `qux`.\n"
+    )
+    assert lacking_names(answer) == ("foo",) and lacking_lines(answer) == ()
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        ('The context does not show "pkg/a.py:40-45".', (("pkg/a.py", 40, 45),)),
+        ("The context does not show **pkg/a.py:40-45**.", (("pkg/a.py", 40, 45),)),
+        (
+            "Lines 40 — 45 and lines 50 through 52 are not shown in the context.",
+            ((None, 40, 45), (None, 50, 52)),
+        ),
+    ],
+)
+def test_wrapped_paths_and_spelled_ranges(answer: str, expected: tuple) -> None:
+    assert lacking_lines(answer) == expected
