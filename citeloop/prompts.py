@@ -123,6 +123,12 @@ Do the task again and fix every problem listed above. Reply with the new output 
 EXCERPT_NOTE = """\
 
 [cut here: {shown} of {total} characters shown]"""
+EXCERPT_MIDDLE_NOTE = """\
+
+[cut here: {left_out} of {total} characters left out]
+
+"""
+"""The note where a long previous answer is cut in its middle, its citation section kept."""
 
 DELIVERY_AUDIT_SYSTEM_PROMPT = """\
 You audit whether an answer fulfils the request it was given, before it is shown to a \

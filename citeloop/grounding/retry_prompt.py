@@ -15,8 +15,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from citeloop.grounding.citation_section import find_citation_section
 from citeloop.grounding.mentions import code_mentions
-from citeloop.text import excerpt, in_data_block, listed
+from citeloop.markdown import lines_of
+from citeloop.prompts import EXCERPT_MIDDLE_NOTE
+from citeloop.text import MAX_DRAFT_CHARS, excerpt, in_data_block, listed
 
 if TYPE_CHECKING:
     from citeloop.grounding.results import GraphValidationResult
@@ -185,6 +188,23 @@ Your previous answer:
 """
 
 
+def shown_answer(answer: str) -> str:
+    """The previous answer as a retry shows it: whole up to
+    :data:`~citeloop.text.MAX_DRAFT_CHARS` characters; longer, its beginning and its
+    citation section (at most a third of the room), the middle cut with a note
+    (:data:`~citeloop.prompts.EXCERPT_MIDDLE_NOTE`), so the model sees what it cited; or
+    its beginning when it has no citation section."""
+    if len(answer) <= MAX_DRAFT_CHARS:
+        return answer
+    section = find_citation_section(answer)
+    if section is None:
+        return excerpt(answer)
+    tail = "\n".join(lines_of(answer)[section.start :])[: MAX_DRAFT_CHARS // 3]
+    head = answer[: MAX_DRAFT_CHARS - len(tail)]
+    left_out = len(answer) - len(head) - len(tail)
+    return head + EXCERPT_MIDDLE_NOTE.format(left_out=left_out, total=len(answer)) + tail
+
+
 def _why(name: str, mentions: Sequence[tuple[str, dict[str, str]]]) -> str:
     """`` (how the task named it)`` for a core entity (``" (the task writes
     `StateGraph.compile`)"``), or the payload; ``""`` when neither writes it (its core
@@ -275,8 +295,9 @@ def build_retry_prompt(
             prompt will show.
         extra_problems: More problem lines (e.g. from output checks), listed after the
             context problems.
-        previous_answer: The answer being revised; shown, cut after
-            :data:`citeloop.text.MAX_DRAFT_CHARS` characters (``""``: not shown).
+        previous_answer: The answer being revised; shown (:func:`shown_answer`: past
+            :data:`citeloop.text.MAX_DRAFT_CHARS` characters, cut in its middle, its
+            citation section kept; ``""``: not shown).
         payload: The payload the model was shown with the task, if any: a core entity
             it writes is said to be written there. Not repeated in the prompt.
         widened: The context the retry shows was widened since the previous answer (the
@@ -315,7 +336,7 @@ def build_retry_prompt(
     lines = problems + list(extra_problems)
     previous = (
         PREVIOUS_ANSWER_BLOCK.format(
-            answer=in_data_block(excerpt(previous_answer), "previous_answer")
+            answer=in_data_block(shown_answer(previous_answer), "previous_answer")
         )
         if previous_answer.strip()
         else ""

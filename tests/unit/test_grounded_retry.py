@@ -325,6 +325,13 @@ def test_a_long_previous_answer_is_cut_with_a_note(core):
     prompt = build_retry_prompt(TASK, result, previous_answer=answer)
     assert f"[cut here: {MAX_DRAFT_CHARS} of {len(answer)} characters shown]" in prompt
     assert len(prompt) < MAX_DRAFT_CHARS + 3_000
+    # With a citation section, the middle is cut: the model sees what it cited.
+    cited = answer + "\n\n## Entities used\n" + "".join(f"- {name}\n" for name in core)
+    prompt = build_retry_prompt(TASK, result, previous_answer=cited)
+    shown = prompt.split("<previous_answer>\n", 1)[1].split("\n</previous_answer>", 1)[0]
+    assert shown.startswith("Checkout Checkout") and len(shown) < MAX_DRAFT_CHARS + 100
+    assert shown.endswith("## Entities used\n" + "".join(f"- {name}\n" for name in core))
+    assert f" of {len(cited)} characters left out]" in shown
 
 
 async def test_a_second_widening_keeps_what_the_first_one_showed(store, core):
