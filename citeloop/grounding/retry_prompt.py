@@ -250,11 +250,16 @@ def _problem_lines(
     return lines or [f"- {reason}" for reason in result.reasons]
 
 
+def _faults(result: GraphValidationResult) -> list[str]:
+    """The failed rules but saying the context is not enough, which is no fault (the
+    system prompt asks for it): its problem line asks for the revision."""
+    return [rule for rule in result.failed_rules if rule != "insufficient_context"]
+
+
 def _header(result: GraphValidationResult, widened: bool, checks_failed: bool) -> str:
     if result.passed:
         return CHECKS_RETRY_HEADER
-    # Saying the context is not enough is not a fault: its problem line says so.
-    faults = [rule for rule in result.failed_rules if rule != "insufficient_context"]
+    faults = _faults(result)
     if not faults and result.insufficient_context:
         if checks_failed:  # a check's problem is a fault: the saying is one line of the list
             return CHECKS_RETRY_HEADER
@@ -342,8 +347,8 @@ def build_retry_prompt(
         else ""
     )
     revise = REVISE_SHOWN if previous else REVISE_UNSHOWN
-    faults = [rule for rule in result.failed_rules if rule != "insufficient_context"]
-    if not result.passed and result.insufficient_context and not faults and not extra_problems:
+    said_lacking_only = not result.passed and result.insufficient_context and not _faults(result)
+    if said_lacking_only and not extra_problems:
         # Said lacking, nothing else: the header says so, one line asks, no list repeats it.
         lines = [LACKING_ASK if widened else SAID_LACKING_ASK]
         revise = REVISE_AS_ASKED[bool(previous)]
