@@ -332,6 +332,16 @@ class ContextExpansion:
                     f"{field_name} must be a sequence of str, got the str {value!r}; "
                     f"wrap it: ({value!r},)"
                 )
+        for item in self.lines:
+            if not (
+                isinstance(item, tuple | list)
+                and len(item) == 3
+                and isinstance(item[0], str)
+                and all(isinstance(n, int) and not isinstance(n, bool) for n in item[1:])
+            ):
+                raise TypeError(
+                    f"lines must hold (entity id, first line, last line) tuples, got {item!r}"
+                )
 
     @classmethod
     def for_attempt(

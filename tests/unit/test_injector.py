@@ -785,3 +785,10 @@ def test_a_widening_given_one_str_for_names_says_to_wrap_it(field: str) -> None:
     with pytest.raises(TypeError, match=rf"{field} must be a sequence of str.*\('retry',\)"):
         ContextExpansion(**{field: "retry"})
     assert getattr(ContextExpansion(**{field: ("retry",)}), field) == ("retry",)
+
+
+@pytest.mark.parametrize("lines", ["m.f", [("m.f", "1", 2)], [(1, 2, 3)], [("m.f", 1)]])
+def test_a_widening_given_malformed_lines_says_what_they_hold(lines: object) -> None:
+    with pytest.raises(TypeError, match=r"lines must hold \(entity id, first line, last line\)"):
+        ContextExpansion(lines=lines)
+    assert ContextExpansion(lines=(("m.f", 1, 2),)).lines == (("m.f", 1, 2),)
