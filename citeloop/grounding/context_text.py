@@ -3,7 +3,7 @@
 The format (rendered by ``citeloop.knowledge.ContextInjector``, or written by hand)::
 
     # path/to/module.py                           a file's heading: names nothing
-    class Name(Base, ...)  # L12-80 — Summary.
+    class Name(Base, ...)  # L12-80 @dataclass — Summary.
     def function_name(arg: int = 1) -> str  # L40-52 — Summary.
     ClassName.method(x) -> None  # L55            (or ClassName.method())
     ClassName.attribute: int = 3  # L20

@@ -115,13 +115,28 @@ def _top_level_commas(text: str) -> list[int]:
     return found
 
 
+MAX_DECORATORS_SHOWN = 3
+"""Most decorators an entity line shows (after its place)."""
+
+
+def _decorators(entity: Entity) -> str:
+    """`` @functools.total_ordering @dataclass``: the decorators of a class or function
+    as written (at most :data:`MAX_DECORATORS_SHOWN`); an attribute's none (a property
+    reads as an attribute)."""
+    if entity.kind is EntityKind.ATTRIBUTE:
+        return ""
+    return "".join(f" @{name}" for name in entity.decorators[:MAX_DECORATORS_SHOWN] if name)
+
+
 def _where(entity: Entity) -> str:
-    """``"  # L12-40 — summary"`` (the definition's first and last line), or what of it
-    the entity has (``L12`` for a one-line definition or an unknown end)."""
+    """``"  # L12-40 @dataclass — summary"`` (the definition's first and last line, its
+    decorators), or what of it the entity has (``L12`` for a one-line definition or an
+    unknown end). The decorators stand after the place, where a line names nothing."""
     parts: list[str] = []
     if entity.path and entity.line:
         end = entity.end_line
-        parts.append(f"L{entity.line}-{end}" if end and end > entity.line else f"L{entity.line}")
+        place = f"L{entity.line}-{end}" if end and end > entity.line else f"L{entity.line}"
+        parts.append(place + _decorators(entity))
     summary = entity.summary
     if len(summary) > MAX_LINE_SUMMARY:
         summary = summary[: MAX_LINE_SUMMARY - 1].rsplit(" ", 1)[0] + "…"

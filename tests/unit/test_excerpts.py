@@ -251,7 +251,7 @@ def test_the_context_shows_the_source_under_its_entity_line(indexed) -> None:
     _, graph = indexed
     context = ContextInjector(graph).inject("How does `Circle.area` work?")
     lines = lines_of(context.text)
-    at = lines.index("Circle.area()  # L13-15")
+    at = lines.index("Circle.area()  # L13-15 @requirement")  # its decorator, after the place
     assert lines[at + 1 : at + 3] == AREA
     assert context.tokens <= context.budget
     # The parse-back names the same entities: an excerpt's code names nothing.
@@ -867,3 +867,32 @@ def test_a_comment_above_a_focus_line_is_shown_from_its_start() -> None:
     block = excerpt_lines(function("clean", 1, len(lines)), lines, 8, {"suppress": 4})
     shown = [line.split(" | ", 1)[1] for line in block if line.split(" | ", 1)[0].strip()]
     assert all(line in shown for line in lines[31:37])  # the whole comment, then the code
+
+
+def test_an_entity_line_shows_its_decorators_after_its_place() -> None:
+    from citeloop.grounding import parse_context_entities
+    from citeloop.knowledge.render import MAX_DECORATORS_SHOWN, entity_line
+
+    decorated = Entity(
+        "m.Inf",
+        EntityKind.CLASS,
+        "Inf",
+        "m.py",
+        24,
+        "",
+        True,
+        29,
+        "",
+        ("functools.total_ordering",),
+    )
+    line = entity_line(decorated, None)
+    assert line == "class Inf  # L24-29 @functools.total_ordering"
+    assert [(e.name, e.places[0].start) for e in parse_context_entities(f"# m.py\n{line}")] == [
+        ("Inf", 24)
+    ]
+    many = Entity("m.f", EntityKind.FUNCTION, "f", "m.py", 3, "()", True, 9, "", tuple("abcde"))
+    assert entity_line(many, None).count(" @") == MAX_DECORATORS_SHOWN
+    prop = Entity(
+        "m.C.x", EntityKind.ATTRIBUTE, "x", "m.py", 5, ": int", True, 7, "", ("property",)
+    )
+    assert "@" not in entity_line(prop, "C")  # a property reads as an attribute
