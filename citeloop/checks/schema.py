@@ -33,7 +33,12 @@ from referencing import Registry
 from referencing.exceptions import Unresolvable
 
 from citeloop.checks.check import Problem
-from citeloop.checks.schema_patterns import check_patterns, linear_patterns, one_dialect
+from citeloop.checks.schema_patterns import (
+    check_patterns,
+    linear_patterns,
+    one_dialect,
+    schema_objects,
+)
 from citeloop.errors import ConfigurationError, ValidationError
 
 MAX_MESSAGE_CHARS = 300
@@ -120,7 +125,7 @@ def compile_schema(schema: Mapping[str, Any] | bool, *, check_formats: bool = Fa
         ) from None
     except RecursionError:
         raise ConfigurationError("the schema is nested too deeply to be checked") from None
-    _check_refs(schema)
+    _check_refs(schema, cls)
     check_patterns(schema, cls)
     format_checker = cls.FORMAT_CHECKER if check_formats else None
     # An empty registry: a $ref is resolved inside the schema only, never fetched
@@ -130,33 +135,20 @@ def compile_schema(schema: Mapping[str, Any] | bool, *, check_formats: bool = Fa
     )
 
 
-_MAX_SCHEMA_NODES = 100_000
-
-
-def _check_refs(schema: Mapping[str, Any] | bool) -> None:
-    """Refuse a ``$ref`` to an absolute URI that no ``$id`` of the schema defines: it
-    could only be resolved by fetching it (an internal address, a local file).
+def _check_refs(schema: Mapping[str, Any] | bool, cls: type[Validator]) -> None:
+    """Refuse a ``$ref`` of a schema object to an absolute URI that no ``$id`` of the
+    schema defines: it could only be resolved by fetching it (an internal address, a
+    local file).
 
     Raises:
         ConfigurationError: Names the reference and how to fix the schema.
     """
     refs: list[str] = []
     ids: set[str] = set()
-    stack: list[Any] = [schema]
-    seen = 0
-    while stack and seen < _MAX_SCHEMA_NODES:
-        node = stack.pop()
-        seen += 1
-        if isinstance(node, Mapping):
-            for key, value in node.items():
-                if key in ("$ref", "$dynamicRef") and isinstance(value, str):
-                    refs.append(value)
-                elif key == "$id" and isinstance(value, str):
-                    ids.add(value.split("#", 1)[0].rstrip("/"))
-                else:
-                    stack.append(value)
-        elif isinstance(node, list):
-            stack.extend(node)
+    for node in schema_objects(schema, cls):
+        refs += [node[key] for key in ("$ref", "$dynamicRef") if isinstance(node.get(key), str)]
+        if isinstance(node.get("$id"), str):
+            ids.add(node["$id"].split("#", 1)[0].rstrip("/"))
     for ref in refs:
         target = ref.split("#", 1)[0].rstrip("/")
         if ":" in target and target not in ids:

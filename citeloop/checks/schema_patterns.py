@@ -156,7 +156,7 @@ def search(pattern: str, text: str) -> bool:
         return regex.search(mended) is not None
 
 
-def _schemas(schema: Any, cls: type[Validator]) -> Iterator[dict[str, Any]]:
+def schema_objects(schema: Any, cls: type[Validator]) -> Iterator[dict[str, Any]]:
     """Every schema object of ``schema`` (itself included), by the subschema keywords
     of ``cls``'s draft (``referencing``'s), never data: ``const``, ``default``, a
     property's name or an unknown keyword's value."""
@@ -179,7 +179,7 @@ def check_patterns(schema: Any, cls: type[Validator]) -> None:
     Raises:
         ConfigurationError: As :func:`compiled`.
     """
-    for node in _schemas(schema, cls):
+    for node in schema_objects(schema, cls):
         if isinstance(node.get("pattern"), str):
             compiled(node["pattern"])
         if isinstance(node.get("patternProperties"), dict):
@@ -193,7 +193,7 @@ def one_dialect(schema: Any, cls: type[Validator]) -> Any:
     if not isinstance(schema, dict):
         return schema
     schema = copy.deepcopy(schema)
-    for node in _schemas(schema, cls):
+    for node in schema_objects(schema, cls):
         node.pop("$schema", None)
     return schema
 
