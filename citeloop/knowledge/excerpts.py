@@ -148,9 +148,19 @@ class _Body:
         self.focus = focus
         self.first = [n for n in dict.fromkeys(first) if self.start <= n <= self.end]
         """Lines taken before any other (those an earlier excerpt showed)."""
-        self.docstring: tuple[int, int] | None = None
-        self.signature: tuple[int, int] | None = None
+        self.head = (
+            _definition_line(lines, self.start, self.end) if self.start <= self.end else self.start
+        )
+        """The ``def`` line (after decorators)."""
+        # Only a definition has a signature and a docstring (not a constant's string).
+        ends = (
+            _signature_end(lines, self.head, self.end)
+            if self.head <= self.end and _defines(lines[self.head - 1])
+            else None
+        )
+        self.signature = (self.head + 1, ends) if ends is not None and ends > self.head else None
         """The lines of the signature after its first (``(L2-5)``), or ``None``."""
+        self.docstring = _docstring_span(lines, self.end, ends)
         self._order: list[int] | None = None
 
     def lines_of_code(self, most: int) -> int:
@@ -164,7 +174,7 @@ class _Body:
         if self.end - self.start + 1 <= shown:
             return list(range(self.start, self.end + 1))
         taken = sorted(self._taken()[:shown])
-        skipped = self._left_out()  # known once the order is
+        skipped = self._left_out()
         gaps = [
             a + 1
             for a, b in itertools.pairwise([*taken, self.end + 1])
@@ -188,13 +198,7 @@ class _Body:
         each followed by the lines before and after it; then the rest from the top."""
         if self._order is not None:
             return self._order
-        head = _definition_line(self.lines, self.start, self.end)
-        # Only a definition has a signature and a docstring (not a constant's string).
-        ends = (
-            _signature_end(self.lines, head, self.end) if _defines(self.lines[head - 1]) else None
-        )
-        self.signature = (head + 1, ends) if ends is not None and ends > head else None
-        self.docstring = _docstring_span(self.lines, self.end, ends)
+        head = self.head
         skipped = {n for first, last in self._left_out() for n in range(first, last + 1)}
         numbers = [n for n in range(self.start, self.end + 1) if n not in skipped]
         # Lines shown before, or asked for, come first, but for the signature and the
@@ -222,7 +226,6 @@ class _Body:
     def code_lines(self, first: int, last: int) -> list[int]:
         """The lines ``first``-``last`` of the definition but for its signature after
         the ``def`` line and its docstring (:meth:`_left_out`)."""
-        self._taken()  # finds the spans left out
         skipped = self._left_out()
         return [
             n
