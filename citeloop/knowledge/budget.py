@@ -9,6 +9,13 @@ first entity so named then pays for the lines it is already on), and the source 
 that follows its line, if it has one. Entities are taken in rank order while they fit; a
 core entity always enters, without its excerpt when that would not fit.
 
+Once the lines chosen take :data:`FULL_LINES_SHARE` of the budget, the entities that
+follow get their brief line (:mod:`~citeloop.knowledge.render`: a function's parameters
+``(...)``, no summary), unless they are core, named by a retry's answer or shown with an
+excerpt: the budget's tail names more of the ranked entities, each with its place,
+instead of a few more with their docstrings. The model can name one it needs, and the
+retry's widening brings it in whole.
+
 Every line is costed as the text will write it (through
 :func:`~citeloop.text.data_line`, a member by its class only when ``owners`` has it).
 With the default estimator (:func:`citeloop.text.estimated_tokens`, characters / 4
@@ -39,6 +46,13 @@ _NOT_IN_FILES = frozenset({EntityKind.REQUIREMENT, EntityKind.DECISION})
 """Kinds the text lists after the files (decisions under their own heading)."""
 
 
+FULL_LINES_SHARE = 0.5
+"""Share of the budget that entity lines fill in full; past it, lines are brief. On the
+SWE-QA context benchmark (``benchmarks/bench_context.py``, 4 repositories), brief lines
+past half the budget hold 3 to 5 points more of the reference entities than whole lines
+throughout; past a third or two thirds, about a point more or less."""
+
+
 class Filled(NamedTuple):
     """What :func:`fill_budget` chose."""
 
@@ -46,6 +60,8 @@ class Filled(NamedTuple):
     """The ids of the entities that fit, in the order offered."""
     without_excerpt: frozenset[str]
     """The core entities that entered without their excerpt (it did not fit)."""
+    brief: frozenset[str]
+    """The entities whose line is brief (see the module docstring)."""
 
 
 def fill_budget(
@@ -59,6 +75,7 @@ def fill_budget(
     owners: Mapping[str, str],
     excerpts: Mapping[str, Sequence[str]] | None = None,
     shown_before: Collection[str] = (),
+    full: Collection[str] | None = None,
 ) -> Filled:
     """The entities that fit, in ``order`` (see the module docstring).
 
@@ -76,6 +93,8 @@ def fill_budget(
             (:mod:`~citeloop.knowledge.excerpts`): they enter with it or not at all.
         shown_before: Ids of ``core`` whose source the context being widened showed:
             their excerpt enters with them, as their line does (a context only grows).
+        full: Ids whose line is never brief (``None``: those of ``core``); an entity
+            with an excerpt in ``excerpts`` is never brief either.
     """
     piece: Callable[[str], float] = _characters if count is estimated_tokens else count
     links: dict[str, list[Fact]] = {}
@@ -87,11 +106,14 @@ def fill_budget(
     order = list(order)
     # What the core's lines take in the end (they come first and all enter): a core
     # entity's excerpt enters only if it fits beside all of them.
+    full = core if full is None else full
     reserve = 0.0
     if excerpts and core:
         must = [entity_id for entity_id in order if entity_id in core]
-        reserve = _fill(must, entities, links, budget, limit, core, piece, owners, {}, 0.0)[2]
-    selected, bare, _ = _fill(
+        reserve = _fill(
+            must, entities, links, budget, limit, core, piece, owners, {}, 0.0, (), full
+        )[3]
+    selected, bare, brief, _ = _fill(
         order,
         entities,
         links,
@@ -103,8 +125,9 @@ def fill_budget(
         excerpts or {},
         reserve,
         shown_before,
+        full,
     )
-    return Filled(selected, frozenset(bare))
+    return Filled(selected, frozenset(bare), frozenset(brief))
 
 
 def _fill(
@@ -119,12 +142,15 @@ def _fill(
     excerpts: Mapping[str, Sequence[str]],
     reserve: float,
     shown_before: Collection[str] = (),
-) -> tuple[list[str], set[str], float]:
-    """(selected, core ids without their excerpt, tokens used) of :func:`fill_budget`;
-    ``reserve`` is what the core's lines alone take."""
+    full: Collection[str] = (),
+) -> tuple[list[str], set[str], set[str], float]:
+    """(selected, core ids without their excerpt, brief ids, tokens used) of
+    :func:`fill_budget`; ``reserve`` is what the core's lines alone take."""
     newline = piece("\n")
     selected: list[str] = []
     bare: set[str] = set()
+    brief: set[str] = set()
+    full_lines = budget * FULL_LINES_SHARE
     chosen: set[str] = set()
     files: set[str] = set()
     callers: set[str] = set()
@@ -137,7 +163,8 @@ def _fill(
         if limit is not None and len(selected) >= limit and entity_id not in core:
             continue
         entity = entities[entity_id]
-        cost = piece(entity_line(entity, member_owner(entity, owners))) + newline
+        short = used >= full_lines and entity_id not in full and entity_id not in excerpts
+        cost = piece(entity_line(entity, member_owner(entity, owners), short)) + newline
         excerpt = sum(piece(line) + newline for line in excerpts.get(entity_id, ()))
         if entity.kind in _NOT_IN_FILES:
             if entity.kind is EntityKind.DECISION and not decisions:
@@ -183,6 +210,8 @@ def _fill(
                 excerpts_used += excerpt
         if entity_id in core or used + cost <= budget:
             selected.append(entity_id)
+            if short:
+                brief.add(entity_id)
             chosen.add(entity_id)
             used += cost
             callers |= new_callers
@@ -193,7 +222,7 @@ def _fill(
             decisions |= entity.kind is EntityKind.DECISION
             if entity.path and entity.kind not in _NOT_IN_FILES:
                 files.add(entity.path)
-    return selected, bare, used
+    return selected, bare, brief, used
 
 
 def _characters(text: str) -> float:

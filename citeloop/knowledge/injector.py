@@ -25,7 +25,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from functools import lru_cache
 from numbers import Integral, Real
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from citeloop.errors import ConfigurationError
 from citeloop.knowledge.budget import fill_budget
@@ -101,6 +101,21 @@ def _source_root(store: GraphStore) -> tuple[Path, Callable[..., dict[str, str]]
         return None
     root = source_root()
     return (root, digests) if root is not None and root.is_dir() else None
+
+
+class _Selection(NamedTuple):
+    """What :meth:`ContextInjector._select` chose for a context."""
+
+    found: Candidates
+    selected: list[str]
+    """The selected ids in rank order (core first, then the pinned)."""
+    core_ids: list[str]
+    scores: dict[str, float]
+    owners: dict[str, str]
+    """The class of each selected member, by member id."""
+    excerpts: Excerpts
+    brief: frozenset[str]
+    """The selected ids whose line is brief (:mod:`~citeloop.knowledge.budget`)."""
 
 
 def payload_text(payload: str | Mapping[str, Any] | Sequence[Any]) -> str:
@@ -280,7 +295,7 @@ class ContextInjector:
         for _ in range(READ_ATTEMPTS):  # its entities, lines and source of one version
             with self._reads.reading() as session:
                 snapshot = self._reads.snapshot()
-                found, selected, core_ids, scores, owners, excerpts = self._read(
+                found, selected, core_ids, scores, owners, excerpts, brief = self._read(
                     text, task_type, expansion, default, keep, snapshot
                 )
             if not changed_during(session):
@@ -295,7 +310,7 @@ class ContextInjector:
             ),
             key=lambda fact: (position[fact.subject], position[fact.object]),
         )
-        text = ContextText(entities, owners).render(
+        text = ContextText(entities, owners, brief).render(
             [fact for fact in facts if fact.relation in RENDERED_RELATIONS], excerpts.blocks
         )
         core_set = set(core_ids)
@@ -328,7 +343,7 @@ class ContextInjector:
         default: InjectedContext | None,
         keep: Sequence[str] | Mapping[str, Sequence[int]],
         snapshot: str,
-    ) -> tuple[Candidates, list[str], list[str], dict[str, float], dict[str, str], Excerpts]:
+    ) -> _Selection:
         """:meth:`_select` of :meth:`inject`'s arguments, in the caller's read session
         (of the graph's ``snapshot``): a widening selects the default first, unless
         ``default`` is given and of that snapshot, and keeps it, ``keep`` and the source
@@ -339,7 +354,7 @@ class ContextInjector:
             pinned = _selected_ids(default, snapshot)
             if pinned is None:
                 chosen = self._select(text, task_type, ContextExpansion(), [])
-                pinned, shown = chosen[1], chosen[5].shown
+                pinned, shown = chosen.selected, chosen.excerpts.shown
             else:
                 shown = dict(default.excerpts) if default is not None else {}
             pinned = list(dict.fromkeys([*pinned, *keep]))
@@ -356,11 +371,9 @@ class ContextInjector:
         widening: ContextExpansion,
         pinned: list[str],
         shown: Mapping[str, tuple[int, ...]] | None = None,
-    ) -> tuple[Candidates, list[str], list[str], dict[str, float], dict[str, str], Excerpts]:
-        """The candidates, the selected ids in rank order (core first, then ``pinned``),
-        the core ids, the scores, the class of each selected member, and the source
-        excerpts (``shown``: the lines each entity of the context being widened showed,
-        by entity id; shown again, right after the core)."""
+    ) -> _Selection:
+        """What the context holds (``shown``: the lines each entity of the context being
+        widened showed, by entity id; shown again, right after the core)."""
         follow_tests = widening.include_tested_by or task_type in TEST_TASK_TYPES
         budget = self.max_context_tokens * widening.limit_multiplier
         limit = self.max_entities * widening.limit_multiplier if self.max_entities else None
@@ -437,7 +450,7 @@ class ContextInjector:
         # (a core or pinned entity enters anyway; its excerpt only if it fits).
         rank = {entity_id: at for at, entity_id in enumerate(order)}
         offered = dict.fromkeys([*first, *(i for i in excerpts.blocks if i in rank), *order])
-        selected, without_excerpt = fill_budget(
+        selected, without_excerpt, brief = fill_budget(
             offered,
             found.entities,
             found.facts.values(),
@@ -448,12 +461,13 @@ class ContextInjector:
             owners,
             excerpts.blocks,
             [entity_id for entity_id in shown or {} if entity_id in excerpts.blocks],
+            full=[*core_ids, *(entity.id for entity in named)],
         )
         selected.sort(key=rank.__getitem__)
         chosen = set(selected)
         owners = {member: owner for member, owner in owners.items() if member in chosen}
         excerpts = excerpts.within(chosen - without_excerpt).without_nested(found.entities)
-        return found, selected, core_ids, scores, owners, excerpts
+        return _Selection(found, selected, core_ids, scores, owners, excerpts, brief)
 
     def _focus(
         self,

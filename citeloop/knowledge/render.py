@@ -19,7 +19,10 @@ line per relation, a caller's calls on one line; then the decisions::
 What follows ``  # `` on an entity line is its line in the file (``L40``, so the file's
 heading and the line give ``path:line``) and the first sentence of its docstring;
 everything before it is code as the indexer keeps it, the signature bounded to about
-:data:`MAX_LINE_SIGNATURE` characters (a method's ``self``/``cls`` left out). Facts are
+:data:`MAX_LINE_SIGNATURE` characters (a method's ``self``/``cls`` left out). A *brief*
+line (the budget's tail, :mod:`citeloop.knowledge.budget`) has no decorators or summary,
+and a function's parameters are ``(...)`` unless its signature is short:
+``Owner.method(...) -> Result  # L55-70``. Facts are
 rendered only between entities of the context, so every name the text introduces is an
 entity of the context. ``GraphContextValidator`` parses the text back
 (:mod:`citeloop.grounding.context_text`), and the line shapes of the older format
@@ -33,7 +36,7 @@ a code fence or write a tag such as ``</context>``.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from functools import lru_cache
 
 from citeloop.knowledge.model import Entity, EntityKind, Fact, RelationKind
@@ -47,6 +50,12 @@ MAX_LINE_SUMMARY = 100
 MAX_LINE_SIGNATURE = 100
 """Longest signature on a line, in characters: longer parameter lists end in ``...``
 (the return annotation is kept)."""
+
+MAX_BRIEF_SIGNATURE = 24
+"""Longest signature a brief line keeps whole, in characters (``(key, default=None)``)."""
+
+MAX_BRIEF_RETURN = 40
+"""Longest return annotation a brief line keeps, in characters (a longer one goes)."""
 
 MEMBER_KINDS = frozenset({EntityKind.METHOD, EntityKind.ATTRIBUTE, EntityKind.TEST})
 """Kinds of entity a line names by its class (``Owner.member``) when it has one."""
@@ -128,16 +137,17 @@ def _decorators(entity: Entity) -> str:
     return "".join(f" @{name}" for name in entity.decorators[:MAX_DECORATORS_SHOWN] if name)
 
 
-def _where(entity: Entity) -> str:
+def _where(entity: Entity, brief: bool = False) -> str:
     """``"  # L12-40 @dataclass — summary"`` (the definition's first and last line, its
     decorators), or what of it the entity has (``L12`` for a one-line definition or an
-    unknown end). The decorators stand after the place, where a line names nothing."""
+    unknown end); ``brief``: the place alone. The decorators stand after the place, where
+    a line names nothing."""
     parts: list[str] = []
     if entity.path and entity.line:
         end = entity.end_line
         place = f"L{entity.line}-{end}" if end and end > entity.line else f"L{entity.line}"
-        parts.append(place + _decorators(entity))
-    summary = entity.summary
+        parts.append(place if brief else place + _decorators(entity))
+    summary = "" if brief else entity.summary
     if len(summary) > MAX_LINE_SUMMARY:
         summary = summary[: MAX_LINE_SUMMARY - 1].rsplit(" ", 1)[0] + "…"
     if summary:
@@ -151,14 +161,15 @@ cache hands the same entities to every run, so budgeting and rendering reuse the
 
 
 @lru_cache(maxsize=LINES_KEPT)
-def entity_line(entity: Entity, owner: str | None) -> str:
+def entity_line(entity: Entity, owner: str | None, brief: bool = False) -> str:
     """The line of one entity, passed through :func:`~citeloop.text.data_line`; ``owner``
     is its class's short name when it is a member of a class (``None`` for a module-level
-    entity). Memoized (see :data:`LINES_KEPT`)."""
-    return data_line(_line(entity, owner))
+    entity); ``brief`` asks for its brief line (see the module docstring; a requirement's
+    and a decision's line is always whole). Memoized (see :data:`LINES_KEPT`)."""
+    return data_line(_line(entity, owner, brief))
 
 
-def _line(entity: Entity, owner: str | None) -> str:
+def _line(entity: Entity, owner: str | None, brief: bool) -> str:
     kind, name, signature = entity.kind, entity.name, entity.signature
     if kind is EntityKind.REQUIREMENT:
         return f"{name} {signature}".rstrip()
@@ -171,10 +182,21 @@ def _line(entity: Entity, owner: str | None) -> str:
     elif kind is EntityKind.ATTRIBUTE:
         code = f"{name}{signature if ' = ' in signature else signature + ' = ...'}"
     elif owner and kind in MEMBER_KINDS:
-        code = f"{owner}.{name}{_parenthesized(signature, member=True)}"
+        code = f"{owner}.{name}{_signature(signature, True, brief)}"
     else:
-        code = f"def {name}{_parenthesized(signature)}"
-    return code + _where(entity)
+        code = f"def {name}{_signature(signature, False, brief)}"
+    return code + _where(entity, brief)
+
+
+def _signature(signature: str, member: bool, brief: bool) -> str:
+    """A function's signature as its line writes it; ``brief``: ``(...) -> Result`` when
+    it is longer than :data:`MAX_BRIEF_SIGNATURE` characters, the return annotation kept
+    when it is at most :data:`MAX_BRIEF_RETURN`."""
+    written = _parenthesized(signature, member)
+    if not brief or len(written) <= MAX_BRIEF_SIGNATURE:
+        return written
+    returns = written.rpartition(") -> ")[2] if ") -> " in written else ""
+    return f"(...) -> {returns}" if returns and len(returns) <= MAX_BRIEF_RETURN else "(...)"
 
 
 def file_heading(path: str) -> str:
@@ -206,11 +228,18 @@ class ContextText:
     Args:
         entities: The context's entities, in rank order.
         owners: Owning class id of each member, by member id.
+        brief: The ids of the entities whose line is brief (see the module docstring).
     """
 
-    def __init__(self, entities: Sequence[Entity], owners: Mapping[str, str]) -> None:
+    def __init__(
+        self,
+        entities: Sequence[Entity],
+        owners: Mapping[str, str],
+        brief: Collection[str] = frozenset(),
+    ) -> None:
         self.entities = list(entities)
         self.owners = owners
+        self.brief = brief
         counts = Counter(entity.name for entity in entities)
         self._ambiguous = {name for name, count in counts.items() if count > 1}
         self._by_id = {entity.id: entity for entity in entities}
@@ -242,7 +271,7 @@ class ContextText:
                 lines.append(file_heading(path))
             entities.sort(key=lambda entity: entity.line or 0)
             for entity in entities:
-                lines.append(entity_line(entity, self.owner(entity)))
+                lines.append(entity_line(entity, self.owner(entity), entity.id in self.brief))
                 lines.extend(excerpts.get(entity.id, ()))
         lines.extend(
             entity_line(entity, None)

@@ -7,9 +7,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from citeloop.knowledge import ContextExpansion, ContextInjector, MemoryGraphStore
-from citeloop.knowledge.budget import fill_budget
+from citeloop.knowledge.budget import FULL_LINES_SHARE, fill_budget
 from citeloop.knowledge.model import Entity, EntityKind, Fact, RelationKind
-from citeloop.knowledge.render import MEMBER_KINDS, RENDERED_RELATIONS, ContextText
+from citeloop.knowledge.render import MEMBER_KINDS, RENDERED_RELATIONS, ContextText, entity_line
 from citeloop.text import estimated_tokens
 
 NAMES = ("run", "get", "Job", "load", "x", "<b>")
@@ -18,6 +18,9 @@ might have, that :func:`~citeloop.text.data_line` rewrites)."""
 
 DOCS = ("", "Reads it.", "Reads <b>bold</b> and ```fenced``` text.", "One\u2028</context> two.")
 """Docstrings, some with what :func:`~citeloop.text.data_line` rewrites (longer or shorter)."""
+
+SIGNATURES = ("", "(a)", "(path: str, *, strict: bool = True) -> dict[str, int]")
+"""Signatures: none, one a brief line keeps, one it writes ``(...) -> dict[str, int]``."""
 
 
 @st.composite
@@ -36,7 +39,8 @@ def graphs(draw: st.DrawFn) -> tuple[list[Entity], list[Fact]]:
                 Entity(f"{owner}.{name}", kind, name, path=path, line=index + 2, docstring=doc)
             )
     for name in draw(st.lists(st.sampled_from(NAMES), max_size=3, unique=True)):
-        entities.append(Entity(f"f.{name}", EntityKind.FUNCTION, name, path="f.py", line=3))
+        signature = draw(st.sampled_from(SIGNATURES))
+        entities.append(Entity(f"f.{name}", EntityKind.FUNCTION, name, "f.py", 3, signature))
     for name in draw(st.lists(st.sampled_from(NAMES), max_size=2, unique=True)):
         # Members no class of the graph defines: a module's annotated attribute, a
         # method of a class the graph lacks, a module-level test (each line unowned).
@@ -72,9 +76,9 @@ def test_the_rendered_context_fits_the_budget_it_was_filled_to(
         for entity in entities
         if entity.kind in MEMBER_KINDS and entity.id.rpartition(".")[0] in classes
     }
-    chosen, _ = fill_budget(order, by_id, facts, budget, None, (), estimated_tokens, owners)
+    chosen, _, brief = fill_budget(order, by_id, facts, budget, None, (), estimated_tokens, owners)
     among = [f for f in facts if f.relation in RENDERED_RELATIONS]
-    text = ContextText([by_id[entity_id] for entity_id in chosen], owners).render(
+    text = ContextText([by_id[entity_id] for entity_id in chosen], owners, brief).render(
         [f for f in among if f.subject in chosen and f.object in chosen]
     )
     assert estimated_tokens(text) <= budget
@@ -115,17 +119,17 @@ def test_a_core_entity_enters_without_an_excerpt_that_does_not_fit() -> None:
     # second enters bare; an excerpt never rides on a line already over the budget.
     line_cost = estimated_tokens("def first()  # L1\n")
     budget = 2 * line_cost + estimated_tokens(excerpts["m.first"][0] + "\n") + 6
-    chosen, bare = fill_budget(
+    chosen, bare, _ = fill_budget(
         list(entities), entities, [], budget, None, list(entities), estimated_tokens, {}, excerpts
     )
     assert chosen == ["m.first", "m.second"] and bare == {"m.second"}
-    chosen, bare = fill_budget(
+    chosen, bare, _ = fill_budget(
         list(entities), entities, [], 1, None, list(entities), estimated_tokens, {}, excerpts
     )
     assert chosen == ["m.first", "m.second"] and bare == {"m.first", "m.second"}
     # On a retry, an excerpt the context being widened showed enters with its entity,
     # as its line does: a context only grows.
-    chosen, bare = fill_budget(
+    chosen, bare, _ = fill_budget(
         list(entities),
         entities,
         [],
@@ -138,3 +142,42 @@ def test_a_core_entity_enters_without_an_excerpt_that_does_not_fit() -> None:
         shown_before=["m.second"],
     )
     assert chosen == ["m.first", "m.second"] and bare == set()
+
+
+def test_past_half_the_budget_lines_are_brief_unless_core_named_or_excerpted() -> None:
+    signature = "(path: str, *, strict: bool = True) -> Config"
+    entities = {
+        f"m.f{i}": Entity(
+            f"m.f{i}", EntityKind.FUNCTION, f"f{i}", "m.py", 10 * i + 1, signature, docstring="Do."
+        )
+        for i in range(12)
+    }
+    order = ["m.f11", *(f"m.f{i}" for i in range(11))]  # f11 is core, so first
+    excerpts = {"m.f8": ["    81 | return load(path)"]}
+    budget = 120
+    chosen, _, brief = fill_budget(
+        order,
+        entities,
+        [],
+        budget,
+        None,
+        ["m.f11"],
+        estimated_tokens,
+        {},
+        excerpts,
+        full=["m.f11", "m.f9"],
+    )
+    assert brief and not brief & {"m.f11", "m.f9", "m.f8"}
+    # Lines are whole until they take half the budget, brief after.
+    ordinary = [i for i in chosen if i not in {"m.f11", "m.f9", "m.f8"}]
+    first = ordinary.index(min(brief, key=ordinary.index))
+    assert set(ordinary[first:]) == brief
+    before = [entity_line(entities[i], None) for i in chosen[: chosen.index(ordinary[first])]]
+    before += excerpts["m.f8"] if "m.f8" in chosen[: chosen.index(ordinary[first])] else []
+    assert estimated_tokens("\n".join(["# m.py", *before])) >= budget * FULL_LINES_SHARE
+    text = ContextText([entities[i] for i in chosen], {}, brief).render([], excerpts)
+    assert estimated_tokens(text) <= budget
+    for entity_id in chosen:
+        line = entity_line(entities[entity_id], None, entity_id in brief)
+        assert line in text.splitlines()
+        assert ("(...) -> Config" in line) == (entity_id in brief)

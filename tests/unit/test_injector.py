@@ -792,3 +792,26 @@ def test_a_widening_given_malformed_lines_says_what_they_hold(lines: object) -> 
     with pytest.raises(TypeError, match=r"lines must hold \(entity id, first line, last line\)"):
         ContextExpansion(lines=lines)
     assert ContextExpansion(lines=(("m.f", 1, 2),)).lines == (("m.f", 1, 2),)
+
+
+def test_a_line_the_context_wrote_brief_is_whole_once_a_retry_names_it() -> None:
+    signature = "(self, source: str, *, strict: bool = True) -> Report"
+    entities = [
+        Entity("m.Hub", EntityKind.CLASS, "Hub", "m.py", 1, docstring="Runs steps."),
+        *(
+            Entity(f"m.Hub.step{i}", EntityKind.METHOD, f"step{i}", "m.py", 10 * i + 5, signature)
+            for i in range(30)
+        ),
+    ]
+    facts = [Fact("m.Hub", RelationKind.DEFINES, f"m.Hub.step{i}") for i in range(30)]
+    injector = ContextInjector(MemoryGraphStore(entities, facts), max_context_tokens=300)
+    task = "How does `Hub` run its steps?"
+    context = injector.inject(task)
+    lines = context.text.splitlines()
+    brief = [line for line in lines if "(...) -> Report" in line]
+    whole = [line for line in lines if "(source: str" in line]
+    assert brief and whole  # lines are whole first, brief past half the budget
+    assert lines.index(whole[0]) < lines.index(brief[0])
+    named = brief[-1].split("(", 1)[0].split(".")[1]
+    wider = injector.inject(task, expansion=ContextExpansion.for_attempt(0, (named,)))
+    assert f"Hub.{named}(source: str, *, strict: bool = True) -> Report" in wider.text

@@ -5,6 +5,7 @@ from __future__ import annotations
 from citeloop.grounding import parse_context_entities
 from citeloop.knowledge import Entity, EntityKind, Fact, RelationKind
 from citeloop.knowledge.render import (
+    MAX_BRIEF_RETURN,
     MAX_LINE_SIGNATURE,
     MAX_LINE_SUMMARY,
     ContextText,
@@ -138,3 +139,73 @@ def test_a_variable_set_by_a_call_reads_as_no_function() -> None:
     assert lines[-1] == "formatter calls StrictFormatter()"
     names = {e.name: e.kind for e in parse_context_entities("\n".join(lines))}
     assert names["formatter"] == "attribute"
+
+
+def test_a_brief_line_keeps_the_name_the_return_and_the_place() -> None:
+    long = "(path: str, *, strict: bool = True, encoding: str = 'utf-8') -> Config"
+    load = Entity(
+        "m.load",
+        EntityKind.FUNCTION,
+        "load",
+        path="m.py",
+        line=40,
+        end_line=52,
+        signature=long,
+        docstring="Load a config.",
+        decorators=("cache",),
+    )
+    assert entity_line(load, None) == (f"def load{long}  # L40-52 @cache — Load a config.")
+    assert entity_line(load, None, brief=True) == "def load(...) -> Config  # L40-52"
+    # A short signature is kept whole; a long return annotation goes.
+    assert entity_line(method("m.Box.get", "(self, key)", line=7, path="m.py"), "Box", True) == (
+        "Box.get(key)  # L7"
+    )
+    returns = "dict[str, tuple[int, int, list[str | None]]]"
+    wide = method("m.Box.items", f"(self, deep: bool = False) -> {returns}", path="m.py", line=9)
+    assert len(returns) > MAX_BRIEF_RETURN
+    assert entity_line(wide, "Box", brief=True) == "Box.items(...)  # L9"
+
+
+def test_a_brief_class_or_attribute_line_keeps_its_code_without_the_summary() -> None:
+    shape = Entity(
+        "m.Circle",
+        EntityKind.CLASS,
+        "Circle",
+        path="m.py",
+        line=3,
+        signature="(Shape)",
+        docstring="A round shape.",
+        decorators=("dataclass",),
+    )
+    assert entity_line(shape, None, brief=True) == "class Circle(Shape)  # L3"
+    size = Entity(
+        "m.Box.size", EntityKind.ATTRIBUTE, "size", "m.py", 4, ": int = 3", docstring="Size."
+    )
+    assert entity_line(size, "Box", brief=True) == "Box.size: int = 3  # L4"
+    requirement = Entity("REQ-1", EntityKind.REQUIREMENT, "REQ-1", signature="commands run")
+    assert entity_line(requirement, None, brief=True) == "REQ-1 commands run"
+
+
+def test_brief_lines_parse_back_as_the_entities_they_name() -> None:
+    entities = [
+        Entity("m.Box", EntityKind.CLASS, "Box", path="m.py", line=1, signature="(Base)"),
+        method("m.Box.items", "(self, deep: bool = False) -> list[str]", path="m.py", line=3),
+        Entity("m.Box.size", EntityKind.ATTRIBUTE, "size", "m.py", 8, ": int = 3"),
+        Entity("m.load", EntityKind.FUNCTION, "load", "m.py", 12, "(path: str, strict: bool)"),
+    ]
+    owners = {"m.Box.items": "m.Box", "m.Box.size": "m.Box"}
+    text = ContextText(entities, owners, brief={e.id for e in entities}).render([])
+    assert text.splitlines() == [
+        "# m.py",
+        "class Box(Base)  # L1",
+        "Box.items(...) -> list[str]  # L3",
+        "Box.size: int = 3  # L8",
+        "def load(...)  # L12",
+    ]
+    parsed = {(e.name, e.kind) for e in parse_context_entities(text)}
+    assert parsed >= {
+        ("Box", "class"),
+        ("items", "method"),
+        ("size", "attribute"),
+        ("load", "function"),
+    }
