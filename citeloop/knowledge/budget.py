@@ -14,7 +14,9 @@ follow get their brief line (:mod:`~citeloop.knowledge.render`: a function's par
 ``(...)``, no summary), unless they are core, named by a retry's answer or shown with an
 excerpt: the budget's tail names more of the ranked entities, each with its place,
 instead of a few more with their docstrings. The model can name one it needs, and the
-retry's widening brings it in whole.
+retry's widening brings it in whole. An entity that enters anyway (a widening keeps what
+the context it widens had) keeps its whole line unless that would overflow the budget;
+when every entity offered fits with whole lines, no line is brief.
 
 Every line is costed as the text will write it (through
 :func:`~citeloop.text.data_line`, a member by its class only when ``owners`` has it).
@@ -97,6 +99,7 @@ def fill_budget(
             with an excerpt in ``excerpts`` is never brief either.
     """
     piece: Callable[[str], float] = _characters if count is estimated_tokens else count
+    newline = piece("\n")
     links: dict[str, list[Fact]] = {}
     for fact in facts:
         if fact.relation in RENDERED_RELATIONS:
@@ -107,27 +110,57 @@ def fill_budget(
     # What the core's lines take in the end (they come first and all enter): a core
     # entity's excerpt enters only if it fits beside all of them.
     full = core if full is None else full
-    reserve = 0.0
-    if excerpts and core:
-        must = [entity_id for entity_id in order if entity_id in core]
-        reserve = _fill(
-            must, entities, links, budget, limit, core, piece, owners, {}, 0.0, (), full
-        )[3]
-    selected, bare, brief, _ = _fill(
-        order,
-        entities,
-        links,
-        budget,
-        limit,
-        core,
-        piece,
-        owners,
-        excerpts or {},
-        reserve,
-        shown_before,
-        full,
+    excerpts = excerpts or {}
+
+    def filled(brief_lines: bool) -> tuple[Filled, float]:
+        reserve = 0.0
+        if excerpts and core:
+            must = [entity_id for entity_id in order if entity_id in core]
+            reserve = _fill(
+                must,
+                entities,
+                links,
+                budget,
+                limit,
+                core,
+                piece,
+                owners,
+                {},
+                0.0,
+                (),
+                full,
+                brief_lines,
+            )[3]
+        selected, bare, brief, used = _fill(
+            order,
+            entities,
+            links,
+            budget,
+            limit,
+            core,
+            piece,
+            owners,
+            excerpts,
+            reserve,
+            shown_before,
+            full,
+            brief_lines,
+        )
+        return Filled(selected, frozenset(bare), frozenset(brief)), used
+
+    # No line is brief when every entity fits whole; the sum of their own lines and
+    # excerpts, a lower bound of that, skips the trial on a graph larger than the budget.
+    least = sum(
+        piece(entity_line(entities[entity_id], member_owner(entities[entity_id], owners)))
+        + newline
+        + sum(piece(line) + newline for line in excerpts.get(entity_id, ()))
+        for entity_id in order
     )
-    return Filled(selected, frozenset(bare), frozenset(brief))
+    if least <= budget:
+        whole, used = filled(brief_lines=False)
+        if len(whole.selected) == len(order) and used <= budget:
+            return whole
+    return filled(brief_lines=True)[0]
 
 
 def _fill(
@@ -143,9 +176,11 @@ def _fill(
     reserve: float,
     shown_before: Collection[str] = (),
     full: Collection[str] = (),
+    brief_lines: bool = True,
 ) -> tuple[list[str], set[str], set[str], float]:
     """(selected, core ids without their excerpt, brief ids, tokens used) of
-    :func:`fill_budget`; ``reserve`` is what the core's lines alone take."""
+    :func:`fill_budget`; ``reserve`` is what the core's lines alone take; without
+    ``brief_lines`` every line is whole."""
     newline = piece("\n")
     selected: list[str] = []
     bare: set[str] = set()
@@ -163,8 +198,13 @@ def _fill(
         if limit is not None and len(selected) >= limit and entity_id not in core:
             continue
         entity = entities[entity_id]
-        short = used >= full_lines and entity_id not in full and entity_id not in excerpts
-        cost = piece(entity_line(entity, member_owner(entity, owners), short)) + newline
+        owner = member_owner(entity, owners)
+        cost = piece(entity_line(entity, owner)) + newline
+        short = brief_lines and entity_id not in full and entity_id not in excerpts
+        if short:  # one that enters anyway is brief only when its whole line overflows
+            short = used + cost > budget if entity_id in core else used >= full_lines
+        if short:
+            cost = piece(entity_line(entity, owner, True)) + newline
         excerpt = sum(piece(line) + newline for line in excerpts.get(entity_id, ()))
         if entity.kind in _NOT_IN_FILES:
             if entity.kind is EntityKind.DECISION and not decisions:

@@ -190,13 +190,45 @@ def _line(entity: Entity, owner: str | None, brief: bool) -> str:
 
 def _signature(signature: str, member: bool, brief: bool) -> str:
     """A function's signature as its line writes it; ``brief``: ``(...) -> Result`` when
-    it is longer than :data:`MAX_BRIEF_SIGNATURE` characters, the return annotation kept
-    when it is at most :data:`MAX_BRIEF_RETURN`."""
+    it is longer than :data:`MAX_BRIEF_SIGNATURE` characters (``()`` when it has no
+    parameters, its type parameters kept), the return annotation kept when it is at most
+    :data:`MAX_BRIEF_RETURN`."""
     written = _parenthesized(signature, member)
     if not brief or len(written) <= MAX_BRIEF_SIGNATURE:
         return written
-    returns = written.rpartition(") -> ")[2] if ") -> " in written else ""
-    return f"(...) -> {returns}" if returns and len(returns) <= MAX_BRIEF_RETURN else "(...)"
+    type_params, found, rest = written.partition("](") if written[0] == "[" else ("", "", "")
+    if found:
+        type_params, written = type_params + "]", "(" + rest
+    end = _parameters_end(written)
+    params = "()" if end == 1 else "(...)"
+    returns = (
+        written[end + 1 :].removeprefix(" -> ") if written[end + 1 :].startswith(" -> ") else ""
+    )
+    keep = f" -> {returns}" if returns and len(returns) <= MAX_BRIEF_RETURN else ""
+    return type_params + params + keep
+
+
+def _parameters_end(written: str) -> int:
+    """The index of the ``)`` closing the parameter list that ``written`` opens (``(``
+    at 0), brackets and quoted strings skipped; its last index when it has none. Linear."""
+    depth, quote, index = 0, "", 0
+    while index < len(written):
+        char = written[index]
+        if quote:
+            if char == "\\":
+                index += 1
+            elif char == quote:
+                quote = ""
+        elif char in "'\"":
+            quote = char
+        elif char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+            if depth == 0:
+                return index
+        index += 1
+    return len(written) - 1
 
 
 def file_heading(path: str) -> str:

@@ -181,3 +181,39 @@ def test_past_half_the_budget_lines_are_brief_unless_core_named_or_excerpted() -
         line = entity_line(entities[entity_id], None, entity_id in brief)
         assert line in text.splitlines()
         assert ("(...) -> Config" in line) == (entity_id in brief)
+
+
+def test_no_line_is_brief_when_every_entity_fits_whole() -> None:
+    signature = "(path: str, *, strict: bool = True) -> Config"
+    entities = {
+        f"m.f{i}": Entity(f"m.f{i}", EntityKind.FUNCTION, f"f{i}", "m.py", i + 1, signature)
+        for i in range(4)
+    }
+    whole = sum(estimated_tokens(entity_line(e, None) + "\n") for e in entities.values())
+    budget = whole + 10  # all fit whole, and they take more than half of it
+    chosen, _, brief = fill_budget(
+        list(entities), entities, [], budget, None, (), estimated_tokens, {}
+    )
+    assert chosen == list(entities) and not brief
+    # One more entity than fits whole: the tail goes brief and all of them enter.
+    entities["m.g"] = Entity("m.g", EntityKind.FUNCTION, "g", "m.py", 9, signature)
+    chosen, _, brief = fill_budget(
+        list(entities), entities, [], budget, None, (), estimated_tokens, {}
+    )
+    assert chosen == list(entities) and brief
+
+
+def test_an_entity_that_enters_anyway_is_brief_only_when_its_whole_line_overflows() -> None:
+    long = "(" + ", ".join(f"p{i}: int" for i in range(12)) + ") -> int"
+    entities = {
+        f"m.f{i}": Entity(f"m.f{i}", EntityKind.FUNCTION, f"f{i}", "m.py", i + 1, long)
+        for i in range(3)
+    }
+    kept = list(entities)  # a widening's pinned entities: they enter whatever they cost
+    budget = estimated_tokens(entity_line(entities["m.f0"], None)) + 8
+    chosen, _, brief = fill_budget(
+        kept, entities, [], budget, None, kept, estimated_tokens, {}, full=()
+    )
+    assert chosen == kept and brief == {"m.f1", "m.f2"}  # the first fits whole
+    roomy = fill_budget(kept, entities, [], 10 * budget, None, kept, estimated_tokens, {}, full=())
+    assert not roomy.brief  # past half the budget, but they were kept, and they fit

@@ -815,3 +815,30 @@ def test_a_line_the_context_wrote_brief_is_whole_once_a_retry_names_it() -> None
     named = brief[-1].split("(", 1)[0].split(".")[1]
     wider = injector.inject(task, expansion=ContextExpansion.for_attempt(0, (named,)))
     assert f"Hub.{named}(source: str, *, strict: bool = True) -> Report" in wider.text
+
+
+def test_a_line_a_retry_showed_whole_stays_whole_at_the_next_retry() -> None:
+    signature = "(self, source: str, *, strict: bool = True) -> Report"
+    entities = [
+        Entity("m.Hub", EntityKind.CLASS, "Hub", "m.py", 1),
+        *(
+            Entity(f"m.Hub.step{i}", EntityKind.METHOD, f"step{i}", "m.py", 10 * i + 5, signature)
+            for i in range(80)
+        ),
+    ]
+    facts = [Fact("m.Hub", RelationKind.DEFINES, e.id) for e in entities[1:]]
+    injector = ContextInjector(MemoryGraphStore(entities, facts), max_context_tokens=300)
+    task = "How does `Hub` run its steps?"
+    default = injector.inject(task)
+    brief = [line for line in default.text.splitlines() if "(...) -> Report" in line]
+    named = brief[-1].split("(", 1)[0].split(".")[1]
+    whole = f"Hub.{named}(source: str, *, strict: bool = True) -> Report"
+    first = injector.inject(
+        task, expansion=ContextExpansion.for_attempt(0, (named,)), default=default
+    )
+    assert whole in first.text
+    keep = {entity.id: () for entity in first.entities}
+    second = injector.inject(
+        task, expansion=ContextExpansion.for_attempt(1, ()), default=default, keep=keep
+    )
+    assert whole in second.text and second.tokens <= second.budget

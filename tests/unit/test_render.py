@@ -209,3 +209,15 @@ def test_brief_lines_parse_back_as_the_entities_they_name() -> None:
         ("size", "attribute"),
         ("load", "function"),
     }
+
+
+def test_a_brief_signature_says_no_parameters_and_keeps_its_type_parameters() -> None:
+    def brief(signature: str) -> str:
+        return entity_line(Entity("m.f", EntityKind.FUNCTION, "f", signature=signature), None, True)
+
+    assert brief("() -> dict[str, list[int]] | None") == "def f() -> dict[str, list[int]] | None"
+    # The return follows the parameters' closing bracket, not a `) -> ` inside a default.
+    assert brief("(sep: str = ') -> ', count: int = 0)") == "def f(...)"
+    assert brief("[T: (int, str)](items: list[T], more: int = 3) -> T") == (
+        "def f[T: (int, str)](...) -> T"
+    )
