@@ -107,45 +107,22 @@ def fill_budget(
             if fact.object != fact.subject:  # a recursive call is one line, not two
                 links.setdefault(fact.object, []).append(fact)
     order = list(order)
-    # What the core's lines take in the end (they come first and all enter): a core
-    # entity's excerpt enters only if it fits beside all of them.
     full = core if full is None else full
     excerpts = excerpts or {}
 
     def filled(brief_lines: bool) -> tuple[Filled, float]:
+        def fill(ids: list[str], shown: Mapping, reserve: float, before: Collection[str]):
+            return _fill(
+                ids, entities, links, budget, limit, core, piece, owners, shown, reserve,
+                before, full, brief_lines,
+            )  # fmt: skip
+
+        # What the core's lines take in the end (they come first and all enter): a core
+        # entity's excerpt enters only if it fits beside all of them.
         reserve = 0.0
         if excerpts and core:
-            must = [entity_id for entity_id in order if entity_id in core]
-            reserve = _fill(
-                must,
-                entities,
-                links,
-                budget,
-                limit,
-                core,
-                piece,
-                owners,
-                {},
-                0.0,
-                (),
-                full,
-                brief_lines,
-            )[3]
-        selected, bare, brief, used = _fill(
-            order,
-            entities,
-            links,
-            budget,
-            limit,
-            core,
-            piece,
-            owners,
-            excerpts,
-            reserve,
-            shown_before,
-            full,
-            brief_lines,
-        )
+            reserve = fill([i for i in order if i in core], {}, 0.0, ())[3]
+        selected, bare, brief, used = fill(order, excerpts, reserve, shown_before)
         return Filled(selected, frozenset(bare), frozenset(brief)), used
 
     # No line is brief when every entity fits whole; the sum of their own lines and
