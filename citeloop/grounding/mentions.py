@@ -367,14 +367,27 @@ def _answer_tokens(text: str) -> Iterator[tuple[str, str]]:
         if kind == "span":
             code = segment.strip().lstrip("@.")
             match = _TOKEN.match(code)
-            if match is not None and (
-                match.end() == len(code.rstrip()) or _form(match.group()) is not None
+            if match is None or (
+                match.end() != len(code.rstrip()) and _form(match.group()) is None
             ):
-                yield match.group(), "backticks"
+                continue
+            if token := _unglobbed(match.group(), code, match.end()):
+                yield token, "backticks"
         elif kind == "text" and not _plain_lower_case(segment):
-            for token in _SHAPED_TOKEN.findall(segment):
-                if form := _form(token):
+            for match in _SHAPED_TOKEN.finditer(segment):
+                token = _unglobbed(match.group(), segment, match.end())
+                if token and (form := _form(token)):
                     yield token, form
+
+
+def _unglobbed(token: str, text: str, end: int) -> str:
+    """``token`` as a claim, when a ``*`` follows it in ``text`` at ``end``: a name
+    pattern (`` `Graph.attach_*` ``, `` `get_*_schema` ``) names a family, not one
+    entity, so only what it is dotted onto is claimed (``Graph``; nothing for a bare
+    ``attach_*``)."""
+    if text[end : end + 1] != "*":
+        return token
+    return token.rpartition(".")[0]
 
 
 def _plain_lower_case(segment: str) -> bool:

@@ -12,7 +12,8 @@ Four checks of :class:`~citeloop.grounding.GraphContextValidator`:
   ``os.path.join``, and the public names of the most used ones: ``TypedDict``,
   ``Path``). For a dotted name, a leading
   ``self.``/``cls.`` is dropped and the last part decides, together with the first
-  part when it looks like a class (``FakeGraph.compile``); a last part that is a method
+  part when it looks like a class (``FakeGraph.compile``); a name pattern
+  (``Graph.attach_*``) is checked by what it is dotted onto; a last part that is a method
   of a builtin type (``self._nodes.items``) is Python's. Names the answer's own code
   examples define (:func:`~citeloop.grounding.mentions.defined_in_code`) are grounded
   too. An ungrounded name the

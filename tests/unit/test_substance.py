@@ -92,6 +92,17 @@ def test_invented_names_fail_and_graph_names_do_not() -> None:
     assert "GraphExecutor" in result.reasons[0]
 
 
+def test_a_name_pattern_claims_only_what_it_is_dotted_onto() -> None:
+    # `Owner.prefix_*` names the family of an owner's members, as a reader means it: the
+    # owner is a claim, the pattern is no invented name.
+    body = "The `StateGraph.add_*` methods record it; `add_*` and `get_*_schema` too."
+    assert [m.name for m in answer_mentions(body)] == ["StateGraph"]
+    result = validate(body + SECTION)
+    assert result.invented_names == () and result.passed
+    invented = validate("The `GraphBuilder.add_*` methods record it." + SECTION)
+    assert invented.invented_names == ("GraphBuilder",)
+
+
 def test_an_acronyms_plural_in_prose_is_no_invented_name() -> None:
     result = validate("StateGraph.compile keeps equal ASTs equal, as URLs and IDs." + SECTION)
     assert result.invented_names == () and result.passed
