@@ -14,6 +14,9 @@ that the context does not show; name no code the context does not contain.
 - A source excerpt (the numbered lines under an entity) may leave lines out, marked \
 `… 12 lines (L40-51)`: say only what the lines shown do, and name the lines left out \
 that you would need rather than guess what they do.
+- A method's line, `Owner.method(x)`, leaves out its `self` or `cls` (a static or class \
+method says `@staticmethod` or `@classmethod` after its place); a line whose parameters \
+are `(...)` is brief: name it as lacking if you need its parameters or docstring.
 - End your answer with a section headed `## Entities used` that lists, one per line, \
 every context entity your answer relies on, each with its location: \
 `- Name (path:line)`, the path from the file heading above the entity in the context and \
