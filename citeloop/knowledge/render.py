@@ -20,10 +20,10 @@ What follows ``  # `` on an entity line is its line in the file (``L40``, so the
 heading and the line give ``path:line``) and the first sentence of its docstring;
 everything before it is code as the indexer keeps it, the signature bounded to about
 :data:`MAX_LINE_SIGNATURE` characters (a method's ``self``/``cls`` left out). A *brief*
-line (the budget's tail, :mod:`citeloop.knowledge.budget`) has no decorators or summary,
-and a function's parameters are ``(...)`` unless its signature is short:
-``Owner.method(...) -> Result  # L55-70``. Facts are
-rendered only between entities of the context, so every name the text introduces is an
+line (the budget's tail, :mod:`citeloop.knowledge.budget`) has no summary and no
+decorators but ``@staticmethod`` and ``@classmethod``, and a function's parameters are
+``(...)`` unless its signature is short: ``Owner.method(...) -> Result  # L55-70``. Facts
+are rendered only between entities of the context, so every name the text introduces is an
 entity of the context. ``GraphContextValidator`` parses the text back
 (:mod:`citeloop.grounding.context_text`), and the line shapes of the older format
 (``class Name(Base): a, b``, ``def f(a, b)``, ``Class.method()``) still parse.
@@ -128,25 +128,31 @@ MAX_DECORATORS_SHOWN = 3
 """Most decorators an entity line shows (after its place)."""
 
 
-def _decorators(entity: Entity) -> str:
+BRIEF_DECORATORS = frozenset({"staticmethod", "classmethod"})
+"""The decorators a brief line keeps: a method's line leaves out its receiver, and these
+say it has none or takes its class."""
+
+
+def _decorators(entity: Entity, brief: bool = False) -> str:
     """`` @functools.total_ordering @dataclass``: the decorators of a class or function
-    as written (at most :data:`MAX_DECORATORS_SHOWN`); an attribute's none (a property
-    reads as an attribute)."""
+    as written (at most :data:`MAX_DECORATORS_SHOWN`; ``brief``: only those of
+    :data:`BRIEF_DECORATORS`); an attribute's none (a property reads as an attribute)."""
     if entity.kind is EntityKind.ATTRIBUTE:
         return ""
-    return "".join(f" @{name}" for name in entity.decorators[:MAX_DECORATORS_SHOWN] if name)
+    names = [name for name in entity.decorators[:MAX_DECORATORS_SHOWN] if name]
+    return "".join(f" @{name}" for name in names if not brief or name in BRIEF_DECORATORS)
 
 
 def _where(entity: Entity, brief: bool = False) -> str:
     """``"  # L12-40 @dataclass — summary"`` (the definition's first and last line, its
     decorators), or what of it the entity has (``L12`` for a one-line definition or an
-    unknown end); ``brief``: the place alone. The decorators stand after the place, where
-    a line names nothing."""
+    unknown end); ``brief``: no summary, and only a method's ``@staticmethod`` or
+    ``@classmethod``. The decorators stand after the place, where a line names nothing."""
     parts: list[str] = []
     if entity.path and entity.line:
         end = entity.end_line
         place = f"L{entity.line}-{end}" if end and end > entity.line else f"L{entity.line}"
-        parts.append(place if brief else place + _decorators(entity))
+        parts.append(place + _decorators(entity, brief))
     summary = "" if brief else entity.summary
     if len(summary) > MAX_LINE_SUMMARY:
         summary = summary[: MAX_LINE_SUMMARY - 1].rsplit(" ", 1)[0] + "…"

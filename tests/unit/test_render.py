@@ -221,3 +221,19 @@ def test_a_brief_signature_says_no_parameters_and_keeps_its_type_parameters() ->
     assert brief("[T: (int, str)](items: list[T], more: int = 3) -> T") == (
         "def f[T: (int, str)](...) -> T"
     )
+
+
+def test_a_brief_method_line_still_says_it_is_static_or_a_class_method() -> None:
+    def line(*decorators: str) -> str:
+        entity = method(
+            "m.Box.make",
+            "(cls, source: str, *, strict: bool = True) -> Box",
+            path="m.py",
+            line=5,
+            decorators=decorators,
+        )
+        return entity_line(entity, "Box", brief=True)
+
+    assert line("classmethod", "cache") == "Box.make(...) -> Box  # L5 @classmethod"
+    assert line("staticmethod") == "Box.make(...) -> Box  # L5 @staticmethod"
+    assert line("functools.cache") == "Box.make(...) -> Box  # L5"
