@@ -84,6 +84,22 @@ def _parenthesized(signature: str, member: bool = False) -> str:
     """A signature as it follows a name, at most about :data:`MAX_LINE_SIGNATURE`
     characters: the indexer's already starts with ``(`` or ``[``; a user store's bare
     ``"a, b"`` is put in parentheses; a member's ``self``/``cls`` goes."""
+    type_params, params, rest, commas = _parts(signature, member)
+    written = type_params + params + rest
+    if len(written) <= MAX_LINE_SIGNATURE:
+        return written
+    returns = _returns(rest)
+    tail = f" -> {returns}" if returns else ""
+    room = MAX_LINE_SIGNATURE - len(returns) - len(type_params)
+    cut = max((at for at in commas if at <= room), default=None)
+    if cut is None:  # not even the first parameter fits
+        return f"{type_params}(...){tail}"
+    return f"{type_params}{params[:cut]}, ...){tail}"
+
+
+def _parts(signature: str, member: bool) -> tuple[str, str, str, list[int]]:
+    """``(type parameters, parameter list, what follows it, the positions of the commas
+    between the list's parameters)`` of a signature (see :func:`_parenthesized`)."""
     if signature[:1] not in ("(", "["):
         signature = f"({signature})"
     # Type parameters (``[T](self, x: T)``) come first; the receiver is the first parameter.
@@ -97,31 +113,39 @@ def _parenthesized(signature: str, member: bool = False) -> str:
             if signature.startswith(f"({receiver}, ") or signature.startswith(f"({receiver})"):
                 signature = "(" + signature[len(receiver) + 1 :].lstrip(", ")
                 break
-    signature = type_params + signature
-    if len(signature) <= MAX_LINE_SIGNATURE:
-        return signature
-    head, arrow, returns = signature.rpartition(") -> ")
-    if not arrow:
-        head, returns = signature.rstrip(")"), ""
-    tail = f" -> {returns}" if arrow else ""
-    room = MAX_LINE_SIGNATURE - len(returns)
-    cut = max((at for at in _top_level_commas(head) if at <= room), default=None)
-    if cut is None:  # not even the first parameter fits
-        return f"{head[: head.find('(', len(type_params)) + 1]}...){tail}"
-    return f"{head[:cut]}, ...){tail}"
+    end, commas = _parameter_list(signature)
+    return type_params, signature[: end + 1], signature[end + 1 :], commas
 
 
-def _top_level_commas(text: str) -> list[int]:
-    """Positions of the commas of ``text`` outside brackets (one pass)."""
-    depth, found = 0, []
-    for position, char in enumerate(text):
-        if char in "([{":
+def _parameter_list(signature: str) -> tuple[int, list[int]]:
+    """``(end, commas)`` of the parameter list ``signature`` opens at 0: the index of its
+    closing ``)`` (the last index when it has none) and of the commas between its
+    parameters, brackets and quoted strings (a default ``') -> '``) skipped. Linear."""
+    depth, quote, index, commas = 0, "", 0, []
+    while index < len(signature):
+        char = signature[index]
+        if quote:
+            if char == "\\":
+                index += 1
+            elif char == quote:
+                quote = ""
+        elif char in "'\"":
+            quote = char
+        elif char in "([{":
             depth += 1
         elif char in ")]}":
             depth -= 1
+            if depth == 0:
+                return index, commas
         elif char == "," and depth == 1:
-            found.append(position)
-    return found
+            commas.append(index)
+        index += 1
+    return len(signature) - 1, commas
+
+
+def _returns(rest: str) -> str:
+    """The return annotation of what follows a parameter list (``" -> int"``), or ``""``."""
+    return rest.removeprefix(" -> ") if rest.startswith(" -> ") else ""
 
 
 MAX_DECORATORS_SHOWN = 3
@@ -202,39 +226,10 @@ def _signature(signature: str, member: bool, brief: bool) -> str:
     written = _parenthesized(signature, member)
     if not brief or len(written) <= MAX_BRIEF_SIGNATURE:
         return written
-    type_params, found, rest = written.partition("](") if written[0] == "[" else ("", "", "")
-    if found:
-        type_params, written = type_params + "]", "(" + rest
-    end = _parameters_end(written)
-    params = "()" if end == 1 else "(...)"
-    returns = (
-        written[end + 1 :].removeprefix(" -> ") if written[end + 1 :].startswith(" -> ") else ""
-    )
+    type_params, params, rest, _ = _parts(signature, member)
+    returns = _returns(rest)
     keep = f" -> {returns}" if returns and len(returns) <= MAX_BRIEF_RETURN else ""
-    return type_params + params + keep
-
-
-def _parameters_end(written: str) -> int:
-    """The index of the ``)`` closing the parameter list that ``written`` opens (``(``
-    at 0), brackets and quoted strings skipped; its last index when it has none. Linear."""
-    depth, quote, index = 0, "", 0
-    while index < len(written):
-        char = written[index]
-        if quote:
-            if char == "\\":
-                index += 1
-            elif char == quote:
-                quote = ""
-        elif char in "'\"":
-            quote = char
-        elif char in "([{":
-            depth += 1
-        elif char in ")]}":
-            depth -= 1
-            if depth == 0:
-                return index
-        index += 1
-    return len(written) - 1
+    return type_params + ("()" if params == "()" else "(...)") + keep
 
 
 def file_heading(path: str) -> str:

@@ -68,6 +68,14 @@ def test_a_long_signature_is_cut_at_a_parameter_and_keeps_its_return() -> None:
     assert len(line) <= len("def f") + MAX_LINE_SIGNATURE + len(", ...)")
 
 
+def test_a_long_signature_finds_its_return_after_its_parameters_not_in_a_default() -> None:
+    params = ", ".join(f"argument_{i}: int = 0" for i in range(8))
+    entity = Entity("m.f", EntityKind.FUNCTION, "f", signature=f"({params}, arrow=') -> ')")
+    line = entity_line(entity, None)  # no return annotation: none is made up
+    assert line.startswith("def f(argument_0: int = 0, ") and line.endswith(", ...)")
+    assert "->" not in line
+
+
 def test_a_first_parameter_too_long_to_show_keeps_the_return() -> None:
     entity = Entity("m.f", EntityKind.FUNCTION, "f", signature=f"(x: {'A' * 200}) -> None")
     assert entity_line(entity, None) == "def f(...) -> None"
