@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from functools import partial
 from typing import NamedTuple
 
 from citeloop.knowledge.model import Entity, EntityKind, Fact, RelationKind
@@ -110,19 +111,32 @@ def fill_budget(
     full = core if full is None else full
     excerpts = excerpts or {}
 
-    def filled(brief_lines: bool) -> tuple[Filled, float]:
-        def fill(ids: list[str], shown: Mapping, reserve: float, before: Collection[str]):
-            return _fill(
-                ids, entities, links, budget, limit, core, piece, owners, shown, reserve,
-                before, full, brief_lines,
-            )  # fmt: skip
+    fill = partial(
+        _fill,
+        entities=entities,
+        links=links,
+        budget=budget,
+        limit=limit,
+        core=core,
+        piece=piece,
+        owners=owners,
+        full=full,
+    )
 
+    def filled(brief_lines: bool) -> tuple[Filled, float]:
         # What the core's lines take in the end (they come first and all enter): a core
         # entity's excerpt enters only if it fits beside all of them.
         reserve = 0.0
         if excerpts and core:
-            reserve = fill([i for i in order if i in core], {}, 0.0, ())[3]
-        selected, bare, brief, used = fill(order, excerpts, reserve, shown_before)
+            must = [entity_id for entity_id in order if entity_id in core]
+            reserve = fill(must, excerpts={}, reserve=0.0, brief_lines=brief_lines)[3]
+        selected, bare, brief, used = fill(
+            order,
+            excerpts=excerpts,
+            reserve=reserve,
+            shown_before=shown_before,
+            brief_lines=brief_lines,
+        )
         return Filled(selected, frozenset(bare), frozenset(brief)), used
 
     # No line is brief when every entity fits whole; the sum of their own lines and
