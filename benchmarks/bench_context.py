@@ -401,7 +401,7 @@ def measure(
     """The counted questions' outcomes, and the graph's class/function/method count."""
     with SqliteGraphStore(db, read_only=True) as store:
         baseline = Bm25Baseline(store)
-        injector = ContextInjector(store)
+        injector = ContextInjector(store, reuse_contexts=0)  # each inject timed as built
         dense = None
         if embeddings:
             from _dense import dense_retriever

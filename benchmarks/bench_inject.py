@@ -64,7 +64,7 @@ def main() -> int:
     ):
         index_tree(corpus_root(), store)
         tasks = pick_tasks(store)
-        injector = ContextInjector(store)
+        injector = ContextInjector(store, reuse_contexts=0)  # every repeat builds
         default, default_size = measure(injector, tasks, None)
         per_hop = {hops: measure(injector, tasks, hops) for hops in (1, 2, 3)}
 

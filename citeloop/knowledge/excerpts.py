@@ -45,7 +45,7 @@ from typing import NamedTuple
 
 from citeloop.grounding.mentions import identifier_words
 from citeloop.knowledge.model import Entity, EntityKind
-from citeloop.knowledge.source import SourceReader
+from citeloop.knowledge.source import LineSource
 from citeloop.text import counted, data_line
 
 EXCERPT_SHARE = 0.25
@@ -466,7 +466,7 @@ def _span(entity: Entity) -> tuple[str, int, int]:
 def with_asked_lines(
     asked: Iterable[tuple[str, int, int]],
     entities: Mapping[str, Entity],
-    reader: SourceReader,
+    reader: LineSource,
     shown: Mapping[str, Sequence[int]],
     tokens: float,
     count: Callable[[str], int],
@@ -503,7 +503,7 @@ def with_asked_lines(
 def choose_excerpts(
     ids: Iterable[str],
     entities: Mapping[str, Entity],
-    reader: SourceReader,
+    reader: LineSource,
     budget: float,
     count: Callable[[str], int],
     focus: Callable[[Entity], Mapping[str, int]] | None = None,

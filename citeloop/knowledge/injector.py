@@ -67,10 +67,11 @@ from citeloop.knowledge.ranking import (
 )
 from citeloop.knowledge.render import MEMBER_KINDS, RENDERED_RELATIONS, ContextText
 from citeloop.knowledge.retrieval import RANK_DECAY, RetrievedSeeds, Retriever
+from citeloop.knowledge.reuse import CONTEXTS_KEPT, ReusedContexts, SourceRecorder
 from citeloop.knowledge.seeds import (
     near_context,
 )
-from citeloop.knowledge.source import SourceReader
+from citeloop.knowledge.source import LineSource, SourceReader
 from citeloop.knowledge.store import (
     READ_ATTEMPTS,
     BatchedGraphStore,
@@ -174,12 +175,18 @@ class ContextInjector:
             answer kept for the text's widenings, see
             :data:`~citeloop.knowledge.finding.TEXTS_KEPT`; a blank text is not
             asked); its errors propagate.
+        reuse_contexts: Default contexts kept for reuse, >= 0 (0: none): the same task
+            text and type again gives the same context, not built again, while the
+            graph file and the source lines it read are as they were
+            (:mod:`~citeloop.knowledge.reuse`; a store that does not say its version
+            reuses nothing).
 
     Raises:
         ConfigurationError: If ``hops``, ``max_context_tokens``, ``max_entities``,
-            ``lexical_hits`` or ``excerpt_share`` is out of range, or ``retriever`` has
-            no ``invoke`` (or is a class, not an instance); from :meth:`inject`, if the
-            retriever returns anything but documents with entity ids.
+            ``lexical_hits``, ``excerpt_share`` or ``reuse_contexts`` is out of range, or
+            ``retriever`` has no ``invoke`` (or is a class, not an instance); from
+            :meth:`inject`, if the retriever returns anything but documents with entity
+            ids.
 
     Example:
         >>> injector = ContextInjector(store)  # doctest: +SKIP
@@ -199,9 +206,11 @@ class ContextInjector:
         count_tokens: Callable[[str], int] | None = None,
         retriever: Retriever | None = None,
         excerpt_share: float = EXCERPT_SHARE,
+        reuse_contexts: int = CONTEXTS_KEPT,
     ) -> None:
         for name, value, kind in (
             ("hops", hops, "an int"),
+            ("reuse_contexts", reuse_contexts, "an int"),
             ("max_context_tokens", max_context_tokens, "an int"),
             ("lexical_hits", lexical_hits, "an int"),
             ("max_entities", 1 if max_entities is None else max_entities, "an int or None"),
@@ -217,6 +226,10 @@ class ContextInjector:
         if lexical_hits < 0:
             raise ConfigurationError(
                 f"lexical_hits must be >= 0, got {lexical_hits}; use 0 for no lexical retrieval"
+            )
+        if reuse_contexts < 0:
+            raise ConfigurationError(
+                f"reuse_contexts must be >= 0, got {reuse_contexts}; use 0 to build every context"
             )
         if isinstance(excerpt_share, bool) or not isinstance(excerpt_share, Real):
             raise ConfigurationError(
@@ -240,6 +253,7 @@ class ContextInjector:
         self._finder = EntityFinder(store, self._reads, self.lexical_hits)
         self.excerpt_share = float(excerpt_share)
         self._sources: tuple[Path, SourceReader] | None = None  # (root, reader)
+        self._reused = ReusedContexts(reuse_contexts) if reuse_contexts else None
 
     @property
     def retriever(self) -> Retriever | None:
@@ -285,7 +299,8 @@ class ContextInjector:
         Returns:
             The rendered text, the entities with tiers and reasons in rank order, the
             facts between them, the graph snapshot id, the tokens used of the budget, and
-            the line numbers of each source excerpt the text shows.
+            the line numbers of each source excerpt the text shows (the very object
+            built before, when a default context is reused: see ``reuse_contexts``).
 
         Raises:
             TypeError: If ``payload`` is not a str, mapping or sequence.
@@ -294,9 +309,16 @@ class ContextInjector:
         widening = expansion or ContextExpansion()
         for _ in range(READ_ATTEMPTS):  # its entities, lines and source of one version
             with self._reads.reading() as session:
+                reader = self._source_reader() if self.excerpt_share else None
+                version = getattr(session, "version", None)
+                key = (text, task_type, version)
+                reuse = self._reused is not None and expansion is None and version is not None
+                if reuse and (reused := self._reused.get(key, reader)) is not None:
+                    return reused
+                source = SourceRecorder(reader) if reuse and reader is not None else reader
                 snapshot = self._reads.snapshot()
                 found, selected, core_ids, scores, owners, excerpts, brief = self._read(
-                    text, task_type, expansion, default, keep, snapshot
+                    text, task_type, expansion, default, keep, snapshot, source
                 )
             if not changed_during(session):
                 break
@@ -324,7 +346,7 @@ class ContextInjector:
             for entity in entities
         ]
         context_entities.extend(self._owner_entities(owners, selected, found))
-        return InjectedContext(
+        context = InjectedContext(
             text=text,
             entities=tuple(context_entities),
             facts=tuple(facts),
@@ -334,6 +356,9 @@ class ContextInjector:
             budget=self.max_context_tokens * widening.limit_multiplier,
             excerpts=tuple(excerpts.shown.items()),
         )
+        if reuse and self._reused is not None and not changed_during(session):
+            self._reused.put(key, context, source if isinstance(source, SourceRecorder) else None)
+        return context
 
     def _read(
         self,
@@ -343,6 +368,7 @@ class ContextInjector:
         default: InjectedContext | None,
         keep: Sequence[str] | Mapping[str, Sequence[int]],
         snapshot: str,
+        source: LineSource | None,
     ) -> _Selection:
         """:meth:`_select` of :meth:`inject`'s arguments, in the caller's read session
         (of the graph's ``snapshot``): a widening selects the default first, unless
@@ -353,7 +379,7 @@ class ContextInjector:
         if expansion is not None:  # a wider context keeps the default and `keep`
             pinned = _selected_ids(default, snapshot)
             if pinned is None:
-                chosen = self._select(text, task_type, ContextExpansion(), [])
+                chosen = self._select(text, task_type, ContextExpansion(), [], source=source)
                 pinned, shown = chosen.selected, chosen.excerpts.shown
             else:
                 shown = dict(default.excerpts) if default is not None else {}
@@ -362,7 +388,8 @@ class ContextInjector:
                 for entity_id, lines in keep.items():
                     if lines:
                         shown[entity_id] = tuple(sorted({*shown.get(entity_id, ()), *lines}))
-        return self._select(text, task_type, expansion or ContextExpansion(), pinned, shown)
+        widening = expansion or ContextExpansion()
+        return self._select(text, task_type, widening, pinned, shown, source)
 
     def _select(
         self,
@@ -371,9 +398,11 @@ class ContextInjector:
         widening: ContextExpansion,
         pinned: list[str],
         shown: Mapping[str, tuple[int, ...]] | None = None,
+        source: LineSource | None = None,
     ) -> _Selection:
         """What the context holds (``shown``: the lines each entity of the context being
-        widened showed, by entity id; shown again, right after the core)."""
+        widened showed, by entity id; shown again, right after the core; ``source``: the
+        indexed lines, ``None`` for no excerpts)."""
         follow_tests = widening.include_tested_by or task_type in TEST_TASK_TYPES
         budget = self.max_context_tokens * widening.limit_multiplier
         limit = self.max_entities * widening.limit_multiplier if self.max_entities else None
@@ -413,7 +442,6 @@ class ContextInjector:
         first = list(dict.fromkeys([*core_ids, *pinned]))
         order = first + [entity_id for entity_id in ranked if entity_id not in first]
         excerpts = Excerpts({}, {}, 0)
-        source = self._source_reader() if self.excerpt_share else None
         if source is not None and widening.lines:  # the lines the last answer asked for
             room = budget * min(1.0, self.excerpt_share * 2) / 2  # half its share of source
             shown = with_asked_lines(

@@ -17,6 +17,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from typing import Protocol
 
 from citeloop.knowledge.indexing.sources import decode_source
 
@@ -114,6 +115,14 @@ def read_source(root: Path, path: str) -> SourceLines:
         return SourceLines(digest=digest, problem=SOURCE_UNREADABLE)
     lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     return SourceLines(digest=digest, lines=tuple(lines))
+
+
+class LineSource(Protocol):
+    """What reads indexed lines: :class:`SourceReader`, or one that wraps it."""
+
+    def lines(self, paths: Collection[str]) -> dict[str, tuple[str, ...]]:
+        """The lines of each of ``paths`` whose file is as the graph indexed it."""
+        ...
 
 
 FILES_KEPT = 64

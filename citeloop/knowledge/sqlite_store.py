@@ -240,7 +240,7 @@ class SqliteGraphStore(PathRecall):
         if self._cache is not None:
             self._cache.validate(version)
         self._session.version = version
-        session = ReadSession()
+        session = ReadSession(version=version)
         try:
             yield session
         finally:

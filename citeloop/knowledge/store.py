@@ -106,6 +106,10 @@ class ReadSession:
     changed: bool = False
     """Set when the session ends: whether another connection committed to the graph
     while it was open, so that what it read may belong to two versions of the graph."""
+    version: int | None = None
+    """The version of the graph file the session reads (SQLite's ``PRAGMA
+    data_version`` of the store's connection: another connection's commit changes it),
+    ``None`` when not known."""
 
 
 READ_ATTEMPTS = 3
@@ -134,7 +138,9 @@ class BatchedGraphStore(GraphStore, Protocol):
         cache return ``contextlib.nullcontext()``. A store that other processes may
         write to while it is read yields a :class:`ReadSession`, whose ``changed`` says,
         once the session has ended, whether the graph changed during it (its reads may
-        then mix two versions: read again)."""
+        then mix two versions: read again), and whose ``version``, when set, names the
+        version the session reads (the injector reuses a context built at that version,
+        :mod:`~citeloop.knowledge.reuse`)."""
         ...
 
     def entities_named_many(self, names: Collection[str]) -> dict[str, list[Entity]]:

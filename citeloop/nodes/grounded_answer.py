@@ -56,7 +56,7 @@ from citeloop.nodes.chat import (
     tool_calls_only,
 )
 from citeloop.nodes.graph_files import graph_names, open_graph
-from citeloop.nodes.recent import Recent, indexed_context
+from citeloop.nodes.recent import indexed_context
 from citeloop.prompts import (
     GROUNDED_ANSWER_PROMPT,
     GROUNDED_PAYLOAD_BLOCK,
@@ -65,6 +65,7 @@ from citeloop.prompts import (
     RETRY_CONTEXT_SAME,
     RETRY_CONTEXT_WIDENED,
 )
+from citeloop.recent import Recent
 from citeloop.state.grounded_answer import State
 from citeloop.text import in_data_block
 

@@ -16,7 +16,8 @@ from citeloop.grounding.context_text import Place
 from citeloop.grounding.entities import ContextName, context_names
 from citeloop.knowledge import SqliteGraphStore, index_tree
 from citeloop.nodes.graph_files import graph_names, open_graph
-from citeloop.nodes.recent import Recent, indexed_context
+from citeloop.nodes.recent import indexed_context
+from citeloop.recent import Recent
 from tests.fakes import ScriptedChatModel
 
 ENTITIES = [
@@ -165,3 +166,29 @@ def test_a_replaced_graph_file_lets_the_old_store_go(tmp_path):
     gc.collect()
     assert [e["name"] for e in out["context_entities"]] == ["Beta"]
     assert old() is None
+
+
+def test_runs_of_the_same_task_build_its_context_once(tmp_path, monkeypatch):
+    """A second run of a task over the same graph file reuses the first run's context
+    (knowledge/reuse.py); a task of its own is built."""
+    from citeloop.knowledge.injector import ContextInjector
+
+    built = []
+    select = ContextInjector._select
+    monkeypatch.setattr(
+        ContextInjector,
+        "_select",
+        lambda self, text, *a, **k: built.append(text) or select(self, text, *a, **k),
+    )
+    db = tmp_path / "graph.db"
+    _index(tmp_path / "src", {"shop/__init__.py": "class Cart:\n    pass\n"}, db)
+    answer = "`Cart` holds items.\n\n## Entities used\n- Cart\n"
+    with SqliteGraphStore(db, read_only=True) as store:
+        graph = build_grounded_answer_graph(ScriptedChatModel(script=[answer] * 3), store=store)
+        context = {"max_retries": 0}
+        runs = [
+            graph.invoke({"task": task}, context=context)
+            for task in ("What does `Cart` hold?", "What does `Cart` hold?", "Is `Cart` a class?")
+        ]
+    assert [run["outcome"] for run in runs] == ["passed"] * 3
+    assert [text.strip() for text in built] == ["What does `Cart` hold?", "Is `Cart` a class?"]
