@@ -140,13 +140,15 @@ def fill_budget(
         return Filled(selected, frozenset(bare), frozenset(brief)), used
 
     # No line is brief when every entity fits whole; the sum of their own lines and
-    # excerpts, a lower bound of that, skips the trial on a graph larger than the budget.
-    least = sum(
-        piece(entity_line(entities[entity_id], member_owner(entities[entity_id], owners)))
-        + newline
-        + sum(piece(line) + newline for line in excerpts.get(entity_id, ()))
-        for entity_id in order
-    )
+    # excerpts, a lower bound of that, skips the trial on a graph larger than the budget
+    # (summed only until it passes the budget).
+    least = 0.0
+    for entity_id in order:
+        entity = entities[entity_id]
+        least += piece(entity_line(entity, member_owner(entity, owners))) + newline
+        least += sum(piece(line) + newline for line in excerpts.get(entity_id, ()))
+        if least > budget:
+            break
     if least <= budget:
         whole, used = filled(brief_lines=False)
         if len(whole.selected) == len(order) and used <= budget:
