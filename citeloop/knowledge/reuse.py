@@ -66,10 +66,11 @@ class ReusedContexts:
         self._kept: Recent[_Kept] = Recent(size)
 
     def get(self, key: Hashable, reader: SourceReader | None) -> InjectedContext | None:
-        """The context kept for ``key`` when the source it read gives the same lines now
-        (through ``reader``, the injector's reader now), else ``None``."""
+        """The context kept for ``key`` when ``reader`` (the injector's now, ``None``
+        when it shows no source) is the one it read through and gives the same lines
+        now, else ``None``."""
         kept = self._kept.get(key)
-        if kept is None or (kept.read and kept.reader is not reader):
+        if kept is None or kept.reader is not reader:
             return None
         if kept.read and reader is not None:
             now = reader.lines(kept.read)

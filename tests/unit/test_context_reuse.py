@@ -116,3 +116,15 @@ def test_reuse_contexts_out_of_range_is_a_configuration_error(indexed, value) ->
     _, _, reads = indexed
     with pytest.raises(ConfigurationError, match="reuse_contexts"):
         ContextInjector(reads, reuse_contexts=value)
+
+
+def test_a_source_folder_gone_or_back_since_is_seen(indexed, tmp_path) -> None:
+    root, _, reads = indexed
+    injector = ContextInjector(reads)
+    first = injector.inject(TASK)
+    assert " | " in first.text
+    root.rename(tmp_path / "moved")
+    gone = injector.inject(TASK)
+    assert " | " not in gone.text and not gone.excerpts
+    (tmp_path / "moved").rename(root)
+    assert injector.inject(TASK).text == first.text  # its source shown again
