@@ -311,7 +311,9 @@ class ContextInjector:
             with self._reads.reading() as session:
                 reader = self._source_reader() if self.excerpt_share else None
                 version = getattr(session, "version", None)
-                key = (text, task_type, version)
+                # The settings are attributes a caller may change between calls.
+                settings = (self.hops, self.max_context_tokens, self.max_entities)
+                key = (text, task_type, version, *settings, self.count_tokens, self.excerpt_share)
                 reuse = self._reused is not None and expansion is None and version is not None
                 if reuse and (reused := self._reused.get(key, reader)) is not None:
                     return reused

@@ -4,14 +4,18 @@ they were.
 A batch of runs of one question (``abatch([inputs] * k)`` to sample k answers, a
 server asked the same thing again) injects the same default context every time; on a
 large graph that is most of a run's own CPU. :class:`ReusedContexts` keeps the last
-:data:`CONTEXTS_KEPT` of them by task text and task type, and gives one back only while
-it is what :meth:`~citeloop.knowledge.injector.ContextInjector.inject` would build again:
+:data:`CONTEXTS_KEPT` of them by task text, task type and the injector's settings (its
+``hops``, budget, entity cap, token counter and excerpt share), and gives one back only
+while it is what :meth:`~citeloop.knowledge.injector.ContextInjector.inject` would build
+again:
 
 - the graph file is at the version the context was read from (the store's read
   session says which: SQLite's ``PRAGMA data_version``,
   https://sqlite.org/pragma.html#pragma_data_version, which changes when another
   connection commits, as a re-index does); a store that does not say (a writable one,
   :class:`~citeloop.knowledge.store.MemoryGraphStore`) reuses nothing;
+- the injector reads source through the reader it read it through then (none, when
+  the indexed folder was gone: a folder gone or back since builds again);
 - every source file the excerpts read (:class:`SourceRecorder`) still gives the same
   lines (a file edited since indexing gives none, see
   :class:`~citeloop.knowledge.source.SourceReader`).
@@ -56,7 +60,8 @@ class _Kept(NamedTuple):
 
 
 class ReusedContexts:
-    """Default contexts by ``(text, task type, graph version)``, at most ``size``.
+    """Default contexts by ``(text, task type, graph version, the injector's settings)``,
+    at most ``size``.
 
     Args:
         size: How many are kept, >= 1.

@@ -128,3 +128,18 @@ def test_a_source_folder_gone_or_back_since_is_seen(indexed, tmp_path) -> None:
     assert " | " not in gone.text and not gone.excerpts
     (tmp_path / "moved").rename(root)
     assert injector.inject(TASK).text == first.text  # its source shown again
+
+
+@pytest.mark.parametrize(
+    ("setting", "value"),
+    [("max_context_tokens", 120), ("hops", 0), ("count_tokens", len), ("excerpt_share", 0.0)],
+)
+def test_a_setting_changed_since_builds_the_context_again(indexed, setting, value) -> None:
+    _, _, reads = indexed
+    injector = ContextInjector(reads)
+    first = injector.inject(TASK)
+    setattr(injector, setting, value)
+    fresh = ContextInjector(reads, reuse_contexts=0)
+    setattr(fresh, setting, value)
+    again = injector.inject(TASK)
+    assert again is not first and again == fresh.inject(TASK)
