@@ -11,6 +11,7 @@ The format (rendered by ``citeloop.knowledge.ContextInjector``, or written by ha
     Child inherits from Base
     caller() calls callee(), other()     (Owner.caller() calls Other.callee() likewise)
     formatter calls StrictFormatter()    (a variable set by a call: no brackets)
+    Name (a/mod.py:12) inherits from Name (b/base.py:40)     (twins told apart by place)
     REQ-008-013 graph context validation
     ## Prior decisions
       DEC-7: rationale text
@@ -27,11 +28,13 @@ Which parts are entities (the shared cases in ``shared/cases/graph_context.json`
 this down): the class name of a ``class`` line, but neither its bases (a base is an
 entity only when an ``inherits`` line names it) nor its member list (a member is an
 entity only when a member line names it); the function name of a ``def`` line, not its
-arguments; both sides of ``inherits from`` and ``calls``; both parts of ``Owner.member``
-on a member line (``Owner.member(`` or ``Owner.member: ``/`` = ``); the name of a
-module attribute line (``NAME = ...``); every ``REQ-...`` id, except in a rendered
-line's place and summary (from ``  # L<line>`` on, which names nothing); the id before
-``:`` on each line under ``## Prior decisions``. On ``inherits`` and ``calls`` lines,
+arguments; both sides of ``inherits from`` and ``calls`` (not the `` (path:line)`` after
+a name there, which only says which of two entities of one name it is); both parts of
+``Owner.member`` on a member line (``Owner.member(`` or ``Owner.member: ``/`` = ``); the
+name of a module attribute line (``NAME = ...``); every ``REQ-...`` id, except in a
+rendered line's place and summary (from ``  # L<line>`` on, which names nothing); the id
+before ``:`` on each line under ``## Prior decisions``.
+
 The place of a defined entity is its file's heading and the ``L<start>-<end>`` (or
 ``L<line>``) after ``  # `` on its line (:attr:`ParsedEntity.places`). On ``inherits``
 and ``calls`` lines, builtins, keywords and ``typing`` names (``Protocol``, ``object``,
@@ -69,6 +72,8 @@ _DEF_LINE = re.compile(r"\s*(?:async\s+)?def\s+(\w+)")
 _INHERITS_LINE = re.compile(rf"\s*({_NAME})\s+inherits\s+from\s+({_NAME})")
 _CALLS_LINE = re.compile(rf"\s*({_NAME})(\([^)]*\))?\s+calls\s+({_NAME})")
 _MORE_CALLEES = re.compile(rf",\s*({_NAME})")
+_PLACE = re.compile(r" \([^()\s]+:\d+\)")
+"""A place after a name on a relation line (``Name (pkg/mod.py:12)``): names nothing."""
 _MEMBER_LINE = re.compile(rf"\s*({_NAME})\([^)]*\)\s*$")
 _SIGNATURE_LINE = re.compile(r"\s*(\w+\.\w+)[(\[]")
 _ATTRIBUTE_LINE = re.compile(r"\s*(\w+\.\w+)(?::\s|\s=\s)")
@@ -126,12 +131,13 @@ def _parse_line(line: str) -> tuple[list[ParsedEntity], bool]:
         return [ParsedEntity(match[1], "class")], True
     if match := _DEF_LINE.match(line):
         return [ParsedEntity(match[1], "function")], True
-    if match := _INHERITS_LINE.match(line):
+    relation = _PLACE.sub("", line) if " (" in line else line
+    if match := _INHERITS_LINE.match(relation):
         return _reference(match[1], "class") + _reference(match[2], "class"), False
-    if match := _CALLS_LINE.match(line):
+    if match := _CALLS_LINE.match(relation):
         callees = [match[3]]
         # "caller() calls a(), b()": every callee of the line
-        callees.extend(more[1] for more in _MORE_CALLEES.finditer(line, match.end()))
+        callees.extend(more[1] for more in _MORE_CALLEES.finditer(relation, match.end()))
         # a caller without brackets is a variable set by a call ("formatter calls F()")
         found = _reference(match[1], "function" if match[2] else "attribute")
         for callee in callees:

@@ -4,8 +4,9 @@ An entity costs its own line (:func:`~citeloop.knowledge.render.entity_line`), i
 file's heading when it is the first of its file (the decisions' heading for the first
 decision), and the relation lines it adds with itself (a recursive call) and the
 entities already chosen (an ``inherits`` line, a caller's ``calls`` line or one more
-callee on it), a name on them ``Owner.name`` when another chosen entity has it (and the
-first entity so named then pays for the lines it is already on), and the source excerpt
+callee on it), a name on them ``Owner.name`` when another chosen entity has it (``name
+(path:line)`` when it has no class; the first entity so named then pays for that on the
+lines it is already on), and the source excerpt
 that follows its line, if it has one. Entities are taken in rank order while they fit; a
 core entity always enters, without its excerpt when that would not fit.
 
@@ -41,6 +42,7 @@ from citeloop.knowledge.render import (
     entity_line,
     file_heading,
     member_owner,
+    place,
     relation_line,
 )
 from citeloop.text import CHARS_PER_TOKEN, data_line, estimated_tokens
@@ -206,29 +208,32 @@ def _fill(
             cost += piece(file_heading(entity.path)) + newline
         if used + cost + excerpt > budget and entity_id not in core:
             continue  # its relation lines only add to that
-        # A relation line names an entity ``Owner.name`` once another has its name: the
-        # first so named pays for that on the lines it is already on.
+        # A relation line names an entity ``Owner.name`` (or ``name (path:line)``) once
+        # another has its name: the first so named pays for that on the lines it is on.
         twin = first_named.get(entity.name) if twins[entity.name] == 1 else None
-        twin_owner = member_owner(entities[twin], owners) if twin is not None else None
-        if twin_owner:
-            cost += shown[twin] * piece(f"{twin_owner}.")
+        if twin is not None:
+            twin_owner = member_owner(entities[twin], owners)
+            told = f"{twin_owner}." if twin_owner else data_line(place(entities[twin]))
+            if told:
+                cost += shown[twin] * piece(told)
         new_callers: set[str] = set()
         new_shown: list[str] = []  # the chosen entities this one's lines name
         for fact in links.get(entity_id, ()):
             other = fact.object if fact.subject == entity_id else fact.subject
             if other not in chosen and other != entity_id:
                 continue
-            subject, object_ = (
+            (subject, subject_place), (object_, object_place) = (
                 _written(entities[end], entity.name, twins, owners)
                 for end in (fact.subject, fact.object)
             )
             if fact.relation is RelationKind.CALLS and (
                 fact.subject in callers or fact.subject in new_callers
-            ):
-                cost += piece(data_line(f", {object_}()"))  # one more callee on its line
+            ):  # one more callee on its line
+                cost += piece(data_line(f", {object_}(){object_place}"))
                 new_shown.append(fact.object)
             else:
-                line = relation_line(fact, subject, [object_], entities[fact.subject].kind)
+                kind = entities[fact.subject].kind
+                line = relation_line(fact, subject, [object_], kind, (subject_place, object_place))
                 cost += piece(line) + newline
                 new_shown += (fact.subject, fact.object)
                 if fact.relation is RelationKind.CALLS:
@@ -263,11 +268,14 @@ def _characters(text: str) -> float:
     return len(text) / CHARS_PER_TOKEN
 
 
-def _written(entity: Entity, joining: str, twins: Counter[str], owners: Mapping[str, str]) -> str:
+def _written(
+    entity: Entity, joining: str, twins: Counter[str], owners: Mapping[str, str]
+) -> tuple[str, str]:
     """How a relation line names ``entity`` once an entity named ``joining`` joins those
-    chosen (``twins``: how many chosen have each name): ``Owner.name`` when two have its
-    name and it is a class's member, else its name (as the text does)."""
+    chosen (``twins``: how many chosen have each name), and what follows the name: when
+    two have its name, ``Owner.name`` for a class's member, else the name and its
+    :func:`~citeloop.knowledge.render.place`; else its name alone (as the text does)."""
     owner = member_owner(entity, owners)
-    if owner and twins[entity.name] + (entity.name == joining) > 1:
-        return f"{owner}.{entity.name}"
-    return entity.name
+    if twins[entity.name] + (entity.name == joining) > 1:
+        return (f"{owner}.{entity.name}", "") if owner else (entity.name, place(entity))
+    return entity.name, ""

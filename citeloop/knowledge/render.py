@@ -13,6 +13,7 @@ line per relation, a caller's calls on one line; then the decisions::
     REQ-008-013 requirement title
     Child inherits from Base
     caller() calls callee(), other()    (Owner.caller() when another entity has its name)
+    Name (a/mod.py:12) inherits from Name (b/base.py:40)    (module-level twins: places)
     ## Prior decisions
       DEC-7: rationale text
 
@@ -24,7 +25,10 @@ line (the budget's tail, :mod:`citeloop.knowledge.budget`) has no summary and no
 decorators but ``@staticmethod`` and ``@classmethod``, and a function's parameters are
 ``(...)`` unless its signature is short: ``Owner.method(...) -> Result  # L55-70``. Facts
 are rendered only between entities of the context, so every name the text introduces is an
-entity of the context. ``GraphContextValidator`` parses the text back
+entity of the context. A relation line names an entity whose name another entity of the
+context has by its class (``Owner.name``), or, when it has none, by its name and place
+(``Name (path:line)``, the form a citation's location takes), so that each side of a
+relation is one entity. ``GraphContextValidator`` parses the text back
 (:mod:`citeloop.grounding.context_text`), and the line shapes of the older format
 (``class Name(Base): a, b``, ``def f(a, b)``, ``Class.method()``) still parse.
 
@@ -242,17 +246,31 @@ _NOT_CALLED = frozenset({EntityKind.ATTRIBUTE, EntityKind.MODULE})
 """Kinds of a caller that is no function: its ``calls`` line writes it without brackets."""
 
 
+def place(entity: Entity) -> str:
+    """`` (path:line)``: where ``entity`` is defined, as a relation line writes it after
+    a name that several entities of the context have and no class tells apart (``""``
+    for an entity without a path and line)."""
+    return f" ({entity.path}:{entity.line})" if entity.path and entity.line else ""
+
+
 def relation_line(
-    fact: Fact, subject: str, objects: Sequence[str], subject_kind: EntityKind | None = None
+    fact: Fact,
+    subject: str,
+    objects: Sequence[str],
+    subject_kind: EntityKind | None = None,
+    places: Sequence[str] = (),
 ) -> str:
     """The line of an ``inherits`` fact, or of a caller's ``calls`` facts (through
     :func:`~citeloop.text.data_line`): ``caller() calls a(), b()``, the caller without
     brackets when ``subject_kind`` says it is a variable or a module (a module variable
-    set by a call: ``formatter calls StrictFormatter()``)."""
+    set by a call: ``formatter calls StrictFormatter()``). ``places``: what follows
+    each name (:func:`place`, or ``""``), the subject's first, then each object's."""
+    after = [*places, *[""] * (1 + len(objects))][: 1 + len(objects)]
     if fact.relation is RelationKind.INHERITS:
-        return data_line(f"{subject} inherits from {objects[0]}")
+        return data_line(f"{subject}{after[0]} inherits from {objects[0]}{after[1]}")
     caller = subject if subject_kind in _NOT_CALLED else f"{subject}()"
-    return data_line(f"{caller} calls {', '.join(f'{name}()' for name in objects)}")
+    callees = ", ".join(f"{name}(){where}" for name, where in zip(objects, after[1:], strict=True))
+    return data_line(f"{caller}{after[0]} calls {callees}")
 
 
 class ContextText:
@@ -287,6 +305,16 @@ class ContextText:
         entity = self._by_id[entity_id]
         owner = self.owner(entity)
         return f"{owner}.{entity.name}" if owner and entity.name in self._ambiguous else entity.name
+
+    def place(self, entity_id: str) -> str:
+        """What a relation line writes after an entity's name: its :func:`place` when
+        another entity of the context has its name and the entity has no class to tell
+        them apart by (a module-level twin: a dialect's ``LimitClauseSegment`` and the
+        one it inherits from), else ``""``."""
+        entity = self._by_id[entity_id]
+        if entity.name in self._ambiguous and not self.owner(entity):
+            return place(entity)
+        return ""
 
     def render(
         self, facts: Sequence[Fact], excerpts: Mapping[str, Sequence[str]] | None = None
@@ -333,12 +361,24 @@ class ContextText:
             ):
                 continue
             if fact.relation is RelationKind.INHERITS:
+                ends = (fact.subject, fact.object)
                 inherits.append(
-                    relation_line(fact, self.name(fact.subject), [self.name(fact.object)])
+                    relation_line(
+                        fact,
+                        self.name(fact.subject),
+                        [self.name(fact.object)],
+                        places=[self.place(end) for end in ends],
+                    )
                 )
             else:
-                calls.setdefault(fact.subject, (fact, []))[1].append(self.name(fact.object))
+                calls.setdefault(fact.subject, (fact, []))[1].append(fact.object)
         return inherits + [
-            relation_line(fact, self.name(subject), objects, self._by_id[subject].kind)
-            for subject, (fact, objects) in calls.items()
+            relation_line(
+                fact,
+                self.name(subject),
+                [self.name(callee) for callee in callees],
+                self._by_id[subject].kind,
+                [self.place(end) for end in (subject, *callees)],
+            )
+            for subject, (fact, callees) in calls.items()
         ]

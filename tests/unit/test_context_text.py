@@ -49,6 +49,15 @@ def parsed(text: str) -> dict[str, str]:
             {"formatter": "attribute", "StrictFormatter": "function"},
         ),
         ("Kreis inherits from Circle", {"Kreis": "class", "Circle": "class"}),
+        (
+            "Limit (d/mysql.py:12) inherits from Limit (d/ansi.py:40)",
+            {"Limit": "class"},
+        ),
+        (
+            "parse() (d/my-sql.py:50) calls parse() (d/ansi.py:90), lone()",
+            {"parse": "function", "lone": "function"},
+        ),
+        ("Node (a.py:3) calls Leaf() (b.py:9)", {"Node": "attribute", "Leaf": "function"}),
     ],
 )
 def test_line_shapes(line: str, expected: dict[str, str]) -> None:

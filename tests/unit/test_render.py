@@ -137,6 +137,37 @@ def test_files_group_their_entities_in_line_order_and_relations_follow() -> None
     ]
 
 
+def test_module_level_twins_on_relation_lines_are_told_apart_by_place() -> None:
+    # A dialect's class inherits from the ANSI class of its name; each function calls
+    # the other's twin. A member keeps its class; an entity without a place has none.
+    entities = [
+        Entity("d.mysql.Limit", EntityKind.CLASS, "Limit", path="d/mysql.py", line=12),
+        Entity("d.ansi.Limit", EntityKind.CLASS, "Limit", path="d/ansi.py", line=40),
+        Entity("d.mysql.parse", EntityKind.FUNCTION, "parse", path="d/mysql.py", line=50),
+        Entity("d.ansi.parse", EntityKind.FUNCTION, "parse", path="d/ansi.py", line=90),
+        Entity("d.ansi.Limit.parse", EntityKind.METHOD, "parse", path="d/ansi.py", line=44),
+        Entity("u.parse", EntityKind.FUNCTION, "parse"),  # a user's store: no place
+        Entity("d.ansi.lone", EntityKind.FUNCTION, "lone", path="d/ansi.py", line=99),
+    ]
+    owners = {"d.ansi.Limit.parse": "d.ansi.Limit"}
+    facts = [
+        Fact("d.mysql.Limit", RelationKind.INHERITS, "d.ansi.Limit"),
+        Fact("d.mysql.parse", RelationKind.CALLS, "d.ansi.parse"),
+        Fact("d.mysql.parse", RelationKind.CALLS, "d.ansi.lone"),
+        Fact("d.mysql.parse", RelationKind.CALLS, "d.ansi.Limit.parse"),
+        Fact("d.ansi.lone", RelationKind.CALLS, "u.parse"),
+    ]
+    text = ContextText(entities, owners).render(facts)
+    assert text.splitlines()[-3:] == [
+        "Limit (d/mysql.py:12) inherits from Limit (d/ansi.py:40)",
+        "parse() (d/mysql.py:50) calls parse() (d/ansi.py:90), lone(), Limit.parse()",
+        "lone() calls parse()",
+    ]
+    # The places name nothing: the lines parse to the entities' names, as before.
+    parsed = {entity.name: entity.kind for entity in parse_context_entities(text)}
+    assert parsed == {"Limit": "class", "parse": "function", "lone": "function"}
+
+
 def test_a_variable_set_by_a_call_reads_as_no_function() -> None:
     entities = [
         Entity("m.formatter", EntityKind.ATTRIBUTE, "formatter", path="m.py", line=9),
