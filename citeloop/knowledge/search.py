@@ -2,7 +2,9 @@
 
 Each entity is a small document of two fields: its **words** (its name, the words of its
 name split at ``_`` and case changes, the words of its owners' names, and the names in
-its signature) and its **doc** (its docstring, or a requirement's or decision's title).
+its signature) and its **doc** (its docstring, or a requirement's or decision's title;
+a special method's also has what Python says it does,
+:mod:`~citeloop.knowledge.special_methods`: ``__eq__``, "equality").
 A task's words (:func:`~citeloop.grounding.mentions.query_words`) are matched against
 both, the words field weighted :data:`WORDS_WEIGHT` times as much, and scored with BM25
 (Robertson and Zaragoza, "The Probabilistic Relevance Framework: BM25 and Beyond",
@@ -22,6 +24,7 @@ from collections.abc import Iterable, Sequence
 
 from citeloop.grounding.mentions import identifier_words
 from citeloop.knowledge.model import Entity, EntityKind
+from citeloop.knowledge.special_methods import special_method_words
 
 WORDS_WEIGHT = 4.0
 """Weight of a match in an entity's name and signature words against one in its doc."""
@@ -42,6 +45,7 @@ SEARCHABLE = frozenset(
 _NAMES = re.compile(r"[^\W\d]\w*")
 _MAX_SIGNATURE_NAMES = 24
 _TEXT_KINDS = frozenset({EntityKind.REQUIREMENT, EntityKind.DECISION})
+_CALLABLE_KINDS = frozenset({EntityKind.METHOD, EntityKind.FUNCTION})
 
 
 def entity_document(entity: Entity) -> tuple[str, str] | None:
@@ -55,7 +59,10 @@ def entity_document(entity: Entity) -> tuple[str, str] | None:
     words = [entity.name, *identifier_words(entity.name), *identifier_words(owners)]
     names = _NAMES.findall(entity.signature)[:_MAX_SIGNATURE_NAMES]
     words.extend(word for name in names for word in identifier_words(name))
-    return " ".join(words), entity.docstring
+    doc = entity.docstring
+    if entity.kind in _CALLABLE_KINDS and (meaning := special_method_words(entity.name)):
+        doc = f"{meaning}\n{doc}"  # "equality" finds __eq__
+    return " ".join(words), doc
 
 
 def fts_query(words: Sequence[str]) -> str:

@@ -3,6 +3,8 @@ in memory."""
 
 from __future__ import annotations
 
+import contextlib
+
 import pytest
 
 from citeloop.knowledge import (
@@ -49,6 +51,12 @@ SOURCES = {
     "flask/app.py": 'class Flask:\n    """The flask object."""\n',
     "flask/cli.py": "def run_command():\n    pass\n",
 }
+
+
+@pytest.fixture
+def stack():
+    with contextlib.ExitStack() as opened:
+        yield opened
 
 
 @pytest.fixture(params=["memory", "sqlite"])
@@ -106,3 +114,53 @@ def test_fts_query_quotes_words_and_drops_the_rest() -> None:
 def test_memory_index_limits_and_orders_ties_by_id() -> None:
     index = MemoryIndex([Entity(f"m.f{i}", EntityKind.FUNCTION, "same_name") for i in range(5)])
     assert [entity_id for entity_id, _ in index.search(["same"], 3)] == ["m.f0", "m.f1", "m.f2"]
+
+
+SPECIAL = [
+    Entity("shapes.Point", EntityKind.CLASS, "Point", docstring="A point in the plane."),
+    Entity("shapes.Point.__eq__", EntityKind.METHOD, "__eq__", signature="(self, other)"),
+    Entity("shapes.Point.__hash__", EntityKind.METHOD, "__hash__", signature="(self)"),
+    Entity(
+        "shapes.Point.near",
+        EntityKind.METHOD,
+        "near",
+        signature="(self, other)",
+        docstring="Whether the other point is within a unit.",
+    ),
+    Entity("shapes.__getattr__", EntityKind.FUNCTION, "__getattr__", signature="(name)"),
+]
+SPECIAL_SOURCE = (
+    "class Point:\n"
+    '    """A point in the plane."""\n\n'
+    "    def __eq__(self, other):\n        return True\n\n"
+    "    def __hash__(self):\n        return 0\n\n"
+    "    def near(self, other):\n"
+    '        """Whether the other point is within a unit."""\n        return True\n\n\n'
+    "def __getattr__(name):\n    raise AttributeError(name)\n"
+)
+
+
+@pytest.mark.parametrize("kind", ["memory", "sqlite"])
+def test_a_special_method_is_found_by_what_python_says_it_does(kind, tmp_path, stack) -> None:
+    # A question says "equality", not __eq__: the Language Reference's words for each
+    # special method are in its document, stemmed in the graph file ("equal").
+    store = MemoryGraphStore(SPECIAL, [])
+    if kind == "sqlite":
+        (tmp_path / "src").mkdir()
+        (tmp_path / "src" / "shapes.py").write_text(SPECIAL_SOURCE, encoding="utf-8")
+        store = stack.enter_context(SqliteGraphStore(tmp_path / "graph.db"))
+        index_tree(tmp_path / "src", store)
+    assert store.search(["equality", "point"], 1)[0][0] == "shapes.Point.__eq__"
+    assert store.search(["hashing", "point"], 1)[0][0] == "shapes.Point.__hash__"
+    # A module's __getattr__ (PEP 562) is a function with the same meaning.
+    assert store.search(["attribute", "lookup"], 1)[0][0] == "shapes.__getattr__"
+    # The words are its meaning, not its name: "near" still finds near.
+    assert store.search(["near", "point"], 1)[0][0] == "shapes.Point.near"
+
+
+def test_special_method_words_go_to_the_doc_field_of_functions_only() -> None:
+    words, doc = entity_document(SPECIAL[1])
+    assert "equality" in doc.split() and "equality" not in words.split()
+    assert entity_document(SPECIAL[3])[1] == "Whether the other point is within a unit."
+    attribute = Entity("shapes.Point.__eq__", EntityKind.ATTRIBUTE, "__eq__")
+    assert "equality" not in entity_document(attribute)[1]
