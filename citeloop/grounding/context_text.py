@@ -72,8 +72,10 @@ _DEF_LINE = re.compile(r"\s*(?:async\s+)?def\s+(\w+)")
 _INHERITS_LINE = re.compile(rf"\s*({_NAME})\s+inherits\s+from\s+({_NAME})")
 _CALLS_LINE = re.compile(rf"\s*({_NAME})(\([^)]*\))?\s+calls\s+({_NAME})")
 _MORE_CALLEES = re.compile(rf",\s*({_NAME})")
-_PLACE = re.compile(r" \([^()\s]+:\d+\)")
-"""A place after a name on a relation line (``Name (pkg/mod.py:12)``): names nothing."""
+_PLACE = re.compile(r" \([^()\r\n]*:\d+\)")
+"""A place after a name on a relation line (``Name (pkg/mod.py:12)``, a path without
+brackets, spaces and commas allowed): names nothing. Linear: a match can only start at
+`` (`` and its path stops at the next bracket."""
 _MEMBER_LINE = re.compile(rf"\s*({_NAME})\([^)]*\)\s*$")
 _SIGNATURE_LINE = re.compile(r"\s*(\w+\.\w+)[(\[]")
 _ATTRIBUTE_LINE = re.compile(r"\s*(\w+\.\w+)(?::\s|\s=\s)")
@@ -131,7 +133,7 @@ def _parse_line(line: str) -> tuple[list[ParsedEntity], bool]:
         return [ParsedEntity(match[1], "class")], True
     if match := _DEF_LINE.match(line):
         return [ParsedEntity(match[1], "function")], True
-    relation = _PLACE.sub("", line) if " (" in line else line
+    relation = _PLACE.sub(" ", line) if " (" in line else line
     if match := _INHERITS_LINE.match(relation):
         return _reference(match[1], "class") + _reference(match[2], "class"), False
     if match := _CALLS_LINE.match(relation):

@@ -249,8 +249,12 @@ _NOT_CALLED = frozenset({EntityKind.ATTRIBUTE, EntityKind.MODULE})
 def place(entity: Entity) -> str:
     """`` (path:line)``: where ``entity`` is defined, as a relation line writes it after
     a name that several entities of the context have and no class tells apart (``""``
-    for an entity without a path and line)."""
-    return f" ({entity.path}:{entity.line})" if entity.path and entity.line else ""
+    for an entity without a path and line, or whose path has a bracket: the text's
+    parser could not tell such a place from the names around it)."""
+    path, line = entity.path, entity.line
+    if not path or not line or "(" in path or ")" in path:
+        return ""
+    return f" ({path}:{line})"
 
 
 def relation_line(

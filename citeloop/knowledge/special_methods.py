@@ -8,9 +8,11 @@ lexical retrieval (:mod:`citeloop.knowledge.search`) finds a class's ``__eq__`` 
 "equality" as it finds ``DefaultJSONProvider`` by "JSON provider". They are the
 language's, not any code base's: a method of such a name means this in every program.
 
-Only the words field of the method's search document gets them (the name itself stays
-the entity's name); a task still needs its other words (the class, what it is about) to
-tell one class's ``__eq__`` from another's.
+They go to the doc field of the method's search document, as a docstring would (the
+name itself stays the entity's name); a task still needs its other words (the class,
+what it is about) to tell one class's ``__eq__`` from another's. Words a task's query
+leaves out (stop words such as "and", "or", "call", "with") are not listed: they could
+never match.
 """
 
 from __future__ import annotations
@@ -30,21 +32,21 @@ SPECIAL_METHOD_WORDS: dict[str, str] = {
     "__str__": "string str conversion convert printable informal",
     "__bytes__": "bytes conversion convert",
     "__format__": "format formatting formatted specification",
-    "__lt__": f"less than ordering {_COMPARISON}",
+    "__lt__": f"less ordering {_COMPARISON}",
     "__le__": f"less equal ordering {_COMPARISON}",
     "__eq__": f"equality equal equals {_COMPARISON}",
     "__ne__": f"inequality unequal equal {_COMPARISON}",
-    "__gt__": f"greater than ordering {_COMPARISON}",
+    "__gt__": f"greater ordering {_COMPARISON}",
     "__ge__": f"greater equal ordering {_COMPARISON}",
     "__hash__": "hash hashing hashable dictionary key",
-    "__bool__": "truth truthiness boolean bool value",
+    "__bool__": "truth truthiness boolean bool",
     # Attribute access (3.3.2)
     "__getattr__": "attribute access lookup missing fallback",
     "__getattribute__": "attribute access lookup",
     "__setattr__": "attribute assignment assign set",
     "__delattr__": "attribute deletion delete",
     "__dir__": "dir listing attributes",
-    "__get__": "descriptor get access",
+    "__get__": "descriptor access",
     "__set__": "descriptor set assignment",
     "__delete__": "descriptor delete deletion",
     "__set_name__": "descriptor owner name",
@@ -52,9 +54,10 @@ SPECIAL_METHOD_WORDS: dict[str, str] = {
     "__init_subclass__": "subclass subclassing initialization hook",
     "__class_getitem__": "generic subscription alias type",
     "__instancecheck__": "isinstance instance check",
+    "__mro_entries__": "base bases class entries subclassing",
     "__subclasscheck__": "issubclass subclass check",
     # Callables and containers (3.3.6, 3.3.7)
-    "__call__": "call callable calling",
+    "__call__": "callable calling",
     "__len__": f"length len size {_CONTAINER}",
     "__length_hint__": "length hint estimate",
     "__getitem__": f"item indexing index subscription lookup key {_CONTAINER}",
@@ -64,7 +67,7 @@ SPECIAL_METHOD_WORDS: dict[str, str] = {
     "__iter__": f"iteration iterate iterator iterable {_CONTAINER}",
     "__next__": "next iterator iteration",
     "__reversed__": "reversed reverse iteration",
-    "__contains__": f"membership contains containment test {_CONTAINER}",
+    "__contains__": f"membership contains containment {_CONTAINER}",
     # Numeric types (3.3.8)
     "__add__": f"addition add plus {_ARITHMETIC}",
     "__sub__": f"subtraction subtract minus {_ARITHMETIC}",
@@ -77,9 +80,9 @@ SPECIAL_METHOD_WORDS: dict[str, str] = {
     "__pow__": f"power exponentiation {_ARITHMETIC}",
     "__lshift__": f"left shift bitwise {_ARITHMETIC}",
     "__rshift__": f"right shift bitwise {_ARITHMETIC}",
-    "__and__": f"bitwise and intersection {_ARITHMETIC}",
+    "__and__": f"bitwise conjunction intersection {_ARITHMETIC}",
     "__xor__": f"bitwise xor exclusive symmetric difference {_ARITHMETIC}",
-    "__or__": f"bitwise or union {_ARITHMETIC}",
+    "__or__": f"bitwise disjunction union {_ARITHMETIC}",
     "__neg__": f"negation negate unary minus {_ARITHMETIC}",
     "__pos__": f"unary plus {_ARITHMETIC}",
     "__abs__": f"absolute value {_ARITHMETIC}",
@@ -93,8 +96,8 @@ SPECIAL_METHOD_WORDS: dict[str, str] = {
     "__floor__": "floor rounding",
     "__ceil__": "ceiling rounding",
     # With statement context managers (3.3.9)
-    "__enter__": "context manager enter with statement",
-    "__exit__": "context manager exit with statement cleanup",
+    "__enter__": "context manager enter statement",
+    "__exit__": "context manager exit statement cleanup",
     # Coroutines (3.4)
     "__await__": "await awaitable coroutine",
     "__aiter__": "asynchronous async iteration iterator",
@@ -111,7 +114,7 @@ SPECIAL_METHOD_WORDS: dict[str, str] = {
     "__copy__": "copy shallow copying",
     "__deepcopy__": "deep copy copying",
     # The file system path protocol (os.PathLike)
-    "__fspath__": "file system path pathlike",
+    "__fspath__": "filesystem system path pathlike",
 }
 """Words for each special method name (see the module docstring)."""
 

@@ -58,6 +58,17 @@ def parsed(text: str) -> dict[str, str]:
             {"parse": "function", "lone": "function"},
         ),
         ("Node (a.py:3) calls Leaf() (b.py:9)", {"Node": "attribute", "Leaf": "function"}),
+        # A place's path may hold spaces and commas: still no name of it is an entity.
+        (
+            "run() calls parse() (data/raw, old/tools.py:5)",
+            {"run": "function", "parse": "function"},
+        ),
+        (
+            "parse() (my dir/a.py:50) calls parse() (b.py:3), lone()",
+            {"parse": "function", "lone": "function"},
+        ),
+        ("Limit (my\u2028dir/m.py:12) inherits from Base", {"Limit": "class", "Base": "class"}),
+        ("A inherits from B (c.py:1)D", {"A": "class", "B": "class"}),  # no "BD"
     ],
 )
 def test_line_shapes(line: str, expected: dict[str, str]) -> None:

@@ -163,6 +163,12 @@ def test_module_level_twins_on_relation_lines_are_told_apart_by_place() -> None:
         "parse() (d/mysql.py:50) calls parse() (d/ansi.py:90), lone(), Limit.parse()",
         "lone() calls parse()",
     ]
+    # A path with a bracket gets no place (the parser could not tell where it ends).
+    bracketed = [
+        Entity(f"m{i}.go", EntityKind.FUNCTION, "go", path=f"p({i})/m.py", line=3) for i in (1, 2)
+    ]
+    calls = [Fact("m1.go", RelationKind.CALLS, "m2.go")]
+    assert ContextText(bracketed, {}).render(calls).splitlines()[-1] == "go() calls go()"
     # The places name nothing: the lines parse to the entities' names, as before.
     parsed = {entity.name: entity.kind for entity in parse_context_entities(text)}
     assert parsed == {"Limit": "class", "parse": "function", "lone": "function"}
