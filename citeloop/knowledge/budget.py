@@ -6,9 +6,9 @@ decision), and the relation lines it adds with itself (a recursive call) and the
 entities already chosen (an ``inherits`` line, a caller's ``calls`` line or one more
 callee on it), a name on them ``Owner.name`` when another chosen entity has it (``name
 (path:line)`` when it has no class; the first entity so named then pays for that on the
-lines it is already on), and the source excerpt
-that follows its line, if it has one. Entities are taken in rank order while they fit; a
-core entity always enters, without its excerpt when that would not fit.
+lines it is already on), and the source excerpt that follows its line, if it has one.
+Entities are taken in rank order while they fit; a core entity always enters, without
+its excerpt when that would not fit.
 
 Once the lines chosen take :data:`FULL_LINES_SHARE` of the budget, the entities that
 follow get their brief line (:mod:`~citeloop.knowledge.render`: a function's parameters

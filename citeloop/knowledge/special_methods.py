@@ -54,7 +54,7 @@ SPECIAL_METHOD_WORDS: dict[str, str] = {
     "__init_subclass__": "subclass subclassing initialization hook",
     "__class_getitem__": "generic subscription alias type",
     "__instancecheck__": "isinstance instance check",
-    "__mro_entries__": "base bases class entries subclassing",
+    "__mro_entries__": "base bases entries subclassing",
     "__subclasscheck__": "issubclass subclass check",
     # Callables and containers (3.3.6, 3.3.7)
     "__call__": "callable calling",
@@ -85,7 +85,7 @@ SPECIAL_METHOD_WORDS: dict[str, str] = {
     "__or__": f"bitwise disjunction union {_ARITHMETIC}",
     "__neg__": f"negation negate unary minus {_ARITHMETIC}",
     "__pos__": f"unary plus {_ARITHMETIC}",
-    "__abs__": f"absolute value {_ARITHMETIC}",
+    "__abs__": f"absolute magnitude {_ARITHMETIC}",
     "__invert__": f"inversion invert bitwise unary {_ARITHMETIC}",
     "__complex__": "complex conversion convert",
     "__int__": "integer int conversion convert",

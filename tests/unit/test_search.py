@@ -7,6 +7,7 @@ import contextlib
 
 import pytest
 
+from citeloop.grounding.mentions import query_words
 from citeloop.knowledge import (
     Entity,
     EntityKind,
@@ -15,6 +16,7 @@ from citeloop.knowledge import (
     index_tree,
 )
 from citeloop.knowledge.search import MemoryIndex, entity_document, fts_query
+from citeloop.knowledge.special_methods import SPECIAL_METHOD_WORDS
 
 ENTITIES = [
     Entity(
@@ -164,3 +166,9 @@ def test_special_method_words_go_to_the_doc_field_of_functions_only() -> None:
     assert entity_document(SPECIAL[3])[1] == "Whether the other point is within a unit."
     attribute = Entity("shapes.Point.__eq__", EntityKind.ATTRIBUTE, "__eq__")
     assert "equality" not in entity_document(attribute)[1]
+
+
+def test_every_special_method_word_can_match_a_query() -> None:
+    # A word a task's query drops (a stop word) would only lengthen the document.
+    words = {word for meaning in SPECIAL_METHOD_WORDS.values() for word in meaning.split()}
+    assert [word for word in sorted(words) if not query_words(word)] == []
