@@ -42,8 +42,8 @@ from citeloop.knowledge.render import (
     entity_line,
     file_heading,
     member_owner,
-    place,
     relation_line,
+    relation_name,
 )
 from citeloop.text import CHARS_PER_TOKEN, data_line, estimated_tokens
 
@@ -212,8 +212,8 @@ def _fill(
         # another has its name: the first so named pays for that on the lines it is on.
         twin = first_named.get(entity.name) if twins[entity.name] == 1 else None
         if twin is not None:
-            twin_owner = member_owner(entities[twin], owners)
-            told = f"{twin_owner}." if twin_owner else data_line(place(entities[twin]))
+            name, after = relation_name(entities[twin], owners, ambiguous=True)
+            told = name.removesuffix(entity.name) + data_line(after)  # "Owner." or a place
             if told:
                 cost += shown[twin] * piece(told)
         new_callers: set[str] = set()
@@ -271,11 +271,6 @@ def _characters(text: str) -> float:
 def _written(
     entity: Entity, joining: str, twins: Counter[str], owners: Mapping[str, str]
 ) -> tuple[str, str]:
-    """How a relation line names ``entity`` once an entity named ``joining`` joins those
-    chosen (``twins``: how many chosen have each name), and what follows the name: when
-    two have its name, ``Owner.name`` for a class's member, else the name and its
-    :func:`~citeloop.knowledge.render.place`; else its name alone (as the text does)."""
-    owner = member_owner(entity, owners)
-    if twins[entity.name] + (entity.name == joining) > 1:
-        return (f"{owner}.{entity.name}", "") if owner else (entity.name, place(entity))
-    return entity.name, ""
+    """:func:`~citeloop.knowledge.render.relation_name` of ``entity`` once an entity
+    named ``joining`` joins those chosen (``twins``: how many chosen have each name)."""
+    return relation_name(entity, owners, twins[entity.name] + (entity.name == joining) > 1)

@@ -257,6 +257,18 @@ def place(entity: Entity) -> str:
     return f" ({path}:{line})"
 
 
+def relation_name(entity: Entity, owners: Mapping[str, str], ambiguous: bool) -> tuple[str, str]:
+    """How a relation line names ``entity``, and what follows the name (``owners``: class
+    id by member id): when another entity of the context has its name (``ambiguous``),
+    ``Owner.name`` for a class's member, else its name and :func:`place`; else its name
+    alone. The text (:class:`ContextText`) and its budget
+    (:mod:`~citeloop.knowledge.budget`) both name entities by it."""
+    if not ambiguous:
+        return entity.name, ""
+    owner = member_owner(entity, owners)
+    return (f"{owner}.{entity.name}", "") if owner else (entity.name, place(entity))
+
+
 def relation_line(
     fact: Fact,
     subject: str,
@@ -303,22 +315,13 @@ class ContextText:
         """The short name of the class a member belongs to, or ``None``."""
         return member_owner(entity, self.owners)
 
-    def name(self, entity_id: str) -> str:
-        """How a relation line names an entity: by its name, or ``Owner.name`` when
-        another entity of the context has the same name."""
+    def written(self, entity_id: str) -> tuple[str, str]:
+        """How a relation line names an entity, and what follows the name
+        (:func:`relation_name`: ``Owner.name``, or ``name (path:line)`` for a
+        module-level twin such as a dialect's ``LimitClauseSegment`` and the one it
+        inherits from, when another entity of the context has its name)."""
         entity = self._by_id[entity_id]
-        owner = self.owner(entity)
-        return f"{owner}.{entity.name}" if owner and entity.name in self._ambiguous else entity.name
-
-    def place(self, entity_id: str) -> str:
-        """What a relation line writes after an entity's name: its :func:`place` when
-        another entity of the context has its name and the entity has no class to tell
-        them apart by (a module-level twin: a dialect's ``LimitClauseSegment`` and the
-        one it inherits from), else ``""``."""
-        entity = self._by_id[entity_id]
-        if entity.name in self._ambiguous and not self.owner(entity):
-            return place(entity)
-        return ""
+        return relation_name(entity, self.owners, entity.name in self._ambiguous)
 
     def render(
         self, facts: Sequence[Fact], excerpts: Mapping[str, Sequence[str]] | None = None
@@ -365,24 +368,13 @@ class ContextText:
             ):
                 continue
             if fact.relation is RelationKind.INHERITS:
-                ends = (fact.subject, fact.object)
-                inherits.append(
-                    relation_line(
-                        fact,
-                        self.name(fact.subject),
-                        [self.name(fact.object)],
-                        places=[self.place(end) for end in ends],
-                    )
-                )
+                (subject, before), (base, after) = map(self.written, (fact.subject, fact.object))
+                inherits.append(relation_line(fact, subject, [base], places=[before, after]))
             else:
                 calls.setdefault(fact.subject, (fact, []))[1].append(fact.object)
-        return inherits + [
-            relation_line(
-                fact,
-                self.name(subject),
-                [self.name(callee) for callee in callees],
-                self._by_id[subject].kind,
-                [self.place(end) for end in (subject, *callees)],
-            )
-            for subject, (fact, callees) in calls.items()
-        ]
+        lines = []
+        for subject, (fact, callees) in calls.items():
+            names, places = zip(*map(self.written, (subject, *callees)), strict=True)
+            kind = self._by_id[subject].kind
+            lines.append(relation_line(fact, names[0], names[1:], kind, places))
+        return inherits + lines
