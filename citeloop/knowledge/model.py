@@ -46,6 +46,9 @@ class RelationKind(StrEnum):
     """entity -> requirement (``REQ-...``) it implements."""
     DECIDED = "decided"
     """decision -> entity it names."""
+    REFERENCES = "references"
+    """function/method/attribute -> class it names in a string literal (a grammar's
+    ``Ref("SelectClauseSegment")``, a quoted forward reference ``"Model"``)."""
 
 
 class Tier(StrEnum):

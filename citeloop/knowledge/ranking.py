@@ -16,6 +16,7 @@ defines       0.3 (a class's)      0.8 (a member's)
 tested_by     0.4                  0.4
 traces        0.6                  0.6
 decided       0.6                  0.6
+references    1.0                  0.6
 ============  ===================  ===================
 
 Each entity's score is then damped for a hub (beyond :data:`HUB_DEGREE` facts among
@@ -51,6 +52,7 @@ WEIGHTS: Mapping[RelationKind, tuple[float, float]] = {
     RelationKind.TESTED_BY: (0.4, 0.4),
     RelationKind.TRACES: (0.6, 0.6),
     RelationKind.DECIDED: (0.6, 0.6),
+    RelationKind.REFERENCES: (1.0, 0.6),
 }
 """Edge weights of a fact (forward, backward), see the module docstring."""
 

@@ -69,6 +69,10 @@ TEMPLATE = {
             model.stop()
             u.helper()
             return Model()
+
+
+        def lookup(name):
+            return {"pool": "Pool", "base": "Base", "widget": "Widget"}[name]
         """,
     "tests/test_view.py": """
         from pkg.sub.view import render
@@ -101,6 +105,7 @@ def _edits(root: Path, rng: random.Random, step: int) -> str:
             "init_file",
             "decision",
             "requirement",
+            "named_class",
         ]
     )
     if kind == "body":
@@ -140,6 +145,8 @@ def _edits(root: Path, rng: random.Random, step: int) -> str:
     elif kind == "decision":
         record = root / "docs" / "adr" / f"{step:04d}-more.md"
         record.write_text(f"# DEC-{step % 3}: use `helper`\n\nAnd `Model.save`.\n")
+    elif kind == "named_class":  # a class a string names elsewhere (one more, or a twin)
+        target.write_text(text + f"\n\nclass {rng.choice(['Widget', 'Pool'])}:\n    pass\n")
     elif kind == "requirement":
         target.write_text(text + f"\n# REQ-{step % 4}: traced\n")
     return f"{kind} {target.relative_to(root)}"
@@ -165,7 +172,7 @@ def _write(root: Path, files: dict[str, str]) -> None:
         target.write_text(textwrap.dedent(text).lstrip("\n"))
 
 
-@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("seed", range(8))
 def test_incremental_equals_full_reindex(tmp_path: Path, seed: int) -> None:
     root = tmp_path / "tree"
     _write(root, TEMPLATE)

@@ -29,8 +29,10 @@ from citeloop.knowledge.indexing.references import (
     CallSite,
     base_reference,
     call_references,
+    names_class,
     requirement_references,
     requirement_texts,
+    string_references,
 )
 from citeloop.knowledge.indexing.scopes import Bindings, Scope
 from citeloop.knowledge.indexing.signatures import (
@@ -141,6 +143,7 @@ class _FileWalker:
         self.overloads: set[str] = set()
         self.spans: list[tuple[int, int, str]] = []
         self.calls: list[CallSite] = []
+        self.strings: list[tuple[str, str, int]] = []  # (subject, class name, line)
         self.bases: list[tuple[str, Scope, ast.expr]] = []
         self.documented: list[tuple[str, tuple[tuple[str, int], ...]]] = []
         # (attribute id, scope of the value, line, annotation, value): types resolved at the
@@ -194,6 +197,7 @@ class _FileWalker:
         )
         self.resolve_types()
         self.index.references.extend(call_references(self.bindings, self.calls))
+        self.index.references.extend(string_references(self.strings))
         if self.requirements:
             self.index.references.extend(
                 requirement_references(self.module, self.source, self.documented, self.spans)
@@ -259,6 +263,12 @@ class _FileWalker:
             current = pop()
             kind = type(current)
             if kind in leaves:
+                if (
+                    kind is ast.Constant
+                    and type(value := current.value) is str
+                    and (names_class(value))
+                ):
+                    self.strings.append((caller, value, current.lineno))
                 continue
             if kind is ast.Call:
                 end = current.end_lineno or current.lineno

@@ -19,11 +19,12 @@ class Reference:
     """A relation whose object is resolved at link time.
 
     Attributes:
-        relation: ``calls``, ``inherits``, ``traces`` or ``decided``.
+        relation: ``calls``, ``inherits``, ``traces``, ``decided`` or ``references``.
         subject: Entity id of the subject.
         target: Chain of the object (``"pkg.mod.func"``, ``"pkg.mod.Client().get"``;
             see :mod:`citeloop.knowledge.indexing.chains`), the requirement id for ``traces``, or
-            the mentioned name for ``decided``. Empty when no candidate could be formed.
+            the mentioned name for ``decided`` and ``references``. Empty when no candidate
+            could be formed.
         written: The object as written in the source (``"helper"``, ``"json.dumps"``);
             for ``traces`` the requirement title.
         start_line: First line of the reference, 1-based.

@@ -1,5 +1,6 @@
 """The references one Python file makes, to link once every file is known: calls,
-bases, and requirement ids (``REQ-...``) in decorators, docstrings and comments."""
+bases, class names written as strings, and requirement ids (``REQ-...``) in decorators,
+docstrings and comments."""
 
 from __future__ import annotations
 
@@ -58,6 +59,29 @@ def call_references(bindings: Bindings, calls: Sequence[CallSite]) -> list[Refer
         if reference is not None:
             key = (caller, reference.target, reference.written, reference.mode)
             seen.setdefault(key, reference)
+    return list(seen.values())
+
+
+MAX_STRING_NAME = 100
+"""Longest string literal read as a class name, in characters."""
+
+
+def names_class(text: str) -> bool:
+    """Whether a string literal may name a class: one identifier in PEP 8's CapWords
+    style (its first character upper case), as in ``Ref("SelectClauseSegment")`` or a
+    quoted forward reference ``"Model"``, at most :data:`MAX_STRING_NAME` long."""
+    return len(text) <= MAX_STRING_NAME and text[:1].isupper() and text.isidentifier()
+
+
+def string_references(strings: Sequence[tuple[str, str, int]]) -> list[Reference]:
+    """The ``references`` references of string literals ``(subject, name, line)`` that
+    may name a class (:func:`names_class`): one per subject and name, at its first
+    line. The linker keeps those that name a class of the tree."""
+    seen: dict[tuple[str, str], Reference] = {}
+    for subject, name, line in sorted(strings, key=lambda item: item[2]):
+        seen.setdefault(
+            (subject, name), Reference(RelationKind.REFERENCES, subject, name, name, line, line)
+        )
     return list(seen.values())
 
 

@@ -5,7 +5,7 @@ run by an indexed lookup."""
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from citeloop.knowledge.indexing.linker import decidable_names
 from citeloop.knowledge.indexing.records import FileIndex, Reference
@@ -41,6 +41,9 @@ class MemorySymbols:
                 if reference.relation is RelationKind.INHERITS:
                     self.base_map.setdefault(reference.subject, []).append(reference)
         self._names: dict[str, list[str]] | None = None
+        self._classes: dict[str, list[str]] | None = None
+        self._files = {index.path: index for index in indexes}
+        self._imports: dict[str, tuple[str, frozenset[str]]] = {}
 
     def kind(self, entity_id: str) -> EntityKind | None:
         return self.kinds.get(entity_id)
@@ -65,6 +68,24 @@ class MemorySymbols:
             self._names = decidable_names(self.entities)
         return self._names.get(name, ())
 
+    def classes(self, name: str) -> Sequence[str]:
+        if self._classes is None:
+            self._classes = {}
+            for entity in sorted(self.entities, key=lambda e: e.id):
+                if entity.kind is EntityKind.CLASS:
+                    self._classes.setdefault(entity.name, []).append(entity.id)
+        return self._classes.get(name, ())
+
+    def imports(self, path: str) -> tuple[str, Collection[str]]:
+        if path not in self._imports:
+            index = self._files.get(path)
+            self._imports[path] = (
+                (index.module, frozenset((*index.aliases.values(), *index.stars)))
+                if index is not None
+                else ("", frozenset())
+            )
+        return self._imports[path]
+
 
 class SqlSymbols:
     """:class:`~citeloop.knowledge.indexing.linker.Symbols` read from the store, each key once."""
@@ -77,6 +98,8 @@ class SqlSymbols:
         self._stars: dict[str, list[str]] = {}
         self._chains: dict[str, str | None] = {}
         self._bases: dict[str, list[Reference]] = {}
+        self._classes: dict[str, list[str]] = {}
+        self._imports: dict[str, tuple[str, frozenset[str]]] = {}
 
     def _one(self, query: str, key: str) -> str | None:
         row = self.db.execute(query, (key,)).fetchone()
@@ -141,3 +164,20 @@ class SqlSymbols:
             (name,),
         )
         return [row[0] for row in rows]
+
+    def classes(self, name: str) -> Sequence[str]:
+        if name not in self._classes:
+            rows = self.db.execute(
+                "SELECT id FROM entities WHERE name = ? AND kind = 'class' AND derived = 0"
+                " ORDER BY id",
+                (name,),
+            )
+            self._classes[name] = [row[0] for row in rows]
+        return self._classes[name]
+
+    def imports(self, path: str) -> tuple[str, Collection[str]]:
+        if path not in self._imports:
+            module = self._one("SELECT module FROM files WHERE path = ?", path) or ""
+            rows = self.db.execute("SELECT target FROM aliases WHERE path = ?", (path,))
+            self._imports[path] = (module, frozenset(row[0] for row in rows))
+        return self._imports[path]

@@ -21,6 +21,7 @@ from citeloop.knowledge.indexing.linker import (
     Resolver,
     link_code,
     link_decisions,
+    name_key,
     requirement_entity,
     unresolved_entities,
 )
@@ -207,6 +208,15 @@ class _Writer:
         }
         (files,) = db.execute("SELECT COUNT(*) FROM files").fetchone()
         full = files == len(old)
+        old_classes: dict[str, set[str]] = {}
+        if not full:
+            for path, name in _select_in(
+                db,
+                "SELECT path, name FROM entities WHERE kind = 'class' AND derived = 0"
+                " AND path IN ({marks})",
+                stale,
+            ):
+                old_classes.setdefault(path, set()).add(name)
         if full:  # nothing is kept: start afresh (derived rows too), indexes built last
             for table in ("files", "entities", "facts", "refs", "aliases", "types", "deps"):
                 db.execute(f"DELETE FROM {table}")
@@ -231,7 +241,7 @@ class _Writer:
             )
         else:
             symbols = SqlSymbols(db)
-            relink = self._relink_set(by_path, old, removed)
+            relink = self._relink_set(by_path, old, old_classes, removed)
             extra = [path for path in relink if path not in by_path]
             gone += self.drop_facts_of(extra, derived_only=True)
             for batch in _batches(extra):
@@ -246,11 +256,17 @@ class _Writer:
                 db.execute(statement)
 
     def _relink_set(
-        self, by_path: dict[str, FileIndex], old: dict[str, tuple[str, str]], removed: Sequence[str]
+        self,
+        by_path: dict[str, FileIndex],
+        old: dict[str, tuple[str, str]],
+        old_classes: dict[str, set[str]],
+        removed: Sequence[str],
     ) -> list[str]:
         """The changed files, and the files whose links read a changed module name: the
         module of a file whose interface changed; and for a file that appeared, went
-        away or changed its name, its module's packages too (they gain or lose it)."""
+        away or changed its name, its module's packages too (they gain or lose it).
+        Such a file's class names, before and after, are changed too (the
+        :func:`~citeloop.knowledge.indexing.linker.name_key` a string's lookup read)."""
         changed: set[str] = set()
         for path in set(by_path) | set(removed):
             new = by_path.get(path)
@@ -260,6 +276,12 @@ class _Writer:
                 changed |= {name for module in modules for name in (module, *_parents(module))}
             elif before[1] != new.interface():
                 changed |= modules
+            else:
+                continue
+            classes = set(old_classes.get(path, ()))
+            if new is not None:
+                classes.update(e.name for e in new.entities if e.kind is EntityKind.CLASS)
+            changed.update(name_key(name) for name in classes)
         relink = set(by_path)
         if changed:
             relink.update(
