@@ -48,7 +48,7 @@ class RelationKind(StrEnum):
     """decision -> entity it names."""
     REFERENCES = "references"
     """function/method/attribute -> class it names in a string literal (a grammar's
-    ``Ref("SelectClauseSegment")``, a quoted forward reference ``"Model"``)."""
+    ``Ref("SelectClauseSegment")``, an ORM's ``ForeignKey("Author")``)."""
 
 
 class Tier(StrEnum):

@@ -11,7 +11,7 @@ APPLICATION_ID = 0x43544C50  # "CTLP"
 """The SQLite header's application id of a citeloop graph file
 (https://sqlite.org/pragma.html#pragma_application_id): tells our files from others'."""
 
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 6
 """``PRAGMA user_version`` of the tables below. A writer drops the tables of another
 version (a graph is derived data: the next index run rebuilds it); a reader refuses them."""
 

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from citeloop.knowledge import RelationKind, SqliteGraphStore, index_tree
-from citeloop.knowledge.indexing.linker import MAX_NAMED_CLASSES, named_classes
 from citeloop.knowledge.indexing.references import MAX_STRING_NAME, names_class
+from citeloop.knowledge.indexing.string_names import MAX_NAMED_CLASSES
 
 
 def _write(root: Path, files: dict[str, str]) -> None:
@@ -52,6 +52,12 @@ GRAMMAR = {
             def parse(self):
                 return lookup("Statement"), "select", "Missing", "SelectClause"
         """,
+    "sql/text.py": """
+        def described(code):
+            '''SelectClause'''
+            "Where"
+            return f"SelectClause{code}Where"
+        """,
     "sql/other.py": """
         class Where:
             '''A WHERE clause.'''
@@ -68,11 +74,12 @@ def test_a_string_naming_a_class_references_it(tmp_path: Path) -> None:
         # A class attribute's value: the attribute refers to the class.
         ("sql.base.Statement.grammar", "sql.base.SelectClause"),
         ("sql.other.Where.grammar", "sql.base.SelectClause"),
-        # In a method, once per name; its own class too (not the method itself).
+        # In a method, once per name, its own class too.
         ("sql.base.Statement.parse", "sql.base.SelectClause"),
         ("sql.base.Statement.parse", "sql.base.Statement"),
     }
-    # "select" is prose, "Missing" names no class and "Ref" a function: no fact.
+    # "select" is prose, "Missing" names no class and "Ref" a function: no fact; nor
+    # a docstring, a string statement or an f-string's text (sql.text.described).
 
 
 def test_the_relation_is_followed_when_ranking(tmp_path: Path) -> None:
@@ -93,7 +100,11 @@ def test_the_relation_is_followed_when_ranking(tmp_path: Path) -> None:
     [
         ("SelectClauseSegment", True),
         ("Model", True),
+        ("HTTPServer", True),
         ("model", False),  # not CapWords
+        ("GET", False),
+        ("MAX_SIZE", False),
+        ("T", False),
         ("Select Clause", False),  # not one identifier
         ("pkg.Model", False),
         ("", False),
@@ -105,53 +116,70 @@ def test_which_strings_may_name_a_class(text: str, expected: bool) -> None:
     assert names_class(text) is expected
 
 
-def test_same_named_classes_are_chosen_as_python_finds_names() -> None:
-    twins = ["d.ansi.Select", "d.mysql.Select", "d.tsql.Select"]
-    # The file's own module first, even when it imports another that has one.
-    assert named_classes("d.mysql.Query.grammar", twins, "d.mysql", {"d.ansi"}) == [
-        "d.mysql.Select"
-    ]
-    # Then a module it imports, or the class imported by name.
-    assert named_classes("d.bq.Query.grammar", twins, "d.bq", {"d.ansi"}) == ["d.ansi.Select"]
-    assert named_classes("d.bq.f", twins, "d.bq", {"d.tsql.Select"}) == ["d.tsql.Select"]
-    # Otherwise the nearest by id: the most leading parts shared.
-    assert named_classes("x.a.f", ["x.b.Select", "y.Select"], "x.a", ()) == ["x.b.Select"]
-    assert named_classes("d.bq.f", twins, "d.bq", ()) == twins  # all equally near
-    many = [f"d.m{number}.Select" for number in range(MAX_NAMED_CLASSES + 1)]
-    assert named_classes("d.bq.f", many, "d.bq", ()) == []  # too ambiguous to say
-    assert named_classes("d.bq.f", ["e.Select"], "d.bq", ()) == ["e.Select"]  # the only one
+def _select_twins(count: int) -> dict[str, str]:
+    return {f"d/m{number}.py": "class Select:\n    pass\n" for number in range(count)}
 
 
-def test_twins_across_files_resolve_by_import(tmp_path: Path) -> None:
-    _write(
-        tmp_path / "tree",
-        {
-            "d/__init__.py": "",
-            "d/ansi.py": "class Select:\n    pass\n",
-            "d/mysql.py": """
-                from d import ansi
-
-
-                class Select:
-                    pass
-
-
-                class Query:
-                    grammar = ("Select",)
-                """,
-            "d/bq.py": """
-                from d import ansi
-
-
-                class Query:
-                    grammar = ("Select",)
-                """,
-        },
-    )
-    assert _index(tmp_path / "tree", tmp_path / "g.db") == {
-        ("d.mysql.Query.grammar", "d.mysql.Select"),
-        ("d.bq.Query.grammar", "d.ansi.Select"),
-    }
+@pytest.mark.parametrize(
+    ("files", "expected"),
+    [
+        # The file's own module first, even when it imports another that has one.
+        (
+            {
+                **_select_twins(2),
+                "d/m1.py": "from d import m0\n\nclass Select:\n    pass\n\n"
+                "def f():\n    return 'Select'\n",
+            },
+            {("d.m1.f", "d.m1.Select")},
+        ),
+        # Then a module it imports...
+        (
+            {**_select_twins(3), "d/q.py": "from d import m2\n\ndef f():\n    return 'Select'\n"},
+            {("d.q.f", "d.m2.Select")},
+        ),
+        # ... or the class imported by name, through a package's re-export.
+        (
+            {
+                "other/q.py": "class Select:\n    pass\n",
+                "pkg/__init__.py": "from pkg.impl import Select\n",
+                "pkg/impl.py": "class Select:\n    pass\n",
+                "app/use.py": "from pkg import Select\n\ndef f():\n    return 'Select'\n",
+            },
+            {("app.use.f", "pkg.impl.Select")},
+        ),
+        # A package's __init__ is its own module, not its subpackages'.
+        (
+            {
+                **_select_twins(2),
+                "d/__init__.py": "from d.m1 import Select\n\ndef f():\n    return 'Select'\n",
+            },
+            {("d.f", "d.m1.Select")},
+        ),
+        # Otherwise the classes of the deepest package shared with the file.
+        (
+            {
+                "x/b.py": "class Select:\n    pass\n",
+                "y.py": "class Select:\n    pass\n",
+                "x/a/f.py": "def f():\n    return 'Select'\n",
+            },
+            {("x.a.f.f", "x.b.Select")},
+        ),
+        (
+            {**_select_twins(3), "e.py": "def f():\n    return 'Select'\n"},
+            {("e.f", f"d.m{number}.Select") for number in range(3)},
+        ),
+        # Too many alike: the string does not say which.
+        (
+            {**_select_twins(MAX_NAMED_CLASSES + 1), "e.py": "def f():\n    return 'Select'\n"},
+            set(),
+        ),
+    ],
+)
+def test_same_named_classes_are_chosen_as_python_finds_names(
+    tmp_path: Path, files: dict[str, str], expected: set[tuple[str, str]]
+) -> None:
+    _write(tmp_path / "tree", files)
+    assert _index(tmp_path / "tree", tmp_path / "g.db") == expected
 
 
 @pytest.mark.parametrize(
@@ -172,3 +200,28 @@ def test_reindexing_relinks_the_strings_of_unchanged_files(tmp_path: Path, chang
     _index(root, incremental)
     change(root)
     assert _index(root, incremental) == _index(root, tmp_path / "full.db")
+
+
+def test_only_a_change_of_a_names_classes_relinks_other_files(tmp_path: Path) -> None:
+    root = tmp_path / "tree"
+    _write(
+        root,
+        {
+            "a.py": "class Meta:\n    pass\n\n\nclass User:\n    pass\n",
+            "b.py": "def f():\n    return 'Meta'\n",
+        },
+    )
+    with SqliteGraphStore(tmp_path / "g.db") as store:
+        index_tree(root, store)
+
+        def relinked(edit: str) -> str:
+            (root / "a.py").write_text((root / "a.py").read_text() + edit)
+            statements: list[str] = []
+            store._db.set_trace_callback(statements.append)
+            index_tree(root, store)
+            store._db.set_trace_callback(None)
+            return " ".join(s for s in statements if "FROM refs r JOIN files" in s)
+
+        # A new function changes a.py's interface, but no class named "Meta" came or went.
+        assert "b.py" not in relinked("\n\ndef helper():\n    pass\n")
+        assert "b.py" in relinked("\n\nclass Inner:\n    class Meta:\n        pass\n")

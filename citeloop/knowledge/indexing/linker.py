@@ -11,14 +11,14 @@ aliases only, so they never depend on the order in which classes are linked.
 What stays unresolved becomes an entity ``"?<name as written>"`` with ``resolved=False``.
 
 A class name written as a string (``Ref("SelectClauseSegment")``) is looked up by name
-among the classes of the tree (:func:`named_classes`); one that names no class, or too
-many alike, gives no fact.
+among the classes of the tree (:mod:`citeloop.knowledge.indexing.string_names`); one
+that names no class, or too many alike, gives no fact.
 
 Linking one file records the module names it read (:attr:`Linked.dependencies`): when
 another file changes what it defines under such a name, the next index run re-links
 this file (see :mod:`citeloop.knowledge.indexing.writer`); reads through a class's bases
 record the names its bases were resolved through, too, and a string's lookup the class
-name (:func:`name_key`).
+name (:func:`~citeloop.knowledge.indexing.string_names.name_key`).
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ from citeloop.knowledge.indexing.chains import (
     steps,
 )
 from citeloop.knowledge.indexing.records import Reference
+from citeloop.knowledge.indexing.string_names import StringNames
 from citeloop.knowledge.model import Entity, EntityKind, Fact, Provenance, RelationKind
 from citeloop.knowledge.names import is_noise
 
@@ -80,54 +81,14 @@ class Symbols(Protocol):
         """Whether ``name`` is the module name of a file of the tree."""
         ...
 
-    def classes(self, name: str) -> Sequence[str]:
-        """Ids of the classes of the tree named ``name``, sorted."""
+    def classes(self, name: str) -> Sequence[tuple[str, str]]:
+        """``(id, module)`` of each class of the tree named ``name``, by id."""
         ...
 
     def imports(self, path: str) -> tuple[str, Collection[str]]:
         """The module of the file at ``path``, and the targets of its import bindings
         (module-level; star imports' modules too)."""
         ...
-
-
-MAX_NAMED_CLASSES = 4
-"""Classes a string may refer to at most; a name shared by more is left unlinked."""
-
-
-def name_key(name: str) -> str:
-    """The ``deps`` key of a class name read by a ``references`` link: never a module
-    name, so that a file defining or dropping a class of that name re-links the file."""
-    return "#" + name
-
-
-def named_classes(
-    subject: str, candidates: Sequence[str], module: str, imported: Collection[str]
-) -> list[str]:
-    """The classes a string written in ``subject`` (of ``module``) refers to, of
-    ``candidates`` (the classes of that name), the way Python would find the name: the
-    one class so named; else those of ``module``; else those of a module it imports, or
-    imported by name (``imported``, import targets); else those whose ids share the most
-    leading parts with ``subject``'s. None when more than :data:`MAX_NAMED_CLASSES`
-    remain."""
-    if len(candidates) <= 1:
-        return list(candidates)
-    near = [c for c in candidates if c.startswith(module + ".")]
-    if not near:
-        near = [c for c in candidates if c in imported or c.rpartition(".")[0] in imported]
-    if not near:
-        parts = subject.split(".")
-
-        def shared(candidate: str) -> int:
-            count = 0
-            for mine, theirs in zip(parts, candidate.split("."), strict=False):
-                if mine != theirs:
-                    break
-                count += 1
-            return count
-
-        best = max(shared(candidate) for candidate in candidates)
-        near = [candidate for candidate in candidates if shared(candidate) == best]
-    return near if len(near) <= MAX_NAMED_CLASSES else []
 
 
 def unresolved_id(written: str) -> str:
@@ -481,7 +442,7 @@ class Linked:
             facts, each with the provenance of its reference (so owned by that
             reference's file).
         dependencies: Module names each linked file's references were resolved through,
-            and the :func:`name_key` of each class name its strings were looked up by.
+            and the ``name_key`` of each class name its strings were looked up by.
     """
 
     facts: list[Fact] = field(default_factory=list)
@@ -494,8 +455,8 @@ def link_code(
     subject_kind: Callable[[str], EntityKind | None],
 ) -> Linked:
     """Resolve ``inherits``, ``calls``, ``traces`` and ``references`` references into
-    facts (a string names a class by :func:`named_classes`; one that names none is left
-    out).
+    facts (a string's class by :class:`~citeloop.knowledge.indexing.string_names.StringNames`;
+    one that names none is left out).
 
     Args:
         resolver: Resolves against the whole tree.
@@ -507,6 +468,7 @@ def link_code(
         The facts, and the module names each file's links read.
     """
     linked = Linked()
+    strings = StringNames(resolver)
     for reference, provenance in references:
         if reference.relation is RelationKind.DECIDED:
             continue
@@ -517,16 +479,10 @@ def link_code(
             )
             continue
         if reference.relation is RelationKind.REFERENCES:
-            resolver.deps.add(name_key(reference.target))
-            symbols = resolver.symbols
             linked.facts.extend(
                 Fact(reference.subject, RelationKind.REFERENCES, class_id, provenance)
-                for class_id in named_classes(
-                    reference.subject,
-                    symbols.classes(reference.target),
-                    *symbols.imports(provenance.path),
-                )
-                if class_id != reference.subject
+                for class_id in strings.refers_to(reference.target, provenance.path)
+                if class_id != reference.subject  # a class rebound under its own name
             )
             continue
         try:

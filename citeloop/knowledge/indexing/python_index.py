@@ -7,9 +7,10 @@ docstring, decorators and line span (:mod:`~citeloop.knowledge.indexing.signatur
 ``defines`` facts; the chain of each attribute's value and each function's result; and
 the references to link later (:mod:`~citeloop.knowledge.indexing.references`), their
 targets written as chains of what each name is bound to
-(:mod:`~citeloop.knowledge.indexing.scopes`). Calls are recorded inside functions and
-methods, and in the value of a module or class attribute (the attribute calls them);
-other calls at import time or in class bodies are not. A method's body is walked after
+(:mod:`~citeloop.knowledge.indexing.scopes`). Calls, and strings that may name a class,
+are recorded inside functions and methods, and in the value of a module or class
+attribute (the attribute calls or names them); others at import time or in class
+bodies are not. A method's body is walked after
 its class's body, so that the class's own attributes come before those its methods set.
 
 In a package's ``__init__.py``, a module-level definition whose name is also a
@@ -249,10 +250,11 @@ class _FileWalker:
         shadow: frozenset[str] = frozenset(),
         caller: str | None = None,
     ) -> None:
-        """Record the calls (and walrus and comprehension bindings) inside an expression
-        of a function, or of a module or class attribute's value when ``caller`` is that
-        attribute; ``shadow`` holds the parameters of the lambdas around it. The hot loop
-        of indexing: it reads child fields directly."""
+        """Record the calls, the strings that may name a class (and walrus and
+        comprehension bindings) inside an expression of a function, or of a module or
+        class attribute's value when ``caller`` is that attribute; ``shadow`` holds the
+        parameters of the lambdas around it. The hot loop of indexing: it reads child
+        fields directly."""
         if node is None or (caller is None and scope.kind != "function"):
             return
         caller = caller or scope.id
@@ -275,6 +277,11 @@ class _FileWalker:
                 callee = self.compact.callee(current)
                 site = (caller, scope, callee, shadow, current.lineno, end, current.col_offset)
                 self.calls.append(site)
+            elif kind is ast.JoinedStr:  # an f-string's text is not a name: its fields are
+                extend(part for part in current.values if type(part) is not ast.Constant)
+                continue
+            elif kind is ast.Expr and type(current.value) is ast.Constant:
+                continue  # a docstring, or a string as a comment
             elif kind is ast.Lambda:
                 args = current.args
                 names = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)}

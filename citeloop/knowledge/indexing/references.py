@@ -68,9 +68,14 @@ MAX_STRING_NAME = 100
 
 def names_class(text: str) -> bool:
     """Whether a string literal may name a class: one identifier in PEP 8's CapWords
-    style (its first character upper case), as in ``Ref("SelectClauseSegment")`` or a
-    quoted forward reference ``"Model"``, at most :data:`MAX_STRING_NAME` long."""
-    return len(text) <= MAX_STRING_NAME and text[:1].isupper() and text.isidentifier()
+    style (upper case first, some lower case: ``"SelectClauseSegment"``, ``"Author"``;
+    not ``"GET"``, ``"MAX_SIZE"`` or ``"T"``), at most :data:`MAX_STRING_NAME` long."""
+    return (
+        len(text) <= MAX_STRING_NAME
+        and text[:1].isupper()
+        and not text.isupper()
+        and text.isidentifier()
+    )
 
 
 def string_references(strings: Sequence[tuple[str, str, int]]) -> list[Reference]:

@@ -41,7 +41,7 @@ class MemorySymbols:
                 if reference.relation is RelationKind.INHERITS:
                     self.base_map.setdefault(reference.subject, []).append(reference)
         self._names: dict[str, list[str]] | None = None
-        self._classes: dict[str, list[str]] | None = None
+        self._classes: dict[str, list[tuple[str, str]]] | None = None
         self._files = {index.path: index for index in indexes}
         self._imports: dict[str, tuple[str, frozenset[str]]] = {}
 
@@ -68,12 +68,13 @@ class MemorySymbols:
             self._names = decidable_names(self.entities)
         return self._names.get(name, ())
 
-    def classes(self, name: str) -> Sequence[str]:
+    def classes(self, name: str) -> Sequence[tuple[str, str]]:
         if self._classes is None:
             self._classes = {}
             for entity in sorted(self.entities, key=lambda e: e.id):
                 if entity.kind is EntityKind.CLASS:
-                    self._classes.setdefault(entity.name, []).append(entity.id)
+                    module = self._files[entity.path].module
+                    self._classes.setdefault(entity.name, []).append((entity.id, module))
         return self._classes.get(name, ())
 
     def imports(self, path: str) -> tuple[str, Collection[str]]:
@@ -98,7 +99,7 @@ class SqlSymbols:
         self._stars: dict[str, list[str]] = {}
         self._chains: dict[str, str | None] = {}
         self._bases: dict[str, list[Reference]] = {}
-        self._classes: dict[str, list[str]] = {}
+        self._classes: dict[str, list[tuple[str, str]]] = {}
         self._imports: dict[str, tuple[str, frozenset[str]]] = {}
 
     def _one(self, query: str, key: str) -> str | None:
@@ -165,14 +166,14 @@ class SqlSymbols:
         )
         return [row[0] for row in rows]
 
-    def classes(self, name: str) -> Sequence[str]:
+    def classes(self, name: str) -> Sequence[tuple[str, str]]:
         if name not in self._classes:
             rows = self.db.execute(
-                "SELECT id FROM entities WHERE name = ? AND kind = 'class' AND derived = 0"
-                " ORDER BY id",
+                "SELECT e.id, f.module FROM entities e JOIN files f ON f.path = e.path"
+                " WHERE e.name = ? AND e.kind = 'class' AND e.derived = 0 ORDER BY e.id",
                 (name,),
             )
-            self._classes[name] = [row[0] for row in rows]
+            self._classes[name] = [(class_id, module) for class_id, module in rows]
         return self._classes[name]
 
     def imports(self, path: str) -> tuple[str, Collection[str]]:

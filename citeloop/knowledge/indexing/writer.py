@@ -1,13 +1,15 @@
 """Writing a graph file: one transaction per index run that re-links only what can change.
 
-Every derived fact (``inherits``, ``calls``, ``tested_by``, ``traces``, ``decided``) is
-owned by the file its reference is written in, and every file records the module names
-its links read (the ``deps`` table, see :mod:`citeloop.knowledge.indexing.linker`). When files
-change, their rows are replaced; a file whose *interface* changed (what others may read
-of it: entity ids and kinds, aliases, types, bases; see
-:meth:`~citeloop.knowledge.indexing.records.FileIndex.interface`), appeared or went away marks its
-module name (and, when it appeared or went away, its packages') as changed; the files
-that read a changed name, and the changed files, are re-linked. Derived entities
+Every derived fact (``inherits``, ``calls``, ``tested_by``, ``traces``, ``decided``,
+``references``) is owned by the file its reference is written in, and every file records
+the module names its links read, and the class names its strings were looked up by (the
+``deps`` table, see :mod:`citeloop.knowledge.indexing.linker`). When files change, their
+rows are replaced; a file whose *interface* changed (what others may read of it: entity
+ids and kinds, aliases, types, bases; see
+:meth:`~citeloop.knowledge.indexing.records.FileIndex.interface`), appeared or went away
+marks its module name (and, when it appeared or went away, its packages') as changed,
+and the names of the classes it gained or lost; the files that read a changed name, and
+the changed files, are re-linked. Derived entities
 (``?name`` targets, requirements) are recomputed for the ids those facts touch, and the
 snapshot is a multiset hash kept up to date. The result equals a full re-index.
 """
@@ -21,11 +23,11 @@ from citeloop.knowledge.indexing.linker import (
     Resolver,
     link_code,
     link_decisions,
-    name_key,
     requirement_entity,
     unresolved_entities,
 )
 from citeloop.knowledge.indexing.records import FileIndex, Reference
+from citeloop.knowledge.indexing.string_names import name_key
 from citeloop.knowledge.indexing.symbols import MemorySymbols, SqlSymbols
 from citeloop.knowledge.model import Entity, EntityKind, Fact, Provenance, RelationKind
 from citeloop.knowledge.search import entity_document
@@ -208,15 +210,15 @@ class _Writer:
         }
         (files,) = db.execute("SELECT COUNT(*) FROM files").fetchone()
         full = files == len(old)
-        old_classes: dict[str, set[str]] = {}
+        old_classes: dict[str, set[tuple[str, str]]] = {}
         if not full:
-            for path, name in _select_in(
+            for path, class_id, name in _select_in(
                 db,
-                "SELECT path, name FROM entities WHERE kind = 'class' AND derived = 0"
+                "SELECT path, id, name FROM entities WHERE kind = 'class' AND derived = 0"
                 " AND path IN ({marks})",
                 stale,
             ):
-                old_classes.setdefault(path, set()).add(name)
+                old_classes.setdefault(path, set()).add((class_id, name))
         if full:  # nothing is kept: start afresh (derived rows too), indexes built last
             for table in ("files", "entities", "facts", "refs", "aliases", "types", "deps"):
                 db.execute(f"DELETE FROM {table}")
@@ -259,14 +261,15 @@ class _Writer:
         self,
         by_path: dict[str, FileIndex],
         old: dict[str, tuple[str, str]],
-        old_classes: dict[str, set[str]],
+        old_classes: dict[str, set[tuple[str, str]]],
         removed: Sequence[str],
     ) -> list[str]:
         """The changed files, and the files whose links read a changed module name: the
         module of a file whose interface changed; and for a file that appeared, went
         away or changed its name, its module's packages too (they gain or lose it).
-        Such a file's class names, before and after, are changed too (the
-        :func:`~citeloop.knowledge.indexing.linker.name_key` a string's lookup read)."""
+        The names of the classes such a file gained or lost are changed too (the
+        :func:`~citeloop.knowledge.indexing.string_names.name_key` a string's lookup
+        read)."""
         changed: set[str] = set()
         for path in set(by_path) | set(removed):
             new = by_path.get(path)
@@ -278,10 +281,12 @@ class _Writer:
                 changed |= modules
             else:
                 continue
-            classes = set(old_classes.get(path, ()))
-            if new is not None:
-                classes.update(e.name for e in new.entities if e.kind is EntityKind.CLASS)
-            changed.update(name_key(name) for name in classes)
+            now = (
+                {(e.id, e.name) for e in new.entities if e.kind is EntityKind.CLASS}
+                if new
+                else set()
+            )
+            changed.update(name_key(name) for _, name in now ^ old_classes.get(path, set()))
         relink = set(by_path)
         if changed:
             relink.update(
