@@ -253,6 +253,16 @@ def test_an_interface_change_relinks_the_files_that_read_it(tmp_path: Path) -> N
             },
             lambda root: (root / "pkg" / "mod.py").unlink(),
         ),
+        # A class in a package's __init__ hidden by a submodule of its name: its nested
+        # class would share the submodule's class's id; it goes away.
+        (
+            {
+                "pkg/__init__.py": "class a:\n    class Bee:\n        pass\n",
+                "pkg/a.py": "class Bee:\n    pass\n",
+                "use.py": "def f():\n    return 'Bee'\n",
+            },
+            lambda root: _write(root, {"pkg/__init__.py": "X = 1\n"}),
+        ),
         # A package folder appears beside a module file of its name.
         (
             {

@@ -14,7 +14,8 @@ bodies are not. A method's body is walked after
 its class's body, so that the class's own attributes come before those its methods set.
 
 In a package's ``__init__.py``, a module-level definition whose name is also a
-submodule of the package is not recorded: importing the submodule rebinds that name.
+submodule of the package is not recorded, nor anything inside it: importing the
+submodule rebinds that name (and its members' ids are the submodule's).
 """
 
 from __future__ import annotations
@@ -398,7 +399,8 @@ class _FileWalker:
         else:
             kind = EntityKind.METHOD if in_class else EntityKind.FUNCTION
         start, end = _span_start(node), node.end_lineno or node.lineno
-        if not accessor and not self.shadowed(scope, node.name):
+        hidden = self.shadowed(scope, node.name)
+        if not accessor and not hidden:
             params = self.type_params.get(node.lineno, "")
             if kind is EntityKind.ATTRIBUTE:  # a property reads as its value's type
                 signature = attribute_signature(node.returns, None, self.text)
@@ -424,6 +426,8 @@ class _FileWalker:
                 if node.returns is not None:
                     self.returns.append((entity_id, scope, node.returns))
         scope.names.setdefault(node.name, entity_id)
+        if hidden:  # nothing inside it is recorded either (it would take the submodule's ids)
+            return
         inner = Scope("function", entity_id, scope, scope.id if in_class else scope.class_id)
         self.bindings.bind_parameters(node, inner, in_class, last_parts)
         if in_class:  # after the class body, so that its own attributes come first
@@ -436,7 +440,8 @@ class _FileWalker:
             self.sweep(part, scope)
         entity_id = f"{scope.id}.{node.name}"
         start, end = _span_start(node), node.end_lineno or node.lineno
-        if not self.shadowed(scope, node.name):
+        hidden = self.shadowed(scope, node.name)
+        if not hidden:
             entity = Entity(
                 entity_id,
                 EntityKind.CLASS,
@@ -456,6 +461,8 @@ class _FileWalker:
                 if any((dotted(b) or [""])[-1] in _ENUM_BASES for b in node.bases):
                     self.enums.add(entity_id)
         scope.names.setdefault(node.name, entity_id)
+        if hidden:
+            return
         inner = Scope("class", entity_id, scope, entity_id)
         stack.append((None, inner, ""))  # pops after the body: then the method bodies
         self.push(stack, node.body, inner)
