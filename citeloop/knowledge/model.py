@@ -49,6 +49,9 @@ class RelationKind(StrEnum):
     REFERENCES = "references"
     """function/method/attribute -> class it names in a string literal (a grammar's
     ``Ref("SelectClauseSegment")``, an ORM's ``ForeignKey("Author")``)."""
+    USES_TYPE = "uses_type"
+    """function/method/attribute -> class its annotations name (``x: Model``,
+    ``-> list["Model"]``)."""
 
 
 class Tier(StrEnum):

@@ -5,7 +5,9 @@ the names a previous answer used) and their neighbourhood in the graph. A random
 restarts at the seeds in proportion to their weights (personalized PageRank; Haveliwala,
 "Topic-Sensitive PageRank", WWW 2002; the way aider ranks its repository map) and moves
 along facts with these weights, so that what a seed calls or inherits from, and what
-calls it, rank ahead of the members a class merely defines:
+calls it, rank ahead of the members a class merely defines, and the types a signature
+names (``uses_type``: the data a function takes or gives, a looser tie than a call) at
+half a call's weight:
 
 ============  ===================  ===================
 relation      subject -> object    object -> subject
@@ -17,6 +19,7 @@ tested_by     0.4                  0.4
 traces        0.6                  0.6
 decided       0.6                  0.6
 references    1.0                  0.6
+uses_type     0.5                  0.3
 ============  ===================  ===================
 
 Each entity's score is then damped for a hub (beyond :data:`HUB_DEGREE` facts among
@@ -53,6 +56,7 @@ WEIGHTS: Mapping[RelationKind, tuple[float, float]] = {
     RelationKind.TRACES: (0.6, 0.6),
     RelationKind.DECIDED: (0.6, 0.6),
     RelationKind.REFERENCES: (1.0, 0.6),
+    RelationKind.USES_TYPE: (0.5, 0.3),
 }
 """Edge weights of a fact (forward, backward), see the module docstring."""
 

@@ -1,6 +1,7 @@
-"""A class named in a string (``Ref("Select")``, a quoted forward reference) becomes a
+"""A class named in a string (``Ref("Select")``, ``ForeignKey("Author")``) becomes a
 ``references`` fact to that class, chosen among same-named classes by what the file can
-see, and re-linked when a class of that name appears or goes away."""
+see, and re-linked when a class of that name appears or goes away; a class named in an
+annotation, a ``uses_type`` fact."""
 
 from __future__ import annotations
 
@@ -21,18 +22,14 @@ def _write(root: Path, files: dict[str, str]) -> None:
         target.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
 
 
-def _references(db: Path) -> set[tuple[str, str]]:
-    with SqliteGraphStore(db, read_only=True) as store:
-        rows = store._db.execute(
-            "SELECT subject, object FROM facts WHERE relation = 'references'"
-        ).fetchall()
-    return {tuple(row) for row in rows}
-
-
-def _index(root: Path, db: Path) -> set[tuple[str, str]]:
+def _index(root: Path, db: Path, relation: str = "references") -> set[tuple[str, str]]:
+    """Index ``root`` into ``db``; the (subject, object) of its ``relation`` facts."""
     with SqliteGraphStore(db) as store:
         index_tree(root, store)
-    return _references(db)
+        rows = store._db.execute(
+            "SELECT subject, object FROM facts WHERE relation = ?", (relation,)
+        ).fetchall()
+    return {tuple(row) for row in rows}
 
 
 GRAMMAR = {
@@ -225,3 +222,48 @@ def test_only_a_change_of_a_names_classes_relinks_other_files(tmp_path: Path) ->
         # A new function changes a.py's interface, but no class named "Meta" came or went.
         assert "b.py" not in relinked("\n\ndef helper():\n    pass\n")
         assert "b.py" in relinked("\n\nclass Inner:\n    class Meta:\n        pass\n")
+
+
+def test_a_class_named_in_an_annotation_is_a_type_used(tmp_path: Path) -> None:
+    _write(
+        tmp_path / "tree",
+        {
+            "pkg/__init__.py": "",
+            "pkg/models.py": """
+                class Model:
+                    def copy(self) -> "Model":
+                        return self
+
+
+                class Widget:
+                    pass
+                """,
+            "pkg/use.py": """
+                from typing import Optional
+
+                import pkg.models as m
+                from pkg.models import Model
+
+
+                def f(x: Model, *parts: "Widget", **named: Optional[m.Widget]) -> list[int]:
+                    return []
+
+
+                class Holder:
+                    pool: "dict[str, Model]"
+
+                    def __init__(self) -> None:
+                        self.widget: m.Widget | None = None
+                """,
+        },
+    )
+    assert _index(tmp_path / "tree", tmp_path / "g.db", "uses_type") == {
+        ("pkg.models.Model.copy", "pkg.models.Model"),
+        # Parameters and the result, through an import alias, a string and a subscript;
+        # "Widget" is not bound in pkg.use, and int, list, Optional are no class of the tree.
+        ("pkg.use.f", "pkg.models.Model"),
+        ("pkg.use.f", "pkg.models.Widget"),
+        # A class attribute's and an instance attribute's annotation.
+        ("pkg.use.Holder.pool", "pkg.models.Model"),
+        ("pkg.use.Holder.widget", "pkg.models.Widget"),
+    }

@@ -10,9 +10,11 @@ aliases only, so they never depend on the order in which classes are linked.
 
 What stays unresolved becomes an entity ``"?<name as written>"`` with ``resolved=False``.
 
-A class name written as a string (``Ref("SelectClauseSegment")``) is looked up by name
-among the classes of the tree (:mod:`citeloop.knowledge.indexing.string_names`); one
-that names no class, or too many alike, gives no fact.
+A name in an annotation resolves as a base does, to a class or to nothing (``int``,
+``Optional``: no fact). A class name written as a string (``Ref("SelectClauseSegment")``)
+is looked up by name among the classes of the tree
+(:mod:`citeloop.knowledge.indexing.string_names`); one that names no class, or too many
+alike, gives no fact.
 
 Linking one file records the module names it read (:attr:`Linked.dependencies`): when
 another file changes what it defines under such a name, the next index run re-links
@@ -438,8 +440,8 @@ class Linked:
     """Facts derived by linking some files, and what each file's links read.
 
     Attributes:
-        facts: ``inherits``, ``calls``, ``tested_by``, ``traces`` and ``references``
-            facts, each with the provenance of its reference (so owned by that
+        facts: ``inherits``, ``calls``, ``tested_by``, ``traces``, ``uses_type`` and
+            ``references`` facts, each with the provenance of its reference (so owned by that
             reference's file).
         dependencies: Module names each linked file's references were resolved through,
             and the ``name_key`` of each class name its strings were looked up by.
@@ -454,9 +456,10 @@ def link_code(
     references: Iterable[tuple[Reference, Provenance]],
     subject_kind: Callable[[str], EntityKind | None],
 ) -> Linked:
-    """Resolve ``inherits``, ``calls``, ``traces`` and ``references`` references into
-    facts (a string's class by :class:`~citeloop.knowledge.indexing.string_names.StringNames`;
-    one that names none is left out).
+    """Resolve ``inherits``, ``calls``, ``traces``, ``uses_type`` and ``references``
+    references into facts (a string's class by
+    :class:`~citeloop.knowledge.indexing.string_names.StringNames`; one that names none,
+    like an annotation's name that is no class of the tree, is left out).
 
     Args:
         resolver: Resolves against the whole tree.
@@ -477,6 +480,16 @@ def link_code(
             linked.facts.append(
                 Fact(reference.subject, RelationKind.TRACES, reference.target, provenance)
             )
+            continue
+        if reference.relation is RelationKind.USES_TYPE:
+            try:
+                found = resolver.base_target(reference.target)
+            except RecursionError:
+                found = None
+            if found is not None and found != reference.subject:
+                linked.facts.append(
+                    Fact(reference.subject, RelationKind.USES_TYPE, found, provenance)
+                )
             continue
         if reference.relation is RelationKind.REFERENCES:
             linked.facts.extend(

@@ -10,8 +10,9 @@ targets written as chains of what each name is bound to
 (:mod:`~citeloop.knowledge.indexing.scopes`). Calls, and strings that may name a class,
 are recorded inside functions and methods, and in the value of a module or class
 attribute (the attribute calls or names them); others at import time or in class
-bodies are not. A method's body is walked after
-its class's body, so that the class's own attributes come before those its methods set.
+bodies are not. The names in a function's or an attribute's annotations are references
+too. A method's body is walked after its class's body, so that the class's own
+attributes come before those its methods set.
 
 In a package's ``__init__.py``, a module-level definition whose name is also a
 submodule of the package is not recorded, nor anything inside it: importing the
@@ -29,6 +30,7 @@ from citeloop.knowledge.indexing.records import FileIndex
 from citeloop.knowledge.indexing.references import (
     REQUIREMENT_MARK,
     CallSite,
+    annotation_references,
     base_reference,
     call_references,
     names_class,
@@ -154,6 +156,7 @@ class _FileWalker:
         self.compact = self.bindings.compact
         self.attribute_values: list[tuple[str, Scope, int, ast.expr | None, ast.expr | None]] = []
         self.returns: list[tuple[str, Scope, ast.expr]] = []
+        self.annotated: list[tuple[str, Scope, ast.expr]] = []  # (subject, scope, annotation)
         self.enums: set[str] = set()
         self.deferred: dict[int, list[tuple[list[ast.stmt], Scope]]] = {}
 
@@ -200,6 +203,12 @@ class _FileWalker:
         self.resolve_types()
         self.index.references.extend(call_references(self.bindings, self.calls))
         self.index.references.extend(string_references(self.strings))
+        self.annotated.extend(
+            (entity_id, scope, annotation)
+            for entity_id, scope, _, annotation, _ in self.attribute_values
+            if annotation is not None
+        )
+        self.index.references.extend(annotation_references(self.bindings, self.annotated))
         if self.requirements:
             self.index.references.extend(
                 requirement_references(self.module, self.source, self.documented, self.spans)
@@ -425,6 +434,20 @@ class _FileWalker:
                     self.overloads.add(entity_id)
                 if node.returns is not None:
                     self.returns.append((entity_id, scope, node.returns))
+                arguments = node.args
+                self.annotated.extend(
+                    (entity_id, scope, argument.annotation)
+                    for argument in (
+                        *arguments.posonlyargs,
+                        *arguments.args,
+                        arguments.vararg,
+                        *arguments.kwonlyargs,
+                        arguments.kwarg,
+                    )
+                    if argument is not None and argument.annotation is not None
+                )
+                if node.returns is not None:
+                    self.annotated.append((entity_id, scope, node.returns))
         scope.names.setdefault(node.name, entity_id)
         if hidden:  # nothing inside it is recorded either (it would take the submodule's ids)
             return

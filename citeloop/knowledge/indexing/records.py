@@ -19,7 +19,8 @@ class Reference:
     """A relation whose object is resolved at link time.
 
     Attributes:
-        relation: ``calls``, ``inherits``, ``traces``, ``decided`` or ``references``.
+        relation: ``calls``, ``inherits``, ``traces``, ``decided``, ``uses_type`` or
+            ``references``.
         subject: Entity id of the subject.
         target: Chain of the object (``"pkg.mod.func"``, ``"pkg.mod.Client().get"``;
             see :mod:`citeloop.knowledge.indexing.chains`), the requirement id for ``traces``, or

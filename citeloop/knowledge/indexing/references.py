@@ -1,6 +1,6 @@
 """The references one Python file makes, to link once every file is known: calls,
-bases, class names written as strings, and requirement ids (``REQ-...``) in decorators,
-docstrings and comments."""
+bases, the names in annotations, class names written as strings, and requirement ids
+(``REQ-...``) in decorators, docstrings and comments."""
 
 from __future__ import annotations
 
@@ -87,6 +87,71 @@ def string_references(strings: Sequence[tuple[str, str, int]]) -> list[Reference
         seen.setdefault(
             (subject, name), Reference(RelationKind.REFERENCES, subject, name, name, line, line)
         )
+    return list(seen.values())
+
+
+MAX_ANNOTATION_NAMES = 16
+"""Names read from one annotation at most (``dict[str, tuple[A, B]] | None`` reads 6)."""
+
+
+def annotation_names(node: ast.expr | None) -> list[ast.expr]:
+    """The dotted names an annotation is made of (``Optional[pkg.Model]`` -> ``Optional``,
+    ``pkg.Model``), in order, a string annotation's parsed; at most
+    :data:`MAX_ANNOTATION_NAMES`."""
+    names: list[ast.expr] = []
+    stack: list[ast.expr] = [node] if node is not None else []
+    while stack and len(names) < MAX_ANNOTATION_NAMES:
+        current = stack.pop()
+        if isinstance(current, ast.Name | ast.Attribute):
+            if dotted(current) is not None:
+                names.append(current)
+        elif isinstance(current, ast.Subscript):
+            stack.extend((current.slice, current.value))
+        elif isinstance(current, ast.BinOp):
+            stack.extend((current.right, current.left))
+        elif isinstance(current, ast.Tuple | ast.List):
+            stack.extend(reversed(current.elts))
+        elif (
+            isinstance(current, ast.Constant)
+            and isinstance(current.value, str)
+            and len(current.value) <= MAX_STRING_NAME
+        ):
+            try:
+                parsed = ast.parse(current.value.strip(), mode="eval").body
+            except (SyntaxError, ValueError, RecursionError, MemoryError):
+                continue
+            for child in ast.walk(parsed):  # positions as in the string: the annotation's
+                child.lineno, child.end_lineno = current.lineno, current.end_lineno
+            stack.append(parsed)
+    return names
+
+
+def annotation_references(
+    bindings: Bindings, annotated: Sequence[tuple[str, Scope, ast.expr]]
+) -> list[Reference]:
+    """The ``uses_type`` references of annotations ``(subject, scope, annotation)``: one
+    per subject and name the annotation is made of, its chain through ``scope``; the
+    linker keeps those naming a class of the tree."""
+    seen: dict[tuple[str, str], Reference] = {}
+    for subject, scope, annotation in annotated:
+        for name in annotation_names(annotation):
+            parts = dotted(name) or []
+            line = name.lineno
+            head = bindings.lookup(scope, parts[0], line)
+            if head is None or any(mark in head for mark in "([*#|"):
+                continue
+            chain = ".".join([head, *parts[1:]])
+            seen.setdefault(
+                (subject, chain),
+                Reference(
+                    RelationKind.USES_TYPE,
+                    subject,
+                    chain,
+                    ".".join(parts),
+                    line,
+                    name.end_lineno or line,
+                ),
+            )
     return list(seen.values())
 
 

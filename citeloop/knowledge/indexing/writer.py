@@ -1,17 +1,17 @@
 """Writing a graph file: one transaction per index run that re-links only what can change.
 
 Every derived fact (``inherits``, ``calls``, ``tested_by``, ``traces``, ``decided``,
-``references``) is owned by the file its reference is written in, and every file records
-the module names its links read, and the class names its strings were looked up by (the
-``deps`` table, see :mod:`citeloop.knowledge.indexing.linker`). When files change, their
-rows are replaced; a file whose *interface* changed (what others may read of it: entity
-ids and kinds, aliases, types, bases; see
+``uses_type``, ``references``) is owned by the file its reference is written in, and
+every file records the module names its links read, and the class names its strings
+were looked up by (the ``deps`` table, see :mod:`citeloop.knowledge.indexing.linker`).
+When files change, their rows are replaced; a file whose *interface* changed (what
+others may read of it: entity ids and kinds, aliases, types, bases; see
 :meth:`~citeloop.knowledge.indexing.records.FileIndex.interface`), appeared or went away
 marks its module name (and, when it appeared or went away, its packages') as changed,
 and the names of the classes it gained or lost; the files that read a changed name, and
-the changed files, are re-linked. Derived entities
-(``?name`` targets, requirements) are recomputed for the ids those facts touch, and the
-snapshot is a multiset hash kept up to date. The result equals a full re-index.
+the changed files, are re-linked. Derived entities (``?name`` targets, requirements)
+are recomputed for the ids those facts touch, and the snapshot is a multiset hash kept
+up to date. The result equals a full re-index.
 """
 
 from __future__ import annotations
