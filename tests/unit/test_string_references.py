@@ -267,3 +267,32 @@ def test_a_class_named_in_an_annotation_is_a_type_used(tmp_path: Path) -> None:
         ("pkg.use.Holder.pool", "pkg.models.Model"),
         ("pkg.use.Holder.widget", "pkg.models.Widget"),
     }
+
+
+def test_what_an_annotation_names_as_a_type(tmp_path: Path) -> None:
+    deep = ".".join(["m"] * 20) + ".Model"  # a chain longer than any resolved
+    _write(
+        tmp_path / "tree",
+        {
+            "pkg/__init__.py": "",
+            "pkg/models.py": "class Model:\n    pass\n\n\nclass Widget:\n    pass\n",
+            "pkg/use.py": f"""
+                from typing import Annotated, Literal
+
+                import typing as t
+                from pkg.models import *
+
+
+                def values(kind: Literal["Model", "Widget"], other: t.Literal["Model"]) -> None:
+                    pass
+
+
+                def meta(x: Annotated[Widget, "Model", Model]) -> "{deep}":
+                    pass
+                """,
+        },
+    )
+    assert _index(tmp_path / "tree", tmp_path / "g.db", "uses_type") == {
+        # Through the star import; the metadata after the type is no type.
+        ("pkg.use.meta", "pkg.models.Widget"),
+    }

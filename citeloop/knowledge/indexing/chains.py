@@ -72,7 +72,8 @@ _MAPPINGS = frozenset(
     {"dict", "Dict", "Mapping", "MutableMapping", "defaultdict", "DefaultDict", "OrderedDict"}
 )
 _NO_VALUE = frozenset({"None", "NoReturn", "Never", "Any", "object"})
-_MAX_STRING_ANNOTATION = 200
+MAX_STRING_ANNOTATION = 200
+"""Longest string (forward) annotation parsed, in characters."""
 _OPS = re.compile(r"\(\)|\[\d*\]")
 """One operation of a step: ``()``, ``[]`` or ``[n]`` (no nested quantifier: linear)."""
 
@@ -191,7 +192,7 @@ def annotation_chain(
     while node is not None and depth < MAX_CHAIN_STEPS:
         depth += 1
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
-            if len(node.value) > _MAX_STRING_ANNOTATION:
+            if len(node.value) > MAX_STRING_ANNOTATION:
                 return None
             try:
                 node = ast.parse(node.value.strip(), mode="eval").body

@@ -10,7 +10,7 @@ aliases only, so they never depend on the order in which classes are linked.
 
 What stays unresolved becomes an entity ``"?<name as written>"`` with ``resolved=False``.
 
-A name in an annotation resolves as a base does, to a class or to nothing (``int``,
+A name in an annotation resolves as a callee does, to a class or to nothing (``int``,
 ``Optional``: no fact). A class name written as a string (``Ref("SelectClauseSegment")``)
 is looked up by name among the classes of the tree
 (:mod:`citeloop.knowledge.indexing.string_names`); one that names no class, or too many
@@ -482,11 +482,15 @@ def link_code(
             )
             continue
         if reference.relation is RelationKind.USES_TYPE:
-            try:
-                found = resolver.base_target(reference.target)
+            try:  # as a call's target is (through star imports too), if it is a class
+                found = resolver.call_target(reference.target)
             except RecursionError:
                 found = None
-            if found is not None and found != reference.subject:
+            if (
+                found is not None
+                and found != reference.subject
+                and resolver.kind(found) is EntityKind.CLASS
+            ):
                 linked.facts.append(
                     Fact(reference.subject, RelationKind.USES_TYPE, found, provenance)
                 )

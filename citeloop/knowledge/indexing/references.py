@@ -10,6 +10,8 @@ import tokenize
 from collections.abc import Sequence
 
 from citeloop.knowledge.indexing.chains import (
+    MAX_CHAIN_STEPS,
+    MAX_STRING_ANNOTATION,
     alternatives,
     dotted,
     expression_chain,
@@ -91,22 +93,38 @@ def string_references(strings: Sequence[tuple[str, str, int]]) -> list[Reference
 
 
 MAX_ANNOTATION_NAMES = 16
-"""Names read from one annotation at most (``dict[str, tuple[A, B]] | None`` reads 6)."""
+"""Names read from one annotation at most (``dict[str, tuple[A, B]] | None`` reads 5)."""
+
+_LITERALS = frozenset({"Literal"})
+"""Subscripted names whose arguments are values, not types."""
+
+_METADATA = frozenset({"Annotated"})
+"""Subscripted names whose first argument is the type and the rest metadata."""
 
 
 def annotation_names(node: ast.expr | None) -> list[ast.expr]:
     """The dotted names an annotation is made of (``Optional[pkg.Model]`` -> ``Optional``,
-    ``pkg.Model``), in order, a string annotation's parsed; at most
-    :data:`MAX_ANNOTATION_NAMES`."""
+    ``pkg.Model``), in order: a string annotation's parsed (at most
+    :data:`~citeloop.knowledge.indexing.chains.MAX_STRING_ANNOTATION` characters), the
+    values of ``Literal[...]`` and the metadata of ``Annotated[T, ...]`` left out; at
+    most :data:`MAX_ANNOTATION_NAMES`, each of at most
+    :data:`~citeloop.knowledge.indexing.chains.MAX_CHAIN_STEPS` parts."""
     names: list[ast.expr] = []
     stack: list[ast.expr] = [node] if node is not None else []
     while stack and len(names) < MAX_ANNOTATION_NAMES:
         current = stack.pop()
         if isinstance(current, ast.Name | ast.Attribute):
-            if dotted(current) is not None:
+            parts = dotted(current)
+            if parts is not None and len(parts) <= MAX_CHAIN_STEPS:
                 names.append(current)
         elif isinstance(current, ast.Subscript):
-            stack.extend((current.slice, current.value))
+            last = (dotted(current.value) or [""])[-1]
+            arguments = current.slice
+            if last in _LITERALS:
+                arguments = None
+            elif last in _METADATA and isinstance(arguments, ast.Tuple) and arguments.elts:
+                arguments = arguments.elts[0]
+            stack.extend(a for a in (arguments, current.value) if a is not None)
         elif isinstance(current, ast.BinOp):
             stack.extend((current.right, current.left))
         elif isinstance(current, ast.Tuple | ast.List):
@@ -114,7 +132,7 @@ def annotation_names(node: ast.expr | None) -> list[ast.expr]:
         elif (
             isinstance(current, ast.Constant)
             and isinstance(current.value, str)
-            and len(current.value) <= MAX_STRING_NAME
+            and len(current.value) <= MAX_STRING_ANNOTATION
         ):
             try:
                 parsed = ast.parse(current.value.strip(), mode="eval").body
