@@ -25,6 +25,7 @@ from pathlib import Path
 from _common import site_packages
 
 from citeloop.knowledge import EntityKind, SqliteGraphStore, index_tree, recall_paths
+from citeloop.knowledge.model import UNWALKED_RELATIONS
 
 SEED = 20_240_601
 PAIRS = 50
@@ -52,12 +53,15 @@ def graph_file() -> Path:
 
 
 def neighbours(store: SqliteGraphStore) -> dict[str, set[str]]:
-    """The undirected graph ``recall_paths`` walks: resolved entities, no self-loops."""
+    """The undirected graph ``recall_paths`` walks: resolved entities, no self-loops, no
+    facts of ``UNWALKED_RELATIONS``."""
     entities = store.all_entities()
     resolved = {entity.id for entity in entities if entity.resolved}
     graph: dict[str, set[str]] = {entity_id: set() for entity_id in resolved}
     for entity_id, facts in store.facts_of_many(sorted(resolved)).items():
         for fact in facts:
+            if fact.relation in UNWALKED_RELATIONS:
+                continue
             other = fact.object if fact.subject == entity_id else fact.subject
             if other != entity_id and other in resolved:
                 graph[entity_id].add(other)

@@ -1,8 +1,9 @@
 """Cached neighbourhood reads over a store, for one path search.
 
 A search walks the graph undirected (a fact joins its two ends whichever way it reads),
-never through a self-loop or an unresolved or unknown entity. :class:`Adjacency` reads
-those edges and keeps them for the search; see :mod:`citeloop.knowledge.path_search`.
+never through a self-loop, an unresolved or unknown entity, or a fact of
+:data:`~citeloop.knowledge.model.UNWALKED_RELATIONS`. :class:`Adjacency` reads those
+edges and keeps them for the search; see :mod:`citeloop.knowledge.path_search`.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from citeloop.knowledge.model import Entity, Fact
+from citeloop.knowledge.model import UNWALKED_RELATIONS, Entity, Fact
 from citeloop.knowledge.sqlite_schema import fact_from_row
 
 if TYPE_CHECKING:
@@ -61,7 +62,8 @@ class Adjacency:
 
     def edges(self, entity_id: str) -> list[Step]:
         """(fact, other end) for every traversable fact of ``entity_id``, in the store's
-        stable order: no self-loops, no unresolved or unknown ends."""
+        stable order: no self-loops, no unresolved or unknown ends, no
+        :data:`~citeloop.knowledge.model.UNWALKED_RELATIONS`."""
         if entity_id not in self._edges:
             self.load([entity_id])
         return self._edges[entity_id]
@@ -91,7 +93,12 @@ class Adjacency:
             for fact in facts.get(entity_id, ()):
                 other = fact.object if fact.subject == entity_id else fact.subject
                 entity = self._entities.get(other)
-                if other != entity_id and entity is not None and entity.resolved:
+                if (
+                    other != entity_id
+                    and entity is not None
+                    and entity.resolved
+                    and fact.relation not in UNWALKED_RELATIONS
+                ):
                     edges.append((fact, other))
             self._edges[entity_id] = edges
 

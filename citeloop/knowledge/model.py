@@ -54,6 +54,12 @@ class RelationKind(StrEnum):
     ``-> list["Model"]``)."""
 
 
+UNWALKED_RELATIONS = frozenset({RelationKind.USES_TYPE, RelationKind.REFERENCES})
+"""Relations a path search does not walk: they tie nearly every function to the few
+types it handles, so they rank a context's entities but would make hubs of those types
+on a path (and let its search grow with them)."""
+
+
 class Tier(StrEnum):
     """How an entity in an injected context must be treated by the answer."""
 

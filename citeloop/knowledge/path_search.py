@@ -1,9 +1,11 @@
 """Path search over a knowledge graph: hop distances, shortest paths, strongest paths.
 
 The searches behind :func:`citeloop.knowledge.paths.recall_paths`. They walk the graph
-undirected (a fact joins its two ends whichever way it reads), never through a self-loop
-or an unresolved or unknown entity, and return :class:`Walk` records of entity ids and
-facts; ``paths.py`` turns them into :class:`~citeloop.knowledge.paths.RetrievalPath`.
+undirected (a fact joins its two ends whichever way it reads), never through a self-loop,
+an unresolved or unknown entity, or a ``uses_type`` or ``references`` fact
+(:data:`~citeloop.knowledge.model.UNWALKED_RELATIONS`), and return :class:`Walk`
+records of entity ids and facts; ``paths.py`` turns them into
+:class:`~citeloop.knowledge.paths.RetrievalPath`.
 
 Shortest paths (:func:`shortest_walks`) take two steps, each bounded by the part of the
 graph within the length of the paths returned:

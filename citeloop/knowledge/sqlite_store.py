@@ -13,7 +13,7 @@ from types import TracebackType
 from typing import Any
 
 from citeloop.errors import ConfigurationError
-from citeloop.knowledge.model import Entity, Fact, RelationKind
+from citeloop.knowledge.model import UNWALKED_RELATIONS, Entity, Fact, RelationKind
 from citeloop.knowledge.paths import PathRecall
 from citeloop.knowledge.search import WORDS_WEIGHT, fts_query
 from citeloop.knowledge.sqlite_cache import ReadCache
@@ -441,7 +441,8 @@ class SqliteGraphStore(PathRecall):
 
     def edges_of_many(self, entity_ids: Collection[str]) -> dict[str, list[tuple[tuple, str]]]:
         """What a path search walks from each of ``entity_ids``: (fact row, other end) for
-        every fact whose other end is a resolved entity, no self-loops, in
+        every fact whose other end is a resolved entity, no self-loops and none of
+        :data:`~citeloop.knowledge.model.UNWALKED_RELATIONS`, in
         :meth:`facts_of` order. Rows are of ``FACT_COLUMNS``
         (:func:`~citeloop.knowledge.sqlite_schema.fact_from_row` makes a ``Fact``): the
         filter runs in SQLite, and no object is made for a fact a search does not follow,
@@ -452,12 +453,16 @@ class SqliteGraphStore(PathRecall):
         """
         found: dict[str, list[tuple[tuple, str]]] = {entity_id: [] for entity_id in entity_ids}
         columns = ", ".join(f"f.{column}" for column in FACT_COLUMNS.split(", "))
+        walked = "f.relation NOT IN ({})".format(
+            ", ".join(f"'{relation.value}'" for relation in sorted(UNWALKED_RELATIONS))
+        )
         query = (
             f"SELECT {columns}, f.object FROM facts f JOIN entities e ON e.id = f.object "
-            "WHERE f.subject IN ({marks}) AND f.object != f.subject AND e.resolved UNION ALL "
+            f"WHERE f.subject IN ({{marks}}) AND f.object != f.subject AND e.resolved"
+            f" AND {walked} UNION ALL "
             f"SELECT {columns}, f.subject FROM facts f JOIN entities e ON e.id = f.subject "
-            "WHERE f.object IN ({marks}) AND f.object != f.subject AND e.resolved "
-            "ORDER BY 3, 2, 4"
+            f"WHERE f.object IN ({{marks}}) AND f.object != f.subject AND e.resolved"
+            f" AND {walked} ORDER BY 3, 2, 4"
         )
         for _, rows in self._select_in(query, list(found), times=2):
             for row in rows:

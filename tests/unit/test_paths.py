@@ -226,6 +226,35 @@ def test_facts_to_unknown_ids_and_self_loops_are_skipped() -> None:
     assert routes(recall_paths(store, "a")) == ["a b"]
 
 
+def test_types_used_and_classes_named_in_strings_are_not_walked() -> None:
+    """They tie nearly every function to the few types it handles (hubs on any path)."""
+    edges = [
+        ("a", RelationKind.USES_TYPE, "t"),
+        ("b", RelationKind.USES_TYPE, "t"),
+        ("a", RelationKind.REFERENCES, "r"),
+        ("b", RelationKind.REFERENCES, "r"),
+        ("a", CALLS, "c"),
+        ("c", CALLS, "b"),
+    ]
+    store = graph(edges)
+    assert routes(recall_paths(store, "a", "b", max_hops=3)) == ["a c b"]
+    assert recall_paths(store, "a", "t", max_hops=3) == []
+
+
+def test_a_graph_file_walks_neither_either(tmp_path: Path) -> None:
+    root = tmp_path / "src"
+    root.mkdir()
+    (root / "m.py").write_text(
+        "class Kind:\n    pass\n\n\ndef a(x: Kind):\n    return 'Kind'\n", encoding="utf-8"
+    )
+    with SqliteGraphStore(tmp_path / "g.db") as store:
+        index_tree(root, store)
+        relations = {fact.relation for fact in store.facts_of("m.a")}
+        assert {RelationKind.USES_TYPE, RelationKind.REFERENCES} <= relations
+        assert recall_paths(store, "a", "Kind", max_hops=1) == []  # only through m: 2 hops
+        assert routes(recall_paths(store, "a", "Kind", max_hops=2)) == ["a m Kind"]
+
+
 # -- names ---------------------------------------------------------------------------
 
 

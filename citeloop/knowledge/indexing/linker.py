@@ -403,6 +403,16 @@ class Resolver:
                 return state[0]  # type: ignore[return-value]
         return entity_id
 
+    def type_target(self, chain: str) -> str | None:
+        """The class an annotation's name names: as a call's target is (through star
+        imports too), if that is a class; once per chain (its reads replayed)."""
+
+        def compute() -> str | None:
+            found = self.call_target(chain)
+            return found if found is not None and self.kind(found) is EntityKind.CLASS else None
+
+        return self._remember("type", chain, compute)  # type: ignore[return-value]
+
     def base_target(self, chain: str) -> str | None:
         """The class a base names, through ids, aliases and attributes aliasing a class."""
         if not chain:
@@ -482,15 +492,11 @@ def link_code(
             )
             continue
         if reference.relation is RelationKind.USES_TYPE:
-            try:  # as a call's target is (through star imports too), if it is a class
-                found = resolver.call_target(reference.target)
+            try:
+                found = resolver.type_target(reference.target)
             except RecursionError:
                 found = None
-            if (
-                found is not None
-                and found != reference.subject
-                and resolver.kind(found) is EntityKind.CLASS
-            ):
+            if found is not None and found != reference.subject:
                 linked.facts.append(
                     Fact(reference.subject, RelationKind.USES_TYPE, found, provenance)
                 )
