@@ -102,22 +102,26 @@ _METADATA = frozenset({"Annotated"})
 """Subscripted names whose first argument is the type and the rest metadata."""
 
 
-def annotation_names(node: ast.expr | None) -> list[ast.expr]:
-    """The dotted names an annotation is made of (``Optional[pkg.Model]`` -> ``Optional``,
-    ``pkg.Model``), in order: a string annotation's parsed (at most
+def annotation_names(node: ast.expr | None) -> list[tuple[list[str], ast.expr]]:
+    """The dotted names an annotation is made of, as ``(parts, node)``
+    (``Optional[pkg.Model]`` -> ``Optional``, ``pkg.Model``), in order: a string
+    annotation's parsed (at most
     :data:`~citeloop.knowledge.indexing.chains.MAX_STRING_ANNOTATION` characters), the
     values of ``Literal[...]`` and the metadata of ``Annotated[T, ...]`` left out; at
     most :data:`MAX_ANNOTATION_NAMES`, each of at most
     :data:`~citeloop.knowledge.indexing.chains.MAX_CHAIN_STEPS` parts."""
-    names: list[ast.expr] = []
+    if type(node) is ast.Name:  # the common case: one name
+        return [([node.id], node)]
+    names: list[tuple[list[str], ast.expr]] = []
     stack: list[ast.expr] = [node] if node is not None else []
     while stack and len(names) < MAX_ANNOTATION_NAMES:
         current = stack.pop()
-        if isinstance(current, ast.Name | ast.Attribute):
+        kind = type(current)
+        if kind is ast.Name or kind is ast.Attribute:
             parts = dotted(current)
             if parts is not None and len(parts) <= MAX_CHAIN_STEPS:
-                names.append(current)
-        elif isinstance(current, ast.Subscript):
+                names.append((parts, current))
+        elif kind is ast.Subscript:
             last = (dotted(current.value) or [""])[-1]
             arguments = current.slice
             if last in _LITERALS:
@@ -125,12 +129,12 @@ def annotation_names(node: ast.expr | None) -> list[ast.expr]:
             elif last in _METADATA and isinstance(arguments, ast.Tuple) and arguments.elts:
                 arguments = arguments.elts[0]
             stack.extend(a for a in (arguments, current.value) if a is not None)
-        elif isinstance(current, ast.BinOp):
+        elif kind is ast.BinOp:
             stack.extend((current.right, current.left))
-        elif isinstance(current, ast.Tuple | ast.List):
+        elif kind is ast.Tuple or kind is ast.List:
             stack.extend(reversed(current.elts))
         elif (
-            isinstance(current, ast.Constant)
+            kind is ast.Constant
             and isinstance(current.value, str)
             and len(current.value) <= MAX_STRING_ANNOTATION
         ):
@@ -152,24 +156,21 @@ def annotation_references(
     linker keeps those naming a class of the tree."""
     seen: dict[tuple[str, str], Reference] = {}
     for subject, scope, annotation in annotated:
-        for name in annotation_names(annotation):
-            parts = dotted(name) or []
+        for parts, name in annotation_names(annotation):
             line = name.lineno
             head = bindings.lookup(scope, parts[0], line)
             if head is None or any(mark in head for mark in "([*#|"):
                 continue
-            chain = ".".join([head, *parts[1:]])
-            seen.setdefault(
-                (subject, chain),
-                Reference(
+            chain = ".".join([head, *parts[1:]]) if len(parts) > 1 else head
+            if (subject, chain) not in seen:
+                seen[subject, chain] = Reference(
                     RelationKind.USES_TYPE,
                     subject,
                     chain,
                     ".".join(parts),
                     line,
                     name.end_lineno or line,
-                ),
-            )
+                )
     return list(seen.values())
 
 
