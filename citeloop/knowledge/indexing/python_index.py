@@ -275,11 +275,8 @@ class _FileWalker:
             current = pop()
             kind = type(current)
             if kind in leaves:
-                if (
-                    kind is ast.Constant
-                    and type(value := current.value) is str
-                    and (names_class(value))
-                ):
+                value = current.value if kind is ast.Constant else None
+                if type(value) is str and names_class(value):
                     self.strings.append((caller, value, current.lineno))
                 continue
             if kind is ast.Call:
@@ -432,8 +429,6 @@ class _FileWalker:
                 self.document(entity_id, node)
                 if "overload" in last_parts:
                     self.overloads.add(entity_id)
-                if node.returns is not None:
-                    self.returns.append((entity_id, scope, node.returns))
                 arguments = node.args
                 self.annotated.extend(
                     (entity_id, scope, argument.annotation)
@@ -447,6 +442,7 @@ class _FileWalker:
                     if argument is not None and argument.annotation is not None
                 )
                 if node.returns is not None:
+                    self.returns.append((entity_id, scope, node.returns))
                     self.annotated.append((entity_id, scope, node.returns))
         scope.names.setdefault(node.name, entity_id)
         if hidden:  # nothing inside it is recorded either (it would take the submodule's ids)
