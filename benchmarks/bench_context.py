@@ -35,6 +35,11 @@ model folder, needs that package, nothing is downloaded), a further column measu
 ``ContextInjector(store, retriever=...)`` with a dense retriever over the graph's entity
 documents (:mod:`_dense`); it is reported, not judged (the targets are the default's).
 
+The ``+rewrite`` column (reported, not judged) measures ``ContextInjector(store,
+retriever=QueryRewriteRetriever(...))``: a chat model names the code each question is
+about, from the question and an outline of its lexical hits. The model's replies to the
+exact prompts are recorded in ``data/rewrites.jsonl`` and replayed (:mod:`_rewrites`).
+
 Targets per repository: recall >= RECALL_TARGET, >= MARGIN_TARGET points above BM25,
 median context <= TOKENS_TARGET tokens (ceil(chars / 4)), no empty context; and no plain
 word core.
@@ -62,6 +67,7 @@ import bm25s
 import click
 import Stemmer
 from _common import report_result
+from _rewrites import Replay, recorded, rewrite_retriever
 from _sdist import SdistError, download_sdist, unpack
 
 from citeloop.knowledge import ContextInjector, EntityKind, SqliteGraphStore, index_tree
@@ -387,6 +393,7 @@ class Outcome:
     seconds: float
     core: list[str]
     dense_recall: float | None
+    rewrite_recall: float | None
 
 
 def percentile(values: list[float], share: float) -> float:
@@ -396,9 +403,10 @@ def percentile(values: list[float], share: float) -> float:
 
 
 def measure(
-    db: Path, questions: list[dict[str, str]], embeddings: str | None = None
-) -> tuple[list[Outcome], int]:
-    """The counted questions' outcomes, and the graph's class/function/method count."""
+    db: Path, questions: list[dict[str, str]], embeddings: str | None = None, repo: str = ""
+) -> tuple[list[Outcome], int, Replay | None]:
+    """The counted questions' outcomes, the graph's class/function/method count and the
+    replayed rewrite model (``None`` when ``repo`` has no recorded rewrites)."""
     with SqliteGraphStore(db, read_only=True) as store:
         baseline = Bm25Baseline(store)
         injector = ContextInjector(store, reuse_contexts=0)  # each inject timed as built
@@ -407,6 +415,10 @@ def measure(
             from _dense import dense_retriever
 
             dense = ContextInjector(store, retriever=dense_retriever(store, embeddings, db.parent))
+        rewrite, replay = None, None
+        if recorded(repo):
+            retriever, replay = rewrite_retriever(store, repo)
+            rewrite = ContextInjector(store, retriever=retriever)
         counted = [
             (item["question"], refs)
             for item in questions
@@ -424,6 +436,7 @@ def measure(
             with_source = {by_id.get(entity_id) for entity_id, lines in context.excerpts if lines}
             bm25 = baseline.top_names(question)
             dense_names = {e.name for e in dense.inject(question).entities} if dense else None
+            rewritten = {e.name for e in rewrite.inject(question).entities} if rewrite else None
             outcomes.append(
                 Outcome(
                     question=question,
@@ -439,9 +452,12 @@ def measure(
                     dense_recall=None
                     if dense_names is None
                     else sum(name in dense_names for name in refs) / len(refs),
+                    rewrite_recall=None
+                    if rewritten is None
+                    else sum(name in rewritten for name in refs) / len(refs),
                 )
             )
-    return outcomes, len(baseline.names)
+    return outcomes, len(baseline.names), replay
 
 
 def describe(repo: str, outcomes: list[Outcome], total: int, entities: int) -> None:
@@ -557,8 +573,14 @@ def main() -> int:
 
     results = {}
     for repo, items in questions.items():
-        outcomes, entities = results[repo] = measure(dbs[repo], items, args.embeddings)
+        outcomes, entities, replay = measure(dbs[repo], items, args.embeddings, repo)
+        results[repo] = outcomes, entities
         describe(repo, outcomes, len(items), entities)
+        if replay is not None and (replay.stale or replay.missing):
+            print(
+                f"  +rewrite: {len(replay.stale)} stale recordings (the prompt changed), "
+                f"{len(replay.missing)} questions not recorded: record them again"
+            )
 
     ok = True
     rows: list[tuple[str, bool, float, float, int, float]] = []
@@ -567,6 +589,7 @@ def main() -> int:
         f"\n{'repo':{width}} {'counted':>7} {'citeloop':>9} {f'BM25@{BM25_TOP}':>9} "
         f"{'diff pts':>8} {'empty':>5} {'median tokens':>13}"
         + (f" {'+retriever':>10}" if args.embeddings else "")
+        + f" {'+rewrite':>8}"
     )
     for repo, (outcomes, _) in results.items():
         recall = statistics.mean(o.recall for o in outcomes) if outcomes else 0.0
@@ -575,9 +598,12 @@ def main() -> int:
         median = statistics.median(o.tokens for o in outcomes) if outcomes else 0
         diff = (recall - bm25) * 100
         dense = [o.dense_recall for o in outcomes if o.dense_recall is not None]
+        rewrite = [o.rewrite_recall for o in outcomes if o.rewrite_recall is not None]
         print(
             f"{repo:{width}} {len(outcomes):7d} {recall:9.1%} {bm25:9.1%} {diff:+8.1f} "
-            f"{empty:5d} {median:13g}" + (f" {statistics.mean(dense):10.1%}" if dense else "")
+            f"{empty:5d} {median:13g}"
+            + (f" {statistics.mean(dense):10.1%}" if dense else "")
+            + (f" {statistics.mean(rewrite):8.1%}" if rewrite else f" {'-':>8}")
         )
         rows.append((repo, bool(outcomes), recall, diff, empty, median))
     for repo, counted, recall, diff, empty, median in rows:  # summary rows of `make bench`

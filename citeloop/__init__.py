@@ -138,7 +138,7 @@ if TYPE_CHECKING:  # the names as type checkers and IDEs see them
         ReplayRecorder,
         resolve_chat_model,
     )
-    from citeloop.retrievers import entity_documents
+    from citeloop.retrievers import QueryRewriteRetriever, entity_documents
     from citeloop.validator_loop import (
         ValidatorLoop,
         ValidatorLoopResult,
@@ -266,7 +266,7 @@ _EXPORTS_BY_MODULE: dict[str, tuple[str, ...]] = {
         "ReplayRecorder",
         "resolve_chat_model",
     ),
-    "citeloop.retrievers": ("entity_documents",),
+    "citeloop.retrievers": ("QueryRewriteRetriever", "entity_documents"),
     "citeloop.validator_loop": (
         "ValidatorLoop",
         "ValidatorLoopResult",
@@ -314,6 +314,7 @@ __all__ = [
     "PhraseMatch",
     "Problem",
     "Provenance",
+    "QueryRewriteRetriever",
     "RelationKind",
     "RepetitionResult",
     "ReplayChatModel",

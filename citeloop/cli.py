@@ -469,6 +469,11 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--model", required=True, help="'provider:model' or 'replay:PATH'")
     run.add_argument("--payload", help="file whose text the task refers to")
     run.add_argument("--max-retries", type=_non_negative, default=2, help="re-asks (default 2)")
+    run.add_argument(
+        "--rewrite-query",
+        action="store_true",
+        help="first ask the model which code the task is about (one more call)",
+    )
     run.add_argument("--record", help="append the model's turns to this replay JSONL file")
     run.add_argument("--json", action="store_true", help="print the output state as JSON")
     _thread_options(run)

@@ -89,7 +89,12 @@ def _describe_update(node: str, update: dict[str, Any]) -> str:
 
 async def _run_graph(args: argparse.Namespace) -> dict[str, Any]:
     open_graph(args.db).close()  # refuse a missing or empty graph before the run
-    context = GroundedAnswerContext(model=args.model, db_path=args.db, max_retries=args.max_retries)
+    context = GroundedAnswerContext(
+        model=args.model,
+        db_path=args.db,
+        max_retries=args.max_retries,
+        rewrite_query=args.rewrite_query,
+    )
     inputs: dict[str, Any] = {"task": args.task}
     if args.payload:
         inputs["payload"] = read_text(args.payload, "payload")

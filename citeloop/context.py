@@ -236,6 +236,14 @@ class GroundedAnswerContext:
             "ends with outcome budget_exhausted. None: no limit."
         },
     )
+    rewrite_query: bool = field(
+        default=False,
+        metadata={
+            "description": "Before the first context, ask the chat model which classes, "
+            "functions and methods the task is about (one more call, counted in tokens); "
+            "those the graph has seed the context. Finds code a task paraphrases."
+        },
+    )
 
     def __post_init__(self) -> None:
         check_field_types(self)

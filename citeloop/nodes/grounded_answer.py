@@ -7,13 +7,16 @@ model object and an optional knowledge-graph store — so they are methods of
 
 from __future__ import annotations
 
+import dataclasses
 import functools
+import logging
 from collections.abc import Sequence
+from contextvars import ContextVar
 from typing import Any, Literal
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
-from langchain_core.runnables import RunnableConfig
+from langchain_core.runnables import RunnableConfig, RunnableLambda
 from langgraph.graph import END
 from langgraph.runtime import Runtime, get_runtime
 from langgraph.types import RetryPolicy
@@ -66,8 +69,37 @@ from citeloop.prompts import (
     RETRY_CONTEXT_WIDENED,
 )
 from citeloop.recent import Recent
+from citeloop.retrievers import QueryRewriteRetriever
 from citeloop.state.grounded_answer import State
+from citeloop.state.tokens import TokenUsage
 from citeloop.text import in_data_block
+
+_log = logging.getLogger(__name__)
+
+_REWRITE_CALLS: ContextVar[list[TokenUsage] | None] = ContextVar("rewrite_calls", default=None)
+"""The tokens of the query-rewrite calls made while ``inject_context`` builds a run's
+first context (``rewrite_query``); ``None`` outside it."""
+
+
+class _RewriteFailed(Exception):
+    """The chat model raised on the query-rewrite prompt (the cause is chained)."""
+
+
+def _counted_call(model: BaseChatModel, messages: list[BaseMessage]) -> AIMessage:
+    """``model``'s reply to a query-rewrite prompt, its tokens added to the run's.
+
+    Raises:
+        _RewriteFailed: If the model raised.
+    """
+    try:
+        response = model.invoke(messages)
+    except Exception as exc:
+        raise _RewriteFailed(f"{type(exc).__name__}: {exc}") from exc
+    calls = _REWRITE_CALLS.get()
+    if calls is not None:
+        calls.append(call_usage(messages, response))
+    return response
+
 
 _DEFAULT_SETTINGS = GroundedAnswerContext()
 """The settings of a run given no context, built and type-checked once (nodes only read
@@ -331,17 +363,25 @@ class GroundedAnswerNodes:
 
     def _injector(self, ctx: GroundedAnswerContext) -> ContextInjector:
         """The injector of the run's store and settings (kept for the graph's runs; a
-        graph file replaced since gets a new one, and the old store is let go)."""
+        graph file replaced since gets a new one, and the old store is let go); with
+        ``rewrite_query``, its retriever asks the run's chat model
+        (:class:`~citeloop.retrievers.QueryRewriteRetriever`)."""
         store = self._store(ctx)
         source = ctx.db_path if self.store is None else None
-        key = (source, ctx.hops, ctx.max_context_tokens, ctx.max_entities)
+        rewrite = (self.model is None and ctx.model) if ctx.rewrite_query else None
+        key = (source, ctx.hops, ctx.max_context_tokens, ctx.max_entities, rewrite)
         injector = self._injectors.get(key)
         if injector is None or injector.store is not store:
+            retriever = None
+            if ctx.rewrite_query:
+                model = RunnableLambda(functools.partial(_counted_call, self._chat_model(ctx)))
+                retriever = QueryRewriteRetriever(model=model, store=store)
             injector = ContextInjector(
                 store,
                 hops=ctx.hops,
                 max_context_tokens=ctx.max_context_tokens,
                 max_entities=ctx.max_entities,
+                retriever=retriever,
             )
             self._injectors.put(key, injector)
         return injector
@@ -391,9 +431,26 @@ class GroundedAnswerNodes:
         self._chat_model(ctx)
         needed = supersteps_needed(ctx.max_retries)
         check_recursion_limit(config, needed, "max_retries", ctx.max_retries)
-        injected = self._inject(state, ctx, None)
+        if ctx.rewrite_query and self.injector is not None:
+            raise ConfigurationError(
+                "rewrite_query asks the graph's own context injector to rewrite the task, "
+                "but the graph was built with injector=...: give that injector "
+                "retriever=QueryRewriteRetriever(model=..., store=...) instead"
+            )
+        rewrites: list[TokenUsage] = []
+        counting = _REWRITE_CALLS.set(rewrites)
+        try:
+            injected = self._inject(state, ctx, None)
+        except _RewriteFailed as failed:  # the context without it; the next run asks again
+            _log.warning("query rewrite failed, the context is built without it: %s", failed)
+            injected = self._inject(state, dataclasses.replace(ctx, rewrite_query=False), None)
+        finally:
+            _REWRITE_CALLS.reset(counting)
         if not injected.entities:
             _check_not_empty(self._injector(ctx).reads)
+        tokens: TokenUsage = {"input": 0, "output": 0, "total": 0, "estimated": False}
+        for call in rewrites:
+            tokens = add_usage(tokens, call)
         # A thread may run the graph again: counters, tokens and the error start afresh.
         return {
             "task": task,
@@ -405,7 +462,7 @@ class GroundedAnswerNodes:
             "outcome": None,
             **({"report": {}} if state.get("report") else {}),  # an earlier run's, on a thread
             "best": {},
-            "tokens": {"input": 0, "output": 0, "total": 0, "estimated": False},
+            "tokens": tokens,
             "attempt_tokens": [],
             **_context_update(injected),
         }

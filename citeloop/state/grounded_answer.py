@@ -58,8 +58,9 @@ class OutputState(TypedDict, total=False):
             "line", "end_line", "signature", "summary", "reason", "score"}`` dicts (what
             the answer had to use and cite, where each entity is defined, and why it is
             there; ``path``/``line``/``end_line`` may be ``None``).
-        tokens: Tokens spent by the run's model calls in all (:class:`TokenUsage`).
-        attempt_tokens: Tokens of each model call, in order.
+        tokens: Tokens spent by the run's model calls in all (:class:`TokenUsage`), the
+            query rewrite's too (``rewrite_query``).
+        attempt_tokens: Tokens of each answering call, in order.
         snapshot: Snapshot id of the knowledge graph the context was read from (the
             evidence index version of a delivery audit).
     """

@@ -1,0 +1,161 @@
+"""Query rewriting into code names: what a chat model is shown, and what its reply means.
+
+A task that paraphrases code ("the method that merges configuration values in the
+spacing configuration dataclass") may share no word with the names it is about
+(``BlockConfig.incorporate``). Query rewriting (Ma et al., "Query Rewriting for
+Retrieval-Augmented Large Language Models", EMNLP 2023) lets a model turn the task into
+what the retriever matches best; here, into the names of the code.
+:class:`citeloop.retrievers.QueryRewriteRetriever` asks a chat model with
+:func:`rewrite_prompt` and seeds a context with the entities :func:`named_entities`
+finds for its reply. This module reads the graph only (no LangChain).
+
+The prompt grounds the model's guess in the graph: an **outline** of the files that
+hold the task's best lexical hits, each with its hits (:func:`outline`), so the model
+picks real names and may add names it knows the code base has.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from citeloop.grounding.mentions import query_words
+from citeloop.knowledge.finding import about_tests
+from citeloop.knowledge.model import Entity, EntityKind, is_test_path
+from citeloop.knowledge.seeds import RANK, lookup_names, named_groups
+from citeloop.knowledge.store import GraphStore, SearchableGraphStore, batched
+
+OUTLINE_HITS = 100
+"""Lexical hits whose files the outline may show, best first."""
+
+NAMES_PER_FILE = 8
+"""Names one outline line shows at most: the file's best hits."""
+
+MAX_PER_NAME = 3
+"""Entities one name of the reply may stand for; a name defined more often than that
+counts only in the files the outline showed (``run``, ``setup``)."""
+
+MAX_NAME_CHARS = 200
+"""Characters of a reply line read for its name."""
+
+INSTRUCTIONS = (
+    "You find the code a question about a code base is about. Reply with the names of "
+    "the classes, functions and methods the question most likely concerns, most likely "
+    "first, one per line, at most {max_names}; write a method as Class.method. Use names "
+    "as the code spells them: the outline below lists some that share words with the "
+    "question, and you may add others you know this code base has. Reply with the "
+    "names only."
+)
+
+
+def outline(
+    store: GraphStore, text: str, max_tokens: int, count_tokens: Callable[[str], int]
+) -> tuple[str, frozenset[str]]:
+    """The outline of ``text``'s best lexical hits, and the files it shows.
+
+    One line per file, in the order of the file's best hit:
+    ``path: Name, Class.method, ...`` (the file's hits, best first, at most
+    :data:`NAMES_PER_FILE`), while the lines fit ``max_tokens`` as
+    ``count_tokens`` counts them. Test files are left out unless the text speaks of
+    tests. Empty when the store has no full-text search or the text no search word.
+
+    Args:
+        store: The graph.
+        text: The task.
+        max_tokens: Tokens the outline may take, >= 0.
+        count_tokens: Counts the tokens of a line.
+    """
+    words = query_words(text)
+    if max_tokens <= 0 or not words or not isinstance(store, SearchableGraphStore):
+        return "", frozenset()
+    reads = batched(store)
+    ids = [entity_id for entity_id, _ in store.search(words, OUTLINE_HITS)]
+    hits = reads.get_entities(ids)
+    tests = about_tests(text)
+    files: dict[str, list[Entity]] = {}
+    for entity in (hits[entity_id] for entity_id in ids if entity_id in hits):
+        if entity.path and entity.kind in RANK and (tests or not is_test_path(entity.path)):
+            files.setdefault(entity.path, []).append(entity)
+    lines: list[str] = []
+    used = 0
+    for path, found in files.items():
+        names = list(dict.fromkeys(_qualified(entity) for entity in found))
+        line = f"{path}: {', '.join(names[:NAMES_PER_FILE])}"
+        cost = count_tokens(line + "\n")
+        if used + cost > max_tokens:
+            break
+        lines.append(line)
+        used += cost
+    return "\n".join(lines), frozenset(list(files)[: len(lines)])
+
+
+def _qualified(entity: Entity) -> str:
+    """An entity as the outline names it: ``Class.method`` for a method, its class for
+    an attribute of one, else its name."""
+    owner = entity.id.rsplit(".", 2)[-2] if entity.id.count(".") >= 1 else ""
+    if entity.kind is EntityKind.METHOD and owner:
+        return f"{owner}.{entity.name}"
+    if entity.kind is EntityKind.ATTRIBUTE and owner[:1].isupper():
+        return owner
+    return entity.name
+
+
+def rewrite_prompt(text: str, outline_text: str, max_names: int) -> tuple[str, str]:
+    """The ``(system, human)`` messages that ask for ``text``'s code names."""
+    system = INSTRUCTIONS.format(max_names=max_names)
+    shown = outline_text or "(no file of the code base shares a word with the question)"
+    heading = "Outline (file: its names that share words with the question):"
+    return system, f"{heading}\n{shown}\n\nQuestion: {text.strip()}"
+
+
+def reply_names(reply: str, max_names: int) -> list[str]:
+    """The names of a reply, one per line, in order, each once, at most ``max_names``:
+    a line's first dotted identifier, after any list marker or backtick
+    (``- `Foo.bar()` `` -> ``Foo.bar``). Lines without one are skipped."""
+    names: dict[str, None] = {}
+    for line in reply.splitlines():
+        name = _first_name(line[:MAX_NAME_CHARS])
+        if name:
+            names.setdefault(name, None)
+            if len(names) >= max_names:
+                break
+    return list(names)
+
+
+def _first_name(line: str) -> str:
+    """The first run of identifier characters and dots in ``line`` that starts with a
+    letter or ``_``, without leading or trailing dots (a linear scan)."""
+    start = next((at for at, char in enumerate(line) if char.isalpha() or char == "_"), None)
+    if start is None:
+        return ""
+    end = start
+    while end < len(line) and (line[end].isalnum() or line[end] in "_."):
+        end += 1
+    return line[start:end].strip(".")
+
+
+def named_entities(store: GraphStore, names: Sequence[str], shown: frozenset[str]) -> list[Entity]:
+    """The entities ``names`` stand for, in the names' order, each once.
+
+    A name is looked up as a task's mention is
+    (:func:`~citeloop.knowledge.seeds.named_groups`: ``Class.method`` names the method
+    and its class). A name that stands for more than :data:`MAX_PER_NAME` entities
+    counts only in the files the outline showed (``shown``), and not at all when there
+    are still too many. Only entities a context may hold count (resolved, of a ranked
+    kind).
+    """
+    reads = batched(store)
+    known = reads.names()
+    wanted = {n for name in names for n in lookup_names(name) if n in known}
+    named = {
+        name: [entity for entity in found if entity.resolved and entity.kind in RANK]
+        for name, found in reads.entities_named_many(wanted).items()
+    }
+    chosen: dict[str, Entity] = {}
+    for name in names:
+        for group in named_groups(name, named):
+            if len(group) > MAX_PER_NAME:
+                group = [entity for entity in group if entity.path in shown]
+            if len(group) <= MAX_PER_NAME:
+                for entity in sorted(group, key=lambda entity: entity.id):
+                    chosen.setdefault(entity.id, entity)
+    return list(chosen.values())
