@@ -368,8 +368,9 @@ class GroundedAnswerNodes:
         (:class:`~citeloop.retrievers.QueryRewriteRetriever`)."""
         store = self._store(ctx)
         source = ctx.db_path if self.store is None else None
-        rewrite = (self.model is None and ctx.model) if ctx.rewrite_query else None
-        key = (source, ctx.hops, ctx.max_context_tokens, ctx.max_entities, rewrite)
+        # A rewriting injector asks the run's model: one per model spec of the context.
+        rewriter = (ctx.model if self.model is None else "") if ctx.rewrite_query else None
+        key = (source, ctx.hops, ctx.max_context_tokens, ctx.max_entities, rewriter)
         injector = self._injectors.get(key)
         if injector is None or injector.store is not store:
             retriever = None
