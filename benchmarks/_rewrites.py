@@ -82,7 +82,7 @@ def _questions() -> list[tuple[str, int, dict[str, str], Path]]:
     for repo in bench.sdists(folder / "README.md"):
         db = cache / f"{repo}.db"
         if not db.is_file():
-            raise SystemExit(f"{db} is missing: run benchmarks/bench_context.py first")
+            raise bench.BenchSetupError(f"{db} is missing: run benchmarks/bench_context.py first")
         with SqliteGraphStore(db, read_only=True) as store:
             for index, item in enumerate(bench.load_questions(folder / f"{repo}.jsonl")):
                 if bench.reference_entities(item["answer"], store):
@@ -101,9 +101,16 @@ def main() -> int:
     parser.add_argument("step", choices=["prompts", "record"])
     parser.add_argument("folder", type=Path)
     args = parser.parse_args()
+    import bench_context as bench
+
+    try:
+        questions = _questions()
+    except bench.BenchSetupError as error:
+        print(f"ERROR: {error}", file=sys.stderr)
+        return 2
     args.folder.mkdir(parents=True, exist_ok=True)
     rows = []
-    for repo, index, item, db in _questions():
+    for repo, index, item, db in questions:
         stem = args.folder / f"{repo}_{index:02d}"
         with SqliteGraphStore(db, read_only=True) as store:
             system, human = _prompts(store, item["question"])

@@ -64,7 +64,9 @@ def _describe_update(node: str, update: dict[str, Any]) -> str:
     if node in ("inject_context", "expand_context") and "context_entities" in update:
         entities = update["context_entities"]
         core = sum(1 for e in entities if e["tier"] == "core")
-        return f"{len(entities)} entities, {core} core"
+        retrieved = sum(1 for e in entities if e.get("reason") == "retrieved")
+        found = f", {retrieved} retrieved" if retrieved else ""  # the rewrite's (or a retriever's)
+        return f"{len(entities)} entities, {core} core{found}"
     if node == "call_model":
         return "failed" if "error" in update else f"{len(update.get('answer', ''))} chars"
     if node == "validate":

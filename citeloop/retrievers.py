@@ -27,7 +27,7 @@ from langchain_core.documents import Document
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
 from langchain_core.retrievers import BaseRetriever
 from langchain_core.runnables import Runnable
-from pydantic import ConfigDict, Field, field_validator
+from pydantic import ConfigDict, Field, StrictInt, field_validator
 
 from citeloop.knowledge.model import Entity
 from citeloop.knowledge.retrieval import entity_text
@@ -82,8 +82,11 @@ class QueryRewriteRetriever(BaseRetriever):
     lacks is left out, so the model cannot invent a seed. Pass it to
     ``ContextInjector(store, retriever=...)``: the injector asks once per task text.
 
-    Each new task costs one model call, outside the run's token budget. A model error
-    propagates; give a model with ``.with_retry()`` for transient ones.
+    Each new task costs one model call (a blank task none). Given to an injector of
+    your own, the call is outside a run's ``tokens`` and ``max_total_tokens``, and a
+    model error propagates (give a model with ``.with_retry()`` for transient ones);
+    the graph's ``rewrite_query`` counts the call and builds the context without it
+    when it fails.
 
     Attributes:
         model: A chat model (any runnable from messages to a message or a string).
@@ -101,8 +104,8 @@ class QueryRewriteRetriever(BaseRetriever):
 
     model: Runnable[Any, Any]
     store: Any
-    max_names: int = Field(default=12, ge=1)
-    outline_tokens: int = Field(default=800, ge=0)
+    max_names: StrictInt = Field(default=12, ge=1)
+    outline_tokens: StrictInt = Field(default=800, ge=0)
     count_tokens: Callable[[str], int] = estimated_tokens
 
     @field_validator("store")
@@ -130,6 +133,8 @@ class QueryRewriteRetriever(BaseRetriever):
     def _get_relevant_documents(
         self, query: str, *, run_manager: CallbackManagerForRetrieverRun
     ) -> list[Document]:
+        if not query.strip():
+            return []  # nothing to ask about
         messages, shown = self._prompt(query)
         reply = self.model.invoke(messages, config={"callbacks": run_manager.get_child()})
         return self._documents(reply, shown)
@@ -137,6 +142,8 @@ class QueryRewriteRetriever(BaseRetriever):
     async def _aget_relevant_documents(
         self, query: str, *, run_manager: AsyncCallbackManagerForRetrieverRun
     ) -> list[Document]:
+        if not query.strip():
+            return []
         messages, shown = self._prompt(query)
         reply = await self.model.ainvoke(messages, config={"callbacks": run_manager.get_child()})
         return self._documents(reply, shown)

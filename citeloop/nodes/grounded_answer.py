@@ -10,13 +10,14 @@ from __future__ import annotations
 import dataclasses
 import functools
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextvars import ContextVar
 from typing import Any, Literal
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 from langchain_core.runnables import RunnableConfig, RunnableLambda
+from langgraph.constants import TAG_NOSTREAM
 from langgraph.graph import END
 from langgraph.runtime import Runtime, get_runtime
 from langgraph.types import RetryPolicy
@@ -76,28 +77,52 @@ from citeloop.text import in_data_block
 
 _log = logging.getLogger(__name__)
 
-_REWRITE_CALLS: ContextVar[list[TokenUsage] | None] = ContextVar("rewrite_calls", default=None)
-"""The tokens of the query-rewrite calls made while ``inject_context`` builds a run's
-first context (``rewrite_query``); ``None`` outside it."""
+REWRITE_REPLY_TOKENS = 150
+"""Tokens a query-rewrite reply is expected to take (a dozen names), to judge before the
+call whether the run's token budget has room for it."""
+
+
+@dataclasses.dataclass
+class _RewriteCalls:
+    """The query-rewrite calls of one context's building: their tokens, and the tokens
+    the run may still spend (``None``: no limit)."""
+
+    room: int | None
+    calls: list[TokenUsage] = dataclasses.field(default_factory=list)
+
+
+_REWRITES: ContextVar[_RewriteCalls | None] = ContextVar("rewrites", default=None)
+"""The calls of the context being built with ``rewrite_query`` (``None`` otherwise)."""
 
 
 class _RewriteFailed(Exception):
-    """The chat model raised on the query-rewrite prompt (the cause is chained)."""
+    """The query rewrite was not made: the chat model raised (the cause is chained), or
+    the run's token budget had no room for it."""
 
 
-def _counted_call(model: BaseChatModel, messages: list[BaseMessage]) -> AIMessage:
-    """``model``'s reply to a query-rewrite prompt, its tokens added to the run's.
+def _counted_call(model: Callable[[], BaseChatModel], messages: list[BaseMessage]) -> AIMessage:
+    """The reply of the run's chat model (``model()``) to a query-rewrite prompt, its
+    tokens added to the run's; not streamed (``stream_mode="messages"`` shows the
+    answer only).
 
     Raises:
-        _RewriteFailed: If the model raised.
+        _RewriteFailed: If the model raised, or the call would spend more than the run
+            has left of ``max_total_tokens``.
     """
+    run = _REWRITES.get()
+    if run is not None and run.room is not None:
+        expected = sum(estimate_tokens(message.text) for message in messages)
+        if expected + REWRITE_REPLY_TOKENS > run.room:
+            raise _RewriteFailed(
+                f"the run has {run.room} tokens left of max_total_tokens, the rewrite needs "
+                f"about {expected + REWRITE_REPLY_TOKENS}"
+            )
     try:
-        response = model.invoke(messages)
+        response = model().invoke(messages, config={"tags": [TAG_NOSTREAM]})
     except Exception as exc:
         raise _RewriteFailed(f"{type(exc).__name__}: {exc}") from exc
-    calls = _REWRITE_CALLS.get()
-    if calls is not None:
-        calls.append(call_usage(messages, response))
+    if run is not None:
+        run.calls.append(call_usage(messages, response))
     return response
 
 
@@ -375,7 +400,9 @@ class GroundedAnswerNodes:
         if injector is None or injector.store is not store:
             retriever = None
             if ctx.rewrite_query:
-                model = RunnableLambda(functools.partial(_counted_call, self._chat_model(ctx)))
+                # The run's model is resolved at each call (a replay file re-read).
+                resolve = functools.partial(self._chat_model, ctx)
+                model = RunnableLambda(functools.partial(_counted_call, resolve))
                 retriever = QueryRewriteRetriever(model=model, store=store)
             injector = ContextInjector(
                 store,
@@ -404,7 +431,7 @@ class GroundedAnswerNodes:
                 return self.injector.inject(texts, expansion=expansion)
             return self.injector.inject(texts, expansion=expansion, keep=keep)
         injector = self._injector(ctx)
-        key = (*texts, ctx.hops, ctx.max_context_tokens, ctx.max_entities)
+        key = (*texts, ctx.hops, ctx.max_context_tokens, ctx.max_entities, ctx.rewrite_query)
         if expansion is not None:
             default = self._defaults.get(key)
             return injector.inject(texts, expansion=expansion, default=default, keep=keep)
@@ -438,15 +465,7 @@ class GroundedAnswerNodes:
                 "but the graph was built with injector=...: give that injector "
                 "retriever=QueryRewriteRetriever(model=..., store=...) instead"
             )
-        rewrites: list[TokenUsage] = []
-        counting = _REWRITE_CALLS.set(rewrites)
-        try:
-            injected = self._inject(state, ctx, None)
-        except _RewriteFailed as failed:  # the context without it; the next run asks again
-            _log.warning("query rewrite failed, the context is built without it: %s", failed)
-            injected = self._inject(state, dataclasses.replace(ctx, rewrite_query=False), None)
-        finally:
-            _REWRITE_CALLS.reset(counting)
+        injected, rewrites = self._counted_inject(state, ctx, None)
         if not injected.entities:
             _check_not_empty(self._injector(ctx).reads)
         tokens: TokenUsage = {"input": 0, "output": 0, "total": 0, "estimated": False}
@@ -467,6 +486,27 @@ class GroundedAnswerNodes:
             "attempt_tokens": [],
             **_context_update(injected),
         }
+
+    def _counted_inject(
+        self, state: State, ctx: GroundedAnswerContext, expansion: ContextExpansion | None
+    ) -> tuple[InjectedContext, list[TokenUsage]]:
+        """:meth:`_inject`, and the tokens of the query-rewrite calls it made
+        (``rewrite_query``; the first context of a task asks, and a widening asks again
+        only when that failed). A rewrite that fails, or that the run's token budget has
+        no room for, is left out: the context is built without it, with a warning."""
+        if not ctx.rewrite_query:
+            return self._inject(state, ctx, expansion), []
+        spent = (state.get("tokens") or {}).get("total", 0) if expansion is not None else 0
+        run = _RewriteCalls(None if ctx.max_total_tokens is None else ctx.max_total_tokens - spent)
+        counting = _REWRITES.set(run)
+        try:
+            injected = self._inject(state, ctx, expansion)
+        except _RewriteFailed as failed:
+            _log.warning("query rewrite not made, the context is built without it: %s", failed)
+            injected = self._inject(state, dataclasses.replace(ctx, rewrite_query=False), expansion)
+        finally:
+            _REWRITES.reset(counting)
+        return injected, run.calls
 
     def _messages(self, state: State) -> list[BaseMessage]:
         return [
@@ -629,9 +669,15 @@ class GroundedAnswerNodes:
             lacking_words(answer),
             asked_lines(lacking_lines(answer), state.get("context_entities") or [], lacking),
         )
-        injected = self._inject(state, settings(runtime), expansion)
+        injected, rewrites = self._counted_inject(state, settings(runtime), expansion)
         widened = injected.text != state.get("context_text")
-        return {"expanded": True, "widened": widened, **_context_update(injected)}
+        update = {"expanded": True, "widened": widened, **_context_update(injected)}
+        if rewrites:  # the first context's rewrite had failed; this one was made
+            tokens = state.get("tokens")
+            for call in rewrites:
+                tokens = add_usage(tokens, call)
+            update["tokens"] = tokens
+        return update
 
     def build_retry_prompt(self, state: State) -> dict[str, Any]:
         """The next prompt's feedback: the previous answer, and what is wrong with it judged

@@ -15,6 +15,7 @@ from citeloop.knowledge import ContextInjector, Entity, EntityKind, MemoryGraphS
 from citeloop.knowledge.model import Fact, RelationKind
 from citeloop.knowledge.rewrite import (
     MAX_PER_NAME,
+    MAX_QUESTION_CHARS,
     NAMES_PER_FILE,
     named_entities,
     outline,
@@ -120,7 +121,9 @@ def test_outline_caps_the_names_of_one_file() -> None:
 def test_the_prompt_holds_the_outline_and_the_task_and_says_when_there_is_none() -> None:
     system, human = rewrite_prompt("  Why?  ", "a.py: f", 7)
     assert "at most 7" in system
-    assert human.endswith("a.py: f\n\nQuestion: Why?")
+    assert human.endswith("a.py: f\n\n<question>\nWhy?\n</question>")
+    long = rewrite_prompt("x" * (MAX_QUESTION_CHARS + 10), "", 7)[1]
+    assert long.endswith("x" * MAX_QUESTION_CHARS + "\n</question>")  # capped
     assert "no file of the code base shares a word" in rewrite_prompt("Why?", "", 7)[1]
 
 
@@ -162,7 +165,7 @@ def test_the_retriever_seeds_the_context_with_the_entities_the_model_named() -> 
     assert documents[0].metadata["entity_id"] == INCORPORATE.id
     system, human = model.prompts[0]
     assert system.type == "system" and "one per line" in system.content
-    assert human.content.endswith(f"Question: {TASK}")
+    assert human.content.endswith(f"<question>\n{TASK}\n</question>")
     assert "pkg/reflow/config.py: BlockConfig" in human.content
 
     context = ContextInjector(
@@ -215,7 +218,7 @@ def test_rewrite_query_asks_the_run_model_first_and_counts_its_tokens() -> None:
     out = graph.invoke({"task": task}, context={"rewrite_query": True})
     rewrite, answer = model.prompts
     assert rewrite[0].content.startswith("You find the code a question")
-    assert rewrite[1].content.endswith(f"Question: {task}")
+    assert rewrite[1].content.endswith(f"<question>\n{task}\n</question>")
     assert "BlockConfig.incorporate()" in answer[-1].text
     assert out["outcome"] == "passed" and out["attempts"] == 1
     assert len(out["attempt_tokens"]) == 1
@@ -249,7 +252,7 @@ async def test_a_failed_rewrite_leaves_the_context_as_without_it_and_says_so(
     out = await graph.ainvoke({"task": TASK}, context={"rewrite_query": True})
     assert out["outcome"] == "passed"
     assert plain in model.prompts[1][-1].text  # the context built without the rewrite
-    assert "query rewrite failed" in caplog.text and "rate limited" in caplog.text
+    assert "query rewrite not made" in caplog.text and "rate limited" in caplog.text
     await graph.ainvoke({"task": TASK}, context={"rewrite_query": True})
     assert model.prompts[2][0].content.startswith("You find the code")  # asked again
 
@@ -271,3 +274,68 @@ def test_citeloop_run_rewrite_query_sends_the_rewrite_prompt_first(
     assert code == 0 and out["attempts"] == 1  # the first turn went to the rewrite
     reasons = {e["id"]: e["reason"] for e in out["context_entities"]}
     assert reasons["shapes.circle.Circle.area"] == "retrieved"  # the name the model gave
+
+
+def test_reply_names_skip_framing_and_read_a_list_of_names() -> None:
+    framed = "Sure, here are the names:\n```text\nBlockConfig.incorporate\nmerge_patches\n```"
+    assert reply_names(framed, 3) == ["BlockConfig.incorporate", "merge_patches"]
+    assert reply_names("Names: A, B", 5) == ["A", "B"]
+    assert reply_names("- `Foo.bar()`, `Baz`", 5) == ["Foo.bar", "Baz"]
+    # prose with commas is not a list: its first name only
+    assert reply_names("BlockConfig.incorporate (merges before, after)", 5) == [
+        "BlockConfig.incorporate"
+    ]
+
+
+def test_a_retry_after_a_failed_rewrite_asks_again_counts_it_and_never_crashes() -> None:
+    store = _store()
+    lacking = "The context does not show how precedence is decided.\n\n## Entities used\n"
+    good = "`merge_patches` merges.\n\n## Entities used\n- merge_patches\n"
+    failure = RuntimeError("provider down")
+    model = ScriptedChatModel(script=[failure, lacking, failure, good])
+    graph = build_grounded_answer_graph(model, store=store, model_retry=NO_RETRY_DELAY)
+    out = graph.invoke({"task": TASK}, context={"rewrite_query": True})
+    assert out["outcome"] == "passed" and model.calls == 4  # rewrite, answer, rewrite, answer
+    assert out["tokens"]["total"] == sum(call["total"] for call in out["attempt_tokens"])
+
+    model = ScriptedChatModel(script=[failure, lacking, "merge_patches", good])
+    graph = build_grounded_answer_graph(model, store=store, model_retry=NO_RETRY_DELAY)
+    out = graph.invoke({"task": TASK}, context={"rewrite_query": True})
+    assert out["outcome"] == "passed"
+    answers = sum(call["total"] for call in out["attempt_tokens"])
+    assert out["tokens"]["total"] > answers  # the retry's rewrite is counted
+
+
+def test_a_rewrite_the_token_budget_has_no_room_for_is_not_made() -> None:
+    store = _store()
+    model = ScriptedChatModel(script=["merge_patches"])
+    graph = build_grounded_answer_graph(model, store=store, model_retry=NO_RETRY_DELAY)
+    out = graph.invoke({"task": TASK}, context={"rewrite_query": True, "max_total_tokens": 100})
+    assert model.calls == 0
+    assert out["outcome"] == "budget_exhausted" and out["tokens"]["total"] == 0
+
+
+def test_the_rewrite_reply_is_not_streamed_as_a_message() -> None:
+    store = _store()
+    answer = "`merge_patches` merges.\n\n## Entities used\n- merge_patches\n"
+    model = ScriptedChatModel(script=["merge_patches", answer])
+    graph = build_grounded_answer_graph(model, store=store, model_retry=NO_RETRY_DELAY)
+    chunks = graph.stream({"task": TASK}, context={"rewrite_query": True}, stream_mode="messages")
+    nodes = {metadata["langgraph_node"] for _, metadata in chunks}
+    assert "inject_context" not in nodes and "call_model" in nodes and model.calls == 2
+
+
+def test_the_outline_refuses_a_token_count_that_is_no_count() -> None:
+    with pytest.raises(ConfigurationError, match="count_tokens must return a token count"):
+        outline(_store(), TASK, 800, lambda text: -1)
+    with pytest.raises(ConfigurationError, match="got None"):
+        outline(_store(), TASK, 800, lambda text: None)  # type: ignore[arg-type,return-value]
+
+
+def test_the_retriever_asks_nothing_for_a_blank_task_and_takes_only_int_settings() -> None:
+    model = ScriptedChatModel(script=[])
+    assert QueryRewriteRetriever(model=model, store=_store()).invoke("  \n") == []
+    assert model.calls == 0
+    for bad in ({"max_names": "3"}, {"max_names": 2.0}, {"outline_tokens": True}):
+        with pytest.raises(ValidationError):
+            QueryRewriteRetriever(model=model, store=_store(), **bad)
