@@ -2,8 +2,8 @@
 prompts :class:`citeloop.retrievers.QueryRewriteRetriever` builds for the SWE-QA
 questions, replayed so the ``+rewrite`` column needs no model and no network.
 
-``data/rewrites.jsonl`` holds one row per question: ``repo``, ``question_sha256`` (the
-stripped question's), ``prompt_sha256`` (the human message the reply answered) and
+``data/rewrites.jsonl`` holds one row per question: ``repo``, ``question_sha256`` (of the
+question as the prompt shows it), ``prompt_sha256`` (the human message the reply answered) and
 ``reply`` (verbatim). A question whose prompt no longer matches its recording (the
 outline changed since) is answered with no names and counted as stale: record again.
 
@@ -47,6 +47,11 @@ def recorded(repo: str) -> dict[str, tuple[str, str]]:
     }
 
 
+def question_of(human: str) -> str:
+    """The question of a rewrite prompt's human message: its ``<question>`` block."""
+    return human.rpartition("<question>\n")[2].rpartition("\n</question>")[0]
+
+
 class Replay:
     """A replayed rewrite model: the recorded reply to a question whose prompt matches."""
 
@@ -57,7 +62,7 @@ class Replay:
 
     def __call__(self, messages: list[BaseMessage], **_: Any) -> AIMessage:
         human = str(messages[1].content)
-        question = human.rpartition("\n\nQuestion: ")[2]
+        question = question_of(human)
         prompt, reply = self.replies.get(digest(question), ("", ""))
         if not prompt:
             self.missing.append(question)
@@ -123,7 +128,7 @@ def main() -> int:
         rows.append(
             {
                 "repo": repo,
-                "question_sha256": digest(item["question"].strip()),
+                "question_sha256": digest(question_of(human)),
                 "prompt_sha256": digest(human),
                 "reply": reply.read_text(encoding="utf-8"),
             }
