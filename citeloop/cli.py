@@ -41,7 +41,7 @@ from citeloop.cli_common import (
     thread_argument,
 )
 from citeloop.context import MAX_ITERATIONS
-from citeloop.errors import TOO_LONG_NUMBER, CiteloopError
+from citeloop.errors import TOO_LONG_NUMBER, CiteloopError, ConfigurationError
 from citeloop.knowledge.indexing.sources import DEFAULT_MAX_FILE_BYTES
 from citeloop.knowledge.model import DEFAULT_MAX_CONTEXT_TOKENS
 from citeloop.knowledge.paths import MAX_HOPS
@@ -136,6 +136,14 @@ def _package_list(packages: Sequence[PackageRoot]) -> str:
     return ", ".join(shown)
 
 
+def _rewriter(model: str, store: object) -> object:
+    """The query-rewrite retriever of ``context --rewrite-model``."""
+    from citeloop.models import resolve_chat_model
+    from citeloop.retrievers import QueryRewriteRetriever
+
+    return QueryRewriteRetriever(model=resolve_chat_model(model), store=store)
+
+
 def cmd_context(args: argparse.Namespace) -> int:
     from citeloop.knowledge import ContextInjector
     from citeloop.knowledge.excerpts import EXCERPT_SHARE
@@ -146,8 +154,19 @@ def cmd_context(args: argparse.Namespace) -> int:
             hops=args.hops,
             max_context_tokens=args.max_tokens,
             excerpt_share=0 if args.no_source else EXCERPT_SHARE,
+            retriever=_rewriter(args.rewrite_model, store) if args.rewrite_model else None,
         )
-        injected = injector.inject(args.task)
+        try:
+            injected = injector.inject(args.task)
+        except CiteloopError:
+            raise
+        except Exception as exc:  # the rewrite model's call (the graph reads raise above)
+            if not args.rewrite_model or isinstance(exc, sqlite3.Error | OSError):
+                raise
+            raise ConfigurationError(
+                f"the query rewrite failed: {type(exc).__name__}: {exc} (check "
+                f"--rewrite-model {args.rewrite_model})"
+            ) from exc
         unknown = _unknown_code(args.task, store.names())
         root = None if args.no_source else store.source_root()
         changed = _changed_files(store, injected, root) if root else []
@@ -438,6 +457,12 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="entity lines only: no numbered source lines under the functions and "
         "methods the context is most about",
+    )
+    context.add_argument(
+        "--rewrite-model",
+        metavar="MODEL",
+        help="first ask this chat model ('provider:model' or 'replay:PATH') which code "
+        "the task is about (query rewriting)",
     )
     shown = context.add_mutually_exclusive_group()
     shown.add_argument(

@@ -339,3 +339,40 @@ def test_the_retriever_asks_nothing_for_a_blank_task_and_takes_only_int_settings
     for bad in ({"max_names": "3"}, {"max_names": 2.0}, {"outline_tokens": True}):
         with pytest.raises(ValidationError):
             QueryRewriteRetriever(model=model, store=_store(), **bad)
+
+
+def test_citeloop_context_rewrite_model_seeds_the_names_and_says_why(
+    tmp_path: Path, sample_repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from citeloop.cli import main
+
+    db = tmp_path / "graph.db"
+    assert main(["index", str(sample_repo), "--db", str(db), "--quiet"]) == 0
+    replay = tmp_path / "turns.jsonl"
+    replay.write_text(json.dumps({"content": "Circle.area\nNoSuchThing"}) + "\n")
+    task = ["context", "--db", str(db), "--task", "How does a round figure measure its surface?"]
+    capsys.readouterr()
+    assert main([*task, "--rewrite-model", f"replay:{replay}", "--json"]) == 0
+    reasons = {e["id"]: e["reason"] for e in json.loads(capsys.readouterr().out)["entities"]}
+    assert reasons["shapes.circle.Circle.area"] == "retrieved"
+    assert main([*task, "--json"]) == 0  # without it, nothing is retrieved
+    plain = json.loads(capsys.readouterr().out)["entities"]
+    assert "retrieved" not in {e["reason"] for e in plain}
+
+
+def test_citeloop_context_names_a_failed_rewrite_and_exits_2(
+    tmp_path: Path, sample_repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from citeloop.cli import main
+
+    db = tmp_path / "graph.db"
+    assert main(["index", str(sample_repo), "--db", str(db), "--quiet"]) == 0
+    replay = tmp_path / "turns.jsonl"
+    replay.write_text(json.dumps({"content": "x", "prompt_sha256": "0" * 64}) + "\n")
+    capsys.readouterr()
+    args = ["context", "--db", str(db), "--task", "How is the area computed?"]
+    with pytest.raises(SystemExit) as exited:
+        main([*args, "--rewrite-model", f"replay:{replay}"])
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    assert "the query rewrite failed: ModelError" in err and "--rewrite-model" in err
