@@ -10,14 +10,12 @@ from __future__ import annotations
 import dataclasses
 import functools
 import logging
-from collections.abc import Callable, Sequence
-from contextvars import ContextVar
+from collections.abc import Sequence
 from typing import Any, Literal
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
-from langchain_core.runnables import RunnableConfig, RunnableLambda
-from langgraph.constants import TAG_NOSTREAM
+from langchain_core.runnables import RunnableConfig
 from langgraph.graph import END
 from langgraph.runtime import Runtime, get_runtime
 from langgraph.types import RetryPolicy
@@ -60,6 +58,7 @@ from citeloop.nodes.chat import (
     tool_calls_only,
 )
 from citeloop.nodes.graph_files import graph_names, open_graph
+from citeloop.nodes.query_rewrite import RewriteNotMade, counted_rewrites, rewrite_retriever
 from citeloop.nodes.recent import indexed_context
 from citeloop.prompts import (
     GROUNDED_ANSWER_PROMPT,
@@ -70,61 +69,11 @@ from citeloop.prompts import (
     RETRY_CONTEXT_WIDENED,
 )
 from citeloop.recent import Recent
-from citeloop.retrievers import QueryRewriteRetriever
 from citeloop.state.grounded_answer import State
 from citeloop.state.tokens import TokenUsage
 from citeloop.text import in_data_block
 
 _log = logging.getLogger(__name__)
-
-REWRITE_REPLY_TOKENS = 150
-"""Tokens a query-rewrite reply is expected to take (a dozen names), to judge before the
-call whether the run's token budget has room for it."""
-
-
-@dataclasses.dataclass
-class _RewriteCalls:
-    """The query-rewrite calls of one context's building: their tokens, and the tokens
-    the run may still spend (``None``: no limit)."""
-
-    room: int | None
-    calls: list[TokenUsage] = dataclasses.field(default_factory=list)
-
-
-_REWRITES: ContextVar[_RewriteCalls | None] = ContextVar("rewrites", default=None)
-"""The calls of the context being built with ``rewrite_query`` (``None`` otherwise)."""
-
-
-class _RewriteFailed(Exception):
-    """The query rewrite was not made: the chat model raised (the cause is chained), or
-    the run's token budget had no room for it."""
-
-
-def _counted_call(model: Callable[[], BaseChatModel], messages: list[BaseMessage]) -> AIMessage:
-    """The reply of the run's chat model (``model()``) to a query-rewrite prompt, its
-    tokens added to the run's; not streamed (``stream_mode="messages"`` shows the
-    answer only).
-
-    Raises:
-        _RewriteFailed: If the model raised, or the call would spend more than the run
-            has left of ``max_total_tokens``.
-    """
-    run = _REWRITES.get()
-    if run is not None and run.room is not None:
-        expected = sum(estimate_tokens(message.text) for message in messages)
-        if expected + REWRITE_REPLY_TOKENS > run.room:
-            raise _RewriteFailed(
-                f"the run has {run.room} tokens left of max_total_tokens, the rewrite needs "
-                f"about {expected + REWRITE_REPLY_TOKENS}"
-            )
-    try:
-        response = model().invoke(messages, config={"tags": [TAG_NOSTREAM]})
-    except Exception as exc:
-        raise _RewriteFailed(f"{type(exc).__name__}: {exc}") from exc
-    if run is not None:
-        run.calls.append(call_usage(messages, response))
-    return response
-
 
 _DEFAULT_SETTINGS = GroundedAnswerContext()
 """The settings of a run given no context, built and type-checked once (nodes only read
@@ -401,9 +350,7 @@ class GroundedAnswerNodes:
             retriever = None
             if ctx.rewrite_query:
                 # The run's model is resolved at each call (a replay file re-read).
-                resolve = functools.partial(self._chat_model, ctx)
-                model = RunnableLambda(functools.partial(_counted_call, resolve))
-                retriever = QueryRewriteRetriever(model=model, store=store)
+                retriever = rewrite_retriever(functools.partial(self._chat_model, ctx), store)
             injector = ContextInjector(
                 store,
                 hops=ctx.hops,
@@ -497,16 +444,15 @@ class GroundedAnswerNodes:
         if not ctx.rewrite_query:
             return self._inject(state, ctx, expansion), []
         spent = (state.get("tokens") or {}).get("total", 0) if expansion is not None else 0
-        run = _RewriteCalls(None if ctx.max_total_tokens is None else ctx.max_total_tokens - spent)
-        counting = _REWRITES.set(run)
-        try:
-            injected = self._inject(state, ctx, expansion)
-        except _RewriteFailed as failed:
-            _log.warning("query rewrite not made, the context is built without it: %s", failed)
-            injected = self._inject(state, dataclasses.replace(ctx, rewrite_query=False), expansion)
-        finally:
-            _REWRITES.reset(counting)
-        return injected, run.calls
+        room = None if ctx.max_total_tokens is None else ctx.max_total_tokens - spent
+        with counted_rewrites(room) as calls:
+            try:
+                injected = self._inject(state, ctx, expansion)
+            except RewriteNotMade as why:
+                _log.warning("query rewrite not made, the context is built without it: %s", why)
+                plain = dataclasses.replace(ctx, rewrite_query=False)
+                injected = self._inject(state, plain, expansion)
+        return injected, calls
 
     def _messages(self, state: State) -> list[BaseMessage]:
         return [
