@@ -105,7 +105,7 @@ class QueryRewriteRetriever(BaseRetriever):
     model: Runnable[Any, Any]
     store: Any
     max_names: StrictInt = Field(default=12, ge=1)
-    outline_tokens: StrictInt = Field(default=800, ge=0)
+    outline_tokens: StrictInt = Field(default=1_600, ge=0)
     count_tokens: Callable[[str], int] = estimated_tokens
 
     @field_validator("store")

@@ -25,7 +25,7 @@ from citeloop.knowledge.model import Entity, EntityKind, is_test_path
 from citeloop.knowledge.seeds import RANK, lookup_names, named_groups
 from citeloop.knowledge.store import GraphStore, SearchableGraphStore, batched
 
-OUTLINE_HITS = 100
+OUTLINE_HITS = 250
 """Lexical hits whose files the outline may show, best first."""
 
 NAMES_PER_FILE = 8
