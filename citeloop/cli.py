@@ -51,6 +51,7 @@ from citeloop.text import counted
 if TYPE_CHECKING:
     from citeloop.knowledge import InjectedContext, SqliteGraphStore
     from citeloop.knowledge.indexing.modules import PackageRoot
+    from citeloop.retrievers import QueryRewriteRetriever
 
 
 def _graph_command(name: str) -> Callable[[argparse.Namespace], int]:
@@ -136,7 +137,7 @@ def _package_list(packages: Sequence[PackageRoot]) -> str:
     return ", ".join(shown)
 
 
-def _rewriter(model: str, store: object) -> object:
+def _rewriter(model: str, store: SqliteGraphStore) -> QueryRewriteRetriever:
     """The query-rewrite retriever of ``context --rewrite-model``."""
     from citeloop.models import resolve_chat_model
     from citeloop.retrievers import QueryRewriteRetriever
