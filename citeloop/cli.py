@@ -137,12 +137,26 @@ def _package_list(packages: Sequence[PackageRoot]) -> str:
     return ", ".join(shown)
 
 
-def _rewriter(model: str, store: SqliteGraphStore) -> QueryRewriteRetriever:
-    """The query-rewrite retriever of ``context --rewrite-model``."""
+def _rewriter(spec: str, store: SqliteGraphStore) -> QueryRewriteRetriever:
+    """The query-rewrite retriever of ``context --rewrite-model``: an error of its model
+    call is a :class:`ConfigurationError` that names the option (exit 2)."""
+    from langchain_core.runnables import RunnableLambda
+
     from citeloop.models import resolve_chat_model
     from citeloop.retrievers import QueryRewriteRetriever
 
-    return QueryRewriteRetriever(model=resolve_chat_model(model), store=store)
+    model = resolve_chat_model(spec)
+
+    def ask(messages: list[Any]) -> Any:
+        try:
+            return model.invoke(messages)
+        except Exception as exc:
+            raise ConfigurationError(
+                f"the query rewrite failed: {type(exc).__name__}: {exc} (check "
+                f"--rewrite-model {spec})"
+            ) from exc
+
+    return QueryRewriteRetriever(model=RunnableLambda(ask), store=store)
 
 
 def cmd_context(args: argparse.Namespace) -> int:
@@ -155,19 +169,9 @@ def cmd_context(args: argparse.Namespace) -> int:
             hops=args.hops,
             max_context_tokens=args.max_tokens,
             excerpt_share=0 if args.no_source else EXCERPT_SHARE,
-            retriever=_rewriter(args.rewrite_model, store) if args.rewrite_model else None,
+            retriever=None if args.rewrite_model is None else _rewriter(args.rewrite_model, store),
         )
-        try:
-            injected = injector.inject(args.task)
-        except CiteloopError:
-            raise
-        except Exception as exc:  # the rewrite model's call (the graph reads raise above)
-            if not args.rewrite_model or isinstance(exc, sqlite3.Error | OSError):
-                raise
-            raise ConfigurationError(
-                f"the query rewrite failed: {type(exc).__name__}: {exc} (check "
-                f"--rewrite-model {args.rewrite_model})"
-            ) from exc
+        injected = injector.inject(args.task)
         unknown = _unknown_code(args.task, store.names())
         root = None if args.no_source else store.source_root()
         changed = _changed_files(store, injected, root) if root else []
@@ -461,6 +465,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     context.add_argument(
         "--rewrite-model",
+        type=_text,
         metavar="MODEL",
         help="first ask this chat model ('provider:model' or 'replay:PATH') which code "
         "the task is about (query rewriting)",

@@ -16,6 +16,7 @@ picks real names and may add names it knows the code base has.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 
 from citeloop.errors import ConfigurationError
@@ -24,6 +25,7 @@ from citeloop.knowledge.finding import about_tests
 from citeloop.knowledge.model import Entity, EntityKind, is_test_path
 from citeloop.knowledge.seeds import RANK, lookup_names, named_groups
 from citeloop.knowledge.store import GraphStore, SearchableGraphStore, batched
+from citeloop.text import in_data_block
 
 OUTLINE_HITS = 250
 """Lexical hits whose files the outline may show, best first."""
@@ -119,20 +121,24 @@ def rewrite_prompt(text: str, outline_text: str, max_names: int) -> tuple[str, s
     system = INSTRUCTIONS.format(max_names=max_names)
     shown = outline_text or "(no file of the code base shares a word with the question)"
     heading = "Outline (file: its names that share words with the question):"
-    question = text.strip()[:MAX_QUESTION_CHARS]
+    question = in_data_block(text.strip()[:MAX_QUESTION_CHARS], "question")
     return system, f"{heading}\n{shown}\n\n<question>\n{question}\n</question>"
 
 
 def reply_names(reply: str, max_names: int) -> list[str]:
-    """The names of a reply, in order, each once, at most ``max_names``: of each line,
-    its first dotted identifier, after any list marker or backtick
-    (``- `Foo.bar()` `` -> ``Foo.bar``); of a line that lists names (``A, B``, or
-    ``Names: A, B``), each. Framing is skipped: a code fence's line, and a line ending
-    in ``:`` (``Here are the names:``). Reads each line's first :data:`MAX_NAME_CHARS`
-    characters (a linear scan)."""
+    """The names of a reply, in order, each once, at most ``max_names``: of each line
+    (after a list marker: ``-``, ``*``, ``1.``), the names it lists (``A, B``; after a
+    label, ``Names: A, B`` or ``path.py: A``), else its first dotted identifier
+    (``- `Foo.bar()` does X`` -> ``Foo.bar``). Framing is skipped: a code fence's line,
+    and a line ending in ``:`` (``Here are the names:``). Reads each line's first
+    :data:`MAX_NAME_CHARS` characters, up to its last comma when it is longer (a linear
+    scan)."""
     names: dict[str, None] = {}
     for line in reply.splitlines():
-        line = line[:MAX_NAME_CHARS].strip()
+        line = _LIST_MARKER.sub("", line.strip(), count=1)
+        if len(line) > MAX_NAME_CHARS:
+            head = line[:MAX_NAME_CHARS]
+            line = head[: head.rfind(",")] if "," in head else head
         if line.startswith(("```", "~~~")) or line.endswith(":"):
             continue
         for name in _line_names(line):
@@ -142,16 +148,30 @@ def reply_names(reply: str, max_names: int) -> list[str]:
     return list(names)
 
 
+_LIST_MARKER = re.compile(r"(?:[-*+>\u2022]|\d{1,3}[.)])\s+")
+"""A list marker at the start of a reply line (no nested repetition: linear)."""
+
+
 def _line_names(line: str) -> list[str]:
-    """The names of one reply line: each item of a list of bare names (after a
-    ``Label:``), else the line's first name."""
-    label, colon, rest = line.partition(":")
-    listed = rest if colon and " " not in label.strip() else line
-    items = [item.strip(" `*-+\u2022").removesuffix("()") for item in listed.split(",")]
-    if len(items) > 1 and all(item and _first_name(item) == item for item in items):
-        return items
+    """The names of one reply line: those it lists after a label, or the two or more it
+    lists, else its first name."""
+    _, colon, rest = line.partition(":")
+    if colon and (listed := _bare_names(rest)):
+        return listed
+    listed = _bare_names(line)
+    if len(listed) > 1:
+        return listed
     first = _first_name(line)
     return [first] if first else []
+
+
+def _bare_names(text: str) -> list[str]:
+    """The comma-separated names ``text`` is made of (each a dotted identifier, in
+    backticks or bold, ``()`` allowed), or ``[]`` when it holds anything else."""
+    items = [item.strip(" `*").removesuffix("()") for item in text.split(",")]
+    if all(item and _first_name(item) == item for item in items):
+        return items
+    return []
 
 
 def _first_name(line: str) -> str:

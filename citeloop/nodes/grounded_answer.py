@@ -342,9 +342,7 @@ class GroundedAnswerNodes:
         (:class:`~citeloop.retrievers.QueryRewriteRetriever`)."""
         store = self._store(ctx)
         source = ctx.db_path if self.store is None else None
-        # A rewriting injector asks the run's model: one per model spec of the context.
-        rewriter = (ctx.model if self.model is None else "") if ctx.rewrite_query else None
-        key = (source, ctx.hops, ctx.max_context_tokens, ctx.max_entities, rewriter)
+        key = (source, ctx.hops, ctx.max_context_tokens, ctx.max_entities, self._rewriter(ctx))
         injector = self._injectors.get(key)
         if injector is None or injector.store is not store:
             retriever = None
@@ -360,6 +358,13 @@ class GroundedAnswerNodes:
             )
             self._injectors.put(key, injector)
         return injector
+
+    def _rewriter(self, ctx: GroundedAnswerContext) -> str | None:
+        """Who rewrites a run's task: ``None`` (no rewrite), the model spec of the
+        context, or ``""`` for the graph's own model (a key of injectors and contexts)."""
+        if not ctx.rewrite_query:
+            return None
+        return ctx.model if self.model is None else ""
 
     def _inject(
         self, state: State, ctx: GroundedAnswerContext, expansion: ContextExpansion | None
@@ -378,7 +383,7 @@ class GroundedAnswerNodes:
                 return self.injector.inject(texts, expansion=expansion)
             return self.injector.inject(texts, expansion=expansion, keep=keep)
         injector = self._injector(ctx)
-        key = (*texts, ctx.hops, ctx.max_context_tokens, ctx.max_entities, ctx.rewrite_query)
+        key = (*texts, ctx.hops, ctx.max_context_tokens, ctx.max_entities, self._rewriter(ctx))
         if expansion is not None:
             default = self._defaults.get(key)
             return injector.inject(texts, expansion=expansion, default=default, keep=keep)
@@ -439,12 +444,16 @@ class GroundedAnswerNodes:
     ) -> tuple[InjectedContext, list[TokenUsage]]:
         """:meth:`_inject`, and the tokens of the query-rewrite calls it made
         (``rewrite_query``; the first context of a task asks, and a widening asks again
-        only when that failed). A rewrite that fails, or that the run's token budget has
-        no room for, is left out: the context is built without it, with a warning."""
+        only when that failed, or when its answer is no longer kept). A rewrite that
+        fails, or that the run's token budget has no room for beside the answering call
+        that follows (:func:`_answer_reserve`), is left out: the context is built
+        without it, with a warning."""
         if not ctx.rewrite_query:
             return self._inject(state, ctx, expansion), []
-        spent = (state.get("tokens") or {}).get("total", 0) if expansion is not None else 0
-        room = None if ctx.max_total_tokens is None else ctx.max_total_tokens - spent
+        room = None
+        if ctx.max_total_tokens is not None:
+            spent = (state.get("tokens") or {}).get("total", 0) if expansion is not None else 0
+            room = ctx.max_total_tokens - spent - _answer_reserve(state, ctx, expansion)
         with counted_rewrites(room) as calls:
             try:
                 injected = self._inject(state, ctx, expansion)
@@ -669,6 +678,20 @@ class GroundedAnswerNodes:
             widened=state.get("widened", True),
         )
         return {"feedback": feedback}
+
+
+def _answer_reserve(
+    state: State, ctx: GroundedAnswerContext, expansion: ContextExpansion | None
+) -> int:
+    """Tokens kept back for the answering call after a context is built, that a query
+    rewrite may not spend: on a retry, what the last call spent; first, the system
+    prompt, task and payload with a context of the whole ``max_context_tokens``."""
+    calls = state.get("attempt_tokens") or []
+    if expansion is not None and calls:
+        return calls[-1]["total"]
+    system = SystemMessage(state.get("system_prompt") or GROUNDED_SYSTEM_PROMPT).text
+    texts = (system, task_of(state), state.get("payload") or "")
+    return sum(estimate_tokens(text) for text in texts) + ctx.max_context_tokens
 
 
 def _exceeds_budget(state: State, messages: list[BaseMessage], budget: int | None) -> bool:
