@@ -72,6 +72,16 @@ MODULES = [
 TASK = "How do merge patches and the spacing configuration handle precedence?"
 
 
+@pytest.fixture
+def sample_db(tmp_path: Path, sample_repo: Path) -> Path:
+    """The sample repository indexed by ``citeloop index`` into a graph file."""
+    from citeloop.cli import main
+
+    db = tmp_path / "graph.db"
+    assert main(["index", str(sample_repo), "--db", str(db), "--quiet"]) == 0
+    return db
+
+
 def _store(*extra: Entity) -> MemoryGraphStore:
     entities = [*MODULES, CONFIG, INCORPORATE, SPACING, MERGE, TEST_MERGE, *extra]
     facts = [Fact(CONFIG.id, RelationKind.DEFINES, INCORPORATE.id)]
@@ -258,12 +268,11 @@ async def test_a_failed_rewrite_leaves_the_context_as_without_it_and_says_so(
 
 
 def test_citeloop_run_rewrite_query_sends_the_rewrite_prompt_first(
-    tmp_path: Path, sample_repo: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, sample_db: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from citeloop.cli import main
 
-    db = tmp_path / "graph.db"
-    assert main(["index", str(sample_repo), "--db", str(db), "--quiet"]) == 0
+    db = sample_db
     replay = tmp_path / "turns.jsonl"
     turns = ["Circle.area", "`Circle.area` computes it.\n\n## Entities used\n- area\n"]
     replay.write_text("".join(json.dumps({"content": turn}) + "\n" for turn in turns))
@@ -342,12 +351,11 @@ def test_the_retriever_asks_nothing_for_a_blank_task_and_takes_only_int_settings
 
 
 def test_citeloop_context_rewrite_model_seeds_the_names_and_says_why(
-    tmp_path: Path, sample_repo: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, sample_db: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from citeloop.cli import main
 
-    db = tmp_path / "graph.db"
-    assert main(["index", str(sample_repo), "--db", str(db), "--quiet"]) == 0
+    db = sample_db
     replay = tmp_path / "turns.jsonl"
     replay.write_text(json.dumps({"content": "Circle.area\nNoSuchThing"}) + "\n")
     task = ["context", "--db", str(db), "--task", "How does a round figure measure its surface?"]
@@ -361,12 +369,11 @@ def test_citeloop_context_rewrite_model_seeds_the_names_and_says_why(
 
 
 def test_citeloop_context_names_a_failed_rewrite_and_exits_2(
-    tmp_path: Path, sample_repo: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, sample_db: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from citeloop.cli import main
 
-    db = tmp_path / "graph.db"
-    assert main(["index", str(sample_repo), "--db", str(db), "--quiet"]) == 0
+    db = sample_db
     replay = tmp_path / "turns.jsonl"
     replay.write_text(json.dumps({"content": "x", "prompt_sha256": "0" * 64}) + "\n")
     capsys.readouterr()
@@ -409,12 +416,10 @@ def test_reply_names_read_labels_numbered_lists_and_long_lines() -> None:
 
 
 def test_citeloop_context_refuses_a_blank_rewrite_model(
-    tmp_path: Path, sample_repo: Path, capsys: pytest.CaptureFixture[str]
+    sample_db: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from citeloop.cli import main
 
-    db = tmp_path / "graph.db"
-    assert main(["index", str(sample_repo), "--db", str(db), "--quiet"]) == 0
     with pytest.raises(SystemExit) as exited:
-        main(["context", "--db", str(db), "--task", "How?", "--rewrite-model", ""])
+        main(["context", "--db", str(sample_db), "--task", "How?", "--rewrite-model", ""])
     assert exited.value.code == 2 and "--rewrite-model" in capsys.readouterr().err
