@@ -442,6 +442,19 @@ _STRING_NAME = re.compile(rf"[\"']({_IDENTIFIER})[\"']")
 """A string literal that is one identifier (a node's name, a key): a value, not code."""
 
 
+def first_name(text: str) -> str:
+    """The first name in ``text`` as a mention is read: an identifier, a dotted name or
+    a requirement or decision id (``REQ-008-013``), a call's ``()`` left off; ``""``
+    when there is none. Linear (the token regex does not backtrack).
+
+    Example:
+        >>> first_name("1. `StateGraph.compile()` builds it")
+        'StateGraph.compile'
+    """
+    match = _TOKEN.search(text)
+    return match.group().removesuffix("()") if match else ""
+
+
 def identifier_words(name: str) -> tuple[str, ...]:
     """The words of an identifier, lower-cased: ``DefaultJSONProvider`` -> ``default``,
     ``json``, ``provider``; ``add_node`` -> ``add``, ``node``."""

@@ -20,12 +20,12 @@ import re
 from collections.abc import Callable, Sequence
 
 from citeloop.errors import ConfigurationError
-from citeloop.grounding.mentions import query_words
+from citeloop.grounding.mentions import first_name, query_words
 from citeloop.knowledge.finding import about_tests
 from citeloop.knowledge.model import Entity, EntityKind, is_test_path
 from citeloop.knowledge.seeds import RANK, lookup_names, named_groups
 from citeloop.knowledge.store import GraphStore, SearchableGraphStore, batched
-from citeloop.text import in_data_block
+from citeloop.text import INVISIBLE, in_data_block, normalize_text
 
 OUTLINE_HITS = 250
 """Lexical hits whose files the outline may show, best first."""
@@ -128,13 +128,14 @@ def rewrite_prompt(text: str, outline_text: str, max_names: int) -> tuple[str, s
 def reply_names(reply: str, max_names: int) -> list[str]:
     """The names of a reply, in order, each once, at most ``max_names``: of each line
     (after a list marker: ``-``, ``*``, ``1.``), the names it lists (``A, B``; after a
-    label, ``Names: A, B`` or ``path.py: A``), else its first dotted identifier
-    (``- `Foo.bar()` does X`` -> ``Foo.bar``). Framing is skipped: a code fence's line,
+    label, ``Names: A, B`` or ``path.py: A``), else its first name, as
+    :func:`~citeloop.grounding.mentions.first_name` reads it (``- `Foo.bar()` does X``
+    -> ``Foo.bar``; an id such as ``REQ-1`` whole). Framing is skipped: a code fence's line,
     and a line ending in ``:`` (``Here are the names:``). Reads each line's first
     :data:`MAX_NAME_CHARS` characters, up to its last comma when it is longer (a linear
     scan)."""
     names: dict[str, None] = {}
-    for line in reply.splitlines():
+    for line in normalize_text(reply).translate(INVISIBLE).splitlines():
         line = _LIST_MARKER.sub("", line.strip(), count=1)
         if len(line) > MAX_NAME_CHARS:
             head = line[:MAX_NAME_CHARS]
@@ -161,29 +162,18 @@ def _line_names(line: str) -> list[str]:
     listed = _bare_names(line)
     if len(listed) > 1:
         return listed
-    first = _first_name(line)
+    first = first_name(line)
     return [first] if first else []
 
 
 def _bare_names(text: str) -> list[str]:
-    """The comma-separated names ``text`` is made of (each a dotted identifier, in
+    """The comma-separated names ``text`` is made of (each a name as
+    :func:`~citeloop.grounding.mentions.first_name` reads it, in
     backticks or bold, ``()`` allowed), or ``[]`` when it holds anything else."""
     items = [item.strip(" `*").removesuffix("()") for item in text.split(",")]
-    if all(item and _first_name(item) == item for item in items):
+    if all(item and first_name(item) == item for item in items):
         return items
     return []
-
-
-def _first_name(line: str) -> str:
-    """The first run of identifier characters and dots in ``line`` that starts with a
-    letter or ``_``, without leading or trailing dots (a linear scan)."""
-    start = next((at for at, char in enumerate(line) if char.isalpha() or char == "_"), None)
-    if start is None:
-        return ""
-    end = start
-    while end < len(line) and (line[end].isalnum() or line[end] in "_."):
-        end += 1
-    return line[start:end].strip(".")
 
 
 def named_entities(store: GraphStore, names: Sequence[str], shown: frozenset[str]) -> list[Entity]:

@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 
 from citeloop.grounding import GraphContextValidator, parse_context_entities
+from citeloop.knowledge.rewrite import reply_names
 from tests.cases.conftest import load_cases
 
 DOCUMENT = load_cases("graph_context.json")
@@ -59,3 +60,22 @@ def test_the_design_apis_retry_prompt_claims_only_what_is_so(case: dict[str, Any
     assert "<path>" not in prompt  # the context has no file headings or line marks
     names = {entity.name for entity in parse_context_entities(DOCUMENT["context"])}
     assert not set(result.invalid_citations) & names
+
+
+LISTED = [case for case in DOCUMENT["cases"] if "Entities used" in case["response"]]
+"""The cases whose answer has a citation section."""
+
+
+@pytest.mark.parametrize("case", LISTED, ids=[case["id"] for case in LISTED])
+def test_a_citation_list_read_as_a_rewrite_reply_gives_the_names_cited(
+    case: dict[str, Any],
+) -> None:
+    """A chat model's list of names comes in the shapes answers cite in (bullets,
+    numbers, backticks, labels, ids): read as a query-rewrite reply, a case's citation
+    section gives the names the validator reads there, valid or not (a qualified name
+    by its last part, as the validator cites it)."""
+    response = case["response"]
+    result = GraphContextValidator().validate(response, DOCUMENT["context"])
+    section = response[response.index("Entities used") + len("Entities used") :]
+    names = [name.rpartition(".")[2] for name in reply_names(section, 100)]
+    assert sorted(names) == sorted(result.citations + result.invalid_citations)
