@@ -97,7 +97,7 @@ def _questions() -> list[tuple[str, int, dict[str, str], Path]]:
 
 def _prompts(store: SqliteGraphStore, question: str) -> tuple[str, str]:
     retriever, _ = rewrite_retriever(store, "")
-    messages, _ = retriever._prompt(question)  # the exact messages the model is sent
+    messages, _ = retriever.prompt(question)  # the exact messages the model is sent
     return str(messages[0].content), str(messages[1].content)
 
 

@@ -118,15 +118,15 @@ class QueryRewriteRetriever(BaseRetriever):
             )
         return store
 
-    def _prompt(self, query: str) -> tuple[list[BaseMessage], frozenset[str]]:
+    def prompt(self, query: str) -> tuple[list[BaseMessage], frozenset[str]]:
+        """The messages the model is sent for ``query`` (system, then human), and the
+        files the outline shows."""
         text, shown = outline(self.store, query, self.outline_tokens, self.count_tokens)
         system, human = rewrite_prompt(query, text, self.max_names)
         return [SystemMessage(system), HumanMessage(human)], shown
 
     def _documents(self, reply: object, shown: frozenset[str]) -> list[Document]:
         text = reply if isinstance(reply, str) else getattr(reply, "text", "")
-        if not isinstance(text, str):  # a message's text is a property, or a method
-            text = text()
         names = reply_names(text, self.max_names)
         return [_document(entity) for entity in named_entities(self.store, names, shown)]
 
@@ -135,7 +135,7 @@ class QueryRewriteRetriever(BaseRetriever):
     ) -> list[Document]:
         if not query.strip():
             return []  # nothing to ask about
-        messages, shown = self._prompt(query)
+        messages, shown = self.prompt(query)
         reply = self.model.invoke(messages, config={"callbacks": run_manager.get_child()})
         return self._documents(reply, shown)
 
@@ -144,6 +144,6 @@ class QueryRewriteRetriever(BaseRetriever):
     ) -> list[Document]:
         if not query.strip():
             return []
-        messages, shown = self._prompt(query)
+        messages, shown = self.prompt(query)
         reply = await self.model.ainvoke(messages, config={"callbacks": run_manager.get_child()})
         return self._documents(reply, shown)

@@ -420,9 +420,8 @@ class GroundedAnswerNodes:
         injected, rewrites = self._counted_inject(state, ctx, None)
         if not injected.entities:
             _check_not_empty(self._injector(ctx).reads)
-        tokens: TokenUsage = {"input": 0, "output": 0, "total": 0, "estimated": False}
-        for call in rewrites:
-            tokens = add_usage(tokens, call)
+        unspent: TokenUsage = {"input": 0, "output": 0, "total": 0, "estimated": False}
+        tokens = functools.reduce(add_usage, rewrites, unspent)  # the query rewrite's
         # A thread may run the graph again: counters, tokens and the error start afresh.
         return {
             "task": task,
@@ -628,10 +627,7 @@ class GroundedAnswerNodes:
         widened = injected.text != state.get("context_text")
         update = {"expanded": True, "widened": widened, **_context_update(injected)}
         if rewrites:  # the first context's rewrite had failed; this one was made
-            tokens = state.get("tokens")
-            for call in rewrites:
-                tokens = add_usage(tokens, call)
-            update["tokens"] = tokens
+            update["tokens"] = functools.reduce(add_usage, rewrites, state.get("tokens"))
         return update
 
     def build_retry_prompt(self, state: State) -> dict[str, Any]:
