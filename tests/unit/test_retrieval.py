@@ -124,6 +124,20 @@ def test_the_retrievers_order_ranks_its_entities(order: list[str]) -> None:
     assert scores[0] > scores[1]
 
 
+def test_a_retrievers_first_document_outranks_the_best_lexical_hit() -> None:
+    """It weighs as a mention of the task does: what the retriever (or a model rewriting
+    the task) says the task is about comes before a word the task shares with a name."""
+    # `colour` shares a word with the task; `run` shares none, and its id sorts after it,
+    # so only its weight puts it first.
+    task = "Which method carries out the execution of the colour?"
+    lexical_only = ContextInjector(_store()).inject(task)
+    assert [e.id for e in lexical_only.entities if e.reason == "lexical"] == [NOISE.id]
+    context = ContextInjector(_store(), retriever=ScriptedRetriever(ids=[EXECUTE.id])).inject(task)
+    scores = {e.id: e.score for e in context.entities}
+    assert scores[EXECUTE.id] > scores[NOISE.id]
+    assert context.core == ()
+
+
 def test_stale_ids_and_tests_are_left_out_unless_tests_are_followed() -> None:
     test = Entity("tests.test_runner.test_run", EntityKind.TEST, "test_run")
     store = MemoryGraphStore([EXECUTE, test], [])
