@@ -20,7 +20,6 @@ import hashlib
 import json
 import sys
 from pathlib import Path
-from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.runnables import RunnableLambda
@@ -60,7 +59,7 @@ class Replay:
         self.stale: list[str] = []
         self.missing: list[str] = []
 
-    def __call__(self, messages: list[BaseMessage], **_: Any) -> AIMessage:
+    def __call__(self, messages: list[BaseMessage]) -> AIMessage:
         human = str(messages[1].content)
         question = question_of(human)
         prompt, reply = self.replies.get(digest(question), ("", ""))
@@ -72,9 +71,12 @@ class Replay:
         return AIMessage(reply)
 
 
-def rewrite_retriever(store: SqliteGraphStore, repo: str) -> tuple[QueryRewriteRetriever, Replay]:
-    """The retriever a user would build, with the recorded replies as its model."""
-    replay = Replay(recorded(repo))
+def rewrite_retriever(
+    store: SqliteGraphStore, replies: dict[str, tuple[str, str]]
+) -> tuple[QueryRewriteRetriever, Replay]:
+    """The retriever a user would build, with the recorded ``replies`` (:func:`recorded`)
+    as its model."""
+    replay = Replay(replies)
     return QueryRewriteRetriever(model=RunnableLambda(replay), store=store), replay
 
 
@@ -96,7 +98,7 @@ def _questions() -> list[tuple[str, int, dict[str, str], Path]]:
 
 
 def _prompts(store: SqliteGraphStore, question: str) -> tuple[str, str]:
-    retriever, _ = rewrite_retriever(store, "")
+    retriever, _ = rewrite_retriever(store, {})
     messages, _ = retriever.prompt(question)  # the exact messages the model is sent
     return str(messages[0].content), str(messages[1].content)
 

@@ -58,7 +58,7 @@ import string
 import sys
 import time
 from collections import Counter, defaultdict
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -402,6 +402,11 @@ def percentile(values: list[float], share: float) -> float:
     return ordered[max(0, math.ceil(share * len(ordered)) - 1)]
 
 
+def share(references: Collection[str], names: Collection[str | None]) -> float:
+    """The share of ``references`` (not empty) among ``names``: a question's recall."""
+    return sum(name in names for name in references) / len(references)
+
+
 def measure(
     db: Path, questions: list[dict[str, str]], embeddings: str | None = None, repo: str = ""
 ) -> tuple[list[Outcome], int, Replay | None]:
@@ -416,8 +421,8 @@ def measure(
 
             dense = ContextInjector(store, retriever=dense_retriever(store, embeddings, db.parent))
         rewrite, replay = None, None
-        if recorded(repo):
-            retriever, replay = rewrite_retriever(store, repo)
+        if replies := recorded(repo):
+            retriever, replay = rewrite_retriever(store, replies)
             rewrite = ContextInjector(store, retriever=retriever)
         counted = [
             (item["question"], refs)
@@ -442,19 +447,15 @@ def measure(
                     question=question,
                     references=refs,
                     missed=[name for name in refs if name not in names],
-                    recall=sum(name in names for name in refs) / len(refs),
-                    source_recall=sum(name in with_source for name in refs) / len(refs),
-                    bm25_recall=sum(name in bm25 for name in refs) / len(refs),
+                    recall=share(refs, names),
+                    source_recall=share(refs, with_source),
+                    bm25_recall=share(refs, bm25),
                     tokens=math.ceil(len(context.text) / 4),
                     empty=not context.entities,
                     seconds=seconds,
                     core=[entity.name for entity in context.core],
-                    dense_recall=None
-                    if dense_names is None
-                    else sum(name in dense_names for name in refs) / len(refs),
-                    rewrite_recall=None
-                    if rewritten is None
-                    else sum(name in rewritten for name in refs) / len(refs),
+                    dense_recall=None if dense_names is None else share(refs, dense_names),
+                    rewrite_recall=None if rewritten is None else share(refs, rewritten),
                 )
             )
     return outcomes, len(baseline.names), replay

@@ -143,6 +143,7 @@ def _rewriter(spec: str, store: SqliteGraphStore) -> QueryRewriteRetriever:
     from langchain_core.runnables import RunnableLambda
 
     from citeloop.models import resolve_chat_model
+    from citeloop.nodes.chat import describe_error
     from citeloop.retrievers import QueryRewriteRetriever
 
     model = resolve_chat_model(spec)
@@ -152,8 +153,7 @@ def _rewriter(spec: str, store: SqliteGraphStore) -> QueryRewriteRetriever:
             return model.invoke(messages)
         except Exception as exc:
             raise ConfigurationError(
-                f"the query rewrite failed: {type(exc).__name__}: {exc} (check "
-                f"--rewrite-model {spec})"
+                f"the query rewrite failed: {describe_error(exc)} (check --rewrite-model {spec})"
             ) from exc
 
     return QueryRewriteRetriever(model=RunnableLambda(ask), store=store)

@@ -86,6 +86,7 @@ class Adjacency:
             fact.object if fact.subject == entity_id else fact.subject
             for entity_id in wanted
             for fact in facts.get(entity_id, ())
+            if fact.relation not in UNWALKED_RELATIONS
         }
         self._read_entities([end for end in ends if end not in self._entities])
         for entity_id in wanted:

@@ -17,7 +17,7 @@ from functools import lru_cache
 from citeloop.grounding.mentions import Mention, code_mentions, query_words
 from citeloop.knowledge.model import Entity, EntityKind
 from citeloop.knowledge.neighbourhood import admissible
-from citeloop.knowledge.seeds import RANK, choose, is_plain_word, lookup_names, named_groups
+from citeloop.knowledge.seeds import choose, entities_by_name, is_plain_word, named_groups
 from citeloop.knowledge.store import BatchedGraphStore, GraphStore, SearchableGraphStore
 
 LEXICAL_HITS = 24
@@ -110,14 +110,9 @@ class EntityFinder:
         mentions = [m for m in task_mentions(text) if (m.form == "capitalized") == capitalized]
         if not mentions:
             return []
-        known = self._reads.names()
-        wanted = {name for m in mentions for name in lookup_names(m.name) if name in known}
-        if not wanted:
+        named = entities_by_name(self._reads, [m.name for m in mentions])
+        if not named:
             return []
-        named = {
-            name: [entity for entity in found if entity.resolved and entity.kind in RANK]
-            for name, found in self._reads.entities_named_many(wanted).items()
-        }
         groups = []
         for mention in mentions:
             for group in named_groups(mention.name, named):
@@ -149,12 +144,10 @@ class EntityFinder:
         set's order would depend on the string hash seed)."""
         if not names:
             return []
-        known = self._reads.names()
         wanted = list(dict.fromkeys(names))
-        lookups = {n for name in wanted for n in lookup_names(name) if n in known}
         found = {
-            name: sorted((e for e in entities if e.resolved and e.kind in RANK), key=lambda e: e.id)
-            for name, entities in self._reads.entities_named_many(lookups).items()
+            name: sorted(entities, key=lambda e: e.id)
+            for name, entities in entities_by_name(self._reads, wanted).items()
         }
         chosen: dict[str, Entity] = {}
         for name in wanted:

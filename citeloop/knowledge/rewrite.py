@@ -23,20 +23,16 @@ from citeloop.errors import ConfigurationError
 from citeloop.grounding.mentions import first_name, query_words
 from citeloop.knowledge.finding import about_tests
 from citeloop.knowledge.model import Entity, EntityKind, is_test_path
-from citeloop.knowledge.seeds import RANK, lookup_names, named_groups
+from citeloop.knowledge.seeds import MAX_PER_NAME, RANK, entities_by_name, named_groups, owner_id
 from citeloop.knowledge.store import GraphStore, SearchableGraphStore, batched
 from citeloop.prompts import REWRITE_NO_OUTLINE, REWRITE_PROMPT, REWRITE_SYSTEM_PROMPT
-from citeloop.text import INVISIBLE, in_data_block, normalize_text
+from citeloop.text import INVISIBLE, data_line, in_data_block, normalize_text
 
 OUTLINE_HITS = 250
 """Lexical hits whose files the outline may show, best first."""
 
 NAMES_PER_FILE = 8
 """Names one outline line shows at most: the file's best hits."""
-
-MAX_PER_NAME = 3
-"""Entities one name of the reply may stand for; a name defined more often than that
-counts only in the files the outline showed (``run``, ``setup``)."""
 
 MAX_NAME_CHARS = 200
 """Characters of a reply line read for its names."""
@@ -52,8 +48,9 @@ def outline(
 
     One line per file, in the order of the file's best hit:
     ``path: Name, Class.method, ...`` (the file's hits, best first, at most
-    :data:`NAMES_PER_FILE`), while the lines fit ``max_tokens`` as
-    ``count_tokens`` counts them. Test files are left out unless the text speaks of
+    :data:`NAMES_PER_FILE`), each made one line of data (:func:`~citeloop.text.data_line`:
+    a file name is indexed text), while the lines fit ``max_tokens`` as ``count_tokens``
+    counts them. Test files are left out unless the text speaks of
     tests. Empty when the store has no full-text search or the text no search word.
 
     Args:
@@ -80,7 +77,7 @@ def outline(
     used = 0
     for path, found in files.items():
         names = list(dict.fromkeys(_qualified(entity) for entity in found))
-        line = f"{path}: {', '.join(names[:NAMES_PER_FILE])}"
+        line = data_line(f"{path}: {', '.join(names[:NAMES_PER_FILE])}")  # indexed text
         cost = count_tokens(line + "\n")
         if not isinstance(cost, int) or cost < 0:
             raise ConfigurationError(
@@ -97,7 +94,7 @@ def outline(
 def _qualified(entity: Entity) -> str:
     """An entity as the outline names it: ``Class.method`` for a method, its class for
     an attribute of one, else its name."""
-    owner = entity.id.rsplit(".", 2)[-2] if entity.id.count(".") >= 1 else ""
+    owner = owner_id(entity.id).rpartition(".")[2]
     if entity.kind is EntityKind.METHOD and owner:
         return f"{owner}.{entity.name}"
     if entity.kind is EntityKind.ATTRIBUTE and owner[:1].isupper():
@@ -138,7 +135,7 @@ def reply_names(reply: str, max_names: int) -> list[str]:
     return list(names)
 
 
-_LIST_MARKER = re.compile(r"(?:[-*+>\u2022]|\d{1,3}[.)])\s+")
+_LIST_MARKER = re.compile(r"^(?:[-*+>\u2022]|\d{1,3}[.)])\s+")
 """A list marker at the start of a reply line (no nested repetition: linear)."""
 
 
@@ -146,7 +143,7 @@ def _line_names(line: str) -> list[str]:
     """The names of one reply line: those it lists after a label, or the two or more it
     lists, else its first name."""
     _, colon, rest = line.partition(":")
-    if colon and (listed := _bare_names(rest)):
+    if colon and (listed := _bare_names(_LIST_MARKER.sub("", rest.strip(), count=1))):
         return listed
     listed = _bare_names(line)
     if len(listed) > 1:
@@ -170,18 +167,13 @@ def named_entities(store: GraphStore, names: Sequence[str], shown: frozenset[str
 
     A name is looked up as a task's mention is
     (:func:`~citeloop.knowledge.seeds.named_groups`: ``Class.method`` names the method
-    and its class). A name that stands for more than :data:`MAX_PER_NAME` entities
+    and its class). A name that stands for more than
+    :data:`~citeloop.knowledge.seeds.MAX_PER_NAME` entities
     counts only in the files the outline showed (``shown``), and not at all when there
     are still too many. Only entities a context may hold count (resolved, of a ranked
     kind).
     """
-    reads = batched(store)
-    known = reads.names()
-    wanted = {n for name in names for n in lookup_names(name) if n in known}
-    named = {
-        name: [entity for entity in found if entity.resolved and entity.kind in RANK]
-        for name, found in reads.entities_named_many(wanted).items()
-    }
+    named = entities_by_name(batched(store), names)
     chosen: dict[str, Entity] = {}
     for name in names:
         for group in named_groups(name, named):

@@ -13,10 +13,14 @@ functions, methods, attributes, tests), at most :data:`MAX_PER_NAME` per name.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from citeloop.grounding.mentions import is_code_shaped
 from citeloop.knowledge.model import Entity, EntityKind, is_test_path
+
+if TYPE_CHECKING:
+    from citeloop.knowledge.store import BatchedGraphStore
 
 MAX_QUALIFIED_PARTS = 8
 """Trailing parts of a dotted mention matched against qualified ids (``a.b.C.m``);
@@ -45,6 +49,20 @@ def lookup_names(mention: str) -> set[str]:
     if dotted:
         names.update((dotted[0], dotted[-1], dotted[-2 if len(dotted) > 1 else -1]))
     return names
+
+
+def entities_by_name(reads: BatchedGraphStore, mentions: Iterable[str]) -> dict[str, list[Entity]]:
+    """The entities a context may hold (resolved, of a :data:`RANK` kind) of every name
+    :func:`lookup_names` gives for ``mentions``, by name, in the store's order: the
+    ``named`` of :func:`named_groups` (a name the graph lacks is left out)."""
+    known = reads.names()
+    wanted = {name for mention in mentions for name in lookup_names(mention) if name in known}
+    if not wanted:
+        return {}
+    return {
+        name: [entity for entity in found if entity.resolved and entity.kind in RANK]
+        for name, found in reads.entities_named_many(wanted).items()
+    }
 
 
 def named_groups(mention: str, named: Mapping[str, list[Entity]]) -> list[list[Entity]]:

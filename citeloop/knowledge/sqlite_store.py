@@ -43,6 +43,11 @@ DEFAULT_CACHE_SIZE = 100_000
 MAX_SEARCH_HITS = 100_000
 """Most hits one :meth:`SqliteGraphStore.search` returns, whatever its ``limit``."""
 
+_WALKED = "f.relation NOT IN ({})".format(
+    ", ".join(f"'{relation.value}'" for relation in sorted(UNWALKED_RELATIONS))
+)
+"""The SQL condition of a fact a path search walks (:meth:`SqliteGraphStore.edges_of_many`)."""
+
 _MISSING = object()
 
 
@@ -453,16 +458,13 @@ class SqliteGraphStore(PathRecall):
         """
         found: dict[str, list[tuple[tuple, str]]] = {entity_id: [] for entity_id in entity_ids}
         columns = ", ".join(f"f.{column}" for column in FACT_COLUMNS.split(", "))
-        walked = "f.relation NOT IN ({})".format(
-            ", ".join(f"'{relation.value}'" for relation in sorted(UNWALKED_RELATIONS))
-        )
         query = (
             f"SELECT {columns}, f.object FROM facts f JOIN entities e ON e.id = f.object "
             f"WHERE f.subject IN ({{marks}}) AND f.object != f.subject AND e.resolved"
-            f" AND {walked} UNION ALL "
+            f" AND {_WALKED} UNION ALL "
             f"SELECT {columns}, f.subject FROM facts f JOIN entities e ON e.id = f.subject "
             f"WHERE f.object IN ({{marks}}) AND f.object != f.subject AND e.resolved"
-            f" AND {walked} ORDER BY 3, 2, 4"
+            f" AND {_WALKED} ORDER BY 3, 2, 4"
         )
         for _, rows in self._select_in(query, list(found), times=2):
             for row in rows:

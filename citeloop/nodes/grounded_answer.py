@@ -70,7 +70,7 @@ from citeloop.prompts import (
 )
 from citeloop.recent import Recent
 from citeloop.state.grounded_answer import State
-from citeloop.state.tokens import TokenUsage
+from citeloop.state.tokens import TokenUsage, no_tokens
 from citeloop.text import in_data_block
 
 _log = logging.getLogger(__name__)
@@ -398,11 +398,11 @@ class GroundedAnswerNodes:
 
         Raises:
             ConfigurationError: No task, or a task, payload or system prompt that is not
-                a string; an empty knowledge graph; no
-                knowledge graph; a model spec that cannot be
-                resolved; or a recursion limit too small for ``max_retries`` (so that
-                the retry budget, not the recursion limit, ends a run). All are raised
-                here, before any model call.
+                a string; an empty knowledge graph; no knowledge graph; a model spec that
+                cannot be resolved; ``rewrite_query`` with an injector given to the graph
+                (give that injector the retriever); or a recursion limit too small for
+                ``max_retries`` (so that the retry budget, not the recursion limit, ends a
+                run). All are raised here, before any model call but the query rewrite's.
         """
         ctx = settings(runtime)
         task = task_of(state)
@@ -420,8 +420,7 @@ class GroundedAnswerNodes:
         injected, rewrites = self._counted_inject(state, ctx, None)
         if not injected.entities:
             _check_not_empty(self._injector(ctx).reads)
-        unspent: TokenUsage = {"input": 0, "output": 0, "total": 0, "estimated": False}
-        tokens = functools.reduce(add_usage, rewrites, unspent)  # the query rewrite's
+        tokens = functools.reduce(add_usage, rewrites, no_tokens())  # the query rewrite's
         # A thread may run the graph again: counters, tokens and the error start afresh.
         return {
             "task": task,

@@ -46,6 +46,7 @@ from citeloop.nodes.chat import (
 )
 from citeloop.prompts import GUARD_RETRY_PROMPT, GUARD_SYSTEM_PROMPT
 from citeloop.state.output_guard import State
+from citeloop.state.tokens import no_tokens
 from citeloop.text import excerpt, in_data_block
 
 
@@ -171,7 +172,7 @@ class OutputGuardNodes:
             "task": task,
             "prompt": task,
             "attempts": 0,
-            "tokens": {"input": 0, "output": 0, "total": 0, "estimated": False},
+            "tokens": no_tokens(),
             "failed_digests": [],
             "reask": [],
             "retry": False,

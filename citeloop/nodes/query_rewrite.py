@@ -24,7 +24,7 @@ from langgraph.constants import TAG_NOSTREAM
 
 from citeloop.checks import estimate_tokens
 from citeloop.knowledge import GraphStore
-from citeloop.nodes.chat import call_usage
+from citeloop.nodes.chat import call_usage, describe_error
 from citeloop.retrievers import QueryRewriteRetriever
 from citeloop.state.tokens import TokenUsage
 
@@ -95,7 +95,7 @@ def _counted_call(model: Callable[[], BaseChatModel], messages: list[BaseMessage
     try:
         response = model().invoke(messages, config={"tags": [TAG_NOSTREAM]})
     except Exception as exc:
-        raise RewriteNotMade(f"{type(exc).__name__}: {exc}") from exc
+        raise RewriteNotMade(describe_error(exc)) from exc
     if rewrites is not None:
         rewrites.calls.append(call_usage(messages, response))
     return response

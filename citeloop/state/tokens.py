@@ -20,3 +20,8 @@ class TokenUsage(TypedDict):
     output: int
     total: int
     estimated: bool
+
+
+def no_tokens() -> TokenUsage:
+    """A new count of nothing spent (a run's ``tokens`` before its first call)."""
+    return {"input": 0, "output": 0, "total": 0, "estimated": False}
