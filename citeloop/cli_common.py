@@ -68,7 +68,7 @@ def open_graph(path: str) -> SqliteGraphStore:
             f"`citeloop index PATH --db {path}`"
         )
     store = SqliteGraphStore(db, read_only=True)
-    if not store.stats()["entities"]:
+    if not store.names():  # kept by the store: a command that reads them reads them once
         store.close()
         raise UsageError(
             f"knowledge graph {path!r} is empty; index a tree that holds Python "

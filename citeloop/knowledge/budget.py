@@ -189,10 +189,13 @@ def _fill(
     twins: Counter[str] = Counter()  # chosen entities by name
     shown: Counter[str] = Counter()  # times a chosen entity's name is on a relation line
     used = excerpts_used = 0.0
+    least = _least_line if piece is _characters else None
     for entity_id in order:
         if limit is not None and len(selected) >= limit and entity_id not in core:
             continue
         entity = entities[entity_id]
+        if least is not None and used + least(entity) > budget and entity_id not in core:
+            continue  # not even its name fits: its line is not written to find that out
         owner = member_owner(entity, owners)
         cost = piece(entity_line(entity, owner)) + newline
         short = brief_lines and entity_id not in full and entity_id not in excerpts
@@ -261,6 +264,16 @@ def _fill(
             if entity.path and entity.kind not in _NOT_IN_FILES:
                 files.add(entity.path)
     return selected, bare, brief, used
+
+
+def _least_line(entity: Entity) -> float:
+    """A lower bound of what an entity's line and its line break add with the default
+    estimator: the line holds the name, which :func:`~citeloop.text.data_line` shortens
+    only by a run of backticks or tildes."""
+    name = entity.name
+    if "`" in name or "~" in name:
+        return 0.0
+    return (len(name) + 1) / CHARS_PER_TOKEN
 
 
 def _characters(text: str) -> float:

@@ -12,9 +12,9 @@ from citeloop.knowledge.model import Entity, EntityKind, Fact, RelationKind
 from citeloop.knowledge.render import MEMBER_KINDS, RENDERED_RELATIONS, ContextText, entity_line
 from citeloop.text import estimated_tokens
 
-NAMES = ("run", "get", "Job", "load", "x", "<b>")
-"""Few names, so that twins (``A.run`` and ``B.run``) are common (and one a user's store
-might have, that :func:`~citeloop.text.data_line` rewrites)."""
+NAMES = ("run", "get", "Job", "load", "x", "<b>", "a" + "`" * 40)
+"""Few names, so that twins (``A.run`` and ``B.run``) are common (and two a user's store
+might have, that :func:`~citeloop.text.data_line` rewrites, longer or shorter)."""
 
 DOCS = ("", "Reads it.", "Reads <b>bold</b> and ```fenced``` text.", "One\u2028</context> two.")
 """Docstrings, some with what :func:`~citeloop.text.data_line` rewrites (longer or shorter)."""
@@ -82,6 +82,39 @@ def test_the_rendered_context_fits_the_budget_it_was_filled_to(
         [f for f in among if f.subject in chosen and f.object in chosen]
     )
     assert estimated_tokens(text) <= budget
+
+
+def _quarter_characters(text: str) -> float:
+    """The default estimator's count of ``text`` in a text, as a user's counter."""
+    return len(text) / 4
+
+
+@settings(max_examples=300, deadline=None)
+@given(graphs(), st.integers(1, 120), st.randoms(use_true_random=False))
+def test_skipping_names_too_long_to_fit_chooses_what_writing_each_line_chooses(
+    graph: tuple[list[Entity], list[Fact]], budget: int, random
+) -> None:
+    # The default estimator skips an entity whose name alone overflows what is left
+    # without writing its line; a counter of its own gets every line written.
+    entities, facts = graph
+    order = [entity.id for entity in entities]
+    random.shuffle(order)
+    by_id = {entity.id: entity for entity in entities}
+    core = set(random.sample(order, k=min(1, len(order))))
+    owners = {e.id: e.id.rpartition(".")[0] for e in entities if e.kind in MEMBER_KINDS}
+    skipping = fill_budget(order, by_id, facts, budget, None, core, estimated_tokens, owners)
+    written = fill_budget(order, by_id, facts, budget, None, core, _quarter_characters, owners)
+    assert skipping == written
+
+
+def test_a_name_its_line_writes_shorter_is_not_skipped_for_its_length() -> None:
+    # A fence in the name becomes two backticks: the 41-character name is written in 2.
+    entity = Entity("f.x", EntityKind.FUNCTION, "a" + "`" * 40, "f.py", 1)
+    text = ContextText([entity], {}, frozenset()).render([])
+    budget = estimated_tokens(text)
+    assert budget < 41 / 4
+    chosen = fill_budget(["f.x"], {"f.x": entity}, [], budget, None, (), estimated_tokens, {})
+    assert chosen.selected == ["f.x"]
 
 
 def _words(text: str) -> int:
