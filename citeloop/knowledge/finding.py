@@ -17,7 +17,13 @@ from functools import lru_cache
 from citeloop.grounding.mentions import Mention, code_mentions, query_words
 from citeloop.knowledge.model import Entity, EntityKind
 from citeloop.knowledge.neighbourhood import admissible
-from citeloop.knowledge.seeds import choose, entities_by_name, is_plain_word, named_groups
+from citeloop.knowledge.seeds import (
+    choose,
+    entities_by_name,
+    family_heads,
+    is_plain_word,
+    named_groups,
+)
 from citeloop.knowledge.store import BatchedGraphStore, GraphStore, SearchableGraphStore
 
 LEXICAL_HITS = 24
@@ -98,11 +104,13 @@ class EntityFinder:
         library = not (about_tests(text) if tests is None else tests)
         return choose(self._mentioned(text, capitalized=False), limit, library)
 
-    def capitalized_classes(self, text: str) -> list[Entity]:
+    def capitalized_classes(self, text: str, tests: bool | None) -> list[Entity]:
         """The classes named by a capitalized word inside a sentence (``the Frozen
-        wrapper``): a hint, never core, because English capitalizes proper nouns too
+        wrapper``), chosen among same-named ones as core entities are (``tests`` as for
+        :meth:`core`): a hint, never core, because English capitalizes proper nouns too
         (``Python's dictionary protocol``)."""
-        return [entity for group in self._mentioned(text, capitalized=True) for entity in group]
+        library = not (about_tests(text) if tests is None else tests)
+        return choose(self._mentioned(text, capitalized=True), None, library)
 
     def _mentioned(self, text: str, *, capitalized: bool) -> list[list[Entity]]:
         """The candidate groups of the task's mentions written as code, or (with
@@ -119,7 +127,7 @@ class EntityFinder:
                 if capitalized:
                     group = [entity for entity in group if entity.kind is EntityKind.CLASS]
                 if group:
-                    groups.append(group)
+                    groups.append(family_heads(self._reads, group))
         return groups
 
     def named(

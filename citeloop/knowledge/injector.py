@@ -21,6 +21,7 @@
 from __future__ import annotations
 
 import inspect
+from collections import Counter
 from collections.abc import Callable, Collection, Mapping, Sequence
 from functools import lru_cache
 from numbers import Integral, Real
@@ -68,9 +69,7 @@ from citeloop.knowledge.ranking import (
 from citeloop.knowledge.render import MEMBER_KINDS, RENDERED_RELATIONS, ContextText
 from citeloop.knowledge.retrieval import RANK_DECAY, RetrievedSeeds, Retriever
 from citeloop.knowledge.reuse import CONTEXTS_KEPT, ReusedContexts, SourceRecorder
-from citeloop.knowledge.seeds import (
-    near_context,
-)
+from citeloop.knowledge.seeds import MAX_PER_NAME, near_context, owner_id
 from citeloop.knowledge.source import LineSource, SourceReader
 from citeloop.knowledge.store import (
     READ_ATTEMPTS,
@@ -418,7 +417,7 @@ class ContextInjector:
         found = Candidates()
         for entity in core:
             found.seed(entity, Reason.MENTION, _SEED_WEIGHTS[Reason.MENTION])
-        for entity in self._finder.capitalized_classes(text):
+        for entity in self._finder.capitalized_classes(text, tests):
             found.seed(entity, Reason.LEXICAL, _SEED_WEIGHTS[Reason.LEXICAL])
         words_of_task = task_words(text)
         self._lexical(words_of_task, found, follow_tests)
@@ -448,6 +447,7 @@ class ContextInjector:
         core_ids = [entity.id for entity in core]
         first = list(dict.fromkeys([*core_ids, *pinned]))
         order = first + [entity_id for entity_id in ranked if entity_id not in first]
+        order = few_of_a_name(order, found.entities, [*first, *(entity.id for entity in named)])
         excerpts = Excerpts({}, {}, 0)
         if source is not None and widening.lines:  # the lines the last answer asked for
             room = budget * min(1.0, self.excerpt_share * 2) / 2  # half its share of source
@@ -635,6 +635,27 @@ class ContextInjector:
             _context_entity(found.entities[owner], Tier.SUPPORTING, Reason.OWNER, 0.0)
             for owner in extra
         ]
+
+
+def few_of_a_name(
+    order: list[str], entities: Mapping[str, Entity], exempt: Collection[str]
+) -> list[str]:
+    """``order`` without the entities past the
+    :data:`~citeloop.knowledge.seeds.MAX_PER_NAME`-th of their name: the plugins that
+    each define ``_get_streams``, the migrations that each subclass ``Migration``, the
+    dialects that each override ``match_grammar`` are one name to a reader, three of
+    them show what it is, and the budget goes to other names. The ids of ``exempt``
+    (core, pinned, named by the answer being answered) and their members always stay,
+    and count: the ``__init__`` of each class a task names is its own."""
+    exempt = set(exempt)
+    seen: Counter[str] = Counter()
+    kept = []
+    for entity_id in order:
+        name = entities[entity_id].name
+        seen[name] += 1
+        if seen[name] <= MAX_PER_NAME or entity_id in exempt or owner_id(entity_id) in exempt:
+            kept.append(entity_id)
+    return kept
 
 
 MEMBERS_FOLLOWING = 3

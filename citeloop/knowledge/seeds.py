@@ -8,7 +8,9 @@ unambiguous mention names wins (``add_edge`` next to ``StateGraph``), then, unle
 task is about tests, definitions outside test code
 (:func:`~citeloop.knowledge.model.is_test_path`: a ``ModelForm`` a test defines for
 itself is not the one a task names), then public ones (classes, then
-functions, methods, attributes, tests), at most :data:`MAX_PER_NAME` per name.
+functions, methods, attributes, tests), at most :data:`MAX_PER_NAME` per name; of a
+name more than :data:`MAX_PER_NAME` classes share, the subclasses that keep their base's
+name are left out (:func:`family_heads`).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from citeloop.grounding.mentions import is_code_shaped
-from citeloop.knowledge.model import Entity, EntityKind, is_test_path
+from citeloop.knowledge.model import Entity, EntityKind, RelationKind, is_test_path
 
 if TYPE_CHECKING:
     from citeloop.knowledge.store import BatchedGraphStore
@@ -98,6 +100,28 @@ def named_groups(mention: str, named: Mapping[str, list[Entity]]) -> list[list[E
     if is_code_shaped(dotted[-1]):
         groups.append(named.get(dotted[-1], []))
     return [group for group in groups if group]
+
+
+def family_heads(reads: BatchedGraphStore, group: list[Entity]) -> list[Entity]:
+    """Of a name's entities, when there are more than :data:`MAX_PER_NAME`, those that
+    inherit from none of the others: a subclass that keeps its base's name (``class
+    Migration(migrations.Migration)`` in each of 200 migration files) is one of its
+    base's family, and the name means the base. The group as given when that leaves
+    none, or when it has at most :data:`MAX_PER_NAME` entities (all of them may enter)."""
+    classes = [entity.id for entity in group if entity.kind is EntityKind.CLASS]
+    if len(group) <= MAX_PER_NAME or len(classes) < 2:
+        return group
+    members = set(classes)
+    derived = {
+        fact.subject
+        for facts in reads.facts_of_many(classes).values()
+        for fact in facts
+        if fact.relation is RelationKind.INHERITS
+        and fact.subject in members
+        and fact.object in members
+        and fact.subject != fact.object
+    }
+    return [entity for entity in group if entity.id not in derived] or group
 
 
 def owner_id(entity_id: str) -> str:

@@ -1,0 +1,92 @@
+"""Many entities of one name: a name that subclasses keep means their base, a
+capitalized word seeds few of its classes, and a context shows few of one name."""
+
+from __future__ import annotations
+
+from citeloop.knowledge import (
+    ContextInjector,
+    Entity,
+    EntityKind,
+    Fact,
+    MemoryGraphStore,
+    RelationKind,
+)
+from citeloop.knowledge.finding import EntityFinder
+from citeloop.knowledge.seeds import MAX_PER_NAME
+from citeloop.knowledge.store import batched
+
+BASE = "pkg.db.migration.Migration"
+
+
+def migrations(subclasses: int) -> MemoryGraphStore:
+    """A base class ``Migration`` and ``subclasses`` migration files, each defining a
+    ``Migration`` of its own that inherits from it (ids that sort before the base's)."""
+    entities = [Entity(BASE, EntityKind.CLASS, "Migration", "pkg/db/migration.py", 1)]
+    facts = []
+    for index in range(subclasses):
+        entity_id = f"pkg.contrib.migrations.m{index}.Migration"
+        path = f"pkg/contrib/migrations/m{index}.py"
+        entities.append(Entity(entity_id, EntityKind.CLASS, "Migration", path, 1, "(Migration)"))
+        facts.append(Fact(entity_id, RelationKind.INHERITS, BASE))
+    return MemoryGraphStore(entities, facts)
+
+
+def test_a_name_many_subclasses_keep_means_their_base() -> None:
+    injector = ContextInjector(migrations(MAX_PER_NAME + 3))
+    assert [entity.id for entity in injector.seeds("How does `Migration` order them?")] == [BASE]
+
+
+def test_a_name_few_entities_share_names_them_all() -> None:
+    # As many as a name may contribute: the subclasses are not left out for the base.
+    injector = ContextInjector(migrations(MAX_PER_NAME - 1))
+    assert len(injector.seeds("How does `Migration` order them?")) == MAX_PER_NAME
+
+
+def capitalized(store: MemoryGraphStore, text: str) -> list[str]:
+    """The ids of the classes the capitalized words of ``text`` seed."""
+    return [e.id for e in EntityFinder(store, batched(store), 0).capitalized_classes(text, None)]
+
+
+def test_a_capitalized_word_seeds_a_subclassed_base_once() -> None:
+    assert capitalized(migrations(MAX_PER_NAME + 3), "How does the Migration run?") == [BASE]
+
+
+def test_a_capitalized_word_seeds_at_most_a_few_classes_outside_tests() -> None:
+    entities = [
+        Entity(f"lib{index}.Frozen", EntityKind.CLASS, "Frozen", f"lib{index}.py", 1)
+        for index in range(MAX_PER_NAME + 2)
+    ]
+    entities.append(Entity("tests.a.Frozen", EntityKind.CLASS, "Frozen", "tests/a.py", 1))
+    store = MemoryGraphStore(entities, [])
+    wanted = [f"lib{index}.Frozen" for index in range(MAX_PER_NAME)]
+    assert capitalized(store, "Why is the Frozen one slow?") == wanted
+
+
+def plugins(count: int) -> MemoryGraphStore:
+    """A ``Plugin`` base whose ``count`` subclasses each define ``_get_streams``."""
+    entities = [Entity("core.Plugin", EntityKind.CLASS, "Plugin", "core.py", 1)]
+    facts = []
+    for index in range(count):
+        owner = f"plugins.p{index}.Site{index}"
+        path = f"plugins/p{index}.py"
+        method = f"{owner}._get_streams"
+        entities.append(Entity(owner, EntityKind.CLASS, f"Site{index}", path, 1, "(Plugin)"))
+        entities.append(Entity(method, EntityKind.METHOD, "_get_streams", path, 2, "(self)"))
+        facts.append(Fact(owner, RelationKind.INHERITS, "core.Plugin"))
+        facts.append(Fact(owner, RelationKind.DEFINES, method))
+    return MemoryGraphStore(entities, facts)
+
+
+def test_a_context_shows_at_most_a_few_entities_of_one_name() -> None:
+    injector = ContextInjector(plugins(8), max_context_tokens=4_000)
+    context = injector.inject("How does `Plugin` work?")
+    shown = [entity for entity in context.entities if entity.name == "_get_streams"]
+    assert len(shown) == MAX_PER_NAME
+    assert len([e for e in context.entities if e.name.startswith("Site")]) > MAX_PER_NAME
+
+
+def test_the_members_of_the_classes_a_task_names_all_stay() -> None:
+    names = " ".join(f"`Site{index}`" for index in range(MAX_PER_NAME + 2))
+    context = ContextInjector(plugins(8), max_context_tokens=4_000).inject(f"Compare {names}")
+    owners = {e.id.rpartition(".")[0] for e in context.entities if e.name == "_get_streams"}
+    assert {f"plugins.p{index}.Site{index}" for index in range(MAX_PER_NAME + 2)} <= owners
