@@ -68,7 +68,13 @@ def open_graph(path: str) -> SqliteGraphStore:
             f"`citeloop index PATH --db {path}`"
         )
     store = SqliteGraphStore(db, read_only=True)
-    if not store.names():  # kept by the store: a command that reads them reads them once
+    try:
+        with store.read_connection() as connection:
+            empty = connection.execute("SELECT 1 FROM entities LIMIT 1").fetchone() is None
+    except BaseException:
+        store.close()
+        raise
+    if empty:
         store.close()
         raise UsageError(
             f"knowledge graph {path!r} is empty; index a tree that holds Python "

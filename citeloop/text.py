@@ -213,6 +213,12 @@ def counted(count: int, noun: str, plural: str = "") -> str:
     return f"{count} {noun if count == 1 else plural or noun + 's'}"
 
 
+def is_data_line(text: str) -> bool:
+    """Whether :func:`data_line` gives ``text`` back unchanged (it holds no line break,
+    backtick, tilde or ``<``)."""
+    return _UNSAFE.search(text) is None
+
+
 def data_line(text: str) -> str:
     """``text`` made safe to print as one line of data inside a prompt's delimited block.
 

@@ -16,7 +16,8 @@ follow get their brief line (:mod:`~citeloop.knowledge.render`: a function's par
 excerpt: the budget's tail names more of the ranked entities, each with its place,
 instead of a few more with their docstrings. The model can name one it needs, and the
 retry's widening brings it in whole. An entity that enters anyway (a widening keeps what
-the context it widens had) keeps its whole line unless that would overflow the budget;
+the context it widens had) keeps its whole line unless that, its relation lines and the
+brief lines and headings of those that enter anyway after it would overflow the budget;
 when every entity offered fits with whole lines, no line is brief.
 
 Every line is costed as the text will write it (through
@@ -45,7 +46,7 @@ from citeloop.knowledge.render import (
     relation_line,
     relation_name,
 )
-from citeloop.text import CHARS_PER_TOKEN, data_line, estimated_tokens
+from citeloop.text import CHARS_PER_TOKEN, data_line, estimated_tokens, is_data_line
 
 _NOT_IN_FILES = frozenset({EntityKind.REQUIREMENT, EntityKind.DECISION})
 """Kinds the text lists after the files (decisions under their own heading)."""
@@ -189,27 +190,36 @@ def _fill(
     twins: Counter[str] = Counter()  # chosen entities by name
     shown: Counter[str] = Counter()  # times a chosen entity's name is on a relation line
     used = excerpts_used = 0.0
-    least = _least_line if piece is _characters else None
+    name_bound = _least_line if piece is _characters else None
+    # What the core entities not yet placed take at least (their brief lines and file
+    # headings; they come first): one that enters anyway gets its whole line only while
+    # the rest of the core still fits.
+    order = list(order)
+    least_core = _least_core(
+        [entity_id for entity_id in order if entity_id in core], entities, piece, owners
+    )
+    core_left = sum(least_core.values())
     for entity_id in order:
         if limit is not None and len(selected) >= limit and entity_id not in core:
             continue
         entity = entities[entity_id]
-        if least is not None and used + least(entity) > budget and entity_id not in core:
+        if name_bound is not None and used + name_bound(entity) > budget and entity_id not in core:
             continue  # not even its name fits: its line is not written to find that out
         owner = member_owner(entity, owners)
-        cost = piece(entity_line(entity, owner)) + newline
+        own = piece(entity_line(entity, owner)) + newline  # its line
         short = brief_lines and entity_id not in full and entity_id not in excerpts
-        if short:  # one that enters anyway is brief only when its whole line overflows
-            short = used + cost > budget if entity_id in core else used >= full_lines
-        if short:
-            cost = piece(entity_line(entity, owner, True)) + newline
-        excerpt = sum(piece(line) + newline for line in excerpts.get(entity_id, ()))
+        if short and entity_id not in core:
+            short = used >= full_lines
+            if short:
+                own = piece(entity_line(entity, owner, True)) + newline
+        excerpt = sum(piece(text) + newline for text in excerpts.get(entity_id, ()))
+        cost = 0.0  # what it adds beside its line
         if entity.kind in _NOT_IN_FILES:
             if entity.kind is EntityKind.DECISION and not decisions:
                 cost += piece(DECISIONS_HEADING) + newline
         elif entity.path and entity.path not in files:
             cost += piece(file_heading(entity.path)) + newline
-        if used + cost + excerpt > budget and entity_id not in core:
+        if used + own + cost + excerpt > budget and entity_id not in core:
             continue  # its relation lines only add to that
         # A relation line names an entity ``Owner.name`` (or ``name (path:line)``) once
         # another has its name: the first so named pays for that on the lines it is on.
@@ -241,6 +251,12 @@ def _fill(
                 new_shown += (fact.subject, fact.object)
                 if fact.relation is RelationKind.CALLS:
                     new_callers.add(fact.subject)
+        core_left -= least_core.get(entity_id, 0.0)
+        if short and entity_id in core:  # it enters anyway: brief when whole would overflow
+            short = used + own + cost + core_left > budget
+            if short:
+                own = piece(entity_line(entity, owner, True)) + newline
+        cost += own
         if entity_id not in core:
             cost += excerpt
         elif excerpt:  # it enters; its excerpt only if it fits beside every core line
@@ -266,14 +282,42 @@ def _fill(
     return selected, bare, brief, used
 
 
+def _least_core(
+    core: Sequence[str],
+    entities: Mapping[str, Entity],
+    piece: Callable[[str], float],
+    owners: Mapping[str, str],
+) -> dict[str, float]:
+    """What each of the ``core`` entities, placed in that order before any other, adds
+    at least: its brief line and, for the first of its file, the file's heading (the
+    decisions' heading for the first decision)."""
+    newline = piece("\n")
+    least: dict[str, float] = {}
+    headings: set[str] = set()
+    for entity_id in core:
+        entity = entities[entity_id]
+        cost = piece(entity_line(entity, member_owner(entity, owners), True)) + newline
+        if entity.kind is EntityKind.DECISION:
+            heading = DECISIONS_HEADING
+        elif entity.kind in _NOT_IN_FILES or not entity.path:
+            heading = ""
+        else:
+            heading = file_heading(entity.path)
+        if heading and heading not in headings:
+            headings.add(heading)
+            cost += piece(heading) + newline
+        least[entity_id] = cost
+    return least
+
+
 def _least_line(entity: Entity) -> float:
     """A lower bound of what an entity's line and its line break add with the default
-    estimator: the line holds the name, which :func:`~citeloop.text.data_line` shortens
-    only by a run of backticks or tildes."""
+    estimator: the line holds the name (a requirement's without trailing spaces, when
+    it has no title), unless :func:`~citeloop.text.data_line` rewrites the name (0)."""
     name = entity.name
-    if "`" in name or "~" in name:
+    if not is_data_line(name):
         return 0.0
-    return (len(name) + 1) / CHARS_PER_TOKEN
+    return (len(name.rstrip()) + 1) / CHARS_PER_TOKEN
 
 
 def _characters(text: str) -> float:

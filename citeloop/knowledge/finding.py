@@ -102,7 +102,7 @@ class EntityFinder:
         name's definition outside test code preferred unless the text is about tests
         (``tests``; ``None``: :func:`about_tests`); at most ``limit`` when given."""
         library = not (about_tests(text) if tests is None else tests)
-        return choose(self._mentioned(text, capitalized=False), limit, library)
+        return choose(self._mentioned(text, capitalized=False), limit, library, self._heads)
 
     def capitalized_classes(self, text: str, tests: bool | None) -> list[Entity]:
         """The classes named by a capitalized word inside a sentence (``the Frozen
@@ -110,7 +110,11 @@ class EntityFinder:
         :meth:`core`): a hint, never core, because English capitalizes proper nouns too
         (``Python's dictionary protocol``)."""
         library = not (about_tests(text) if tests is None else tests)
-        return choose(self._mentioned(text, capitalized=True), None, library)
+        return choose(self._mentioned(text, capitalized=True), None, library, self._heads)
+
+    def _heads(self, group: list[Entity]) -> list[Entity]:
+        """:func:`~citeloop.knowledge.seeds.family_heads` in this graph."""
+        return family_heads(self._reads, group)
 
     def _mentioned(self, text: str, *, capitalized: bool) -> list[list[Entity]]:
         """The candidate groups of the task's mentions written as code, or (with
@@ -127,7 +131,7 @@ class EntityFinder:
                 if capitalized:
                     group = [entity for entity in group if entity.kind is EntityKind.CLASS]
                 if group:
-                    groups.append(family_heads(self._reads, group))
+                    groups.append(group)
         return groups
 
     def named(

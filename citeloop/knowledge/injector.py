@@ -447,7 +447,12 @@ class ContextInjector:
         core_ids = [entity.id for entity in core]
         first = list(dict.fromkeys([*core_ids, *pinned]))
         order = first + [entity_id for entity_id in ranked if entity_id not in first]
-        order = few_of_a_name(order, found.entities, [*first, *(entity.id for entity in named)])
+        # The core, what the context keeps, what the answer named, and the members of
+        # the classes the task or the answer named are not counted out.
+        asked_ids = [entity.id for entity in named]
+        named_classes = {*core_ids, *asked_ids}
+        exempt = {*first, *asked_ids, *(i for i in order if owner_id(i) in named_classes)}
+        order = few_of_a_name(order, found.entities, exempt)
         excerpts = Excerpts({}, {}, 0)
         if source is not None and widening.lines:  # the lines the last answer asked for
             room = budget * min(1.0, self.excerpt_share * 2) / 2  # half its share of source
@@ -645,15 +650,13 @@ def few_of_a_name(
     each define ``_get_streams``, the migrations that each subclass ``Migration``, the
     dialects that each override ``match_grammar`` are one name to a reader, three of
     them show what it is, and the budget goes to other names. The ids of ``exempt``
-    (core, pinned, named by the answer being answered) and their members always stay,
-    and count: the ``__init__`` of each class a task names is its own."""
-    exempt = set(exempt)
+    always stay, and count."""
     seen: Counter[str] = Counter()
     kept = []
     for entity_id in order:
         name = entities[entity_id].name
         seen[name] += 1
-        if seen[name] <= MAX_PER_NAME or entity_id in exempt or owner_id(entity_id) in exempt:
+        if seen[name] <= MAX_PER_NAME or entity_id in exempt:
             kept.append(entity_id)
     return kept
 

@@ -8,13 +8,14 @@ unambiguous mention names wins (``add_edge`` next to ``StateGraph``), then, unle
 task is about tests, definitions outside test code
 (:func:`~citeloop.knowledge.model.is_test_path`: a ``ModelForm`` a test defines for
 itself is not the one a task names), then public ones (classes, then
-functions, methods, attributes, tests), at most :data:`MAX_PER_NAME` per name; of a
-name more than :data:`MAX_PER_NAME` classes share, the subclasses that keep their base's
-name are left out (:func:`family_heads`).
+functions, methods, attributes, tests), at most :data:`MAX_PER_NAME` per name; when
+more than that rank alike, the subclasses that keep their base's name are left out
+(:func:`family_heads`).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
@@ -103,18 +104,23 @@ def named_groups(mention: str, named: Mapping[str, list[Entity]]) -> list[list[E
 
 
 def family_heads(reads: BatchedGraphStore, group: list[Entity]) -> list[Entity]:
-    """Of a name's entities, when there are more than :data:`MAX_PER_NAME`, those that
-    inherit from none of the others: a subclass that keeps its base's name (``class
+    """Of same-named entities that rank alike (:func:`choose`), those that inherit from
+    none of the others: a subclass that keeps its base's name (``class
     Migration(migrations.Migration)`` in each of 200 migration files) is one of its
-    base's family, and the name means the base. The group as given when that leaves
-    none, or when it has at most :data:`MAX_PER_NAME` entities (all of them may enter)."""
-    classes = [entity.id for entity in group if entity.kind is EntityKind.CLASS]
-    if len(group) <= MAX_PER_NAME or len(classes) < 2:
+    base's family, and the name means the base. Only the facts of a class whose
+    signature (its bases) holds its own name are read, not a base's (a hub's
+    thousands). The group as given when that leaves none."""
+    members = {entity.id for entity in group if entity.kind is EntityKind.CLASS}
+    maybe = [
+        entity.id
+        for entity in group
+        if entity.id in members and entity.name in _WORD.findall(entity.signature)
+    ]
+    if not maybe:
         return group
-    members = set(classes)
     derived = {
         fact.subject
-        for facts in reads.facts_of_many(classes).values()
+        for facts in reads.facts_of_many(maybe).values()
         for fact in facts
         if fact.relation is RelationKind.INHERITS
         and fact.subject in members
@@ -122,6 +128,9 @@ def family_heads(reads: BatchedGraphStore, group: list[Entity]) -> list[Entity]:
         and fact.subject != fact.object
     }
     return [entity for entity in group if entity.id not in derived] or group
+
+
+_WORD = re.compile(r"\w+")
 
 
 def owner_id(entity_id: str) -> str:
@@ -170,17 +179,23 @@ def _key(entity: Entity, anchors: Collection[str], library: bool) -> tuple[bool,
 
 
 def choose(
-    groups: Sequence[list[Entity]], limit: int | None = None, library: bool = True
+    groups: Sequence[list[Entity]],
+    limit: int | None = None,
+    library: bool = True,
+    heads: Callable[[list[Entity]], list[Entity]] | None = None,
 ) -> list[Entity]:
     """The core entities of candidate groups, in order: a group with one candidate
     anchors the others; of each group, the best ranked (outside test code first when
-    ``library``), at most :data:`MAX_PER_NAME`."""
+    ``library``), at most :data:`MAX_PER_NAME`; when more than that rank alike,
+    ``heads`` (:func:`family_heads`) may leave some out first."""
     anchors = {group[0].id for group in groups if len(group) == 1}
     anchors |= {owner_id(anchor) for anchor in anchors}
     chosen: dict[str, Entity] = {}
     for group in groups:
         best = min(_key(entity, anchors, library) for entity in group)
         ranked = sorted((e for e in group if _key(e, anchors, library) == best), key=lambda e: e.id)
+        if heads is not None and len(ranked) > MAX_PER_NAME:
+            ranked = heads(ranked)
         for entity in ranked[:MAX_PER_NAME]:
             chosen.setdefault(entity.id, entity)
         if limit is not None and len(chosen) >= limit:

@@ -12,9 +12,9 @@ from citeloop.knowledge.model import Entity, EntityKind, Fact, RelationKind
 from citeloop.knowledge.render import MEMBER_KINDS, RENDERED_RELATIONS, ContextText, entity_line
 from citeloop.text import estimated_tokens
 
-NAMES = ("run", "get", "Job", "load", "x", "<b>", "a" + "`" * 40)
-"""Few names, so that twins (``A.run`` and ``B.run``) are common (and two a user's store
-might have, that :func:`~citeloop.text.data_line` rewrites, longer or shorter)."""
+NAMES = ("run", "get", "Job", "load", "x", "<b>", "a" + "`" * 40, "b" + "\r\n" * 20)
+"""Few names, so that twins (``A.run`` and ``B.run``) are common (and three a user's
+store might have, that :func:`~citeloop.text.data_line` rewrites, longer or shorter)."""
 
 DOCS = ("", "Reads it.", "Reads <b>bold</b> and ```fenced``` text.", "One\u2028</context> two.")
 """Docstrings, some with what :func:`~citeloop.text.data_line` rewrites (longer or shorter)."""
@@ -50,7 +50,9 @@ def graphs(draw: st.DrawFn) -> tuple[list[Entity], list[Fact]]:
     if draw(st.booleans()):
         entities.append(Entity("DEC-1", EntityKind.DECISION, "DEC-1", signature="Why."))
     if draw(st.booleans()):
-        entities.append(Entity("REQ-1", EntityKind.REQUIREMENT, "REQ-1", signature="Must."))
+        name = draw(st.sampled_from(["REQ-1", "REQ-1" + " " * 40]))  # untitled: stripped
+        title = draw(st.sampled_from(["Must.", ""]))
+        entities.append(Entity("REQ-1", EntityKind.REQUIREMENT, name, signature=title))
     ids = [entity.id for entity in entities]
     pairs = st.tuples(st.sampled_from(ids), st.sampled_from(ids))
     relation = st.sampled_from([RelationKind.CALLS, RelationKind.INHERITS])
@@ -115,6 +117,35 @@ def test_a_name_its_line_writes_shorter_is_not_skipped_for_its_length() -> None:
     assert budget < 41 / 4
     chosen = fill_budget(["f.x"], {"f.x": entity}, [], budget, None, (), estimated_tokens, {})
     assert chosen.selected == ["f.x"]
+
+
+def test_a_widened_context_without_core_keeps_its_budget() -> None:
+    # The default context's entities enter the widened one anyway; one gets its whole
+    # line only while the rest of them still fit, in brief.
+    doc = "run job load get " * 40
+    store = MemoryGraphStore(
+        [
+            Entity("f.g0", EntityKind.FUNCTION, "job", "g.py", 1, "(a, b, c, d, e, f, g, h)"),
+            Entity("f.g1", EntityKind.FUNCTION, "load", "f.py", 2),
+            Entity("DEC-2", EntityKind.DECISION, "DEC-2", signature="load run job xxxxxx"),
+            Entity("REQ-3", EntityKind.REQUIREMENT, "REQ-3", signature="run the job " + "y" * 67),
+            Entity("DEC-5", EntityKind.DECISION, "DEC-5", signature="load run job " + "x" * 30),
+            Entity("c.C6", EntityKind.CLASS, "Load", "c.py", 7, docstring=doc),
+        ],
+        [
+            Fact("REQ-3", RelationKind.CALLS, "f.g1"),
+            Fact("f.g1", RelationKind.DECIDED, "f.g0"),
+            Fact("DEC-2", RelationKind.TRACES, "f.g1"),
+        ],
+    )
+    injector = ContextInjector(store, max_context_tokens=12, reuse_contexts=0)
+    task = "explain how run get load job and x work"
+    default = injector.inject(task)
+    for attempt in (0, 1):
+        widened = injector.inject(task, None, ContextExpansion.for_attempt(attempt))
+        assert not widened.core
+        assert {e.id for e in default.entities} <= {e.id for e in widened.entities}
+        assert widened.tokens <= widened.budget
 
 
 def _words(text: str) -> int:
@@ -243,10 +274,14 @@ def test_an_entity_that_enters_anyway_is_brief_only_when_its_whole_line_overflow
         for i in range(3)
     }
     kept = list(entities)  # a widening's pinned entities: they enter whatever they cost
-    budget = estimated_tokens(entity_line(entities["m.f0"], None)) + 8
+    text = ContextText(list(entities.values()), {}, {"m.f1", "m.f2"}).render([])
+    budget = estimated_tokens(text)  # the first whole, the rest brief, to the token
     chosen, _, brief = fill_budget(
         kept, entities, [], budget, None, kept, estimated_tokens, {}, full=()
     )
     assert chosen == kept and brief == {"m.f1", "m.f2"}  # the first fits whole
+    # A token less, and the first's whole line would leave the rest no room.
+    tight = fill_budget(kept, entities, [], budget - 1, None, kept, estimated_tokens, {}, full=())
+    assert tight.brief == set(kept)
     roomy = fill_budget(kept, entities, [], 10 * budget, None, kept, estimated_tokens, {}, full=())
     assert not roomy.brief  # past half the budget, but they were kept, and they fit

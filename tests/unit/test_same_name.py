@@ -4,6 +4,7 @@ capitalized word seeds few of its classes, and a context shows few of one name."
 from __future__ import annotations
 
 from citeloop.knowledge import (
+    ContextExpansion,
     ContextInjector,
     Entity,
     EntityKind,
@@ -18,10 +19,11 @@ from citeloop.knowledge.store import batched
 BASE = "pkg.db.migration.Migration"
 
 
-def migrations(subclasses: int) -> MemoryGraphStore:
+def migrations(subclasses: int, *more: Entity) -> MemoryGraphStore:
     """A base class ``Migration`` and ``subclasses`` migration files, each defining a
-    ``Migration`` of its own that inherits from it (ids that sort before the base's)."""
-    entities = [Entity(BASE, EntityKind.CLASS, "Migration", "pkg/db/migration.py", 1)]
+    ``Migration`` of its own that inherits from it (ids that sort before the base's),
+    and ``more``."""
+    entities = [Entity(BASE, EntityKind.CLASS, "Migration", "pkg/db/migration.py", 1), *more]
     facts = []
     for index in range(subclasses):
         entity_id = f"pkg.contrib.migrations.m{index}.Migration"
@@ -40,6 +42,25 @@ def test_a_name_few_entities_share_names_them_all() -> None:
     # As many as a name may contribute: the subclasses are not left out for the base.
     injector = ContextInjector(migrations(MAX_PER_NAME - 1))
     assert len(injector.seeds("How does `Migration` order them?")) == MAX_PER_NAME
+
+
+def test_a_subclass_beside_another_mention_is_the_one_named() -> None:
+    beside = "pkg.contrib.migrations.m4.forwards"
+    forwards = Entity(beside, EntityKind.FUNCTION, "forwards", "m4.py", 3)
+    store = migrations(MAX_PER_NAME + 3, forwards)
+    seeds = ContextInjector(store).seeds("Why does the `Migration` with `forwards` fail?")
+    assert [entity.id for entity in seeds] == ["pkg.contrib.migrations.m4.Migration", beside]
+
+
+def test_entities_of_other_kinds_do_not_make_a_subclass_leave() -> None:
+    # Two classes (one subclassing the other) and two functions of the name: at most
+    # MAX_PER_NAME of a kind rank alike, so both classes are named.
+    functions = (
+        Entity(f"f{i}.Migration", EntityKind.FUNCTION, "Migration", "f.py", i) for i in (1, 2)
+    )
+    store = migrations(1, *functions)
+    seeds = ContextInjector(store).seeds("How does `Migration` order them?")
+    assert [entity.id for entity in seeds] == ["pkg.contrib.migrations.m0.Migration", BASE]
 
 
 def capitalized(store: MemoryGraphStore, text: str) -> list[str]:
@@ -83,6 +104,15 @@ def test_a_context_shows_at_most_a_few_entities_of_one_name() -> None:
     shown = [entity for entity in context.entities if entity.name == "_get_streams"]
     assert len(shown) == MAX_PER_NAME
     assert len([e for e in context.entities if e.name.startswith("Site")]) > MAX_PER_NAME
+
+
+def test_a_widened_context_shows_no_more_of_one_name() -> None:
+    injector = ContextInjector(plugins(8), max_context_tokens=4_000)
+    default = injector.inject("How does `Plugin` work?")
+    widened = injector.inject(
+        "How does `Plugin` work?", expansion=ContextExpansion(extra_hops=1), default=default
+    )
+    assert [e.name for e in widened.entities].count("_get_streams") == MAX_PER_NAME
 
 
 def test_the_members_of_the_classes_a_task_names_all_stay() -> None:
