@@ -43,8 +43,7 @@ from citeloop.cli_common import (
 from citeloop.context import MAX_ITERATIONS
 from citeloop.errors import TOO_LONG_NUMBER, CiteloopError, ConfigurationError
 from citeloop.knowledge.indexing.sources import DEFAULT_MAX_FILE_BYTES
-from citeloop.knowledge.model import DEFAULT_MAX_CONTEXT_TOKENS
-from citeloop.knowledge.paths import MAX_HOPS
+from citeloop.knowledge.model import DEFAULT_MAX_CONTEXT_TOKENS, MAX_HOPS
 from citeloop.terminal import escape_controls, raw_stream, safe_output
 from citeloop.text import counted
 

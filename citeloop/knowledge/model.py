@@ -72,6 +72,11 @@ class Tier(StrEnum):
 DEFAULT_MAX_CONTEXT_TOKENS = 2_000
 """Default token budget of a context, in estimated tokens (``ceil(chars / 4)``)."""
 
+MAX_HOPS = 10
+"""Upper bound of a path search's ``max_hops``
+(:func:`~citeloop.knowledge.paths.recall_paths`): the number of simple paths grows with
+degree ** hops."""
+
 MAX_DOCSTRING_CHARS = 4_000
 """Longest docstring kept whole; a longer one is cut at a line end and marked ``…``."""
 

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 from citeloop.errors import CiteloopError, ConfigurationError
 from citeloop.knowledge.adjacency import Adjacency
-from citeloop.knowledge.model import Entity
+from citeloop.knowledge.model import MAX_HOPS, Entity
 from citeloop.knowledge.path_search import (
     FLOW_DECAY,
     MAX_SEARCH_STEPS,
@@ -44,12 +44,10 @@ from citeloop.knowledge.path_types import (
     render_hops,
     short_repr,
 )
+from citeloop.knowledge.store import PathRecall
 
-if TYPE_CHECKING:  # store.py imports this module for the PathRecall mixin
+if TYPE_CHECKING:
     from citeloop.knowledge.store import GraphStore
-
-MAX_HOPS = 10
-"""Upper bound of ``max_hops``: the number of simple paths grows with degree ** hops."""
 
 MAX_LIMIT = 100
 """Upper bound of ``limit``."""
@@ -265,21 +263,6 @@ def _build(adjacency: Adjacency, walk: Walk) -> RetrievalPath:
         )
         previous = other
     return RetrievalPath(EntityRef.of(source), tuple(hops), walk.strength)
-
-
-class PathRecall:
-    """Mixin that gives a :class:`GraphStore` a :meth:`recall_paths` method."""
-
-    def recall_paths(
-        self: GraphStore,
-        source: str,
-        target: str | None = None,
-        *,
-        max_hops: int = 3,
-        limit: int = 5,
-    ) -> list[RetrievalPath]:
-        """See :func:`citeloop.knowledge.paths.recall_paths`."""
-        return recall_paths(self, source, target, max_hops=max_hops, limit=limit)
 
 
 __all__ = [

@@ -15,7 +15,6 @@ what a retriever returns (duck-typed, so the knowledge package imports no LangCh
 from __future__ import annotations
 
 import itertools
-import logging
 import threading
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
@@ -25,8 +24,6 @@ from citeloop.grounding.mentions import identifier_words
 from citeloop.knowledge.model import Entity
 from citeloop.knowledge.neighbourhood import admissible
 from citeloop.knowledge.store import BatchedGraphStore
-
-_log = logging.getLogger(__name__)
 
 MAX_DOCUMENT_SIGNATURE = 150
 """Characters of a signature a document holds."""
@@ -164,7 +161,9 @@ class RetrievedSeeds:
                 self._ids[text] = ids
         entities = self._reads.get_entities(ids)
         if fresh and ids and not entities:
-            _log.warning(
+            import logging  # only here: a context's imports stay light
+
+            logging.getLogger(__name__).warning(
                 "the graph has none of the %d entity ids retriever %s returned (first: "
                 "%.80r; a vector store gives a document without an id one of its own): "
                 "load citeloop.entity_documents(store) into its vector store, built from "

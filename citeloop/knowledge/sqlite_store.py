@@ -14,7 +14,6 @@ from typing import Any
 
 from citeloop.errors import ConfigurationError
 from citeloop.knowledge.model import UNWALKED_RELATIONS, Entity, Fact, RelationKind
-from citeloop.knowledge.paths import PathRecall
 from citeloop.knowledge.search import WORDS_WEIGHT, fts_query
 from citeloop.knowledge.sqlite_cache import ReadCache
 from citeloop.knowledge.sqlite_schema import (
@@ -27,7 +26,7 @@ from citeloop.knowledge.sqlite_schema import (
     entity_from_row,
     fact_from_row,
 )
-from citeloop.knowledge.store import ReadSession, compute_snapshot
+from citeloop.knowledge.store import PathRecall, ReadSession, compute_snapshot
 
 _BUSY_SECONDS = 60.0
 """How long a writer waits for another process's index run to finish."""

@@ -13,11 +13,13 @@ from collections import Counter
 from collections.abc import Collection, Iterable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import Any, Protocol, cast, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, cast, runtime_checkable
 
 from citeloop.knowledge.model import Entity, Fact, RelationKind
-from citeloop.knowledge.paths import PathRecall
 from citeloop.knowledge.search import MemoryIndex
+
+if TYPE_CHECKING:
+    from citeloop.knowledge.path_types import RetrievalPath
 
 _SUM_MODULUS = 1 << 256
 
@@ -219,6 +221,24 @@ def count_stats(entities: Iterable[Entity], facts: Iterable[Fact]) -> dict[str, 
         **dict(sorted(kinds.items())),
         **dict(sorted(relations.items())),
     }
+
+
+class PathRecall:
+    """Mixin that gives a :class:`GraphStore` a :meth:`recall_paths` method (the path
+    search is imported when first asked: a context never loads it)."""
+
+    def recall_paths(
+        self: GraphStore,
+        source: str,
+        target: str | None = None,
+        *,
+        max_hops: int = 3,
+        limit: int = 5,
+    ) -> list[RetrievalPath]:
+        """See :func:`citeloop.knowledge.paths.recall_paths`."""
+        from citeloop.knowledge.paths import recall_paths
+
+        return recall_paths(self, source, target, max_hops=max_hops, limit=limit)
 
 
 class MemoryGraphStore(PathRecall):
