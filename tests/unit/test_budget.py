@@ -63,21 +63,27 @@ def graphs(draw: st.DrawFn) -> tuple[list[Entity], list[Fact]]:
     return entities, facts
 
 
-@settings(max_examples=300, deadline=None)
-@given(graphs(), st.integers(1, 120), st.randoms(use_true_random=False))
-def test_the_rendered_context_fits_the_budget_it_was_filled_to(
-    graph: tuple[list[Entity], list[Fact]], budget: int, random
-) -> None:
-    entities, facts = graph
+def offered(entities: list[Entity], random) -> tuple[list[str], dict[str, Entity], dict[str, str]]:
+    """The ids in a random order, the entities by id, and each member's class id (of
+    the members whose class is among ``entities``)."""
     order = [entity.id for entity in entities]
     random.shuffle(order)
-    by_id = {entity.id: entity for entity in entities}
     classes = {entity.id for entity in entities if entity.kind is EntityKind.CLASS}
     owners = {
         entity.id: entity.id.rpartition(".")[0]
         for entity in entities
         if entity.kind in MEMBER_KINDS and entity.id.rpartition(".")[0] in classes
     }
+    return order, {entity.id: entity for entity in entities}, owners
+
+
+@settings(max_examples=300, deadline=None)
+@given(graphs(), st.integers(1, 120), st.randoms(use_true_random=False))
+def test_the_rendered_context_fits_the_budget_it_was_filled_to(
+    graph: tuple[list[Entity], list[Fact]], budget: int, random
+) -> None:
+    entities, facts = graph
+    order, by_id, owners = offered(entities, random)
     chosen, _, brief = fill_budget(order, by_id, facts, budget, None, (), estimated_tokens, owners)
     among = [f for f in facts if f.relation in RENDERED_RELATIONS]
     text = ContextText([by_id[entity_id] for entity_id in chosen], owners, brief).render(
@@ -99,11 +105,8 @@ def test_skipping_names_too_long_to_fit_chooses_what_writing_each_line_chooses(
     # The default estimator skips an entity whose name alone overflows what is left
     # without writing its line; a counter of its own gets every line written.
     entities, facts = graph
-    order = [entity.id for entity in entities]
-    random.shuffle(order)
-    by_id = {entity.id: entity for entity in entities}
+    order, by_id, owners = offered(entities, random)
     core = set(random.sample(order, k=min(1, len(order))))
-    owners = {e.id: e.id.rpartition(".")[0] for e in entities if e.kind in MEMBER_KINDS}
     skipping = fill_budget(order, by_id, facts, budget, None, core, estimated_tokens, owners)
     written = fill_budget(order, by_id, facts, budget, None, core, _quarter_characters, owners)
     assert skipping == written
