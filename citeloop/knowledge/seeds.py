@@ -114,7 +114,7 @@ def family_heads(reads: BatchedGraphStore, group: list[Entity]) -> list[Entity]:
     maybe = [
         entity.id
         for entity in group
-        if entity.id in members and entity.name in _WORD.findall(entity.signature)
+        if entity.kind is EntityKind.CLASS and entity.name in _WORD.findall(entity.signature)
     ]
     if not maybe:
         return group
