@@ -183,9 +183,8 @@ def _fill(
     brief: set[str] = set()
     full_lines = budget * FULL_LINES_SHARE
     chosen: set[str] = set()
-    files: set[str] = set()
+    headings: set[str] = set()  # the keys (_heading_key) of the headings written
     callers: set[str] = set()
-    decisions = False
     first_named: dict[str, str] = {}  # a name's first chosen entity
     twins: Counter[str] = Counter()  # chosen entities by name
     shown: Counter[str] = Counter()  # times a chosen entity's name is on a relation line
@@ -214,11 +213,9 @@ def _fill(
                 own = piece(entity_line(entity, owner, True)) + newline
         excerpt = sum(piece(text) + newline for text in excerpts.get(entity_id, ()))
         cost = 0.0  # what it adds beside its line
-        if entity.kind in _NOT_IN_FILES:
-            if entity.kind is EntityKind.DECISION and not decisions:
-                cost += piece(DECISIONS_HEADING) + newline
-        elif entity.path and entity.path not in files:
-            cost += piece(file_heading(entity.path)) + newline
+        heading = _heading_key(entity)
+        if heading is not None and heading not in headings:
+            cost += piece(_heading(heading)) + newline
         if used + own + cost + excerpt > budget and entity_id not in core:
             continue  # its relation lines only add to that
         # A relation line names an entity ``Owner.name`` (or ``name (path:line)``) once
@@ -276,9 +273,8 @@ def _fill(
                 shown[named] += 1
             twins[entity.name] += 1
             first_named.setdefault(entity.name, entity_id)
-            decisions |= entity.kind is EntityKind.DECISION
-            if entity.path and entity.kind not in _NOT_IN_FILES:
-                files.add(entity.path)
+            if heading is not None:
+                headings.add(heading)
     return selected, bare, brief, used
 
 
@@ -297,17 +293,28 @@ def _least_core(
     for entity_id in core:
         entity = entities[entity_id]
         cost = piece(entity_line(entity, member_owner(entity, owners), True)) + newline
-        if entity.kind is EntityKind.DECISION:
-            heading = DECISIONS_HEADING
-        elif entity.kind in _NOT_IN_FILES or not entity.path:
-            heading = ""
-        else:
-            heading = file_heading(entity.path)
-        if heading and heading not in headings:
+        heading = _heading_key(entity)
+        if heading is not None and heading not in headings:
             headings.add(heading)
-            cost += piece(heading) + newline
+            cost += piece(_heading(heading)) + newline
         least[entity_id] = cost
     return least
+
+
+def _heading_key(entity: Entity) -> str | None:
+    """Which heading an entity's line comes under: its file's path, ``""`` for a
+    decision (the decisions' heading), ``None`` for none (a requirement, or an entity
+    without a path)."""
+    if entity.kind is EntityKind.DECISION:
+        return ""
+    if entity.kind in _NOT_IN_FILES or not entity.path:
+        return None
+    return entity.path
+
+
+def _heading(key: str) -> str:
+    """The heading line of a :func:`_heading_key`."""
+    return file_heading(key) if key else DECISIONS_HEADING
 
 
 def _least_line(entity: Entity) -> float:

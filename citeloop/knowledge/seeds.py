@@ -103,6 +103,10 @@ def named_groups(mention: str, named: Mapping[str, list[Entity]]) -> list[list[E
     return [group for group in groups if group]
 
 
+_WORD = re.compile(r"\w+")
+"""A word of a signature (its bases name classes by word)."""
+
+
 def family_heads(reads: BatchedGraphStore, group: list[Entity]) -> list[Entity]:
     """Of same-named entities that rank alike (:func:`choose`), those that inherit from
     none of the others: a subclass that keeps its base's name (``class
@@ -128,9 +132,6 @@ def family_heads(reads: BatchedGraphStore, group: list[Entity]) -> list[Entity]:
         and fact.subject != fact.object
     }
     return [entity for entity in group if entity.id not in derived] or group
-
-
-_WORD = re.compile(r"\w+")
 
 
 def owner_id(entity_id: str) -> str:
