@@ -11,6 +11,7 @@ task's mentions, words and whether it speaks of tests are kept per text
 from __future__ import annotations
 
 import re
+import string
 from collections.abc import Callable, Collection, Sequence
 from functools import lru_cache
 
@@ -25,6 +26,7 @@ from citeloop.knowledge.seeds import (
     named_groups,
 )
 from citeloop.knowledge.store import BatchedGraphStore, GraphStore, SearchableGraphStore
+from citeloop.text import INVISIBLE, normalize_text
 
 LEXICAL_HITS = 24
 """Entities lexical retrieval contributes as seeds."""
@@ -57,8 +59,31 @@ def task_mentions(text: str) -> tuple[Mention, ...]:
 @lru_cache(maxsize=TEXTS_KEPT)
 def task_words(text: str) -> tuple[str, ...]:
     """The words of ``text`` worth a lexical lookup
-    (:func:`~citeloop.grounding.mentions.query_words`)."""
-    return tuple(query_words(text))
+    (:func:`~citeloop.grounding.mentions.query_words`), then its hyphenated compounds
+    written as one word (:func:`hyphenated_words`)."""
+    return tuple(dict.fromkeys([*query_words(text), *hyphenated_words(text)]))
+
+
+_PIECE_ENDS = string.punctuation + "\u201c\u201d\u2018\u2019\u00ab\u00bb"
+"""Characters stripped from both ends of a white-space-separated piece of text."""
+
+
+def hyphenated_words(text: str) -> list[str]:
+    """Each hyphenated compound of ``text`` as one lower-case word, in order of first
+    appearance: English hyphenates what code writes as one word, so "class-like" finds
+    ``PyClasslike`` (whose words are ``py`` and ``classlike``), "read-only" ``readonly``
+    and "pkg-config" ``pkgconfig``.
+
+    A compound is letters joined by single hyphens ("3-way", "--verbose" and "a--b" are
+    none), in a piece of the text split at white space, its punctuation ends stripped
+    (one pass over the text, no regex: linear).
+    """
+    found: dict[str, None] = {}
+    for piece in normalize_text(text).translate(INVISIBLE).split():
+        parts = piece.strip(_PIECE_ENDS).split("-")
+        if len(parts) > 1 and all(part.isalpha() for part in parts):
+            found.setdefault("".join(parts).lower())
+    return list(found)
 
 
 _TESTS_WORDS = re.compile(

@@ -5,7 +5,7 @@ name split at ``_`` and case changes, the words of its owners' names, and the na
 its signature) and its **doc** (its docstring, or a requirement's or decision's title;
 a special method's also has what Python says it does,
 :mod:`~citeloop.knowledge.special_methods`: ``__eq__``, "equality").
-A task's words (:func:`~citeloop.grounding.mentions.query_words`) are matched against
+A task's words (:func:`~citeloop.knowledge.finding.task_words`) are matched against
 both, the words field weighted :data:`WORDS_WEIGHT` times as much, and scored with BM25
 (Robertson and Zaragoza, "The Probabilistic Relevance Framework: BM25 and Beyond",
 2009), so that "the JSON serialization provider" finds ``DefaultJSONProvider``.

@@ -26,6 +26,7 @@ from citeloop.knowledge import (
     Tier,
     index_tree,
 )
+from citeloop.knowledge.finding import hyphenated_words, task_words
 from citeloop.knowledge.model import is_test_path
 from citeloop.text import estimated_tokens
 
@@ -260,6 +261,39 @@ def test_a_paraphrase_finds_entities_by_their_words_and_docstrings() -> None:
     assert context.entities[0].id == "flask.json.provider.DefaultJSONProvider"
     assert context.entities[0].reason == "lexical"
     assert "run_command" not in names(context)
+
+
+def test_a_hyphenated_compound_finds_the_entity_that_writes_it_as_one_word() -> None:
+    """ "class-like" is ``Classlike`` in code: the compound is searched as one word, so
+    the class-like class's method leads its namesakes."""
+    entities = [
+        Entity("d.Classlike", EntityKind.CLASS, "Classlike"),
+        *(
+            Entity(f"d.{owner}.index_text", EntityKind.METHOD, "index_text")
+            for owner in ("Attribute", "Classlike", "Module")
+        ),
+    ]
+    store = MemoryGraphStore(entities, [])
+    task = "Which index text do class-like objects get?"
+    assert task_words(task)[-1] == "classlike"
+    context = ContextInjector(store).inject(task)
+    assert context.entities[0].id == "d.Classlike.index_text"
+    unhyphenated = ContextInjector(store).inject(task.replace("-", " "))
+    assert unhyphenated.entities[0].id == "d.Attribute.index_text"  # a tie, by id
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("class-like objects", ["classlike"]),
+        ("a “read-only” (pkg-config) file, built-in.", ["readonly", "pkgconfig", "builtin"]),
+        ("x-y-z and X-Y-Z", ["xyz"]),
+        ("3-way --verbose a--b -x y- class_-like", []),
+        ("plain words only", []),
+    ],
+)
+def test_hyphenated_words_are_letters_joined_by_single_hyphens(text, words) -> None:
+    assert hyphenated_words(text) == words
 
 
 def test_tests_found_by_words_do_not_take_the_lexical_seeds_places() -> None:
