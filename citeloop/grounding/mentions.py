@@ -380,12 +380,17 @@ def _answer_tokens(text: str) -> Iterator[tuple[str, str]]:
                     yield token, form
 
 
+_PATTERN_MARKS = ("*", "\u2026", "...")
+"""What written right after a name makes it a pattern: a wildcard, an ellipsis."""
+
+
 def _unglobbed(token: str, text: str, end: int) -> str:
-    """``token`` as a claim, when a ``*`` follows it in ``text`` at ``end``: a name
-    pattern (`` `Graph.attach_*` ``, `` `get_*_schema` ``) names a family, not one
-    entity, so only what it is dotted onto is claimed (``Graph``; nothing for a bare
-    ``attach_*``)."""
-    if text[end : end + 1] != "*":
+    """``token`` as a claim, when a ``*`` or an ellipsis (``…``, ``...``) follows it in
+    ``text`` at ``end``: a name pattern (`` `Graph.attach_*` ``, `` `get_*_schema` ``,
+    `` `parse_tag_…` ``) names a family, not one entity, so only what it is dotted onto
+    is claimed (``Graph``; nothing for a bare ``attach_*``). A call (``run()...``) is
+    whole: the ellipsis after it is prose."""
+    if token.endswith(")") or not text.startswith(_PATTERN_MARKS, end):
         return token
     return token.rpartition(".")[0]
 

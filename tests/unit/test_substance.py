@@ -103,6 +103,17 @@ def test_a_name_pattern_claims_only_what_it_is_dotted_onto() -> None:
     assert invented.invented_names == ("GraphBuilder",)
 
 
+@pytest.mark.parametrize("mark", ["\u2026", "..."])
+def test_a_name_an_ellipsis_follows_is_a_pattern_too(mark) -> None:
+    # An answer wrote "The `parse_tag_…` naming implies a dispatch": a prefix, not a
+    # name; the failed rule made it drop a correct observation.
+    body = f"The `StateGraph.add_{mark}` methods and the add_{mark} family record it."
+    assert [m.name for m in answer_mentions(body)] == ["StateGraph"]
+    assert validate(body + SECTION).passed
+    called = f"It calls `GraphBuilder.add()`{mark} then GraphBuilder.run(){mark}"
+    assert [m.name for m in answer_mentions(called)] == ["GraphBuilder.add", "GraphBuilder.run"]
+
+
 def test_an_acronyms_plural_in_prose_is_no_invented_name() -> None:
     result = validate("StateGraph.compile keeps equal ASTs equal, as URLs and IDs." + SECTION)
     assert result.invented_names == () and result.passed
