@@ -206,8 +206,11 @@ def _fill(
             continue  # not even its name fits: its line is not written to find that out
         owner = member_owner(entity, owners)
         own = piece(entity_line(entity, owner)) + newline  # its line
-        short = brief_lines and entity_id not in full and entity_id not in excerpts
-        if short and entity_id not in core:
+        # Brief: past the share of whole lines (not what the task or answer named), or,
+        # for one that enters anyway, when its whole line would overflow (below).
+        may_shorten = brief_lines and entity_id not in excerpts
+        short = may_shorten and entity_id not in core and entity_id not in full
+        if short:
             short = used >= full_lines
             if short:
                 own = piece(entity_line(entity, owner, True)) + newline
@@ -249,7 +252,7 @@ def _fill(
                 if fact.relation is RelationKind.CALLS:
                     new_callers.add(fact.subject)
         core_left -= least_core.get(entity_id, 0.0)
-        if short and entity_id in core:  # it enters anyway: brief when whole would overflow
+        if may_shorten and entity_id in core:  # it enters anyway: brief when whole overflows
             short = used + own + cost + core_left > budget
             if short:
                 own = piece(entity_line(entity, owner, True)) + newline

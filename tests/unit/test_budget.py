@@ -151,6 +151,37 @@ def test_a_widened_context_without_core_keeps_its_budget() -> None:
         assert widened.tokens <= widened.budget
 
 
+def test_a_widening_that_keeps_what_its_answer_named_keeps_its_budget() -> None:
+    # An entity the answer named enters whole while it fits; one that enters anyway
+    # (the default showed it) is brief when its whole line would overflow, like any other.
+    signature = "(alpha_parameter: int = 1, beta_parameter: str = 'x', gamma: float = 2.0)"
+    doc = "Renders the widget frobnication with many words, so its summary is cut. " * 2
+    store = MemoryGraphStore(
+        [
+            Entity(
+                f"w.widget_{i}",
+                EntityKind.FUNCTION,
+                f"widget_{i}",
+                "w.py",
+                3 * i + 1,
+                signature,
+                docstring=doc,
+            )
+            for i in range(40)
+        ],
+        [],
+    )
+    injector = ContextInjector(store, max_context_tokens=150, excerpt_share=0)
+    task = "how are widgets rendered with frobnication"
+    default = injector.inject(task)
+    names = tuple(entity.name for entity in default.entities)
+    for expansion in (ContextExpansion(names=names[:3]), ContextExpansion.for_attempt(0, names)):
+        widened = injector.inject(task, expansion=expansion, default=default)
+        assert not widened.core
+        assert {e.id for e in default.entities} <= {e.id for e in widened.entities}
+        assert widened.tokens <= widened.budget
+
+
 def _words(text: str) -> int:
     return len(text.split())
 
@@ -161,16 +192,21 @@ def _words(text: str) -> int:
     st.integers(1, 120),
     st.sampled_from([None, _words]),
     st.sampled_from([None, 0]),
+    st.booleans(),
 )
 def test_an_injected_context_without_core_entities_fits_its_budget(
-    graph: tuple[list[Entity], list[Fact]], budget: int, count, attempt
+    graph: tuple[list[Entity], list[Fact]], budget: int, count, attempt, answer_named: bool
 ) -> None:
     entities, facts = graph
     injector = ContextInjector(
         MemoryGraphStore(entities, facts), max_context_tokens=budget, count_tokens=count
     )
     task = "explain how run get load job and x work, and test them"  # no code: no core
-    expansion = None if attempt is None else ContextExpansion.for_attempt(attempt)
+    expansion = None
+    if attempt is not None:  # a retry, whose answer may name what the default showed
+        default = injector.inject(task, "test")
+        names = tuple(entity.name for entity in default.entities) if answer_named else ()
+        expansion = ContextExpansion.for_attempt(attempt, names)
     context = injector.inject(task, "test", expansion)
     assert not context.core
     assert context.tokens == (count or estimated_tokens)(context.text) <= context.budget
