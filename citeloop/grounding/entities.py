@@ -36,11 +36,16 @@ class ContextName:
         tier: ``"core"`` (must be cited) or ``"supporting"`` (may be cited).
         places: Where entities of this name are defined (path and line span), as far as
             the context says; used to check the locations citations give.
+        core_owners: When entities of several classes (or a class and a module) share
+            the name, the short names of the classes whose member of that name is core
+            (``""`` for a core module-level one), each a requirement of its own
+            (``Group.invoke`` and ``Context.invoke``, not ``invoke`` once); else ``()``.
     """
 
     name: str
     tier: str = CORE
     places: tuple[Place, ...] = ()
+    core_owners: tuple[str, ...] = ()
 
     @property
     def private(self) -> bool:
@@ -124,8 +129,16 @@ def _entities_of(items: Iterable[Any]) -> list[ContextName]:
     ids = (_field(item, "id") for item in items if _kind(item) == "class")
     classes = {entity_id for entity_id in ids if isinstance(entity_id, str)}
     merged: dict[str, ContextName] = {}
+    owners: dict[str, dict[str, bool]] = {}  # by name: each owner, and whether core
+    given: dict[str, tuple[str, ...]] = {}  # the core owners of a ContextName read before
     for item in items:
         entity = _entity_of(item, classes)
+        of_name = owners.setdefault(entity.name, {})
+        if entity.core_owners:
+            given[entity.name] = given.get(entity.name, ()) + entity.core_owners
+        else:
+            owner = _owner(item, classes)
+            of_name[owner] = of_name.get(owner, False) or entity.tier == CORE
         seen = merged.get(entity.name)
         if seen is not None:
             # The same name twice: core wins, so duplicates never relax what must be
@@ -133,7 +146,23 @@ def _entities_of(items: Iterable[Any]) -> list[ContextName]:
             tier = CORE if CORE in (seen.tier, entity.tier) else seen.tier
             entity = ContextName(entity.name, tier, seen.places + entity.places)
         merged[entity.name] = entity
-    return list(merged.values())
+    return [
+        _with_core_owners(entity, owners[entity.name], given.get(entity.name, ()))
+        for entity in merged.values()
+    ]
+
+
+def _with_core_owners(
+    entity: ContextName, owners: Mapping[str, bool], given: tuple[str, ...]
+) -> ContextName:
+    """``entity`` with its :attr:`~ContextName.core_owners`: ``given`` (read before),
+    and, when entities of more than one owner share its name and one that is a class's
+    member is core, the owners of the core ones."""
+    core = tuple(owner for owner, is_core in owners.items() if is_core)
+    if len(owners) < 2 or not any(core):
+        core = ()
+    core = tuple(dict.fromkeys([*given, *core]))
+    return ContextName(entity.name, entity.tier, entity.places, core) if core else entity
 
 
 def context_names(context: Any) -> list[ContextName]:

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Mapping, Sequence
-from dataclasses import KW_ONLY, dataclass
+from dataclasses import KW_ONLY, dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 from citeloop.grounding.citation_section import (
@@ -20,7 +21,12 @@ from citeloop.grounding.citation_section import (
 )
 from citeloop.grounding.entities import CORE, ContextName, context_names
 from citeloop.grounding.matching import NameScanner
-from citeloop.grounding.resolve import check_locations, resolve_citation, section_rank
+from citeloop.grounding.resolve import (
+    check_locations,
+    cited_members,
+    resolve_citation,
+    section_rank,
+)
 from citeloop.grounding.results import GraphValidationResult, ValidationResult
 from citeloop.grounding.retry_prompt import build_retry_prompt
 from citeloop.grounding.sayings import says_context_insufficient
@@ -40,7 +46,12 @@ class IndexedContext:
         names: Their names.
         scanner: A :class:`NameScanner` of ``names``.
         private: The private names (last dotted part starting with ``_``).
-        core: The public names of the core tier.
+        core: What the core tier requires: its public names, but ``Owner.name`` for
+            each core member of a name several classes share
+            (:attr:`~citeloop.grounding.entities.ContextName.core_owners`).
+        members: Those ``Owner.name`` requirements, each with its name.
+        member_scanner: A :class:`NameScanner` of ``members``, or ``None`` when there
+            is none.
     """
 
     entities: tuple[ContextName, ...]
@@ -48,6 +59,8 @@ class IndexedContext:
     scanner: NameScanner
     private: frozenset[str]
     core: frozenset[str]
+    members: Mapping[str, str] = field(default_factory=dict)
+    member_scanner: NameScanner | None = None
 
 
 def index_context(context: Any) -> IndexedContext:
@@ -69,8 +82,26 @@ def index_context(context: Any) -> IndexedContext:
 def _index_of(entities: Sequence[ContextName]) -> IndexedContext:
     names = frozenset(entity.name for entity in entities)
     private = frozenset(entity.name for entity in entities if entity.private)
-    core = frozenset(entity.name for entity in entities if entity.tier == CORE) - private
-    return IndexedContext(tuple(entities), names, NameScanner(names), private, core)
+    core: set[str] = set()
+    members: dict[str, str] = {}
+    for entity in entities:
+        if entity.tier != CORE or entity.private:
+            continue
+        for owner in entity.core_owners:
+            if owner:
+                members[f"{owner}.{entity.name}"] = entity.name
+        if not entity.core_owners or "" in entity.core_owners:
+            core.add(entity.name)
+    scanner = NameScanner(members) if members else None
+    return IndexedContext(
+        tuple(entities),
+        names,
+        NameScanner(names),
+        private,
+        frozenset(core | members.keys()),
+        MappingProxyType(members),
+        scanner,
+    )
 
 
 @functools.lru_cache(maxsize=16)
@@ -316,6 +347,8 @@ class GraphContextValidator:
         )
         body = unescape(body)
         referenced = scanner.scan(body)
+        # A core member whose name other classes share is referenced as `Owner.name`.
+        required = referenced | (index.member_scanner.scan(body) if index.member_scanner else set())
 
         cited: set[str] = set()
         invalid: set[str] = set()
@@ -337,10 +370,12 @@ class GraphContextValidator:
                     "pass names the context holds"
                 )
             core = set(self.core_entities)
-        core_referenced = core & referenced
+        core_referenced = core & required
         ratio = len(core_referenced) / len(core) if core else 1.0
         cited_not_used = cited - referenced
-        missing_core_citations = core - cited
+        missing_core_citations = (
+            core - cited - cited_members(section, index.members, entities, names, scanner)
+        )
         vacuous = not entities
 
         texts = [prompt] if isinstance(prompt, str) else list(prompt)
@@ -426,8 +461,8 @@ class GraphContextValidator:
             missing_core_citations=tuple(sorted(missing_core_citations)),
             cited_not_used=tuple(sorted(cited_not_used)),
             compliance_ratio=ratio,
-            entities_found=tuple(sorted(referenced)),
-            entities_missing=tuple(sorted(core - referenced)),
+            entities_found=tuple(sorted(required)),
+            entities_missing=tuple(sorted(core - required)),
             has_citation_section=section is not None,
             reasons=tuple(reason for _, reason in rules),
             failed_rules=tuple(rule for rule, _ in rules),

@@ -5,7 +5,7 @@ candidate citation section (one citing an entity by name wins).
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 
 from citeloop.grounding.citation_section import (
     CitationSection,
@@ -93,6 +93,10 @@ def check_locations(
             if not any(places[target] for target in targets):
                 continue  # the context gives no place to check it against
             candidates = [place for target in targets for place in places[target]]
+            # `Owner.member` is checked against that class's member when the context
+            # has it, not against another class's member of the same name.
+            owner = _owner_written(location.name)
+            candidates = [place for place in candidates if place.owner == owner] or candidates
             located |= targets
         ok = location_valid(location.path, location.start, location.end, candidates)
         if not ok and location.name is not None and _other_owners(location.name, candidates):
@@ -103,10 +107,47 @@ def check_locations(
     return tuple(valid), tuple(wrong), tuple(unlocated), tuple(absent)
 
 
+def _owner_written(name: str) -> str:
+    """The class ``name`` writes a member of: ``Group`` for ``Group.invoke`` and
+    ``click.core.Group.invoke``; ``""`` for a bare name, ``self.x`` or ``cls.x``."""
+    owner = name.removesuffix("()").rpartition(".")[0].rpartition(".")[2]
+    return "" if owner in _RECEIVERS else owner
+
+
 def _other_owners(name: str, places: Sequence[Place]) -> bool:
     """Whether ``name`` is ``Owner.member`` and every place of it is a member line of
     another class (``self.member`` and ``cls.member`` name no class)."""
-    owner = name.rpartition(".")[0].rpartition(".")[2]
-    if not owner or owner in _RECEIVERS:
-        return False
-    return all(place.owner and place.owner != owner for place in places)
+    owner = _owner_written(name)
+    return bool(owner) and all(place.owner and place.owner != owner for place in places)
+
+
+def cited_members(
+    section: CitationSection | None,
+    members: Mapping[str, str],
+    entities: Sequence[ContextName],
+    names: Collection[str],
+    scanner: NameScanner,
+) -> set[str]:
+    """Which of ``members`` (``Owner.name`` requirements, by their name: see
+    :attr:`~citeloop.grounding.entities.ContextName.core_owners`) the citation section
+    cites: an item that writes the owner (``Group.invoke``), or one whose location lies
+    inside that class's member (``invoke (core.py:2020)``)."""
+    if section is None or not members:
+        return set()
+    found = set()
+    for item in section.items:
+        targets, _ = resolve_citation(item, names, scanner)
+        owner = _owner_written(item)
+        found.update(key for target in targets if (key := f"{owner}.{target}") in members)
+    places = {entity.name: entity.places for entity in entities if entity.name in members.values()}
+    for location in section.locations:
+        if location.name is None:
+            continue
+        for target in resolve_citation(location.name, names, scanner)[0] & places.keys():
+            for place in places[target]:
+                key = f"{place.owner}.{target}"
+                if key in members and location_valid(
+                    location.path, location.start, location.end, [place]
+                ):
+                    found.add(key)
+    return found

@@ -20,7 +20,8 @@ class GraphValidationResult:
         public_entities: Entities whose name does not start with ``_``.
         private_entities: Entities whose name starts with ``_`` (never required).
         core_entities: Public entities of tier ``core``: those the answer must reference
-            and cite.
+            and cite (``Owner.name`` for a core member of a name several classes of
+            the context share).
         public_found: Public entities referenced in the body.
         public_missing: Public entities not referenced in the body.
         private_found: Private entities referenced in the body.
@@ -32,7 +33,8 @@ class GraphValidationResult:
         cited_not_used: Cited entities the body never references.
         compliance_ratio: Core entities referenced in the body / core entities, in
             [0, 1]; 1.0 when there are no core entities.
-        entities_found: Entities (public and private) referenced in the body.
+        entities_found: Entities (public and private) referenced in the body, and the
+            ``Owner.name`` core entities it references.
         entities_missing: Core entities not referenced in the body.
         has_citation_section: The answer has a citation section.
         reasons: Short human-readable reasons for a failed verdict (empty when passed).

@@ -363,6 +363,63 @@ def test_duplicate_name_core_wins() -> None:
     assert validate("", context).core_entities == ("Cache",)
 
 
+INVOKES = [  # click's shape: two core methods and a supporting one share a name
+    {"id": "core.Group", "kind": "class", "name": "Group", "tier": "core",
+     "path": "core.py", "line": 1671, "end_line": 2100},
+    {"id": "core.Context", "kind": "class", "name": "Context", "tier": "core",
+     "path": "core.py", "line": 213, "end_line": 957},
+    {"id": "core.Group.invoke", "kind": "method", "name": "invoke", "tier": "core",
+     "path": "core.py", "line": 2020, "end_line": 2060},
+    {"id": "core.Context.invoke", "kind": "method", "name": "invoke", "tier": "core",
+     "path": "core.py", "line": 861, "end_line": 911},
+    {"id": "core.Command.invoke", "kind": "method", "name": "invoke", "tier": "supporting",
+     "path": "core.py", "line": 1400, "end_line": 1410},
+]  # fmt: skip
+INVOKES_BODY = "`Group.invoke` runs the subcommand; `Context.invoke` calls the callback."
+
+
+def test_core_members_that_share_a_name_are_each_required_by_their_class() -> None:
+    """`Group.invoke` and `Context.invoke` are two requirements: an answer about
+    `Command.invoke` references neither, and cites neither."""
+    off = "`Group` and `Context` end up in `Command.invoke`."
+    result = validate(off + "\n\n## Entities used\n- Group\n- Context\n- Command.invoke\n", INVOKES)
+    assert result.core_entities == ("Context", "Context.invoke", "Group", "Group.invoke")
+    assert result.entities_missing == ("Context.invoke", "Group.invoke")
+    assert result.missing_core_citations == ("Context.invoke", "Group.invoke")
+    assert "core_citations" in result.failed_rules
+    section = "\n\n## Entities used\n- Group\n- Context\n- Group.invoke\n- Context.invoke\n"
+    assert validate(INVOKES_BODY + section, INVOKES).passed
+    # A name cited bare is the member its location lies in.
+    by_place = "\n\n## Entities used\n- Group\n- Context\n- invoke (core.py:2030)\n"
+    result = validate(INVOKES_BODY + by_place + "- invoke (core.py:870)\n", INVOKES)
+    assert result.passed
+    result = validate(INVOKES_BODY + by_place, INVOKES)
+    assert result.missing_core_citations == ("Context.invoke",)
+
+
+def test_a_name_one_class_defines_is_required_as_before() -> None:
+    unique = [e for e in INVOKES if e["id"] != "core.Context.invoke"]
+    unique += [{"id": "core.Context.forward", "kind": "method", "name": "forward"}]
+    result = validate("", unique)
+    assert result.core_entities == ("Context", "Group", "Group.invoke", "forward")
+    alone = [e for e in unique if e["id"] != "core.Command.invoke"]
+    assert validate("", alone).core_entities == ("Context", "Group", "forward", "invoke")
+    # Context text says no tier: its names are required as they always were.
+    text = "class Group  # L1-9\nGroup.invoke()  # L2-3\nContext.invoke()  # L5-6\n"
+    assert validate("", text).core_entities == ("Context", "Group", "invoke")
+
+
+def test_a_member_location_is_checked_against_the_class_it_names() -> None:
+    swapped = "\n\n## Entities used\n- Group\n- Context\n"
+    swapped += "- Group.invoke (core.py:861)\n- Context.invoke (core.py:2020)\n"
+    result = validate(INVOKES_BODY + swapped, INVOKES)
+    assert result.invalid_locations == (
+        "Group.invoke (core.py:861)",
+        "Context.invoke (core.py:2020)",
+    )
+    assert "locations" in result.failed_rules
+
+
 def test_private_entities_reported_never_required() -> None:
     context = ["Loader", "_read_one", "_cache"]
     response = "Loader calls _read_one.\n\n## Entities used\n- Loader\n- _read_one\n"
