@@ -186,8 +186,9 @@ class Entity:
         kind: The entity kind.
         name: The short name used in context text and citations (``"method"``).
         path: Source path relative to the indexed root, or ``None``.
-        line: 1-based line of the definition (the ``def``/``class`` keyword, or the
-            assignment), or ``None``.
+        line: 1-based first line of the definition: its first decorator's, as CPython
+            (``co_firstlineno``), :func:`inspect.getsourcelines` and griffe count it,
+            else the ``def``/``class`` keyword's, or the assignment's; or ``None``.
         signature: What follows the name where it is defined. Functions and methods: the
             parameters with annotations, defaults and ``/``/``*`` markers, and the return
             type (``"(self, key: str, default: int = 0) -> int"``); classes: type

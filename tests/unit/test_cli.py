@@ -76,7 +76,7 @@ def test_context_shows_source_lines_unless_told_not_to(db, capsys):
     assert "shapes.circle.Circle.area" in json.loads(out)["excerpts"]
     code, out, _ = run(capsys, "context", "--db", str(db), "--task", task, "--no-source")
     assert code == EXIT_OK
-    assert "Circle.area()  # L13-15" in out and " | " not in out
+    assert "Circle.area()  # L12-15" in out and " | " not in out
 
 
 def test_context_explain_says_why_each_entity_is_there(db, capsys):

@@ -37,6 +37,7 @@ from citeloop.text import estimated_tokens
 
 SAMPLE_REPO = Path(__file__).parent.parent / "fixtures" / "sample_repo"
 AREA = [
+    '    12 |     @requirement("REQ-003-001")',  # a decorated definition starts at its decorator
     "    13 |     def area(self):",
     "    14 |         # REQ-001-003: uses the module constant for pi",
 ]
@@ -251,13 +252,36 @@ def test_the_context_shows_the_source_under_its_entity_line(indexed) -> None:
     _, graph = indexed
     context = ContextInjector(graph).inject("How does `Circle.area` work?")
     lines = lines_of(context.text)
-    at = lines.index("Circle.area()  # L13-15 @requirement")  # its decorator, after the place
-    assert lines[at + 1 : at + 3] == AREA
+    at = lines.index("Circle.area()  # L12-15 @requirement")  # its decorator, after the place
+    assert lines[at + 1 : at + 4] == AREA
     assert context.tokens <= context.budget
     # The parse-back names the same entities: an excerpt's code names nothing.
     assert {e.name for e in parse_context_entities(context.text)} == {
         e.name for e in context.entities
     }
+
+
+def test_a_decorated_definition_starts_at_its_decorator(tmp_path: Path) -> None:
+    """The values a test is parametrized with are in its excerpt, and citable."""
+    (tmp_path / "test_cidr.py").write_text(
+        "import pytest\n\n\nclass TestCIDR:\n"
+        '    @pytest.mark.parametrize(\n        "value",\n'
+        '        ["8.8.8.8/33", "192.168.1.0/a"],\n    )\n'
+        "    def test_invalid(self, value):\n        assert not valid(value)\n",
+        encoding="utf-8",
+    )
+    with SqliteGraphStore(tmp_path / "graph.db") as graph:
+        index_tree(tmp_path, graph)
+        context = ContextInjector(graph).inject("How does `TestCIDR.test_invalid` work?")
+    (entity,) = [e for e in context.entities if e.name == "test_invalid"]
+    assert (entity.line, entity.end_line) == (5, 10)
+    assert '     7 |         ["8.8.8.8/33", "192.168.1.0/a"],' in lines_of(context.text)
+    answer = (
+        "`TestCIDR.test_invalid` is parametrized with two invalid values "
+        "(test_cidr.py:7).\n\n## Entities used\n- TestCIDR (test_cidr.py:4)\n"
+        "- TestCIDR.test_invalid (test_cidr.py:5)\n"
+    )
+    assert GraphContextValidator().validate(answer, context).passed
 
 
 def test_an_answer_citing_a_line_of_an_excerpt_is_located(indexed) -> None:
@@ -294,7 +318,7 @@ def test_no_excerpts_when_turned_off_without_a_folder_or_from_a_memory_store(ind
     assert not any(" | " in line for line in lines_of(ContextInjector(memory).inject(task).text))
     shutil.rmtree(root)
     gone = ContextInjector(graph).inject(task)
-    assert "Circle.area()  # L13-15" in gone.text and AREA[0] not in gone.text
+    assert "Circle.area()  # L12-15" in gone.text and AREA[0] not in gone.text
 
 
 def test_excerpts_take_a_share_of_the_budget_not_more(indexed) -> None:
