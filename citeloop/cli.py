@@ -43,7 +43,7 @@ from citeloop.cli_common import (
 from citeloop.context import MAX_ITERATIONS
 from citeloop.errors import TOO_LONG_NUMBER, CiteloopError, ConfigurationError
 from citeloop.knowledge.indexing.sources import DEFAULT_MAX_FILE_BYTES
-from citeloop.knowledge.model import DEFAULT_MAX_CONTEXT_TOKENS, MAX_HOPS
+from citeloop.knowledge.model import DEFAULT_MAX_CONTEXT_TOKENS, MAX_CONTEXT_TOKENS, MAX_HOPS
 from citeloop.terminal import escape_controls, raw_stream, safe_output
 from citeloop.text import counted
 
@@ -361,6 +361,13 @@ def _positive(value: str) -> int:
     return _integer(value, 1)
 
 
+def _max_tokens(value: str) -> int:
+    number = _integer(value, 1)
+    if number > MAX_CONTEXT_TOKENS:
+        raise argparse.ArgumentTypeError(f"must be <= {MAX_CONTEXT_TOKENS:,}, got {value}")
+    return number
+
+
 def _hops(value: str) -> int:
     number = _integer(value, 1)
     if number > MAX_HOPS:
@@ -452,7 +459,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     context.add_argument(
         "--max-tokens",
-        type=_positive,
+        type=_max_tokens,
         default=DEFAULT_MAX_CONTEXT_TOKENS,
         help=f"token budget of the context (default {DEFAULT_MAX_CONTEXT_TOKENS})",
     )

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field, fields, is_dataclass
 from typing import Any, TypeVar
 
 from citeloop.errors import ConfigurationError
-from citeloop.knowledge.model import DEFAULT_MAX_CONTEXT_TOKENS
+from citeloop.knowledge.model import DEFAULT_MAX_CONTEXT_TOKENS, MAX_CONTEXT_TOKENS
 
 MAX_RETRIES = 100
 """Upper bound of ``max_retries``: a run stays far inside LangGraph's recursion limit."""
@@ -261,9 +261,10 @@ class GroundedAnswerContext:
             )
         if self.hops < 0:
             raise ConfigurationError(f"hops must be >= 0, got {self.hops}")
-        if self.max_context_tokens < 1:
+        if not 1 <= self.max_context_tokens <= MAX_CONTEXT_TOKENS:
             raise ConfigurationError(
-                f"max_context_tokens must be >= 1, got {self.max_context_tokens}"
+                f"max_context_tokens must be within 1..{MAX_CONTEXT_TOKENS:,}, "
+                f"got {self.max_context_tokens}"
             )
         if self.max_entities is not None and self.max_entities < 1:
             raise ConfigurationError(f"max_entities must be >= 1 or None, got {self.max_entities}")

@@ -49,6 +49,7 @@ from citeloop.knowledge.finding import (
 )
 from citeloop.knowledge.model import (
     DEFAULT_MAX_CONTEXT_TOKENS,
+    MAX_CONTEXT_TOKENS,
     ContextEntity,
     ContextExpansion,
     Entity,
@@ -155,7 +156,8 @@ class ContextInjector:
         store: The graph to read; lexical retrieval needs a
             :class:`~citeloop.knowledge.store.SearchableGraphStore`.
         hops: Depth of the neighbourhood ranked around the seeds, >= 0.
-        max_context_tokens: Token budget of the context, >= 1.
+        max_context_tokens: Token budget of the context, 1 to
+            :data:`~citeloop.knowledge.model.MAX_CONTEXT_TOKENS`.
         max_entities: Optional cap on the entities of the default context (multiplied
             when widened); ``None`` leaves the budget alone to decide.
         lexical_hits: Entities lexical retrieval seeds at most, >= 0 (0: none).
@@ -223,8 +225,11 @@ class ContextInjector:
                 raise ConfigurationError(f"{name} must be {kind}, got {value!r}")
         if hops < 0:
             raise ConfigurationError(f"hops must be >= 0, got {hops}; use 0 for seeds only")
-        if max_context_tokens < 1:
-            raise ConfigurationError(f"max_context_tokens must be >= 1, got {max_context_tokens}")
+        if not 1 <= max_context_tokens <= MAX_CONTEXT_TOKENS:
+            raise ConfigurationError(
+                f"max_context_tokens must be within 1..{MAX_CONTEXT_TOKENS:,}, "
+                f"got {max_context_tokens}"
+            )
         if max_entities is not None and max_entities < 1:
             raise ConfigurationError(f"max_entities must be >= 1 or None, got {max_entities}")
         if lexical_hits < 0:
@@ -296,8 +301,9 @@ class ContextInjector:
             keep: With ``expansion``, the entity ids of an earlier widening of the
                 same payload (the context a previous retry showed, without the
                 ``owner`` entities): the widened context keeps them too, so a context
-                only grows from one retry to the next. Ids the graph no longer has are
-                left out. A mapping also gives, by id, the source lines that widening's
+                only grows from one retry to the next. Ids the graph no longer has, and
+                those of what no context holds (a module, an unresolved name), are left
+                out. A mapping also gives, by id, the source lines that widening's
                 excerpts showed (``dict(context.excerpts)``): they are shown again.
 
         Returns:
@@ -430,7 +436,12 @@ class ContextInjector:
         if widening.lacking_words:
             self._lexical(words, found, follow_tests)
         # What the answer saw: the names it used mean the entities in or beside it.
-        kept = self._reads.get_entities(pinned) if pinned else {}  # the context widened
+        # The context widened (only what a context may hold: `keep` is the caller's).
+        kept = {
+            entity_id: entity
+            for entity_id, entity in (self._reads.get_entities(pinned) if pinned else {}).items()
+            if admissible(entity, True)
+        }
         saw = [*core, *kept.values()] if widening.names else []
         near, lacks = near_context(saw), set(widening.lacking)
         named = self._finder.named(widening.names, near, lacks)

@@ -72,6 +72,13 @@ class Tier(StrEnum):
 DEFAULT_MAX_CONTEXT_TOKENS = 2_000
 """Default token budget of a context, in estimated tokens (``ceil(chars / 4)``)."""
 
+MAX_CONTEXT_TOKENS = 1_000_000_000
+"""Upper bound of a context's token budget: far past what any model reads, and the
+budget times a widening's :attr:`ContextExpansion.limit_multiplier` stays a float."""
+
+MAX_LIMIT_MULTIPLIER = 1_000_000
+"""Upper bound of :attr:`ContextExpansion.limit_multiplier`."""
+
 MAX_HOPS = 10
 """Upper bound of a path search's ``max_hops``
 (:func:`~citeloop.knowledge.paths.recall_paths`): the number of simple paths grows with
@@ -308,7 +315,8 @@ class ContextExpansion:
         include_tested_by: Also follow ``tested_by`` relations to tests.
         include_requirement_closure: Also add every entity that traces to a requirement
             already in the context.
-        limit_multiplier: Multiplies the injector's token budget (and entity limit), >= 1.
+        limit_multiplier: Multiplies the injector's token budget (and entity limit), 1 to
+            :data:`MAX_LIMIT_MULTIPLIER`.
         names: Names a previous answer used: the entities the graph has of them come in
             as supporting entities (never core).
         lacking: Those of ``names`` the answer said the context lacks ("the body of
@@ -341,8 +349,11 @@ class ContextExpansion:
     def __post_init__(self) -> None:
         if self.extra_hops < 0:
             raise ValueError(f"extra_hops must be >= 0, got {self.extra_hops}")
-        if self.limit_multiplier < 1:
-            raise ValueError(f"limit_multiplier must be >= 1, got {self.limit_multiplier}")
+        if not 1 <= self.limit_multiplier <= MAX_LIMIT_MULTIPLIER:
+            raise ValueError(
+                f"limit_multiplier must be within 1..{MAX_LIMIT_MULTIPLIER:,}, "
+                f"got {self.limit_multiplier}"
+            )
         for field_name in ("names", "lacking", "lacking_words"):
             value = getattr(self, field_name)
             if isinstance(value, str):  # a str would be searched one character at a time

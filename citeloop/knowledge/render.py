@@ -39,6 +39,7 @@ a code fence or write a tag such as ``</context>``.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Collection, Mapping, Sequence
 from functools import lru_cache
@@ -185,7 +186,7 @@ def _where(entity: Entity, brief: bool = False) -> str:
     if len(summary) > MAX_LINE_SUMMARY:
         summary = summary[: MAX_LINE_SUMMARY - 1].rsplit(" ", 1)[0] + "…"
     if summary:
-        parts.append(summary)
+        parts.append(_PLACE_MARK.sub(" #", summary))
     return f"  # {' — '.join(parts)}" if parts else ""
 
 
@@ -219,7 +220,13 @@ def _line(entity: Entity, owner: str | None, brief: bool) -> str:
         code = f"{owner}.{name}{_signature(signature, True, brief)}"
     else:
         code = f"def {name}{_signature(signature, False, brief)}"
-    return code + _where(entity, brief)
+    return _PLACE_MARK.sub(" #", code) + _where(entity, brief)
+
+
+_PLACE_MARK = re.compile(r"(?<! ) {2,}#")
+"""Spaces before a ``#`` in a signature or a summary (a default ``"  # L9"``): written
+as one, since two start the line's place (``  # L12-40``), which is read back as the
+first such mark of the line. Linear: a match starts only where a run of spaces does."""
 
 
 def _signature(signature: str, member: bool, brief: bool) -> str:

@@ -86,6 +86,8 @@ def named_groups(mention: str, named: Mapping[str, list[Entity]]) -> list[list[E
     if exact or "." not in mention:
         return [exact] if exact else []
     dotted = [part for part in mention.split(".") if part]
+    if not dotted:  # only dots: no name
+        return []
     for size in range(min(len(dotted), MAX_QUALIFIED_PARTS), 1, -1):
         suffix = ".".join(dotted[-size:])
         matches = [

@@ -109,8 +109,9 @@ def test_context_max_tokens_bounds_the_context(db, capsys):
     assert small <= budget == 60
     large, _, many = tokens()
     assert small < large and few < many
-    code, _, err = run(capsys, "context", "--db", str(db), "--task", TASK, "--max-tokens", "0")
-    assert code == EXIT_USAGE and "--max-tokens" in err
+    for bad in ("0", "9" * 400):
+        code, _, err = run(capsys, "context", "--db", str(db), "--task", TASK, "--max-tokens", bad)
+        assert code == EXIT_USAGE and "--max-tokens" in err
     code, _, err = run(capsys, "context", "--db", str(db), "--task", TASK, "--json", "--explain")
     assert code == EXIT_USAGE and "not allowed with" in err
 

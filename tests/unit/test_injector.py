@@ -579,6 +579,26 @@ def test_a_later_widening_keeps_what_the_earlier_one_showed(store: SqliteGraphSt
     assert "Shape" in names(kept)
 
 
+def test_a_widening_keeps_only_what_a_context_may_hold() -> None:
+    """``keep`` is the caller's: a module or an unresolved name it holds is no entity
+    of a context (it would read as a function, or a class), and a name of dots is none."""
+    store = MemoryGraphStore(
+        [
+            Entity("p.m", EntityKind.MODULE, "m", "p/m.py", 1),
+            Entity("p.m.A", EntityKind.CLASS, "A", "p/m.py", 1, "(Missing)", end_line=3),
+            Entity("?Missing", EntityKind.CLASS, "Missing", resolved=False),
+        ],
+        [Fact("p.m.A", RelationKind.INHERITS, "?Missing")],
+    )
+    expansion = ContextExpansion(names=(".", "..", ""))
+    context = ContextInjector(store).inject(
+        "What is `A`?", expansion=expansion, keep=["p.m", "?Missing"]
+    )
+    assert [e.id for e in context.entities] == ["p.m.A"]
+    with pytest.raises(ValueError, match="limit_multiplier"):
+        ContextExpansion(limit_multiplier=10**7)
+
+
 def test_widening_brings_in_the_method_an_answer_named_with_its_class() -> None:
     """``StateGraph.validate`` in an answer is that class's method, not every
     ``validate`` of the graph (nor none, as a name no entity has)."""
@@ -721,6 +741,7 @@ def test_max_entities_caps_the_default_context() -> None:
         {"hops": -1},
         {"max_entities": 0},
         {"max_context_tokens": 0},
+        {"max_context_tokens": 10**310},  # a float budget would overflow
         {"lexical_hits": -1},
         # Not ints: named, not a TypeError from a comparison.
         {"hops": "2"},

@@ -93,6 +93,24 @@ def test_a_generic_class_shows_its_type_parameters_once() -> None:
     assert entity_line(based, None) == "class Box[T: int](Base)"
 
 
+def test_a_place_mark_in_a_signature_or_summary_is_not_read_as_the_place() -> None:
+    entity = Entity(
+        "p.m.fmt",
+        EntityKind.FUNCTION,
+        "fmt",
+        "p/m.py",
+        1,
+        '(marker="  # L900-901")',
+        True,
+        3,
+        docstring="Format   # L7 values.",
+    )
+    line = entity_line(entity, None)
+    assert line == 'def fmt(marker=" # L900-901")  # L1-3 — Format # L7 values.'
+    (parsed,) = parse_context_entities(f"# p/m.py\n{line}\n")
+    assert parsed.places[0][1:3] == (1, 3)
+
+
 def test_a_long_summary_is_cut_at_a_word() -> None:
     entity = Entity("m.f", EntityKind.FUNCTION, "f", path="m.py", line=1, docstring="word " * 60)
     summary = entity_line(entity, None).split(" — ", 1)[1]
