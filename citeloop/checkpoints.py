@@ -184,9 +184,8 @@ def _sqlite_path(path: str) -> str:
     except (OSError, ValueError) as exc:  # a name no file can have (too long, a NUL)
         reason = getattr(exc, "strerror", None) or str(exc)
         raise ConfigurationError(
-            f"cannot use {redact(path)!r} as a SQLite checkpointer: {reason}; pass "
-            "--checkpointer with a file path, or a PostgreSQL URL "
-            "('postgresql://USER@HOST[:PORT]/DB')"
+            f"cannot use {redact(path)!r} as a SQLite checkpointer: {reason}; name a file "
+            "path, or a PostgreSQL URL ('postgresql://USER@HOST[:PORT]/DB')"
         ) from None
     if folder:
         raise ConfigurationError(
@@ -196,15 +195,15 @@ def _sqlite_path(path: str) -> str:
     if graph:
         raise ConfigurationError(
             f"checkpointer {path!r} is a citeloop knowledge graph; checkpoints (with every "
-            f"prompt and answer) are kept in a file of their own: pass another file, "
-            f"e.g. --checkpointer {file.with_name('checkpoints.db')}, or omit --checkpointer"
+            f"prompt and answer) are kept in a file of their own: name another file, "
+            f"e.g. {str(file.with_name('checkpoints.db'))!r}"
         )
     try:
         file.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise ConfigurationError(
             f"cannot create the folder of checkpointer {path!r}: {exc.strerror}; "
-            "pass --checkpointer with a writable path"
+            "name a writable path"
         ) from None
     return str(file)
 
@@ -246,8 +245,7 @@ def _postgres_error(spec: str, exc: Exception) -> ConfigurationError:
     message = scrub(" ".join(str(exc).split()), spec)
     return ConfigurationError(
         f"cannot use PostgreSQL checkpointer {redact(spec)!r}: {message}; check that the "
-        "server runs and accepts this user, password and database (or use a SQLite file: "
-        "omit --checkpointer)"
+        "server runs and accepts this user, password and database (or use a SQLite file)"
     )
 
 

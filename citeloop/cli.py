@@ -40,7 +40,7 @@ from citeloop.cli_common import (
     read_text,
     thread_argument,
 )
-from citeloop.context import MAX_ITERATIONS
+from citeloop.context import DEFAULT_MODEL, MAX_ITERATIONS
 from citeloop.errors import TOO_LONG_NUMBER, CiteloopError, ConfigurationError
 from citeloop.knowledge.indexing.sources import DEFAULT_MAX_FILE_BYTES
 from citeloop.knowledge.model import DEFAULT_MAX_CONTEXT_TOKENS, MAX_CONTEXT_TOKENS, MAX_HOPS
@@ -361,6 +361,9 @@ def _positive(value: str) -> int:
     return _integer(value, 1)
 
 
+MODEL_HELP = f"'provider:model' or 'replay:PATH' (default {DEFAULT_MODEL})"
+
+
 def _max_tokens(value: str) -> int:
     number = _integer(value, 1)
     if number > MAX_CONTEXT_TOKENS:
@@ -503,7 +506,7 @@ def build_parser() -> argparse.ArgumentParser:
     run = sub.add_parser("run", help="run the grounded_answer graph on a task")
     run.add_argument("--db", required=True, help="SQLite graph from `citeloop index`")
     run.add_argument("--task", required=True, type=_text, help="the task text")
-    run.add_argument("--model", required=True, help="'provider:model' or 'replay:PATH'")
+    run.add_argument("--model", default=DEFAULT_MODEL, help=MODEL_HELP)
     run.add_argument("--payload", help="file whose text the task refers to")
     run.add_argument("--max-retries", type=_non_negative, default=2, help="re-asks (default 2)")
     run.add_argument(
@@ -526,7 +529,7 @@ def build_parser() -> argparse.ArgumentParser:
     explain.add_argument(
         "--to", dest="target", type=_text, help="entity the path ends at (default: strongest)"
     )
-    explain.add_argument("--model", required=True, help="'provider:model' or 'replay:PATH'")
+    explain.add_argument("--model", default=DEFAULT_MODEL, help=MODEL_HELP)
     explain.add_argument(
         "--max-hops", type=_hops, default=3, help=f"longest path (1..{MAX_HOPS}, default 3)"
     )
@@ -545,7 +548,7 @@ def build_parser() -> argparse.ArgumentParser:
     audit.add_argument("--result", required=True, help="AnswerResult JSON file")
     audit.add_argument("--plan", required=True, help="Plan JSON file")
     audit.add_argument("--index", required=True, help="EvidenceIndex JSON file, or JSONL documents")
-    audit.add_argument("--model", required=True, help="'provider:model' or 'replay:PATH'")
+    audit.add_argument("--model", default=DEFAULT_MODEL, help=MODEL_HELP)
     audit.add_argument("--record", help="append the model's turns to this replay JSONL file")
     audit.add_argument("--json", action="store_true", help="print the verdict as JSON")
     _thread_options(audit)

@@ -73,10 +73,14 @@ def named_fields_only(cls: type[Settings]) -> type[Settings]:
     return cls
 
 
+DEFAULT_MODEL = "openai:gpt-4o-mini"
+"""The chat model a graph uses when its run names none (the ``model`` setting's default)."""
+
+
 def _model_field() -> Any:
     """The ``model`` setting the graphs share."""
     return field(
-        default="openai:gpt-4o-mini",
+        default=DEFAULT_MODEL,
         metadata={
             "description": "Chat model as 'provider:model' (resolved with init_chat_model) "
             "or 'replay:PATH' (recorded turns). Ignored when the graph was built with a "
@@ -390,7 +394,7 @@ class DeliveryAuditContext:
     """Runtime settings of the ``delivery_audit`` graph."""
 
     model: str = field(
-        default="openai:gpt-4o-mini",
+        default=DEFAULT_MODEL,
         metadata={
             "description": "Auditing chat model as 'provider:model' (structured output) or "
             "'replay:PATH' (recorded reviews as JSON text). Ignored when the graph was "

@@ -96,7 +96,7 @@ def test_a_knowledge_graph_is_refused_as_checkpointer_and_left_untouched(db, tmp
             capsys, "run", "--db", str(db), "--task", TASK, "--model", model, "--checkpointer", spec
         )
         assert code == EXIT_USAGE and out == ""
-        assert "is a citeloop knowledge graph" in err and "pass another file" in err
+        assert "is a citeloop knowledge graph" in err and "name another file" in err
     assert db.read_bytes() == before
     assert not Path(f"{db}-wal").exists()
     with sqlite3.connect(f"{db.as_uri()}?mode=ro", uri=True) as conn:
