@@ -207,6 +207,19 @@ def test_warning_when_the_trees_imports_name_another_package(tmp_path: Path) -> 
         assert store.get_entity("langgraph.pregel.P0").kind is EntityKind.CLASS
 
 
+def test_no_warning_for_names_the_trees_modules_import_from_outside(tmp_path: Path) -> None:
+    # requests' shape: `compat` re-exports the standard library, `__version__` holds
+    # dunder variables; the package name is right, so --package would change nothing.
+    files = {f"requests/m{i}.py": f"from requests.compat import urlparse{i}\n" for i in range(6)}
+    files["requests/compat.py"] = "".join(
+        f"from urllib.parse import urlparse as urlparse{i}\n" for i in range(6)
+    )
+    files["requests/__init__.py"] = "from requests.__version__ import __author__, __title__\n"
+    files["requests/__version__.py"] = "__author__ = 'me'\n__title__ = 'requests'\n"
+    with SqliteGraphStore(tmp_path / "g.db") as store:
+        assert index_tree(write(tmp_path / "code", files), store).warnings == ()
+
+
 def test_adding_an_init_file_renames_and_reindexes(tmp_path: Path) -> None:
     root = write(tmp_path / "repo", {"lib/mod.py": "def f():\n    pass\n"})
     with SqliteGraphStore(tmp_path / "g.db") as store:

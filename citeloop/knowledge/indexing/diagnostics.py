@@ -40,7 +40,9 @@ def import_warnings(
     """A warning when many module-level imports of the tree's own names do not resolve:
     those whose first name is a top-level module of the tree (``top_names``), or whose
     tail names one of its entities (the tree is imported under a package name it was
-    not indexed as, e.g. a namespace package outside site-packages).
+    not indexed as, e.g. a namespace package outside site-packages). An import whose
+    module resolves is none of them (a name that module imports from outside the tree,
+    or a module variable such as ``__author__``, which is no entity).
 
     Args:
         resolver: Resolves names against the graph.
@@ -57,6 +59,11 @@ def import_warnings(
             own += target.split(".", 1)[0] in top_names
             continue
         parts = target.split(".")
+        if len(parts) > 1 and resolver.follow(".".join(parts[:-1])) is not None:
+            # Its module is the tree's: a name that module takes from outside the tree
+            # (`requests.compat.urlparse`) or that is no entity (`__author__`).
+            own += 1
+            continue
         if parts[0] in top_names:
             own += 1
             missing.append(target)
