@@ -52,6 +52,8 @@ class IndexedContext:
         members: Those ``Owner.name`` requirements, each with its name.
         member_scanner: A :class:`NameScanner` of ``members``, or ``None`` when there
             is none.
+        owners: The classes the context's members are written under (``Group`` of
+            ``Group.invoke``), an answer may name them.
     """
 
     entities: tuple[ContextName, ...]
@@ -61,6 +63,7 @@ class IndexedContext:
     core: frozenset[str]
     members: Mapping[str, str] = field(default_factory=dict)
     member_scanner: NameScanner | None = None
+    owners: frozenset[str] = frozenset()
 
 
 def index_context(context: Any) -> IndexedContext:
@@ -93,6 +96,8 @@ def _index_of(entities: Sequence[ContextName]) -> IndexedContext:
         if not entity.core_owners or "" in entity.core_owners:
             core.add(entity.name)
     scanner = NameScanner(members) if members else None
+    owners = {place.owner for entity in entities for place in entity.places if place.owner}
+    owners.update(owner for entity in entities for owner in entity.core_owners if owner)
     return IndexedContext(
         tuple(entities),
         names,
@@ -101,6 +106,7 @@ def _index_of(entities: Sequence[ContextName]) -> IndexedContext:
         frozenset(core | members.keys()),
         MappingProxyType(members),
         scanner,
+        frozenset(owners),
     )
 
 
@@ -363,7 +369,7 @@ class GraphContextValidator:
 
         public = names - private
         if self.core_entities is not None:
-            unknown = sorted(set(self.core_entities) - names)
+            unknown = sorted(set(self.core_entities) - names - index.core)
             if unknown:
                 raise ValueError(
                     f"core_entities not in the context: {listed(unknown)}; "
@@ -380,7 +386,7 @@ class GraphContextValidator:
 
         texts = [prompt] if isinstance(prompt, str) else list(prompt)
         texts.append(_shown_text(context))
-        ungrounded = ungrounded_names(body, names, graph_names, prompt=texts)
+        ungrounded = ungrounded_names(body, names | index.owners, graph_names, prompt=texts)
         located, wrong_places, unlocated, absent = check_locations(
             section, entities, names, scanner, cited, require=self.require_locations
         )

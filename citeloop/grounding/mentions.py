@@ -371,26 +371,37 @@ def _answer_tokens(text: str) -> Iterator[tuple[str, str]]:
                 match.end() != len(code.rstrip()) and _form(match.group()) is None
             ):
                 continue
-            if token := _unglobbed(match.group(), code, match.end()):
+            if token := _unglobbed(match.group(), code, 0, match.end()):
                 yield token, "backticks"
         elif kind == "text" and not _plain_lower_case(segment):
             for match in _SHAPED_TOKEN.finditer(segment):
-                token = _unglobbed(match.group(), segment, match.end())
+                start = match.start()
+                if start > 1 and segment[start - 1] == "*" and _is_word(segment[start - 2]):
+                    continue  # the tail of a pattern (`get_*_schema`)
+                token = _unglobbed(match.group(), segment, start, match.end())
                 if token and (form := _form(token)):
                     yield token, form
 
 
-_PATTERN_MARKS = ("*", "\u2026", "...")
-"""What written right after a name makes it a pattern: a wildcard, an ellipsis."""
+_ELLIPSES = ("\u2026", "...")
 
 
-def _unglobbed(token: str, text: str, end: int) -> str:
-    """``token`` as a claim, when a ``*`` or an ellipsis (``…``, ``...``) follows it in
-    ``text`` at ``end``: a name pattern (`` `Graph.attach_*` ``, `` `get_*_schema` ``,
-    `` `parse_tag_…` ``) names a family, not one entity, so only what it is dotted onto
-    is claimed (``Graph``; nothing for a bare ``attach_*``). A call (``run()...``) is
-    whole: the ellipsis after it is prose."""
-    if token.endswith(")") or not text.startswith(_PATTERN_MARKS, end):
+def _is_word(char: str) -> bool:
+    return char.isalnum() or char == "_"
+
+
+def _unglobbed(token: str, text: str, start: int, end: int) -> str:
+    """``token`` (``text[start:end]``) as a claim. A name pattern names a family, not
+    one entity, so only what it is dotted onto is claimed (``Graph`` of
+    `` `Graph.attach_*` ``; nothing for a bare ``attach_*``): a name a ``*`` follows
+    (`` `get_*_schema` ``; not the closing ``*`` of emphasis, ``*name*``), or a prefix
+    (a name ending in ``_``) an ellipsis follows (`` `parse_tag_…` ``, ``add_...``; an
+    ellipsis after a whole name, or a call, is prose: ``it calls load...``)."""
+    after = text[end : end + 1]
+    if after == "*":
+        if start > 0 and text[start - 1] == "*":  # emphasis
+            return token
+    elif not (token.endswith("_") and text.startswith(_ELLIPSES, end)):
         return token
     return token.rpartition(".")[0]
 

@@ -71,10 +71,11 @@ def check_locations(
     ``path:line`` of the citation section checked against the cited entity's places
     (:func:`citeloop.grounding.substance.location_valid`).
 
-    A location cited as ``Owner.member`` that fits no place of ``member``, where the
-    context shows ``member`` only under other classes (``Pregel.validate`` for
-    ``StateGraph.validate``), cites an entity the context does not have: it is
-    returned last, not as an invalid location."""
+    A location cited as ``Owner.member`` where the context shows ``member`` only under
+    other classes (``Pregel.validate`` for ``StateGraph.validate``) cites an entity the
+    context does not have, wherever its lines are: it is returned last, not as an
+    invalid location. When the context has ``Owner.member``, the location is checked
+    against it alone."""
     if section is None or not (section.locations or require):
         return (), (), tuple(sorted(cited)) if section and require else (), ()
     places = {entity.name: entity.places for entity in entities}
@@ -94,15 +95,17 @@ def check_locations(
                 continue  # the context gives no place to check it against
             candidates = [place for target in targets for place in places[target]]
             # `Owner.member` is checked against that class's member when the context
-            # has it, not against another class's member of the same name.
+            # has it, not against another class's member of the same name; when the
+            # context shows the name only under other classes, it cites no entity of it.
             owner = _owner_written(location.name)
-            candidates = [place for place in candidates if place.owner == owner] or candidates
+            if own := [place for place in candidates if place.owner == owner]:
+                candidates = own
+            elif _other_owners(location.name, candidates):
+                absent.append((location.name, location.text))
+                continue
             located |= targets
         ok = location_valid(location.path, location.start, location.end, candidates)
-        if not ok and location.name is not None and _other_owners(location.name, candidates):
-            absent.append((location.name, location.text))
-        else:
-            (valid if ok else wrong).append(location.text)
+        (valid if ok else wrong).append(location.text)
     unlocated = sorted(set(cited) - located) if require else []
     return tuple(valid), tuple(wrong), tuple(unlocated), tuple(absent)
 
@@ -143,9 +146,12 @@ def cited_members(
     for location in section.locations:
         if location.name is None:
             continue
+        written = _owner_written(location.name)
         for target in resolve_citation(location.name, names, scanner)[0] & places.keys():
             for place in places[target]:
                 key = f"{place.owner}.{target}"
+                if written not in ("", place.owner):
+                    continue  # `Command.invoke (core.py:50)` cites no `Group.invoke`
                 if key in members and location_valid(
                     location.path, location.start, location.end, [place]
                 ):

@@ -409,6 +409,26 @@ def test_a_name_one_class_defines_is_required_as_before() -> None:
     assert validate("", text).core_entities == ("Context", "Group", "invoke")
 
 
+def test_another_class_at_a_core_members_lines_cites_neither() -> None:
+    # `Command.invoke` is not in a context without it, wherever its location points.
+    context = [e for e in INVOKES if e["id"] != "core.Command.invoke"]
+    section = "\n\n## Entities used\n- Group\n- Context\n- Context.invoke (core.py:861)\n"
+    result = validate(INVOKES_BODY + section + "- Command.invoke (core.py:2030)\n", context)
+    assert result.invalid_citations == ("Command.invoke",)
+    assert result.missing_core_citations == ("Group.invoke",)
+
+
+def test_members_without_their_classes_are_named_as_required() -> None:
+    # Only the methods are in the context: `Group.invoke` is what it requires, so
+    # writing it invents nothing; and what a report requires can be required again.
+    methods = [e for e in INVOKES if e["kind"] == "method"]
+    section = "\n\n## Entities used\n- Group.invoke\n- Context.invoke\n"
+    result = validate(INVOKES_BODY + section, methods)
+    assert result.passed, result.reasons
+    again = validate(INVOKES_BODY + section, methods, core_entities=result.core_entities)
+    assert again.core_entities == ("Context.invoke", "Group.invoke") and again.passed
+
+
 def test_a_member_location_is_checked_against_the_class_it_names() -> None:
     swapped = "\n\n## Entities used\n- Group\n- Context\n"
     swapped += "- Group.invoke (core.py:861)\n- Context.invoke (core.py:2020)\n"

@@ -112,6 +112,18 @@ def test_a_name_an_ellipsis_follows_is_a_pattern_too(mark) -> None:
     assert validate(body + SECTION).passed
     called = f"It calls `GraphBuilder.add()`{mark} then GraphBuilder.run(){mark}"
     assert [m.name for m in answer_mentions(called)] == ["GraphBuilder.add", "GraphBuilder.run"]
+    # After a whole name, an ellipsis ends a sentence: the name is a claim.
+    trailing = f"It then calls parse_everything_fast{mark} and `Loader.decode_all{mark}`"
+    assert validate(trailing + SECTION).invented_names == (
+        "parse_everything_fast",
+        "Loader.decode_all",
+    )
+
+
+def test_emphasis_is_no_pattern_and_a_patterns_tail_is_no_name() -> None:
+    body = "It calls **parse_fast**, *YamlFastParser* and the get_*_schema helpers."
+    assert [m.name for m in answer_mentions(body)] == ["parse_fast", "YamlFastParser"]
+    assert validate(body + SECTION).invented_names == ("parse_fast", "YamlFastParser")
 
 
 def test_an_acronyms_plural_in_prose_is_no_invented_name() -> None:
