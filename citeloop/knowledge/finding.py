@@ -171,8 +171,10 @@ class EntityFinder:
         mention (:func:`~citeloop.knowledge.seeds.named_groups`).
 
         Of several, those ``near`` the context the answer saw
-        (:func:`~citeloop.knowledge.seeds.near_context`); when none is, all of them (the
-        answer may name code the context lacks), but for a plain word
+        (:func:`~citeloop.knowledge.seeds.near_context`); when none is, the best of them
+        as for a mention (:func:`~citeloop.knowledge.seeds.choose`: the answer may name
+        code the context lacks, but ``func.restype`` in its example is no cue to bring
+        every ``func`` of the code base), but for a plain word
         (:func:`~citeloop.knowledge.seeds.is_plain_word`: ``branch`` is a parameter it
         saw, not a function elsewhere; a bare dunder such as ``__init__``, which every
         class has, likewise). A name the answer said the context lacks
@@ -195,6 +197,8 @@ class EntityFinder:
                 close = near(group)
                 if plain or (close and name not in lacking):
                     group = close
+                elif name not in lacking:
+                    group = choose([group])
             for entity in group:
                 chosen.setdefault(entity.id, entity)
         return list(chosen.values())

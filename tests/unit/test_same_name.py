@@ -120,3 +120,24 @@ def test_the_members_of_the_classes_a_task_names_all_stay() -> None:
     context = ContextInjector(plugins(8), max_context_tokens=4_000).inject(f"Compare {names}")
     owners = {e.id.rpartition(".")[0] for e in context.entities if e.name == "_get_streams"}
     assert {f"plugins.p{index}.Site{index}" for index in range(MAX_PER_NAME + 2)} <= owners
+
+
+def test_a_name_an_answer_used_far_from_its_context_brings_a_few_of_it() -> None:
+    """`as_int.restype` in an answer's example is no cue to bring every `as_int` of the
+    code base: far from the context, a name brings its best few (outside tests first);
+    one the answer said the context lacks brings them all."""
+    funcs = [
+        Entity(f"tests.t{i}.as_int", EntityKind.FUNCTION, "as_int", f"tests/t{i}.py", 1)
+        for i in range(8)
+    ] + [
+        Entity(f"pkg.m{i}.as_int", EntityKind.FUNCTION, "as_int", f"pkg/m{i}.py", 1)
+        for i in range(4)
+    ]
+    field = Entity("pkg.gdal.Field", EntityKind.CLASS, "Field", "pkg/gdal.py", 1)
+    injector = ContextInjector(MemoryGraphStore([field, *funcs], []))
+    task = "How does `Field` convert a value?"
+    widened = injector.inject(task, expansion=ContextExpansion.for_attempt(0, ("as_int.restype",)))
+    brought = [e.id for e in widened.entities if e.name == "as_int"]
+    assert brought == [f"pkg.m{i}.as_int" for i in range(MAX_PER_NAME)]
+    lacking = ContextExpansion.for_attempt(0, ("as_int",), ("as_int",))
+    assert sum(e.name == "as_int" for e in injector.inject(task, expansion=lacking).entities) == 12
