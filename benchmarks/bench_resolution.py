@@ -14,8 +14,9 @@ its folder as ``make demo`` does) and ``langchain_core``. griffe loads both stat
 any other package an alias points into: langsmith, pydantic, ...). For every class
 griffe finds in the package and every base it resolves, alias chain followed to the
 final object, to a class of the same package, citeloop must have the ``inherits`` fact
-from the class to the base. griffe's line of a decorated class is its first decorator's,
-so it is mapped to the ``class`` line with ``ast``. Target: GRIFFE_TARGET per tree.
+from the class to the base. griffe's line of a decorated class is its first decorator's
+(as citeloop's is), so both are mapped to the ``class`` line with ``ast``. Target:
+GRIFFE_TARGET per tree.
 
 (b) Calls vs jedi on langchain_core. Call sites are the ``ast.Call`` nodes whose callee is
 a name or an attribute (``f()``, ``a.b.f()``) in the body of a def (the innermost one
@@ -72,7 +73,7 @@ class Graph:
         self.at: dict[Place, list[str]] = defaultdict(list)
         for entity in self.store.all_entities():
             if entity.resolved and entity.path and entity.line and entity.kind != EntityKind.MODULE:
-                self.at[(self.root / entity.path, entity.line)].append(entity.id)
+                self.at[keyword_place(self.root / entity.path, entity.line)].append(entity.id)
 
     def objects(self, place: Place, relation: RelationKind) -> list[tuple[str, int]]:
         """(object id, provenance line) of each ``relation`` fact of the entities at ``place``."""
@@ -91,17 +92,26 @@ class Graph:
 @cache
 def keyword_lines(path: Path) -> dict[int, int]:
     """First line of each def/class of ``path`` (decorators included) -> its keyword line."""
-    lines = {}
-    for node in ast.walk(ast.parse(path.read_bytes())):
+    lines: dict[int, int] = {}
+    try:
+        tree = ast.parse(path.read_bytes())
+    except (OSError, SyntaxError, ValueError):  # citeloop indexes what ast cannot read too
+        return lines
+    for node in ast.walk(tree):
         if isinstance(node, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
             first = node.decorator_list[0].lineno if node.decorator_list else node.lineno
             lines[first] = node.lineno
     return lines
 
 
+def keyword_place(path: Path, line: int) -> Place:
+    """The place of the def/class whose first line (decorators included) is ``line``:
+    its keyword's line (another line is kept as it is)."""
+    return path, keyword_lines(path).get(line, line) if path.suffix == ".py" else line
+
+
 def griffe_place(obj: griffe.Object) -> Place:
-    path = Path(str(obj.filepath)).resolve()
-    return path, keyword_lines(path).get(obj.lineno or 0, obj.lineno or 0)
+    return keyword_place(Path(str(obj.filepath)).resolve(), obj.lineno or 0)
 
 
 def classes_in(obj: griffe.Object) -> Iterator[griffe.Object]:
