@@ -67,8 +67,11 @@ def task_words(text: str) -> tuple[str, ...]:
 _PIECE_ENDS = string.punctuation + "\u201c\u201d\u2018\u2019\u00ab\u00bb"
 """Characters stripped from both ends of a white-space-separated piece of text."""
 
+MAX_COMPOUNDS = 16
+"""Most hyphenated compounds a task searches (its other words are bounded too)."""
 
-def hyphenated_words(text: str) -> list[str]:
+
+def hyphenated_words(text: str, limit: int = MAX_COMPOUNDS) -> list[str]:
     """Each hyphenated compound of ``text`` as one lower-case word, in order of first
     appearance: English hyphenates what code writes as one word, so "class-like" finds
     ``PyClasslike`` (whose words are ``py`` and ``classlike``), "read-only" ``readonly``
@@ -76,13 +79,15 @@ def hyphenated_words(text: str) -> list[str]:
 
     A compound is letters joined by single hyphens ("3-way", "--verbose" and "a--b" are
     none), in a piece of the text split at white space, its punctuation ends stripped
-    (one pass over the text, no regex: linear).
+    (one pass over the text, no regex: linear); at most ``limit`` of them.
     """
     found: dict[str, None] = {}
     for piece in normalize_text(text).translate(INVISIBLE).split():
         parts = piece.strip(_PIECE_ENDS).split("-")
         if len(parts) > 1 and all(part.isalpha() for part in parts):
             found.setdefault("".join(parts).lower())
+            if len(found) >= limit:
+                break
     return list(found)
 
 

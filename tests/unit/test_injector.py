@@ -26,7 +26,7 @@ from citeloop.knowledge import (
     Tier,
     index_tree,
 )
-from citeloop.knowledge.finding import hyphenated_words, task_words
+from citeloop.knowledge.finding import MAX_COMPOUNDS, hyphenated_words, task_words
 from citeloop.knowledge.model import is_test_path
 from citeloop.text import estimated_tokens
 
@@ -294,6 +294,12 @@ def test_a_hyphenated_compound_finds_the_entity_that_writes_it_as_one_word() -> 
 )
 def test_hyphenated_words_are_letters_joined_by_single_hyphens(text, words) -> None:
     assert hyphenated_words(text) == words
+
+
+def test_a_task_searches_a_bounded_number_of_compounds() -> None:
+    text = " ".join(f"{a}{b}-{b}{a}" for a in "abcdefgh" for b in "ijklmnop")
+    assert len(hyphenated_words(text)) == MAX_COMPOUNDS
+    assert len(task_words(text)) <= 64 + MAX_COMPOUNDS
 
 
 def test_tests_found_by_words_do_not_take_the_lexical_seeds_places() -> None:
