@@ -142,7 +142,8 @@ def cited_members(
         targets, _ = resolve_citation(item, names, scanner)
         owner = _owner_written(item)
         found.update(key for target in targets if (key := f"{owner}.{target}") in members)
-    places = {entity.name: entity.places for entity in entities if entity.name in members.values()}
+    shared = set(members.values())
+    places = {entity.name: entity.places for entity in entities if entity.name in shared}
     for location in section.locations:
         if location.name is None:
             continue

@@ -203,7 +203,7 @@ class EntityFinder:
                 if plain or (close and name not in lacking):
                     group = close
                 elif name not in lacking:
-                    group = choose([group])
+                    group = choose([group], heads=self._heads)
             for entity in group:
                 chosen.setdefault(entity.id, entity)
         return list(chosen.values())
