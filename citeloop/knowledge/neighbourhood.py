@@ -2,10 +2,11 @@
 
 :class:`Candidates` collects the entities around a task, the facts between them and why
 each is there; :func:`walk` adds the facts of the candidates and their other ends, hop
-by hop (the strongest relations first, :data:`MAX_NEIGHBOURS` an entity, at most
-:data:`MAX_CANDIDATES` in all), following an unresolved call to the few entities its
-name may mean; :func:`requirement_closure` seeds what traces to a requirement among
-them. :mod:`~citeloop.knowledge.ranking` then scores the candidates.
+by hop (the strongest relations first, an entity's own facts before those about it,
+:data:`MAX_NEIGHBOURS` an entity, at most :data:`MAX_CANDIDATES` in all), following
+an unresolved call to the few entities its name may mean; :func:`requirement_closure`
+seeds what traces to a requirement among them. :mod:`~citeloop.knowledge.ranking`
+then scores the candidates.
 """
 
 from __future__ import annotations
@@ -108,8 +109,11 @@ def walk(reads: BatchedGraphStore, found: Candidates, hops: int, follow_tests: b
 
 
 def _first_facts(reads: BatchedGraphStore, entity_ids: list[str]) -> dict[str, list[Fact]]:
-    """The first :data:`MAX_NEIGHBOURS` facts of each id in :data:`RELATION_RANKS` order:
-    chosen by the store when it can (``first_facts_of_many``, as
+    """The first :data:`MAX_NEIGHBOURS` facts of each id in :data:`RELATION_RANKS` order,
+    in each relation the facts it is the subject of first (what a function calls is
+    bounded by its body, what calls it is not: a popular function's hundred callers
+    would leave out what it delegates to), then by fact id; chosen by the store when it
+    can (``first_facts_of_many``, as
     :class:`~citeloop.knowledge.sqlite_store.SqliteGraphStore` does), else sorted here."""
     first = getattr(reads, "first_facts_of_many", None)
     if first is not None:
@@ -117,7 +121,12 @@ def _first_facts(reads: BatchedGraphStore, entity_ids: list[str]) -> dict[str, l
     last = len(_STRENGTHS)
     return {
         entity_id: sorted(
-            facts, key=lambda fact: (RELATION_RANKS.get(fact.relation, last), fact.fact_id)
+            facts,
+            key=lambda fact: (
+                RELATION_RANKS.get(fact.relation, last),
+                fact.subject != entity_id,
+                fact.fact_id,
+            ),
         )[:MAX_NEIGHBOURS]
         for entity_id, facts in reads.facts_of_many(entity_ids).items()
     }

@@ -396,12 +396,12 @@ class SqliteGraphStore(PathRecall):
         self, entity_ids: Collection[str], ranks: Mapping[RelationKind, int], limit: int
     ) -> dict[str, list[Fact]]:
         """The first ``limit`` of :meth:`facts_of_many` of each id, in the order of
-        ``(ranks[relation], fact_id)`` (a relation ``ranks`` leaves out after every
-        other). The rows are ranked as they are read and only those kept become facts,
-        so a hub of thousands of facts costs no object per fact left out. Cached like
-        :meth:`facts_of_many`. A subclass that overrides :meth:`facts_of_many` has this
-        set to ``None`` unless it overrides it too, so a walk sorts the facts its
-        :meth:`facts_of_many` gives.
+        ``(ranks[relation], the id not the subject, fact_id)`` (a relation ``ranks``
+        leaves out after every other). The rows are ranked as they are read and only
+        those kept become facts, so a hub of thousands of facts costs no object per fact
+        left out. Cached like :meth:`facts_of_many`. A subclass that overrides
+        :meth:`facts_of_many` has this set to ``None`` unless it overrides it too, so a
+        walk sorts the facts its :meth:`facts_of_many` gives.
 
         Returns:
             By id, every id a key (``[]`` when it has no fact).
@@ -435,14 +435,14 @@ class SqliteGraphStore(PathRecall):
         last = max(ranks.values(), default=0) + 1
         by_value = {relation.value: rank for relation, rank in ranks.items()}
 
-        def order(row: tuple) -> tuple[int, str]:
-            return by_value.get(row[2], last), row[0]
+        def kept(entity_id: str, rows: list[tuple]) -> list[Fact]:
+            def order(row: tuple) -> tuple[int, bool, str]:
+                return by_value.get(row[2], last), row[1] != entity_id, row[0]
+
+            return list(map(fact_from_row, sorted(rows, key=order)[:limit]))
 
         # A Fact only for the rows kept: a hub's thousands of others stay tuples.
-        return {
-            ids[entity_id]: list(map(fact_from_row, sorted(rows, key=order)[:limit]))
-            for entity_id, rows in rows_of.items()
-        }
+        return {ids[entity_id]: kept(entity_id, rows) for entity_id, rows in rows_of.items()}
 
     def edges_of_many(self, entity_ids: Collection[str]) -> dict[str, list[tuple[tuple, str]]]:
         """What a path search walks from each of ``entity_ids``: (fact row, other end) for

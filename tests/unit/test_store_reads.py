@@ -405,6 +405,37 @@ def test_the_walk_around_a_hub_is_the_same_from_the_file_and_from_memory(tmp_pat
     file_store.close()
 
 
+def test_what_a_popular_function_calls_is_followed_before_its_callers(tmp_path):
+    """A function's callees are bounded by its body, its callers are not: called from
+    more places than a walk follows, it still leads to what it delegates to."""
+    from citeloop.knowledge import neighbourhood
+    from citeloop.knowledge.sqlite_schema import entity_row, fact_row
+
+    run = Entity("pkg.run", EntityKind.FUNCTION, "run")
+    helper = Entity("pkg.helper", EntityKind.FUNCTION, "helper")
+    callers = [
+        Entity(f"pkg.c{i:03d}", EntityKind.FUNCTION, f"c{i:03d}")
+        for i in range(2 * neighbourhood.MAX_NEIGHBOURS)
+    ]
+    entities = [run, helper, *callers]
+    facts = [Fact(run.id, RelationKind.CALLS, helper.id)]
+    facts += [Fact(caller.id, RelationKind.CALLS, run.id) for caller in callers]
+    with SqliteGraphStore(tmp_path / "g.db") as writer, writer.write_transaction() as db:
+        db.executemany(
+            "INSERT INTO entities VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [entity_row(entity, False) for entity in entities],
+        )
+        db.executemany(
+            "INSERT INTO facts VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [fact_row(fact, False) for fact in facts],
+        )
+    with SqliteGraphStore(tmp_path / "g.db", read_only=True) as file_store:
+        for store in (file_store, batched(MemoryGraphStore(entities, facts))):
+            first = neighbourhood._first_facts(store, [run.id])[run.id]
+            assert len(first) == neighbourhood.MAX_NEIGHBOURS
+            assert first[0].object == helper.id
+
+
 def test_a_subclass_filtering_its_facts_is_walked_through_its_filter(tmp_path):
     class NoCalls(SqliteGraphStore):
         def facts_of_many(self, entity_ids):
