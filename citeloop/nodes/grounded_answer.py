@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import logging
-from collections.abc import Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any, Literal
 
 from langchain_core.language_models import BaseChatModel
@@ -168,15 +168,20 @@ def asked_lines(
     ranges: Sequence[tuple[str | None, int, int]],
     entities: Sequence[dict[str, Any]],
     names: Sequence[str] = (),
+    excerpts: Mapping[str, Sequence[int]] | None = None,
 ) -> tuple[tuple[str, int, int], ...]:
     """``(entity id, first, last)`` for each of ``ranges`` (:func:`lacking_lines`: the
     lines an answer says its context lacks) that an entity of the context holds: the
     innermost whose span holds it, in the range's file when it names one. A range without
-    a file that entities of several files hold goes to those the answer named among
-    ``names`` (:func:`lacking_names`) when they are of one file, else asks for nothing.
-    A range that is an entity's whole span is its label (``attach_edge`` (L1555-1579)),
-    not lines asked for: the names the answer said are lacking bring their bodies in."""
+    a file that entities of several files hold goes to the innermost in the file of the
+    ones the answer named among ``names`` (:func:`lacking_names`), else of those whose
+    excerpt (``excerpts``: the lines each entity's excerpt showed, by id) left out
+    exactly that range (``… 17 lines (L249-265)``), else left out some line of it; when
+    none of these is of one file, it asks for nothing. A range that is an entity's whole
+    span is its label (``attach_edge`` (L1555-1579)), not lines asked for: the names the
+    answer said are lacking bring their bodies in."""
     named = {name.rpartition(".")[2] for name in names}
+    shown = {entity_id: frozenset(lines) for entity_id, lines in (excerpts or {}).items()}
     asked: list[tuple[str, int, int]] = []
     for path, first, last in ranges:
         holders = [
@@ -190,14 +195,46 @@ def asked_lines(
             and (path is None or same_file(path, e["path"]))
         ]
         if path is None and len({e["path"] for e in holders}) > 1:
-            holders = [e for e in holders if e.get("name") in named]
-            if len({e["path"] for e in holders}) > 1:
-                continue  # which file's lines: not known
+            meant = _meant_file(holders, named, shown, first, last)
+            holders = [e for e in holders if e["path"] == meant]
         if holders:
             inner = min(holders, key=lambda e: (e["end_line"] - e["line"], e["id"]))
             if (first, last) != (inner["line"], inner["end_line"]):
                 asked.append((inner["id"], first, last))
     return tuple(dict.fromkeys(asked))
+
+
+def _meant_file(
+    holders: list[dict[str, Any]],
+    named: Collection[str],
+    shown: Mapping[str, frozenset[int]],
+    first: int,
+    last: int,
+) -> str | None:
+    """The file of the holders of lines ``first``-``last`` (of several files) that the
+    answer meant (see :func:`asked_lines`), ``None`` when that is not known."""
+
+    def left_out(entity: dict[str, Any]) -> bool:  # some line of the range
+        lines = shown.get(entity["id"])
+        return lines is not None and any(n not in lines for n in range(first, last + 1))
+
+    def gap(entity: dict[str, Any]) -> bool:  # the range is a run the excerpt left out
+        lines = shown[entity["id"]]
+        return (
+            all(n not in lines for n in range(first, last + 1))
+            and (first == entity["line"] or first - 1 in lines)
+            and (last == entity["end_line"] or last + 1 in lines)
+        )
+
+    excerpted = [e for e in holders if left_out(e)]
+    for chosen in (
+        [e for e in holders if e.get("name") in named],
+        [e for e in excerpted if gap(e)],
+        excerpted,
+    ):
+        if len(files := {e["path"] for e in chosen}) == 1:
+            return files.pop()
+    return None
 
 
 def _context_update(injected: InjectedContext) -> dict[str, Any]:
@@ -620,7 +657,12 @@ class GroundedAnswerNodes:
             tuple(dict.fromkeys(named)),
             lacking,
             lacking_words(answer),
-            asked_lines(lacking_lines(answer), state.get("context_entities") or [], lacking),
+            asked_lines(
+                lacking_lines(answer),
+                state.get("context_entities") or [],
+                lacking,
+                state.get("context_excerpts"),
+            ),
         )
         injected, rewrites = self._counted_inject(state, settings(runtime), expansion)
         widened = injected.text != state.get("context_text")

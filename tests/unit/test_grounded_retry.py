@@ -522,6 +522,35 @@ def test_asked_lines_go_to_the_innermost_entity_of_their_file():
     assert asked_lines([(None, 100, 110)], two, ["other", "audit_log"]) == (("n.other", 100, 110),)
 
 
+def test_asked_lines_without_a_file_go_to_the_excerpt_that_left_them_out():
+    """An answer copies a gap's label (``… 17 lines (L249-265)``) without its file: the
+    excerpt that left those lines out says which entity's they are, and a class the
+    answer named only says which file (its method, innermost, shows them)."""
+    from citeloop.nodes.grounded_answer import asked_lines
+
+    entities = [
+        {"id": "c.Centroid", "name": "Centroid", "path": "c.py", "line": 26, "end_line": 356},
+        {"id": "c.Centroid.fit", "name": "fit", "path": "c.py", "line": 149, "end_line": 273},
+        {"id": "v.Variance", "name": "Variance", "path": "v.py", "line": 15, "end_line": 300},
+        {"id": "v.Variance.fit", "name": "fit", "path": "v.py", "line": 81, "end_line": 290},
+    ]
+    fit_shows = [149, 150, *range(246, 249), 266, 267]
+    excerpts = {"c.Centroid.fit": fit_shows, "v.Variance.fit": [*range(81, 249), 281]}
+    gap = [(None, 249, 265)]
+    assert asked_lines(gap, entities) == ()  # two files hold it: not known which
+    assert asked_lines(gap, entities, excerpts=excerpts) == (("c.Centroid.fit", 249, 265),)
+    # The class named: its file, and the innermost entity there (the class shows no lines).
+    assert asked_lines(gap, entities, ["Centroid"]) == (("c.Centroid.fit", 249, 265),)
+    # Not a gap of either excerpt, but lines only one of them left out.
+    only = {"c.Centroid.fit": fit_shows, "v.Variance.fit": list(range(81, 291))}
+    assert asked_lines([(None, 250, 260)], entities, excerpts=only) == (
+        ("c.Centroid.fit", 250, 260),
+    )
+    # Both excerpts left some of them out: not known which.
+    both = {"c.Centroid.fit": fit_shows, "v.Variance.fit": [81]}
+    assert asked_lines([(None, 250, 260)], entities, excerpts=both) == ()
+
+
 def test_asked_lines_are_code_lines_capped_in_all(tmp_path):
     """Of the lines asked, a widening shows those of the body (not the signature or
     the docstring, which the entity line gives), MAX_EXCERPT_LINES a range,
