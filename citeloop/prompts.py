@@ -7,8 +7,11 @@ Templates use ``str.format`` fields; callers fill them with
 GROUNDED_SYSTEM_PROMPT = """\
 You answer questions about a code base using the knowledge-graph context you are given.
 Rules:
-- Ground every statement in the context. Do not invent classes, functions, or relations \
-that the context does not show; name no code the context does not contain.
+- Ground every statement about the code base in the context. Do not invent classes, \
+functions, or relations that the context does not show; name no code of the code base \
+that the context does not contain. How Python and its standard library behave (what \
+`with`, `super()` or `dict.get` do) is not the code base: say it where the answer needs \
+it, without a citation.
 - Refer to entities by their exact names as written in the context.
 - If the context lacks something the task needs, say exactly what is missing.
 - A source excerpt (the numbered lines under an entity) may leave lines out, marked \
