@@ -31,6 +31,10 @@ _CONTEXT = (
 _NOT = r"(?:not|isn't|aren't|wasn't|weren't)"
 _END = r"(?=\s*(?:[.,;:!?)\]\n]|$)|\s+(?:and|so|but|which|because|or|yet|though|although)\b)"
 """The end of a clause: "X is not in the context." but not "not in the context dict"."""
+_HEADING_SAYING = (
+    r"(?:still missing|is missing|are missing|not shown|not visible|still hidden"
+    r"|remains? hidden|not in the context)"
+)
 _SAYINGS = (
     _CONTEXT + r" (?:still |also |only |just |even |itself |here )?"
     r"(?:does not|doesn't|did not|didn't|do not|don't) (?:\w+ ){0,2}?"
@@ -59,9 +63,11 @@ _SAYINGS = (
     r"|(?:still )?(?:isn't|aren't|wasn't|weren't)) (?:shown|included|visible)"
     r"(?: (?:here|in " + _CONTEXT + "))?" + _END,
     r"\b(?:unclear|not clear) from " + _CONTEXT,
-    # a heading of the answer's own: "## What is still missing", "## Still not shown"
-    r"(?<![^\n])[\t\x20]{0,3}#{1,6}[\t\x20][^\n#]{0,60}?\b(?:still missing|is missing"
-    r"|are missing|not shown|not visible|still hidden|remains? hidden|not in the context)\b",
+    # a heading of the answer's own: "## What is still missing", "## Still not shown",
+    # or a line all bold: "**Still missing**"
+    r"(?<![^\n])[\t\x20]{0,3}(?:#{1,6}[\t\x20][^\n#]{0,60}?|\*\*[^\n*]{0,60}?)\b"
+    + _HEADING_SAYING
+    + r"\b",
     r"\bi (?:don't|do not) have (?:access to )?(?:the |its |their |enough )?"
     r"(?:\w+ ){0,2}?(?:implementation|source|body|definition|details|information)",
 )

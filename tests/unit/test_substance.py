@@ -376,6 +376,9 @@ def test_location_helpers() -> None:
         "THE CONTEXT DOES NOT SHOW IT.",
         "\n\n## What is still missing\n\n- where nodes are stored",
         "\n\n### Still not shown\n- the loop",
+        # A line all bold is a heading as models write one.
+        "\n\n**Still missing**\n\n- **L269-273:** whether the signs are applied again",
+        "\n\n  **What is not shown:**\n- the loop",
         "The widened context still shows no body for `compile`.",
         "The context contains nothing about retries.",
         "`add_node` is at L150, but the body is still not shown.",
@@ -398,6 +401,7 @@ def test_an_answer_that_says_the_context_is_not_enough_fails(sentence: str) -> N
         "I have the full picture: compile validates, then attaches nodes.",
         "It is clear from the context that compile validates first.",
         "Messages that do not fit in the context window are trimmed.",
+        "The **still missing** flag is set when a node is not shown to the user.",
         "The call is not allowed in the context of a running event loop.",
         "The file is not closed in the context manager's exit.",
         "The source of the error is not shown to the user.",
@@ -649,6 +653,9 @@ def test_a_bold_line_heads_a_section_that_says_what_is_lacking() -> None:
     )
     assert lacking_lines(answer) == ((None, 366, 371), (None, 379, 382))
     assert lacking_names(answer) == ("stat", "try_cleanup", "cleanup")
+    # "Still missing" in a bold line says it as in an ATX heading ("## Still missing").
+    still = "It clips at L268.\n\n**Still missing**\n\n- **L269-273:** the signs.\n- L260-265\n"
+    assert lacking_lines(still) == ((None, 269, 273), (None, 260, 265))
 
 
 def test_bold_labels_inside_a_lacking_section_do_not_end_it() -> None:
