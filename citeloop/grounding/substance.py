@@ -19,7 +19,9 @@ Four checks of :class:`~citeloop.grounding.GraphContextValidator`:
   too. An ungrounded name the
   knowledge graph has is *in the graph* (the next widening can bring it in); one it
   has not is *invented*, unless it is an SQL key word or an HTTP method written alone
-  (`` `LIMIT` ``, `` `GET` ``: :data:`_NOT_CODE_WORDS`).
+  (`` `LIMIT` ``, `` `GET` ``: :data:`_NOT_CODE_WORDS`), or a compound mixed-case name
+  whose lower case the graph has (``NumPy``, ``SciPy``: a library the code imports is
+  a graph name, ``numpy``, and prose writes it so).
 - **Locations.** A citation's ``path:line`` or ``path:start-end`` is valid when the
   path is the file of a context entity of that name (the same path, or one ends with
   the other at a ``/``) and every cited line lies inside that entity's span.
@@ -219,6 +221,8 @@ def ungrounded_names(
                 missing = [
                     part for part in missing if not (_compound(part) and part.lower() in words)
                 ]
+        # `NumPy`, `SciPy`: a library the code imports (`?numpy`), written as prose does.
+        missing = [part for part in missing if not (_compound(part) and has(part.lower()))]
         if len(parts) > 1 and parts[-1] in _BUILTIN_METHODS and parts[0] not in missing:
             continue  # `self._nodes.items()`, `config.get`
         if not missing or _is_python(parts[0]):

@@ -316,6 +316,21 @@ class SqliteGraphStore(PathRecall):
             return names
         return cache.names
 
+    def imported_modules(self) -> frozenset[str]:
+        """The top-level names of the modules the indexed code imports, its own and
+        others' (``numpy`` for ``import numpy as np``), as the links read them (the
+        ``deps`` table). Cached in a session like :meth:`names`."""
+        return self._through_cache("meta", ["#imported_modules"], self._read_imported)[
+            "#imported_modules"
+        ]
+
+    def _read_imported(self, keys: list[str]) -> dict[str, frozenset[str]]:
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT DISTINCT module FROM deps WHERE module NOT LIKE '#%'"
+            ).fetchall()
+        return {key: frozenset(row[0].partition(".")[0] for row in rows) for key in keys}
+
     def _names_by_snapshot(self) -> frozenset[str]:
         """The names, re-read only when the snapshot changed; the snapshot and the names
         are read in one transaction, so a commit between them cannot pair them wrongly."""

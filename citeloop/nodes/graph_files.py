@@ -58,11 +58,17 @@ def open_graph(db_path: str) -> SqliteGraphStore:
 
 
 def graph_names(reads: BatchedGraphStore) -> frozenset[str]:
-    """The entity names of the graph now, read in a session of the store's read cache
-    (a statement on entry and one on exit check the file's version) when it has one.
+    """The entity names of the graph now, and the top-level names of the modules its
+    code imports when the store tells them (``imported_modules``, as
+    :class:`~citeloop.knowledge.sqlite_store.SqliteGraphStore` does: an answer that
+    writes ``numpy`` or "NumPy" names a library the code uses, not invented code), read
+    in a session of the store's read cache (a statement on entry and one on exit check
+    the file's version) when it has one.
 
     Args:
         reads: A store's batched reads (:func:`citeloop.knowledge.store.batched`).
     """
     with reads.reading():
-        return reads.names()
+        names = reads.names()
+        imported = getattr(reads, "imported_modules", None)
+        return names | imported() if imported is not None else names

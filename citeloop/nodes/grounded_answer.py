@@ -155,7 +155,9 @@ def _ended_with_error(state: State, error: str) -> dict[str, Any]:
 def _check_not_empty(reads: BatchedGraphStore) -> None:
     """Raise when the knowledge graph holds no entity: an empty context then says
     nothing of the task (a mistyped path opened for writing creates an empty graph)."""
-    if not graph_names(reads):
+    with reads.reading():
+        empty = not reads.names()
+    if empty:
         where = getattr(reads, "path", None)
         named = f"knowledge graph {where!r}" if isinstance(where, str) else "the knowledge graph"
         raise ConfigurationError(

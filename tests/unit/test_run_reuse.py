@@ -151,6 +151,23 @@ def test_a_name_indexed_between_runs_is_no_longer_invented(tmp_path):
     assert after["invented_names"] == [] and "Basket" in after["ungrounded_in_graph"]
 
 
+def test_a_library_the_code_imports_is_no_invented_name(tmp_path):
+    """``import numpy as np`` makes ``numpy`` a name of the graph's code: an answer that
+    says "NumPy" or `numpy` names that library; one the code does not import is
+    invented."""
+    db = tmp_path / "graph.db"
+    source = "import numpy as np\n\n\nclass Cart:\n    def total(self):\n        return np.sum(1)\n"
+    _index(tmp_path / "src", {"shop/__init__.py": source}, db)
+    answer = (
+        "`Cart` sums with NumPy (`numpy`), not `torch` or TensorFlow.\n\n## Entities used\n- Cart\n"
+    )
+    with SqliteGraphStore(db, read_only=True) as store:
+        assert "numpy" in graph_names(store) and "numpy" not in store.names()
+        graph = build_grounded_answer_graph(ScriptedChatModel(script=[answer]), store=store)
+        report = graph.invoke({"task": "What does `Cart` use?"}, context={"max_retries": 0})
+    assert report["report"]["invented_names"] == ["torch", "TensorFlow"]
+
+
 def test_a_replaced_graph_file_lets_the_old_store_go(tmp_path):
     """The graph keeps one injector per graph file and settings: after the file is
     replaced, nothing holds the old file's store (its connection closes)."""

@@ -199,6 +199,18 @@ def test_a_compound_name_the_prompt_writes_in_another_case_or_in_a_path_is_not_i
     assert result.invented_names == ("MySqlEngine", "Node", "mysql_cursor", "Pregel.dialect")
 
 
+def test_a_library_the_code_imports_written_as_prose_writes_it_is_not_invented() -> None:
+    """The graph has ``numpy`` (what the code imports from it): "NumPy" names that
+    library. A compound name whose lower case the graph lacks is still invented, and so
+    is one written in one word's case (``Numpy``), as the graph does not say which."""
+    graph = {"numpy", "scipy", "fit"}
+    names = ungrounded_names(
+        "It clips in NumPy and SciPy, unlike `FooBar`, `Numpy` or `FitResult`.", {"fit"}, graph
+    )
+    assert names.invented == ("FooBar", "Numpy", "FitResult")
+    assert ungrounded_names("It clips in NumPy.", set(), None).invented == ("NumPy",)
+
+
 def test_sql_key_words_and_http_methods_are_no_invented_names_but_constants_are() -> None:
     """`LIMIT`, `GET`: SQL and HTTP; `TIMEOUT`, `MAX_SIZE`, `self.LIMIT` are constants."""
     body = (
