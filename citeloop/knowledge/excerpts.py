@@ -6,7 +6,9 @@ methods and properties show their lines under their entity line, while they fit 
 share (:data:`EXCERPT_SHARE`) of the token budget: first a look at each of the core and
 of what a previous answer named (:data:`FIRST_LOOK_LINES`), so that no long body leaves
 another of them without source, then longer bodies for those, then the rest in rank
-order (a class shows none: its best members follow it in that order)::
+order (a class shows none: its best members follow it in that order, unless a retry's
+answer said the context lacks it, when it shows its ``class`` line and docstring, where
+a class says what it is for: :func:`shows_docstring`)::
 
     Selectable.select_info: SelectStatementColumnsAndTables  # L74-144 — Returns …
         74 |     def select_info(self) -> SelectStatementColumnsAndTables:
@@ -95,17 +97,37 @@ def excerptable(entity: Entity) -> bool:
     )
 
 
+def shows_docstring(entity: Entity) -> bool:
+    """Whether ``entity`` is a class whose excerpt may show its ``class`` line and its
+    docstring (nothing of its body: its members are entities of their own), when asked
+    for: one whose docstring says more than its summary (which its entity line shows),
+    with a path and a line span as :func:`excerptable` requires."""
+    return (
+        entity.kind is EntityKind.CLASS
+        and " ".join(entity.docstring.split()) != entity.summary
+        and bool(entity.path)
+        and entity.line is not None
+        and entity.end_line is not None
+        and 1 <= entity.line <= entity.end_line
+    )
+
+
 def candidates(
-    ids: Iterable[str], entities: Mapping[str, Entity], most: int = MAX_EXCERPTS
+    ids: Iterable[str],
+    entities: Mapping[str, Entity],
+    most: int = MAX_EXCERPTS,
+    classes: Collection[str] = (),
 ) -> list[Entity]:
     """The first ``most`` :func:`excerptable` entities of ``ids`` (best first, each
-    once): those :func:`choose_excerpts` may show."""
+    once), and the classes among them that ``classes`` holds (:func:`shows_docstring`):
+    those :func:`choose_excerpts` may show."""
     wanted: list[Entity] = []
     for entity_id in dict.fromkeys(ids):
         if len(wanted) >= most:
             break
-        if excerptable(entities[entity_id]):
-            wanted.append(entities[entity_id])
+        entity = entities[entity_id]
+        if excerptable(entity) or (entity_id in classes and shows_docstring(entity)):
+            wanted.append(entity)
     return wanted
 
 
@@ -152,12 +174,16 @@ class _Body:
             _definition_line(lines, self.start, self.end) if self.start <= self.end else self.start
         )
         """The ``def`` line (after decorators)."""
+        if entity.kind is EntityKind.CLASS:  # its head and docstring: all it shows
+            ends = _signature_end(lines, self.head, self.end) if self.head <= self.end else None
+            docstring = _docstring_span(lines, self.end, ends)
+            self.end = docstring[1] if docstring else ends or self.head
+            ends = None
         # Only a definition has a signature and a docstring (not a constant's string).
-        ends = (
-            _signature_end(lines, self.head, self.end)
-            if self.head <= self.end and _defines(lines[self.head - 1])
-            else None
-        )
+        elif not (self.head <= self.end and _defines(lines[self.head - 1])):
+            ends = None
+        else:
+            ends = _signature_end(lines, self.head, self.end)
         self.signature = (self.head + 1, ends) if ends is not None and ends > self.head else None
         """The lines of the signature after its first (``(L2-5)``), or ``None``."""
         self.docstring = _docstring_span(lines, self.end, ends)
@@ -473,7 +499,8 @@ def with_asked_lines(
 ) -> dict[str, tuple[int, ...]]:
     """``shown`` (the lines each entity showed before, by id) with the code lines of
     ``asked`` (``(entity id, first, last)``: lines a previous answer said the context
-    lacks) added: of an :func:`excerptable` entity of ``entities``, its code in the range
+    lacks) added: of an :func:`excerptable` entity of ``entities`` (or a class that
+    :func:`shows_docstring`: its ``class`` line and docstring), its code in the range
     (:meth:`_Body.code_lines`: not its signature or docstring), at most
     :data:`MAX_EXCERPT_LINES` a range, :data:`MAX_ASKED_LINES` in all and, as ``count``
     counts their excerpt lines, ``tokens`` (asked lines enter as lines shown before do,
@@ -481,7 +508,7 @@ def with_asked_lines(
     asked."""
     result = {entity_id: tuple(lines) for entity_id, lines in shown.items()}
     wanted = [(entities[i], a, b) for i, a, b in asked if i in entities]
-    wanted = [(entity, a, b) for entity, a, b in wanted if excerptable(entity)]
+    wanted = [(e, a, b) for e, a, b in wanted if excerptable(e) or shows_docstring(e)]
     files = reader.lines({entity.path for entity, _, _ in wanted if entity.path})
     left, room = MAX_ASKED_LINES, tokens
     for entity, first, last in wanted:
@@ -549,7 +576,7 @@ def choose_excerpts(
         The excerpts, best first, and the tokens they take.
     """
     previous = previous or {}
-    wanted = candidates(ids, entities, most)
+    wanted = candidates(ids, entities, most, {*more, *previous})
     if not wanted or budget <= 0:
         return Excerpts({}, {}, 0)
     files = reader.lines({entity.path for entity in wanted if entity.path})

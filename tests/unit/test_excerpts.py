@@ -31,6 +31,8 @@ from citeloop.knowledge.excerpts import (
     excerpt_lines,
     excerptable,
     focus_terms,
+    shows_docstring,
+    with_asked_lines,
 )
 from citeloop.knowledge.source import SOURCE_OUTSIDE_ROOT, SourceReader, read_source
 from citeloop.text import estimated_tokens
@@ -94,6 +96,47 @@ def test_what_may_show_its_source() -> None:
     prop = Entity("m.C.y", EntityKind.ATTRIBUTE, "y", "m.py", 3, ": int", end_line=5)
     assert not excerptable(one_line) and excerptable(prop)
     assert not excerptable(Entity("m.f", EntityKind.FUNCTION, "f"))  # no path, no lines
+
+
+CLASS_SOURCE = (
+    "@final",
+    "class Greater(Base):",
+    '    """Greater or equal.',
+    "",
+    "    Chained comparisons cannot be built: bool() raises on purpose.",
+    '    """',
+    "",
+    "    def __bool__(self):",
+    "        raise TypeError",
+)
+
+
+def a_class(docstring: str = "Greater or equal.\n\nChained comparisons...") -> Entity:
+    return Entity(
+        "m.Greater", EntityKind.CLASS, "Greater", "m.py", 1, end_line=9, docstring=docstring
+    )
+
+
+def test_a_class_said_lacking_shows_its_class_line_and_docstring_only() -> None:
+    """A class's docstring says what it is for (a design's reason): when a retry's
+    answer said the context lacks the class, its excerpt is its head and docstring, not
+    its members' code (they are entities of their own)."""
+    entities, reader = {"m.Greater": a_class()}, Files({"m.py": CLASS_SOURCE})
+    args = (["m.Greater"], entities, reader, 500, estimated_tokens)
+    assert choose_excerpts(*args).blocks == {}  # not asked for: a class shows none
+    shown = choose_excerpts(*args, more=["m.Greater"])
+    assert shown.shown["m.Greater"] == (1, 2, 3, 4, 5, 6)
+    assert "raise TypeError" not in "\n".join(shown.blocks["m.Greater"])
+    # Shown before, it shows again in the next widening.
+    again = choose_excerpts(*args, previous=shown.shown)
+    assert again.shown["m.Greater"] == shown.shown["m.Greater"]
+    # Lines of its docstring asked for are shown; lines of its members are not its own.
+    assert with_asked_lines(
+        [("m.Greater", 4, 6), ("m.Greater", 8, 9)], entities, reader, {}, 500, estimated_tokens
+    ) == {"m.Greater": (4, 5, 6)}
+    # A docstring that is all its summary (the entity line shows it) shows nothing more.
+    assert shows_docstring(a_class()) and not shows_docstring(a_class("Greater or equal."))
+    assert not shows_docstring(Entity("m.C", EntityKind.CLASS, "C", docstring="A.\n\nB."))
 
 
 # --- choosing excerpts within their share ---------------------------------------------
