@@ -7,6 +7,7 @@ model object and an optional knowledge-graph store — so they are methods of
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import functools
 import logging
@@ -42,6 +43,7 @@ from citeloop.knowledge import (
     GraphStore,
     InjectedContext,
 )
+from citeloop.knowledge.excerpts import MAX_ASKED_LINES
 from citeloop.knowledge.injector import takes_keep
 from citeloop.knowledge.model import Reason
 from citeloop.knowledge.store import BatchedGraphStore
@@ -166,6 +168,11 @@ def _check_not_empty(reads: BatchedGraphStore) -> None:
         )
 
 
+MAX_ASKED_RANGES = 4 * MAX_ASKED_LINES
+"""Ranges of an answer's lacking lines read at most (:func:`asked_lines`): an answer of
+thousands of ranges asks for no more lines than a widening shows, at a bounded cost."""
+
+
 def asked_lines(
     ranges: Sequence[tuple[str | None, int, int]],
     entities: Sequence[dict[str, Any]],
@@ -181,11 +188,12 @@ def asked_lines(
     exactly that range (``… 17 lines (L249-265)``), else left out some line of it; when
     none of these is of one file, it asks for nothing. A range that is an entity's whole
     span is its label (``attach_edge`` (L1555-1579)), not lines asked for: the names the
-    answer said are lacking bring their bodies in."""
+    answer said are lacking bring their bodies in. The first :data:`MAX_ASKED_RANGES`
+    ranges are read: a widening shows at most ``MAX_ASKED_LINES`` lines of them."""
     named = {name.rpartition(".")[2] for name in names}
-    shown = {entity_id: frozenset(lines) for entity_id, lines in (excerpts or {}).items()}
+    shown = {entity_id: sorted(set(lines)) for entity_id, lines in (excerpts or {}).items()}
     asked: list[tuple[str, int, int]] = []
-    for path, first, last in ranges:
+    for path, first, last in ranges[:MAX_ASKED_RANGES]:
         holders = [
             e
             for e in entities
@@ -209,23 +217,28 @@ def asked_lines(
 def _meant_file(
     holders: list[dict[str, Any]],
     named: Collection[str],
-    shown: Mapping[str, frozenset[int]],
+    shown: Mapping[str, Sequence[int]],
     first: int,
     last: int,
 ) -> str | None:
     """The file of the holders of lines ``first``-``last`` (of several files) that the
-    answer meant (see :func:`asked_lines`), ``None`` when that is not known."""
+    answer meant (see :func:`asked_lines`; ``shown``: each excerpt's lines, sorted),
+    ``None`` when that is not known. Each look is a binary search: many ranges asked of
+    long excerpts stay cheap."""
+
+    def within(lines: Sequence[int], a: int, b: int) -> int:  # shown lines in a-b
+        return bisect.bisect_right(lines, b) - bisect.bisect_left(lines, a)
 
     def left_out(entity: dict[str, Any]) -> bool:  # some line of the range
         lines = shown.get(entity["id"])
-        return lines is not None and any(n not in lines for n in range(first, last + 1))
+        return lines is not None and within(lines, first, last) < last - first + 1
 
     def gap(entity: dict[str, Any]) -> bool:  # the range is a run the excerpt left out
         lines = shown[entity["id"]]
         return (
-            all(n not in lines for n in range(first, last + 1))
-            and (first == entity["line"] or first - 1 in lines)
-            and (last == entity["end_line"] or last + 1 in lines)
+            not within(lines, first, last)
+            and (first == entity["line"] or within(lines, first - 1, first - 1) == 1)
+            and (last == entity["end_line"] or within(lines, last + 1, last + 1) == 1)
         )
 
     excerpted = [e for e in holders if left_out(e)]

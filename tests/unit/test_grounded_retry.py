@@ -601,3 +601,14 @@ def test_asked_lines_keep_a_context_near_its_budget(tmp_path):
             assert estimated_tokens(shown) <= 1.15 * 400 * (attempt + 1), attempt
     finally:
         graph_store.close()
+
+
+def test_an_answer_of_thousands_of_ranges_asks_for_the_first_only():
+    """A widening shows at most MAX_ASKED_LINES lines: the ranges past a bound are not
+    read (each one is looked for among every entity of the context)."""
+    from citeloop.nodes.grounded_answer import MAX_ASKED_RANGES, asked_lines
+
+    entities = [{"id": "m.run", "path": "m.py", "line": 1, "end_line": 100_000}]
+    ranges = [(None, n, n) for n in range(2, MAX_ASKED_RANGES + 10)]
+    asked = asked_lines(ranges, entities)
+    assert asked == tuple(("m.run", n, n) for n in range(2, MAX_ASKED_RANGES + 2))
