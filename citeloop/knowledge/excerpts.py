@@ -227,9 +227,9 @@ class _Body:
         head = self.head
         skipped = {n for first, last in self._left_out() for n in range(first, last + 1)}
         numbers = [n for n in range(self.start, self.end + 1) if n not in skipped]
-        # Lines shown before, or asked for, come first, but for the signature and the
-        # docstring: the entity line has both.
-        order = dict.fromkeys([*(n for n in self.first if n not in skipped), self.start, head])
+        # Lines shown before, or asked for, come first: the signature's and the
+        # docstring's only when an answer asked for them (with_asked_lines).
+        order = dict.fromkeys([*self.first, self.start, head])
         if self.focus:
             used = {n: _terms(self.lines[n - 1], self.focus) for n in numbers if n > head}
             lines_using = Counter(term for terms in used.values() for term in terms)
@@ -258,6 +258,11 @@ class _Body:
             for n in range(max(first, self.start), min(last, self.end) + 1)
             if not any(a <= n <= b for a, b in skipped)
         ]
+
+    def span_lines(self, first: int, last: int) -> list[int]:
+        """The lines ``first``-``last`` of the definition, its signature's and its
+        docstring's too."""
+        return list(range(max(first, self.start), min(last, self.end) + 1))
 
     def _comment_above(self, number: int, rest: Collection[int]) -> list[int]:
         """``number`` (the line before a focus line) and, when it is a comment, the
@@ -501,7 +506,9 @@ def with_asked_lines(
     ``asked`` (``(entity id, first, last)``: lines a previous answer said the context
     lacks) added: of an :func:`excerptable` entity of ``entities`` (or a class that
     :func:`shows_docstring`: its ``class`` line and docstring), its code in the range
-    (:meth:`_Body.code_lines`: not its signature or docstring), at most
+    (:meth:`_Body.code_lines`: not its signature or docstring, which the entity line
+    gives, unless the range holds nothing else: ``… signature and docstring (L203-212)``
+    asked for whole, as the brief line or the summary leaves them out), at most
     :data:`MAX_EXCERPT_LINES` a range, :data:`MAX_ASKED_LINES` in all and, as ``count``
     counts their excerpt lines, ``tokens`` (asked lines enter as lines shown before do,
     whatever the share: this bound keeps a context near its budget), in the order
@@ -516,7 +523,9 @@ def with_asked_lines(
         if lines is None:
             continue
         added = set(result.get(entity.id, ()))
-        for number in _Body(entity, lines, {}).code_lines(first, last)[:MAX_EXCERPT_LINES]:
+        body = _Body(entity, lines, {})
+        numbers = body.code_lines(first, last) or body.span_lines(first, last)
+        for number in numbers[:MAX_EXCERPT_LINES]:
             cost = count(_line(number, lines[number - 1])) + 1
             if left <= 0 or cost > room:
                 break

@@ -553,9 +553,15 @@ def test_asked_lines_without_a_file_go_to_the_excerpt_that_left_them_out():
 
 def test_asked_lines_are_code_lines_capped_in_all(tmp_path):
     """Of the lines asked, a widening shows those of the body (not the signature or
-    the docstring, which the entity line gives), MAX_EXCERPT_LINES a range,
+    the docstring, which the entity line gives, unless a range holds nothing else),
+    MAX_EXCERPT_LINES a range,
     MAX_ASKED_LINES in all and no more tokens than it is given, in the order asked."""
-    from citeloop.knowledge.excerpts import MAX_ASKED_LINES, MAX_EXCERPT_LINES, with_asked_lines
+    from citeloop.knowledge.excerpts import (
+        MAX_ASKED_LINES,
+        MAX_EXCERPT_LINES,
+        choose_excerpts,
+        with_asked_lines,
+    )
     from citeloop.knowledge.source import SourceReader
     from citeloop.text import estimated_tokens
 
@@ -569,6 +575,18 @@ def test_asked_lines_are_code_lines_capped_in_all(tmp_path):
             return with_asked_lines(ranges, entities, reader, shown, tokens, estimated_tokens)
 
         assert asked([(entity.id, 1, 5)], {}) == {entity.id: (1, 3, 4, 5)}  # 2: docstring
+        # Asked for alone (`… docstring (L2-2)`), the docstring is shown: the entity
+        # line gives its summary only.
+        assert asked([(entity.id, 2, 2)], {}) == {entity.id: (2,)}
+        # An excerpt cut short shows the docstring line asked for (not only its body's).
+        cut = choose_excerpts(
+            [entity.id], entities, reader, 60, estimated_tokens, previous={entity.id: (2,)}
+        )
+        assert any(
+            line.endswith('2 |     """Checks every row of the books."""')
+            for line in cut.blocks[entity.id]
+        )
+        assert len(cut.shown[entity.id]) < 62
         many = asked([(entity.id, 3, 62)] * 4, {entity.id: (1,)})
         assert len(many[entity.id]) == 1 + MAX_EXCERPT_LINES <= MAX_ASKED_LINES
         assert asked([("gone", 1, 2)], {"x": (1,)}) == {"x": (1,)}
