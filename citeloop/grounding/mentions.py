@@ -371,7 +371,7 @@ def _answer_tokens(text: str) -> Iterator[tuple[str, str]]:
                 match.end() != len(code.rstrip()) and _form(match.group()) is None
             ):
                 continue
-            if token := _unglobbed(match.group(), code, 0, match.end()):
+            if token := _unglobbed(match.group(), code, match.start(), match.end()):
                 yield token, "backticks"
         elif kind == "text" and not _plain_lower_case(segment):
             for match in _SHAPED_TOKEN.finditer(segment):

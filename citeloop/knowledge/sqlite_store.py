@@ -50,6 +50,13 @@ _WALKED = "f.relation NOT IN ({})".format(
 _MISSING = object()
 
 
+_NAMES = "SELECT DISTINCT name FROM entities"
+"""Every entity name."""
+_IMPORTED = "SELECT DISTINCT substr(target, 1, instr(target || '.', '.') - 1) FROM aliases"
+"""The top-level name of what every import binding names (``numpy`` of
+``import numpy as np`` and of ``from numpy.linalg import norm``)."""
+
+
 class SqliteGraphStore(PathRecall):
     """A :class:`~citeloop.knowledge.store.GraphStore` in one SQLite file (WAL mode).
 
@@ -100,7 +107,8 @@ class SqliteGraphStore(PathRecall):
         self.path = os.fspath(path)
         self.read_only = read_only
         self._lock = threading.RLock()
-        self._names: tuple[str, frozenset[str]] | None = None
+        self._sets: dict[str, tuple[str, frozenset[str]]] = {}
+        """Name sets read outside a session, by query, with the snapshot they were read at."""
         self._cache = ReadCache(cache_size) if read_only and cache_size else None
         self._session = threading.local()
         try:
@@ -306,43 +314,44 @@ class SqliteGraphStore(PathRecall):
     def names(self) -> frozenset[str]:
         session = self._session_cache()
         if session is None:
-            return self._names_by_snapshot()
+            return self._set_by_snapshot(_NAMES)
         cache, version = session
         if cache.names is None:
-            with self._lock:
-                rows = self._db.execute("SELECT DISTINCT name FROM entities").fetchall()
-            names = frozenset(row[0] for row in rows)
+            names = self._read_set(_NAMES)
             cache.keep(version, names=names)
             return names
         return cache.names
 
     def imported_modules(self) -> frozenset[str]:
         """The top-level names of the modules the indexed code imports, its own and
-        others' (``numpy`` for ``import numpy as np``), as the links read them (the
-        ``deps`` table). Cached in a session like :meth:`names`."""
-        return self._through_cache("meta", ["#imported_modules"], self._read_imported)[
-            "#imported_modules"
+        others' (``numpy`` for ``import numpy as np``): the targets of its import
+        bindings (the ``aliases`` table). Cached as :meth:`names` is."""
+        if self._session_cache() is None:
+            return self._set_by_snapshot(_IMPORTED)
+        key = "#imported_modules"
+        return self._through_cache("meta", [key], lambda keys: {key: self._read_set(_IMPORTED)})[
+            key
         ]
 
-    def _read_imported(self, keys: list[str]) -> dict[str, frozenset[str]]:
+    def _read_set(self, query: str) -> frozenset[str]:
+        """The first column of ``query``'s rows."""
         with self._lock:
-            rows = self._db.execute(
-                "SELECT DISTINCT module FROM deps WHERE module NOT LIKE '#%'"
-            ).fetchall()
-        return {key: frozenset(row[0].partition(".")[0] for row in rows) for key in keys}
+            rows = self._db.execute(query).fetchall()
+        return frozenset(row[0] for row in rows)
 
-    def _names_by_snapshot(self) -> frozenset[str]:
-        """The names, re-read only when the snapshot changed; the snapshot and the names
-        are read in one transaction, so a commit between them cannot pair them wrongly."""
+    def _set_by_snapshot(self, query: str) -> frozenset[str]:
+        """:meth:`_read_set`, re-read only when the snapshot changed; the snapshot and
+        the rows are read in one transaction, so a commit between them cannot pair them
+        wrongly."""
         with self._lock:
             self._db.execute("BEGIN")
             try:
                 row = self._db.execute("SELECT value FROM meta WHERE key = 'snapshot'").fetchone()
                 snapshot = row[0] if row else compute_snapshot((), ())
-                if self._names is None or self._names[0] != snapshot:
-                    rows = self._db.execute("SELECT DISTINCT name FROM entities").fetchall()
-                    self._names = (snapshot, frozenset(row[0] for row in rows))
-                return self._names[1]
+                kept = self._sets.get(query)
+                if kept is None or kept[0] != snapshot:
+                    kept = self._sets[query] = (snapshot, self._read_set(query))
+                return kept[1]
             finally:
                 self._db.execute("COMMIT")
 

@@ -209,3 +209,15 @@ def test_runs_of_the_same_task_build_its_context_once(tmp_path, monkeypatch):
         ]
     assert [run["outcome"] for run in runs] == ["passed"] * 3
     assert [text.strip() for text in built] == ["What does `Cart` hold?", "Is `Cart` a class?"]
+
+
+@pytest.mark.parametrize("read_only", [True, False])
+def test_the_imported_modules_follow_a_reindex_in_place(tmp_path, read_only):
+    """Read in a session (read-only store) or by snapshot (a writable one), the modules
+    the code imports are those of the graph file now."""
+    db = tmp_path / "graph.db"
+    _index(tmp_path / "src", {"shop/__init__.py": "import numpy.linalg\n"}, db)
+    with SqliteGraphStore(db, read_only=read_only) as store:
+        assert "numpy" in graph_names(store) and "torch" not in graph_names(store)
+        _index(tmp_path / "src", {"shop/nn.py": "import torch as t\n"}, db)
+        assert {"numpy", "torch", "shop"} <= graph_names(store)
