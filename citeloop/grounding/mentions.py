@@ -27,7 +27,7 @@ from __future__ import annotations
 import functools
 import itertools
 import re
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 
 from citeloop.text import INVISIBLE, normalize_text
@@ -53,12 +53,41 @@ _FILE_SUFFIXES = frozenset(
     | {"xml", "ipynb", "go", "rs", "java", "kt", "c", "h", "cc", "cpp", "hpp", "rb", "php"}
     | {"swift", "scala", "png", "jpg", "jpeg", "gif", "svg", "pdf", "zip", "gz", "tar"}
     | {"whl", "so", "dll", "exe", "env", "db", "sqlite", "pkl", "npy", "parquet"}
+    | {"in", "cmake", "conf", "jsonl", "bat", "ps1", "mk", "j2", "jinja", "po", "pot"}
 )
-"""Soft hyphen, zero-width spaces and joiners: dropped before scanning (``Stat\u200bGraph``
-is ``StatGraph``)."""
+"""File name suffixes: ``state.py``, ``pyproject.toml``, ``MANIFEST.in``, ``messages.po``."""
+FILE_NAMES = frozenset(
+    {"Makefile", "Dockerfile", "Containerfile", "Jenkinsfile", "Vagrantfile", "Procfile"}
+    | {"Gemfile", "Rakefile", "Pipfile", "Justfile", "Snakefile", "Earthfile", "Tiltfile"}
+    | {"LICENSE", "README", "CHANGELOG", "CHANGES", "AUTHORS", "NOTICE", "CONTRIBUTING"}
+    | {"MANIFEST", "CODEOWNERS", "COPYING", "INSTALL"}
+)
+"""Files known by a name without a suffix: build, container and project files."""
+
 _ALPHANUMERIC = re.compile(r"[^\W_]+")
 MAX_MENTIONS = 200
 """Mentions kept per text, in order (a pasted file would otherwise name thousands)."""
+
+
+def is_file_name(parts: list[str], unknown: Collection[str]) -> bool:
+    """Whether a name an answer writes, split at its dots, names a file rather than
+    code: a :data:`FILE_NAMES` name, or a suffix of :data:`_FILE_SUFFIXES` that is among
+    ``unknown`` (the parts no code has) after a stem that is not a known class
+    (``pyproject.toml``, ``CMakeLists.txt``; not ``Response.json`` where ``json`` is a
+    method, nor ``StateGraph.yaml`` where ``StateGraph`` is a class).
+
+    Example:
+        >>> is_file_name(["CMakeLists", "txt"], {"CMakeLists", "txt"})
+        True
+        >>> is_file_name(["StateGraph", "yaml"], {"yaml"})
+        False
+    """
+    if len(parts) == 1:
+        return parts[0] in FILE_NAMES
+    stem, suffix = parts[0], parts[-1]
+    known_class = stem[:1].isupper() and stem not in unknown and not stem.isupper()
+    return suffix in unknown and suffix.lower() in _FILE_SUFFIXES and not known_class
+
 
 STOP_WORDS = frozenset(
     {

@@ -19,7 +19,9 @@ Four checks of :class:`~citeloop.grounding.GraphContextValidator`:
   too. An ungrounded name the
   knowledge graph has is *in the graph* (the next widening can bring it in); one it
   has not is *invented*, unless it is an SQL key word or an HTTP method written alone
-  (`` `LIMIT` ``, `` `GET` ``: :data:`_NOT_CODE_WORDS`), or a compound mixed-case name
+  (`` `LIMIT` ``, `` `GET` ``: :data:`_NOT_CODE_WORDS`), a file name
+  (`` `pyproject.toml` ``, `` `Makefile` ``:
+  :func:`~citeloop.grounding.mentions.is_file_name`), or a compound mixed-case name
   whose lower case the graph has (``NumPy``, ``SciPy``: a library the code imports is
   a graph name, ``numpy``, and prose writes it so).
 - **Locations.** A citation's ``path:line`` or ``path:start-end`` is valid when the
@@ -49,6 +51,7 @@ from citeloop.grounding.mentions import (
     answer_mentions,
     defined_in_code,
     identifier_words,
+    is_file_name,
 )
 from citeloop.markdown import atx_heading, lines_of, list_item
 
@@ -227,6 +230,8 @@ def ungrounded_names(
             continue  # `self._nodes.items()`, `config.get`
         if not missing or _is_python(parts[0]):
             continue  # `dict.items`, `os.path.join`, `ValueError`, `None`
+        if is_file_name(parts, missing):
+            continue  # `pyproject.toml`, `CMakeLists.txt`, `Makefile`: files, not code
         if all(has(part) for part in missing):
             in_graph.append(mention.name)
         elif mention.name not in _NOT_CODE_WORDS:  # `LIMIT`, `GET`, not `self.LIMIT`

@@ -222,6 +222,37 @@ def test_sql_key_words_and_http_methods_are_no_invented_names_but_constants_are(
     assert names.in_graph == ("RETRIES",)
 
 
+@pytest.mark.parametrize(
+    "name",
+    [
+        "pyproject.toml",
+        "CMakeLists.txt",
+        "MANIFEST.in",
+        "conan_toolchain.cmake",
+        "tox.ini",
+        "settings.yml",
+        "README.md",
+        "Makefile",
+        "Dockerfile",
+        "LICENSE",
+    ],
+)
+def test_a_file_the_answer_names_is_no_invented_name(name) -> None:
+    # A played answer said the context lacks `CMakeLists.txt`: an honest answer failed as
+    # invented, and the retry asked it to drop what it rightly said it could not see.
+    result = validate(f"StateGraph.compile builds it; the project reads `{name}` first." + SECTION)
+    assert result.invented_names == () and result.passed
+
+
+def test_a_known_class_or_method_dotted_onto_a_file_suffix_is_still_code() -> None:
+    # `StateGraph.yaml` claims a member of a class; `Pregel.json` with `json` a graph
+    # name is a claim the graph checks; `GraphExecutor` is no file name.
+    body = "StateGraph.compile calls `StateGraph.yaml` and `GraphExecutor`."
+    assert validate(body + SECTION).invented_names == ("StateGraph.yaml", "GraphExecutor")
+    names = ungrounded_names("It calls `Pregel.json`.", {"Pregel"}, graph={"json"})
+    assert names.in_graph == ("Pregel.json",) and names.invented == ()
+
+
 # --- locations ------------------------------------------------------------------------
 
 
