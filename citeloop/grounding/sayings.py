@@ -47,7 +47,7 @@ _SAYINGS = (
     r" (?:no|nothing)\b",
     r"\b(?:not|no) (?:enough|sufficient) (?:information|context|detail|code)",
     r"\binsufficient (?:information|context|detail)",
-    r"\b(?:cannot|can't|can not|could not|couldn't|unable to|impossible to) "
+    r"\b(?:cannot|can't|can not|could not|couldn't|unable to|impossible to|not possible to) "
     r"(?:\S+ ){0,6}?(?:from|in|with|based on) " + _CONTEXT,
     r"\b" + _NOT + r" (?:shown|included|present|visible|available"
     r"|given|provided|defined) (?:here|in " + _CONTEXT + ")",
@@ -58,7 +58,7 @@ _SAYINGS = (
     + r"(?: (?:entities|entity list|lines|above|here))?"
     + _END,
     r"\b(?:missing|absent) from " + _CONTEXT + _END,
-    r"\b(?:its|the|their) (?:body|bodies|source|source code|implementation|definition)"
+    r"\b(?:its|the|their) (?:body|bodies|source|source code|code|implementation|definition)"
     r"(?: of(?: \S+){1,3}?)? (?:(?:is|are|was|were) (?:still )?not"
     r"|(?:still )?(?:isn't|aren't|wasn't|weren't)) (?:shown|included|visible)"
     r"(?: (?:here|in " + _CONTEXT + "))?" + _END,
@@ -70,14 +70,24 @@ _SAYINGS = (
     + r"\b",
     r"\bi (?:don't|do not) have (?:access to )?(?:the |its |their |enough )?"
     r"(?:\w+ ){0,2}?(?:implementation|source|body|definition|details|information)",
+    # the answer's own doubt: "I cannot say how ...", "I can't tell what it returns"
+    r"\bi (?:cannot|can't|can not|could not|couldn't|am unable to|am not able to) "
+    r"(?:\w+ )?(?:say|tell|confirm|determine|verify|know|be sure|be certain)\b",
+    r"\b(?:i|we)(?:'d| would) need (?:to (?:see|inspect|look at) )?"
+    r"(?:the |its |their )(?:\w+ ){0,2}?(?:body|bodies|source|code|implementation|definition)",
+    r"\b(?:outside|beyond) what " + _CONTEXT + r" (?:shows?|covers?|includes?|contains?|gives?)",
 )
 _INSUFFICIENT = re.compile("|".join(_SAYINGS).replace(" ", r"\s+"))
 """Sayings that the context lacks what is needed, in lower-cased text, any run of white
 space between words (bounded gaps only, so matching is linear)."""
 _ANCHORS = re.compile(
     r"\b(?:context|enough|sufficient|insufficient|snippets?|excerpts?|shown|provided|clear"
-    r"|unclear|have|included|visible|available|present|given|missing|hidden)\b"
+    r"|unclear|have|included|visible|available|present|given|missing|hidden|say|tell"
+    r"|confirm|determine|verify|know|sure|certain|need)\b"
 )
+_APOSTROPHES = str.maketrans("\u2019\u2018\u02bc", "'''")
+"""Typographic apostrophes models write (``doesn\u2019t``), read as ``'``: one character
+for one, so offsets stay the text's."""
 
 
 @functools.cache
@@ -344,6 +354,7 @@ def _sayings(body: str) -> Iterator[re.Match[str]]:
 
 def _sayings_in(body: str) -> Iterator[re.Match[str]]:
     """:func:`_sayings` of a text whose fenced code is blanked."""
+    body = body.translate(_APOSTROPHES)
     text, sayings, anchors = body.lower(), _INSUFFICIENT, _ANCHORS
     if len(text) != len(body):
         text, (sayings, anchors) = body, _any_case()

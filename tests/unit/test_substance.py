@@ -426,6 +426,16 @@ def test_location_helpers() -> None:
         "The context contains nothing about retries.",
         "`add_node` is at L150, but the body is still not shown.",
         "The body of `compile` still isn't shown.",
+        # Typographic apostrophes, as models write them.
+        "The context doesn\u2019t include the body of compile.",
+        "Its body isn\u2019t shown here.",
+        # The answer's own doubt, and what it would need.
+        "I cannot say how `compile` orders the nodes.",
+        "The excerpt stops early, so I can\u2019t tell what it returns.",
+        "It is not possible to tell from the provided code how retries work.",
+        "To be sure, I would need to see the body of `compile`.",
+        "How retries work is outside what the context shows.",
+        "Its code is not shown.",
     ],
 )
 def test_an_answer_that_says_the_context_is_not_enough_fails(sentence: str) -> None:
@@ -456,6 +466,10 @@ def test_an_answer_that_says_the_context_is_not_enough_fails(sentence: str) -> N
         "The definition is not visible outside the module.",
         "\n\n## Handling missing values\n\nThey are dropped.",
         "It prints ## still missing as a literal.",
+        "The parser cannot tell whether the token is a keyword.",
+        "You can't know the type until runtime, so it checks at call time.",
+        "I would say the retry happens in `compile`.",
+        "The code is not shown to the user.",
     ],
 )
 def test_ordinary_sentences_about_the_context_pass(sentence: str) -> None:
