@@ -53,14 +53,17 @@ _FILE_SUFFIXES = frozenset(
     | {"xml", "ipynb", "go", "rs", "java", "kt", "c", "h", "cc", "cpp", "hpp", "rb", "php"}
     | {"swift", "scala", "png", "jpg", "jpeg", "gif", "svg", "pdf", "zip", "gz", "tar"}
     | {"whl", "so", "dll", "exe", "env", "db", "sqlite", "pkl", "npy", "parquet"}
-    | {"in", "cmake", "conf", "jsonl", "bat", "ps1", "mk", "j2", "jinja", "po", "pot"}
 )
-"""File name suffixes: ``state.py``, ``pyproject.toml``, ``MANIFEST.in``, ``messages.po``."""
+"""Suffixes after which a dotted word outside backticks is a file name (``state.py``)."""
+_MORE_FILE_SUFFIXES = frozenset(
+    {"in", "cmake", "conf", "jsonl", "bat", "ps1", "mk", "j2", "jinja", "po", "pot", "typed"}
+    | {"proto", "graphql", "tf", "bazel", "gradle", "plist", "scss", "vue", "ac", "am", "mod"}
+)
+"""Further suffixes of files an answer names in backticks (``MANIFEST.in``, ``py.typed``)."""
 FILE_NAMES = frozenset(
     {"Makefile", "Dockerfile", "Containerfile", "Jenkinsfile", "Vagrantfile", "Procfile"}
     | {"Gemfile", "Rakefile", "Pipfile", "Justfile", "Snakefile", "Earthfile", "Tiltfile"}
-    | {"LICENSE", "README", "CHANGELOG", "CHANGES", "AUTHORS", "NOTICE", "CONTRIBUTING"}
-    | {"MANIFEST", "CODEOWNERS", "COPYING", "INSTALL"}
+    | {"GNUmakefile", "Podfile", "Brewfile", "LICENSE", "README", "CHANGELOG", "CODEOWNERS"}
 )
 """Files known by a name without a suffix: build, container and project files."""
 
@@ -69,24 +72,32 @@ MAX_MENTIONS = 200
 """Mentions kept per text, in order (a pasted file would otherwise name thousands)."""
 
 
-def is_file_name(parts: list[str], unknown: Collection[str]) -> bool:
-    """Whether a name an answer writes, split at its dots, names a file rather than
-    code: a :data:`FILE_NAMES` name, or a suffix of :data:`_FILE_SUFFIXES` that is among
-    ``unknown`` (the parts no code has) after a stem that is not a known class
-    (``pyproject.toml``, ``CMakeLists.txt``; not ``Response.json`` where ``json`` is a
-    method, nor ``StateGraph.yaml`` where ``StateGraph`` is a class).
+def is_file_name(mention: Mention, unknown: Collection[str]) -> bool:
+    """Whether a name an answer writes, not called, names a file rather than code: a
+    :data:`FILE_NAMES` name, or ``stem.suffix`` whose suffix is a file's
+    (:data:`_FILE_SUFFIXES`, :data:`_MORE_FILE_SUFFIXES`) and among ``unknown`` (the
+    parts no code has), after a stem that is no known class (``pyproject.toml``,
+    ``CMakeLists.txt``; not ``Response.json`` where ``json`` is a method, nor
+    ``StateGraph.yaml`` where ``StateGraph`` is a class, nor ``parser.json()``).
 
     Example:
-        >>> is_file_name(["CMakeLists", "txt"], {"CMakeLists", "txt"})
+        >>> is_file_name(Mention("CMakeLists.txt", "backticks"), {"CMakeLists", "txt"})
         True
-        >>> is_file_name(["StateGraph", "yaml"], {"yaml"})
+        >>> is_file_name(Mention("StateGraph.yaml", "backticks"), {"yaml"})
         False
     """
+    if mention.called:
+        return False
+    parts = mention.name.split(".")
     if len(parts) == 1:
         return parts[0] in FILE_NAMES
-    stem, suffix = parts[0], parts[-1]
+    if len(parts) != 2:
+        return False
+    stem, suffix = parts
     known_class = stem[:1].isupper() and stem not in unknown and not stem.isupper()
-    return suffix in unknown and suffix.lower() in _FILE_SUFFIXES and not known_class
+    lower = suffix.lower()
+    is_suffix = lower in _FILE_SUFFIXES or lower in _MORE_FILE_SUFFIXES
+    return suffix in unknown and is_suffix and not known_class
 
 
 STOP_WORDS = frozenset(
@@ -257,6 +268,8 @@ class Mention:
 
     name: str
     form: str
+    called: bool = False
+    """Written as a call: ``()`` or arguments followed it."""
 
 
 def _code_spans(text: str) -> Iterator[tuple[str, str]]:
@@ -343,7 +356,7 @@ def _first_mentions(
     for token, form in found:
         name = token.removesuffix("()")
         if name not in mentions:
-            mentions[name] = Mention(name, form)
+            mentions[name] = Mention(name, form, name != token)
             if most is not None and len(mentions) >= most:
                 break
     return list(mentions.values())
@@ -401,7 +414,8 @@ def _answer_tokens(text: str) -> Iterator[tuple[str, str]]:
             ):
                 continue
             if token := _unglobbed(match.group(), code, match.start(), match.end()):
-                yield token, "backticks"
+                called = code.startswith("(", match.end()) and not token.endswith("()")
+                yield token + "()" * called, "backticks"
         elif kind == "text" and not _plain_lower_case(segment):
             for match in _SHAPED_TOKEN.finditer(segment):
                 start = match.start()

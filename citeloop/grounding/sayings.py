@@ -26,7 +26,8 @@ from citeloop.markdown import fenced
 _CONTEXT = (
     r"(?:the )?(?:provided |given |supplied |available |injected |above |shown |widened "
     r"|retrieved )?"
-    r"(?:context|snippets?|excerpts?|code shown|code provided|provided code|graph context)\b"
+    r"(?<!\w)(?:context|snippets?|excerpts?|code shown|code provided|provided code"
+    r"|graph context)\b"
 )
 _NOT = r"(?:not|isn't|aren't|wasn't|weren't)"
 _END = r"(?=\s*(?:[.,;:!?)\]\n]|$)|\s+(?:and|so|but|which|because|or|yet|though|although)\b)"
@@ -47,8 +48,8 @@ _SAYINGS = (
     r" (?:no|nothing)\b",
     r"\b(?:not|no) (?:enough|sufficient) (?:information|context|detail|code)",
     r"\binsufficient (?:information|context|detail)",
-    r"\b(?:cannot|can't|can not|could not|couldn't|unable to|impossible to|not possible to) "
-    r"(?:\S+ ){0,6}?(?:from|in|with|based on) " + _CONTEXT,
+    r"\b(?:cannot|can't|can not|could not|couldn't|unable to|impossible to|not possible to"
+    r"|hard to|no way to) (?:\S+ ){0,6}?(?:from|in|with|based on) " + _CONTEXT + r"(?! of\b)",
     r"\b" + _NOT + r" (?:shown|included|present|visible|available"
     r"|given|provided|defined) (?:here|in " + _CONTEXT + ")",
     r"\b"
@@ -58,10 +59,12 @@ _SAYINGS = (
     + r"(?: (?:entities|entity list|lines|above|here))?"
     + _END,
     r"\b(?:missing|absent) from " + _CONTEXT + _END,
-    r"\b(?:its|the|their) (?:body|bodies|source|source code|code|implementation|definition)"
-    r"(?: of(?: \S+){1,3}?)? (?:(?:is|are|was|were) (?:still )?not"
+    r"(?:\b(?:its|the|their)|'s) (?:body|bodies|source|source code|implementation"
+    r"|definition)(?: of(?: \S+){1,3}?)? (?:(?:is|are|was|were) (?:still )?not"
     r"|(?:still )?(?:isn't|aren't|wasn't|weren't)) (?:shown|included|visible)"
     r"(?: (?:here|in " + _CONTEXT + "))?" + _END,
+    r"\b(?:its|their) code (?:(?:is|are|was|were) (?:still )?not|(?:still )?(?:isn't|aren't"
+    r"|wasn't|weren't)) (?:shown|included|visible|provided)" + _END,
     r"\b(?:unclear|not clear) from " + _CONTEXT,
     # a heading of the answer's own: "## What is still missing", "## Still not shown",
     # or a line all bold: "**Still missing**"
@@ -71,11 +74,22 @@ _SAYINGS = (
     r"\bi (?:don't|do not) have (?:access to )?(?:the |its |their |enough )?"
     r"(?:\w+ ){0,2}?(?:implementation|source|body|definition|details|information)",
     # the answer's own doubt: "I cannot say how ...", "I can't tell what it returns"
-    r"\bi (?:cannot|can't|can not|could not|couldn't|am unable to|am not able to) "
-    r"(?:\w+ )?(?:say|tell|confirm|determine|verify|know|be sure|be certain)\b",
-    r"\b(?:i|we)(?:'d| would) need (?:to (?:see|inspect|look at) )?"
-    r"(?:the |its |their )(?:\w+ ){0,2}?(?:body|bodies|source|code|implementation|definition)",
-    r"\b(?:outside|beyond) what " + _CONTEXT + r" (?:shows?|covers?|includes?|contains?|gives?)",
+    r"\bi(?: cannot| can't| can not| could not| couldn't|'m unable to| am unable to"
+    r"|'m not able to| am not able to) (?:\w+ )?(?:(?:say|tell|confirm|determine|verify)"
+    r" (?:how|what|whether|if|which|where|why|when|who|exactly|for sure|for certain|from"
+    r"|without|that|more|much|anything)\b|be (?:sure|certain)\b)",
+    r"\bi(?:'m| am) not (?:sure|certain) (?:how|what|whether|if|which|where|why|when)\b",
+    r"\bi (?:don't|do not) know (?:how|what|whether|if|which|where|why|when)\b",
+    r"\bi (?:cannot|can't|can not|don't|do not) see (?:the |its |their )(?:\w+ )?"
+    r"(?:body|bodies|source|implementation|definition)",
+    r"\b(?:i|we)(?:'d| would) need (?:to (?:see|inspect|look at) (?:the |its |their )(?:\w+ )"
+    r"{0,2}?(?:body|bodies|source|code|implementation|definition)|more (?:context|code))",
+    r"\bwithout seeing (?:the |its |their )(?:\w+ ){0,2}?(?:body|bodies|source|code"
+    r"|implementation|definition)",
+    r"\b(?:outside|beyond) what "
+    + _CONTEXT
+    + r" (?:shows?|covers?|includes?|contains?|gives?)"
+    + _END,
 )
 _INSUFFICIENT = re.compile("|".join(_SAYINGS).replace(" ", r"\s+"))
 """Sayings that the context lacks what is needed, in lower-cased text, any run of white
@@ -83,8 +97,20 @@ space between words (bounded gaps only, so matching is linear)."""
 _ANCHORS = re.compile(
     r"\b(?:context|enough|sufficient|insufficient|snippets?|excerpts?|shown|provided|clear"
     r"|unclear|have|included|visible|available|present|given|missing|hidden|say|tell"
-    r"|confirm|determine|verify|know|sure|certain|need)\b"
+    r"|confirm|determine|verify|know|sure|certain|need|see|seeing)\b"
 )
+_QUOTED = re.compile(r'`[^`\n]*`|"[^"\n]*"|\u201c[^\u201c\u201d\n]*\u201d')
+"""A code span or a quotation on one line: what the answer quotes (an error message,
+a docstring) says nothing of its context. Each run ends at the next mark of its kind
+or the line's end, so a failed one is not scanned again: linear."""
+
+
+def _blanked(quoted: re.Match[str]) -> str:
+    """The quotation with its inside made ``x`` (the same length: offsets stay)."""
+    text = quoted.group()
+    return text[0] + "x" * (len(text) - 2) + text[-1]
+
+
 _APOSTROPHES = str.maketrans("\u2019\u2018\u02bc", "'''")
 """Typographic apostrophes models write (``doesn\u2019t``), read as ``'``: one character
 for one, so offsets stay the text's."""
@@ -354,7 +380,7 @@ def _sayings(body: str) -> Iterator[re.Match[str]]:
 
 def _sayings_in(body: str) -> Iterator[re.Match[str]]:
     """:func:`_sayings` of a text whose fenced code is blanked."""
-    body = body.translate(_APOSTROPHES)
+    body = _QUOTED.sub(_blanked, body.translate(_APOSTROPHES))
     text, sayings, anchors = body.lower(), _INSUFFICIENT, _ANCHORS
     if len(text) != len(body):
         text, (sayings, anchors) = body, _any_case()

@@ -203,10 +203,10 @@ def ungrounded_names(
     invented: list[str] = []
     for mention in answer_mentions(body, most=None):  # every claim, not the first 200
         parts = mention.name.split(".")
-        while parts and parts[0] in _RECEIVERS:
-            parts.pop(0)
-        if not parts:
+        receivers = next((at for at, part in enumerate(parts) if part not in _RECEIVERS), None)
+        if receivers is None:
             continue
+        parts = parts[receivers:]  # one slice: a long `self.self.…` chain stays linear
         checked = [parts[-1]]
         if len(parts) > 1 and _looks_like_class(parts[0]):
             checked.append(parts[0])
@@ -230,7 +230,7 @@ def ungrounded_names(
             continue  # `self._nodes.items()`, `config.get`
         if not missing or _is_python(parts[0]):
             continue  # `dict.items`, `os.path.join`, `ValueError`, `None`
-        if is_file_name(parts, missing):
+        if not receivers and not has(parts[-1]) and is_file_name(mention, missing):
             continue  # `pyproject.toml`, `CMakeLists.txt`, `Makefile`: files, not code
         if all(has(part) for part in missing):
             in_graph.append(mention.name)

@@ -251,6 +251,26 @@ def test_a_known_class_or_method_dotted_onto_a_file_suffix_is_still_code() -> No
     assert validate(body + SECTION).invented_names == ("StateGraph.yaml", "GraphExecutor")
     names = ungrounded_names("It calls `Pregel.json`.", {"Pregel"}, graph={"json"})
     assert names.in_graph == ("Pregel.json",) and names.invented == ()
+    # A call, a receiver's attribute or a longer chain is code, whatever its suffix.
+    calls = "It calls `parser.json()`, `Makefile()`, Cache.lock() and `self.LICENSE`, `a.b.env`."
+    assert validate(calls + SECTION).invented_names == (
+        "parser.json",
+        "Makefile",
+        "Cache.lock",
+        "self.LICENSE",
+        "a.b.env",
+    )
+
+
+def test_a_long_chain_of_receivers_is_read_in_linear_time() -> None:
+    def seconds(count: int) -> float:
+        chain = "self." * count + "x_y"
+        started = time.perf_counter()
+        assert ungrounded_names(f"It reads `{chain}`.", set()).invented == (chain,)
+        return time.perf_counter() - started
+
+    # Quadratic before: 0.46 s for 80,000 receivers, 5.6 s for 320,000.
+    assert seconds(320_000) < 10 * seconds(80_000) + 0.5
 
 
 # --- locations ------------------------------------------------------------------------
@@ -436,6 +456,15 @@ def test_location_helpers() -> None:
         "To be sure, I would need to see the body of `compile`.",
         "How retries work is outside what the context shows.",
         "Its code is not shown.",
+        "I'm unable to determine how it retries.",
+        "I\u2019m not sure how it retries.",
+        "I don't know what `compile` returns.",
+        "I can't see the implementation of `compile`.",
+        "I would need more context to answer this.",
+        "Without seeing the body of `compile`, this is a guess.",
+        "There's no way to tell from the provided context.",
+        "`compile`'s body isn't shown.",
+        "I cannot be sure of the order.",
     ],
 )
 def test_an_answer_that_says_the_context_is_not_enough_fails(sentence: str) -> None:
@@ -470,6 +499,18 @@ def test_an_answer_that_says_the_context_is_not_enough_fails(sentence: str) -> N
         "You can't know the type until runtime, so it checks at call time.",
         "I would say the retry happens in `compile`.",
         "The code is not shown to the user.",
+        # What the answer quotes: an error message, a docstring.
+        'The parser raises `ValueError("I cannot determine the encoding")` on a bad BOM.',
+        'The docstring reads: "If I cannot tell the type, I return None."',
+        "`compile` says: \u201cI can\u2019t determine the entry point\u201d and raises.",
+        # "need" as a requirement, "the code" as what a program shows, "context" as an object.
+        "For this to be safe, we would need the implementation to hold a lock.",
+        "By default the code is not shown; pass `verbose=True` to print it.",
+        "It is not possible to call `invoke()` in the context of a running event loop.",
+        "Keys outside what the context includes are dropped by `Runtime`.",
+        "RunnableContext doesn't include a store, so you need to pass one.",
+        "I can't say it better than the docstring: it compiles.",
+        "I can't know in advance which node runs first; `compile` orders them by edges.",
     ],
 )
 def test_ordinary_sentences_about_the_context_pass(sentence: str) -> None:
@@ -509,6 +550,12 @@ def test_a_report_kept_before_the_new_fields_still_loads() -> None:
         "x_y.z_w() ",
         "```\n",
         "a: b = c\n",
+        # Quotations never closed: each scanned once, not again from every mark.
+        "\u201c",
+        "\u201ca ",
+        '"i cannot say ',
+        "self.",
+        "i would need to see the ",
     ],
 )
 def test_scanning_is_linear(unit: str) -> None:
