@@ -95,9 +95,12 @@ def is_file_name(mention: Mention, unknown: Collection[str]) -> bool:
         return False
     stem, suffix = parts
     known_class = stem[:1].isupper() and stem not in unknown and not stem.isupper()
-    lower = suffix.lower()
-    is_suffix = lower in _FILE_SUFFIXES or lower in _MORE_FILE_SUFFIXES
-    return suffix in unknown and is_suffix and not known_class
+    return suffix in unknown and _is_suffix(suffix) and not known_class
+
+
+def _is_suffix(word: str) -> bool:
+    """Whether ``word`` is a file name suffix (``ps1``, ``toml``), in any case."""
+    return word.lower() in _FILE_SUFFIXES or word.lower() in _MORE_FILE_SUFFIXES
 
 
 STOP_WORDS = frozenset(
@@ -413,6 +416,8 @@ def _answer_tokens(text: str) -> Iterator[tuple[str, str]]:
                 match.end() != len(code.rstrip()) and _form(match.group()) is None
             ):
                 continue
+            if segment.lstrip().startswith(".") and _is_suffix(code):
+                continue  # `.ps1`, `.toml`: a kind of file
             if token := _unglobbed(match.group(), code, match.start(), match.end()):
                 called = code.startswith("(", match.end()) and not token.endswith("()")
                 yield token + "()" * called, "backticks"
@@ -475,14 +480,18 @@ def defined_in_code(text: str) -> frozenset[str]:
     and assignment and annotation targets at the start of a line (an answer's example
     defines its own ``State``, ``write_joke``, ``jokes``); in any code, the names it
     writes as string literals (``add_edge(["a", "b"], "c")`` names nodes ``a``, ``b``,
-    ``c``: values of its own, not code of the code base). Imports define nothing: an
-    example that imports a name claims the code base has it.
+    ``c``: values of its own, not code of the code base), and the plain lower-case names
+    it passes as arguments (``register_hook("response", [h1, h2])``: the example's own
+    ``h1`` and ``h2``). Imports define nothing: an example that imports a name claims the
+    code base has it.
 
     Example:
         >>> sorted(defined_in_code("```python\nclass State(TypedDict):\n    jokes: list\n```"))
         ['State', 'jokes']
         >>> sorted(defined_in_code('Then `add_edge(["a", "b"], "c")` waits.'))
         ['a', 'b', 'c']
+        >>> sorted(defined_in_code('`register_hook("response", [h1, h2], key=fn)` adds both.'))
+        ['fn', 'h1', 'h2', 'response']
     """
     names: set[str] = set()
     if "`" not in text:
@@ -491,6 +500,8 @@ def defined_in_code(text: str) -> frozenset[str]:
         if kind == "text":
             continue
         names.update(match[1] for match in _STRING_NAME.finditer(segment))
+        if "(" in segment:
+            names.update(match[1] for match in _ARGUMENT_NAME.finditer(segment))
         if kind == "fence":
             for match in _DEFINED.finditer(segment):
                 names.update(group for group in match.groups() if group)
@@ -499,6 +510,10 @@ def defined_in_code(text: str) -> frozenset[str]:
 
 _STRING_NAME = re.compile(rf"[\"']({_IDENTIFIER})[\"']")
 """A string literal that is one identifier (a node's name, a key): a value, not code."""
+_ARGUMENT_NAME = re.compile(r"[(\[,=][ \t]*([a-z][a-z0-9]*)\b(?![ \t]*[(.=\[])")
+"""A plain lower-case name (no ``_``, no capital) an example passes, in a call's
+parentheses, a list, or after ``=``, itself neither called, dotted nor a keyword's name:
+a variable of the example (``h1``, ``fn``), not code of the code base."""
 
 
 def first_name(text: str) -> str:

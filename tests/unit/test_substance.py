@@ -74,7 +74,8 @@ def test_defined_in_code_reads_defs_classes_and_targets_not_imports() -> None:
         "```python\nfrom x import Invented\nclass State(TypedDict):\n    jokes: list\n"
         "async def write_joke(p):\n    total = 1\n```"
     )
-    assert defined_in_code(text) == {"State", "jokes", "write_joke", "total"}
+    # `p`: a plain parameter name of the example's own.
+    assert defined_in_code(text) == {"State", "jokes", "write_joke", "total", "p"}
 
 
 # --- grounded names -------------------------------------------------------------------
@@ -260,6 +261,19 @@ def test_a_known_class_or_method_dotted_onto_a_file_suffix_is_still_code() -> No
         "self.LICENSE",
         "a.b.env",
     )
+
+
+def test_a_kind_of_file_and_an_examples_own_arguments_are_no_invented_names() -> None:
+    # Played answers failed on `.ps1` (the kind of script a method writes) and on `h1`,
+    # `h2`: the hooks of the answer's own example call.
+    body = (
+        "StateGraph.compile writes `.bat`/`.ps1` scripts. Suppose "
+        '`StateGraph.add_node("a", [h1, h2], key=fn)` ran: `h1` and `h2` stay, `fn` too.'
+    )
+    assert validate(body + SECTION).invented_names == ()
+    # A name the answer claims alone, or calls, is still checked.
+    claimed = 'It calls `StateGraph.add_node("a", [h1])`, then `hx` and `.ps1_script`.'
+    assert validate(claimed + SECTION).invented_names == ("hx", "ps1_script")
 
 
 def test_a_long_chain_of_receivers_is_read_in_linear_time() -> None:
