@@ -378,6 +378,9 @@ def code_mentions(text: str) -> list[Mention]:
 
 def _task_tokens(text: str) -> Iterator[tuple[str, str]]:
     for segment, kind in _code_spans(normalize_text(text).translate(INVISIBLE)):
+        code = segment.strip()
+        if kind == "span" and code.startswith(".") and _is_suffix(code[1:]):
+            continue  # `.ps1`: a kind of file
         for match in _TOKEN.finditer(segment):
             token = match.group()
             form = "backticks" if kind != "text" else _form(token)

@@ -34,7 +34,7 @@ _END = r"(?=\s*(?:[.,;:!?)\]\n]|$)|\s+(?:and|so|but|which|because|or|yet|though|
 """The end of a clause: "X is not in the context." but not "not in the context dict"."""
 _HEADING_SAYING = (
     r"(?:still missing|is missing|are missing|not shown|not visible|still hidden"
-    r"|remains? hidden|not in the context)"
+    r"|remains? hidden|not in the context|i would need|i'd need)"
 )
 _SAYINGS = (
     _CONTEXT + r" (?:still |also |only |just |even |itself |here )?"
@@ -60,7 +60,8 @@ _SAYINGS = (
     + _END,
     r"\b(?:missing|absent) from " + _CONTEXT + _END,
     r"(?:\b(?:its|the|their)|'s) (?:body|bodies|source|source code|implementation"
-    r"|definition)(?: of(?: \S+){1,3}?)? (?:(?:is|are|was|were) (?:still )?not"
+    r"|definition|constructor|initializer)(?: of(?: \S+){1,3}?)? (?:(?:is|are|was|were)"
+    r" (?:still )?not"
     r"|(?:still )?(?:isn't|aren't|wasn't|weren't)) (?:shown|included|visible)"
     r"(?: (?:here|in " + _CONTEXT + "))?" + _END,
     r"\b(?:its|their) code (?:(?:is|are|was|were) (?:still )?not|(?:still )?(?:isn't|aren't"
@@ -212,12 +213,30 @@ def lacking_names(body: str) -> tuple[str, ...]:
     types (``set`` in ``set[tuple[str, str]]``), keywords and file names (``state.py``);
     a builtin function's name (``compile``) may well be a method's, and stays.
 
+    A passage that asks for a class's constructor (initializer) names its ``__init__``
+    too, right after the class: the code it lacks is that method.
+
     Example:
         >>> lacking_names("The body of `add_edge` is not shown: its `list` in `state.py`.")
         ('add_edge',)
+        >>> lacking_names("The constructor of `EnvVars` is not shown.")
+        ('EnvVars', 'EnvVars.__init__')
     """
-    names = (m.name for text in insufficient_passages(body) for m in code_mentions(text))
+    names = (name for text in insufficient_passages(body) for name in _passage_names(text))
     return tuple(dict.fromkeys(n for n in names if n not in _TYPES and not n.endswith(".py")))
+
+
+def _passage_names(passage: str) -> Iterator[str]:
+    """The code names a passage writes, each class's ``__init__`` after it when the
+    passage asks for a constructor."""
+    constructor = _CONSTRUCTOR.search(passage.lower()) is not None
+    for mention in code_mentions(passage):
+        yield mention.name
+        if constructor and mention.name[:1].isupper() and "." not in mention.name:
+            yield f"{mention.name}.__init__"
+
+
+_CONSTRUCTOR = re.compile(r"\b(?:constructors?|initiali[sz]ers?|__init__)(?!\w)")
 
 
 def lacking_words(body: str) -> tuple[str, ...]:

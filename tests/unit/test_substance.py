@@ -776,6 +776,21 @@ def test_a_bold_line_heads_a_section_that_says_what_is_lacking() -> None:
     assert lacking_lines(still) == ((None, 269, 273), (None, 260, 265))
 
 
+def test_what_an_answer_would_need_and_a_constructor_it_asks_for() -> None:
+    # A played answer asked, under "**Lines I would need**", for "the `EnvVars` class
+    # definition and constructor": its `__init__` set what the question was about.
+    answer = (
+        "It joins the values (L190).\n\n**Lines I would need**\n"
+        "- the `EnvVars` class definition and constructor;\n"
+        "- the body of `EnvVars.save_script` (environment.py:590-633), which writes "
+        "`.bat`/`.ps1` scripts.\n"
+    )
+    assert lacking_names(answer) == ("EnvVars", "EnvVars.__init__", "EnvVars.save_script")
+    assert lacking_lines(answer) == (("environment.py", 590, 633),)
+    # A class named where no constructor is asked for brings no `__init__`.
+    assert lacking_names("The context does not show `EnvVars` or `Scope`.") == ("EnvVars", "Scope")
+
+
 def test_bold_labels_inside_a_lacking_section_do_not_end_it() -> None:
     spaced = (
         "## What the context lacks\n\n**In `audit`:**\n\n- L40-45\n\n"
