@@ -338,9 +338,10 @@ def _capitalized(token: str) -> bool:
 
 
 def _mid_sentence(segment: str, match: re.Match[str]) -> bool:
-    """Whether the token follows a word, a digit, or a comma or semicolon: inside a
-    sentence (not after ``.``, ``?``, ``1)``, a bullet, a quote or the start of a line)."""
-    before = segment[max(0, match.start() - 8) : match.start()].rstrip()
+    """Whether the token follows a word, a digit, or a comma or semicolon on its line:
+    inside a sentence (not after ``.``, ``?``, ``1)``, a bullet, a quote or the start of
+    a line, as after a heading)."""
+    before = segment[max(0, match.start() - 8) : match.start()].rstrip(" \t")
     return bool(before) and (before[-1].isalnum() or before[-1] in ",;")
 
 

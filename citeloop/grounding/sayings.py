@@ -33,7 +33,7 @@ _NOT = r"(?:not|isn't|aren't|wasn't|weren't)"
 _END = r"(?=\s*(?:[.,;:!?)\]\n]|$)|\s+(?:and|so|but|which|because|or|yet|though|although)\b)"
 """The end of a clause: "X is not in the context." but not "not in the context dict"."""
 _HEADING_SAYING = (
-    r"(?:still missing|is missing|are missing|not shown|not visible|still hidden"
+    r"(?:still missing|is missing|are missing|'s missing|not shown|not visible|still hidden"
     r"|remains? hidden|not in the context|i would need|i'd need)"
 )
 _SAYINGS = (
@@ -84,7 +84,8 @@ _SAYINGS = (
     r"\bi (?:cannot|can't|can not|don't|do not) see (?:the |its |their )(?:\w+ )?"
     r"(?:body|bodies|source|implementation|definition)",
     r"\b(?:i|we)(?:'d| would) need (?:to (?:see|inspect|look at) (?:the |its |their )(?:\w+ )"
-    r"{0,2}?(?:body|bodies|source|code|implementation|definition)|more (?:context|code))",
+    r"{0,2}?(?:body|bodies|source|code|implementation|definition)|more (?:context|code)"
+    r"|(?:these|the following) (?:\w+ ){0,2}?(?:lines|bodies|definitions))",
     r"\bwithout seeing (?:the |its |their )(?:\w+ ){0,2}?(?:body|bodies|source|code"
     r"|implementation|definition)",
     r"\b(?:outside|beyond) what "

@@ -479,6 +479,8 @@ def test_location_helpers() -> None:
         "There's no way to tell from the provided context.",
         "`compile`'s body isn't shown.",
         "I cannot be sure of the order.",
+        "I would need these omitted lines: L10-12.",
+        "\n\n## What's missing\n\n- the loop",
     ],
 )
 def test_an_answer_that_says_the_context_is_not_enough_fails(sentence: str) -> None:
@@ -519,6 +521,7 @@ def test_an_answer_that_says_the_context_is_not_enough_fails(sentence: str) -> N
         "`compile` says: \u201cI can\u2019t determine the entry point\u201d and raises.",
         # "need" as a requirement, "the code" as what a program shows, "context" as an object.
         "For this to be safe, we would need the implementation to hold a lock.",
+        "To add a reducer, we would need the following code:",
         "By default the code is not shown; pass `verbose=True` to print it.",
         "It is not possible to call `invoke()` in the context of a running event loop.",
         "Keys outside what the context includes are dropped by `Runtime`.",
@@ -787,6 +790,15 @@ def test_what_an_answer_would_need_and_a_constructor_it_asks_for() -> None:
     )
     assert lacking_names(answer) == ("EnvVars", "EnvVars.__init__", "EnvVars.save_script")
     assert lacking_lines(answer) == (("environment.py", 590, 633),)
+    # The demo's answer: "## What's missing", then the lines it would need; the word
+    # after a heading starts a sentence ("To"), it names no class.
+    demo = (
+        "It returns `compiled.validate()`.\n\n## What\u2019s missing\n\nTo describe it, I would "
+        "need these omitted lines:\n- the bodies of `attach_node` and `attach_edge`;\n"
+        "- L1348-1390 of `compile`.\n"
+    )
+    assert lacking_names(demo) == ("attach_node", "attach_edge", "compile")
+    assert lacking_lines(demo) == ((None, 1348, 1390),)
     # A class named where no constructor is asked for brings no `__init__`.
     assert lacking_names("The context does not show `EnvVars` or `Scope`.") == ("EnvVars", "Scope")
 
