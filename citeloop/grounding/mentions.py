@@ -103,6 +103,12 @@ def _is_suffix(word: str) -> bool:
     return word.lower() in _FILE_SUFFIXES or word.lower() in _MORE_FILE_SUFFIXES
 
 
+def _kind_of_file(span: str) -> bool:
+    """Whether a code span is a kind of file (`` `.ps1` ``, `` `.toml` ``), no name."""
+    code = span.strip()
+    return code.startswith(".") and _is_suffix(code[1:])
+
+
 STOP_WORDS = frozenset(
     {
         "a",
@@ -379,9 +385,8 @@ def code_mentions(text: str) -> list[Mention]:
 
 def _task_tokens(text: str) -> Iterator[tuple[str, str]]:
     for segment, kind in _code_spans(normalize_text(text).translate(INVISIBLE)):
-        code = segment.strip()
-        if kind == "span" and code.startswith(".") and _is_suffix(code[1:]):
-            continue  # `.ps1`: a kind of file
+        if kind == "span" and _kind_of_file(segment):
+            continue
         for match in _TOKEN.finditer(segment):
             token = match.group()
             form = "backticks" if kind != "text" else _form(token)
@@ -420,8 +425,8 @@ def _answer_tokens(text: str) -> Iterator[tuple[str, str]]:
                 match.end() != len(code.rstrip()) and _form(match.group()) is None
             ):
                 continue
-            if segment.lstrip().startswith(".") and _is_suffix(code):
-                continue  # `.ps1`, `.toml`: a kind of file
+            if _kind_of_file(segment):
+                continue
             if token := _unglobbed(match.group(), code, match.start(), match.end()):
                 called = code.startswith("(", match.end()) and not token.endswith("()")
                 yield token + "()" * called, "backticks"

@@ -230,7 +230,7 @@ def ungrounded_names(
             continue  # `self._nodes.items()`, `config.get`
         if not missing or _is_python(parts[0]):
             continue  # `dict.items`, `os.path.join`, `ValueError`, `None`
-        if not receivers and not has(parts[-1]) and is_file_name(mention, missing):
+        if not receivers and is_file_name(mention, missing) and not has(parts[-1]):
             continue  # `pyproject.toml`, `CMakeLists.txt`, `Makefile`: files, not code
         if all(has(part) for part in missing):
             in_graph.append(mention.name)
