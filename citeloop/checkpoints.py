@@ -40,7 +40,7 @@ import asyncio
 import re
 import sqlite3
 from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager, contextmanager
+from contextlib import asynccontextmanager, closing, contextmanager
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -160,6 +160,27 @@ def _is_knowledge_graph(file: Path) -> bool:
     )
 
 
+_CHECKPOINT_TABLES = frozenset({"checkpoints", "writes"})
+"""The tables LangGraph's SQLite savers keep (``langgraph.checkpoint.sqlite``)."""
+
+
+def _other_tables(file: Path) -> list[str]:
+    """The tables of an existing SQLite database ``file`` when it keeps none of
+    :data:`_CHECKPOINT_TABLES` (another program's data, which a checkpointer would add
+    its tables to), sorted; ``[]`` for a new or empty file, a checkpoint database, or a
+    file that is no SQLite database (opening it reports that)."""
+    try:
+        with file.open("rb") as handle:
+            if not handle.read(16).startswith(_SQLITE_HEADER):
+                return []
+        with closing(sqlite3.connect(f"{file.resolve().as_uri()}?mode=ro", uri=True)) as db:
+            rows = db.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall()
+    except (OSError, ValueError, sqlite3.Error):
+        return []
+    tables = sorted(name for (name,) in rows)
+    return [] if _CHECKPOINT_TABLES & set(tables) else tables
+
+
 def _exists(path: str) -> bool:
     """Whether ``path`` names something; ``False`` for a name no file can have (too
     long, a NUL byte)."""
@@ -197,6 +218,13 @@ def _sqlite_path(path: str) -> str:
             f"checkpointer {path!r} is a citeloop knowledge graph; checkpoints (with every "
             f"prompt and answer) are kept in a file of their own: name another file, "
             f"e.g. {str(file.with_name('checkpoints.db'))!r}"
+        )
+    if others := _other_tables(file):
+        shown = ", ".join(others[:5]) + (", ..." if len(others) > 5 else "")
+        raise ConfigurationError(
+            f"checkpointer {path!r} is a SQLite database of something else (tables: "
+            f"{shown}); checkpoints are kept in a file of their own: name a new file, e.g. "
+            f"{str(file.with_name('checkpoints.db'))!r}, or an existing checkpoint database"
         )
     try:
         file.parent.mkdir(parents=True, exist_ok=True)

@@ -293,7 +293,12 @@ def _answer_of(text: str, path: str) -> str:
         data = json.loads(text)
     except (ValueError, RecursionError):  # an answer that starts with "{" is an answer
         return text
-    if isinstance(data, dict) and isinstance(data.get("answer"), str) and "outcome" in data:
+    if isinstance(data, dict) and "outcome" in data and "answer" in data:
+        if not isinstance(data["answer"], str):
+            raise UsageError(
+                f"response file {path!r} is a run output without an answer (outcome: "
+                f"{str(data['outcome'])[:40]!r}); pass the output of a run that answered"
+            )
         print(f"note: checking the answer of the run output {path}", file=sys.stderr)
         return data["answer"]
     return text
@@ -305,7 +310,9 @@ def cmd_check(args: argparse.Namespace) -> int:
     context, shown = _load_context(args.context)
     response = _answer_of(read_text(args.response, "response"), args.response)
     validator = GraphContextValidator(
-        reference_threshold=args.threshold, require_citations=not args.no_require_citations
+        reference_threshold=args.threshold,
+        require_citations=not args.no_require_citations,
+        fail_on_insufficient=not args.allow_insufficient,
     )
     try:
         result = validator.validate(response, context, prompt=shown)
@@ -499,6 +506,12 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--threshold", type=_threshold, default=0.5, help="reference threshold")
     check.add_argument(
         "--no-require-citations", action="store_true", help="do not require citations"
+    )
+    check.add_argument(
+        "--allow-insufficient",
+        action="store_true",
+        help="report, not fail, an answer that says its context is not enough (as a run's "
+        "last attempt does)",
     )
     check.add_argument("--json", action="store_true", help="print the result as JSON")
     check.set_defaults(func=cmd_check)

@@ -55,7 +55,7 @@ EMPHASIS_MARKERS = (*BOLD_MARKERS, "*", "_")
 _DIGITS = frozenset("0123456789")
 _MAX_LINE_DIGITS = 9
 # Every location has a line number after `:` or `#L` (`a.py:12`, `a.py:L3`, `a.py#L3`).
-_LINE_MARK = re.compile(r"[:#]L?[0-9]")
+_LINE_MARK = re.compile(r"[:#]L?-?[0-9]")
 # A file suffix, then lines written out: `a.py, L12`, `a.py line 12`, `a.py lines 3-9`.
 _SPELLED_LINES = re.compile(r"(\.\w+),?[ \t]+(?:lines?[ \t]+|L)(?=[0-9])")
 # Whitespace (the same characters as `str.isspace`), found at C speed.
@@ -175,19 +175,37 @@ def _location(written: str) -> _Place | None:
         path, colon, lines = token.rpartition(":")
         if not colon:
             return None
+        before, colon, line = path.rpartition(":")  # `path:12:5`, a line and a column
+        if colon and _is_line_number(line) and _is_path(_posix(before)):
+            path, lines = before, line
         lines = lines.removeprefix("L")
+    path = _posix(path)
+    if not (_is_path(path) or (not path and anchor < 0)):
+        return None
     first, last = lines, lines
     for dash in _RANGE_DASHES:
-        if dash in lines:
+        if dash in lines[1:]:
             first, _, last = lines.partition(dash)
             last = last.removeprefix("#").removeprefix("L")
             break
-    if not (_is_line_number(first) and _is_line_number(last) and _is_path(path)):
-        return None
-    start, end = int(first), int(last)
-    if start < 1 or end < 1:
-        return None
-    return path, start, end
+    if _is_line_number(first) and _is_line_number(last) and path:
+        return path, int(first), int(last)
+    if lines[:1].isdigit() or lines[:2].lstrip("-–").isdigit():
+        # Written as a place, but no lines of a file (`a.py:0`, `a.py:-1`, `a.py:1.5`, a
+        # line of 10 digits, `:12`): a location no entity holds, reported, not dropped.
+        return path, 0, 0
+    return None
+
+
+def _posix(path: str) -> str:
+    """A Windows path written with ``\\`` and a drive (``C:\\src\\a.py``) as ``/src/a.py``,
+    which names the same file as ``src/a.py`` does; any other path as written."""
+    if "\\" not in path:
+        return path
+    path = path.replace("\\", "/")
+    if len(path) > 2 and path[1] == ":" and path[0].isalpha() and path[2] == "/":
+        path = path[2:]
+    return path
 
 
 def _locate(part: str) -> tuple[str, _Place | None]:

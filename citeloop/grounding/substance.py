@@ -19,7 +19,8 @@ Four checks of :class:`~citeloop.grounding.GraphContextValidator`:
   too. An ungrounded name the
   knowledge graph has is *in the graph* (the next widening can bring it in); one it
   has not is *invented*, unless it is an SQL key word or an HTTP method written alone
-  (`` `LIMIT` ``, `` `GET` ``: :data:`_NOT_CODE_WORDS`), a file name
+  (`` `LIMIT` ``, `` `GET` ``: :data:`_NOT_CODE_WORDS`), the name of an identifier
+  style (camelCase, snake_case: :data:`_NAMING_STYLES`), a file name
   (`` `pyproject.toml` ``, `` `Makefile` ``:
   :func:`~citeloop.grounding.mentions.is_file_name`), or a compound mixed-case name
   whose lower case the graph has (``NumPy``, ``SciPy``: a library the code imports is
@@ -139,6 +140,15 @@ _HTTP_METHODS = "GET HEAD POST PUT DELETE CONNECT OPTIONS TRACE PATCH"
 _NOT_CODE_WORDS = frozenset(f"{_SQL_KEY_WORDS} {_HTTP_METHODS}".split())
 """Upper-case words that name no code in an answer: SQL key words and HTTP methods
 (`` `LIMIT` ``, `` `GET` ``). An invented constant (`` `TIMEOUT` ``) is not among them."""
+_NAMING_STYLES = (
+    "camelCase lowerCamelCase CamelCase UpperCamelCase PascalCase snake_case "
+    "SCREAMING_SNAKE_CASE UPPER_SNAKE_CASE UPPER_CASE CONSTANT_CASE"
+)
+"""The names of identifier styles, which an answer about names writes ("the camelCase
+key of `drag_operations_mask`"): written as they describe, they name no code."""
+_TERMS = _NOT_CODE_WORDS | frozenset(_NAMING_STYLES.split())
+"""Names an answer writes alone that are no code: :data:`_NOT_CODE_WORDS` and
+:data:`_NAMING_STYLES`."""
 
 
 def _looks_like_class(part: str) -> bool:
@@ -234,7 +244,7 @@ def ungrounded_names(
             continue  # `pyproject.toml`, `CMakeLists.txt`, `Makefile`: files, not code
         if all(has(part) for part in missing):
             in_graph.append(mention.name)
-        elif mention.name not in _NOT_CODE_WORDS:  # `LIMIT`, `GET`, not `self.LIMIT`
+        elif mention.name not in _TERMS:  # `LIMIT`, `GET`, camelCase, not `self.LIMIT`
             invented.append(mention.name)
     return UngroundedNames(tuple(in_graph), tuple(invented))
 

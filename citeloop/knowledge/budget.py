@@ -129,16 +129,20 @@ def fill_budget(
     def filled(brief_lines: bool) -> tuple[Filled, float]:
         # What the core's lines take in the end (they come first and all enter): a core
         # entity's excerpt enters only if it fits beside all of them.
-        reserve = 0.0
+        reserve = least = 0.0
+        must = [entity_id for entity_id in order if entity_id in core]
         if excerpts and core:
-            must = [entity_id for entity_id in order if entity_id in core]
             reserve = fill(must, excerpts={}, reserve=0.0, brief_lines=brief_lines)[3]
+        if must and order[: len(must)] != must:  # another comes before some of the core
+            # the core at its least: brief lines, with the relation lines among them
+            least = fill(must, excerpts={}, reserve=0.0, brief_lines=True, budget=0)[3]
         selected, bare, brief, used = fill(
             order,
             excerpts=excerpts,
             reserve=reserve,
             shown_before=shown_before,
             brief_lines=brief_lines,
+            core_least=least,
         )
         return Filled(selected, frozenset(bare), frozenset(brief)), used
 
@@ -173,6 +177,7 @@ def _fill(
     shown_before: Collection[str] = (),
     full: Collection[str] = (),
     brief_lines: bool = True,
+    core_least: float = 0.0,
 ) -> tuple[list[str], set[str], set[str], float]:
     """(selected, core ids without their excerpt, brief ids, tokens used) of
     :func:`fill_budget`; ``reserve`` is what the core's lines alone take; without
@@ -197,6 +202,13 @@ def _fill(
     least_core = _least_core(
         [entity_id for entity_id in order if entity_id in core], entities, piece, owners
     )
+    # What the core's relation lines take beyond its brief lines (``core_least``: what
+    # its brief lines take with the relation lines among them), until the last of it is
+    # placed.
+    pad = max(0.0, core_least - sum(least_core.values()))
+    for entity_id in shown_before:  # its excerpt enters with it
+        if entity_id in least_core:
+            least_core[entity_id] += sum(piece(t) + newline for t in excerpts.get(entity_id, ()))
     core_left = sum(least_core.values())
     for entity_id in order:
         if limit is not None and len(selected) >= limit and entity_id not in core:
@@ -219,8 +231,9 @@ def _fill(
         heading = _heading_key(entity)
         if heading is not None and heading not in headings:
             cost += piece(_heading(heading)) + newline
-        if used + own + cost + excerpt > budget and entity_id not in core:
-            continue  # its relation lines only add to that
+        rest = core_left + pad if core_left else 0.0  # what the core not placed yet takes
+        if used + own + cost + excerpt + rest > budget and entity_id not in core:
+            continue  # its relation lines only add to that; the core not placed yet enters
         # A relation line names an entity ``Owner.name`` (or ``name (path:line)``) once
         # another has its name: the first so named pays for that on the lines it is on.
         twin = first_named.get(entity.name) if twins[entity.name] == 1 else None
@@ -253,7 +266,7 @@ def _fill(
                     new_callers.add(fact.subject)
         core_left -= least_core.get(entity_id, 0.0)
         if may_shorten and entity_id in core:  # it enters anyway: brief when whole overflows
-            short = used + own + cost + core_left > budget
+            short = used + own + cost + core_left + (pad if core_left else 0.0) > budget
             if short:
                 own = piece(entity_line(entity, owner, True)) + newline
         cost += own

@@ -105,6 +105,11 @@ def about_tests(text: str) -> bool:
     return _TESTS_WORDS.search(text) is not None
 
 
+def _owner_name(entity: Entity) -> str:
+    """The name of what defines ``entity`` (``a.B.m`` -> ``B``)."""
+    return entity.id.rpartition(".")[0].rpartition(".")[2]
+
+
 def kind_factor(entity: Entity) -> float:
     """A found entity's seed weight factor: :data:`ATTRIBUTE_SEED_FACTOR` for an
     attribute, else 1."""
@@ -169,6 +174,7 @@ class EntityFinder:
         names: Sequence[str],
         near: Callable[[list[Entity]], list[Entity]],
         lacking: Collection[str],
+        seen: Collection[str] = (),
     ) -> list[Entity]:
         """The entities of names a previous answer used, in the order the answer used
         them, then by id: the entities of a bare name; of a dotted one
@@ -184,8 +190,12 @@ class EntityFinder:
         saw, not a function elsewhere; a bare dunder such as ``__init__``, which every
         class has, likewise). A name the answer said the context lacks
         (``lacking``) brings all of them unless it is a plain word: the one shown is
-        not the one missing. The same answer widens the same way in every process (a
-        set's order would depend on the string hash seed)."""
+        not the one missing; but when some are members of a class it said the context
+        lacks by name (``its `from_json` `` beside `` `DragDataItem` ``), only those, else
+        when some are near the context without being in what it showed (``seen``, by
+        id: ``Base`` defined in a test file it showed), only those. The same answer
+        widens the same way in every process (a set's order would depend on the string
+        hash seed)."""
         if not names:
             return []
         wanted = list(dict.fromkeys(names))
@@ -194,10 +204,17 @@ class EntityFinder:
             for name, entities in entities_by_name(self._reads, wanted).items()
         }
         chosen: dict[str, Entity] = {}
+        lacking_owners = {name for name in lacking if "." not in name}  # classes said lacking
         for name in wanted:
             groups = [found.get(name, [])] if name in found else named_groups(name, found)
             group = groups[0] if groups else []
             plain = is_plain_word(name)
+            if len(group) > 1 and name in lacking and not plain:
+                # `its from_json` beside `DragDataItem`: the member of a class it lacks;
+                # `Base` in a file it saw: that one, unless the context showed it
+                owned = [e for e in group if _owner_name(e) in lacking_owners]
+                unseen = [e for e in near(group) if e.id not in seen]
+                group = owned or unseen or group
             if len(group) > 1 or plain:
                 close = near(group)
                 if plain or (close and name not in lacking):

@@ -81,6 +81,9 @@ from citeloop.knowledge.store import (
 )
 from citeloop.text import estimated_tokens
 
+_STORE_READS = ("entities_named", "names", "get_entity", "facts_of", "snapshot")
+"""What an injector reads of its store (:class:`~citeloop.knowledge.store.GraphStore`)."""
+
 TEST_TASK_TYPES = frozenset({"test", "tests", "testing"})
 """Task types that follow ``tested_by`` relations as if ``include_tested_by`` were set."""
 
@@ -188,8 +191,9 @@ class ContextInjector:
             reuses nothing).
 
     Raises:
-        ConfigurationError: If ``hops``, ``max_context_tokens``, ``max_entities``,
-            ``lexical_hits``, ``excerpt_share`` or ``reuse_contexts`` is out of range, or
+        ConfigurationError: If ``store`` is no graph store (a path, say), if ``hops``,
+            ``max_context_tokens``, ``max_entities``, ``lexical_hits``, ``excerpt_share``
+            or ``reuse_contexts`` is out of range, or
             ``retriever`` has no ``invoke`` (or is a class, not an instance); from
             :meth:`inject`, if the retriever returns anything but documents with entity
             ids.
@@ -214,6 +218,13 @@ class ContextInjector:
         excerpt_share: float = EXCERPT_SHARE,
         reuse_contexts: int = CONTEXTS_KEPT,
     ) -> None:
+        missing = [name for name in _STORE_READS if not callable(getattr(store, name, None))]
+        if missing:
+            given = f"the path {str(store)!r}" if isinstance(store, str | Path) else None
+            raise ConfigurationError(
+                f"store must be a graph store, got {given or type(store).__name__} (it has "
+                f"no {', '.join(missing)}); open one: ContextInjector(SqliteGraphStore(path))"
+            )
         for name, value, kind in (
             ("hops", hops, "an int"),
             ("reuse_contexts", reuse_contexts, "an int"),
@@ -443,8 +454,8 @@ class ContextInjector:
             if admissible(entity, True)
         }
         saw = [*core, *kept.values()] if widening.names else []
-        near, lacks = near_context(saw), set(widening.lacking)
-        named = self._finder.named(widening.names, near, lacks)
+        near, lacks, seen = near_context(saw), set(widening.lacking), {e.id for e in saw}
+        named = self._finder.named(widening.names, near, lacks, seen)
         for entity in named:
             found.seed(entity, Reason.NAMED, _SEED_WEIGHTS[Reason.NAMED])
         walk(self._reads, found, self.hops + widening.extra_hops, follow_tests)
@@ -465,6 +476,7 @@ class ContextInjector:
         exempt = {*first, *asked_ids, *(i for i in order if owner_id(i) in named_classes)}
         order = few_of_a_name(order, found.entities, exempt)
         excerpts = Excerpts({}, {}, 0)
+        lacking: set[str] = set()  # the entities the last answer said the context lacks
         if source is not None and widening.lines:  # the lines the last answer asked for
             room = budget * min(1.0, self.excerpt_share * 2) / 2  # half its share of source
             shown = with_asked_lines(
@@ -476,7 +488,7 @@ class ContextInjector:
             # (choose_excerpts), the core and what was shown before leading the ranks.
             before = [i for i in shown or {} if i in found.entities]
             asked = [entity.id for entity in named if entity.id in scores]
-            lacking = {entity.id for entity in self._finder.named(widening.lacking, near, lacks)}
+            lacking = {e.id for e in self._finder.named(widening.lacking, near, lacks, seen)}
             best = [*core_ids, *before, *asked, *pinned, *_members_follow(order, found)]
             # An answer that said the context lacks code gets twice the share of source.
             said_lacking = lacking or widening.lacking_words
@@ -498,9 +510,13 @@ class ContextInjector:
         owners = self._owners(order, found)
         # An entity with an excerpt is offered right after the core and the pinned, its
         # line and its excerpt costed together: both fit in the budget, or neither shows
-        # (a core or pinned entity enters anyway; its excerpt only if it fits).
+        # (a core or pinned entity enters anyway; its excerpt only if it fits). What the
+        # last answer said the context lacks, with its source, comes before the pinned:
+        # they still enter, their lines brief where whole ones would not fit beside it.
         rank = {entity_id: at for at, entity_id in enumerate(order)}
-        offered = dict.fromkeys([*first, *(i for i in excerpts.blocks if i in rank), *order])
+        blocks = [entity_id for entity_id in excerpts.blocks if entity_id in rank]
+        wanted = [entity_id for entity_id in blocks if entity_id in lacking]
+        offered = dict.fromkeys([*core_ids, *wanted, *first, *blocks, *order])
         selected, without_excerpt, brief = fill_budget(
             offered,
             found.entities,

@@ -324,3 +324,34 @@ def test_an_entity_that_enters_anyway_is_brief_only_when_its_whole_line_overflow
     assert tight.brief == set(kept)
     roomy = fill_budget(kept, entities, [], 10 * budget, None, kept, estimated_tokens, {}, full=())
     assert not roomy.brief  # past half the budget, but they were kept, and they fit
+
+
+def test_what_is_offered_before_the_core_fits_beside_all_of_it_with_its_relation_lines() -> None:
+    """A widening offers the code its answer said it lacks before the entities it keeps:
+    that code enters when it fits beside the kept ones' brief lines and the relation
+    lines among them, which then turn brief as needed; the whole stays within budget."""
+    long = "(" + ", ".join(f"p{i}: int" for i in range(12)) + ") -> int"
+    entities = {
+        f"m.f{i}": Entity(f"m.f{i}", EntityKind.FUNCTION, f"f{i}", "m.py", i + 1, long)
+        for i in range(3)
+    }
+    entities["n.asked"] = Entity("n.asked", EntityKind.FUNCTION, "asked", "n.py", 1, "()")
+    facts = [Fact("m.f0", RelationKind.CALLS, "m.f1"), Fact("m.f1", RelationKind.CALLS, "m.f2")]
+    kept = ["m.f0", "m.f1", "m.f2"]
+    excerpts = {"n.asked": ["    1 | def asked():", "    2 |     return f0(" + "1, " * 20 + ")"]}
+    order = ["n.asked", *kept]
+
+    def rendered(chosen: list[str], brief) -> int:
+        shown = [f for f in facts if f.subject in chosen and f.object in chosen]
+        blocks = {entity_id: excerpts[entity_id] for entity_id in chosen if entity_id in excerpts}
+        text = ContextText([entities[i] for i in sorted(chosen)], {}, brief).render(shown, blocks)
+        return estimated_tokens(text)
+
+    everything = rendered([*kept, "n.asked"], set(kept))  # the kept ones brief
+    args = (entities, facts)
+    rest = (None, kept, estimated_tokens, {}, excerpts)
+    fits = fill_budget(order, *args, everything, *rest, full=())
+    assert "n.asked" in fits.selected and fits.brief == set(kept)
+    assert rendered(fits.selected, fits.brief) <= everything
+    tight = fill_budget(order, *args, everything - 8, *rest, full=())
+    assert "n.asked" not in tight.selected  # it would push the kept ones past the budget

@@ -533,11 +533,8 @@ def test_bare_location_item(item: str, path: str, start: int, end: int) -> None:
         ("https://x.org/a.py:12", ("https",)),
         ("Name (https://x.org/a.py:12)", ("Name",)),
         ("[Name](a.py#L3)", ("Name",)),
-        ("Name (a.py:0)", ("Name",)),
         ("Name (a.py)", ("Name",)),
         ("Name (x:12)", ("Name",)),
-        ("Name (a.py:12:5)", ("Name",)),
-        ("Name (a.py:1234567890)", ("Name",)),
         ("Name: 12 entries", ("Name",)),
         ("pkg.cli:main", ("pkg.cli",)),
     ],
@@ -546,6 +543,28 @@ def test_not_a_location(item: str, items: tuple[str, ...]) -> None:
     section = section_of(item)
     assert section.items == items
     assert section.locations == ()
+
+
+@pytest.mark.parametrize(
+    ("item", "place"),
+    [
+        ("Name (a.py:0)", ("a.py", 0, 0)),
+        ("Name (a.py:-1)", ("a.py", 0, 0)),
+        ("Name (a.py:1234567890)", ("a.py", 0, 0)),
+        ("Name (a.py:1.5)", ("a.py", 0, 0)),
+        ("Name (:12)", ("", 0, 0)),
+        ("Name (a.py:12:5)", ("a.py", 12, 12)),  # a line and a column
+        ("Name (C:\\src\\a.py:3)", ("/src/a.py", 3, 3)),  # a Windows path
+    ],
+)
+def test_a_place_written_with_no_line_of_a_file_is_kept_to_be_judged(
+    item: str, place: tuple[str, int, int]
+) -> None:
+    """A location written as a place whose line no file has (0, negative, a fraction,
+    ten digits, no path) is kept with line 0, so the validator reports it as invalid
+    instead of dropping what the answer wrote."""
+    (location,) = section_of(item).locations
+    assert (location.name, location.path, location.start, location.end) == ("Name", *place)
 
 
 def test_locations_in_inline_lists() -> None:

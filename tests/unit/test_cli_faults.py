@@ -105,6 +105,36 @@ def test_a_knowledge_graph_is_refused_as_checkpointer_and_left_untouched(db, tmp
     assert not tables & {"checkpoints", "writes"}
 
 
+def test_another_program_s_sqlite_database_is_refused_as_checkpointer(db, tmp_path, capsys):
+    """A SQLite file of other tables is someone's data, not a checkpoint database: it is
+    refused and left as it was; a checkpoint database and a new file are used."""
+    other = tmp_path / "inventory.db"
+    with sqlite3.connect(other) as conn:
+        conn.execute("CREATE TABLE items (name TEXT)")
+    before = other.read_bytes()
+    model = replay_model(tmp_path, "x")
+    code, out, err = run(
+        capsys,
+        "run",
+        "--db",
+        str(db),
+        "--task",
+        TASK,
+        "--model",
+        model,
+        "--checkpointer",
+        str(other),
+    )
+    assert code == EXIT_USAGE and out == ""
+    assert "database of something else (tables: items)" in err and "name a new file" in err
+    assert other.read_bytes() == before
+    fresh = tmp_path / "threads.db"
+    with open_checkpointer(str(fresh)) as saver:  # a new file becomes one
+        assert saver.get_tuple({"configurable": {"thread_id": "t"}}) is None
+    with open_checkpointer(str(fresh)) as saver:  # and is one from then on
+        assert saver.get_tuple({"configurable": {"thread_id": "t"}}) is None
+
+
 # --- parallel runs on one SQLite checkpointer -------------------------------------------
 
 

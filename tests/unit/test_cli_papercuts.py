@@ -61,6 +61,22 @@ def test_run_json_keeps_the_messages_and_check_reads_it_as_context(db, tmp_path,
         capsys, "check", "--context", str(ran), "--response", str(tmp_path / "json.md")
     )
     assert "note:" not in err
+    # A run output without an answer (a run that failed) is said to be one, not judged.
+    failed = json.loads(ran.read_text("utf-8")) | {"answer": None, "outcome": "error"}
+    (tmp_path / "failed.json").write_text(json.dumps(failed), "utf-8")
+    code, out, err = run(
+        capsys, "check", "--context", str(ran), "--response", str(tmp_path / "failed.json")
+    )
+    assert code == EXIT_USAGE and out == "" and "run output without an answer" in err
+    # An answer that says its context is not enough fails, unless that is allowed (as a
+    # run's last attempt reports it): then it passes with the note in the result.
+    short = answer.replace("Uses ", "The context does not show enough. Uses ", 1)
+    (tmp_path / "short.md").write_text(short, "utf-8")
+    argv = ["check", "--context", str(ran), "--response", str(tmp_path / "short.md")]
+    code, out, _ = run(capsys, *argv)
+    assert code == EXIT_FAILED and "not enough" in out
+    code, out, _ = run(capsys, *argv, "--allow-insufficient", "--json")
+    assert code == EXIT_OK and json.loads(out)["insufficient_context"] is True
 
 
 def test_an_exhausted_replay_names_the_command_in_use(db, tmp_path, capsys):

@@ -963,3 +963,38 @@ def test_an_entity_line_shows_its_decorators_after_its_place() -> None:
         "m.C.x", EntityKind.ATTRIBUTE, "x", "m.py", 5, ": int", True, 7, "", ("property",)
     )
     assert "@" not in entity_line(prop, "C")  # a property reads as an attribute
+
+
+def test_the_code_an_answer_said_it_lacks_is_not_crowded_out_by_what_the_context_kept(
+    tmp_path: Path,
+) -> None:
+    """A widening keeps what the context showed, which can fill its larger budget with
+    whole lines; the function the answer said it lacks comes first, with its source,
+    and the kept lines go brief to make room (the whole within the budget)."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    doc = "Compute the widget total for one region of the report, with every discount."
+    (root / "widgets.py").write_text(
+        "".join(
+            f"def compute_widget_{n}(region: str, discounts: list[float], *, strict: bool"
+            f" = True, currency: str = 'EUR') -> float:\n    '''{doc}'''\n    return {n}\n\n"
+            for n in range(40)
+        ),
+        encoding="utf-8",
+    )
+    body = "".join(f"    step_{n} = region.split()[{n}]\n" for n in range(6))
+    (root / "rounding.py").write_text(
+        f"def settle_region(region):\n{body}    return step_0\n", encoding="utf-8"
+    )
+    with SqliteGraphStore(tmp_path / "graph.db") as graph:
+        index_tree(root, graph)
+        injector = ContextInjector(graph, max_context_tokens=400)
+        task = "How is the widget total computed for a region?"
+        default = injector.inject(task)
+        assert "settle_region" not in {e.name for e in default.entities}
+        lacking = ContextExpansion.for_attempt(0, ("settle_region",), ("settle_region",))
+        wider = injector.inject(task, expansion=lacking, default=default)
+        assert "rounding.settle_region" in dict(wider.excerpts)
+        assert "step_5 = region.split()[5]" in wider.text
+        assert {e.id for e in default.entities} <= {e.id for e in wider.entities}
+        assert wider.tokens <= wider.budget

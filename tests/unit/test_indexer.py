@@ -193,6 +193,16 @@ def test_bad_root_raises_source_tree_error(tmp_path: Path, name: str) -> None:
     assert "directory" in str(raised.value)
 
 
+def test_an_empty_root_is_refused_not_read_as_the_current_folder(tmp_path: Path) -> None:
+    """``citeloop index "$(python -c ...)"`` whose command failed passes ``""``, which
+    ``Path`` reads as the current folder: it is refused, and nothing is indexed."""
+    with SqliteGraphStore(":memory:") as store:
+        for root in ("", "  "):
+            with pytest.raises(SourceTreeError, match="empty path"):
+                index_tree(root, store)
+        assert not store.all_entities()
+
+
 def test_progress_callback(repo: Path, store: SqliteGraphStore) -> None:
     calls: list[tuple[int, int, str]] = []
     report = index_tree(repo, store, progress=lambda *args: calls.append(args))

@@ -693,6 +693,29 @@ def test_a_name_the_answer_says_the_context_lacks_brings_every_entity_so_named()
     assert set(BOTH) <= set(ids(injector.inject(task, expansion=lacking).entities))
 
 
+def test_a_name_lacking_beside_a_class_said_lacking_means_that_class_s_member() -> None:
+    """An answer saying the context lacks `StateGraph` and "its `add_edge`" means that
+    class's method, not every `add_edge`; a class it does not name lacking changes
+    nothing."""
+    injector = _two_add_edges()
+    task = "How are edges added?"
+    owned = ContextExpansion.for_attempt(0, ("StateGraph", "add_edge"), ("StateGraph", "add_edge"))
+    named = [e.id for e in injector.inject(task, expansion=owned).entities if e.reason == "named"]
+    assert "g.StateGraph.add_edge" in named and "d.Drawer.add_edge" not in named
+    other = ContextExpansion.for_attempt(0, ("Other", "add_edge"), ("Other", "add_edge"))
+    wider = injector.inject(task, expansion=other)
+    assert set(BOTH) <= {e.id for e in wider.entities if e.reason == "named"}
+
+
+def test_a_name_lacking_means_the_one_in_a_file_the_context_showed_when_it_was_not_shown() -> None:
+    """The context shows ``render`` of ``d.py``; an answer saying `add_edge` is not shown
+    means the one defined in that file, not every `add_edge`; when the context showed
+    that one, it means the others (see the test above)."""
+    lacking = ContextExpansion.for_attempt(0, ("add_edge",), ("add_edge",))
+    wider = _two_add_edges().inject("`render`", expansion=lacking)
+    assert [e.id for e in wider.entities if e.reason == "named"] == ["d.Drawer.add_edge"]
+
+
 def test_tests_only_with_tested_by(store: SqliteGraphStore) -> None:
     injector = ContextInjector(store)
     default = injector.inject("Circle.label")
@@ -760,6 +783,13 @@ def test_max_entities_caps_the_default_context() -> None:
 def test_bad_settings(settings: dict[str, object]) -> None:
     with pytest.raises(ConfigurationError, match=next(iter(settings))):
         ContextInjector(MemoryGraphStore([], []), **settings)
+
+
+@pytest.mark.parametrize("store", ["graph.db", Path("graph.db"), None])
+def test_a_path_or_nothing_for_a_store_is_refused_with_the_fix(store: object) -> None:
+    """``ContextInjector("graph.db")`` is a natural mistake: the error says to open it."""
+    with pytest.raises(ConfigurationError, match=r"store must be a graph store.*SqliteGraphStore"):
+        ContextInjector(store)  # type: ignore[arg-type]
 
 
 def test_integer_settings_of_any_integral_type_are_taken() -> None:

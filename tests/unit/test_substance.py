@@ -212,6 +212,16 @@ def test_a_library_the_code_imports_written_as_prose_writes_it_is_not_invented()
     assert ungrounded_names("It clips in NumPy.", set(), None).invented == ("NumPy",)
 
 
+def test_the_names_of_identifier_styles_are_no_invented_names() -> None:
+    """An answer reads a JSON key as "the camelCase name of `drag_mask`": the name of a
+    style, not of code; a camelCase name of code it made up still is one."""
+    body = (
+        "It reads the camelCase key (not the snake_case field `drag_mask`), in "
+        "`PascalCase` classes and SCREAMING_SNAKE_CASE constants, unlike `dragMaskKey`."
+    )
+    assert ungrounded_names(body, {"drag_mask"}, set()).invented == ("dragMaskKey",)
+
+
 def test_sql_key_words_and_http_methods_are_no_invented_names_but_constants_are() -> None:
     """`LIMIT`, `GET`: SQL and HTTP; `TIMEOUT`, `MAX_SIZE`, `self.LIMIT` are constants."""
     body = (
@@ -319,6 +329,19 @@ def test_a_bare_location_must_lie_inside_some_context_entity() -> None:
     good = validate("StateGraph.compile builds it." + SECTION + "- pregel/main.py:510-520\n")
     bad = validate("StateGraph.compile builds it." + SECTION + "- pregel/main.py:5\n")
     assert good.passed and not bad.passed
+
+
+@pytest.mark.parametrize(
+    "place", ["graph/state.py:0", "graph/state.py:-1", "graph/state.py:12345678901", ":300"]
+)
+def test_a_place_no_file_has_is_an_invalid_location_not_a_dropped_one(place: str) -> None:
+    """Line 0, a negative line, ten digits or no path: what the answer wrote is judged
+    (and fails), with or without required locations, never passed over."""
+    answer = f"StateGraph.compile builds it.{SECTION}- compile ({place})\n"
+    for require in (False, True):
+        result = validate(answer, require_locations=require)
+        assert result.invalid_locations == (f"compile ({place})",) and not result.passed
+        assert "compile" not in result.missing_locations  # it has one, if invalid
 
 
 def test_require_locations_names_citations_without_one() -> None:
@@ -777,6 +800,13 @@ def test_a_bold_line_heads_a_section_that_says_what_is_lacking() -> None:
     # "Still missing" in a bold line says it as in an ATX heading ("## Still missing").
     still = "It clips at L268.\n\n**Still missing**\n\n- **L269-273:** the signs.\n- L260-265\n"
     assert lacking_lines(still) == ((None, 269, 273), (None, 260, 265))
+    # "Missing from the context" in a bold line, no colon: the bold's end ends the clause.
+    missing = (
+        "It reads `data`.\n\n**Missing from the context**\n- The body of `DragData.from_json`."
+        "\n- The class `DragDataItem`: its fields and its `from_json` are not shown.\n"
+    )
+    assert lacking_names(missing) == ("DragData.from_json", "DragDataItem", "from_json")
+    assert not lacking_names("It is **not in the context dict** but in `cache`.\n")
 
 
 def test_what_an_answer_would_need_and_a_constructor_it_asks_for() -> None:

@@ -52,8 +52,14 @@ def check_root(root: str | os.PathLike[str]) -> Path:
     """Return ``root`` as an absolute resolved path.
 
     Raises:
-        SourceTreeError: If ``root`` does not exist or is not a directory.
+        SourceTreeError: If ``root`` is empty (``Path("")`` would be the current folder:
+            a command line whose ``$(...)`` failed), does not exist or is not a directory.
     """
+    if not os.fspath(root).strip():
+        raise SourceTreeError(
+            "source tree is an empty path; pass the directory to index (use '.' for the "
+            "current one)"
+        )
     path = Path(root)
     if not path.exists():
         raise SourceTreeError(
