@@ -191,7 +191,8 @@ class EntityFinder:
         class has, likewise). A name the answer said the context lacks
         (``lacking``) brings all of them unless it is a plain word: the one shown is
         not the one missing; but when some are members of a class it said the context
-        lacks by name (``its `from_json` `` beside `` `DragDataItem` ``), only those, else
+        lacks by name (``its `from_json` `` beside `` `DragDataItem` ``; "the
+        `deconstruct()` of the base class `Field`", a plain word too), only those, else
         when some are near the context without being in what it showed (``seen``, by
         id: ``Base`` defined in a test file it showed), only those. The same answer
         widens the same way in every process (a set's order would depend on the string
@@ -209,13 +210,16 @@ class EntityFinder:
             groups = [found.get(name, [])] if name in found else named_groups(name, found)
             group = groups[0] if groups else []
             plain = is_plain_word(name)
-            if len(group) > 1 and name in lacking and not plain:
-                # `its from_json` beside `DragDataItem`: the member of a class it lacks;
+            # `its from_json` beside `DragDataItem`: the member of a class it lacks
+            owned = (
+                [e for e in group if _owner_name(e) in lacking_owners] if name in lacking else []
+            )
+            if owned:
+                group = owned
+            elif len(group) > 1 and name in lacking and not plain:
                 # `Base` in a file it saw: that one, unless the context showed it
-                owned = [e for e in group if _owner_name(e) in lacking_owners]
-                unseen = [e for e in near(group) if e.id not in seen]
-                group = owned or unseen or group
-            if len(group) > 1 or plain:
+                group = [e for e in near(group) if e.id not in seen] or group
+            if not owned and (len(group) > 1 or plain):
                 close = near(group)
                 if plain or (close and name not in lacking):
                     group = close

@@ -705,6 +705,12 @@ def test_a_name_lacking_beside_a_class_said_lacking_means_that_class_s_member() 
     other = ContextExpansion.for_attempt(0, ("Other", "add_edge"), ("Other", "add_edge"))
     wider = injector.inject(task, expansion=other)
     assert set(BOTH) <= {e.id for e in wider.entities if e.reason == "named"}
+    # A plain word too ("the `__init__` of the class `Other`"), though it would otherwise
+    # mean only what is beside the context (``StateGraph``'s, here).
+    plain = ContextExpansion.for_attempt(0, ("Other", "__init__"), ("Other", "__init__"))
+    wider = injector.inject("`StateGraph`", expansion=plain)
+    named = {e.id for e in wider.entities if e.reason == "named"}
+    assert "x.Other.__init__" in named and "g.StateGraph.__init__" not in named
 
 
 def test_a_name_lacking_means_the_one_in_a_file_the_context_showed_when_it_was_not_shown() -> None:
