@@ -22,6 +22,7 @@ import json
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from enum import Enum
+from numbers import Integral
 from typing import Any
 
 from langchain_core.messages import BaseMessage
@@ -202,7 +203,8 @@ class ValidatorLoop:
     Raises:
         TypeError: ``injector`` has no ``inject`` and ``store``, or ``validator_factory``
             is not callable.
-        ConfigurationError: ``max_retries`` is over 100, or a ``context`` field is invalid.
+        ConfigurationError: ``max_retries`` is no int or over 100, or a ``context`` field
+            is invalid.
 
     Example:
         >>> loop = ValidatorLoop(ContextInjector(store), max_retries=2)  # doctest: +SKIP
@@ -227,6 +229,10 @@ class ValidatorLoop:
             )
         if validator_factory is not None and not callable(validator_factory):
             raise TypeError("validator_factory must be callable: factory(context_text)")
+        if isinstance(max_retries, bool) or not isinstance(max_retries, Integral):
+            raise ConfigurationError(
+                f"max_retries must be an int (0..{MAX_RETRIES}), got {max_retries!r}"
+            )
         if max_retries > MAX_RETRIES:
             raise ConfigurationError(
                 f"max_retries must be at most {MAX_RETRIES}, got {max_retries}"

@@ -329,14 +329,25 @@ class GraphContextValidator:
             The validation result.
 
         Raises:
-            TypeError: ``response`` is not a str, ``context`` has no accepted shape, or
-                ``graph_names`` is a str (``in`` would match any part of it).
+            TypeError: ``response`` is not a str, ``prompt`` is neither a str nor a
+                list of str (``None`` is no prompt), ``context`` has no accepted shape, or
+                ``graph_names`` is a str (``in`` would match any part of it) or no
+                collection nor predicate.
             ValueError: A context entity has an empty name, a name without any word
                 character (``(*)``, ``->``: it could not be told apart from
                 punctuation), or an unknown tier.
         """
         if not isinstance(response, str):
             raise TypeError(f"response must be a str, got {type(response).__name__}")
+        if prompt is None:  # no prompt, as the default
+            prompt = ""
+        elif not isinstance(prompt, str) and not (
+            isinstance(prompt, Sequence) and all(isinstance(text, str) for text in prompt)
+        ):
+            raise TypeError(
+                f"prompt must be a str or a list of str (the task, the payload), got "
+                f"{type(prompt).__name__}"
+            )
         index = index_context(context)
         entities, names, scanner = index.entities, index.names, index.scanner
         private, core = index.private, index.core

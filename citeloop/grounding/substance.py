@@ -183,6 +183,11 @@ def _in_graph(graph: GraphNames | None) -> Callable[[str], bool]:
             f"graph_names must be a collection of names or a predicate, not a "
             f"{type(graph).__name__}; wrap one name in a set: {{{graph!r}}}"
         )
+    if not isinstance(graph, Collection):
+        raise TypeError(
+            f"graph_names must be a collection of names or a predicate, not a "
+            f"{type(graph).__name__}; pass a set of names, or name in graph as a function"
+        )
     return graph.__contains__
 
 

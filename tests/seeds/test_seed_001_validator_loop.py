@@ -24,6 +24,7 @@ from citeloop import (
     ValidatorLoopResult,
     index_tree,
 )
+from citeloop.errors import ConfigurationError
 from citeloop.validator_loop import DEFAULT_MAX_RETRIES
 
 FILES = {
@@ -110,6 +111,12 @@ def test_constructor_defaults(injector):
     assert DEFAULT_MAX_RETRIES == 2
     assert (loop.validator_factory, loop.max_retries) == (None, 2)
     assert ValidatorLoop(injector, max_retries=-3).max_retries == 0
+
+
+@pytest.mark.parametrize("retries", ["2", None, 1.5, True])
+def test_max_retries_that_is_no_int_is_refused_by_name(injector, retries):
+    with pytest.raises(ConfigurationError, match=r"max_retries must be an int"):
+        ValidatorLoop(injector, max_retries=retries)
 
 
 async def test_a_first_answer_that_passes_ends_the_loop(injector):

@@ -344,6 +344,16 @@ def test_a_place_no_file_has_is_an_invalid_location_not_a_dropped_one(place: str
         assert "compile" not in result.missing_locations  # it has one, if invalid
 
 
+def test_a_prompt_or_graph_names_of_the_wrong_kind_are_named() -> None:
+    """``prompt=None`` is no prompt; a number for either is refused by its name."""
+    answer = "StateGraph.compile builds it." + SECTION
+    assert GraphContextValidator().validate(answer, ENTITIES, prompt=None).passed
+    with pytest.raises(TypeError, match="prompt must be a str or a list of str"):
+        GraphContextValidator().validate(answer, ENTITIES, prompt=5)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="graph_names must be a collection"):
+        GraphContextValidator().validate(answer, ENTITIES, graph_names=123)  # type: ignore[arg-type]
+
+
 def test_require_locations_names_citations_without_one() -> None:
     answer = "StateGraph.compile builds it.\n\n## Entities used\n- StateGraph\n- compile\n"
     result = validate(answer.replace("- compile", "- compile (graph/state.py:300)"),
