@@ -210,6 +210,7 @@ def _fill(
         if entity_id in least_core:
             least_core[entity_id] += sum(piece(t) + newline for t in excerpts.get(entity_id, ()))
     core_left = sum(least_core.values())
+    core_to_place = len(least_core)  # counted, not read off a float sum
     for entity_id in order:
         if limit is not None and len(selected) >= limit and entity_id not in core:
             continue
@@ -231,7 +232,7 @@ def _fill(
         heading = _heading_key(entity)
         if heading is not None and heading not in headings:
             cost += piece(_heading(heading)) + newline
-        rest = core_left + pad if core_left else 0.0  # what the core not placed yet takes
+        rest = core_left + pad if core_to_place else 0.0  # what the core not placed takes
         if used + own + cost + excerpt + rest > budget and entity_id not in core:
             continue  # its relation lines only add to that; the core not placed yet enters
         # A relation line names an entity ``Owner.name`` (or ``name (path:line)``) once
@@ -264,9 +265,11 @@ def _fill(
                 new_shown += (fact.subject, fact.object)
                 if fact.relation is RelationKind.CALLS:
                     new_callers.add(fact.subject)
-        core_left -= least_core.get(entity_id, 0.0)
+        if entity_id in least_core:
+            core_left -= least_core[entity_id]
+            core_to_place -= 1
         if may_shorten and entity_id in core:  # it enters anyway: brief when whole overflows
-            short = used + own + cost + core_left + (pad if core_left else 0.0) > budget
+            short = used + own + cost + core_left + (pad if core_to_place else 0.0) > budget
             if short:
                 own = piece(entity_line(entity, owner, True)) + newline
         cost += own

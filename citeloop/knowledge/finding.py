@@ -24,6 +24,7 @@ from citeloop.knowledge.seeds import (
     family_heads,
     is_plain_word,
     named_groups,
+    owner_id,
 )
 from citeloop.knowledge.store import BatchedGraphStore, GraphStore, SearchableGraphStore
 from citeloop.text import INVISIBLE, normalize_text
@@ -103,11 +104,6 @@ def about_tests(text: str) -> bool:
     ``conftest``, ``pytest``, ``unittest``, ``mock``...): then test code is neither
     damped in its ranking nor passed over for an ambiguous name."""
     return _TESTS_WORDS.search(text) is not None
-
-
-def _owner_name(entity: Entity) -> str:
-    """The name of what defines ``entity`` (``a.B.m`` -> ``B``)."""
-    return entity.id.rpartition(".")[0].rpartition(".")[2]
 
 
 def kind_factor(entity: Entity) -> float:
@@ -211,9 +207,11 @@ class EntityFinder:
             group = groups[0] if groups else []
             plain = is_plain_word(name)
             # `its from_json` beside `DragDataItem`: the member of a class it lacks
-            owned = (
-                [e for e in group if _owner_name(e) in lacking_owners] if name in lacking else []
-            )
+            owned = [
+                e
+                for e in (group if name in lacking else ())
+                if owner_id(e.id).rpartition(".")[2] in lacking_owners
+            ]
             if owned:
                 group = owned
             elif len(group) > 1 and name in lacking and not plain:

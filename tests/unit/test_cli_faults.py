@@ -113,18 +113,8 @@ def test_another_program_s_sqlite_database_is_refused_as_checkpointer(db, tmp_pa
         conn.execute("CREATE TABLE items (name TEXT)")
     before = other.read_bytes()
     model = replay_model(tmp_path, "x")
-    code, out, err = run(
-        capsys,
-        "run",
-        "--db",
-        str(db),
-        "--task",
-        TASK,
-        "--model",
-        model,
-        "--checkpointer",
-        str(other),
-    )
+    argv = ["run", "--db", str(db), "--task", TASK, "--model", model]
+    code, out, err = run(capsys, *argv, "--checkpointer", str(other))
     assert code == EXIT_USAGE and out == ""
     assert "database of something else (tables: items)" in err and "name a new file" in err
     assert other.read_bytes() == before
