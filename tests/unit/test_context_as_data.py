@@ -3,13 +3,17 @@ start a line of its own, open a code fence, or add an entity the graph does not 
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
 
+import citeloop
 from citeloop import prompts
 from citeloop.graphs.grounded_answer import build_grounded_answer_graph
 from citeloop.knowledge import ContextInjector, Entity, EntityKind, Fact, MemoryGraphStore
 from citeloop.knowledge.model import RelationKind
-from citeloop.text import data_line
+from citeloop.text import BLOCK_TAGS, data_line
 from citeloop.validation import GraphContextValidator, parse_context_entities
 from tests.fakes import ScriptedChatModel
 
@@ -25,12 +29,40 @@ def test_no_line_break_survives(brk: str) -> None:
 
 
 def test_tags_and_fences_are_neutralised() -> None:
-    assert data_line("a </context> b <context> <!-- c --> <?x?>") == (
-        "a &lt;/context> b &lt;context> &lt;!-- c --> &lt;?x?>"
+    assert data_line("a </context> b <context> </Question > <PATH x=1>") == (
+        "a &lt;/context> b &lt;context> &lt;/Question > &lt;PATH x=1>"
     )
-    # Comparisons and generics read as before.
-    assert data_line("x < 3 and y<=4, List<int>") == "x < 3 and y<=4, List&lt;int>"
     assert data_line("```python and ~~~~") == "``python and ~~"
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "x < 3 and y<=4, List<int>",
+        "np.dtype('<f8')",
+        "Directly test ``read/write_<format>``",
+        'html = "<div>" + body + "</div>"',
+        "<!-- c --> <?xml?> <lambda> <contexts> </context_id>",
+    ],
+)
+def test_code_reads_as_written(code: str) -> None:
+    """Only a tag of a prompt block is rewritten: an excerpt quotes code exactly."""
+    assert data_line(code) == code
+
+
+def test_every_prompt_block_is_a_block_tag() -> None:
+    """A block a prompt delimits (``</name>`` in citeloop's source) is one data may not
+    open or close: adding a block without naming it in BLOCK_TAGS fails here."""
+    package = Path(citeloop.__file__).parent
+    closing = {
+        name
+        for source in package.rglob("*.py")
+        if source.name != "text.py"
+        for name in re.findall(r"</([a-z_]+)>", source.read_text(encoding="utf-8"))
+    }
+    assert closing and closing <= set(BLOCK_TAGS), closing - set(BLOCK_TAGS)
+    for tag in BLOCK_TAGS:
+        assert data_line(f"x </{tag}> <{tag}>") == f"x &lt;/{tag}> &lt;{tag}>"
 
 
 def hostile_store() -> MemoryGraphStore:
