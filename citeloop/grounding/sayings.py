@@ -60,11 +60,11 @@ _SAYINGS = (
     + r"(?: (?:entities|entity list|lines|above|here))?"
     + _END,
     r"\b(?:missing|absent) from " + _CONTEXT + _END,
-    r"(?:\b(?:its|the|their)|'s) (?:body|bodies|source|source code|implementation"
-    r"|definition|constructor|initializer)(?: of(?: \S+){1,3}?)? (?:(?:is|are|was|were)"
-    r" (?:still )?not"
+    r"(?:\b(?:its|the|their)|'s) (?:\w+ )?(?:body|bodies|source|source code|implementation"
+    r"|definition|constructor|initializer|methods|members|fields|attributes|tests)"
+    r"(?: of(?: \S+){1,3}?)? (?:(?:is|are|was|were) (?:still )?not"
     r"|(?:still )?(?:isn't|aren't|wasn't|weren't)) (?:shown|included|visible)"
-    r"(?: (?:here|in " + _CONTEXT + "))?" + _END,
+    r"(?: (?:here|in " + _CONTEXT + r"))?(?: either| yet)?" + _END,
     r"\b(?:its|their) code (?:(?:is|are|was|were) (?:still )?not|(?:still )?(?:isn't|aren't"
     r"|wasn't|weren't)) (?:shown|included|visible|provided)" + _END,
     r"\b(?:unclear|not clear) from " + _CONTEXT,
@@ -234,11 +234,49 @@ def _passage_names(passage: str) -> Iterator[str]:
     constructor = _CONSTRUCTOR.search(passage.lower()) is not None
     for mention in code_mentions(passage):
         yield mention.name
-        if constructor and mention.name[:1].isupper() and "." not in mention.name:
+        if constructor and _is_class_name(mention.name):
             yield f"{mention.name}.__init__"
 
 
 _CONSTRUCTOR = re.compile(r"\b(?:constructors?|initiali[sz]ers?|__init__)(?!\w)")
+
+
+def _is_class_name(name: str) -> bool:
+    """Whether ``name`` is written as a class's (``EnvVars``, ``HTTPServer``), not as a
+    matrix's or a constant's (``W``, ``K``, ``W_sr``, ``MAX_SIZE``): only a class has a
+    constructor to ask for."""
+    return (
+        name[:1].isupper()
+        and name.isalnum()
+        and any(c.islower() for c in name)
+        and not keyword.iskeyword(name)  # `None`, `False`
+    )
+
+
+def lacking_members(body: str) -> tuple[str, ...]:
+    """The names whose body or members ``body`` says its context lacks, in order, each
+    once: "the test methods of `Mixin`", "the body of the class `Field`", "`Field`'s
+    members", in its :func:`insufficient_passages`. A widening brings the best members
+    of such a class, whose own lines are its ``class`` line and docstring.
+
+    Example:
+        >>> lacking_members("Not shown: the methods of `Mixin`, and `add_edge`'s body.")
+        ('Mixin', 'add_edge')
+    """
+    names = (
+        match.group(1) or match.group(2)
+        for passage in insufficient_passages(body)
+        for match in _MEMBERS_ASKED.finditer(passage)
+    )
+    return tuple(dict.fromkeys(names))
+
+
+_WHOLE = r"(?:bod(?:y|ies)|methods|members|fields|attributes|tests|definition|implementation)"
+_MEMBERS_ASKED = re.compile(
+    rf"\b{_WHOLE}\s+of\s+(?:the\s+)?(?:(?:base|test|mixin|parent)\s+)?(?:class(?:es)?\s+)?"
+    rf"`([^`\s]+)`|`([^`\s]+)`(?:'|\u2019)s\s+(?:\w+\s+)?{_WHOLE}\b",
+    re.IGNORECASE,
+)
 
 
 def lacking_words(body: str) -> tuple[str, ...]:

@@ -112,6 +112,11 @@ def kind_factor(entity: Entity) -> float:
     return ATTRIBUTE_SEED_FACTOR if entity.kind is EntityKind.ATTRIBUTE else 1.0
 
 
+MIN_NAME_CHARS = 3
+"""A name an answer writes with fewer characters (``X``, ``K``, ``df``) is a variable of
+the code it saw, read as a plain word is (:meth:`EntityFinder.named`)."""
+
+
 class EntityFinder:
     """The entities a text names or its words find, read from one graph.
 
@@ -171,6 +176,7 @@ class EntityFinder:
         near: Callable[[list[Entity]], list[Entity]],
         lacking: Collection[str],
         seen: Collection[str] = (),
+        nearest: Callable[[list[Entity]], list[Entity]] | None = None,
     ) -> list[Entity]:
         """The entities of names a previous answer used, in the order the answer used
         them, then by id: the entities of a bare name; of a dotted one
@@ -184,13 +190,16 @@ class EntityFinder:
         every ``func`` of the code base), but for a plain word
         (:func:`~citeloop.knowledge.seeds.is_plain_word`: ``branch`` is a parameter it
         saw, not a function elsewhere; a bare dunder such as ``__init__``, which every
-        class has, likewise). A name the answer said the context lacks
+        class has, likewise; and a name shorter than :data:`MIN_NAME_CHARS`), which
+        means the one the context held when it held one. A name the answer said the context lacks
         (``lacking``) brings all of them unless it is a plain word: the one shown is
         not the one missing; but when some are members of a class it said the context
         lacks by name (``its `from_json` `` beside `` `DragDataItem` ``; "the
         `deconstruct()` of the base class `Field`", a plain word too), only those, else
         when some are near the context without being in what it showed (``seen``, by
-        id: ``Base`` defined in a test file it showed), only those. The same answer
+        id: ``Base`` defined in a test file it showed), only those, else those near it
+        and, of the rest, those ``nearest`` it (by package,
+        :func:`~citeloop.knowledge.seeds.nearest_package`). The same answer
         widens the same way in every process (a set's order would depend on the string
         hash seed)."""
         if not names:
@@ -205,7 +214,11 @@ class EntityFinder:
         for name in wanted:
             groups = [found.get(name, [])] if name in found else named_groups(name, found)
             group = groups[0] if groups else []
-            plain = is_plain_word(name)
+            # `fit`, `X`, `df`, and `fit.transform` when it names `fit`, its first part
+            # (a group has one name); `Ledger.record` names a member, not a plain word
+            read = group[0].name if group and "." in name else name
+            read = name if read == name.rpartition(".")[2] else read
+            plain = is_plain_word(read) or len(read) < MIN_NAME_CHARS
             # `its from_json` beside `DragDataItem`: the member of a class it lacks
             owned = [
                 e
@@ -215,11 +228,18 @@ class EntityFinder:
             if owned:
                 group = owned
             elif len(group) > 1 and name in lacking and not plain:
-                # `Base` in a file it saw: that one, unless the context showed it
-                group = [e for e in near(group) if e.id not in seen] or group
+                # `Base` in a file it saw: that one, unless the context showed it; else
+                # the one shown (more of its source) and those of the nearest package
+                close = near(group)
+                group = [e for e in close if e.id not in seen] or [
+                    *close,
+                    *(nearest or list)([e for e in group if e not in close]),
+                ]
             if not owned and (len(group) > 1 or plain):
                 close = near(group)
-                if plain or (close and name not in lacking):
+                if plain and name not in lacking:  # the one it saw, else those near
+                    group = [e for e in close if e.id in seen] or close
+                elif plain or (close and name not in lacking):  # lacking: another, or its body
                     group = close
                 elif name not in lacking:
                     group = choose([group], heads=self._heads)

@@ -58,10 +58,12 @@ from citeloop.knowledge.model import (
     Reason,
     RelationKind,
     Tier,
+    enclosing,
     is_test_path,
 )
 from citeloop.knowledge.neighbourhood import Candidates, admissible, requirement_closure, walk
 from citeloop.knowledge.ranking import (
+    NESTED_FACTOR,
     PRIVATE_FACTOR,
     TEST_CODE_FACTOR,
     hub_factor,
@@ -70,7 +72,7 @@ from citeloop.knowledge.ranking import (
 from citeloop.knowledge.render import MEMBER_KINDS, RENDERED_RELATIONS, ContextText
 from citeloop.knowledge.retrieval import RANK_DECAY, RetrievedSeeds, Retriever
 from citeloop.knowledge.reuse import CONTEXTS_KEPT, ReusedContexts, SourceRecorder
-from citeloop.knowledge.seeds import MAX_PER_NAME, near_context, owner_id
+from citeloop.knowledge.seeds import MAX_PER_NAME, near_context, nearest_package, owner_id
 from citeloop.knowledge.source import LineSource, SourceReader
 from citeloop.knowledge.store import (
     READ_ATTEMPTS,
@@ -455,7 +457,8 @@ class ContextInjector:
         }
         saw = [*core, *kept.values()] if widening.names else []
         near, lacks, seen = near_context(saw), set(widening.lacking), {e.id for e in saw}
-        named = self._finder.named(widening.names, near, lacks, seen)
+        nearest = nearest_package(saw)
+        named = self._finder.named(widening.names, near, lacks, seen, nearest)
         for entity in named:
             found.seed(entity, Reason.NAMED, _SEED_WEIGHTS[Reason.NAMED])
         walk(self._reads, found, self.hops + widening.extra_hops, follow_tests)
@@ -476,7 +479,12 @@ class ContextInjector:
         exempt = {*first, *asked_ids, *(i for i in order if owner_id(i) in named_classes)}
         order = few_of_a_name(order, found.entities, exempt)
         excerpts = Excerpts({}, {}, 0)
-        lacking: set[str] = set()  # the entities the last answer said the context lacks
+        # The entities the last answer said the context lacks.
+        lacking = (
+            {e.id for e in self._finder.named(widening.lacking, near, lacks, seen, nearest)}
+            if widening.lacking
+            else set()
+        )
         if source is not None and widening.lines:  # the lines the last answer asked for
             room = budget * min(1.0, self.excerpt_share * 2) / 2  # half its share of source
             shown = with_asked_lines(
@@ -488,7 +496,6 @@ class ContextInjector:
             # (choose_excerpts), the core and what was shown before leading the ranks.
             before = [i for i in shown or {} if i in found.entities]
             asked = [entity.id for entity in named if entity.id in scores]
-            lacking = {e.id for e in self._finder.named(widening.lacking, near, lacks, seen)}
             best = [*core_ids, *before, *asked, *pinned, *_members_follow(order, found)]
             # An answer that said the context lacks code gets twice the share of source.
             said_lacking = lacking or widening.lacking_words
@@ -511,12 +518,14 @@ class ContextInjector:
         # An entity with an excerpt is offered right after the core and the pinned, its
         # line and its excerpt costed together: both fit in the budget, or neither shows
         # (a core or pinned entity enters anyway; its excerpt only if it fits). What the
-        # last answer said the context lacks, with its source, comes before the pinned:
-        # they still enter, their lines brief where whole ones would not fit beside it.
+        # last answer said the context lacks, with its source, then the best members of
+        # a class it said the context lacks, come before the pinned: they still enter,
+        # their lines brief where whole ones would not fit beside it.
         rank = {entity_id: at for at, entity_id in enumerate(order)}
         blocks = [entity_id for entity_id in excerpts.blocks if entity_id in rank]
         wanted = [entity_id for entity_id in blocks if entity_id in lacking]
-        offered = dict.fromkeys([*core_ids, *wanted, *first, *blocks, *order])
+        members = _members_asked(order, found, lacking, widening.members)
+        offered = dict.fromkeys([*core_ids, *wanted, *members, *first, *blocks, *order])
         selected, without_excerpt, brief = fill_budget(
             offered,
             found.entities,
@@ -638,6 +647,8 @@ class ContextInjector:
                 score *= PRIVATE_FACTOR
             if damp_tests and is_test_path(entity.path):
                 score *= TEST_CODE_FACTOR
+            if entity_id not in found.seeds and enclosing(entity):
+                score *= NESTED_FACTOR
             result[entity_id] = score
         return result
 
@@ -707,6 +718,39 @@ def _members_follow(order: list[str], found: Candidates) -> list[str]:
         if found.entities[entity_id].kind is EntityKind.CLASS:
             result.extend(members.get(entity_id, ())[:MEMBERS_FOLLOWING])
     return list(dict.fromkeys(result))
+
+
+MEMBERS_ASKED = 12
+"""Most members of a class the last answer said the context lacks that a widening offers
+before what the context it widens held (its best, in rank order)."""
+
+
+def _members_asked(
+    order: list[str], found: Candidates, lacking: Collection[str], asked: Collection[str]
+) -> list[str]:
+    """The best :data:`MEMBERS_ASKED` members (in ``order``'s order) of each class of
+    ``lacking`` named in ``asked``: an answer that says the context lacks the members or
+    the body of a class ("the test methods of `ReadWriteHTMLTestMixin`", "the body of
+    `Field`") asks for what it holds, and a class's own lines are its ``class`` line and
+    docstring."""
+    names = {name.rpartition(".")[2] for name in asked}
+    classes = {
+        i
+        for i in lacking
+        if i in found.entities
+        and found.entities[i].kind is EntityKind.CLASS
+        and found.entities[i].name in names
+    }
+    if not classes:
+        return []
+    taken: Counter[str] = Counter()
+    members = []
+    for entity_id in order:
+        owner = entity_id.rpartition(".")[0]
+        if owner in classes and taken[owner] < MEMBERS_ASKED:
+            taken[owner] += 1
+            members.append(entity_id)
+    return members
 
 
 def takes_keep(injector: Any) -> bool:

@@ -142,6 +142,26 @@ def visibility_of(name: str) -> Visibility:
 
 
 @lru_cache(maxsize=8192)  # asked for every candidate of every context
+def enclosing(entity: Entity) -> str | None:
+    """What a function or class is defined inside, when it is not its module: the
+    dotted path from its module (``_fit_context`` for ``sklearn.base._fit_context.
+    decorator`` of ``sklearn/base.py``; ``Header._relativeinsert``; ``Model`` for a
+    nested ``Meta``), so that a line does not read as a module-level definition.
+    ``None`` for a module-level one, a method or attribute (its line names its class),
+    or an id that does not hold its file's module name."""
+    if entity.kind not in (EntityKind.FUNCTION, EntityKind.CLASS) or not entity.path:
+        return None
+    folder, _, file_name = entity.path.replace("\\", "/").rpartition("/")
+    module = file_name.rpartition(".")[0] or file_name
+    if module == "__init__":
+        module = folder.rpartition("/")[2]
+    parts = entity.id.split(".")[:-1]
+    if module not in parts:
+        return None
+    inner = parts[len(parts) - parts[::-1].index(module) :]
+    return ".".join(inner) or None
+
+
 def is_test_path(path: str | None) -> bool:
     """Whether ``path`` (POSIX, relative to the indexed root) holds tests: a file named
     ``test_*.py``, ``*_test.py``, ``tests.py`` (Django's) or ``conftest.py``, or one below
@@ -328,6 +348,12 @@ class ContextExpansion:
             :func:`citeloop.grounding.sayings.lacking_words`): with the task's words
             they find entities as a task's words do (lexical hits), and they choose the
             lines of long excerpts too.
+        members: Those of ``lacking`` whose body or members the answer said the context
+            lacks ("the test methods of `Mixin`"; see
+            :func:`citeloop.grounding.sayings.lacking_members`): of such a class, the
+            widened context holds its best members, at most
+            :data:`~citeloop.knowledge.injector.MEMBERS_ASKED`, before what the context
+            it widens held.
         lines: ``(entity id, first, last)`` of the source lines the answer said the
             context lacks ("L366-371 are not shown"): the widened context shows those
             of them that are code of a body (not its signature or docstring, which the
@@ -345,6 +371,7 @@ class ContextExpansion:
     lacking: tuple[str, ...] = ()
     lacking_words: tuple[str, ...] = ()
     lines: tuple[tuple[str, int, int], ...] = ()
+    members: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.extra_hops < 0:
@@ -354,7 +381,7 @@ class ContextExpansion:
                 f"limit_multiplier must be within 1..{MAX_LIMIT_MULTIPLIER:,}, "
                 f"got {self.limit_multiplier}"
             )
-        for field_name in ("names", "lacking", "lacking_words"):
+        for field_name in ("names", "lacking", "lacking_words", "members"):
             value = getattr(self, field_name)
             if isinstance(value, str):  # a str would be searched one character at a time
                 raise TypeError(
@@ -380,14 +407,16 @@ class ContextExpansion:
         lacking: tuple[str, ...] = (),
         lacking_words: tuple[str, ...] = (),
         lines: tuple[tuple[str, int, int], ...] = (),
+        members: tuple[str, ...] = (),
     ) -> ContextExpansion:
         """The widening used for retry ``attempt`` (0-based) of the grounded-answer loop.
 
         ``extra_hops = attempt + 1``, tested_by and requirement closure included,
         ``limit_multiplier = attempt + 2``, the ``names`` the previous answer used, those
         of them it said the context lacks (``lacking``), the words in which it said
-        what else the context lacks (``lacking_words``), and the source lines it said
-        the context lacks (``lines``).
+        what else the context lacks (``lacking_words``), the source lines it said
+        the context lacks (``lines``), and the classes whose members it said the
+        context lacks (``members``).
         """
         return cls(
             extra_hops=attempt + 1,
@@ -398,6 +427,7 @@ class ContextExpansion:
             lacking=tuple(lacking),
             lacking_words=tuple(lacking_words),
             lines=tuple(lines),
+            members=tuple(members),
         )
 
 

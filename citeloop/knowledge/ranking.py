@@ -23,8 +23,9 @@ uses_type     0.5                  0.3
 ============  ===================  ===================
 
 Each entity's score is then damped for a hub (beyond :data:`HUB_DEGREE` facts among
-the candidates, by the logarithm of its degree), for a private name and, unless the
-task is about tests, for test code.
+the candidates, by the logarithm of its degree), for a private name, for a definition
+nested inside another that no seed names, and, unless the task is about tests, for test
+code.
 """
 
 from __future__ import annotations
@@ -47,6 +48,11 @@ PRIVATE_FACTOR = 0.6
 TEST_CODE_FACTOR = 0.5
 """Score factor of an entity in test code (a class or helper under ``tests/``), unless
 the task is about tests: a question about what a library does is about its own code."""
+
+NESTED_FACTOR = 0.5
+"""Score factor of a function or class defined inside another (a closure, a helper
+inside a method; :func:`~citeloop.knowledge.model.enclosing`) that no seed names: a
+detail of what encloses it, which the context shows first."""
 
 WEIGHTS: Mapping[RelationKind, tuple[float, float]] = {
     RelationKind.CALLS: (1.0, 0.6),

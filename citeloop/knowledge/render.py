@@ -44,7 +44,7 @@ from collections import Counter
 from collections.abc import Collection, Mapping, Sequence
 from functools import lru_cache
 
-from citeloop.knowledge.model import Entity, EntityKind, Fact, RelationKind
+from citeloop.knowledge.model import Entity, EntityKind, Fact, RelationKind, enclosing
 from citeloop.text import data_line
 
 DECISIONS_HEADING = "## Prior decisions"
@@ -174,14 +174,17 @@ def _decorators(entity: Entity, brief: bool = False) -> str:
 
 def _where(entity: Entity, brief: bool = False) -> str:
     """``"  # L12-40 @dataclass — summary"`` (the definition's first and last line, its
-    decorators), or what of it the entity has (``L12`` for a one-line definition or an
-    unknown end); ``brief``: no summary, and only a method's ``@staticmethod`` or
-    ``@classmethod``. The decorators stand after the place, where a line names nothing."""
+    decorators, and what it is defined inside when that is not its module or its class:
+    ``inside _fit_context``), or what of it the entity has (``L12`` for a one-line
+    definition or an unknown end); ``brief``: no summary, and only a method's
+    ``@staticmethod`` or ``@classmethod``. The decorators stand after the place, where a
+    line names nothing."""
     parts: list[str] = []
     if entity.path and entity.line:
         end = entity.end_line
         place = f"L{entity.line}-{end}" if end and end > entity.line else f"L{entity.line}"
-        parts.append(place + _decorators(entity, brief))
+        inside = enclosing(entity)
+        parts.append(place + _decorators(entity, brief) + (f" inside {inside}" if inside else ""))
     summary = "" if brief else entity.summary
     if len(summary) > MAX_LINE_SUMMARY:
         summary = summary[: MAX_LINE_SUMMARY - 1].rsplit(" ", 1)[0] + "…"

@@ -162,6 +162,33 @@ def near_context(context: Collection[Entity]) -> Callable[[list[Entity]], list[E
     return near
 
 
+def nearest_package(context: Collection[Entity]) -> Callable[[list[Entity]], list[Entity]]:
+    """A filter of the entities one name an answer used names when none of them is near
+    the context (:func:`near_context`): those defined deepest in the packages the
+    context's entities are, by the most leading parts of the id they share with one of
+    them (``astropy.cosmology._src.io.builtin.table.from_table`` beside a context in
+    ``astropy.cosmology``, not ``astropy.io.votable.tree.TableElement.from_table``);
+    all of them when none shares more than the top package. Linear in the context's
+    ids' parts, once; then in each group's."""
+    prefixes = set()
+    for entity in context:
+        parts = entity.id.split(".")
+        prefixes.update(tuple(parts[:end]) for end in range(1, len(parts)))
+
+    def shared(entity: Entity) -> int:
+        parts = entity.id.split(".")
+        return next(
+            (end for end in range(len(parts) - 1, 0, -1) if tuple(parts[:end]) in prefixes), 0
+        )
+
+    def nearest(group: list[Entity]) -> list[Entity]:
+        depth = {entity.id: shared(entity) for entity in group}
+        deepest = max(depth.values(), default=0)
+        return group if deepest < 2 else [e for e in group if depth[e.id] == deepest]
+
+    return nearest
+
+
 def is_plain_word(name: str) -> bool:
     """Whether a name is one lower-case word (``branch``, ``end``, ``self``) or a bare
     dunder (``__init__``): in an answer, most often a parameter or variable of the code

@@ -35,7 +35,12 @@ from citeloop.grounding import GraphContextValidator, GraphValidationResult, bui
 from citeloop.grounding.graph_context import IndexedContext
 from citeloop.grounding.mentions import code_mentions
 from citeloop.grounding.retry_prompt import UNSEEN_PROBLEM
-from citeloop.grounding.sayings import lacking_lines, lacking_names, lacking_words
+from citeloop.grounding.sayings import (
+    lacking_lines,
+    lacking_members,
+    lacking_names,
+    lacking_words,
+)
 from citeloop.grounding.substance import same_file
 from citeloop.knowledge import (
     ContextExpansion,
@@ -659,8 +664,9 @@ class GroundedAnswerNodes:
         deeper neighbourhood, and the code the last answer named that the graph has
         (in its body or its citations; first what it said the context lacks, whose
         source is shown first, and more of it when some was shown), what the words in
-        which it said the rest it lacks find, and the source lines it said the context
-        lacks (:func:`asked_lines`), keeping every entity the last context showed."""
+        which it said the rest it lacks find, the source lines it said the context
+        lacks (:func:`asked_lines`) and the best members of a class whose members it
+        said the context lacks, keeping every entity the last context showed."""
         report = state.get("report") or {}
         answer = state.get("answer") or ""
         # What the answer said the context lacks first, then the rest it named.
@@ -678,6 +684,7 @@ class GroundedAnswerNodes:
                 lacking,
                 state.get("context_excerpts"),
             ),
+            lacking_members(answer),
         )
         injected, rewrites = self._counted_inject(state, settings(runtime), expansion)
         widened = injected.text != state.get("context_text")

@@ -436,7 +436,8 @@ async def test_a_widening_is_told_what_the_answer_said_the_context_lacks(store, 
     hedge = good_answer(core).replace(
         "The answer relies on",
         "Checkout uses `Cart`.\n\nThe body of `Ledger.record` is not shown: how it fills "
-        "its `list` in `ledger.py` is a guess.\n\nIt relies on",
+        "its `list` in `ledger.py` is a guess.\n\nThe methods of `Cart` are not shown "
+        "either.\n\nIt relies on",
     )
     injector = _Recording(store)
     model = ScriptedChatModel(script=[hedge, good_answer(core)])
@@ -444,9 +445,10 @@ async def test_a_widening_is_told_what_the_answer_said_the_context_lacks(store, 
     out = await graph.ainvoke({"task": TASK})
     assert (out["outcome"], out["attempts"]) == ("passed", 2)
     (expansion,) = injector.expansions
-    assert expansion.lacking == ("Ledger.record",)  # not the builtin, not the file
+    assert expansion.lacking == ("Ledger.record", "Cart")  # not the builtin, not the file
     assert expansion.names[0] == "Ledger.record" and "Cart" in expansion.names
     assert expansion.lacking_words == ("fills",)  # not its code, not "is a guess"
+    assert expansion.members == ("Ledger.record", "Cart")  # whose body or members it lacks
 
 
 async def test_a_previous_answer_or_payload_cannot_end_its_data_block(store, core):

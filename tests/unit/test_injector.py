@@ -27,6 +27,7 @@ from citeloop.knowledge import (
     index_tree,
 )
 from citeloop.knowledge.finding import MAX_COMPOUNDS, hyphenated_words, task_words
+from citeloop.knowledge.injector import MEMBERS_ASKED
 from citeloop.knowledge.model import is_test_path
 from citeloop.text import estimated_tokens
 
@@ -720,6 +721,118 @@ def test_a_name_lacking_means_the_one_in_a_file_the_context_showed_when_it_was_n
     lacking = ContextExpansion.for_attempt(0, ("add_edge",), ("add_edge",))
     wider = _two_add_edges().inject("`render`", expansion=lacking)
     assert [e.id for e in wider.entities if e.reason == "named"] == ["d.Drawer.add_edge"]
+
+
+def _entities(*specs: tuple[str, EntityKind]) -> list[Entity]:
+    return [
+        Entity(i, kind, i.rpartition(".")[2], path=i.split(".")[0] + ".py", line=1, end_line=2)
+        for i, kind in specs
+    ]
+
+
+def test_a_plain_or_short_name_means_the_one_the_context_held() -> None:
+    """The context held ``A.fit``; `fit` in the answer is that one, not ``B.fit`` of the
+    same file, and so is `fit.transform`, which names `fit`. A name of fewer than
+    MIN_NAME_CHARS characters (`X`) is read as a plain word: beside nothing the answer
+    saw, it brings nothing, even said lacking. (`fit` said lacking means another one or
+    its body: see the test below.)"""
+    entities = _entities(
+        ("g.A", EntityKind.CLASS),
+        ("g.A.fit", EntityKind.METHOD),
+        ("g.B", EntityKind.CLASS),
+        ("g.B.fit", EntityKind.METHOD),
+        ("e.X", EntityKind.ATTRIBUTE),
+        ("e.Xy", EntityKind.CLASS),
+    )
+    injector = ContextInjector(MemoryGraphStore(entities, []), hops=0, lexical_hits=0)
+    for names_used, lacking in [
+        (("fit",), ()),
+        (("fit.transform",), ()),
+        (("fit", "X"), ("X",)),
+    ]:
+        expansion = ContextExpansion.for_attempt(0, names_used, lacking)
+        wider = injector.inject("`A`", expansion=expansion, keep=["g.A.fit"])
+        assert [e.id for e in wider.entities if e.reason == "named"] == ["g.A.fit"], names_used
+
+
+@pytest.mark.parametrize(
+    ("core", "meant"),
+    [
+        ("pkg.cosmo.core.Cosmology", ["pkg.cosmo.io.table.from_table"]),
+        ("pkg.other.Thing", ["pkg.cosmo.io.table.from_table", "pkg.votable.tree.T.from_table"]),
+    ],
+)
+def test_a_name_lacking_beside_nothing_seen_means_those_of_the_nearest_package(core, meant) -> None:
+    """None of the `from_table`s is near a context in ``pkg.cosmo``: the one defined
+    deepest in its package is meant, not the VOTable one; beside a context that shares
+    only the top package with them, every one."""
+    entities = [
+        Entity(i, kind, i.rpartition(".")[2], path="/".join(i.split(".")[:3]) + ".py")
+        for i, kind in [
+            ("pkg.cosmo.core.Cosmology", EntityKind.CLASS),
+            ("pkg.cosmo.io.table.from_table", EntityKind.FUNCTION),
+            ("pkg.votable.tree.T", EntityKind.CLASS),
+            ("pkg.votable.tree.T.from_table", EntityKind.METHOD),
+            ("pkg.other.Thing", EntityKind.CLASS),
+        ]
+    ]
+    injector = ContextInjector(MemoryGraphStore(entities, []), hops=0, lexical_hits=0)
+    name = core.rpartition(".")[2]
+    expansion = ContextExpansion.for_attempt(0, ("from_table",), ("from_table",))
+    wider = injector.inject(f"`{name}`", expansion=expansion)
+    assert sorted(e.id for e in wider.entities if e.reason == "named") == meant
+
+
+def test_the_members_of_a_class_said_lacking_come_before_what_the_context_kept() -> None:
+    """ "The test methods of `Mixin` are not shown": the widening offers the class's best
+    members (MEMBERS_ASKED) before the entities the context it widens held and the 40
+    other names the answer used, so they enter although those fill the budget; `Mixin`
+    said lacking without its members brings none of them here."""
+    specs = [("t.Mixin", EntityKind.CLASS)]
+    specs += [(f"t.Mixin.test_{i}", EntityKind.METHOD) for i in range(MEMBERS_ASKED + 3)]
+    specs += [(f"k.kept_{i}", EntityKind.FUNCTION) for i in range(20)]
+    specs += [(f"o.other_{i}", EntityKind.FUNCTION) for i in range(40)]
+    doc = "Keeps a record of what the context held, with a summary long enough to count."
+    entities = [
+        dataclasses.replace(e, signature="(first, second, third)", docstring=doc)
+        if e.id.startswith("k.")
+        else e
+        for e in _entities(*specs)
+    ]
+    facts = [Fact("t.Mixin", RelationKind.DEFINES, i) for i, _ in specs if i.startswith("t.Mixin.")]
+    store = MemoryGraphStore(entities, facts)
+    injector = ContextInjector(store, lexical_hits=0, max_context_tokens=200)
+    kept = [i for i, _ in specs if i.startswith("k.")]
+    names_used = ("Mixin", *(f"other_{i}" for i in range(40)))
+
+    def members(asked: tuple[str, ...]) -> list[str]:
+        expansion = ContextExpansion.for_attempt(0, names_used, ("Mixin",), members=asked)
+        wider = injector.inject("How is it tested?", expansion=expansion, keep=kept)
+        assert set(kept) <= set(ids(wider.entities))  # the kept ones still enter
+        assert wider.tokens <= wider.budget
+        return [e.id for e in wider.entities if e.id.startswith("t.Mixin.")]
+
+    assert len(members(("Mixin",))) == MEMBERS_ASKED
+    assert members(()) == []
+
+
+def test_a_nested_definition_ranks_below_its_module_level_peer_unless_named() -> None:
+    """Two callees of what the task names, alike but for where they are defined: the
+    closure (``run.helper``) ranks below the module-level function; named, it does not."""
+    entities = _entities(
+        ("m.run", EntityKind.FUNCTION),
+        ("m.run.helper", EntityKind.FUNCTION),
+        ("m.tool", EntityKind.FUNCTION),
+    )
+    facts = [
+        Fact("m.run", RelationKind.CALLS, "m.run.helper"),
+        Fact("m.run", RelationKind.CALLS, "m.tool"),
+    ]
+    injector = ContextInjector(MemoryGraphStore(entities, facts), lexical_hits=0)
+    scores = {e.id: e.score for e in injector.inject("How does `run` work?").entities}
+    assert scores["m.run.helper"] < scores["m.tool"]
+    scores = {e.id: e.score for e in injector.inject("How do `run` and `helper` work?").entities}
+    assert scores["m.run.helper"] >= scores["m.tool"]
 
 
 def test_tests_only_with_tested_by(store: SqliteGraphStore) -> None:

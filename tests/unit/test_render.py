@@ -59,6 +59,36 @@ def test_attributes_read_as_attributes() -> None:
     ]
 
 
+def test_a_nested_definition_says_what_it_is_defined_inside() -> None:
+    """A closure, a function inside a method and a class inside a class do not read as
+    module-level definitions; the line still names only the entity itself."""
+    closure = Entity(
+        "pkg.base._fit_context.decorator",
+        EntityKind.FUNCTION,
+        "decorator",
+        path="pkg/base.py",
+        line=45,
+        end_line=65,
+        signature="(fit_method)",
+    )
+    line = entity_line(closure, None)
+    assert line == "def decorator(fit_method)  # L45-65 inside _fit_context"
+    assert [e.name for e in parse_context_entities("# pkg/base.py\n" + line)] == ["decorator"]
+    helper = Entity(
+        "pkg.header.Header._insert.index_of", EntityKind.FUNCTION, "index_of", "pkg/header.py", 9
+    )
+    assert entity_line(helper, None, brief=True) == "def index_of()  # L9 inside Header._insert"
+    meta = Entity("app.models.Book.Meta", EntityKind.CLASS, "Meta", "app/models.py", 3, end_line=5)
+    assert entity_line(meta, None) == "class Meta  # L3-5 inside Book"
+    # Module-level: in a module, in a package's __init__.py, or with no place.
+    for entity in [
+        Entity("pkg.mod.run", EntityKind.FUNCTION, "run", "pkg/mod.py", 3),
+        Entity("pkg.run", EntityKind.FUNCTION, "run", "pkg/__init__.py", 3),
+        Entity("pkg.mod.Box", EntityKind.CLASS, "Box", "pkg\\mod.py", 3),
+    ]:
+        assert "inside" not in entity_line(entity, None)
+
+
 def test_a_long_signature_is_cut_at_a_parameter_and_keeps_its_return() -> None:
     params = ", ".join(f"argument_{i}: dict[str, int] = {{}}" for i in range(12))
     entity = Entity("m.f", EntityKind.FUNCTION, "f", signature=f"({params}) -> Result")

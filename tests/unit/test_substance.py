@@ -16,6 +16,7 @@ from citeloop.grounding.sayings import (
     LACKING_WORDS,
     insufficient_passages,
     lacking_lines,
+    lacking_members,
     lacking_names,
     lacking_words,
     says_context_insufficient,
@@ -841,6 +842,35 @@ def test_what_an_answer_would_need_and_a_constructor_it_asks_for() -> None:
     assert lacking_lines(demo) == ((None, 1348, 1390),)
     # A class named where no constructor is asked for brings no `__init__`.
     assert lacking_names("The context does not show `EnvVars` or `Scope`.") == ("EnvVars", "Scope")
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        (
+            "**Still missing from the context**\n- The test methods of `Mixin` (L28-226).",
+            ("Mixin",),
+        ),
+        ("The context does not show the body of the base class `Field`.", ("Field",)),
+        ("`Field`\u2019s members are not shown, nor the bodies of `a` and `b`.", ("Field", "a")),
+        ("The context does not show `Field` or its methods.", ()),
+        ("It calls the methods of `Field`.", ()),  # no saying: nothing is asked
+    ],
+)
+def test_the_names_whose_members_an_answer_says_it_lacks(answer: str, expected: tuple) -> None:
+    assert lacking_members(answer) == expected
+
+
+def test_a_constructor_is_asked_of_names_written_as_classes_only() -> None:
+    # A played answer's section asked for "the `__init__` body" and how "`W`, `W_sr`,
+    # `L`" are computed: matrices and constants, and `None`, have no constructor.
+    answer = (
+        "## What the context does not show\n\n- how `W`, `W_sr`, `L` and `MAX_ITER` are "
+        "computed;\n- the `__init__` body of `GaussianProcessClassifier` (L152-169), "
+        "when `None` is given, and the constructor of `HTTPServer`.\n"
+    )
+    inits = [name for name in lacking_names(answer) if name.endswith(".__init__")]
+    assert inits == ["GaussianProcessClassifier.__init__", "HTTPServer.__init__"]
 
 
 def test_bold_labels_inside_a_lacking_section_do_not_end_it() -> None:
