@@ -548,6 +548,23 @@ _MAX_CACHED = 200
 """Longest name whose words are cached (indexing splits the same owners and names often)."""
 
 
+@functools.lru_cache(maxsize=65_536)
+def word_stem(word: str) -> str:
+    """The Snowball (Porter 2) English stem of a lower-cased word, so that a task's
+    "caching" and "serialization" meet the code's ``f_cached`` and ``serialize``:
+    ``cach``, ``serial`` (M. F. Porter, "Snowball: A language for stemming
+    algorithms", 2001, https://snowballstem.org; PyStemmer). Cached."""
+    return _stemmer().stemWord(word)
+
+
+@functools.cache
+def _stemmer():  # type: ignore[no-untyped-def]
+    """PyStemmer's English stemmer, loaded on first use (not at import: start-up)."""
+    import Stemmer
+
+    return Stemmer.Stemmer("english")
+
+
 def _words(name: str) -> tuple[str, ...]:
     return tuple(
         word.lower() for part in _ALPHANUMERIC.findall(name) for word in _camel_words(part)

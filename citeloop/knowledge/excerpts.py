@@ -45,7 +45,7 @@ from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import NamedTuple
 
-from citeloop.grounding.mentions import identifier_words
+from citeloop.grounding.mentions import identifier_words, word_stem
 from citeloop.knowledge.model import Entity, EntityKind
 from citeloop.knowledge.source import LineSource
 from citeloop.text import counted, data_line
@@ -322,11 +322,15 @@ def focus_terms(
     the entity calls) weigh 2, or 3 when in ``found_by_task`` (the names the task's
     mentions and words found), ahead of the task's ``words`` (lower-cased; weight 1);
     the names a retry's answer said the context lacks (``lacking``, the last part of a
-    dotted one: ``self.edges`` is ``edges``) weigh 4. The same terms choose the same
+    dotted one: ``self.edges`` is ``edges``) weigh 4. A word also finds the words of
+    identifiers that share its stem (:func:`~citeloop.grounding.mentions.word_stem`:
+    "caching" finds ``f_cached``). The same terms choose the same
     lines, and the lines shown before are taken first, so an excerpt only grows when a
     retry widens the context."""
     strong = {name.lower() for name in found_by_task}
     terms = dict.fromkeys((word.lower() for word in words), 1)
+    # a word's stem too: "caching" finds `f_cached` (see _terms)
+    terms.update((_STEM + word_stem(word), 1) for word in list(terms) if word.isalpha())
     for name in names:
         key = name.lower()
         terms[key] = 3 if key in strong else 2
@@ -343,14 +347,22 @@ _STRING = re.compile(r"\"[^\"\n]*\"|'[^'\n]*'")
 """A one-line string literal (a message's words are not the code's)."""
 
 
+_STEM = "\x00"
+"""Marks a stem among the focus terms (no word of code starts with it)."""
+
+
 def _terms(line: str, focus: Mapping[str, int]) -> set[str]:
     """The ``focus`` terms ``line`` uses: its identifiers (not the words of its string
-    literals), whole or by their words."""
+    literals), whole or by their words, or by their words' stems."""
     found = set()
     for token in _IDENTIFIER.findall(_STRING.sub("", line)):
         if (whole := token.lower()) in focus:
             found.add(whole)
-        found.update(word for word in identifier_words(token) if word in focus)
+        for word in identifier_words(token):
+            if word in focus:
+                found.add(word)
+            elif word.isalpha() and (stem := _STEM + word_stem(word)) in focus:
+                found.add(stem)
     return found
 
 

@@ -649,10 +649,23 @@ def test_a_single_line_between_chosen_lines_is_shown_not_marked() -> None:
 
 def test_focus_terms_weigh_what_the_task_found_highest() -> None:
     terms = focus_terms(["graph", "Edge"], ["attach_edge", "helper"], {"attach_edge"})
+    terms = {term: weight for term, weight in terms.items() if term.isidentifier()}
     assert terms == {"graph": 1, "edge": 1, "attach_edge": 3, "helper": 2}
     # What a retry's answer said the context lacks weighs most (a dotted name's last part).
     lacking = focus_terms(["graph"], ["helper"], (), ["self.edges", "helper"])
+    lacking = {term: weight for term, weight in lacking.items() if term.isidentifier()}
     assert lacking == {"graph": 1, "helper": 4, "edges": 4}
+
+
+def test_a_task_word_chooses_the_lines_whose_words_share_its_stem() -> None:
+    """ "caching" finds ``self.f_cached``; a word of another stem finds nothing."""
+    body = ["def mode(self, K):", *[f"    step_{n}()" for n in range(1, 20)]]
+    body += ["    f = self.f_cached", *[f"    tail_{n}()" for n in range(1, 20)]]
+    entity = function("mode", 1, len(body))
+    block = excerpt_lines(entity, tuple(body), 2, focus_terms(["caching"], []))
+    assert "    21 |     f = self.f_cached" in block
+    block = excerpt_lines(entity, tuple(body), 2, focus_terms(["catching"], []))
+    assert not any("f_cached" in line for line in block)
 
 
 def test_the_words_of_a_message_do_not_choose_a_line() -> None:
