@@ -54,6 +54,8 @@ class IndexedContext:
             is none.
         owners: The classes the context's members are written under (``Group`` of
             ``Group.invoke``), an answer may name them.
+        owners_of: The classes the context's members of each name are written under
+            (``fit``: ``LocalOutlierFactor``, ``NearestNeighbors``).
     """
 
     entities: tuple[ContextName, ...]
@@ -64,6 +66,7 @@ class IndexedContext:
     members: Mapping[str, str] = field(default_factory=dict)
     member_scanner: NameScanner | None = None
     owners: frozenset[str] = frozenset()
+    owners_of: Mapping[str, frozenset[str]] = field(default_factory=dict)
 
 
 def index_context(context: Any) -> IndexedContext:
@@ -96,8 +99,14 @@ def _index_of(entities: Sequence[ContextName]) -> IndexedContext:
         if not entity.core_owners or "" in entity.core_owners:
             core.add(entity.name)
     scanner = NameScanner(members) if members else None
-    owners = {place.owner for entity in entities for place in entity.places if place.owner}
-    owners.update(owner for entity in entities for owner in entity.core_owners if owner)
+    owners_of = {
+        entity.name: frozenset(
+            {place.owner for place in entity.places if place.owner} | set(entity.core_owners)
+        )
+        - {""}
+        for entity in entities
+    }
+    owners = set().union(*owners_of.values())
     return IndexedContext(
         tuple(entities),
         names,
@@ -107,6 +116,7 @@ def _index_of(entities: Sequence[ContextName]) -> IndexedContext:
         MappingProxyType(members),
         scanner,
         frozenset(owners),
+        MappingProxyType(owners_of),
     )
 
 
@@ -115,6 +125,39 @@ def _text_index(text: str) -> IndexedContext:
     # Context text is parsed once for all the answers validated against it (each retry
     # is validated twice; a user may check many answers against one context).
     return _index_of(context_names(text))
+
+
+def _members_beside_owner(index: IndexedContext, referenced: set[str], body: str) -> set[str]:
+    """The core members ``Owner.name`` (:attr:`IndexedContext.members`) that ``body``
+    references by ``name`` and ``Owner`` (``fit()`` beside ``LocalOutlierFactor``) and
+    no other class the context writes a member of that name under (by its name, an
+    entity of the context or not): the body's own text says which ``fit`` it means."""
+    found = set()
+    for requirement, name in index.members.items():
+        owner = requirement[: -len(name) - 1]
+        if name not in referenced or owner not in referenced:
+            continue
+        others = index.owners_of.get(name, frozenset()) - {owner}
+        if not any(other in referenced or _names(body, other) for other in others):
+            found.add(requirement)
+    return found
+
+
+def _names(body: str, word: str) -> bool:
+    """Whether ``body`` writes ``word`` as a whole word (not inside another name)."""
+    at = body.find(word)
+    while at >= 0:
+        end = at + len(word)
+        if (at == 0 or not _is_name_char(body[at - 1])) and (
+            end == len(body) or not _is_name_char(body[end])
+        ):
+            return True
+        at = body.find(word, at + 1)
+    return False
+
+
+def _is_name_char(char: str) -> bool:
+    return char.isalnum() or char == "_"
 
 
 COMPLIANCE_THRESHOLD = 0.5
@@ -364,8 +407,10 @@ class GraphContextValidator:
         )
         body = unescape(body)
         referenced = scanner.scan(body)
-        # A core member whose name other classes share is referenced as `Owner.name`.
+        # A core member whose name other classes share is referenced as `Owner.name`,
+        # or by its name beside its class when the body names no other of those classes.
         required = referenced | (index.member_scanner.scan(body) if index.member_scanner else set())
+        required |= _members_beside_owner(index, referenced, body)
 
         cited: set[str] = set()
         invalid: set[str] = set()

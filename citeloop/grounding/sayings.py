@@ -260,7 +260,7 @@ def lacking_members(body: str) -> tuple[str, ...]:
     of such a class, whose own lines are its ``class`` line and docstring.
 
     Example:
-        >>> lacking_members("Not shown: the methods of `Mixin`, and `add_edge`'s body.")
+        >>> lacking_members("The context lacks the methods of `Mixin` and `add_edge`'s body.")
         ('Mixin', 'add_edge')
     """
     names = (
@@ -324,6 +324,8 @@ def lacking_lines(body: str) -> tuple[tuple[str | None, int, int], ...]:
         ((None, 366, 371),)
         >>> lacking_lines("Lines 12-14 (src/a.py:12-14) are not shown in the context.")
         ((None, 12, 14), ('src/a.py', 12, 14))
+        >>> lacking_lines("The context does not show test_vo.py L748-761 or L791.")
+        (('test_vo.py', 748, 761), (None, 791, 791))
     """
     found: dict[tuple[str | None, int, int], None] = {}
     for passage in insufficient_passages(body):
@@ -338,6 +340,8 @@ def lacking_lines(body: str) -> tuple[tuple[str | None, int, int], ...]:
                 path = passage[max(start, begin) : end].lstrip("\"'*_<") or None
                 if path is not None and "." not in path.rpartition("/")[2]:
                     continue  # `note:12`, `retries:3`: no file
+            elif match["mark"] == "L":  # `test_vo.py L748-761`: the file just before
+                path = _file_before(passage, match.start())
             if first > 0 and last > 0:
                 found.setdefault((path, min(first, last), max(first, last)))
     return tuple(found)
@@ -345,6 +349,22 @@ def lacking_lines(body: str) -> tuple[tuple[str | None, int, int], ...]:
 
 _MAX_PATH = 260
 """Longest path read back from a ``:`` (each read is bounded, so many marks stay linear)."""
+
+
+def _file_before(passage: str, end: int) -> str | None:
+    """The file name written right before ``end`` and one space (``test_vo.py`` of
+    ``test_vo.py L748``, in backticks or not), or ``None`` when the word there is no
+    file name (``of L12``, ```add_edge` L40``). Reads at most :data:`_MAX_PATH`
+    characters back."""
+    if end < 2 or passage[end - 1] != " ":
+        return None
+    begin = max(0, end - 1 - _MAX_PATH)
+    start = max(passage.rfind(c, begin, end - 1) for c in " \t\n([") + 1
+    word = passage[max(start, begin) : end - 1].strip("`*\"'")
+    stem, dot, suffix = word.rpartition("/")[2].rpartition(".")
+    return word if dot and stem and suffix.isalnum() and not suffix.isdigit() else None
+
+
 _LINES = re.compile(
     r"(?P<mark>#L|:L|:|\bL|\b[Ll]ines?[ \t]+)(?P<first>\d{1,7})"
     r"(?:[ \t]*(?:-|–|—|to|through)[ \t]*L?(?P<last>\d{1,7}))?\b"

@@ -36,6 +36,7 @@ from citeloop.knowledge.excerpts import (
     Excerpts,
     candidates,
     choose_excerpts,
+    excerptable,
     focus_terms,
     with_asked_lines,
 )
@@ -487,8 +488,9 @@ class ContextInjector:
         )
         if source is not None and widening.lines:  # the lines the last answer asked for
             room = budget * min(1.0, self.excerpt_share * 2) / 2  # half its share of source
+            asked_lines = self._of_members(widening.lines, found)
             shown = with_asked_lines(
-                widening.lines, found.entities, source, shown or {}, room, self.count_tokens
+                asked_lines, found.entities, source, shown or {}, room, self.count_tokens
             )
         if source is not None:
             # A widening shows again the source the context it widens showed (``shown``);
@@ -544,6 +546,45 @@ class ContextInjector:
         owners = {member: owner for member, owner in owners.items() if member in chosen}
         excerpts = excerpts.within(chosen - without_excerpt).without_nested(found.entities)
         return _Selection(found, selected, core_ids, scores, owners, excerpts, brief)
+
+    def _of_members(
+        self, asked: Sequence[tuple[str, int, int]], found: Candidates
+    ) -> list[tuple[str, int, int]]:
+        """``asked`` (lines an answer said the context lacks, by the entity of the
+        context that holds them) with a range of a class's lines given to the methods
+        of the class that hold its lines (``L748-761`` of ``TestThroughBinary`` are its
+        ``setup_class``'s): a class's excerpt is its ``class`` line and docstring, so
+        the code asked for is a member's. The members join ``found`` (and so the
+        context, with those lines)."""
+        classes = [
+            i
+            for i, _, _ in asked
+            if i in found.entities and found.entities[i].kind is EntityKind.CLASS
+        ]
+        if not classes:
+            return list(asked)
+        defined = [
+            fact.object
+            for facts in self._reads.facts_of_many(classes).values()
+            for fact in facts
+            if fact.relation is RelationKind.DEFINES and fact.subject in classes
+        ]
+        members: dict[str, list[Entity]] = {}
+        for entity in self._reads.get_entities(defined).values():
+            if excerptable(entity) and entity.line and entity.end_line:
+                members.setdefault(owner_id(entity.id), []).append(entity)
+        result = []
+        for entity_id, first, last in asked:
+            holders = sorted(
+                (m for m in members.get(entity_id, ()) if m.line <= last and first <= m.end_line),
+                key=lambda m: (m.line, m.id),
+            )
+            for member in holders:
+                found.entities.setdefault(member.id, member)
+                result.append((member.id, max(first, member.line), min(last, member.end_line)))
+            if not holders:
+                result.append((entity_id, first, last))
+        return result
 
     def _focus(
         self,

@@ -397,6 +397,20 @@ def test_core_members_that_share_a_name_are_each_required_by_their_class() -> No
     assert result.missing_core_citations == ("Context.invoke",)
 
 
+def test_a_shared_member_name_beside_its_class_alone_references_that_class_s() -> None:
+    """ "`Group` dispatches in `invoke()`" means `Group.invoke` when the body names no
+    other class whose `invoke` the context shows; beside `Context` too, it means
+    neither."""
+    result = validate("`Group` dispatches in `invoke()`.", INVOKES)
+    assert "Group.invoke" not in result.entities_missing
+    assert "Context.invoke" in result.entities_missing
+    both = validate("`Group` and `Context` both go through `invoke()`.", INVOKES)
+    assert {"Group.invoke", "Context.invoke"} <= set(both.entities_missing)
+    # Another class of the context that has an `invoke` counts too (`Command`).
+    other = validate("`Group` hands `invoke()` to `Command`.", INVOKES)
+    assert "Group.invoke" in other.entities_missing
+
+
 def test_a_name_one_class_defines_is_required_as_before() -> None:
     unique = [e for e in INVOKES if e["id"] != "core.Context.invoke"]
     unique += [{"id": "core.Context.forward", "kind": "method", "name": "forward"}]

@@ -499,6 +499,47 @@ def test_a_widening_shows_the_lines_the_answer_says_it_lacks(tmp_path):
         graph_store.close()
 
 
+METHODS_IN_CLASS = 150
+SETUP_LINE = 4 + 3 * METHODS_IN_CLASS  # its decorator, after the docstring and the methods
+CLASS_FILE = {
+    "shop/books.py": (
+        "class Books:\n"
+        '    """The books of the shop."""\n\n'
+        + "".join(
+            f"    def check_{n}(self):\n        return step_{n}()\n\n"
+            for n in range(METHODS_IN_CLASS)
+        )
+        + "    @classmethod\n    def setup_class(cls):\n"
+        + "".join(f"        buffer_{n} = open_buffer({n})\n" for n in range(8))
+    ),
+}
+
+
+def test_lines_asked_of_a_class_show_the_method_that_holds_them(tmp_path):
+    """The context shows ``Books`` by its ``class`` line and some of its 150 methods; the
+    answer asks for lines of ``books.py`` that are its ``setup_class``'s: the widened
+    context shows that method with those lines, though no context held it."""
+    graph_store = indexed(tmp_path, CLASS_FILE)
+    try:
+        task = "What does `Books` check?"
+        injector = ContextInjector(graph_store, max_context_tokens=250)
+        assert "setup_class" not in injector.inject(task).text
+        asked = f"L{SETUP_LINE + 2}-{SETUP_LINE + 9}"
+        lacking = (
+            "It checks steps.\n\nThe context does not show what is set up first "
+            f"(books.py {asked}).\n\n## Entities used\n- Books (shop/books.py:1)\n"
+        )
+        model = ScriptedChatModel(script=[lacking, good_answer(["Books"])])
+        graph = build_grounded_answer_graph(model, injector=injector, model_retry=NO_RETRY_DELAY)
+        graph.invoke({"task": task})
+        retry = prompts(model)[1]
+        assert "Books.setup_class()" in retry
+        for n in range(8):
+            assert f"{SETUP_LINE + 2 + n} |         buffer_{n} = open_buffer({n})" in retry
+    finally:
+        graph_store.close()
+
+
 def test_asked_lines_go_to_the_innermost_entity_of_their_file():
     from citeloop.nodes.grounded_answer import asked_lines
 
