@@ -16,7 +16,7 @@ from collections.abc import Callable, Collection, Sequence
 from functools import lru_cache
 
 from citeloop.grounding.mentions import Mention, code_mentions, query_words
-from citeloop.knowledge.model import Entity, EntityKind
+from citeloop.knowledge.model import Entity, EntityKind, is_example_path
 from citeloop.knowledge.neighbourhood import admissible
 from citeloop.knowledge.seeds import (
     choose,
@@ -136,9 +136,17 @@ class EntityFinder:
     def core(self, text: str, tests: bool | None, limit: int | None) -> list[Entity]:
         """The entities ``text`` names as code, in order of first mention, an ambiguous
         name's definition outside test code preferred unless the text is about tests
-        (``tests``; ``None``: :func:`about_tests`); at most ``limit`` when given."""
+        (``tests``; ``None``: :func:`about_tests`); at most ``limit`` when given. A
+        variable of an example or documentation script
+        (:func:`~citeloop.knowledge.model.is_example_path`) is never core: "the
+        `sample_weight` parameter" names no ``sample_weight = ...`` of a gallery
+        script."""
         library = not (about_tests(text) if tests is None else tests)
-        return choose(self._mentioned(text, capitalized=False), limit, library, self._heads)
+        groups = [
+            [e for e in group if not (e.kind is EntityKind.ATTRIBUTE and is_example_path(e.path))]
+            for group in self._mentioned(text, capitalized=False)
+        ]
+        return choose([group for group in groups if group], limit, library, self._heads)
 
     def capitalized_classes(self, text: str, tests: bool | None) -> list[Entity]:
         """The classes named by a capitalized word inside a sentence (``the Frozen

@@ -178,6 +178,20 @@ def is_test_path(path: str | None) -> bool:
     )
 
 
+EXAMPLE_FOLDERS = frozenset(
+    {"examples", "example", "doc", "docs", "tutorials", "tutorial", "gallery", "galleries"}
+)
+"""Folders of a source tree that hold example and documentation scripts, not the
+library (scikit-learn's ``examples/``, matplotlib's ``galleries/``)."""
+
+
+def is_example_path(path: str | None) -> bool:
+    """Whether ``path`` (POSIX, relative to the indexed root) is a script below one of
+    :data:`EXAMPLE_FOLDERS`: its module-level variables (``sample_weight = ...``,
+    ``y_true = ...``) share their names with the library's parameters."""
+    return bool(path) and any(part in EXAMPLE_FOLDERS for part in path.split("/")[:-1])
+
+
 @dataclass(frozen=True, slots=True)
 class Provenance:
     """Where a fact was read from.

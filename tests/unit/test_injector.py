@@ -28,7 +28,7 @@ from citeloop.knowledge import (
 )
 from citeloop.knowledge.finding import MAX_COMPOUNDS, hyphenated_words, task_words
 from citeloop.knowledge.injector import MEMBERS_ASKED
-from citeloop.knowledge.model import is_test_path
+from citeloop.knowledge.model import is_example_path, is_test_path
 from citeloop.text import estimated_tokens
 
 SAMPLE_REPO = Path(__file__).parent.parent / "fixtures" / "sample_repo"
@@ -833,6 +833,37 @@ def test_a_nested_definition_ranks_below_its_module_level_peer_unless_named() ->
     assert scores["m.run.helper"] < scores["m.tool"]
     scores = {e.id: e.score for e in injector.inject("How do `run` and `helper` work?").entities}
     assert scores["m.run.helper"] >= scores["m.tool"]
+
+
+def test_a_variable_of_an_example_script_is_never_core() -> None:
+    """ "The `sample_weight` parameter" names no ``sample_weight = ...`` of a gallery
+    script, nor a class attribute of one; a function of one, named, is core."""
+    entities = [
+        Entity("sk.pipeline.Pipeline.fit", EntityKind.METHOD, "fit", "sk/pipeline.py", 10),
+        Entity("examples.a.plot_w.sample_weight", EntityKind.ATTRIBUTE, "sample_weight",
+               "examples/a/plot_w.py", 3),
+        Entity("examples.b.Meta.sample_weight", EntityKind.ATTRIBUTE, "sample_weight",
+               "examples/b.py", 9),
+        Entity("galleries.demo.plot_digits", EntityKind.FUNCTION, "plot_digits",
+               "galleries/demo.py", 4),
+        Entity("sk.weights.sample_weight", EntityKind.ATTRIBUTE, "sample_weight",
+               "sk/weights.py", 2),
+    ]  # fmt: skip
+    injector = ContextInjector(MemoryGraphStore(entities[:4], []))
+    assert injector.seeds("Why is the `sample_weight` parameter rejected by `fit`?") == [
+        entities[0]
+    ]
+    assert [e.id for e in injector.seeds("What does `plot_digits` show?")] == [entities[3].id]
+    # The library's own variable of that name is core.
+    library = ContextInjector(MemoryGraphStore(entities, []))
+    assert [e.id for e in library.seeds("Where is `sample_weight` set?")] == [entities[4].id]
+
+
+def test_example_paths() -> None:
+    assert is_example_path("examples/linear_model/plot_sgd.py")
+    assert is_example_path("galleries/examples/lines/plot.py") and is_example_path("doc/conf.py")
+    assert not is_example_path("sklearn/linear_model/_base.py")
+    assert not is_example_path("examples.py") and not is_example_path(None)
 
 
 def test_tests_only_with_tested_by(store: SqliteGraphStore) -> None:
