@@ -22,9 +22,11 @@ Four checks of :class:`~citeloop.grounding.GraphContextValidator`:
   (`` `LIMIT` ``, `` `GET` ``: :data:`_NOT_CODE_WORDS`), the name of an identifier
   style (camelCase, snake_case: :data:`_NAMING_STYLES`), a file name
   (`` `pyproject.toml` ``, `` `Makefile` ``:
-  :func:`~citeloop.grounding.mentions.is_file_name`), or a compound mixed-case name
+  :func:`~citeloop.grounding.mentions.is_file_name`), a compound mixed-case name
   whose lower case the graph has (``NumPy``, ``SciPy``: a library the code imports is
-  a graph name, ``numpy``, and prose writes it so).
+  a graph name, ``numpy``, and prose writes it so), or a name the code calls of another
+  library (``add_argument`` of ``parser.add_argument(...)``: :data:`CALLED`), which is
+  grounded.
 - **Locations.** A citation's ``path:line`` or ``path:start-end`` is valid when the
   path is the file of a context entity of that name (the same path, or one ends with
   the other at a ``/``) and every cited line lies inside that entity's span.
@@ -57,7 +59,13 @@ from citeloop.grounding.mentions import (
 from citeloop.markdown import atx_heading, lines_of, list_item
 
 GraphNames = Collection[str] | Callable[[str], bool]
-"""The knowledge graph's entity names: a collection, or a predicate (a store lookup)."""
+"""The knowledge graph's entity names: a collection, or a predicate (a store lookup).
+A name with :data:`CALLED` before it is one the code calls that no entity has."""
+
+CALLED = "?"
+"""Marks, among the graph's names, a name the indexed code calls that no definition of
+the graph has (``?add_argument``: argparse's, of ``parser.add_argument(...)``): an
+answer that names it describes the code's use of another library, and invents nothing."""
 
 _COMMON_STDLIB = (
     "abc", "asyncio", "collections", "collections.abc", "concurrent.futures", "contextlib",
@@ -241,6 +249,8 @@ def ungrounded_names(
                 ]
         # `NumPy`, `SciPy`: a library the code imports (`?numpy`), written as prose does.
         missing = [part for part in missing if not (_compound(part) and has(part.lower()))]
+        # `add_argument`: another library's API the code calls (`parser.add_argument`)
+        missing = [part for part in missing if not has(CALLED + part)]
         if len(parts) > 1 and parts[-1] in _BUILTIN_METHODS and parts[0] not in missing:
             continue  # `self._nodes.items()`, `config.get`
         if not missing or _is_python(parts[0]):

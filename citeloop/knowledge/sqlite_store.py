@@ -52,6 +52,9 @@ _MISSING = object()
 
 _NAMES = "SELECT DISTINCT name FROM entities"
 """Every entity name."""
+_CALLED = "SELECT DISTINCT object FROM facts WHERE relation = 'calls' AND object LIKE '?%'"
+"""The targets of calls the indexer could not resolve to a definition of the graph
+(``?parser.add_argument``: an API of another library the code calls)."""
 _IMPORTED = "SELECT DISTINCT substr(target, 1, instr(target || '.', '.') - 1) FROM aliases"
 """The top-level name of what every import binding names (``numpy`` of
 ``import numpy as np`` and of ``from numpy.linalg import norm``)."""
@@ -332,6 +335,19 @@ class SqliteGraphStore(PathRecall):
         return self._through_cache("meta", [key], lambda keys: {key: self._read_set(_IMPORTED)})[
             key
         ]
+
+    def called_names(self) -> frozenset[str]:
+        """The names the indexed code calls that no definition of the graph has: the
+        last part of each call target it could not resolve (``add_argument`` of
+        ``parser.add_argument(...)``, argparse's). Cached as :meth:`names` is."""
+        key = "#called_names"
+        if self._session_cache() is None:
+            targets = self._set_by_snapshot(_CALLED)
+        else:
+            targets = self._through_cache(
+                "meta", [key], lambda keys: {key: self._read_set(_CALLED)}
+            )[key]
+        return frozenset(target.rpartition(".")[2].lstrip("?") for target in targets) - {""}
 
     def _read_set(self, query: str) -> frozenset[str]:
         """The first column of ``query``'s rows."""

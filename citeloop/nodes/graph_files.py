@@ -7,6 +7,7 @@ import threading
 from pathlib import Path
 
 from citeloop.errors import ConfigurationError
+from citeloop.grounding.substance import CALLED
 from citeloop.knowledge import SqliteGraphStore
 from citeloop.knowledge.store import BatchedGraphStore
 
@@ -61,7 +62,9 @@ def graph_names(reads: BatchedGraphStore) -> frozenset[str]:
     """The entity names of the graph now, and the top-level names of the modules its
     code imports when the store tells them (``imported_modules``, as
     :class:`~citeloop.knowledge.sqlite_store.SqliteGraphStore` does: an answer that
-    writes ``numpy`` or "NumPy" names a library the code uses, not invented code), read
+    writes ``numpy`` or "NumPy" names a library the code uses, not invented code), and
+    the names the code calls that no entity has, each after
+    :data:`~citeloop.grounding.substance.CALLED` (``?add_argument``), read
     in a session of the store's read cache (a statement on entry and one on exit check
     the file's version) when it has one.
 
@@ -71,4 +74,9 @@ def graph_names(reads: BatchedGraphStore) -> frozenset[str]:
     with reads.reading():
         names = reads.names()
         imported = getattr(reads, "imported_modules", None)
-        return names | imported() if imported is not None else names
+        called = getattr(reads, "called_names", None)
+        if imported is not None:
+            names |= imported()
+        if called is not None:
+            names |= {CALLED + name for name in called()}
+        return names

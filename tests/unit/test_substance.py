@@ -22,6 +22,7 @@ from citeloop.grounding.sayings import (
     says_context_insufficient,
 )
 from citeloop.grounding.substance import (
+    CALLED,
     location_valid,
     prompt_names,
     prompt_words,
@@ -211,6 +212,40 @@ def test_a_library_the_code_imports_written_as_prose_writes_it_is_not_invented()
     )
     assert names.invented == ("FooBar", "Numpy", "FitResult")
     assert ungrounded_names("It clips in NumPy.", set(), None).invented == ("NumPy",)
+
+
+def test_another_library_s_api_the_code_calls_is_not_invented() -> None:
+    """The code calls ``parser.add_argument(...)`` (argparse's): an answer naming
+    `add_argument` describes that use. A name the code never calls is still invented,
+    and a called name is grounded, not a graph entity to widen to."""
+    graph = {"handle_options", CALLED + "add_argument", CALLED + "ArgumentParser"}
+    body = (
+        "`handle_options` builds an `ArgumentParser` and calls `parser.add_argument` "
+        "and `add_flag`."
+    )
+    names = ungrounded_names(body, {"handle_options"}, graph)
+    assert names.invented == ("add_flag",) and names.in_graph == ()
+    assert ungrounded_names(body, {"handle_options"}, {"handle_options"}).invented == (
+        "ArgumentParser",
+        "parser.add_argument",
+        "add_flag",
+    )
+
+
+def test_graph_names_hold_the_names_the_code_calls_of_other_libraries(tmp_path) -> None:
+    from citeloop.knowledge import SqliteGraphStore, index_tree
+    from citeloop.knowledge.store import batched
+    from citeloop.nodes.graph_files import graph_names
+
+    (tmp_path / "cli.py").write_text(
+        "import argparse\n\ndef handle_options():\n"
+        "    parser = argparse.ArgumentParser()\n    parser.add_argument('-x')\n"
+    )
+    with SqliteGraphStore(tmp_path / "g.db") as store:
+        index_tree(tmp_path, store)
+        names = graph_names(batched(store))
+    assert {"handle_options", CALLED + "add_argument"} <= names
+    assert "add_argument" not in names
 
 
 def test_the_names_of_identifier_styles_are_no_invented_names() -> None:
