@@ -198,18 +198,19 @@ class EntityFinder:
         every ``func`` of the code base), but for a plain word
         (:func:`~citeloop.knowledge.seeds.is_plain_word`: ``branch`` is a parameter it
         saw, not a function elsewhere; a bare dunder such as ``__init__``, which every
-        class has, likewise; and a name shorter than :data:`MIN_NAME_CHARS`), which
-        means the one the context held when it held one. A name the answer said the context lacks
-        (``lacking``) brings all of them unless it is a plain word: the one shown is
-        not the one missing; but when some are members of a class it said the context
-        lacks by name (``its `from_json` `` beside `` `DragDataItem` ``; "the
+        class has, likewise; and a name shorter than :data:`MIN_NAME_CHARS`): those
+        near the context, and of those the one the context held when it held one. A
+        name the answer said the context lacks (``lacking``) brings all of them (a plain
+        word: all those near the context): the one shown is not the one missing, or
+        is, for more of its source; but when some are members of a class it said the
+        context lacks by name (``its `from_json` `` beside `` `DragDataItem` ``; "the
         `deconstruct()` of the base class `Field`", a plain word too), only those, else
         when some are near the context without being in what it showed (``seen``, by
         id: ``Base`` defined in a test file it showed), only those, else those near it
         and, of the rest, those ``nearest`` it (by package,
-        :func:`~citeloop.knowledge.seeds.nearest_package`). The same answer
-        widens the same way in every process (a set's order would depend on the string
-        hash seed)."""
+        :func:`~citeloop.knowledge.seeds.nearest_package`). The same answer widens the
+        same way in every process (a set's order would depend on the string hash
+        seed)."""
         if not names:
             return []
         wanted = list(dict.fromkeys(names))

@@ -489,6 +489,10 @@ class ContextInjector:
         if source is not None and widening.lines:  # the lines the last answer asked for
             room = budget * min(1.0, self.excerpt_share * 2) / 2  # half its share of source
             asked_lines = self._of_members(widening.lines, found)
+            for entity_id in dict.fromkeys(entity_id for entity_id, _, _ in asked_lines):
+                if entity_id not in scores:  # a method no walk reached: ranked last
+                    scores[entity_id] = 0.0
+                    order.append(entity_id)
             shown = with_asked_lines(
                 asked_lines, found.entities, source, shown or {}, room, self.count_tokens
             )

@@ -734,15 +734,14 @@ def test_a_plain_or_short_name_means_the_one_the_context_held() -> None:
     """The context held ``A.fit``; `fit` in the answer is that one, not ``B.fit`` of the
     same file, and so is `fit.transform`, which names `fit`. A name of fewer than
     MIN_NAME_CHARS characters (`X`) is read as a plain word: beside nothing the answer
-    saw, it brings nothing, even said lacking. (`fit` said lacking means another one or
-    its body: see the test below.)"""
+    saw, it brings nothing, even said lacking. (Said lacking, `fit` means every one
+    beside the context: another one, or the body of the one it saw.)"""
     entities = _entities(
         ("g.A", EntityKind.CLASS),
         ("g.A.fit", EntityKind.METHOD),
         ("g.B", EntityKind.CLASS),
         ("g.B.fit", EntityKind.METHOD),
         ("e.X", EntityKind.ATTRIBUTE),
-        ("e.Xy", EntityKind.CLASS),
     )
     injector = ContextInjector(MemoryGraphStore(entities, []), hops=0, lexical_hits=0)
     for names_used, lacking in [
