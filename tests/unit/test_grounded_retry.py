@@ -12,7 +12,7 @@ from citeloop.callable_chat import split_grounded_prompt
 from citeloop.context import GroundedAnswerContext
 from citeloop.graphs.grounded_answer import build_grounded_answer_graph
 from citeloop.grounding import RETRY_PROMPT_HEADER, WIDENED_HEADER
-from citeloop.knowledge import ContextInjector
+from citeloop.knowledge import ContextExpansion, ContextInjector
 from citeloop.prompts import RETRY_CONTEXT_SAME
 from citeloop.text import estimated_tokens
 from citeloop.validator_loop import ValidatorLoop
@@ -536,6 +536,24 @@ def test_lines_asked_of_a_class_show_the_method_that_holds_them(tmp_path):
         assert "Books.setup_class()" in retry
         for n in range(8):
             assert f"{SETUP_LINE + 2 + n} |         buffer_{n} = open_buffer({n})" in retry
+    finally:
+        graph_store.close()
+
+
+def test_lines_asked_of_a_kept_class_show_a_method_no_walk_reached(tmp_path):
+    """The context being widened kept ``Books`` (no walk starts there), and nothing the
+    task finds leads to its ``setup_class``: the lines asked of the class still bring
+    that method, ranked last, with those lines."""
+    graph_store = indexed(tmp_path, CLASS_FILE)
+    try:
+        injector = ContextInjector(graph_store, max_context_tokens=250)
+        lines = (("shop.books.Books", SETUP_LINE + 2, SETUP_LINE + 9),)
+        expansion = ContextExpansion.for_attempt(0, lines=lines)
+        wider = injector.inject(
+            "Where is the shelf stored?", expansion=expansion, keep=[lines[0][0]]
+        )
+        shown = dict(wider.excerpts)["shop.books.Books.setup_class"]
+        assert set(range(SETUP_LINE + 2, SETUP_LINE + 10)) <= set(shown)
     finally:
         graph_store.close()
 
