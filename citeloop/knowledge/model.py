@@ -162,6 +162,7 @@ def enclosing(entity: Entity) -> str | None:
     return ".".join(inner) or None
 
 
+@lru_cache(maxsize=8192)  # asked for every candidate of every context
 def is_test_path(path: str | None) -> bool:
     """Whether ``path`` (POSIX, relative to the indexed root) holds tests: a file named
     ``test_*.py``, ``*_test.py``, ``tests.py`` (Django's) or ``conftest.py``, or one below
