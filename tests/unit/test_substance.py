@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from citeloop.grounding import GraphContextValidator, GraphValidationResult
+from citeloop.grounding import GraphContextValidator, GraphValidationResult, sayings
 from citeloop.grounding.context_text import Place
 from citeloop.grounding.mentions import answer_mentions, defined_in_code
 from citeloop.grounding.sayings import (
@@ -737,11 +737,15 @@ def test_a_comment_in_fenced_code_says_nothing_of_the_context() -> None:
     ],
 )
 def test_the_words_of_what_is_lacking_are_found_in_linear_time(unit: str) -> None:
-    def seconds(size: int) -> float:
+    def seconds(size: int) -> float:  # the least of three reads (a busy machine is slow)
         text = "The context lacks it. " + unit * (size // len(unit))
-        start = time.perf_counter()
-        lacking_words(text)
-        return time.perf_counter() - start
+        times = []
+        for _ in range(3):
+            sayings._read.cache_clear()  # each read from the start, not from the cache
+            start = time.perf_counter()
+            lacking_words(text)
+            times.append(time.perf_counter() - start)
+        return min(times)
 
     small, large = seconds(20_000), seconds(200_000)
     assert large < max(small, 0.01) * 30
