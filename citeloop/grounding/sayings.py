@@ -30,9 +30,10 @@ _CONTEXT = (
     r"|graph context)\b"
 )
 _NOT = r"(?:not|isn't|aren't|wasn't|weren't)"
-_END = r"(?=\s*(?:[.,;:!?)\]\n]|\*\*|$)|\s+(?:and|so|but|which|because|or|yet|though|although)\b)"
+_END = r"(?=\s*(?:[.,;:!?()\]\n]|\*\*|$)|\s+(?:and|so|but|which|because|or|yet|though|although)\b)"
 """The end of a clause: "X is not in the context." (or the end of a bold line: "**Missing
-from the context**") but not "not in the context dict"."""
+from the context**", or what a parenthesis adds: "**Missing from the context (needed
+to answer)**") but not "not in the context dict"."""
 _HEADING_SAYING = (
     r"(?:still missing|is missing|are missing|'s missing|not shown|not visible|still hidden"
     r"|remains? hidden|not in the context|i would need|i'd need)"

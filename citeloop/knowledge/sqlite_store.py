@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import sqlite3
 import threading
@@ -58,6 +59,13 @@ _CALLED = "SELECT DISTINCT object FROM facts WHERE relation = 'calls' AND object
 _IMPORTED = "SELECT DISTINCT substr(target, 1, instr(target || '.', '.') - 1) FROM aliases"
 """The top-level name of what every import binding names (``numpy`` of
 ``import numpy as np`` and of ``from numpy.linalg import norm``)."""
+
+
+@functools.lru_cache(maxsize=4)
+def _last_parts(targets: frozenset[str]) -> frozenset[str]:
+    """The last part of each unresolved call target (``add_argument`` of
+    ``?parser.add_argument``), once per set of targets read."""
+    return frozenset(target.rpartition(".")[2].lstrip("?") for target in targets) - {""}
 
 
 class SqliteGraphStore(PathRecall):
@@ -342,12 +350,10 @@ class SqliteGraphStore(PathRecall):
         ``parser.add_argument(...)``, argparse's). Cached as :meth:`names` is."""
         key = "#called_names"
         if self._session_cache() is None:
-            targets = self._set_by_snapshot(_CALLED)
-        else:
-            targets = self._through_cache(
-                "meta", [key], lambda keys: {key: self._read_set(_CALLED)}
-            )[key]
-        return frozenset(target.rpartition(".")[2].lstrip("?") for target in targets) - {""}
+            return _last_parts(self._set_by_snapshot(_CALLED))
+        return self._through_cache(
+            "meta", [key], lambda keys: {key: _last_parts(self._read_set(_CALLED))}
+        )[key]
 
     def _read_set(self, query: str) -> frozenset[str]:
         """The first column of ``query``'s rows."""

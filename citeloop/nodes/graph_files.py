@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import stat
 import threading
 from pathlib import Path
@@ -75,8 +76,18 @@ def graph_names(reads: BatchedGraphStore) -> frozenset[str]:
         names = reads.names()
         imported = getattr(reads, "imported_modules", None)
         called = getattr(reads, "called_names", None)
-        if imported is not None:
-            names |= imported()
-        if called is not None:
-            names |= {CALLED + name for name in called()}
-        return names
+        return _all_names(
+            names,
+            imported() if imported is not None else frozenset(),
+            called() if called is not None else frozenset(),
+        )
+
+
+@functools.lru_cache(maxsize=4)
+def _all_names(
+    names: frozenset[str], imported: frozenset[str], called: frozenset[str]
+) -> frozenset[str]:
+    """The union :func:`graph_names` gives, made once per graph version: the store hands
+    the same sets while the graph is unchanged (a frozenset keeps its hash), and a run
+    validates every answer against them."""
+    return names | imported | {CALLED + name for name in called}

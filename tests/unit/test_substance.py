@@ -856,6 +856,13 @@ def test_a_bold_line_heads_a_section_that_says_what_is_lacking() -> None:
         "\n- The class `DragDataItem`: its fields and its `from_json` are not shown.\n"
     )
     assert lacking_names(missing) == ("DragData.from_json", "DragDataItem", "from_json")
+    # A parenthesis after it ends the clause too; line ranges after a name are asked.
+    aside = (
+        "It warns.\n\n**Missing from the context (needed to answer precisely)**\n\n"
+        "- `SpectralEmbedding._get_affinity_matrix` L690-697: what follows the warning.\n"
+        "- L701-714: the rbf branch.\n"
+    )
+    assert lacking_lines(aside) == ((None, 690, 697), (None, 701, 714))
     assert not lacking_names("It is **not in the context dict** but in `cache`.\n")
 
 
