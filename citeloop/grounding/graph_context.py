@@ -10,6 +10,7 @@ may be cited, never required.
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import KW_ONLY, dataclass, field
 from types import MappingProxyType
@@ -145,19 +146,7 @@ def _members_beside_owner(index: IndexedContext, referenced: set[str], body: str
 
 def _names(body: str, word: str) -> bool:
     """Whether ``body`` writes ``word`` as a whole word (not inside another name)."""
-    at = body.find(word)
-    while at >= 0:
-        end = at + len(word)
-        if (at == 0 or not _is_name_char(body[at - 1])) and (
-            end == len(body) or not _is_name_char(body[end])
-        ):
-            return True
-        at = body.find(word, at + 1)
-    return False
-
-
-def _is_name_char(char: str) -> bool:
-    return char.isalnum() or char == "_"
+    return re.search(rf"(?<!\w){re.escape(word)}(?!\w)", body) is not None
 
 
 COMPLIANCE_THRESHOLD = 0.5

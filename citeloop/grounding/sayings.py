@@ -335,10 +335,7 @@ def lacking_lines(body: str) -> tuple[tuple[str | None, int, int], ...]:
             last = int(match["last"]) if match["last"] else first
             path = None
             if match["mark"] in (":", "#L", ":L"):
-                end = match.start()
-                begin = max(0, end - _MAX_PATH)
-                start = max(passage.rfind(c, begin, end) for c in " \t\n(`[") + 1
-                path = passage[max(start, begin) : end].lstrip("\"'*_<") or None
+                path = _word_ending(passage, match.start(), " \t\n(`[").lstrip("\"'*_<") or None
                 if path is not None and "." not in path.rpartition("/")[2]:
                     continue  # `note:12`, `retries:3`: no file
             elif match["mark"] == "L":  # `test_vo.py L748-761`: the file just before
@@ -359,11 +356,18 @@ def _file_before(passage: str, end: int) -> str | None:
     characters back."""
     if end < 2 or passage[end - 1] != " ":
         return None
-    begin = max(0, end - 1 - _MAX_PATH)
-    start = max(passage.rfind(c, begin, end - 1) for c in " \t\n([") + 1
-    word = passage[max(start, begin) : end - 1].strip("`*\"'")
+    word = _word_ending(passage, end - 1, " \t\n([").strip("`*\"'")
     stem, dot, suffix = word.rpartition("/")[2].rpartition(".")
     return word if dot and stem and suffix.isalnum() and not suffix.isdigit() else None
+
+
+def _word_ending(passage: str, end: int, stops: str) -> str:
+    """The text of ``passage`` before ``end`` back to the last of ``stops`` (a path
+    written before a line mark), at most :data:`_MAX_PATH` characters: each read is
+    bounded, so many marks stay linear."""
+    begin = max(0, end - _MAX_PATH)
+    start = max(passage.rfind(c, begin, end) for c in stops) + 1
+    return passage[max(start, begin) : end]
 
 
 _LINES = re.compile(
