@@ -281,11 +281,15 @@ class Mention:
     """Written as a call: ``()`` or arguments followed it."""
 
 
-def _code_spans(text: str) -> Iterator[tuple[str, str]]:
-    """``(segment, kind)`` pieces of ``text``, ``kind`` ``"text"``, ``"span"`` or
-    ``"fence"``: a run of backticks opens a code span that the next run of the same
-    length closes (Markdown code spans and fences); a run that nothing closes is text.
-    One pass over the runs: linear."""
+def _code_spans(text: str) -> list[tuple[str, str]]:
+    """``(segment, kind)`` pieces of ``normalize_text(text)`` without invisible
+    characters, ``kind`` ``"text"``, ``"span"`` or ``"fence"``: a run of backticks opens
+    a code span that the next run of the same length closes (Markdown code spans and
+    fences); a run that nothing closes is text. One pass over the runs: linear."""
+    return list(_split_code(normalize_text(text).translate(INVISIBLE)))
+
+
+def _split_code(text: str) -> Iterator[tuple[str, str]]:
     runs = [(match.start(), match.end()) for match in _BACKTICKS.finditer(text)]
     later: dict[int, list[int]] = {}  # run length -> indexes of its runs, last first
     for index in range(len(runs) - 1, -1, -1):
@@ -384,7 +388,7 @@ def code_mentions(text: str) -> list[Mention]:
 
 
 def _task_tokens(text: str) -> Iterator[tuple[str, str]]:
-    for segment, kind in _code_spans(normalize_text(text).translate(INVISIBLE)):
+    for segment, kind in _code_spans(text):
         if kind == "span" and _kind_of_file(segment):
             continue
         for match in _TOKEN.finditer(segment):
@@ -413,11 +417,18 @@ def answer_mentions(text: str, most: int | None = MAX_MENTIONS) -> list[Mention]
         >>> [m.name for m in answer_mentions("Use `read` and StateGraph; the Graph ends.")]
         ['read', 'StateGraph']
     """
-    return _first_mentions(_answer_tokens(text), most)
+    return _first_mentions(_answer_tokens(_code_spans(text)), most)
 
 
-def _answer_tokens(text: str) -> Iterator[tuple[str, str]]:
-    for segment, kind in _code_spans(normalize_text(text).translate(INVISIBLE)):
+def answer_code(text: str) -> tuple[list[Mention], frozenset[str]]:
+    """``(answer_mentions(text, most=None), defined_in_code(text))``, reading the text's
+    code spans once."""
+    pieces = _code_spans(text)
+    return _first_mentions(_answer_tokens(pieces), None), _defined(pieces)
+
+
+def _answer_tokens(pieces: list[tuple[str, str]]) -> Iterator[tuple[str, str]]:
+    for segment, kind in pieces:
         if kind == "span":
             code = segment.strip().lstrip("@.")
             match = _TOKEN.match(code)
@@ -502,10 +513,14 @@ def defined_in_code(text: str) -> frozenset[str]:
         >>> sorted(defined_in_code('`register_hook("response", [h1, h2], key=fn)` adds both.'))
         ['fn', 'h1', 'h2', 'response']
     """
-    names: set[str] = set()
     if "`" not in text:
         return frozenset()
-    for segment, kind in _code_spans(normalize_text(text)):
+    return _defined(_code_spans(text))
+
+
+def _defined(pieces: list[tuple[str, str]]) -> frozenset[str]:
+    names: set[str] = set()
+    for segment, kind in pieces:
         if kind == "text":
             continue
         names.update(match[1] for match in _STRING_NAME.finditer(segment))

@@ -51,8 +51,7 @@ from dataclasses import dataclass
 
 from citeloop.grounding.context_text import Place
 from citeloop.grounding.mentions import (
-    answer_mentions,
-    defined_in_code,
+    answer_code,
     identifier_words,
     is_file_name,
 )
@@ -219,12 +218,12 @@ def ungrounded_names(
         The ungrounded names, split by whether the graph has them.
     """
     has = _in_graph(graph)
-    own = defined_in_code(body)
+    mentions, own = answer_code(body)
     written: frozenset[str] | None = None
     words: frozenset[str] | None = None
     in_graph: list[str] = []
     invented: list[str] = []
-    for mention in answer_mentions(body, most=None):  # every claim, not the first 200
+    for mention in mentions:  # every claim, not the first 200
         parts = mention.name.split(".")
         receivers = next((at for at, part in enumerate(parts) if part not in _RECEIVERS), None)
         if receivers is None:

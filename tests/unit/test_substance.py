@@ -11,7 +11,7 @@ import pytest
 
 from citeloop.grounding import GraphContextValidator, GraphValidationResult, sayings
 from citeloop.grounding.context_text import Place
-from citeloop.grounding.mentions import answer_mentions, defined_in_code
+from citeloop.grounding.mentions import answer_code, answer_mentions, defined_in_code
 from citeloop.grounding.sayings import (
     LACKING_WORDS,
     insufficient_passages,
@@ -78,6 +78,17 @@ def test_defined_in_code_reads_defs_classes_and_targets_not_imports() -> None:
     )
     # `p`: a plain parameter name of the example's own.
     assert defined_in_code(text) == {"State", "jokes", "write_joke", "total", "p"}
+
+
+def test_answer_code_is_every_mention_and_the_names_the_code_defines() -> None:
+    # One reading of the code spans for both; a zero-width space inside a name is
+    # dropped in both, as a reader sees the name.
+    mentions = " ".join(f"`name_{index}`" for index in range(250))
+    text = f'{mentions}\n```python\nState\u200bGraph = build(h1)\n```\nThen `run_agent("agent")`.'
+    found, own = answer_code(text)
+    assert [m.name for m in found] == [m.name for m in answer_mentions(text, most=None)]
+    assert len(found) == 251  # past the 200 of answer_mentions' default
+    assert own == defined_in_code(text) == {"StateGraph", "h1", "agent"}
 
 
 # --- grounded names -------------------------------------------------------------------
