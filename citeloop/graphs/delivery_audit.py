@@ -26,7 +26,7 @@ from citeloop.nodes.delivery_audit import (
     route_after_audit,
     route_after_mechanical,
 )
-from citeloop.nodes.dual import DualNode
+from citeloop.nodes.dual import DualNode, inline_router
 from citeloop.state.delivery_audit import InputState, OutputState, State
 from citeloop.state.delivery_audit import InputState as DeliveryInput
 from citeloop.state.delivery_audit import OutputState as DeliveryOutput
@@ -78,8 +78,8 @@ def build_delivery_audit_graph(
     builder.add_node("repair_review", repair, retry_policy=model_retry)
     builder.add_node("verdict", nodes.verdict)
     builder.add_edge(START, "mechanical_check")
-    builder.add_conditional_edges("mechanical_check", route_after_mechanical)
-    builder.add_conditional_edges("semantic_audit", route_after_audit)
+    builder.add_conditional_edges("mechanical_check", *inline_router(route_after_mechanical))
+    builder.add_conditional_edges("semantic_audit", *inline_router(route_after_audit))
     builder.add_edge("repair_review", "verdict")
     builder.add_edge("verdict", END)
     return builder.compile(checkpointer=checkpointer, name=name)

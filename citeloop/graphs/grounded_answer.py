@@ -25,7 +25,7 @@ from citeloop.checks.check import Check
 from citeloop.context import GroundedAnswerContext
 from citeloop.knowledge import ContextInjector, GraphStore
 from citeloop.nodes.chat import DEFAULT_MODEL_RETRY
-from citeloop.nodes.dual import DualNode
+from citeloop.nodes.dual import DualNode, inline_router
 from citeloop.nodes.grounded_answer import (
     GroundedAnswerNodes,
     route_after_model,
@@ -93,11 +93,11 @@ def build_grounded_answer_graph(
         output_schema=OutputState,
         context_schema=GroundedAnswerContext,
     )
-    # Under `ainvoke`, LangGraph runs a plain function node (and router) in a worker
-    # thread: the nodes that read the graph (inject_context, expand_context, and
-    # validate and build_retry_prompt, which look names up in it) and the user's checks,
-    # which may do I/O, stay off the event loop that way. The model call has an async
-    # body.
+    # Under `ainvoke`, LangGraph runs a plain function node in a worker thread: the
+    # nodes that read the graph (inject_context, expand_context, and validate and
+    # build_retry_prompt, which look names up in it) and the user's checks, which may
+    # do I/O, stay off the event loop that way. The model call has an async body; the
+    # routers only read the state, so they run on the event loop (`inline_router`).
     builder.add_node("inject_context", nodes.inject_context)
     builder.add_node(
         "call_model",
@@ -109,10 +109,10 @@ def build_grounded_answer_graph(
     builder.add_node("build_retry_prompt", nodes.build_retry_prompt)
     builder.add_edge(START, "inject_context")
     builder.add_edge("inject_context", "call_model")
-    builder.add_conditional_edges("call_model", route_after_model)
-    builder.add_conditional_edges("validate", route_after_validate)
+    builder.add_conditional_edges("call_model", *inline_router(route_after_model))
+    builder.add_conditional_edges("validate", *inline_router(route_after_validate))
     builder.add_edge("expand_context", "build_retry_prompt")
-    builder.add_conditional_edges("build_retry_prompt", route_after_retry_prompt)
+    builder.add_conditional_edges("build_retry_prompt", *inline_router(route_after_retry_prompt))
     return builder.compile(checkpointer=checkpointer, name=name)
 
 

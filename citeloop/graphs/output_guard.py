@@ -21,7 +21,7 @@ from langgraph.types import Checkpointer, RetryPolicy
 from citeloop.checks.check import Check
 from citeloop.context import OutputGuardContext
 from citeloop.nodes.chat import DEFAULT_MODEL_RETRY
-from citeloop.nodes.dual import DualNode
+from citeloop.nodes.dual import DualNode, inline_router
 from citeloop.nodes.output_guard import OutputGuardNodes, route_after_model, route_after_validate
 from citeloop.state.output_guard import InputState, OutputState, State
 
@@ -87,8 +87,8 @@ def build_output_guard_graph(
     builder.add_node("build_retry_prompt", nodes.build_retry_prompt)
     builder.add_edge(START, "prepare")
     builder.add_edge("prepare", "call_model")
-    builder.add_conditional_edges("call_model", route_after_model)
-    builder.add_conditional_edges("validate", route_after_validate)
+    builder.add_conditional_edges("call_model", *inline_router(route_after_model))
+    builder.add_conditional_edges("validate", *inline_router(route_after_validate))
     builder.add_edge("build_retry_prompt", "call_model")
     return builder.compile(checkpointer=checkpointer, name=name)
 

@@ -5,13 +5,13 @@ LangGraph runs a plain sync function node in a worker thread under ``ainvoke`` (
 serves both, but opens a callback run of its own inside the node's run and inspects its
 functions' signatures on every call. A ``DualNode`` only picks the body: the node's run
 (and its config, so ``get_runtime()`` works in the body) is LangGraph's, as for a
-function node.
+function node. :func:`inline_router` gives a router the same treatment.
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, get_args, get_type_hints
 
 from langchain_core.runnables import Runnable, RunnableConfig
 
@@ -47,3 +47,17 @@ class DualNode(Runnable[Any, Any]):
         if self.afunc is None:
             return self.func(input)
         return await self.afunc(input)
+
+
+def inline_router(func: Callable[[Any], Any]) -> tuple[DualNode, list[str]]:
+    """``(path, path_map)`` for ``add_conditional_edges``: the router ``func`` (a pure
+    function of the state) runs on the event loop under ``ainvoke``, where LangGraph
+    would run a plain function router in a worker thread; its destinations, which
+    LangGraph reads from a function's ``Literal`` return annotation but not from a
+    runnable's, are read from that annotation here.
+
+    Raises:
+        KeyError: ``func`` has no return annotation.
+    """
+    destinations = list(get_args(get_type_hints(func)["return"]))
+    return DualNode(func.__name__, func), destinations

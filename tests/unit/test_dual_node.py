@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import threading
-from typing import Any
+from typing import Any, Literal
 
 from langchain_core.callbacks import BaseCallbackHandler
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import get_runtime
 from typing_extensions import TypedDict
 
-from citeloop.nodes.dual import DualNode
+from citeloop.nodes.dual import DualNode, inline_router
 
 
 class S(TypedDict, total=False):
@@ -77,3 +77,41 @@ async def test_the_node_opens_no_run_of_its_own():
     await graph(DualNode("node", sync_body, async_body)).ainvoke({}, config={"callbacks": [runs]})
     # The graph's run and the node's run (LangGraph's), nothing nested under the node.
     assert runs.names.count("node") == 1
+
+
+def route_by_thread(state: S) -> Literal["on_loop", "off_loop"]:
+    return "on_loop" if state["seen"][0].endswith(f" {threading.get_ident()}") else "off_loop"
+
+
+def routed_graph(path: Any, path_map: Any = None):
+    def mark(label: str) -> Any:
+        return lambda state: {"seen": [label]}
+
+    builder = StateGraph(S)
+    builder.add_node("start", DualNode("start", sync_body))
+    builder.add_node("on_loop", mark("on_loop"))
+    builder.add_node("off_loop", mark("off_loop"))
+    builder.add_edge(START, "start")
+    builder.add_conditional_edges("start", path, path_map)
+    return builder.compile()
+
+
+async def test_an_inline_router_runs_on_the_event_loop_and_keeps_its_destinations():
+    graph = routed_graph(*inline_router(route_by_thread))
+    out = await graph.ainvoke({})
+    # `seen` keeps its last write: that of the node the router chose.
+    assert out["seen"] == ["on_loop"]
+    assert {edge.target for edge in graph.get_graph().edges if edge.source == "start"} == {
+        "on_loop",
+        "off_loop",
+    }
+
+
+async def test_a_plain_function_router_runs_in_a_worker_thread():
+    out = await routed_graph(route_by_thread).ainvoke({})
+    assert out["seen"] == ["off_loop"]
+
+
+def test_an_inline_router_serves_invoke():
+    # Under invoke everything runs on the caller's thread.
+    assert routed_graph(*inline_router(route_by_thread)).invoke({})["seen"] == ["on_loop"]
