@@ -8,7 +8,7 @@ of what a previous answer named (:data:`FIRST_LOOK_LINES`), so that no long body
 another of them without source, then longer bodies for those, then the rest in rank
 order (a class shows none: its best members follow it in that order, unless a retry's
 answer said the context lacks it, when it shows its ``class`` line and docstring, where
-a class says what it is for: :func:`shows_docstring`)::
+a class says what it is for, and a line for the rest of its body: :func:`shows_docstring`)::
 
     Selectable.select_info: SelectStatementColumnsAndTables  # L74-144 — Returns …
         74 |     def select_info(self) -> SelectStatementColumnsAndTables:
@@ -174,6 +174,8 @@ class _Body:
             _definition_line(lines, self.start, self.end) if self.start <= self.end else self.start
         )
         """The ``def`` line (after decorators)."""
+        self.body_end = self.end
+        """The definition's last line: a class's excerpt ends before its body."""
         if entity.kind is EntityKind.CLASS:  # its head and docstring: all it shows
             ends = _signature_end(lines, self.head, self.end) if self.head <= self.end else None
             docstring = _docstring_span(lines, self.end, ends)
@@ -292,10 +294,12 @@ class _Body:
         out: list[str] = []
         last = self.start - 1
         for number in [*numbers, self.end + 1]:
-            if number > last + 1:  # a run left out
-                first, final = last + 1, min(number - 1, self.end)
-                what = self._run(first, final, number > self.end)
-                out.append(f"    {'':>{width}} | … {what} (L{first}-{final})")
+            # A run left out; at the end, a class's body too (its members are lines of
+            # their own, but the excerpt says where the class goes on).
+            final = number - 1 if number <= self.end else self.body_end
+            if final > last:
+                what = self._run(last + 1, final, number > self.end)
+                out.append(f"    {'':>{width}} | … {what} (L{last + 1}-{final})")
             if number > self.end:
                 break
             out.append(_line(number, self.lines[number - 1], width))

@@ -127,6 +127,8 @@ def test_a_class_said_lacking_shows_its_class_line_and_docstring_only() -> None:
     shown = choose_excerpts(*args, more=["m.Greater"])
     assert shown.shown["m.Greater"] == (1, 2, 3, 4, 5, 6)
     assert "raise TypeError" not in "\n".join(shown.blocks["m.Greater"])
+    # It says where the class goes on: its body's lines are left out, not absent.
+    assert shown.blocks["m.Greater"][-1].endswith("| … 3 more lines (L7-9)")
     # Shown before, it shows again in the next widening.
     again = choose_excerpts(*args, previous=shown.shown)
     assert again.shown["m.Greater"] == shown.shown["m.Greater"]
