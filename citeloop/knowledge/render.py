@@ -165,10 +165,12 @@ say it has none or takes its class."""
 def _decorators(entity: Entity, brief: bool = False) -> str:
     """`` @functools.total_ordering @dataclass``: the decorators of a class or function
     as written (at most :data:`MAX_DECORATORS_SHOWN`; ``brief``: only those of
-    :data:`BRIEF_DECORATORS`); an attribute's none (a property reads as an attribute)."""
-    if entity.kind is EntityKind.ATTRIBUTE:
-        return ""
+    :data:`BRIEF_DECORATORS`); an attribute's, which only a property has, always: its
+    line reads as an attribute (``Table.registry = ...``), and ``@property`` says that
+    it is computed, not assigned."""
     names = [name for name in entity.decorators[:MAX_DECORATORS_SHOWN] if name]
+    if entity.kind is EntityKind.ATTRIBUTE:
+        return "".join(f" @{name}" for name in names)
     return "".join(f" @{name}" for name in names if not brief or name in BRIEF_DECORATORS)
 
 

@@ -59,6 +59,24 @@ def test_attributes_read_as_attributes() -> None:
     ]
 
 
+def test_a_property_says_it_is_one_on_full_and_brief_lines() -> None:
+    """``= ...`` alone reads as an assignment: a player took a property for a class
+    attribute set once."""
+    prop = Entity(
+        "m.Props.registry",
+        EntityKind.ATTRIBUTE,
+        "registry",
+        path="m.py",
+        line=51,
+        end_line=54,
+        decorators=("property",),
+    )
+    assert entity_line(prop, "Props") == "Props.registry = ...  # L51-54 @property"
+    assert entity_line(prop, "Props", brief=True) == "Props.registry = ...  # L51-54 @property"
+    names = [e.name for e in parse_context_entities(entity_line(prop, "Props"))]
+    assert names == ["Props", "registry"]
+
+
 def test_a_nested_definition_says_what_it_is_defined_inside() -> None:
     """A closure, a function inside a method and a class inside a class do not read as
     module-level definitions; the line still names only the entity itself."""
