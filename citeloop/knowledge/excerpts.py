@@ -42,7 +42,7 @@ from __future__ import annotations
 import itertools
 import re
 from collections import Counter
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from typing import NamedTuple
 
 from citeloop.grounding.mentions import identifier_words, word_stem
@@ -527,28 +527,40 @@ def with_asked_lines(
     asked for whole, as the brief line or the summary leaves them out), at most
     :data:`MAX_EXCERPT_LINES` a range, :data:`MAX_ASKED_LINES` in all and, as ``count``
     counts their excerpt lines, ``tokens`` (asked lines enter as lines shown before do,
-    whatever the share: this bound keeps a context near its budget), in the order
-    asked."""
+    whatever the share: this bound keeps a context near its budget). The ranges take a
+    line each in turn, in the order asked, each its lines from the top: when not all
+    fit, a short range is shown whole before a long one grows (max-min fair shares),
+    so "L103-104" is not crowded out by a function's whole body asked first."""
     result = {entity_id: tuple(lines) for entity_id, lines in shown.items()}
     wanted = [(entities[i], a, b) for i, a, b in asked if i in entities]
     wanted = [(e, a, b) for e, a, b in wanted if excerptable(e) or shows_docstring(e)]
     files = reader.lines({entity.path for entity, _, _ in wanted if entity.path})
-    left, room = MAX_ASKED_LINES, tokens
+    added: dict[str, set[int]] = {}
+    turns: list[tuple[str, tuple[str, ...], Iterator[int]]] = []
     for entity, first, last in wanted:
         lines = files.get(entity.path or "")
         if lines is None:
             continue
-        added = set(result.get(entity.id, ()))
+        added.setdefault(entity.id, set(result.get(entity.id, ())))
         body = _Body(entity, lines, {})
         numbers = body.code_lines(first, last) or body.span_lines(first, last)
-        for number in numbers[:MAX_EXCERPT_LINES]:
+        turns.append((entity.id, lines, iter(numbers[:MAX_EXCERPT_LINES])))
+    left, room = MAX_ASKED_LINES, tokens
+    while turns and left > 0:
+        going = []
+        for entity_id, lines, numbers in turns:
+            taken = added[entity_id]
+            number = next((n for n in numbers if n not in taken), None)
+            if number is None or left <= 0:
+                continue  # the range is shown whole, or no line is left to give
             cost = count(_line(number, lines[number - 1])) + 1
-            if left <= 0 or cost > room:
-                break
-            if number not in added:
-                added.add(number)
-                left, room = left - 1, room - cost
-        result[entity.id] = tuple(sorted(added))
+            if cost > room:
+                continue  # its next line does not fit: the range ends here
+            taken.add(number)
+            left, room = left - 1, room - cost
+            going.append((entity_id, lines, numbers))
+        turns = going
+    result.update((entity_id, tuple(sorted(lines))) for entity_id, lines in added.items())
     return result
 
 

@@ -977,7 +977,8 @@ def test_an_entity_line_shows_its_decorators_after_its_place() -> None:
     prop = Entity(
         "m.C.x", EntityKind.ATTRIBUTE, "x", "m.py", 5, ": int", True, 7, "", ("property",)
     )
-    assert "@" not in entity_line(prop, "C")  # a property reads as an attribute
+    # A property reads as an attribute that says it is one.
+    assert entity_line(prop, "C") == "C.x: int  # L5-7 @property"
 
 
 def test_the_code_an_answer_said_it_lacks_is_not_crowded_out_by_what_the_context_kept(

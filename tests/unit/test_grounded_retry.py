@@ -616,7 +616,8 @@ def test_asked_lines_are_code_lines_capped_in_all(tmp_path):
     """Of the lines asked, a widening shows those of the body (not the signature or
     the docstring, which the entity line gives, unless a range holds nothing else),
     MAX_EXCERPT_LINES a range,
-    MAX_ASKED_LINES in all and no more tokens than it is given, in the order asked."""
+    MAX_ASKED_LINES in all and no more tokens than it is given, a line of each range in
+    turn."""
     from citeloop.knowledge.excerpts import (
         MAX_ASKED_LINES,
         MAX_EXCERPT_LINES,
@@ -654,6 +655,11 @@ def test_asked_lines_are_code_lines_capped_in_all(tmp_path):
         # The token bound: lines of about 9 tokens each (`    12 |     step_9 = ...`).
         few = asked([(entity.id, 3, 62)], {}, tokens=50)[entity.id]
         assert 3 <= len(few) <= 6 and few == tuple(range(3, 3 + len(few)))
+        # A short range asked after a long one is shown whole when the long one is cut
+        # short (a player's "L103-104" had been crowded out by a body asked first).
+        both = asked([(entity.id, 3, 50), (entity.id, 60, 61)], {}, tokens=50)[entity.id]
+        assert {60, 61} <= set(both) and len(both) <= 6
+        assert both[:-2] == tuple(range(3, 3 + len(both) - 2))  # the long one from its top
     finally:
         graph_store.close()
 
