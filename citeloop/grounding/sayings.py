@@ -162,6 +162,16 @@ def insufficient_passages(body: str) -> list[str]:
     return [body[span.start : span.end].strip() for span in _passages(body)]
 
 
+def _asked_first(body: str) -> list[str]:
+    """:func:`insufficient_passages`, those a heading says first: a section headed as
+    what the context lacks (``## Still missing``, ``**What the context lacks:**``) is
+    the answer's own list of what it needs, where a passage in its prose also cites the
+    lines it did see (``validate_params (L150-233) calls it at L208-209``)."""
+    passages = _passages(body)
+    ordered = [p for p in passages if p.by_heading] + [p for p in passages if not p.by_heading]
+    return [body[span.start : span.end].strip() for span in ordered]
+
+
 @dataclass(frozen=True, slots=True)
 class _Passage:
     start: int
@@ -225,7 +235,7 @@ def lacking_names(body: str) -> tuple[str, ...]:
         >>> lacking_names("The constructor of `EnvVars` is not shown.")
         ('EnvVars', 'EnvVars.__init__')
     """
-    names = (name for text in insufficient_passages(body) for name in _passage_names(text))
+    names = (name for text in _asked_first(body) for name in _passage_names(text))
     return tuple(dict.fromkeys(n for n in names if n not in _TYPES and not n.endswith(".py")))
 
 
@@ -266,7 +276,7 @@ def lacking_members(body: str) -> tuple[str, ...]:
     """
     names = (
         match.group(1) or match.group(2)
-        for passage in insufficient_passages(body)
+        for passage in _asked_first(body)
         for match in _MEMBERS_ASKED.finditer(passage)
     )
     return tuple(dict.fromkeys(names))
@@ -317,8 +327,12 @@ def lacking_lines(body: str) -> tuple[tuple[str | None, int, int], ...]:
     for each line or range its :func:`insufficient_passages` write (``L366-371``,
     ``L366-L371``, ``lines 366-371``, ``line 12``, ``pathlib.py:366-371``,
     ``pathlib.py#L366``), in order, each once; a range written backwards is read
-    forwards. An excerpt names what it leaves out so (``… 6 lines (L366-371)``), and the
-    system prompt asks for the lines left out by number: a widening shows them.
+    forwards. When a section headed as what the context lacks (``## Still missing``)
+    writes lines, only those of such sections: a passage of the answer's prose that
+    says code is left out also cites the lines it saw (``validate_params (L150-233)
+    calls it at L208-209``). An excerpt names what it leaves out so (``… 6 lines
+    (L366-371)``), and the system prompt asks for the lines left out by number: a
+    widening shows them.
 
     Example:
         >>> lacking_lines("The context does not show L366-371 of `ensure_deletable`.")
@@ -328,8 +342,19 @@ def lacking_lines(body: str) -> tuple[tuple[str | None, int, int], ...]:
         >>> lacking_lines("The context does not show test_vo.py L748-761 or L791.")
         (('test_vo.py', 748, 761), (None, 791, 791))
     """
+    passages = _passages(body)
+    listed = [p for p in passages if p.by_heading]
+    if listed:  # a section that lists them: the others' lines are often those cited
+        found = _lines_of([body[p.start : p.end] for p in listed])
+        if found:
+            return tuple(found)
+    return tuple(_lines_of([body[p.start : p.end] for p in passages]))
+
+
+def _lines_of(passages: list[str]) -> dict[tuple[str | None, int, int], None]:
+    """:func:`lacking_lines` of these passages, in order."""
     found: dict[tuple[str | None, int, int], None] = {}
-    for passage in insufficient_passages(body):
+    for passage in passages:
         for match in _LINES.finditer(passage):
             first = int(match["first"])
             last = int(match["last"]) if match["last"] else first
@@ -342,7 +367,7 @@ def lacking_lines(body: str) -> tuple[tuple[str | None, int, int], ...]:
                 path = _file_before(passage, match.start())
             if first > 0 and last > 0:
                 found.setdefault((path, min(first, last), max(first, last)))
-    return tuple(found)
+    return found
 
 
 _MAX_PATH = 260

@@ -877,6 +877,28 @@ def test_a_bold_line_heads_a_section_that_says_what_is_lacking() -> None:
     assert not lacking_names("It is **not in the context dict** but in `cache`.\n")
 
 
+def test_a_section_listing_what_is_missing_is_asked_first() -> None:
+    """A played answer said code was left out in its prose too, where it cited the
+    lines it saw ("`validate_params` (L150-233) calls it at L208-209"): the widening
+    spent its lines on those and never showed `_CVObjects.__str__` (L746-750), asked in
+    the answer's "## Still missing" list three times."""
+    answer = (
+        "`validate_params` (L150-233) calls it at L208-209; the lines before it "
+        "(L151-206) are left out, and `make_constraint`'s body is not shown.\n\n"
+        "## Still missing\n\n- `validate_params` L210-218;\n"
+        "- the body of `_CVObjects.__str__` (L746-750).\n"
+    )
+    assert lacking_lines(answer) == ((None, 210, 218), (None, 746, 750))
+    assert lacking_names(answer) == (
+        "validate_params",
+        "_CVObjects.__str__",
+        "make_constraint",
+    )
+    # Without such a section, every passage's lines, in order.
+    prose = answer.split("\n\n## ")[0]
+    assert lacking_lines(prose) == ((None, 150, 233), (None, 208, 209), (None, 151, 206))
+
+
 def test_what_an_answer_would_need_and_a_constructor_it_asks_for() -> None:
     # A played answer asked, under "**Lines I would need**", for "the `EnvVars` class
     # definition and constructor": its `__init__` set what the question was about.
