@@ -46,6 +46,7 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, S
 from typing import NamedTuple
 
 from citeloop.grounding.mentions import identifier_words, word_stem
+from citeloop.knowledge.block_headers import block_headers
 from citeloop.knowledge.model import Entity, EntityKind
 from citeloop.knowledge.source import LineSource
 from citeloop.text import counted, data_line
@@ -223,7 +224,10 @@ class _Body:
         (:meth:`_left_out`), in the order an excerpt takes them: the first (with the
         ``def`` line, after decorators); the lines that use the most telling ``focus``
         terms (a term's weight divided by the number of the lines that use it, summed),
-        each followed by the lines before and after it; then the rest from the top."""
+        each after the lines that open its blocks, outermost first
+        (:func:`~citeloop.knowledge.block_headers.block_headers`: the ``for`` it is in,
+        the ``try:`` of an ``except``) and followed by the lines before and after it;
+        then the rest from the top."""
         if self._order is not None:
             return self._order
         head = self.head
@@ -241,10 +245,14 @@ class _Body:
                 n: sum(self.focus[t] / lines_using[t] for t in sorted(ts)) for n, ts in used.items()
             }
             rest = set(numbers)
+            opened = block_headers(self.lines, head + 1, self.end, skipped)
             for number in sorted(score, key=lambda n: (-score[n], n)):
                 if not score[number]:
                     break
-                for near in (number, *self._comment_above(number - 1, rest), number + 1):
+                # Its blocks' opening lines first, outermost first: an `except` shown
+                # without its `try:` reads as catching what the line before it raises.
+                headers = opened.get(number, ())[::-1]
+                for near in (*headers, number, *self._comment_above(number - 1, rest), number + 1):
                     if near in rest:
                         order.setdefault(near)
         order.update(dict.fromkeys(numbers))

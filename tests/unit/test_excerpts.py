@@ -440,6 +440,86 @@ LONG = (
 )
 
 
+def test_a_line_shown_for_what_it_uses_brings_the_lines_that_open_its_blocks() -> None:
+    """A played model read ``except InvalidParameterError`` shown without its ``try:``
+    as catching what the call above it raised."""
+    source = (
+        "def wrapper(*args):",
+        "    params = bind(args)",
+        "    validate(params)",
+        "    for step in range(3):",
+        "        prepare(step)",
+        "    try:",
+        "        with context(",
+        "            skip=True,",
+        "        ):",
+        "            return run(*args)",
+        "    except ParamError as e:",
+        "        msg = reword(e)",
+        "        raise ParamError(msg) from e",
+        "    finally:",
+        "        done()",
+    )
+    entity = function("wrapper", 1, 15)
+    # The first line, then the `try:` before the `except` that uses the term.
+    assert excerpt_lines(entity, source, 6, {"paramerror": 2, "done": 1}) == [
+        "     1 | def wrapper(*args):",
+        "       | … 4 lines (L2-5)",
+        "     6 |     try:",
+        "       | … 3 lines (L7-9)",
+        "    10 |             return run(*args)",
+        "    11 |     except ParamError as e:",
+        "    12 |         msg = reword(e)",
+        "    13 |         raise ParamError(msg) from e",
+        "       | … 2 more lines (L14-15)",
+    ]
+    # A line inside a `finally:` comes after it and its `try:`, outermost first.
+    assert excerpt_lines(entity, source, 3, {"done": 1})[2:] == [
+        "     6 |     try:",
+        "       | … 7 lines (L7-13)",
+        "    14 |     finally:",
+        "    15 |         done()",
+    ]
+    # A line inside a loop, after the loop's line.
+    assert excerpt_lines(entity, source, 3, {"prepare": 1})[2:4] == [
+        "     4 |     for step in range(3):",
+        "     5 |         prepare(step)",
+    ]
+
+
+def test_block_headers_read_clauses_brackets_and_nesting_from_indentation() -> None:
+    from citeloop.knowledge.block_headers import block_headers
+
+    source = (
+        "if a:",  # 1
+        "    x()",
+        "elif b(",  # 3
+        "    c,",
+        "):",  # 5: closes a bracket, opens nothing
+        "    y()",
+        "else:",  # 7: after an elif, the `if`'s clause
+        "    # a comment",
+        "    z()",  # 9
+        "for i in r:",  # 10
+        "    pass",
+        "else:",  # 12: a loop's else
+        "    w()",
+        '    """',  # 14-16: skipped (a docstring's lines)
+        "text",
+        '    """',
+        "    v()",  # 17
+    )
+    headers = block_headers(source, 1, 17, skipped={14, 15, 16})
+    assert headers[3] == (1,) and headers[7] == (1,) and headers[12] == (10,)
+    assert headers[6] == (3, 1) and headers[9] == (7, 1) and headers[17] == (12, 10)
+    assert 5 not in headers and 8 not in headers and 15 not in headers
+    # An else with no opener before it at its level opens on nothing it follows.
+    assert block_headers(("x = 1", "else:", "    y()"), 1, 3)[3] == (2,)
+    # Linear: a deep and long body is read in one pass.
+    deep = tuple("    " * (n % 50) + f"if c{n}:" for n in range(100_000))
+    assert len(block_headers(deep, 1, len(deep))[50]) == 49
+
+
 def test_a_body_cut_short_leaves_its_signature_and_docstring_out_and_says_where() -> None:
     entity = Entity("m.C.crawl", EntityKind.METHOD, "crawl", "m.py", 1, "()", end_line=12)
     block = excerpt_lines(entity, LONG, 7)
