@@ -411,3 +411,30 @@ def test_an_empty_subscript_annotation_is_unknown_not_fatal(tmp_path: Path, wrap
     store = build(tmp_path, {"app/use.py": code})
     assert not index_tree(root, store).skipped
     assert "app.net.Client.get" in calls(store, "app.use.use")
+
+
+def test_a_main_guard_block_is_a_script_run_not_module_attributes(tmp_path: Path) -> None:
+    """A played context showed `res = ...` and `msg = repr_errors(...)` of a module's
+    `__main__` block as module constants."""
+    store = build(
+        tmp_path,
+        {
+            "app/tool.py": """
+            LIMIT = 3
+
+            def report(x):
+                return x
+
+            if __name__ == "__main__":
+                res = report(LIMIT)
+                msg = make_client()
+            else:
+                on_import = report(1)
+            if "__main__" == __name__:
+                reversed_guard = 2
+            """,
+        },
+    )
+    names = {e.name for e in store.all_entities() if e.path == "app/tool.py"}
+    assert {"LIMIT", "report", "on_import"} <= names
+    assert not names & {"res", "msg", "reversed_guard"}

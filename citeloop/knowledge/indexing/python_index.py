@@ -90,6 +90,18 @@ _LEAF_TYPES = frozenset(
     | set(ast.boolop.__subclasses__())
     | {str, int, type(None)}
 )
+
+
+def is_main_guard(test: ast.expr) -> bool:
+    """Whether ``test`` is ``__name__ == "__main__"`` (either way round)."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and type(test.ops[0]) is ast.Eq):
+        return False
+    sides = (test.left, test.comparators[0])
+    names = [side.id for side in sides if isinstance(side, ast.Name)]
+    values = [side.value for side in sides if isinstance(side, ast.Constant)]
+    return names == ["__name__"] and values == ["__main__"]
+
+
 _SIMPLE = (
     ast.Expr,
     ast.Return,
@@ -315,6 +327,11 @@ class _FileWalker:
         in_function = scope.kind == "function"
         if isinstance(node, _SIMPLE):  # no statements inside: one sweep
             self.sweep(node, scope)
+            return
+        if scope.kind == "module" and isinstance(node, ast.If) and is_main_guard(node.test):
+            # A script's run, not the module's definitions: its `res = ...` and `msg =
+            # ...` are no module attributes. Its `else:` runs on import.
+            self.push(stack, node.orelse, scope)
             return
         if isinstance(node, ast.For | ast.AsyncFor) and in_function:
             self.bindings.bind_loop(node.target, node.iter, scope, node.lineno)
