@@ -243,6 +243,8 @@ class Entity:
             :data:`MAX_DOCSTRING_CHARS`; ``""`` when there is none.
         decorators: The decorators as written, without arguments (``"property"``,
             ``"functools.cache"``, ``"app.route"``), innermost last.
+        set_in: For an instance attribute, the method of its class that sets it first
+            (``"__init__"``), where its ``line`` is; ``""`` for any other entity.
     """
 
     id: str
@@ -255,6 +257,7 @@ class Entity:
     end_line: int | None = None
     docstring: str = ""
     decorators: tuple[str, ...] = ()
+    set_in: str = ""
 
     @property
     def visibility(self) -> Visibility:

@@ -177,7 +177,8 @@ def _decorators(entity: Entity, brief: bool = False) -> str:
 def _where(entity: Entity, brief: bool = False) -> str:
     """``"  # L12-40 @dataclass — summary"`` (the definition's first and last line, its
     decorators, and what it is defined inside when that is not its module or its class:
-    ``inside _fit_context``), or what of it the entity has (``L12`` for a one-line
+    ``inside _fit_context``; for an instance attribute, the method that sets it: ``set
+    in __init__``), or what of it the entity has (``L12`` for a one-line
     definition or an unknown end); ``brief``: no summary, and only a method's
     ``@staticmethod`` or ``@classmethod``. The decorators stand after the place, where a
     line names nothing."""
@@ -186,7 +187,10 @@ def _where(entity: Entity, brief: bool = False) -> str:
         end = entity.end_line
         place = f"L{entity.line}-{end}" if end and end > entity.line else f"L{entity.line}"
         inside = enclosing(entity)
-        parts.append(place + _decorators(entity, brief) + (f" inside {inside}" if inside else ""))
+        where = f" inside {inside}" if inside else ""
+        if entity.set_in and entity.kind is EntityKind.ATTRIBUTE:  # `self.x = ...` there
+            where = f" set in {entity.set_in}"
+        parts.append(place + _decorators(entity, brief) + where)
     summary = "" if brief else entity.summary
     if len(summary) > MAX_LINE_SUMMARY:
         summary = summary[: MAX_LINE_SUMMARY - 1].rsplit(" ", 1)[0] + "…"

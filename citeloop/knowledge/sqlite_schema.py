@@ -11,7 +11,7 @@ APPLICATION_ID = 0x43544C50  # "CTLP"
 """The SQLite header's application id of a citeloop graph file
 (https://sqlite.org/pragma.html#pragma_application_id): tells our files from others'."""
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 """``PRAGMA user_version`` of the tables below. A writer drops the tables of another
 version (a graph is derived data: the next index run rebuilds it); a reader refuses them."""
 
@@ -26,7 +26,8 @@ CREATE TABLE IF NOT EXISTS files (
 CREATE TABLE IF NOT EXISTS entities (
     id TEXT PRIMARY KEY, kind TEXT NOT NULL, name TEXT NOT NULL, path TEXT, line INTEGER,
     end_line INTEGER, signature TEXT NOT NULL, docstring TEXT NOT NULL,
-    decorators TEXT NOT NULL, resolved INTEGER NOT NULL, derived INTEGER NOT NULL
+    decorators TEXT NOT NULL, resolved INTEGER NOT NULL, derived INTEGER NOT NULL,
+    set_in TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS entities_by_name ON entities (name);
 CREATE INDEX IF NOT EXISTS entities_by_path ON entities (path);
@@ -73,7 +74,9 @@ def index_name(statement: str) -> str:
     return statement.split()[5]
 
 
-ENTITY_COLUMNS = "id, kind, name, path, line, signature, resolved, end_line, docstring, decorators"
+ENTITY_COLUMNS = (
+    "id, kind, name, path, line, signature, resolved, end_line, docstring, decorators, set_in"
+)
 FACT_COLUMNS = "fact_id, subject, relation, object, path, start_line, end_line, digest"
 STAR = ".*"
 """Suffix of an alias row recording ``from m import *`` in a module (``"pkg.mod.*"``)."""
@@ -86,7 +89,19 @@ hub's facts are read by the thousand). An unknown value still raises, as the enu
 
 def entity_from_row(row: tuple) -> Entity:
     """An :class:`Entity` from a row of :data:`ENTITY_COLUMNS`."""
-    entity_id, kind, name, path, line, signature, resolved, end_line, docstring, decorators = row
+    (
+        entity_id,
+        kind,
+        name,
+        path,
+        line,
+        signature,
+        resolved,
+        end_line,
+        docstring,
+        decorators,
+        set_in,
+    ) = row
     return Entity(
         entity_id,
         _KINDS.get(kind) or EntityKind(kind),
@@ -98,6 +113,7 @@ def entity_from_row(row: tuple) -> Entity:
         end_line,
         docstring,
         tuple(decorators.split("\n")) if decorators else (),
+        set_in,
     )
 
 
@@ -124,6 +140,7 @@ def entity_row(entity: Entity, derived: bool) -> tuple:
         "\n".join(entity.decorators),
         int(entity.resolved),
         int(derived),
+        entity.set_in,
     )
 
 

@@ -973,7 +973,7 @@ def test_text_lines_and_entities_match(store: SqliteGraphStore) -> None:
     assert "class Shape  # L4-17 — A geometric shape." in lines
     assert "def format_area(value)  # L20-21" in lines
     assert "Shape._cache_key()  # L16-17" in lines
-    assert "Circle.radius = radius  # L10" in lines
+    assert "Circle.radius = radius  # L10 set in __init__" in lines
     assert "PI = 3.14159  # L4" in lines
     assert "Circle inherits from Shape" in lines
     assert "describe() calls format_area(), Shape.area(), _cache_key()" in lines

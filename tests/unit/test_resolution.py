@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from citeloop.knowledge import EntityKind, RelationKind, SqliteGraphStore, index_tree
+from citeloop.knowledge.render import entity_line
 
 CLIENT = """
 class Pool:
@@ -438,3 +439,32 @@ def test_a_main_guard_block_is_a_script_run_not_module_attributes(tmp_path: Path
     names = {e.name for e in store.all_entities() if e.path == "app/tool.py"}
     assert {"LIMIT", "report", "on_import"} <= names
     assert not names & {"res", "msg", "reversed_guard"}
+
+
+def test_an_instance_attribute_knows_the_method_that_sets_it(tmp_path: Path) -> None:
+    """Played contexts showed `self.x = ...` lines of a method as class attributes
+    (`Section._interpolation_engine = class_(self)  # L545`)."""
+    store = build(
+        tmp_path,
+        {
+            "app/engine.py": """
+            class Engine:
+                mode = "fast"
+
+                def __init__(self, section):
+                    self.section = section
+                    self.mode = "slow"
+
+                def run(self):
+                    self.cached = self.section
+            """,
+        },
+    )
+
+    def set_in(name: str) -> str:
+        return store.get_entity(f"app.engine.Engine.{name}").set_in
+
+    assert (set_in("section"), set_in("cached")) == ("__init__", "run")
+    assert set_in("mode") == ""  # a class attribute, also set in __init__
+    line = entity_line(store.get_entity("app.engine.Engine.cached"), "Engine")
+    assert line == "Engine.cached = self.section  # L10 set in run"

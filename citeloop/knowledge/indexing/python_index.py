@@ -607,6 +607,7 @@ class _FileWalker:
             attribute_signature(annotation, value, self.text),
             True,
             target.end_lineno or line,
+            set_in=scope.id.removeprefix(class_id + ".") if class_id else "",
         )
         self.add_entity(entity, class_id, line)
 
