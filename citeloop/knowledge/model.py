@@ -363,9 +363,10 @@ class ContextExpansion:
         lacking_words: The words in which the answer said what the context lacks where
             it named no code ("the context does not show the test that checks term
             references": ``test``, ``checks``, ``term``, ``references``; see
-            :func:`citeloop.grounding.sayings.lacking_words`): with the task's words
-            they find entities as a task's words do (lexical hits), and they choose the
-            lines of long excerpts too.
+            :func:`citeloop.grounding.sayings.lacking_words`): they choose the lines of
+            long excerpts, and when ``lacking`` is empty (it named none of the code it
+            lacks), with the task's words they find entities as a task's words do
+            (lexical hits).
         members: Those of ``lacking`` whose body or members the answer said the context
             lacks ("the test methods of `Mixin`"; see
             :func:`citeloop.grounding.sayings.lacking_members`): of such a class, the

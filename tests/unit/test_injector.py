@@ -334,7 +334,8 @@ def test_an_attribute_seeds_at_a_lower_weight_than_a_function_it_outscores() -> 
 def test_what_an_answer_said_it_lacks_in_words_is_searched_with_the_task() -> None:
     """An answer that names no code for what it lacks ("the part that parses the file
     with the dialect's grammar") widens the context by those words with the task's: the
-    function they describe comes in as a lexical hit; without them it does not."""
+    function they describe comes in as a lexical hit; without them, or beside code it
+    named as lacking, it does not."""
     entities = [
         Entity("lint.Linter", EntityKind.CLASS, "Linter", docstring="Lint SQL files."),
         Entity(
@@ -356,6 +357,12 @@ def test_what_an_answer_said_it_lacks_in_words_is_searched_with_the_task() -> No
     wider = injector.inject(task, expansion=said)
     hit = next(e for e in wider.entities if e.id == "parser.parse_string")
     assert hit.reason == "lexical"
+    # Beside code it named as lacking, its words search nothing: in played answers they
+    # only found look-alikes ("name", "map" found BitFlagNameMap).
+    named = ContextExpansion.for_attempt(
+        0, ("Linter", "R3"), ("R3",), ("parses", "dialect", "grammar")
+    )
+    assert "parser.parse_string" not in ids(injector.inject(task, expansion=named).entities)
 
 
 def test_the_graph_file_answers_a_paraphrase(store: SqliteGraphStore) -> None:
