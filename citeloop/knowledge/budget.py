@@ -43,6 +43,7 @@ from citeloop.knowledge.render import (
     entity_line,
     file_heading,
     member_owner,
+    name_claims,
     relation_line,
     relation_name,
 )
@@ -191,7 +192,7 @@ def _fill(
     headings: set[str] = set()  # the keys (_heading_key) of the headings written
     callers: set[str] = set()
     first_named: dict[str, str] = {}  # a name's first chosen entity
-    twins: Counter[str] = Counter()  # chosen entities by name
+    claims: dict[str, set[str]] = {}  # the ids the chosen entities' lines write by name
     shown: Counter[str] = Counter()  # times a chosen entity's name is on a relation line
     used = excerpts_used = 0.0
     name_bound = _least_line if piece is _characters else None
@@ -237,12 +238,15 @@ def _fill(
             continue  # its relation lines only add to that; the core not placed yet enters
         # A relation line names an entity ``Owner.name`` (or ``name (path:line)``) once
         # another has its name: the first so named pays for that on the lines it is on.
-        twin = first_named.get(entity.name) if twins[entity.name] == 1 else None
-        if twin is not None:
-            name, after = relation_name(entities[twin], owners, ambiguous=True)
-            told = name.removesuffix(entity.name) + data_line(after)  # "Owner." or a place
-            if told:
-                cost += shown[twin] * piece(told)
+        joining = name_claims(entity, owners)
+        for claimed_name, claimed in joining:
+            held = claims.get(claimed_name, ())
+            twin = first_named.get(claimed_name) if len(held) == 1 else None
+            if twin is not None and claimed not in held:
+                name, after = relation_name(entities[twin], owners, ambiguous=True)
+                told = name.removesuffix(claimed_name) + data_line(after)  # "Owner." or a place
+                if told:
+                    cost += shown[twin] * piece(told)
         new_callers: set[str] = set()
         new_shown: list[str] = []  # the chosen entities this one's lines name
         for fact in links.get(entity_id, ()):
@@ -250,7 +254,7 @@ def _fill(
             if other not in chosen and other != entity_id:
                 continue
             (subject, subject_place), (object_, object_place) = (
-                _written(entities[end], entity.name, twins, owners)
+                _written(entities[end], joining, claims, owners)
                 for end in (fact.subject, fact.object)
             )
             if fact.relation is RelationKind.CALLS and (
@@ -290,7 +294,8 @@ def _fill(
             callers |= new_callers
             for named in new_shown:
                 shown[named] += 1
-            twins[entity.name] += 1
+            for claimed_name, claimed in joining:
+                claims.setdefault(claimed_name, set()).add(claimed)
             first_named.setdefault(entity.name, entity_id)
             if heading is not None:
                 headings.add(heading)
@@ -352,8 +357,13 @@ def _characters(text: str) -> float:
 
 
 def _written(
-    entity: Entity, joining: str, twins: Counter[str], owners: Mapping[str, str]
+    entity: Entity,
+    joining: Sequence[tuple[str, str]],
+    claims: Mapping[str, Collection[str]],
+    owners: Mapping[str, str],
 ) -> tuple[str, str]:
     """:func:`~citeloop.knowledge.render.relation_name` of ``entity`` once an entity
-    named ``joining`` joins those chosen (``twins``: how many chosen have each name)."""
-    return relation_name(entity, owners, twins[entity.name] + (entity.name == joining) > 1)
+    whose lines write ``joining`` (:func:`~citeloop.knowledge.render.name_claims`) joins
+    those chosen (``claims``: the ids their lines write, by name)."""
+    ids = {*claims.get(entity.name, ()), *(i for name, i in joining if name == entity.name)}
+    return relation_name(entity, owners, len(ids) > 1)

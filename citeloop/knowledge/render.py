@@ -40,7 +40,6 @@ a code fence or write a tag such as ``</context>``.
 from __future__ import annotations
 
 import re
-from collections import Counter
 from collections.abc import Collection, Mapping, Sequence
 from functools import lru_cache
 
@@ -83,6 +82,19 @@ def member_owner(entity: Entity, owners: Mapping[str, str]) -> str | None:
     if entity.kind not in MEMBER_KINDS or entity.id not in owners:
         return None
     return owner_name(entity, owners)
+
+
+def name_claims(entity: Entity, owners: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
+    """The ``(name, id)`` pairs the lines of ``entity`` write: its name for its id and,
+    for a member of a class, the class's short name for the class's id (its line reads
+    ``Owner.name``, whether or not the class has a line of its own). A name claimed for
+    two ids is ambiguous on a relation line: ``Interval.low`` of a dataclass beside the
+    constraint class ``Interval`` makes ``Interval inherits from _Constraint`` name its
+    place."""
+    if member_owner(entity, owners) is None:
+        return ((entity.name, entity.id),)
+    owner_id = owners[entity.id]
+    return (entity.name, entity.id), (owner_id.rpartition(".")[2], owner_id)
 
 
 def _parenthesized(signature: str, member: bool = False) -> str:
@@ -323,8 +335,11 @@ class ContextText:
         self.entities = list(entities)
         self.owners = owners
         self.brief = brief
-        counts = Counter(entity.name for entity in entities)
-        self._ambiguous = {name for name, count in counts.items() if count > 1}
+        claims: dict[str, set[str]] = {}
+        for entity in entities:
+            for name, claimed in name_claims(entity, owners):
+                claims.setdefault(name, set()).add(claimed)
+        self._ambiguous = {name for name, ids in claims.items() if len(ids) > 1}
         self._by_id = {entity.id: entity for entity in entities}
 
     def owner(self, entity: Entity) -> str | None:
@@ -335,7 +350,8 @@ class ContextText:
         """How a relation line names an entity, and what follows the name
         (:func:`relation_name`: ``Owner.name``, or ``name (path:line)`` for a
         module-level twin such as a dialect's ``LimitClauseSegment`` and the one it
-        inherits from, when another entity of the context has its name)."""
+        inherits from, when another entity of the context, or the class of a member
+        the context holds, has its name: :func:`name_claims`)."""
         entity = self._by_id[entity_id]
         return relation_name(entity, self.owners, entity.name in self._ambiguous)
 

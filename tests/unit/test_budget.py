@@ -48,6 +48,12 @@ def graphs(draw: st.DrawFn) -> tuple[list[Entity], list[Fact]]:
         entities.append(Entity(f"m.Gone.{name}", EntityKind.METHOD, name, "g.py", 2, "(self, a)"))
         entities.append(Entity(f"t.a.test_{name}", EntityKind.TEST, f"test_{name}", "t/a.py", 3))
     if draw(st.booleans()):
+        # A class of another module with the first class's name: a member of it alone
+        # makes that name ambiguous on relation lines (its line reads `C0.name`).
+        entities.append(Entity("n.C0", EntityKind.CLASS, "C0", path="n.py", line=5))
+        name = draw(st.sampled_from(NAMES))
+        entities.append(Entity(f"n.C0.{name}", EntityKind.METHOD, name, path="n.py", line=6))
+    if draw(st.booleans()):
         entities.append(Entity("DEC-1", EntityKind.DECISION, "DEC-1", signature="Why."))
     if draw(st.booleans()):
         name = draw(st.sampled_from(["REQ-1", "REQ-1" + " " * 40]))  # untitled: stripped

@@ -203,6 +203,26 @@ def test_files_group_their_entities_in_line_order_and_relations_follow() -> None
     ]
 
 
+def test_a_class_named_only_by_its_members_lines_makes_its_name_ambiguous() -> None:
+    """A played context showed `Interval.low: float` of a dataclass (its class line
+    left out) beside the constraint class `Interval`: `Interval inherits from
+    _Constraint` read as the dataclass's."""
+    entities = [
+        Entity("v.Interval", EntityKind.CLASS, "Interval", path="v.py", line=402),
+        Entity("v._Constraint", EntityKind.CLASS, "_Constraint", path="v.py", line=261),
+        Entity("link.Interval.low", EntityKind.ATTRIBUTE, "low", path="link.py", line=20),
+    ]
+    owners = {"link.Interval.low": "link.Interval"}
+    facts = [Fact("v.Interval", RelationKind.INHERITS, "v._Constraint")]
+    lines = ContextText(entities, owners).render(facts).splitlines()
+    assert lines[-1] == "Interval (v.py:402) inherits from _Constraint"
+    # Its own members name no other class: the name stays plain.
+    own = {"link.Interval.low": "v.Interval"}
+    assert ContextText(entities, own).render(facts).splitlines()[-1] == (
+        "Interval inherits from _Constraint"
+    )
+
+
 def test_module_level_twins_on_relation_lines_are_told_apart_by_place() -> None:
     # A dialect's class inherits from the ANSI class of its name; each function calls
     # the other's twin. A member keeps its class; an entity without a place has none.
