@@ -590,7 +590,8 @@ def choose_excerpts(
     The ``named`` ones (and those of ``previous``) come first, breadth before depth:
     each gets a first look of up to :data:`FIRST_LOOK_LINES` lines of code, best first,
     before any grows, so that one long body never leaves another named entity without
-    source; the ``more`` ones go first of all (those shown before with a look more).
+    source; the ``more`` ones go first of all (a first look at those not shown before,
+    then a look more at those shown before).
     Then each grows to its whole body (at most :data:`MAX_EXCERPT_LINES`), the named
     first, then the others in order, a long one to at most half of ``budget`` while
     another excerpt may follow it.
@@ -657,12 +658,13 @@ def choose_excerpts(
                 chosen[entity_id] = fitted
                 used += fitted[1] - cost
 
-    # What a retry's answer said the context lacks comes first: a look more where it was
-    # shown before, then a first look at the rest of it; then the other named ones look,
-    # best first.
+    # What a retry's answer said the context lacks comes first: a first look at what of
+    # it was not shown, then a look more where it was (breadth before depth: code asked
+    # for by name twice had never come, its room taken by bodies shown before growing);
+    # then the other named ones look, best first.
     asked = [i for i in first if i in more]
-    look([i for i in asked if floors.get(i)], FIRST_LOOK_LINES)
     look(asked, 0)
+    look([i for i in asked if floors.get(i)], FIRST_LOOK_LINES)
     look([i for i in first if i not in more], 0)
     # Then the named ones grow, and the others follow, best first: a long body takes at
     # most half the share while another excerpt may follow it.

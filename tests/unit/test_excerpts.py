@@ -220,6 +220,20 @@ def test_what_an_answer_said_it_lacks_looks_first_and_again_where_shown_before()
     # Without the answer saying so, m.a keeps what it showed and each other one looks.
     plain = choose_excerpts(*args, previous=previous, named=ids)
     assert plain.shown["m.a"] == previous["m.a"] and list(plain.blocks) == ids
+    # Room for what was shown before and one look: the code never shown looks before
+    # what was shown grows (a played answer asked twice for a test's body, which never
+    # came while bodies shown before grew).
+    tight = choose_excerpts(
+        ids,
+        entities,
+        reader,
+        110,
+        estimated_tokens,
+        previous=previous,
+        named=ids,
+        more=["m.a", "m.c"],
+    )
+    assert "m.c" in tight.blocks and tight.shown["m.a"] == previous["m.a"]
 
 
 def test_an_excerpt_too_big_to_cut_is_left_out_and_the_next_tried() -> None:
