@@ -95,10 +95,10 @@ def is_file_name(mention: Mention, unknown: Collection[str]) -> bool:
         return False
     stem, suffix = parts
     known_class = stem[:1].isupper() and stem not in unknown and not stem.isupper()
-    return suffix in unknown and _is_suffix(suffix) and not known_class
+    return suffix in unknown and is_file_suffix(suffix) and not known_class
 
 
-def _is_suffix(word: str) -> bool:
+def is_file_suffix(word: str) -> bool:
     """Whether ``word`` is a file name suffix (``ps1``, ``toml``), in any case."""
     return word.lower() in _FILE_SUFFIXES or word.lower() in _MORE_FILE_SUFFIXES
 
@@ -106,7 +106,7 @@ def _is_suffix(word: str) -> bool:
 def _kind_of_file(span: str) -> bool:
     """Whether a code span is a kind of file (`` `.ps1` ``, `` `.toml` ``), no name."""
     code = span.strip()
-    return code.startswith(".") and _is_suffix(code[1:])
+    return code.startswith(".") and is_file_suffix(code[1:])
 
 
 STOP_WORDS = frozenset(

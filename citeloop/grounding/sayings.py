@@ -20,7 +20,12 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from citeloop.grounding.mentions import code_mentions, identifier_words, query_words
+from citeloop.grounding.mentions import (
+    code_mentions,
+    identifier_words,
+    is_file_suffix,
+    query_words,
+)
 from citeloop.markdown import fenced
 
 _CONTEXT = (
@@ -363,6 +368,8 @@ def _lines_of(passages: list[str]) -> dict[tuple[str | None, int, int], None]:
                 path = _word_ending(passage, match.start(), " \t\n(`[").lstrip("\"'*_<") or None
                 if path is not None and "." not in path.rpartition("/")[2]:
                     continue  # `note:12`, `retries:3`: no file
+                if path is not None and not is_file_suffix(path.rpartition(".")[2]):
+                    path = None  # `TfidfTransformer.fit:1658`: code, not a file
             elif match["mark"] == "L":  # `test_vo.py L748-761`: the file just before
                 path = _file_before(passage, match.start())
             if first > 0 and last > 0:
@@ -377,13 +384,14 @@ _MAX_PATH = 260
 def _file_before(passage: str, end: int) -> str | None:
     """The file name written right before ``end`` and one space (``test_vo.py`` of
     ``test_vo.py L748``, in backticks or not), or ``None`` when the word there is no
-    file name (``of L12``, ```add_edge` L40``). Reads at most :data:`_MAX_PATH`
+    file name (``of L12``, ```add_edge` L40``, ```TfidfTransformer.fit` L1658``, whose
+    suffix is no file's). Reads at most :data:`_MAX_PATH`
     characters back."""
     if end < 2 or passage[end - 1] != " ":
         return None
     word = _word_ending(passage, end - 1, " \t\n([").strip("`*\"'")
     stem, dot, suffix = word.rpartition("/")[2].rpartition(".")
-    return word if dot and stem and suffix.isalnum() and not suffix.isdigit() else None
+    return word if dot and stem and is_file_suffix(suffix) else None
 
 
 def _word_ending(passage: str, end: int, stops: str) -> str:

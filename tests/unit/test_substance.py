@@ -894,6 +894,13 @@ def test_a_section_listing_what_is_missing_is_asked_first() -> None:
         "_CVObjects.__str__",
         "make_constraint",
     )
+    # A code name before a range is no file: `TfidfTransformer.fit L1658-1673` had been
+    # read as lines of a file "TfidfTransformer.fit", which no entity is in.
+    dotted = (
+        "## Still missing\n\n- `TfidfTransformer.fit` L1658-1673 and "
+        "`TfidfTransformer.transform`:1704-1707; text.py L12.\n"
+    )
+    assert lacking_lines(dotted) == ((None, 1658, 1673), (None, 1704, 1707), ("text.py", 12, 12))
     # Without such a section, every passage's lines, in order.
     prose = answer.split("\n\n## ")[0]
     assert lacking_lines(prose) == ((None, 150, 233), (None, 208, 209), (None, 151, 206))
