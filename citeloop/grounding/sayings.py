@@ -79,6 +79,11 @@ _SAYINGS = (
     r"(?<![^\n])[\t\x20]{0,3}(?:#{1,6}[\t\x20][^\n#]{0,60}?|\*\*[^\n*]{0,60}?)\b"
     + _HEADING_SAYING
     + r"\b",
+    # or one that starts with the word: "**Missing, needed to answer**", "## Gaps", but
+    # not "## Missing values" (an answer about imputation)
+    r"(?<![^\n])[\t\x20]{0,3}(?:#{1,6}[\t\x20]{1,4}|\*\*)(?:missing|gaps)"
+    r"(?=[\t\x20]*(?:[:,(*\n]|$)|[\t\x20](?:code|lines|pieces|parts|information|details"
+    r"|bodies|definitions|source)\b|[\t\x20]in[\t\x20]" + _CONTEXT + r")",
     r"\bi (?:don't|do not) have (?:access to )?(?:the |its |their |enough )?"
     r"(?:\w+ ){0,2}?(?:implementation|source|body|definition|details|information)",
     # the answer's own doubt: "I cannot say how ...", "I can't tell what it returns"
@@ -105,7 +110,7 @@ _INSUFFICIENT = re.compile("|".join(_SAYINGS).replace(" ", r"\s+"))
 space between words (bounded gaps only, so matching is linear)."""
 _ANCHORS = re.compile(
     r"\b(?:context|enough|sufficient|insufficient|snippets?|excerpts?|shown|provided|clear"
-    r"|unclear|have|included|visible|available|present|given|missing|hidden|say|tell"
+    r"|unclear|have|included|visible|available|present|given|missing|gaps|hidden|say|tell"
     r"|confirm|determine|verify|know|sure|certain|need|see|seeing)\b"
 )
 _QUOTED = re.compile(r'`[^`\n]*`|"[^"\n]*"|\u201c[^\u201c\u201d\n]*\u201d')

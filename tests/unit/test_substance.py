@@ -877,6 +877,25 @@ def test_a_bold_line_heads_a_section_that_says_what_is_lacking() -> None:
     assert not lacking_names("It is **not in the context dict** but in `cache`.\n")
 
 
+@pytest.mark.parametrize(
+    "heading",
+    ["**Missing, needed to answer**", "## Missing", "**Missing:**", "**Missing code**", "## Gaps"],
+)
+def test_a_heading_that_starts_with_missing_heads_a_section_of_what_is_lacking(heading) -> None:
+    # A played answer listed what it needed under "**Missing, needed to answer**"; the
+    # widening read only its prose, and the docstring lines it asked for never came.
+    answer = f"It picks one.\n\n{heading}\n\n1. The body of `Foo`.\n2. `Bar` L12-14.\n"
+    assert lacking_names(answer) == ("Foo", "Bar")
+    assert lacking_lines(answer) == ((None, 12, 14),)
+
+
+@pytest.mark.parametrize(
+    "heading", ["## Missing values", "## Handling missing values", "**Missing values** go."]
+)
+def test_a_heading_about_missing_values_says_nothing_of_the_context(heading) -> None:
+    assert lacking_names(f"It imputes.\n\n{heading}\n\n- `SimpleImputer` fills them.\n") == ()
+
+
 def test_a_section_listing_what_is_missing_is_asked_first() -> None:
     """A played answer said code was left out in its prose too, where it cited the
     lines it saw ("`validate_params` (L150-233) calls it at L208-209"): the widening
