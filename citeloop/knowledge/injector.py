@@ -60,6 +60,7 @@ from citeloop.knowledge.model import (
     RelationKind,
     Tier,
     enclosing,
+    is_example_path,
     is_test_path,
 )
 from citeloop.knowledge.neighbourhood import Candidates, admissible, requirement_closure, walk
@@ -505,7 +506,14 @@ class ContextInjector:
             # (choose_excerpts), the core and what was shown before leading the ranks.
             before = [i for i in shown or {} if i in found.entities]
             asked = [entity.id for entity in named if entity.id in scores]
-            best = [*core_ids, *before, *asked, *pinned, *_members_follow(order, found)]
+            # An example or documentation script shows source only when named: its
+            # usage of the library took the share from the library's own code.
+            ranked = [
+                i
+                for i in _members_follow(order, found)
+                if not is_example_path(found.entities[i].path)
+            ]
+            best = [*core_ids, *before, *asked, *pinned, *ranked]
             # An answer that said the context lacks code gets twice the share of source.
             said_lacking = lacking or widening.lacking_words
             share = budget * min(1.0, self.excerpt_share * (2 if said_lacking else 1))

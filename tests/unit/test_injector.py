@@ -1089,3 +1089,29 @@ def test_a_line_a_retry_showed_whole_stays_whole_at_the_next_retry() -> None:
         task, expansion=ContextExpansion.for_attempt(1, ()), default=default, keep=keep
     )
     assert whole in second.text and second.tokens <= second.budget
+
+
+def test_an_example_script_shows_source_only_when_named(tmp_path: Path) -> None:
+    """A played context spent its share of source on a gallery script's plotting
+    function, leaving none for the method the question was about."""
+    body = "".join(f"    step_{n} = compute(data) + {n}\n" for n in range(30))
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/core.py": "def compute(data):\n    return sorted(data)\n",
+        "examples/plot_compute.py": (
+            "from pkg.core import compute\n\n\ndef plot_compute(data):\n"
+            f"{body}    return step_0\n"
+        ),
+    }
+    for path, text in files.items():
+        (tmp_path / "src" / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "src" / path).write_text(text, encoding="utf-8")
+    with SqliteGraphStore(tmp_path / "g.db") as graph:
+        index_tree(tmp_path / "src", graph)
+        injector = ContextInjector(graph, reuse_contexts=0)
+        context = injector.inject("How does `compute` order the data it plots?")
+        assert "examples.plot_compute.plot_compute" in ids(context.entities)
+        assert "pkg.core.compute" in dict(context.excerpts)
+        assert "examples.plot_compute.plot_compute" not in dict(context.excerpts)
+        named = injector.inject("How does `plot_compute` use `compute`?")
+        assert "examples.plot_compute.plot_compute" in dict(named.excerpts)
