@@ -79,6 +79,9 @@ _SAYINGS = (
     r"(?<![^\n])[\t\x20]{0,3}(?:#{1,6}[\t\x20][^\n#]{0,60}?|\*\*[^\n*]{0,60}?)\b"
     + _HEADING_SAYING
     + r"\b",
+    # a line or list item labelled so: "- Not shown: the body of `f` (L12-30)"
+    r"(?<![^\n])[\t\x20]{0,3}(?:(?:[-*+]|\d{1,3}[.)])[\t\x20]{1,4})?(?:\*\*)?"
+    r"(?:still[\t\x20])?(?:not[\t\x20](?:shown|visible)|missing|hidden)(?:\*\*)?[\t\x20]{0,4}:",
     # or one that starts with the word: "**Missing, needed to answer**", "## Gaps", but
     # not "## Missing values" (an answer about imputation)
     r"(?<![^\n])[\t\x20]{0,3}(?:#{1,6}[\t\x20]{1,4}|\*\*)(?:missing|gaps)"

@@ -191,6 +191,7 @@ class _Body:
         """The lines of the signature after its first (``(L2-5)``), or ``None``."""
         self.docstring = _docstring_span(lines, self.end, ends)
         self._order: list[int] | None = None
+        self._code_after: dict[int, int] | None = None
 
     def lines_of_code(self, most: int) -> int:
         """How many lines of code an excerpt of at most ``most`` shows."""
@@ -199,10 +200,12 @@ class _Body:
     def numbers(self, shown: int) -> list[int]:
         """The line numbers an excerpt of ``shown`` lines of code shows, in order; a
         single line left out between two shown (or last) is shown too, but for one of
-        the signature or the docstring: its marker would take about as much room."""
+        the signature or the docstring: its marker would take about as much room. A
+        comment is shown only with the line of code it stands above (a comment shown
+        alone read as what the function returns)."""
         if self.end - self.start + 1 <= shown:
             return list(range(self.start, self.end + 1))
-        taken = sorted(self._taken()[:shown])
+        taken = self._described(sorted(self._taken()[:shown]))
         skipped = self._left_out()
         gaps = [
             a + 1
@@ -210,6 +213,27 @@ class _Body:
             if b - a == 2 and not any(first <= a + 1 <= last for first, last in skipped)
         ]
         return sorted([*taken, *gaps])
+
+    def _described(self, taken: list[int]) -> list[int]:
+        """``taken`` without its comment lines whose code (the next line that is neither
+        blank nor a comment) is not taken, but for lines shown before."""
+        if self._code_after is None:  # the next line of code after each line, once
+            code_after: dict[int, int] = {}
+            following = self.end + 1
+            for number in range(self.end, self.start - 1, -1):
+                code_after[number] = following
+                text = self.lines[number - 1].strip()
+                if text and not text.startswith("#"):
+                    following = number
+            self._code_after = code_after
+        chosen = set(taken)
+        return [
+            n
+            for n in taken
+            if n in self.first
+            or not self.lines[n - 1].lstrip().startswith("#")
+            or self._code_after[n] in chosen
+        ]
 
     def _left_out(self) -> list[tuple[int, int]]:
         """The spans a body cut short leaves out: its signature after the ``def`` line,

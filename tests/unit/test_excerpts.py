@@ -534,6 +534,28 @@ def test_block_headers_read_clauses_brackets_and_nesting_from_indentation() -> N
     assert len(block_headers(deep, 1, len(deep))[50]) == 49
 
 
+def test_a_comment_is_shown_only_with_the_code_it_stands_above() -> None:
+    """A played excerpt showed `# ... returning the result as two float64s` cut from the
+    `two_sum` call below it, and the model took the comment for what the function
+    returns."""
+    source = (
+        "def day_frac(a, b):",
+        "    # Add exactly, returning the result as two floats.",
+        "    # The first is the approximate sum.",
+        "    total, err = two_sum(a, b)",
+        "    day = round(total)",
+        "    frac = total - day",
+        "    return day, frac",
+    )
+    entity = function("day_frac", 1, 7)
+    block = excerpt_lines(entity, source, 5, {"frac": 1})
+    assert "frac = total - day" in "\n".join(block)
+    assert not any("# Add exactly" in line for line in block)
+    # With room for its code, the comment is shown from its start.
+    roomy = "\n".join(excerpt_lines(entity, source, 5, {"two_sum": 2}))
+    assert "# Add exactly" in roomy and "two_sum(a, b)" in roomy
+
+
 def test_a_body_cut_short_leaves_its_signature_and_docstring_out_and_says_where() -> None:
     entity = Entity("m.C.crawl", EntityKind.METHOD, "crawl", "m.py", 1, "()", end_line=12)
     block = excerpt_lines(entity, LONG, 7)

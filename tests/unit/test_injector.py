@@ -1099,8 +1099,7 @@ def test_an_example_script_shows_source_only_when_named(tmp_path: Path) -> None:
         "pkg/__init__.py": "",
         "pkg/core.py": "def compute(data):\n    return sorted(data)\n",
         "examples/plot_compute.py": (
-            "from pkg.core import compute\n\n\ndef plot_compute(data):\n"
-            f"{body}    return step_0\n"
+            f"from pkg.core import compute\n\n\ndef plot_compute(data):\n{body}    return step_0\n"
         ),
     }
     for path, text in files.items():

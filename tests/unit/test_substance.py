@@ -889,6 +889,18 @@ def test_a_heading_that_starts_with_missing_heads_a_section_of_what_is_lacking(h
     assert lacking_lines(answer) == ((None, 12, 14),)
 
 
+def test_a_line_labelled_not_shown_says_what_is_lacking() -> None:
+    # A played answer's last caveat, under "**Caveats**", was never read.
+    answer = (
+        "It parses.\n\n**Caveats**\n- One thing.\n- Not shown: `A.check` body (L2376-2383)"
+        ", `A.parse` body (L2385-2399).\n"
+    )
+    assert lacking_names(answer) == ("A.check", "A.parse")
+    assert lacking_lines(answer) == ((None, 2376, 2383), (None, 2385, 2399))
+    assert lacking_names("It x.\n\n1. **Still missing:** `C` L5-9\n") == ("C",)
+    assert lacking_names("It x.\n\nNothing is hidden: `E` is shown.\n") == ()
+
+
 @pytest.mark.parametrize(
     "heading", ["## Missing values", "## Handling missing values", "**Missing values** go."]
 )
