@@ -158,6 +158,12 @@ _TERMS = _NOT_CODE_WORDS | frozenset(_NAMING_STYLES.split())
 :data:`_NAMING_STYLES`."""
 
 
+_VERSION_SEGMENT = re.compile(r"(?:a|b|c|rc|alpha|beta|pre|preview|post|rev|r|dev)\d{1,9}")
+"""A pre-, post- or development-release segment of a version (``post0``, ``dev0``,
+``rc1``; PEP 440's spellings): a version, not code (a played answer was rejected for
+writing `post0` about a version string)."""
+
+
 def _looks_like_class(part: str) -> bool:
     return part[:1].isupper() and any(char.islower() for char in part)
 
@@ -258,8 +264,8 @@ def ungrounded_names(
             continue  # `pyproject.toml`, `CMakeLists.txt`, `Makefile`: files, not code
         if all(has(part) for part in missing):
             in_graph.append(mention.name)
-        elif mention.name not in _TERMS:  # `LIMIT`, `GET`, camelCase, not `self.LIMIT`
-            invented.append(mention.name)
+        elif mention.name not in _TERMS and not _VERSION_SEGMENT.fullmatch(mention.name):
+            invented.append(mention.name)  # `LIMIT`, `GET`, camelCase, not `self.LIMIT`
     return UngroundedNames(tuple(in_graph), tuple(invented))
 
 

@@ -106,6 +106,16 @@ def test_invented_names_fail_and_graph_names_do_not() -> None:
     assert "GraphExecutor" in result.reasons[0]
 
 
+def test_a_version_segment_is_no_invented_name() -> None:
+    # A played answer was rejected for "`1.0.post0` and `dev0` spellings (`post0`)".
+    body = "StateGraph.compile parses versions such as `post0`, `dev0` and `rc1`."
+    assert validate(body + SECTION).invented_names == ()
+    # A name that only starts like one is still a claim about the code base.
+    assert validate("StateGraph.compile calls `post_process`." + SECTION).invented_names == (
+        "post_process",
+    )
+
+
 def test_a_name_pattern_claims_only_what_it_is_dotted_onto() -> None:
     # `Owner.prefix_*` names the family of an owner's members, as a reader means it: the
     # owner is a claim, the pattern is no invented name.
