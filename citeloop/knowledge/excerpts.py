@@ -205,7 +205,7 @@ class _Body:
         alone read as what the function returns)."""
         if self.end - self.start + 1 <= shown:
             return list(range(self.start, self.end + 1))
-        taken = self._described(sorted(self._taken()[:shown]))
+        taken = self._first_taken(shown)
         skipped = self._left_out()
         gaps = [
             a + 1
@@ -214,9 +214,11 @@ class _Body:
         ]
         return sorted([*taken, *gaps])
 
-    def _described(self, taken: list[int]) -> list[int]:
-        """``taken`` without its comment lines whose code (the next line that is neither
-        blank nor a comment) is not taken, but for lines shown before."""
+    def _first_taken(self, shown: int) -> list[int]:
+        """The first ``shown`` lines of :meth:`_taken`, in order, but a comment's only
+        with the line of code it stands above (the next line that is neither blank nor
+        a comment): one taken before that line waits for it, and comes with it while
+        there is room; lines shown before always come."""
         if self._code_after is None:  # the next line of code after each line, once
             code_after: dict[int, int] = {}
             following = self.end + 1
@@ -226,14 +228,21 @@ class _Body:
                 if text and not text.startswith("#"):
                     following = number
             self._code_after = code_after
-        chosen = set(taken)
-        return [
-            n
-            for n in taken
-            if n in self.first
-            or not self.lines[n - 1].lstrip().startswith("#")
-            or self._code_after[n] in chosen
-        ]
+        chosen: set[int] = set()
+        waiting: dict[int, list[int]] = {}  # comment lines by the line of code below
+        for number in self._taken():
+            if len(chosen) >= shown:
+                break
+            below = self._code_after[number]
+            comment = self.lines[number - 1].lstrip().startswith("#")
+            if comment and number not in self.first and below not in chosen:
+                waiting.setdefault(below, []).append(number)
+                continue
+            chosen.add(number)
+            for above in waiting.pop(number, ()):
+                if len(chosen) < shown:
+                    chosen.add(above)
+        return sorted(chosen)
 
     def _left_out(self) -> list[tuple[int, int]]:
         """The spans a body cut short leaves out: its signature after the ``def`` line,

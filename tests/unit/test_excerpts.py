@@ -551,6 +551,8 @@ def test_a_comment_is_shown_only_with_the_code_it_stands_above() -> None:
     block = excerpt_lines(entity, source, 5, {"frac": 1})
     assert "frac = total - day" in "\n".join(block)
     assert not any("# Add exactly" in line for line in block)
+    # The room a comment left goes to the next line: 5 lines of code still show.
+    assert sum(1 for line in block if line.split("|")[0].strip()) == 5
     # With room for its code, the comment is shown from its start.
     roomy = "\n".join(excerpt_lines(entity, source, 5, {"two_sum": 2}))
     assert "# Add exactly" in roomy and "two_sum(a, b)" in roomy
