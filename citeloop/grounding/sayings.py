@@ -175,14 +175,23 @@ def insufficient_passages(body: str) -> list[str]:
     return [body[span.start : span.end].strip() for span in _passages(body)]
 
 
-def _asked_first(body: str) -> list[str]:
-    """:func:`insufficient_passages`, those a heading says first: a section headed as
-    what the context lacks (``## Still missing``, ``**What the context lacks:**``) is
-    the answer's own list of what it needs, where a passage in its prose also cites the
-    lines it did see (``validate_params (L150-233) calls it at L208-209``)."""
+def _listed_and_said(body: str) -> tuple[list[str], list[str]]:
+    """:func:`insufficient_passages`, those a heading says (a section headed as what
+    the context lacks, ``## Still missing``, ``**What the context lacks:**``: the
+    answer's own list of what it needs), then the others, each in order; a passage in
+    an answer's prose also cites the lines it did see (``validate_params (L150-233)
+    calls it at L208-209``)."""
     passages = _passages(body)
-    ordered = [p for p in passages if p.by_heading] + [p for p in passages if not p.by_heading]
-    return [body[span.start : span.end].strip() for span in ordered]
+    listed = [body[p.start : p.end].strip() for p in passages if p.by_heading]
+    said = [body[p.start : p.end].strip() for p in passages if not p.by_heading]
+    return listed, said
+
+
+def _asked_first(body: str) -> list[str]:
+    """:func:`insufficient_passages`, those a heading says first
+    (:func:`_listed_and_said`)."""
+    listed, said = _listed_and_said(body)
+    return listed + said
 
 
 @dataclass(frozen=True, slots=True)
@@ -355,13 +364,9 @@ def lacking_lines(body: str) -> tuple[tuple[str | None, int, int], ...]:
         >>> lacking_lines("The context does not show test_vo.py L748-761 or L791.")
         (('test_vo.py', 748, 761), (None, 791, 791))
     """
-    passages = _passages(body)
-    listed = [p for p in passages if p.by_heading]
-    if listed:  # a section that lists them: the others' lines are often those cited
-        found = _lines_of([body[p.start : p.end] for p in listed])
-        if found:
-            return tuple(found)
-    return tuple(_lines_of([body[p.start : p.end] for p in passages]))
+    listed, said = _listed_and_said(body)
+    # A section that lists them: the others' lines are often those cited.
+    return tuple(_lines_of(listed) or _lines_of(said))
 
 
 def _lines_of(passages: list[str]) -> dict[tuple[str | None, int, int], None]:
