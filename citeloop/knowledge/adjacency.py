@@ -12,23 +12,23 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from citeloop.knowledge.model import UNWALKED_RELATIONS, Entity, Fact
-from citeloop.knowledge.sqlite_schema import fact_from_row
 
 if TYPE_CHECKING:
     from citeloop.knowledge.store import GraphStore
 
 Step = tuple[Any, str]
 """A hop of a walk: the fact followed (a :class:`~citeloop.knowledge.model.Fact`, or
-the store's row of it; :meth:`Adjacency.fact` gives the ``Fact``) and the entity id it
-reaches."""
+the store's handle of it; :meth:`Adjacency.fact` gives the ``Fact``) and the entity id
+it reaches."""
 
 
 class Adjacency:
     """Cached neighbourhood reads over a store, for one search.
 
     Reads in this order of preference: the store's ``edges_of_many`` (only the
-    traversable facts, as rows, filtered in the store:
-    :meth:`~citeloop.knowledge.sqlite_store.SqliteGraphStore.edges_of_many`); its
+    traversable facts, as handles, filtered in the store:
+    :meth:`~citeloop.knowledge.sqlite_store.SqliteGraphStore.edges_of_many`, with
+    ``facts_at`` for the facts of the paths found); its
     ``facts_of_many`` and ``get_entities``
     (:class:`~citeloop.knowledge.store.BatchedGraphStore`), so a breadth-first level
     costs a few queries, not one per entity; else one read per key.
@@ -37,9 +37,13 @@ class Adjacency:
     def __init__(self, store: GraphStore) -> None:
         self.store = store
         self._rows = hasattr(store, "edges_of_many")
+        self.ordered = self._rows
+        """Whether :meth:`order` gives the order of every entity's edges (the store's
+        handles say it); then :meth:`degree` need not read an entity's edges."""
         self._batched = hasattr(store, "facts_of_many") and hasattr(store, "get_entities")
         self._entities: dict[str, Entity | None] = {}
         self._edges: dict[str, list[Step]] = {}
+        self._facts: dict[Any, Fact] = {}
 
     def entity(self, entity_id: str) -> Entity | None:
         if entity_id not in self._entities:
@@ -51,10 +55,41 @@ class Adjacency:
         can (so that :meth:`entity` needs no read for them)."""
         self._read_entities([e for e in dict.fromkeys(entity_ids) if e not in self._entities])
 
+    def fact(self, handle: Any) -> Fact:
+        """The :class:`~citeloop.knowledge.model.Fact` of a step's fact (read from the
+        store the first time, unless :meth:`read_facts` read it).
+
+        Raises:
+            KeyError: The store no longer has the fact (re-indexed during the search).
+        """
+        if isinstance(handle, Fact):
+            return handle
+        if handle not in self._facts:
+            self.read_facts([handle])
+        return self._facts[handle]
+
+    def read_facts(self, handles: Iterable[Any]) -> None:
+        """Read the facts of the store's handles among ``handles`` not read yet, in one
+        batch (``Fact`` handles need no read)."""
+        wanted = [
+            handle
+            for handle in dict.fromkeys(handles)
+            if not isinstance(handle, Fact) and handle not in self._facts
+        ]
+        if wanted:
+            self._facts.update(self.store.facts_at(wanted))  # type: ignore[attr-defined]
+
     @staticmethod
-    def fact(handle: Any) -> Fact:
-        """The :class:`~citeloop.knowledge.model.Fact` of a step's fact."""
-        return handle if isinstance(handle, Fact) else fact_from_row(handle)
+    def order(handle: Any) -> tuple:
+        """Where a fact of the store's (a handle of ``edges_of_many``) comes in any
+        entity's edges: (relation, subject, object, rowid). Only when :attr:`ordered`."""
+        return handle[2], handle[1], handle[3], handle[0]
+
+    def degree(self, entity_id: str) -> int:
+        """``len(edges(entity_id))``, counted in the store (not read) when it can."""
+        if entity_id in self._edges or not self._rows:
+            return len(self.edges(entity_id))
+        return self.store.edge_count(entity_id)  # type: ignore[attr-defined]
 
     def loaded(self, entity_id: str) -> bool:
         """Whether ``entity_id``'s edges have been read."""

@@ -25,7 +25,9 @@ graph within the length of the paths returned:
    first, and the search for ``L`` takes out the same partial paths, in the same order,
    as a search for ``max_hops`` would before its first longer path. An entity's facts
    are read only when a partial path ending there is taken out, and not even then when
-   the facts read around the targets prove that it cannot go on (:class:`_Near`).
+   the facts read around the targets prove that it cannot go on, or (on a store that
+   orders its facts' handles) list every hop it can still take: then only its count
+   of facts is read (:class:`_Near`). A hub next to the targets costs a count.
 """
 
 from __future__ import annotations
@@ -220,9 +222,9 @@ def shortest_walks(
 
 
 class _Near:
-    """The entities next to those within ``radius`` hops of the targets whose facts were
-    read: who lists an entity among its neighbours, so that a partial path that cannot
-    go on is dropped without reading its end's facts."""
+    """The entities within ``radius`` hops of the targets whose facts were read, and who
+    lists each entity among its neighbours: the hops out of an entity that stay within
+    ``radius`` of the targets, found without reading that entity's facts."""
 
     def __init__(self, backward: _Ball) -> None:
         adjacency = backward.adjacency
@@ -230,21 +232,61 @@ class _Near:
         if not all(adjacency.loaded(entity_id) for entity_id in backward.levels[last]):
             last -= 1
         self.radius = last
-        self.listed_by: dict[str, list[tuple[str, int]]] = {}
+        self.listed_by: dict[str, list[tuple[int, Step]]] = {}
         for hops, level in enumerate(backward.levels[: last + 1]):
             for entity_id in level:
-                for _, other in adjacency.edges(entity_id):
-                    self.listed_by.setdefault(other, []).append((entity_id, hops))
+                for fact, other in adjacency.edges(entity_id):
+                    self.listed_by.setdefault(other, []).append((hops, (fact, entity_id)))
+
+    def hops_out(self, entity_id: str, spare: int) -> list[tuple[int, Step]] | None:
+        """(hops to the targets, step) for every fact of ``entity_id`` to an entity at
+        most ``spare`` hops from the targets, in no set order; ``None`` when ``spare``
+        is beyond what was read. (Every such entity lies within ``radius`` of the
+        targets, so its facts, which list ``entity_id``, were read.)"""
+        if spare > self.radius:
+            return None
+        return [item for item in self.listed_by.get(entity_id, ()) if item[0] <= spare]
 
     def dead_end(self, partial: Walk, spare: int, sources: set[str]) -> bool:
         """Whether ``partial`` has no next hop to an entity at most ``spare`` hops from
         the targets (``True`` only when that is proved by the facts read)."""
-        if spare > self.radius:
-            return False
-        return not any(
-            hops <= spare and other not in sources and not partial.visits(other)
-            for other, hops in self.listed_by.get(partial.end, ())
+        close = self.hops_out(partial.end, spare)
+        return close is not None and not any(
+            other not in sources and not partial.visits(other) for _, (_, other) in close
         )
+
+
+def _hops_onward(
+    adjacency: Adjacency,
+    near: _Near,
+    end: str,
+    length: int,
+    max_hops: int,
+    to_target: dict[str, int],
+    sources: set[str],
+) -> tuple[list[tuple[int, Step]], int]:
+    """The hops out of ``end`` a path of ``length`` facts through it may take within
+    ``max_hops`` (each with the length bound it leaves: ``length`` plus the hops left),
+    in fact order, none into a source; and ``end``'s number of facts (which shares out
+    its flow). An unread entity's hops come from the facts ``near`` read when the store
+    can order them, and its count of facts alone is read."""
+    if not adjacency.loaded(end) and adjacency.ordered:
+        close = near.hops_out(end, max_hops - length)
+        if close is not None:
+            steps = sorted(
+                ((length + hops, step) for hops, step in close if step[1] not in sources),
+                key=lambda item: adjacency.order(item[1][0]),
+            )
+            return steps, adjacency.degree(end)
+    edges = adjacency.edges(end)
+    steps = [
+        (length + to_target[other], step)
+        for step in edges
+        if (other := step[1]) in to_target
+        and length + to_target[other] <= max_hops
+        and other not in sources
+    ]
+    return steps, len(edges)
 
 
 def _enumerate(
@@ -267,9 +309,9 @@ def _enumerate(
     (the distance left changes by at most one per hop, so there are at most three),
     which yields its children one at a time in fact order. The queue then holds entries
     for the partial paths taken out, not for every neighbour of a hub, and the paths
-    come out in the same order as if every child had been queued. An entity's facts are
-    read when a partial path ending there is taken out, unless ``near`` proves it a
-    dead end."""
+    come out in the same order as if every child had been queued. The hops out of an
+    entity are worked out once per length (:func:`_hops_onward`): a hub's facts are
+    scanned once, and not read at all when ``near`` holds every hop it could take."""
     order = itertools.count()
     queue: list[tuple[int, float, int, int, list[tuple[int, Step]], Walk]] = []
     for source in sources:
@@ -279,6 +321,7 @@ def _enumerate(
     heapq.heapify(queue)
     source_set = set(sources)
     found: list[Walk] = []
+    onward: dict[tuple[str, int], tuple[list[tuple[int, Step]], int]] = {}
     expanded = 0
     while queue and len(found) < limit:
         bound, negative_flow, _, index, children, parent = heapq.heappop(queue)
@@ -300,19 +343,17 @@ def _enumerate(
             partial, max_hops - length, source_set
         ):
             continue
-        edges = adjacency.edges(partial.end)
-        flow = partial.strength * FLOW_DECAY / len(edges)
+        key = (partial.end, length)
+        if key not in onward:
+            onward[key] = _hops_onward(
+                adjacency, near, partial.end, length, max_hops, to_target, source_set
+            )
+        steps, degree = onward[key]
         by_bound: dict[int, list[tuple[int, Step]]] = {}
-        for fact, other in edges:
-            remaining = to_target.get(other)
-            if (
-                remaining is None
-                or length + remaining > max_hops
-                or other in source_set
-                or partial.visits(other)
-            ):
-                continue
-            by_bound.setdefault(length + remaining, []).append((next(order), (fact, other)))
+        for child_bound, step in steps:
+            if not partial.visits(step[1]):
+                by_bound.setdefault(child_bound, []).append((next(order), step))
+        flow = partial.strength * FLOW_DECAY / degree
         for child_bound, group in by_bound.items():
             heapq.heappush(queue, (child_bound, -flow, group[0][0], 0, group, partial))
     return found, True

@@ -195,6 +195,7 @@ def recall_paths(
     else:
         sources, targets = _endpoints(store, source, target)
         walks, _ = shortest_walks(adjacency, sources, targets, max_hops, limit)
+    adjacency.read_facts(handle for walk in walks for handle, _ in walk.steps)
     return [_build(adjacency, walk) for walk in walks]
 
 

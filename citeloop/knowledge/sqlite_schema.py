@@ -11,7 +11,7 @@ APPLICATION_ID = 0x43544C50  # "CTLP"
 """The SQLite header's application id of a citeloop graph file
 (https://sqlite.org/pragma.html#pragma_application_id): tells our files from others'."""
 
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 """``PRAGMA user_version`` of the tables below. A writer drops the tables of another
 version (a graph is derived data: the next index run rebuilds it); a reader refuses them."""
 
@@ -31,13 +31,14 @@ CREATE TABLE IF NOT EXISTS entities (
 );
 CREATE INDEX IF NOT EXISTS entities_by_name ON entities (name);
 CREATE INDEX IF NOT EXISTS entities_by_path ON entities (path);
+CREATE INDEX IF NOT EXISTS entities_resolved ON entities (id, resolved);
 CREATE TABLE IF NOT EXISTS facts (
     fact_id TEXT PRIMARY KEY, subject TEXT NOT NULL, relation TEXT NOT NULL,
     object TEXT NOT NULL, path TEXT, start_line INTEGER, end_line INTEGER, digest TEXT,
     derived INTEGER NOT NULL
 );
-CREATE INDEX IF NOT EXISTS facts_by_subject ON facts (subject, relation);
-CREATE INDEX IF NOT EXISTS facts_by_object ON facts (object, relation);
+CREATE INDEX IF NOT EXISTS facts_by_subject ON facts (subject, relation, object);
+CREATE INDEX IF NOT EXISTS facts_by_object ON facts (object, relation, subject);
 CREATE INDEX IF NOT EXISTS facts_by_path ON facts (path);
 CREATE TABLE IF NOT EXISTS refs (
     path TEXT NOT NULL, relation TEXT NOT NULL, subject TEXT NOT NULL, target TEXT NOT NULL,

@@ -48,6 +48,31 @@ _WALKED = "f.relation NOT IN ({})".format(
 )
 """The SQL condition of a fact a path search walks (:meth:`SqliteGraphStore.edges_of_many`)."""
 
+
+def _walked_facts(columns: str, end: str, other: str) -> str:
+    """``SELECT columns`` of the walked facts ``f`` whose ``end`` column is one of the
+    ids bound at ``{marks}`` and whose ``other`` end is another, resolved entity, read
+    from the indexes alone (``entities_resolved`` covers the join)."""
+    return (
+        f"SELECT {columns} FROM facts f JOIN entities e INDEXED BY entities_resolved"
+        f" ON e.id = f.{other} WHERE f.{end} IN ({{marks}}) AND f.object != f.subject"
+        f" AND e.resolved AND {_WALKED}"
+    )
+
+
+_HANDLE = "f.rowid, f.subject, f.relation, f.object"
+_EDGES = (
+    f"{_walked_facts(f'{_HANDLE}, f.object', 'subject', 'object')} UNION ALL "
+    f"{_walked_facts(f'{_HANDLE}, f.subject', 'object', 'subject')} ORDER BY 3, 2, 4, 1"
+)
+"""The edges of the ids at ``{marks}`` (bound twice), in ``facts_of`` order, as
+(handle..., other end): :meth:`SqliteGraphStore.edges_of_many`."""
+_EDGE_COUNT = (
+    f"SELECT ({_walked_facts('count(*)', 'subject', 'object')}) "
+    f"+ ({_walked_facts('count(*)', 'object', 'subject')})"
+).format(marks="?")
+"""How many edges one id (bound twice) has: :meth:`SqliteGraphStore.edge_count`."""
+
 _MISSING = object()
 
 
@@ -491,32 +516,55 @@ class SqliteGraphStore(PathRecall):
         return {ids[entity_id]: kept(entity_id, rows) for entity_id, rows in rows_of.items()}
 
     def edges_of_many(self, entity_ids: Collection[str]) -> dict[str, list[tuple[tuple, str]]]:
-        """What a path search walks from each of ``entity_ids``: (fact row, other end) for
-        every fact whose other end is a resolved entity, no self-loops and none of
-        :data:`~citeloop.knowledge.model.UNWALKED_RELATIONS`, in
-        :meth:`facts_of` order. Rows are of ``FACT_COLUMNS``
-        (:func:`~citeloop.knowledge.sqlite_schema.fact_from_row` makes a ``Fact``): the
-        filter runs in SQLite, and no object is made for a fact a search does not follow,
+        """What a path search walks from each of ``entity_ids``: (fact handle, other end)
+        for every fact whose other end is a resolved entity, no self-loops and none of
+        :data:`~citeloop.knowledge.model.UNWALKED_RELATIONS`, in :meth:`facts_of` order.
+        A handle is ``(rowid, subject, relation, object, other end)``, read from indexes
+        alone (:meth:`facts_at` reads its whole fact): the filter runs in SQLite, and
+        neither a table row nor an object is read for a fact a search does not follow,
         so reading a hub of thousands of facts stays cheap. Not cached.
 
         Returns:
             By id, every id a key (``[]`` when it has no such fact).
         """
         found: dict[str, list[tuple[tuple, str]]] = {entity_id: [] for entity_id in entity_ids}
-        columns = ", ".join(f"f.{column}" for column in FACT_COLUMNS.split(", "))
-        query = (
-            f"SELECT {columns}, f.object FROM facts f JOIN entities e ON e.id = f.object "
-            f"WHERE f.subject IN ({{marks}}) AND f.object != f.subject AND e.resolved"
-            f" AND {_WALKED} UNION ALL "
-            f"SELECT {columns}, f.subject FROM facts f JOIN entities e ON e.id = f.subject "
-            f"WHERE f.object IN ({{marks}}) AND f.object != f.subject AND e.resolved"
-            f" AND {_WALKED} ORDER BY 3, 2, 4"
-        )
-        for _, rows in self._select_in(query, list(found), times=2):
+        for _, rows in self._select_in(_EDGES, list(found), times=2):
             for row in rows:
-                # The entity read is the end that is not ``other``.
-                other = row[8]
-                found[row[1] if other == row[3] else row[3]].append((row[:8], other))
+                # The entity read is the end that is not ``other``; the row is the handle.
+                other = row[4]
+                found[row[1] if other == row[3] else row[3]].append((row, other))
+        return found
+
+    def edge_count(self, entity_id: str) -> int:
+        """How many (fact, other end) pairs :meth:`edges_of_many` gives ``entity_id``,
+        counted in SQLite (a hub's facts are not read)."""
+        with self._lock:
+            (count,) = self._db.execute(_EDGE_COUNT, [entity_id] * 2).fetchone()
+        return count
+
+    def facts_at(self, handles: Collection[tuple]) -> dict[tuple, Fact]:
+        """The facts of handles from :meth:`edges_of_many`, by handle. A handle whose
+        row was re-indexed since (another rowid now) gives the first fact, by id, of its
+        subject, relation and object; one whose fact is gone is left out."""
+        wanted = list(dict.fromkeys(handles))
+        by_rowid = {handle[0]: handle for handle in wanted}
+        found: dict[tuple, Fact] = {}
+        query = f"SELECT rowid, {FACT_COLUMNS} FROM facts WHERE rowid IN ({{marks}})"
+        for _, rows in self._select_in(query, list(by_rowid)):
+            for row in rows:
+                handle = by_rowid[row[0]]
+                if handle[1:4] == row[2:5]:
+                    found[handle] = fact_from_row(row[1:])
+        for handle in wanted:
+            if handle not in found:
+                with self._lock:
+                    row = self._db.execute(
+                        f"SELECT {FACT_COLUMNS} FROM facts WHERE subject = ? AND relation = ?"
+                        " AND object = ? ORDER BY fact_id LIMIT 1",
+                        handle[1:4],
+                    ).fetchone()
+                if row is not None:
+                    found[handle] = fact_from_row(row)
         return found
 
     def _select_in(

@@ -29,7 +29,7 @@ from citeloop.knowledge import (
 from citeloop.knowledge.adjacency import Adjacency
 from citeloop.knowledge.paths import FLOW_DECAY, path_distance
 from citeloop.knowledge.sqlite_schema import entity_row, fact_row
-from citeloop.knowledge.sqlite_store import SqliteGraphStore
+from citeloop.knowledge.sqlite_store import _EDGES, SqliteGraphStore
 from citeloop.knowledge.store import batched
 
 CALLS, DEFINES, INHERITS = RelationKind.CALLS, RelationKind.DEFINES, RelationKind.INHERITS
@@ -271,13 +271,48 @@ def test_sqlite_edges_are_the_facts_a_search_may_follow(seed: int, tmp_path) -> 
     ids = [entity.id for entity in memory.all_entities()]
     with _into_sqlite(memory, tmp_path / "graph.db") as store:
         edges = store.edges_of_many(ids)
+        facts = store.facts_at([handle for each in edges.values() for handle, _ in each])
         generic = Adjacency(memory)
         for entity_id in ids:
-            assert [
-                (Adjacency.fact(row), other) for row, other in edges[entity_id]
-            ] == generic.edges(entity_id)
+            assert [(facts[handle], other) for handle, other in edges[entity_id]] == generic.edges(
+                entity_id
+            )
         assert [other for _, other in edges["m.n1"]].count("m.unknown") == 0
         assert all(other != "m.n0" for _, other in edges["m.n0"])
+        assert [store.edge_count(entity_id) for entity_id in ids] == [
+            len(edges[entity_id]) for entity_id in ids
+        ]
+
+
+def test_sqlite_edges_are_read_from_indexes_alone(tmp_path) -> None:
+    # A hub's thousands of facts cost an index scan each, not a table row and an
+    # entity row per fact: every step of the edges query is a covering-index search.
+    with _into_sqlite(_fan_out(width=3), tmp_path / "graph.db") as store:
+        plan = store._db.execute(
+            "EXPLAIN QUERY PLAN " + _EDGES.format(marks="?"), ["m.s", "m.s"]
+        ).fetchall()
+    searches = [row[3] for row in plan if row[3].startswith(("SEARCH", "SCAN"))]
+    assert len(searches) == 4
+    assert all("COVERING INDEX" in step for step in searches), searches
+
+
+def test_a_fact_handle_outlives_its_row(tmp_path) -> None:
+    # A handle names its fact by rowid and by its ends: after a re-index moved the row,
+    # the fact is found by its ends; once the fact is gone, it is left out.
+    memory = _fan_out(width=2)
+    with _into_sqlite(memory, tmp_path / "graph.db") as store:
+        (handle, _), *_ = store.edges_of_many(["m.s"])["m.s"]
+        (fact,) = store.facts_at([handle]).values()
+        with store.write_transaction() as db:
+            db.execute("DELETE FROM facts WHERE fact_id = ?", (fact.fact_id,))
+            db.execute(
+                "INSERT INTO facts VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                fact_row(fact, derived=False),
+            )
+        assert store.facts_at([handle]) == {handle: fact}
+        with store.write_transaction() as db:
+            db.execute("DELETE FROM facts WHERE fact_id = ?", (fact.fact_id,))
+        assert store.facts_at([handle]) == {}
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -331,6 +366,27 @@ def test_a_hub_no_returned_path_needs_is_not_read() -> None:
     # The direct fact is the best path; the module two balls of radius two would meet
     # (and every class it defines) is never read.
     assert "m" not in store.read and not any(".X" in entity_id for entity_id in store.read)
+
+
+def test_a_hub_beside_the_targets_is_counted_not_read(tmp_path) -> None:
+    # s calls a, a calls h and a dead end d, h calls t and 40 others. The facts read
+    # around t list every hop from h that can still reach t in time (the one path
+    # asked for is the shortest), so h's 42 facts are not read: their count alone
+    # shares out the flow, and the path is the one the in-memory store (which reads
+    # h) finds.
+    names = ["s", "a", "d", "h", "t", *(f"x{i}" for i in range(40))]
+    entities = [Entity(f"m.{name}", EntityKind.FUNCTION, name) for name in names]
+    facts = [Fact("m.s", CALLS, "m.a"), Fact("m.a", CALLS, "m.d"), Fact("m.a", CALLS, "m.h")]
+    facts += [Fact("m.h", CALLS, f"m.{name}") for name in names[4:]]
+    memory = MemoryGraphStore(entities, facts)
+    with _into_sqlite(memory, tmp_path / "graph.db") as store:
+        read: list[str] = []
+        edges_of_many = store.edges_of_many
+        store.edges_of_many = lambda ids: read.extend(ids) or edges_of_many(ids)
+        found = recall_paths(store, "m.s", "m.t", max_hops=5, limit=1)
+    assert "m.h" not in read
+    assert found == recall_paths(memory, "m.s", "m.t", max_hops=5, limit=1)
+    assert [path.strength for path in found] == [pytest.approx(FLOW_DECAY**3 / 1 / 3 / 42)]
 
 
 def test_a_partial_path_that_cannot_go_on_is_dropped_unread() -> None:
