@@ -21,7 +21,6 @@
 from __future__ import annotations
 
 import inspect
-from collections import Counter
 from collections.abc import Callable, Collection, Mapping, Sequence
 from functools import lru_cache
 from numbers import Integral, Real
@@ -29,7 +28,14 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from citeloop.errors import ConfigurationError
+from citeloop.knowledge.body_lines import focus_terms
 from citeloop.knowledge.budget import fill_budget
+from citeloop.knowledge.candidate_order import (
+    few_of_a_name,
+    members_asked,
+    members_follow,
+    rank_scores,
+)
 from citeloop.knowledge.excerpts import (
     EXCERPT_SHARE,
     MAX_EXCERPTS,
@@ -37,7 +43,6 @@ from citeloop.knowledge.excerpts import (
     candidates,
     choose_excerpts,
     excerptable,
-    focus_terms,
     with_asked_lines,
 )
 from citeloop.knowledge.finding import (
@@ -59,22 +64,13 @@ from citeloop.knowledge.model import (
     Reason,
     RelationKind,
     Tier,
-    enclosing,
     is_example_path,
-    is_test_path,
 )
 from citeloop.knowledge.neighbourhood import Candidates, admissible, requirement_closure, walk
-from citeloop.knowledge.ranking import (
-    NESTED_FACTOR,
-    PRIVATE_FACTOR,
-    TEST_CODE_FACTOR,
-    hub_factor,
-    personalized_pagerank,
-)
 from citeloop.knowledge.render import MEMBER_KINDS, RENDERED_RELATIONS, ContextText
 from citeloop.knowledge.retrieval import RANK_DECAY, RetrievedSeeds, Retriever
 from citeloop.knowledge.reuse import CONTEXTS_KEPT, ReusedContexts, SourceRecorder
-from citeloop.knowledge.seeds import MAX_PER_NAME, near_context, nearest_package, owner_id
+from citeloop.knowledge.seeds import near_context, nearest_package, owner_id
 from citeloop.knowledge.source import LineSource, SourceReader
 from citeloop.knowledge.store import (
     READ_ATTEMPTS,
@@ -472,7 +468,7 @@ class ContextInjector:
         for entity_id, entity in kept.items():
             found.entities.setdefault(entity_id, entity)
         pinned = [entity_id for entity_id in pinned if entity_id in found.entities]
-        scores = self._scores(found, follow_tests, not tests)
+        scores = rank_scores(found, follow_tests, damp_tests=not tests)
         ranked = sorted(scores, key=lambda entity_id: (-scores[entity_id], entity_id))
         core_ids = [entity.id for entity in core]
         first = list(dict.fromkeys([*core_ids, *pinned]))
@@ -510,7 +506,7 @@ class ContextInjector:
             # usage of the library took the share from the library's own code.
             ranked = [
                 i
-                for i in _members_follow(order, found)
+                for i in members_follow(order, found)
                 if not is_example_path(found.entities[i].path)
             ]
             best = [*core_ids, *before, *asked, *pinned, *ranked]
@@ -541,7 +537,7 @@ class ContextInjector:
         rank = {entity_id: at for at, entity_id in enumerate(order)}
         blocks = [entity_id for entity_id in excerpts.blocks if entity_id in rank]
         wanted = [entity_id for entity_id in blocks if entity_id in lacking]
-        members = _members_asked(order, found, lacking, widening.members)
+        members = members_asked(order, found, lacking, widening.members)
         offered = dict.fromkeys([*core_ids, *wanted, *members, *first, *blocks, *order])
         selected, without_excerpt, brief = fill_budget(
             offered,
@@ -611,7 +607,7 @@ class ContextInjector:
         lacking: Sequence[str],
     ) -> Callable[[Entity], dict[str, int]]:
         """The terms that choose the lines of an entity's long excerpt
-        (:func:`~citeloop.knowledge.excerpts.focus_terms`): the names of what it calls,
+        (:func:`~citeloop.knowledge.body_lines.focus_terms`): the names of what it calls,
         those the task found weighing more, the task's words, and the names a retry's
         answer said the context lacks weighing most (a name a later answer merely used
         does not change them)."""
@@ -674,40 +670,6 @@ class ContextInjector:
             weight = _SEED_WEIGHTS[Reason.RETRIEVED] * kind_factor(entity) * RANK_DECAY**rank
             found.seed(entity, Reason.RETRIEVED, weight)
 
-    # -- ranking --------------------------------------------------------------------
-
-    def _scores(self, found: Candidates, follow_tests: bool, damp_tests: bool) -> dict[str, float]:
-        """The rank score of every candidate that may enter a context (a test only when
-        tests are followed), test code damped when ``damp_tests``."""
-        facts = [*found.facts.values(), *found.guesses]
-        seeds = found.seeds
-        if damp_tests:  # a walk that starts in test code stays there
-            seeds = {
-                entity_id: weight * TEST_CODE_FACTOR
-                if is_test_path(found.entities[entity_id].path)
-                else weight
-                for entity_id, weight in seeds.items()
-            }
-        scores = personalized_pagerank(found.entities, facts, seeds)
-        degree: dict[str, int] = dict.fromkeys(found.entities, 0)
-        for fact in found.facts.values():
-            if fact.subject in degree and fact.object in degree:
-                degree[fact.subject] += 1
-                degree[fact.object] += 1
-        result = {}
-        for entity_id, entity in found.entities.items():
-            if not admissible(entity, follow_tests):
-                continue
-            score = scores.get(entity_id, 0.0) * hub_factor(degree[entity_id])
-            if entity.name.startswith("_"):
-                score *= PRIVATE_FACTOR
-            if damp_tests and is_test_path(entity.path):
-                score *= TEST_CODE_FACTOR
-            if entity_id not in found.seeds and enclosing(entity):
-                score *= NESTED_FACTOR
-            result[entity_id] = score
-        return result
-
     def _owners(self, ids: list[str], found: Candidates) -> dict[str, str]:
         """The class of each member among ``ids`` that a class defines, by member id, in
         the order of ``ids`` (a member's line names its class: ``Owner.member``); a
@@ -734,79 +696,6 @@ class ContextInjector:
             _context_entity(found.entities[owner], Tier.SUPPORTING, Reason.OWNER, 0.0)
             for owner in extra
         ]
-
-
-def few_of_a_name(
-    order: list[str], entities: Mapping[str, Entity], exempt: Collection[str]
-) -> list[str]:
-    """``order`` without the entities past the
-    :data:`~citeloop.knowledge.seeds.MAX_PER_NAME`-th of their name: the plugins that
-    each define ``_get_streams``, the migrations that each subclass ``Migration``, the
-    dialects that each override ``match_grammar`` are one name to a reader, three of
-    them show what it is, and the budget goes to other names. The ids of ``exempt``
-    always stay, and count."""
-    seen: Counter[str] = Counter()
-    kept = []
-    for entity_id in order:
-        name = entities[entity_id].name
-        seen[name] += 1
-        if seen[name] <= MAX_PER_NAME or entity_id in exempt:
-            kept.append(entity_id)
-    return kept
-
-
-MEMBERS_FOLLOWING = 3
-"""Most members of a class that come right after it in the order excerpts are chosen in."""
-
-
-def _members_follow(order: list[str], found: Candidates) -> list[str]:
-    """``order`` with, after each class, its best :data:`MEMBERS_FOLLOWING` members of
-    ``order`` (in ``order``'s order): a class shows no source of its own, and the code
-    of a class a context is about is its methods' (each id once)."""
-    members: dict[str, list[str]] = {}
-    for entity_id in order:
-        owner = entity_id.rpartition(".")[0]
-        if owner in found.entities and found.entities[entity_id].kind in MEMBER_KINDS:
-            members.setdefault(owner, []).append(entity_id)
-    result: list[str] = []
-    for entity_id in order:
-        result.append(entity_id)
-        if found.entities[entity_id].kind is EntityKind.CLASS:
-            result.extend(members.get(entity_id, ())[:MEMBERS_FOLLOWING])
-    return list(dict.fromkeys(result))
-
-
-MEMBERS_ASKED = 12
-"""Most members of a class the last answer said the context lacks that a widening offers
-before what the context it widens held (its best, in rank order)."""
-
-
-def _members_asked(
-    order: list[str], found: Candidates, lacking: Collection[str], asked: Collection[str]
-) -> list[str]:
-    """The best :data:`MEMBERS_ASKED` members (in ``order``'s order) of each class of
-    ``lacking`` named in ``asked``: an answer that says the context lacks the members or
-    the body of a class ("the test methods of `ReadWriteHTMLTestMixin`", "the body of
-    `Field`") asks for what it holds, and a class's own lines are its ``class`` line and
-    docstring."""
-    names = {name.rpartition(".")[2] for name in asked}
-    classes = {
-        i
-        for i in lacking
-        if i in found.entities
-        and found.entities[i].kind is EntityKind.CLASS
-        and found.entities[i].name in names
-    }
-    if not classes:
-        return []
-    taken: Counter[str] = Counter()
-    members = []
-    for entity_id in order:
-        owner = entity_id.rpartition(".")[0]
-        if owner in classes and taken[owner] < MEMBERS_ASKED:
-            taken[owner] += 1
-            members.append(entity_id)
-    return members
 
 
 def takes_keep(injector: Any) -> bool:

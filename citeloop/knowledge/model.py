@@ -371,7 +371,7 @@ class ContextExpansion:
             lacks ("the test methods of `Mixin`"; see
             :func:`citeloop.grounding.sayings.lacking_members`): of such a class, the
             widened context holds its best members, at most
-            :data:`~citeloop.knowledge.injector.MEMBERS_ASKED`, before what the context
+            :data:`~citeloop.knowledge.candidate_order.MEMBERS_ASKED`, before what the context
             it widens held.
         lines: ``(entity id, first, last)`` of the source lines the answer said the
             context lacks ("L366-371 are not shown"): the widened context shows those

@@ -22,10 +22,11 @@ references    1.0                  0.6
 uses_type     0.5                  0.3
 ============  ===================  ===================
 
-Each entity's score is then damped for a hub (beyond :data:`HUB_DEGREE` facts among
-the candidates, by the logarithm of its degree), for a private name, for a definition
-nested inside another that no seed names, and, unless the task is about tests, for test
-code.
+Each entity's score is then damped
+(:func:`~citeloop.knowledge.candidate_order.rank_scores`) for a hub (beyond
+:data:`HUB_DEGREE` facts among the candidates, by the logarithm of its degree), for a
+private name, for a definition nested inside another that no seed names, and, unless
+the task is about tests, for test code.
 """
 
 from __future__ import annotations

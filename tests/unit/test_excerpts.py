@@ -23,14 +23,13 @@ from citeloop.knowledge import (
     SqliteGraphStore,
     index_tree,
 )
+from citeloop.knowledge.body_lines import excerpt_lines, focus_terms
 from citeloop.knowledge.excerpts import (
     FIRST_LOOK_LINES,
     MAX_EXCERPTS,
     MIN_EXCERPT_LINES,
     choose_excerpts,
-    excerpt_lines,
     excerptable,
-    focus_terms,
     shows_docstring,
     with_asked_lines,
 )
@@ -913,7 +912,7 @@ def test_a_folder_moved_and_indexed_again_shows_its_source(tmp_path: Path) -> No
 
 _SAME_IN_EVERY_PROCESS = """
 from citeloop.knowledge import Entity, EntityKind
-from citeloop.knowledge.excerpts import excerpt_lines
+from citeloop.knowledge.body_lines import excerpt_lines
 body = ["def f():"] + [f"    t{n} = 0" for n in (1, 2, 3, 5, 6) for _ in range(9)]
 body += ["    t5(t6())", "    t1(t2(t3()))"] + ["    pad()"] * 20
 entity = Entity("m.f", EntityKind.FUNCTION, "f", "m.py", 1, "()", end_line=len(body))
@@ -1025,7 +1024,7 @@ def test_a_constant_of_a_long_string_has_no_signature_or_docstring_marker() -> N
 def test_the_best_methods_of_a_class_follow_it_in_the_excerpt_order() -> None:
     """A class shows no source of its own: its best MEMBERS_FOLLOWING members (in rank
     order) come right after it when excerpts are chosen, ahead of what ranks below it."""
-    from citeloop.knowledge.injector import MEMBERS_FOLLOWING, _members_follow
+    from citeloop.knowledge.candidate_order import MEMBERS_FOLLOWING, members_follow
     from citeloop.knowledge.neighbourhood import Candidates
 
     def entity(entity_id: str, kind: EntityKind) -> Entity:
@@ -1038,7 +1037,7 @@ def test_the_best_methods_of_a_class_follow_it_in_the_excerpt_order() -> None:
         if entity_id.count(".") == 2:
             kind = EntityKind.METHOD
         found.entities[entity_id] = entity(entity_id, kind)
-    followed = _members_follow(order, found)
+    followed = members_follow(order, found)
     assert MEMBERS_FOLLOWING == 3
     assert followed == [
         "m.Desc",
@@ -1049,7 +1048,7 @@ def test_the_best_methods_of_a_class_follow_it_in_the_excerpt_order() -> None:
         "m.other",
         "m.Desc.d",
     ]
-    assert _members_follow(order[1:3], found) == order[1:3]  # no class: the same order
+    assert members_follow(order[1:3], found) == order[1:3]  # no class: the same order
 
 
 def test_a_comment_above_a_focus_line_is_shown_from_its_start() -> None:

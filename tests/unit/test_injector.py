@@ -26,8 +26,8 @@ from citeloop.knowledge import (
     Tier,
     index_tree,
 )
+from citeloop.knowledge.candidate_order import MEMBERS_ASKED
 from citeloop.knowledge.finding import MAX_COMPOUNDS, hyphenated_words, task_words
-from citeloop.knowledge.injector import MEMBERS_ASKED
 from citeloop.knowledge.model import is_example_path, is_test_path
 from citeloop.text import estimated_tokens
 

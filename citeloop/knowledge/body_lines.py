@@ -1,0 +1,417 @@
+"""The lines of one definition an excerpt shows, at any length.
+
+An excerpt line is ``<line number> | <code>``, the code passed through
+:func:`citeloop.text.data_line` (it can neither end the context block nor start a
+line of its own) and cut at :data:`MAX_EXCERPT_LINE_CHARS`. A body longer than the
+lines it may show (:data:`~citeloop.knowledge.excerpts.MAX_EXCERPT_LINES`, or the share
+left) is cut: it leaves out its signature after the ``def`` line and its docstring
+(the entity line has the signature and the summary; the signature's type names are
+not lines that use what the context is about), and after its first line (and its
+``def`` line, after decorators) it shows the lines that use what the context is about
+(the names of what it calls, weighing more when the task's words found them, then the
+task's words; a term used on fewer lines of the body weighs more), each with a line
+either side (and a comment above read from its start), so that a 200-line ``compile``
+shows where it calls ``attach_edge`` rather than its parameters. Each run left out is
+one line: ``       | … docstring (L75-80)``, ``       | … signature (L668-690)``,
+``       | … signature and docstring (L668-775)``, ``       | … 89 lines (L1302-1390)``.
+The lines are read from the indexed folder only while the file is the one the graph
+indexed (:class:`~citeloop.knowledge.source.SourceReader`), so the numbers are the
+graph's: an answer cites ``path:line`` from them exactly. A store without the indexed
+folder, or a file edited since indexing, gives the entity line alone.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections import Counter
+from collections.abc import Collection, Iterable, Mapping, Sequence
+
+from citeloop.grounding.mentions import identifier_words, word_stem
+from citeloop.knowledge.block_headers import block_headers
+from citeloop.knowledge.model import Entity, EntityKind
+from citeloop.text import counted, data_line
+
+MAX_EXCERPT_LINE_CHARS = 160
+"""Longest excerpt line, in characters of code (cut with ``…``)."""
+
+MAX_COMMENT_ABOVE = 4
+"""Most lines of a comment shown above the line before a focus line (so a comment is
+read from its start)."""
+
+
+def excerpt_lines(
+    entity: Entity, lines: tuple[str, ...], shown: int, focus: Mapping[str, int] | None = None
+) -> list[str]:
+    """The excerpt of ``entity`` (see the module docstring): at most ``shown`` of its
+    lines of code, with a line for each run left out that says which.
+
+    A definition longer than ``shown`` lines leaves out its signature after the
+    ``def`` line and its docstring (the entity line has both) and shows its first line
+    (and its ``def`` line), then the lines that use the most ``focus`` terms with a
+    line either side, then its first lines, in file order.
+
+    Args:
+        entity: An :func:`~citeloop.knowledge.excerpts.excerptable` entity.
+        lines: The lines of its file, as indexed.
+        shown: Most lines of code to show, >= 1.
+        focus: Weight by lower-cased term (a whole identifier, or one of its words):
+            what the context is about (see :func:`focus_terms`).
+    """
+    return BodyLines(entity, lines, focus or {}).excerpt(shown)
+
+
+class BodyLines:
+    """The lines of one definition, to excerpt at any length: the order its lines are
+    taken in is worked out once (an excerpt of ``n`` lines shows the first ``n`` of
+    it, so more room only adds lines)."""
+
+    def __init__(
+        self,
+        entity: Entity,
+        lines: tuple[str, ...],
+        focus: Mapping[str, int],
+        first: Sequence[int] = (),
+    ) -> None:
+        self.lines = lines
+        self.start = max(entity.line or 1, 1)
+        self.end = min(max(entity.end_line or self.start, self.start), len(lines))
+        self.focus = focus
+        self.first = [n for n in dict.fromkeys(first) if self.start <= n <= self.end]
+        """Lines taken before any other (those an earlier excerpt showed)."""
+        self.head = (
+            _definition_line(lines, self.start, self.end) if self.start <= self.end else self.start
+        )
+        """The ``def`` line (after decorators)."""
+        self.body_end = self.end
+        """The definition's last line: a class's excerpt ends before its body."""
+        if entity.kind is EntityKind.CLASS:  # its head and docstring: all it shows
+            ends = _signature_end(lines, self.head, self.end) if self.head <= self.end else None
+            docstring = _docstring_span(lines, self.end, ends)
+            self.end = docstring[1] if docstring else ends or self.head
+            ends = None
+        # Only a definition has a signature and a docstring (not a constant's string).
+        elif not (self.head <= self.end and _defines(lines[self.head - 1])):
+            ends = None
+        else:
+            ends = _signature_end(lines, self.head, self.end)
+        self.signature = (self.head + 1, ends) if ends is not None and ends > self.head else None
+        """The lines of the signature after its first (``(L2-5)``), or ``None``."""
+        self.docstring = _docstring_span(lines, self.end, ends)
+        self._order: list[int] | None = None
+        self._code_after: dict[int, int] | None = None
+
+    def lines_of_code(self, most: int) -> int:
+        """How many lines of code an excerpt of at most ``most`` shows."""
+        return min(most, self.end - self.start + 1)
+
+    def numbers(self, shown: int) -> list[int]:
+        """The line numbers an excerpt of ``shown`` lines of code shows, in order; a
+        single line left out between two shown (or last) is shown too, but for one of
+        the signature or the docstring: its marker would take about as much room. A
+        comment is shown only with the line of code it stands above (a comment shown
+        alone read as what the function returns)."""
+        if self.end - self.start + 1 <= shown:
+            return list(range(self.start, self.end + 1))
+        taken = self._first_taken(shown)
+        skipped = self._left_out()
+        gaps = [
+            a + 1
+            for a, b in itertools.pairwise([*taken, self.end + 1])
+            if b - a == 2 and not any(first <= a + 1 <= last for first, last in skipped)
+        ]
+        return sorted([*taken, *gaps])
+
+    def _first_taken(self, shown: int) -> list[int]:
+        """The first ``shown`` lines of :meth:`_taken`, in order, but a comment's only
+        with the line of code it stands above (the next line that is neither blank nor
+        a comment): one taken before that line waits for it, and comes with it while
+        there is room; lines shown before always come."""
+        if self._code_after is None:  # the next line of code after each line, once
+            code_after: dict[int, int] = {}
+            following = self.end + 1
+            for number in range(self.end, self.start - 1, -1):
+                code_after[number] = following
+                text = self.lines[number - 1].strip()
+                if text and not text.startswith("#"):
+                    following = number
+            self._code_after = code_after
+        chosen: set[int] = set()
+        waiting: dict[int, list[int]] = {}  # comment lines by the line of code below
+        for number in self._taken():
+            if len(chosen) >= shown:
+                break
+            below = self._code_after[number]
+            comment = self.lines[number - 1].lstrip().startswith("#")
+            if comment and number not in self.first and below not in chosen:
+                waiting.setdefault(below, []).append(number)
+                continue
+            chosen.add(number)
+            for above in waiting.pop(number, ()):
+                if len(chosen) < shown:
+                    chosen.add(above)
+        return sorted(chosen)
+
+    def _left_out(self) -> list[tuple[int, int]]:
+        """The spans a body cut short leaves out: its signature after the ``def`` line,
+        and its docstring (the entity line gives both)."""
+        return [span for span in (self.signature, self.docstring) if span is not None]
+
+    def excerpt(self, shown: int) -> list[str]:
+        return self._render(self.numbers(shown))
+
+    def _taken(self) -> list[int]:
+        """Every line but the signature's after the ``def`` line and the docstring's
+        (:meth:`_left_out`), in the order an excerpt takes them: the first (with the
+        ``def`` line, after decorators); the lines that use the most telling ``focus``
+        terms (a term's weight divided by the number of the lines that use it, summed),
+        each after the lines that open its blocks, outermost first
+        (:func:`~citeloop.knowledge.block_headers.block_headers`: the ``for`` it is in,
+        the ``try:`` of an ``except``) and followed by the lines before and after it;
+        then the rest from the top."""
+        if self._order is not None:
+            return self._order
+        head = self.head
+        skipped = {n for first, last in self._left_out() for n in range(first, last + 1)}
+        numbers = [n for n in range(self.start, self.end + 1) if n not in skipped]
+        # Lines shown before, or asked for, come first: the signature's and the
+        # docstring's only when an answer asked for them (with_asked_lines).
+        order = dict.fromkeys([*self.first, self.start, head])
+        if self.focus:
+            used = {n: _terms(self.lines[n - 1], self.focus) for n in numbers if n > head}
+            lines_using = Counter(term for terms in used.values() for term in terms)
+            # Summed in one order (a set's depends on the hash seed, and so would the
+            # last bit of a float sum): the same lines in every process.
+            score = {
+                n: sum(self.focus[t] / lines_using[t] for t in sorted(ts)) for n, ts in used.items()
+            }
+            rest = set(numbers)
+            opened = block_headers(self.lines, head + 1, self.end, skipped)
+            for number in sorted(score, key=lambda n: (-score[n], n)):
+                if not score[number]:
+                    break
+                # Its blocks' opening lines first, outermost first: an `except` shown
+                # without its `try:` reads as catching what the line before it raises.
+                headers = opened.get(number, ())[::-1]
+                for near in (*headers, number, *self._comment_above(number - 1, rest), number + 1):
+                    if near in rest:
+                        order.setdefault(near)
+        order.update(dict.fromkeys(numbers))
+        self._order = list(order)
+        return self._order
+
+    def code_lines(self, first: int, last: int) -> list[int]:
+        """The lines ``first``-``last`` of the definition but for its signature after
+        the ``def`` line and its docstring (:meth:`_left_out`)."""
+        skipped = self._left_out()
+        return [
+            n
+            for n in range(max(first, self.start), min(last, self.end) + 1)
+            if not any(a <= n <= b for a, b in skipped)
+        ]
+
+    def span_lines(self, first: int, last: int) -> list[int]:
+        """The lines ``first``-``last`` of the definition, its signature's and its
+        docstring's too."""
+        return list(range(max(first, self.start), min(last, self.end) + 1))
+
+    def _comment_above(self, number: int, rest: Collection[int]) -> list[int]:
+        """``number`` (the line before a focus line) and, when it is a comment, the
+        comment lines right above it (at most :data:`MAX_COMMENT_ABOVE`), bottom up: a
+        comment is shown from its start, not cut in half."""
+
+        def comment(line: int) -> bool:
+            return line in rest and self.lines[line - 1].lstrip().startswith("#")
+
+        above = [number]
+        while len(above) <= MAX_COMMENT_ABOVE and comment(above[-1]) and comment(above[-1] - 1):
+            above.append(above[-1] - 1)
+        return above
+
+    def _run(self, first: int, final: int, at_end: bool) -> str:
+        """What the run of lines ``first``-``final`` left out is: the docstring, the
+        signature (after the ``def`` line), both, or a count of lines."""
+        named = {self.docstring: "docstring", self.signature: "signature"}
+        if self.signature and self.docstring:
+            named[(self.signature[0], self.docstring[1])] = "signature and docstring"
+        return named.get((first, final)) or counted(
+            final - first + 1, "more line" if at_end else "line"
+        )
+
+    def _render(self, numbers: Iterable[int]) -> list[str]:
+        width = len(str(self.end))
+        out: list[str] = []
+        last = self.start - 1
+        for number in [*numbers, self.end + 1]:
+            # A run left out; at the end, a class's body too (its members are lines of
+            # their own, but the excerpt says where the class goes on).
+            final = number - 1 if number <= self.end else self.body_end
+            if final > last:
+                what = self._run(last + 1, final, number > self.end)
+                out.append(f"    {'':>{width}} | … {what} (L{last + 1}-{final})")
+            if number > self.end:
+                break
+            out.append(excerpt_line(number, self.lines[number - 1], width))
+            last = number
+        return out
+
+
+def excerpt_line(number: int, code: str, width: int = 0) -> str:
+    """Line ``number`` of an excerpt, ``code`` cut at :data:`MAX_EXCERPT_LINE_CHARS`, its
+    number right-aligned in ``width`` characters."""
+    code = code.rstrip()
+    if len(code) > MAX_EXCERPT_LINE_CHARS:
+        code = code[: MAX_EXCERPT_LINE_CHARS - 1] + "…"
+    return data_line(f"    {number:>{width}} | {code}".rstrip())
+
+
+def focus_terms(
+    words: Iterable[str],
+    names: Iterable[str],
+    found_by_task: Collection[str] = (),
+    lacking: Iterable[str] = (),
+) -> dict[str, int]:
+    """The terms an excerpt's lines are chosen by: ``names`` (whole, lower-cased: what
+    the entity calls) weigh 2, or 3 when in ``found_by_task`` (the names the task's
+    mentions and words found), ahead of the task's ``words`` (lower-cased; weight 1);
+    the names a retry's answer said the context lacks (``lacking``, the last part of a
+    dotted one: ``self.edges`` is ``edges``) weigh 4. A word also finds the words of
+    identifiers that share its stem (:func:`~citeloop.grounding.mentions.word_stem`:
+    "caching" finds ``f_cached``). The same terms choose the same
+    lines, and the lines shown before are taken first, so an excerpt only grows when a
+    retry widens the context."""
+    strong = {name.lower() for name in found_by_task}
+    terms = dict.fromkeys((word.lower() for word in words), 1)
+    # a word's stem too: "caching" finds `f_cached` (see _terms)
+    terms.update((_STEM + word_stem(word), 1) for word in list(terms) if word.isalpha())
+    for name in names:
+        key = name.lower()
+        terms[key] = 3 if key in strong else 2
+    for name in lacking:
+        if key := name.rpartition(".")[2].lower():
+            terms[key] = 4
+    return terms
+
+
+_IDENTIFIER = re.compile(r"[^\W\d]\w*")
+
+
+_STRING = re.compile(r"\"[^\"\n]*\"|'[^'\n]*'")
+"""A one-line string literal (a message's words are not the code's)."""
+
+
+_STEM = "\x00"
+"""Marks a stem among the focus terms (no word of code starts with it)."""
+
+
+def _terms(line: str, focus: Mapping[str, int]) -> set[str]:
+    """The ``focus`` terms ``line`` uses: its identifiers (not the words of its string
+    literals), whole or by their words, or by their words' stems."""
+    found = set()
+    for token in _IDENTIFIER.findall(_STRING.sub("", line)):
+        if (whole := token.lower()) in focus:
+            found.add(whole)
+        for word in identifier_words(token):
+            if word in focus:
+                found.add(word)
+            elif word.isalpha() and (stem := _STEM + word_stem(word)) in focus:
+                found.add(stem)
+    return found
+
+
+_DOCSTRING_START = re.compile(r"[rRuU]?(\"\"\"|\'\'\')")
+"""A docstring's opening: a bytes or f-string literal is none (Python keeps no docstring)."""
+
+
+def _definition_line(lines: tuple[str, ...], start: int, end: int) -> int:
+    """The ``def`` line of the definition at ``start``: the first line,
+    from ``start`` on, that is no part of a decorator (a line that starts with ``@``,
+    and the lines its brackets span); ``start`` when there is none."""
+    depth = 0
+    for number in range(start, end + 1):
+        text = lines[number - 1].lstrip()
+        if depth <= 0 and not text.startswith("@"):
+            return number
+        depth = _code_and_depth(text, max(depth, 0))[1]
+    return start
+
+
+_DEFINITION = re.compile(r"\s*(?:async\s+)?def\s")
+
+
+def _defines(line: str) -> bool:
+    """Whether ``line`` starts a function definition (``def``, ``async def``)."""
+    return _DEFINITION.match(line) is not None
+
+
+def _signature_end(lines: tuple[str, ...], start: int, end: int) -> int | None:
+    """The last line of the signature whose ``def`` line is ``start``, or ``None``: the
+    first line, from ``start`` on, where the brackets opened since ``start`` are closed
+    and the code (before a ``#``) ends with ``:``; strings inside the signature are
+    skipped. Linear in the lines read."""
+    depth = 0
+    for number in range(start, end + 1):
+        code, depth = _code_and_depth(lines[number - 1], depth)
+        if depth <= 0 and code.rstrip().endswith(":"):
+            return number
+    return None
+
+
+def _docstring_span(
+    lines: tuple[str, ...], end: int, signature_end: int | None
+) -> tuple[int, int] | None:
+    """The first and last line of the docstring of a definition (its first statement, a
+    triple-quoted string after the signature, which ends at ``signature_end``
+    (:func:`_signature_end`), and any blank or comment lines, up to line ``end``), or
+    ``None``."""
+    if signature_end is None:
+        return None
+    first = signature_end + 1  # blank and comment lines may stand before it: no statements
+    while first <= end and (not lines[first - 1].strip() or lines[first - 1].lstrip()[0] == "#"):
+        first += 1
+    if first > end:
+        return None
+    text = lines[first - 1].lstrip()
+    opening = _DOCSTRING_START.match(text)
+    if opening is None:
+        return None
+    quote = opening.group(1)
+    if quote in text[opening.end() :]:
+        rest = text[opening.end() :].split(quote, 1)[1]
+        return (first, first) if _ends_statement(rest) else None
+    for last in range(first + 1, end + 1):
+        if quote in lines[last - 1]:
+            rest = lines[last - 1].split(quote, 1)[1]
+            return (first, last) if _ends_statement(rest) else None
+    return None
+
+
+def _ends_statement(rest: str) -> bool:
+    """Whether what follows a string's closing quotes ends the statement (nothing, a
+    comment): a triple-quoted string followed by ``.split(",")`` is an expression, not
+    a docstring."""
+    rest = rest.strip()
+    return not rest or rest.startswith("#")
+
+
+def _code_and_depth(line: str, depth: int) -> tuple[str, int]:
+    """``line`` up to a comment, and the bracket depth after it (strings, and the
+    quotes a backslash escapes in them, skipped)."""
+    quote, escaped = "", False
+    for at, char in enumerate(line):
+        if quote:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == quote:
+                quote = ""
+        elif char in "\"'":
+            quote = char
+        elif char == "#":
+            return line[:at], depth
+        elif char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+    return line, depth

@@ -1,0 +1,141 @@
+"""The order a context offers its candidates in: one score each, then the order shaped.
+
+:func:`rank_scores` scores every candidate that may enter a context (personalized
+PageRank from the seeds, :mod:`citeloop.knowledge.ranking`, damped for hubs, private
+names, nested definitions and test code). The injector offers them in that order, the
+core and what the context keeps first, then reshaped: few entities of one name
+(:func:`few_of_a_name`), a class's best members right after it where excerpts are
+chosen (:func:`members_follow`), and the best members of a class a retry's answer said
+the context lacks (:func:`members_asked`).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Collection, Mapping
+
+from citeloop.knowledge.model import Entity, EntityKind, enclosing, is_test_path
+from citeloop.knowledge.neighbourhood import Candidates, admissible
+from citeloop.knowledge.ranking import (
+    NESTED_FACTOR,
+    PRIVATE_FACTOR,
+    TEST_CODE_FACTOR,
+    hub_factor,
+    personalized_pagerank,
+)
+from citeloop.knowledge.render import MEMBER_KINDS
+from citeloop.knowledge.seeds import MAX_PER_NAME
+
+
+def rank_scores(found: Candidates, follow_tests: bool, damp_tests: bool) -> dict[str, float]:
+    """The rank score of every candidate of ``found`` that may enter a context (a test
+    only when ``follow_tests``): its personalized PageRank from the seeds
+    (:func:`~citeloop.knowledge.ranking.personalized_pagerank`; a seed in test code
+    weighs less when ``damp_tests``), times :func:`~citeloop.knowledge.ranking.hub_factor`
+    of its degree among the candidates, and the private, test-code (when ``damp_tests``)
+    and nested (not a seed) factors of :mod:`citeloop.knowledge.ranking`.
+
+    Returns:
+        Score (>= 0, unbounded: compare them, do not read them) by entity id.
+    """
+    facts = [*found.facts.values(), *found.guesses]
+    seeds = found.seeds
+    if damp_tests:  # a walk that starts in test code stays there
+        seeds = {
+            entity_id: weight * TEST_CODE_FACTOR
+            if is_test_path(found.entities[entity_id].path)
+            else weight
+            for entity_id, weight in seeds.items()
+        }
+    scores = personalized_pagerank(found.entities, facts, seeds)
+    degree: dict[str, int] = dict.fromkeys(found.entities, 0)
+    for fact in found.facts.values():
+        if fact.subject in degree and fact.object in degree:
+            degree[fact.subject] += 1
+            degree[fact.object] += 1
+    result = {}
+    for entity_id, entity in found.entities.items():
+        if not admissible(entity, follow_tests):
+            continue
+        score = scores.get(entity_id, 0.0) * hub_factor(degree[entity_id])
+        if entity.name.startswith("_"):
+            score *= PRIVATE_FACTOR
+        if damp_tests and is_test_path(entity.path):
+            score *= TEST_CODE_FACTOR
+        if entity_id not in found.seeds and enclosing(entity):
+            score *= NESTED_FACTOR
+        result[entity_id] = score
+    return result
+
+
+def few_of_a_name(
+    order: list[str], entities: Mapping[str, Entity], exempt: Collection[str]
+) -> list[str]:
+    """``order`` without the entities past the
+    :data:`~citeloop.knowledge.seeds.MAX_PER_NAME`-th of their name: the plugins that
+    each define ``_get_streams``, the migrations that each subclass ``Migration``, the
+    dialects that each override ``match_grammar`` are one name to a reader, three of
+    them show what it is, and the budget goes to other names. The ids of ``exempt``
+    always stay, and count."""
+    seen: Counter[str] = Counter()
+    kept = []
+    for entity_id in order:
+        name = entities[entity_id].name
+        seen[name] += 1
+        if seen[name] <= MAX_PER_NAME or entity_id in exempt:
+            kept.append(entity_id)
+    return kept
+
+
+MEMBERS_FOLLOWING = 3
+"""Most members of a class that come right after it in the order excerpts are chosen in."""
+
+
+def members_follow(order: list[str], found: Candidates) -> list[str]:
+    """``order`` with, after each class, its best :data:`MEMBERS_FOLLOWING` members of
+    ``order`` (in ``order``'s order): a class shows no source of its own, and the code
+    of a class a context is about is its methods' (each id once)."""
+    members: dict[str, list[str]] = {}
+    for entity_id in order:
+        owner = entity_id.rpartition(".")[0]
+        if owner in found.entities and found.entities[entity_id].kind in MEMBER_KINDS:
+            members.setdefault(owner, []).append(entity_id)
+    result: list[str] = []
+    for entity_id in order:
+        result.append(entity_id)
+        if found.entities[entity_id].kind is EntityKind.CLASS:
+            result.extend(members.get(entity_id, ())[:MEMBERS_FOLLOWING])
+    return list(dict.fromkeys(result))
+
+
+MEMBERS_ASKED = 12
+"""Most members of a class the last answer said the context lacks that a widening offers
+before what the context it widens held (its best, in rank order)."""
+
+
+def members_asked(
+    order: list[str], found: Candidates, lacking: Collection[str], asked: Collection[str]
+) -> list[str]:
+    """The best :data:`MEMBERS_ASKED` members (in ``order``'s order) of each class of
+    ``lacking`` named in ``asked``: an answer that says the context lacks the members or
+    the body of a class ("the test methods of `ReadWriteHTMLTestMixin`", "the body of
+    `Field`") asks for what it holds, and a class's own lines are its ``class`` line and
+    docstring."""
+    names = {name.rpartition(".")[2] for name in asked}
+    classes = {
+        i
+        for i in lacking
+        if i in found.entities
+        and found.entities[i].kind is EntityKind.CLASS
+        and found.entities[i].name in names
+    }
+    if not classes:
+        return []
+    taken: Counter[str] = Counter()
+    members = []
+    for entity_id in order:
+        owner = entity_id.rpartition(".")[0]
+        if owner in classes and taken[owner] < MEMBERS_ASKED:
+            taken[owner] += 1
+            members.append(entity_id)
+    return members
