@@ -141,3 +141,33 @@ def test_a_name_an_answer_used_far_from_its_context_brings_a_few_of_it() -> None
     assert brought == [f"pkg.m{i}.as_int" for i in range(MAX_PER_NAME)]
     lacking = ContextExpansion.for_attempt(0, ("as_int",), ("as_int",))
     assert sum(e.name == "as_int" for e in injector.inject(task, expansion=lacking).entities) == 12
+
+
+def _scalers() -> tuple[ContextInjector, str]:
+    """Four transformer classes in one module, each with ``inverse_transform`` and
+    ``value``, and a ``__init__`` in another module: names an answer uses in its prose."""
+    entities = []
+    for name in ("StandardScaler", "Normalizer", "Binarizer", "Encoder"):
+        entities.append(Entity(f"pkg.data.{name}", EntityKind.CLASS, name, "pkg/data.py", 1))
+        for member in ("inverse_transform", "value"):
+            kind = EntityKind.METHOD if member == "inverse_transform" else EntityKind.ATTRIBUTE
+            entities.append(Entity(f"pkg.data.{name}.{member}", kind, member, "pkg/data.py", 2))
+    entities.append(Entity("pkg.io.Reader.__init__", EntityKind.METHOD, "__init__", "pkg/io.py", 3))
+    return ContextInjector(MemoryGraphStore(entities, [])), "What is `StandardScaler` for?"
+
+
+def test_a_name_an_answer_used_means_the_one_its_context_showed() -> None:
+    # `inverse_transform` beside the scaler shown is that scaler's, not every scaler's
+    # of the module; a plain word it used (`value`, `__init__`) that its context did not
+    # show brings nothing. Said lacking, the name brings the others (another is missing).
+    injector, task = _scalers()
+    shown = ["pkg.data.StandardScaler", "pkg.data.StandardScaler.inverse_transform"]
+    used = ("inverse_transform", "value", "__init__")
+    widened = injector.inject(task, expansion=ContextExpansion.for_attempt(0, used), keep=shown)
+    ids = {entity.id for entity in widened.entities}
+    assert [i for i in ids if i.endswith(".inverse_transform")] == [shown[1]]
+    assert [i for i in ids if i.endswith(".value")] == ["pkg.data.StandardScaler.value"]
+    assert not any(i.endswith(".__init__") for i in ids)
+    lacking = ContextExpansion.for_attempt(0, used, ("inverse_transform",))
+    ids = {entity.id for entity in injector.inject(task, expansion=lacking, keep=shown).entities}
+    assert sum(i.endswith(".inverse_transform") for i in ids) == 4
