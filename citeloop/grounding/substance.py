@@ -164,6 +164,13 @@ _VERSION_SEGMENT = re.compile(r"(?:a|b|c|rc|alpha|beta|pre|preview|post|rev|r|de
 writing `post0` about a version string)."""
 
 
+_MATH_SYMBOL = re.compile(r"[^\W\d_](?:_[^\W_]{1,2})?")
+"""A mathematical symbol an explanation writes: one letter (`` `j` ``, `` `x` ``), or
+one with a subscript in TeX's ``_`` notation (`` `B_j` `` in `` `S(x) = Σ_j c_j B_j(x)`
+``, `` `x_0` ``, `` `w_ij` ``): an index or a term of a formula, not code (a played answer
+was rejected for writing a spline's basis functions as `B_j`)."""
+
+
 def _looks_like_class(part: str) -> bool:
     return part[:1].isupper() and any(char.islower() for char in part)
 
@@ -264,7 +271,9 @@ def ungrounded_names(
             continue  # `pyproject.toml`, `CMakeLists.txt`, `Makefile`: files, not code
         if all(has(part) for part in missing):
             in_graph.append(mention.name)
-        elif mention.name not in _TERMS and not _VERSION_SEGMENT.fullmatch(mention.name):
+        elif mention.name not in _TERMS and not any(
+            pattern.fullmatch(mention.name) for pattern in (_VERSION_SEGMENT, _MATH_SYMBOL)
+        ):
             invented.append(mention.name)  # `LIMIT`, `GET`, camelCase, not `self.LIMIT`
     return UngroundedNames(tuple(in_graph), tuple(invented))
 

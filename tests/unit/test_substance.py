@@ -116,6 +116,19 @@ def test_a_version_segment_is_no_invented_name() -> None:
     )
 
 
+def test_a_formula_symbol_is_no_invented_name() -> None:
+    # A played answer was rejected for "`S(x) = Σ_j c_j B_j(x)`, where `B_j` are the
+    # basis functions ... output `j` has `c = e_j`": B_j and j were named as invented.
+    body = (
+        "StateGraph.compile builds `S(x) = Σ_j c_j B_j(x)`, where `B_j` are the basis "
+        "functions: output `j` has `c = e_j`, and `x_0` is the first knot, `w_ij` a weight."
+    )
+    assert validate(body + SECTION).invented_names == ()
+    # Longer names with a subscript-like tail are still claims about the code base.
+    body = "StateGraph.compile calls `fit_x` and `Basis_j`."
+    assert validate(body + SECTION).invented_names == ("fit_x", "Basis_j")
+
+
 def test_a_name_pattern_claims_only_what_it_is_dotted_onto() -> None:
     # `Owner.prefix_*` names the family of an owner's members, as a reader means it: the
     # owner is a claim, the pattern is no invented name.
