@@ -196,6 +196,17 @@ def lines_of(text: str) -> list[str]:
     return _LINE_END.split(text)
 
 
+def line_start(text: str, line: int) -> int:
+    """The offset in ``text`` where its line ``line`` (0-based, as :func:`lines_of`
+    counts) starts; ``len(text)`` past its last line."""
+    if line <= 0:
+        return 0
+    for count, end in enumerate(_LINE_END.finditer(text), 1):
+        if count == line:
+            return end.end()
+    return len(text)
+
+
 def fenced(lines: list[str]) -> list[bool]:
     """Whether each line is part of a fenced code block (its fences included).
 

@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING
 
 from citeloop.grounding.citation_section import find_citation_section
 from citeloop.grounding.mentions import code_mentions
-from citeloop.markdown import lines_of
+from citeloop.grounding.sayings import listed_spans
+from citeloop.markdown import line_start
 from citeloop.prompts import EXCERPT_MIDDLE_NOTE
 from citeloop.text import MAX_DRAFT_CHARS, excerpt, in_data_block, listed
 
@@ -190,19 +191,47 @@ Your previous answer:
 
 def shown_answer(answer: str) -> str:
     """The previous answer as a retry shows it: whole up to
-    :data:`~citeloop.text.MAX_DRAFT_CHARS` characters; longer, its beginning and its
-    citation section (at most a third of the room), the middle cut with a note
-    (:data:`~citeloop.prompts.EXCERPT_MIDDLE_NOTE`), so the model sees what it cited; or
-    its beginning when it has no citation section."""
+    :data:`~citeloop.text.MAX_DRAFT_CHARS` characters; longer, its beginning, the
+    sections a heading says are what the context lacks (:func:`~citeloop.grounding.
+    sayings.listed_spans`: its own list of what it needs, at most a third of the room)
+    and its citation section (at most a third), what is cut between them replaced by a
+    note (:data:`~citeloop.prompts.EXCERPT_MIDDLE_NOTE`), so the model sees what it
+    asked for and what it cited; or its beginning when it has neither."""
     if len(answer) <= MAX_DRAFT_CHARS:
         return answer
     section = find_citation_section(answer)
-    if section is None:
+    body_end = len(answer) if section is None else line_start(answer, section.start)
+    tail = (body_end, min(len(answer), body_end + MAX_DRAFT_CHARS // 3))
+    kept = _within(listed_spans(answer[:body_end]), MAX_DRAFT_CHARS // 3)
+    if section is None and not kept:
         return excerpt(answer)
-    tail = "\n".join(lines_of(answer)[section.start :])[: MAX_DRAFT_CHARS // 3]
-    head = answer[: MAX_DRAFT_CHARS - len(tail)]
-    left_out = len(answer) - len(head) - len(tail)
-    return head + EXCERPT_MIDDLE_NOTE.format(left_out=left_out, total=len(answer)) + tail
+    # The beginning takes the rest of the room; a listed section it reaches is shown
+    # from where it ends (the room it frees goes to the beginning).
+    while True:
+        shown = sum(end - start for start, end in [*kept, tail])
+        head_end = MAX_DRAFT_CHARS - shown
+        if not kept or kept[0][0] >= head_end:
+            break
+        kept = [(max(start, head_end), end) for start, end in kept if end > head_end]
+    pieces, shown_to = [answer[:head_end]], head_end
+    for start, end in [*kept, tail]:
+        if start > shown_to:
+            note = EXCERPT_MIDDLE_NOTE.format(left_out=start - shown_to, total=len(answer))
+            pieces.append(note)
+        pieces.append(answer[start:end])
+        shown_to = end
+    return "".join(pieces)
+
+
+def _within(spans: list[tuple[int, int]], room: int) -> list[tuple[int, int]]:
+    """The first ``room`` characters of ``spans`` (the last one cut)."""
+    kept = []
+    for start, end in spans:
+        if room <= 0:
+            break
+        kept.append((start, min(end, start + room)))
+        room -= kept[-1][1] - start
+    return kept
 
 
 def _why(name: str, mentions: Sequence[tuple[str, dict[str, str]]]) -> str:

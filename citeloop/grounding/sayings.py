@@ -187,6 +187,13 @@ def _listed_and_said(body: str) -> tuple[list[str], list[str]]:
     return listed, said
 
 
+def listed_spans(body: str) -> list[tuple[int, int]]:
+    """The ``(start, end)`` offsets in ``body`` of the sections a heading says are
+    what the context lacks (``## Still missing``, ``**What the context lacks:**``): the
+    answer's own list of what it needs, in order."""
+    return [(p.start, p.end) for p in _passages(body) if p.by_heading]
+
+
 def _asked_first(body: str) -> list[str]:
     """:func:`insufficient_passages`, those a heading says first
     (:func:`_listed_and_said`)."""

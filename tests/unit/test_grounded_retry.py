@@ -334,6 +334,24 @@ def test_a_long_previous_answer_is_cut_with_a_note(core):
     assert f" of {len(cited)} characters left out]" in shown
 
 
+def test_a_cut_previous_answer_keeps_its_list_of_what_is_missing(core):
+    # A played answer of 9,852 characters lost its "Still missing" list to the cut:
+    # the model revising it could not see what it had asked for.
+    from citeloop.grounding import GraphContextValidator, build_retry_prompt
+    from citeloop.text import MAX_DRAFT_CHARS
+
+    missing = "## Still missing from the context\n- the body of `Ledger.record` (L40-52)\n"
+    cited = "## Entities used\n" + "".join(f"- {name}\n" for name in core)
+    for prose in ("Checkout pays. " * 700, "Checkout pays.\r\n" * 700):
+        answer = f"{prose}\n\n{missing}\n{cited}"
+        result = GraphContextValidator().validate(answer, core)
+        prompt = build_retry_prompt(TASK, result, previous_answer=answer)
+        shown = prompt.split("<previous_answer>\n", 1)[1].split("\n</previous_answer>", 1)[0]
+        assert shown.startswith("Checkout pays.") and len(shown) < MAX_DRAFT_CHARS + 100
+        assert missing in shown and shown.endswith(cited)
+        assert shown.index("characters left out]") < shown.index(missing)
+
+
 async def test_a_second_widening_keeps_what_the_first_one_showed(store, core):
     """Ledger comes in because the first answer cited it; the second answer does not
     name it, and the second widening still shows it: a context only grows."""
