@@ -9,8 +9,9 @@ left) is cut: it leaves out its signature after the ``def`` line and its docstri
 not lines that use what the context is about), and after its first line (and its
 ``def`` line, after decorators) it shows the lines that use what the context is about
 (the names of what it calls, weighing more when the task's words found them, then the
-task's words; a term used on fewer lines of the body weighs more), each with a line
-either side (and a comment above read from its start), so that a 200-line ``compile``
+task's words; a term used on fewer lines of the body weighs more; a comment's
+terms are those of the line of code it stands above), each with a line either side
+(and a comment above read from its start), so that a 200-line ``compile``
 shows where it calls ``attach_edge`` rather than its parameters. Each run left out is
 one line: ``       | … docstring (L75-80)``, ``       | … signature (L668-690)``,
 ``       | … signature and docstring (L668-775)``, ``       | … 89 lines (L1302-1390)``.
@@ -127,22 +128,14 @@ class BodyLines:
         with the line of code it stands above (the next line that is neither blank nor
         a comment): one taken before that line waits for it, and comes with it while
         there is room; lines shown before always come."""
-        if self._code_after is None:  # the next line of code after each line, once
-            code_after: dict[int, int] = {}
-            following = self.end + 1
-            for number in range(self.end, self.start - 1, -1):
-                code_after[number] = following
-                text = self.lines[number - 1].strip()
-                if text and not text.startswith("#"):
-                    following = number
-            self._code_after = code_after
+        code_after = self._code_below()
         chosen: set[int] = set()
         waiting: dict[int, list[int]] = {}  # comment lines by the line of code below
         for number in self._taken():
             if len(chosen) >= shown:
                 break
-            below = self._code_after[number]
-            comment = self.lines[number - 1].lstrip().startswith("#")
+            below = code_after[number]
+            comment = self._comment(number)
             if comment and number not in self.first and below not in chosen:
                 waiting.setdefault(below, []).append(number)
                 continue
@@ -151,6 +144,23 @@ class BodyLines:
                 if len(chosen) < shown:
                     chosen.add(above)
         return sorted(chosen)
+
+    def _code_below(self) -> dict[int, int]:
+        """The next line of code (neither blank nor a comment) after each line of the
+        definition (``end + 1`` after its last), worked out once."""
+        if self._code_after is None:
+            code_after: dict[int, int] = {}
+            following = self.end + 1
+            for number in range(self.end, self.start - 1, -1):
+                code_after[number] = following
+                text = self.lines[number - 1].strip()
+                if text and not text.startswith("#"):
+                    following = number
+            self._code_after = code_after
+        return self._code_after
+
+    def _comment(self, number: int) -> bool:
+        return self.lines[number - 1].lstrip().startswith("#")
 
     def _left_out(self) -> list[tuple[int, int]]:
         """The spans a body cut short leaves out: its signature after the ``def`` line,
@@ -164,7 +174,8 @@ class BodyLines:
         """Every line but the signature's after the ``def`` line and the docstring's
         (:meth:`_left_out`), in the order an excerpt takes them: the first (with the
         ``def`` line, after decorators); the lines that use the most telling ``focus``
-        terms (a term's weight divided by the number of the lines that use it, summed),
+        terms (a term's weight divided by the number of the lines that use it, summed; a
+        comment's terms count for the line of code below it, which it describes),
         each after the lines that open its blocks, outermost first
         (:func:`~citeloop.knowledge.block_headers.block_headers`: the ``for`` it is in,
         the ``try:`` of an ``except``) and followed by the lines before and after it;
@@ -179,6 +190,14 @@ class BodyLines:
         order = dict.fromkeys([*self.first, self.start, head])
         if self.focus:
             used = {n: _terms(self.lines[n - 1], self.focus) for n in numbers if n > head}
+            # A comment's terms are the line of code below it's: the comment says what
+            # that line does ("# With a diagonal coefficient matrix, ..." above
+            # `coef = np.eye(...)`), and comes with it (_comment_above).
+            below = self._code_below()
+            for number in [n for n in used if self._comment(n)]:
+                terms = used.pop(number)
+                if below[number] in used:
+                    used[below[number]] |= terms
             lines_using = Counter(term for terms in used.values() for term in terms)
             # Summed in one order (a set's depends on the hash seed, and so would the
             # last bit of a float sum): the same lines in every process.

@@ -557,6 +557,28 @@ def test_a_comment_is_shown_only_with_the_code_it_stands_above() -> None:
     assert "# Add exactly" in roomy and "two_sum(a, b)" in roomy
 
 
+def test_a_comment_the_task_words_find_brings_the_code_below_it() -> None:
+    """A played first context hid `coef = np.eye(...)` and the comment above it, "With a
+    diagonal coefficient matrix, ...", the lines the question ("why a diagonal
+    coefficient matrix") was about: the comment waited for its code line, which no focus
+    term found. A comment's terms are its code line's."""
+    source = (
+        "def fit(self, X):",
+        "    knots = self._knots(X)",
+        "    n = knots.shape[0]",
+        "    width = n - 1",
+        "",
+        "    # With a diagonal coefficient matrix, we get back the basis",
+        "    # elements, i.e. the design matrix.",
+        "    coef = np.eye(n)",
+        "    self.splines_ = [make(knots, coef)]",
+        "    return self",
+    )
+    entity = function("fit", 1, 10)
+    block = "\n".join(excerpt_lines(entity, source, 5, {"diagonal": 1, "coefficient": 1}))
+    assert "# With a diagonal coefficient matrix" in block and "coef = np.eye(n)" in block
+
+
 def test_a_body_cut_short_leaves_its_signature_and_docstring_out_and_says_where() -> None:
     entity = Entity("m.C.crawl", EntityKind.METHOD, "crawl", "m.py", 1, "()", end_line=12)
     block = excerpt_lines(entity, LONG, 7)
