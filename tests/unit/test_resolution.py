@@ -167,6 +167,8 @@ def test_properties_are_attributes_with_the_type_they_return(tmp_path: Path) -> 
     assert prop.decorators == ("property",) and prop.signature == ": Client"
     assert prop.summary == "The shared client."
     assert calls(store, "app.holder.Holder.use") == {"app.net.Client.get", "app.net.Pool.acquire"}
+    # Its setter is the property's: the span runs to its end (the excerpt shows it).
+    assert (prop.line, prop.end_line) == (7, 14)
 
 
 def test_reexports_aliases_and_star_imports(tmp_path: Path) -> None:

@@ -390,6 +390,22 @@ class _FileWalker:
             self.index.facts.append(fact)
         return True
 
+    def extend_property(self, entity_id: str, end: int) -> None:
+        """A property's setter or deleter (``@name.setter``) is the property's: its
+        calls are credited to it, so its line span runs to the accessor's end and its
+        excerpt shows them (a played context had said ``ucd calls check_ucd()`` of a
+        getter that calls nothing, its setter never shown)."""
+        position = self.entities.get(entity_id)
+        if position is None:
+            return
+        entity = self.index.entities[position]
+        if entity.kind is not EntityKind.ATTRIBUTE or (entity.end_line or 0) >= end:
+            return
+        self.index.entities[position] = replace(entity, end_line=end)
+        self.spans = [
+            (first, end if owner == entity_id else last, owner) for first, last, owner in self.spans
+        ]
+
     def shadowed(self, scope: Scope, name: str) -> bool:
         """A module-level name that a submodule of this package rebinds on import."""
         if scope.kind != "module" or not self.is_package:
@@ -423,6 +439,8 @@ class _FileWalker:
             kind = EntityKind.METHOD if in_class else EntityKind.FUNCTION
         start, end = _span_start(node), node.end_lineno or node.lineno
         hidden = self.shadowed(scope, node.name)
+        if accessor and in_class and not hidden:
+            self.extend_property(entity_id, end)
         if not accessor and not hidden:
             params = self.type_params.get(node.lineno, "")
             if kind is EntityKind.ATTRIBUTE:  # a property reads as its value's type
