@@ -85,7 +85,7 @@ def walk(reads: BatchedGraphStore, found: Candidates, hops: int, follow_tests: b
         if not frontier:
             return
         reached: list[str] = []
-        unresolved: list[tuple[str, str]] = []
+        unresolved: list[tuple[str, str, str | None]] = []
         for entity_id, facts in _first_facts(reads, frontier).items():
             for fact in facts:
                 if fact.relation is RelationKind.TESTED_BY and not follow_tests:
@@ -93,7 +93,8 @@ def walk(reads: BatchedGraphStore, found: Candidates, hops: int, follow_tests: b
                 found.facts.setdefault(fact.fact_id, fact)
                 other = fact.object if fact.subject == entity_id else fact.subject
                 if other.startswith("?") and fact.relation is RelationKind.CALLS:
-                    unresolved.append((fact.subject, other.rpartition(".")[2].lstrip("?")))
+                    path = fact.provenance.path if fact.provenance else None
+                    unresolved.append((fact.subject, other[1:], path))
                 elif other not in found.entities:
                     reached.append(other)
         if depth == hops:
@@ -133,23 +134,55 @@ def _first_facts(reads: BatchedGraphStore, entity_ids: list[str]) -> dict[str, l
 
 
 def _guess_callees(
-    reads: BatchedGraphStore, unresolved: list[tuple[str, str]], found: Candidates
+    reads: BatchedGraphStore,
+    unresolved: list[tuple[str, str, str | None]],
+    found: Candidates,
 ) -> list[str]:
     """The entities an unresolved call may mean, by its name (``request.applymarker``
     on an untyped ``request``: the ``applymarker`` methods): ranking follows them,
-    but they are guesses, so no relation line shows them."""
-    names = {name for _, name in unresolved if len(name) > 3 and name not in _BUILTIN_NAMES}
-    if not names:
+    but they are guesses, so no relation line shows them. A call through a name its
+    file imports from a module outside the graph (``np.diff`` after ``import numpy as
+    np``, ``dd`` after ``from numpy import diff as dd``, ``os.path.join``) calls that
+    library: it is not guessed (a played context had shown an array library's own
+    ``diff`` for a transformer's ``np.diff``)."""
+    calls = [
+        (subject, written.rpartition(".")[2], written, path)
+        for subject, written, path in unresolved
+    ]
+    calls = [call for call in calls if len(call[1]) > 3 and call[1] not in _BUILTIN_NAMES]
+    if not calls:
         return []
-    named = reads.entities_named_many(names)
+    outside = _outside_imports(reads, [(path, written) for _, _, written, path in calls])
+    calls = [call for call in calls if (call[3], call[2].partition(".")[0]) not in outside]
+    named = reads.entities_named_many({name for _, name, _, _ in calls})
     reached = []
-    for subject, name in unresolved:
+    for subject, name, _, _ in calls:
         candidates = named.get(name, [])
         if 0 < len(candidates) <= MAX_GUESSES:
             for entity in candidates:
                 found.guesses.append(Fact(subject, RelationKind.CALLS, entity.id))
                 reached.append(entity.id)
     return reached
+
+
+def _outside_imports(
+    reads: BatchedGraphStore, calls: list[tuple[str | None, str]]
+) -> set[tuple[str | None, str]]:
+    """The ``(path, name)`` of the calls' first names that their file binds by an
+    import of a module the graph does not hold (a store without ``import_targets``
+    tells none)."""
+    targets_of = getattr(reads, "import_targets", None)
+    wanted = {(path, written.partition(".")[0]) for path, written in calls if path}
+    if targets_of is None or not wanted:
+        return set()
+    targets = targets_of(wanted)
+    tops = {target.partition(".")[0] for target in targets.values()}
+    inside = {
+        entity_id
+        for entity_id, entity in reads.get_entities(tops).items()
+        if entity.kind is EntityKind.MODULE
+    }
+    return {key for key, target in targets.items() if target.partition(".")[0] not in inside}
 
 
 def requirement_closure(reads: BatchedGraphStore, found: Candidates, weight: float) -> None:

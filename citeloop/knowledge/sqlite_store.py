@@ -347,6 +347,21 @@ class SqliteGraphStore(PathRecall):
                 found[row[2]].append(entity_from_row(row))
         return found
 
+    def import_targets(self, bindings: Collection[tuple[str, str]]) -> dict[tuple[str, str], str]:
+        """What each import binding ``(path, name)`` names in the file at ``path``
+        (``numpy`` for ``("pkg/a.py", "np")`` after ``import numpy as np``, in any scope
+        of the file); a name the file does not bind by an import is left out (the first
+        binding when several)."""
+        wanted = set(bindings)
+        found: dict[tuple[str, str], str] = {}
+        query = "SELECT path, name, target FROM aliases WHERE path IN ({marks}) ORDER BY rowid"
+        for _, rows in self._select_in(query, sorted({path for path, _ in wanted})):
+            for path, name, target in rows:  # names are qualified: ``pkg.a.np``
+                key = (path, name.rpartition(".")[2])
+                if key in wanted:
+                    found.setdefault(key, target)
+        return found
+
     def names(self) -> frozenset[str]:
         session = self._session_cache()
         if session is None:

@@ -1114,3 +1114,26 @@ def test_an_example_script_shows_source_only_when_named(tmp_path: Path) -> None:
         assert "examples.plot_compute.plot_compute" not in dict(context.excerpts)
         named = injector.inject("How does `plot_compute` use `compute`?")
         assert "examples.plot_compute.plot_compute" in dict(named.excerpts)
+
+
+def test_a_call_into_an_imported_library_guesses_no_code_of_the_graph(tmp_path: Path) -> None:
+    # An unresolved call is followed to the few entities of its name (`req.helper` on
+    # a parameter: `R.helper`), but not one through a name its file imports from a
+    # module outside the graph: a played context had shown a vendored array library's
+    # `diff` for a transformer's `np.diff`.
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "a.py").write_text(
+        "import os\nimport numpy as np\nfrom numpy import diff as dd\n\n\n"
+        "def fit_spline(x, req):\n    req.helper()\n    os.path.join(x)\n    dd(x)\n"
+        "    return np.diff(x)\n"
+    )
+    (tmp_path / "pkg" / "b.py").write_text(
+        "def diff(x):\n    return x\n\n\ndef join(x):\n    return x\n\n\n"
+        "class R:\n    def helper(self):\n        pass\n"
+    )
+    with SqliteGraphStore(tmp_path / "graph.db") as graph:
+        index_tree(tmp_path, graph)
+        ids = {e.id for e in ContextInjector(graph).inject("How does `fit_spline` work?").entities}
+    assert "pkg.b.R.helper" in ids
+    assert not ids & {"pkg.b.diff", "pkg.b.join"}
