@@ -53,6 +53,7 @@ from citeloop.knowledge.finding import (
     kind_factor,
     task_words,
 )
+from citeloop.knowledge.implementations import used_implementations
 from citeloop.knowledge.model import (
     DEFAULT_MAX_CONTEXT_TOKENS,
     MAX_CONTEXT_TOKENS,
@@ -439,6 +440,9 @@ class ContextInjector:
         words_of_task = task_words(text)
         self._lexical(words_of_task, found, follow_tests)
         self._retrieve(text, found, follow_tests)
+        # The implementation a class found uses of a method found on one of its bases.
+        for implementation, base in used_implementations(self._reads, found.seeds, found.entities):
+            found.seed(implementation, Reason.GRAPH, found.seeds[base])
         # The names the task found, before an answer's: they choose an excerpt's lines,
         # the same at every widening of the task.
         found_by_task = {found.entities[entity_id].name for entity_id in found.seeds}

@@ -1137,3 +1137,28 @@ def test_a_call_into_an_imported_library_guesses_no_code_of_the_graph(tmp_path: 
         ids = {e.id for e in ContextInjector(graph).inject("How does `fit_spline` work?").entities}
     assert "pkg.b.R.helper" in ids
     assert not ids & {"pkg.b.diff", "pkg.b.join"}
+
+
+def test_a_class_found_brings_the_override_it_uses_of_a_base_method_found() -> None:
+    # A played first context held `FloatComplex` and `Converter.binoutput` (whose
+    # docstring the task's words found) but not `FloatingPoint.binoutput`, the override
+    # a `FloatComplex` runs, three bases up: the answer could only say it was missing.
+    chain = ["Converter", "Numeric", "FloatingPoint", "Complex", "FloatComplex"]
+    entities = [Entity(f"v.{name}", EntityKind.CLASS, name, "v.py", 1) for name in chain]
+    facts = [
+        Fact(f"v.{sub}", RelationKind.INHERITS, f"v.{base}")
+        for base, sub in itertools.pairwise(chain)
+    ]
+    for owner in ("Converter", "FloatingPoint", "Integer"):
+        method = Entity(f"v.{owner}.binoutput", EntityKind.METHOD, "binoutput", "v.py", 2)
+        entities.append(method)
+        facts.append(Fact(f"v.{owner}", RelationKind.DEFINES, method.id))
+    entities.append(Entity("v.Integer", EntityKind.CLASS, "Integer", "v.py", 1))
+    facts.append(Fact("v.Integer", RelationKind.INHERITS, "v.Numeric"))
+    # No walk and no lexical hits: only what the task names, and what it uses.
+    injector = ContextInjector(MemoryGraphStore(entities, facts), hops=0, lexical_hits=0)
+    context = injector.inject("How does `FloatComplex` serve `Converter.binoutput`?")
+    reasons = {entity.id: entity.reason for entity in context.entities}
+    assert reasons.get("v.FloatingPoint.binoutput") == "graph"
+    # Not another subclass's override: `Integer` is no base of `FloatComplex`.
+    assert "v.Integer.binoutput" not in reasons
