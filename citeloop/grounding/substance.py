@@ -171,6 +171,13 @@ one with a subscript in TeX's ``_`` notation (`` `B_j` `` in `` `S(x) = Σ_j c_j
 was rejected for writing a spline's basis functions as `B_j`)."""
 
 
+_INDEXED_FAMILY = re.compile(r"[A-Z][A-Z0-9_]*[A-Z][ijkmn]")
+"""A family of upper-case names written with a lower-case index letter (`` `NAXISn` ``
+for ``NAXIS1``, ``NAXIS2``, ...; `` `TFORMn` ``, `` `CRPIXj` ``: how the FITS standard
+writes its numbered keywords): a notation, not code (a played answer was rejected
+for `NAXISn` where the code builds ``"NAXIS" + str(idx + 1)``)."""
+
+
 def _looks_like_class(part: str) -> bool:
     return part[:1].isupper() and any(char.islower() for char in part)
 
@@ -272,7 +279,8 @@ def ungrounded_names(
         if all(has(part) for part in missing):
             in_graph.append(mention.name)
         elif mention.name not in _TERMS and not any(
-            pattern.fullmatch(mention.name) for pattern in (_VERSION_SEGMENT, _MATH_SYMBOL)
+            pattern.fullmatch(mention.name)
+            for pattern in (_VERSION_SEGMENT, _MATH_SYMBOL, _INDEXED_FAMILY)
         ):
             invented.append(mention.name)  # `LIMIT`, `GET`, camelCase, not `self.LIMIT`
     return UngroundedNames(tuple(in_graph), tuple(invented))

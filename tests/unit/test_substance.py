@@ -129,6 +129,16 @@ def test_a_formula_symbol_is_no_invented_name() -> None:
     assert validate(body + SECTION).invented_names == ("fit_x", "Basis_j")
 
 
+def test_an_indexed_keyword_family_is_no_invented_name() -> None:
+    # A played answer failed for "`Header.strip` ... removes `NAXISn` etc." (the code
+    # removes "NAXIS" + str(idx + 1)): the FITS standard's notation for NAXIS1, NAXIS2...
+    body = "StateGraph.compile removes `NAXISn`, `TFORMn` and `CRPIXj` keywords."
+    assert validate(body + SECTION).invented_names == ()
+    # An upper-case name ending otherwise is still a claim (`MAX_SIZE`, `NAXISes`).
+    body = "StateGraph.compile reads `MAX_SIZE` and `NAXISes`."
+    assert validate(body + SECTION).invented_names == ("MAX_SIZE", "NAXISes")
+
+
 def test_a_name_pattern_claims_only_what_it_is_dotted_onto() -> None:
     # `Owner.prefix_*` names the family of an owner's members, as a reader means it: the
     # owner is a claim, the pattern is no invented name.
