@@ -439,7 +439,7 @@ def _lacking_sentences(body: str) -> Iterator[str]:
     text, passages = _read(body)
     if not passages:
         return
-    ends = [end.end() for end in _SENTENCE_END.finditer(text)]
+    ends = [end.end() for end in SENTENCE_END.finditer(text)]
     for passage in passages:
         if passage.by_heading:
             yield body[passage.start : passage.end]
@@ -455,7 +455,7 @@ def _lacking_sentences(body: str) -> Iterator[str]:
             yield body[begin : min(passage.end, ends[after] if after < len(ends) else len(body))]
 
 
-_SENTENCE_END = re.compile(
+SENTENCE_END = re.compile(
     r"[.!?](?=\s+[^\sa-z])|\n(?=[ \t]*(?:\n|[-*+][ \t]|\d{1,3}[.)][ \t]))"
     r"|(?<![^\n]) {0,3}#[^\n]*\n"
 )

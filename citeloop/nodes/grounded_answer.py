@@ -32,6 +32,7 @@ from citeloop.checks.check import (
 from citeloop.context import GroundedAnswerContext, resolve_context
 from citeloop.errors import ConfigurationError
 from citeloop.grounding import GraphContextValidator, GraphValidationResult, build_retry_prompt
+from citeloop.grounding.dismissals import dismissed_names
 from citeloop.grounding.graph_context import IndexedContext
 from citeloop.grounding.mentions import code_mentions
 from citeloop.grounding.retry_prompt import UNSEEN_PROBLEM
@@ -666,13 +667,18 @@ class GroundedAnswerNodes:
         source is shown first, and more of it when some was shown), what the words in
         which it said the rest it lacks find, the source lines it said the context
         lacks (:func:`asked_lines`) and the best members of a class whose members it
-        said the context lacks, keeping every entity the last context showed."""
+        said the context lacks, keeping every entity the last context showed; what the
+        answer named only to set aside (:func:`~citeloop.grounding.dismissals.
+        dismissed_names`) is left out."""
         report = state.get("report") or {}
         answer = state.get("answer") or ""
-        # What the answer said the context lacks first, then the rest it named.
-        lacking = lacking_names(answer)
+        # What the answer said the context lacks first, then the rest it named, but for
+        # what it named only to set aside ("`KFold` is unrelated to the tree `Splitter`").
+        dismissed = dismissed_names(answer)
+        lacking = tuple(name for name in lacking_names(answer) if name not in dismissed)
         named = [*lacking, *(mention.name for mention in code_mentions(answer))]
         named += report.get("invalid_citations", []) + report.get("ungrounded_in_graph", [])
+        named = [name for name in named if name not in dismissed]
         expansion = ContextExpansion.for_attempt(
             state["attempts"] - 1,
             tuple(dict.fromkeys(named)),

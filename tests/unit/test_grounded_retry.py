@@ -469,6 +469,39 @@ async def test_a_widening_is_told_what_the_answer_said_the_context_lacks(store, 
     assert expansion.members == ("Ledger.record", "Cart")  # whose body or members it lacks
 
 
+async def test_a_widening_leaves_out_what_the_answer_set_aside(store, core):
+    # Played answers named code only to rule it out ("They are not part of the
+    # shrinkage, so I do not use them"; "**Not relevant:** the `KFold` ... entries"), and
+    # the next context brought it back with its source.
+    hedge = good_answer(core).replace(
+        "The answer relies on",
+        "`Ledger` and `Ledger.record` keep the books. They are not part of checkout, so I "
+        "do not use them.\n\nThe body of `Cart` is not shown; `Ledger.total` is unrelated "
+        "to `Cart`.\n\nIt relies on",
+    )
+    injector = _Recording(store)
+    model = ScriptedChatModel(script=[hedge, good_answer(core)])
+    graph = build_grounded_answer_graph(model, injector=injector, model_retry=NO_RETRY_DELAY)
+    await graph.ainvoke({"task": TASK})
+    (expansion,) = injector.expansions
+    assert expansion.lacking == ("Cart",)
+    assert "Cart" in expansion.names
+    assert not {"Ledger", "Ledger.record", "Ledger.total"} & set(expansion.names)
+
+
+def test_dismissed_names_read_what_a_sentence_sets_aside() -> None:
+    from citeloop.grounding.dismissals import dismissed_names
+
+    assert dismissed_names("`KFold` is unrelated to the tree `Splitter`.") == {"KFold"}
+    assert dismissed_names("**Not relevant:** the `KFold` and `GroupKFold` splitters.") == {
+        "KFold",
+        "GroupKFold",
+    }
+    attribute = "The `Server.log` attribute belongs to a different class."
+    assert dismissed_names(attribute) == {"Server.log"}
+    assert dismissed_names("`Cart` calls `Ledger.record`. It is not shown.") == frozenset()
+
+
 async def test_a_previous_answer_or_payload_cannot_end_its_data_block(store, core):
     """What the model wrote and what the user gave are data: a closing tag in them
     reads `&lt;/...` and cannot end its block."""

@@ -1,0 +1,72 @@
+"""The code an answer names only to set it aside.
+
+An answer that sorts its context says so of what it does not use: "`VarianceThreshold`
+and `SelectFromModel` are different threshold mechanisms. They are not part of the
+shrinkage, so I do not use them."; "**Not relevant:** the `KFold` and `GroupKFold`
+entries are cross-validation splitters"; "the `ThreadingXMLRPCServer.log` attribute
+belongs to a different class". A widening that brought that code back (its source, its
+neighbours) spent the room on what the answer had just ruled out (two played questions
+in three). :func:`dismissed_names` reads those names, so that the widening leaves them
+out.
+"""
+
+from __future__ import annotations
+
+import re
+
+from citeloop.grounding.mentions import code_mentions
+from citeloop.grounding.sayings import SENTENCE_END
+
+_DISMISSAL = re.compile(
+    r"\b(?:unrelated|irrelevant|not\s+relevant|not\s+related|not\s+part\s+of"
+    r"|nothing\s+to\s+do\s+with|(?:do|does|did)\s+not\s+use\s+(?:them|it|these|those)"
+    r"|(?:don't|doesn't|didn't)\s+use\s+(?:them|it|these|those)"
+    r"|belongs?\s+to\s+(?:a|an)\s+(?:different|other|unrelated)"
+    r"|(?:is|are)\s+a\s+different\s+(?:class|function|method|module|object|attribute))\b"
+    r"(?P<label>\**\s*:)?",
+    re.IGNORECASE,
+)
+"""A phrase that sets code aside (each alternative a fixed sequence of words: linear);
+``label`` when it heads a list (``Not relevant:``, ``**Unrelated:**``)."""
+
+_CLAUSE_MARKS = ("; ", ": ", " \u2014 ", " - ")
+"""What ends a clause within a sentence (with its space: ``state.py:12`` ends none)."""
+
+_BACK_REFERENCE = re.compile(r"\W*(?:they|these|those|it|this|both|all\s+of\s+them)\b", re.I)
+"""A sentence that starts by pointing at the one before (its names are set aside)."""
+
+
+def dismissed_names(body: str) -> frozenset[str]:
+    """The code names ``body`` sets aside: those a clause writes before a phrase that
+    sets them aside (``unrelated``, ``not relevant``, ``not part of``, ``I do not use
+    them``, ``belongs to a different class``), or after one that labels a list
+    (``Not relevant:``); when such a sentence starts with ``They``, ``These`` or
+    ``This`` and writes none before the phrase, those of the sentence before it. What
+    follows the phrase otherwise is what they are set aside from (``unrelated to the
+    tree `Splitter` ``): not set aside.
+
+    Example:
+        >>> sorted(dismissed_names("`KFold` and `GroupKFold` are unrelated to `Splitter`."))
+        ['GroupKFold', 'KFold']
+    """
+    text = body.replace("\u2019", "'")
+    if _DISMISSAL.search(text) is None:
+        return frozenset()
+    starts = [0, *(end.end() for end in SENTENCE_END.finditer(text))]
+    sentences = [text[a:b] for a, b in zip(starts, [*starts[1:], len(text)], strict=True)]
+    dismissed: set[str] = set()
+    for at, sentence in enumerate(sentences):
+        found = _DISMISSAL.search(sentence)
+        if found is None:
+            continue
+        if found["label"]:
+            written = sentence[found.end() :]
+        else:
+            # The clause before the phrase: "`Cart` is not shown; `Ledger` is unrelated"
+            # sets aside `Ledger` only.
+            written = sentence[: found.start()]
+            written = written[max(written.rfind(mark) for mark in _CLAUSE_MARKS) + 1 :]
+            if not code_mentions(written) and at and _BACK_REFERENCE.match(sentence):
+                written = sentences[at - 1]
+        dismissed.update(mention.name for mention in code_mentions(written))
+    return frozenset(dismissed)
