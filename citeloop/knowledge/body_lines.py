@@ -159,6 +159,18 @@ class BodyLines:
             self._code_after = code_after
         return self._code_after
 
+    def _first_definition_end(self) -> int:
+        """The last line of the definition the ``def`` line opens: before the next line
+        indented no deeper than it (a property's ``@name.setter``, which its span holds
+        too), or the span's end."""
+        text = self.lines[self.head - 1] if self.head <= self.end else ""
+        indent = len(text) - len(text.lstrip())
+        for number in range(self.head + 1, self.end + 1):
+            line = self.lines[number - 1]
+            if line.strip() and len(line) - len(line.lstrip()) <= indent:
+                return number - 1
+        return self.end
+
     def _comment(self, number: int) -> bool:
         return self.lines[number - 1].lstrip().startswith("#")
 
@@ -175,7 +187,8 @@ class BodyLines:
         (:meth:`_left_out`), in the order an excerpt takes them: the first (with the
         ``def`` line, after decorators); the lines that use the most telling ``focus``
         terms (a term's weight divided by the number of the lines that use it, summed; a
-        comment's terms count for the line of code below it, which it describes),
+        comment's prose terms count for the line of code below it, which it
+        describes; a property's getter first),
         each after the lines that open its blocks, outermost first
         (:func:`~citeloop.knowledge.block_headers.block_headers`: the ``for`` it is in,
         the ``try:`` of an ``except``) and followed by the lines before and after it;
@@ -193,9 +206,11 @@ class BodyLines:
             # A comment's terms are the line of code below it's: the comment says what
             # that line does ("# With a diagonal coefficient matrix, ..." above
             # `coef = np.eye(...)`), and comes with it (_comment_above).
+            # Only its prose counts: the task's words, and names an answer said lacking
+            # (a call's name, `to` or `ref`, is an English word in a comment).
             below = self._code_below()
             for number in [n for n in used if self._comment(n)]:
-                terms = used.pop(number)
+                terms = {t for t in used.pop(number) if self.focus[t] in _PROSE_WEIGHTS}
                 if below[number] in used:
                     used[below[number]] |= terms
             lines_using = Counter(term for terms in used.values() for term in terms)
@@ -206,7 +221,9 @@ class BodyLines:
             }
             rest = set(numbers)
             opened = block_headers(self.lines, head + 1, self.end, skipped)
-            for number in sorted(score, key=lambda n: (-score[n], n)):
+            # A property's getter (its value) before its setter and deleter.
+            getter = self._first_definition_end()
+            for number in sorted(score, key=lambda n: (n > getter, -score[n], n)):
                 if not score[number]:
                     break
                 # Its blocks' opening lines first, outermost first: an `except` shown
@@ -318,6 +335,10 @@ _IDENTIFIER = re.compile(r"[^\W\d]\w*")
 _STRING = re.compile(r"\"[^\"\n]*\"|'[^'\n]*'")
 """A one-line string literal (a message's words are not the code's)."""
 
+
+_PROSE_WEIGHTS = frozenset({1, 4})
+"""The focus weights of the task's words (and their stems) and of the names an answer
+said lacking (see :func:`focus_terms`): the terms a comment's prose may use."""
 
 _STEM = "\x00"
 """Marks a stem among the focus terms (no word of code starts with it)."""

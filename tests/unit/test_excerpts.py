@@ -579,6 +579,40 @@ def test_a_comment_the_task_words_find_brings_the_code_below_it() -> None:
     assert "# With a diagonal coefficient matrix" in block and "coef = np.eye(n)" in block
 
 
+def test_a_comment_counts_the_task_s_words_not_the_names_of_calls() -> None:
+    # `to` (a unit conversion's method) is an English word in "points to this": it
+    # must not draw the comment's line of code ahead of the line that calls it.
+    source = (
+        "def convert(self, value):",
+        "    # Save a reference that points to this object.",
+        "    saved = value",
+        "    other = 1",
+        "    return saved.to(self.unit)",
+    )
+    block = "\n".join(excerpt_lines(function("convert", 1, 5), source, 2, {"to": 2}))
+    assert "return saved.to(self.unit)" in block and "saved = value" not in block
+
+
+def test_a_property_shows_its_getter_before_its_setter() -> None:
+    # A property's span holds its setter; its value is its getter's: a played context
+    # had shown the setter's lines and folded the getter the question was about.
+    source = (
+        "    @property",
+        "    def parent(self):",
+        "        if self._parent is None:",
+        "            raise MissingParent()",
+        "        return self._parent",
+        "",
+        "    @parent.setter",
+        "    def parent(self, value):",
+        "        # keep a reference to the parent instance",
+        "        self._parent = value",
+    )
+    entity = Entity("m.C.parent", EntityKind.ATTRIBUTE, "parent", "m.py", 1, end_line=10)
+    block = "\n".join(excerpt_lines(entity, source, 4, {"parent": 1, "instance": 1}))
+    assert "if self._parent is None:" in block and "self._parent = value" not in block
+
+
 def test_a_body_cut_short_leaves_its_signature_and_docstring_out_and_says_where() -> None:
     entity = Entity("m.C.crawl", EntityKind.METHOD, "crawl", "m.py", 1, "()", end_line=12)
     block = excerpt_lines(entity, LONG, 7)
