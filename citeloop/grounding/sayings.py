@@ -515,8 +515,41 @@ def _sayings(body: str) -> Iterator[re.Match[str]]:
     return _sayings_in(_without_fences(body))
 
 
+_NOT_NEEDED = re.compile(
+    r"\b(?:not\s+needed|not\s+required|not\s+necessary|unnecessary|not\s+essential"
+    r"|(?:does|do|did)\s+not\s+(?:affect|change|matter)"
+    r"|(?:doesn't|don't|didn't)\s+(?:affect|change|matter))\b",
+    re.IGNORECASE,
+)
+"""What says that code not shown does not bear on the answer (each alternative a fixed
+sequence of words: linear)."""
+_THEN = re.compile(r"\s*(?:this|these|those|it|they|neither|none)\b", re.IGNORECASE)
+"""A sentence that goes on about the one before it."""
+_NEEDED_WINDOW = 400
+"""Characters after a saying read for a "not needed" (a bounded window each: linear)."""
+
+
+def _needed(text: str, saying: re.Match[str]) -> bool:
+    """Whether a saying says code is lacking that the answer needs: not when its
+    sentence, or the next one that goes on about it, says that code is not needed
+    ("Still not shown (not needed for the answer above):", "... are left out. This does
+    not affect the behaviour asked about."): a played answer that was complete was
+    asked again for such a list."""
+    window = text[saying.start() : saying.end() + _NEEDED_WINDOW]
+    end = SENTENCE_END.search(window, saying.end() - saying.start())
+    if end is not None and _THEN.match(window, end.end()):
+        end = SENTENCE_END.search(window, end.end() + 1)
+    return _NOT_NEEDED.search(window, 0, end.end() if end else len(window)) is None
+
+
 def _sayings_in(body: str) -> Iterator[re.Match[str]]:
-    """:func:`_sayings` of a text whose fenced code is blanked."""
+    """:func:`_sayings` of a text whose fenced code is blanked, but for those that say
+    the code is not needed (:func:`_needed`)."""
+    return (saying for saying in _all_sayings_in(body) if _needed(body, saying))
+
+
+def _all_sayings_in(body: str) -> Iterator[re.Match[str]]:
+    """Every saying of a text whose fenced code is blanked."""
     body = _QUOTED.sub(_blanked, body.translate(_APOSTROPHES))
     text, sayings, anchors = body.lower(), _INSUFFICIENT, _ANCHORS
     if len(text) != len(body):

@@ -594,6 +594,8 @@ def test_location_helpers() -> None:
         "I cannot be sure of the order.",
         "I would need these omitted lines: L10-12.",
         "\n\n## What's missing\n\n- the loop",
+        # Said not needed of something else: the code it lacks is still lacking.
+        "The body of `compile` is not shown. `add_node` is not needed.",
     ],
 )
 def test_an_answer_that_says_the_context_is_not_enough_fails(sentence: str) -> None:
@@ -641,6 +643,11 @@ def test_an_answer_that_says_the_context_is_not_enough_fails(sentence: str) -> N
         "RunnableContext doesn't include a store, so you need to pass one.",
         "I can't say it better than the docstring: it compiles.",
         "I can't know in advance which node runs first; `compile` orders them by edges.",
+        # What is not shown, said not to bear on the answer (a played answer that was
+        # complete was asked again for such a list).
+        "**Still not shown (not needed for the answer above):** where `log` comes from.",
+        "The body of `log` is not shown. It is not needed for the behaviour above.",
+        "The context does not show L280-285. This does not affect the behaviour asked about.",
     ],
 )
 def test_ordinary_sentences_about_the_context_pass(sentence: str) -> None:
