@@ -68,9 +68,10 @@ class Adjacency:
             self.read_facts([handle])
         return self._facts[handle]
 
-    def read_facts(self, handles: Iterable[Any]) -> None:
+    def read_facts(self, handles: Iterable[Any]) -> bool:
         """Read the facts of the store's handles among ``handles`` not read yet, in one
-        batch (``Fact`` handles need no read)."""
+        batch (``Fact`` handles need no read); ``False`` when the store no longer has
+        one of them (re-indexed since the search read its handle)."""
         wanted = [
             handle
             for handle in dict.fromkeys(handles)
@@ -78,6 +79,7 @@ class Adjacency:
         ]
         if wanted:
             self._facts.update(self.store.facts_at(wanted))  # type: ignore[attr-defined]
+        return all(handle in self._facts for handle in wanted)
 
     @staticmethod
     def order(handle: Any) -> tuple:

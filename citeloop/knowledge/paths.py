@@ -44,7 +44,7 @@ from citeloop.knowledge.path_types import (
     render_hops,
     short_repr,
 )
-from citeloop.knowledge.store import PathRecall
+from citeloop.knowledge.store import READ_ATTEMPTS, PathRecall
 
 if TYPE_CHECKING:
     from citeloop.knowledge.store import GraphStore
@@ -177,6 +177,9 @@ def recall_paths(
         UnknownEntityError: ``source`` or ``target`` names no entity (with suggestions).
         ConfigurationError: ``max_hops`` or ``limit`` out of range, or ``source`` and
             ``target`` name the same entity.
+        CiteloopError: The graph file was re-indexed in place, removing facts a path
+            found follows, in each of :data:`~citeloop.knowledge.store.READ_ATTEMPTS`
+            searches.
 
     Example:
         >>> from citeloop.knowledge import Entity, EntityKind, Fact, MemoryGraphStore, RelationKind
@@ -188,15 +191,22 @@ def recall_paths(
         ['1. [f-ddbca7a3408e90b1] function a calls function b']
     """
     _check_bounds(max_hops, limit)
-    adjacency = Adjacency(store)
-    if target is None:
-        sources = [entity.id for entity in resolve_entities(store, source)]
-        walks = strongest_walks(adjacency, sources, max_hops, limit)
-    else:
-        sources, targets = _endpoints(store, source, target)
-        walks, _ = shortest_walks(adjacency, sources, targets, max_hops, limit)
-    adjacency.read_facts(handle for walk in walks for handle, _ in walk.steps)
-    return [_build(adjacency, walk) for walk in walks]
+    # A fact a path follows is read whole once the paths are found: a re-index in place
+    # that removed one meanwhile makes the search run again on the graph as it is now.
+    for _ in range(READ_ATTEMPTS):
+        adjacency = Adjacency(store)
+        if target is None:
+            sources = [entity.id for entity in resolve_entities(store, source)]
+            walks = strongest_walks(adjacency, sources, max_hops, limit)
+        else:
+            sources, targets = _endpoints(store, source, target)
+            walks, _ = shortest_walks(adjacency, sources, targets, max_hops, limit)
+        if adjacency.read_facts(handle for walk in walks for handle, _ in walk.steps):
+            return [_build(adjacency, walk) for walk in walks]
+    raise CiteloopError(
+        f"the graph changed {READ_ATTEMPTS} times during the path search (re-indexed in "
+        "place); search again when the index run has finished"
+    )
 
 
 def path_distance(

@@ -400,3 +400,20 @@ def test_a_partial_path_that_cannot_go_on_is_dropped_unread() -> None:
     # hops, and the facts read around helper (m's among them) prove that X_i has no
     # other way on, so no X_i is read.
     assert "m" in read and not any(".X" in entity_id for entity_id in read)
+
+
+def test_a_search_whose_facts_were_re_indexed_runs_again(tmp_path) -> None:
+    # The fact of a path is read whole once the paths are found: a re-index in place
+    # that removed it meanwhile makes the search run again; one that keeps doing so
+    # ends in an error that says so, not a KeyError.
+    from citeloop.errors import CiteloopError
+
+    memory = _fan_out(width=2)
+    with _into_sqlite(memory, tmp_path / "graph.db") as store:
+        expected = recall_paths(store, "s", "t", max_hops=10)
+        facts_at, misses = store.facts_at, [1]
+        store.facts_at = lambda handles: {} if misses and misses.pop() else facts_at(handles)
+        assert recall_paths(store, "s", "t", max_hops=10) == expected
+        store.facts_at = lambda handles: {}
+        with pytest.raises(CiteloopError, match="changed 3 times during the path search"):
+            recall_paths(store, "s", "t", max_hops=10)
