@@ -218,8 +218,11 @@ def shown_answer(answer: str) -> str:
         if start > shown_to:
             note = EXCERPT_MIDDLE_NOTE.format(left_out=start - shown_to, total=len(answer))
             pieces.append(note)
-        pieces.append(answer[start:end])
-        shown_to = end
+        pieces.append(answer[max(start, shown_to) : end])  # not twice what came before
+        shown_to = max(shown_to, end)
+    if shown_to < len(answer):  # a citation section longer than its room
+        left_out = len(answer) - shown_to
+        pieces.append(EXCERPT_MIDDLE_NOTE.format(left_out=left_out, total=len(answer)).rstrip())
     return "".join(pieces)
 
 
