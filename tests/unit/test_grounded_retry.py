@@ -450,19 +450,26 @@ class _Recording(ContextInjector):
         return super().inject(payload, task_type=task_type, expansion=expansion, **kwargs)
 
 
-async def test_a_widening_is_told_what_the_answer_said_the_context_lacks(store, core):
-    hedge = good_answer(core).replace(
-        "The answer relies on",
-        "Checkout uses `Cart`.\n\nThe body of `Ledger.record` is not shown: how it fills "
-        "its `list` in `ledger.py` is a guess.\n\nThe methods of `Cart` are not shown "
-        "either.\n\nIt relies on",
-    )
+async def _widening_after(store, core, said: str):
+    """The run's outcome and the one widening asked for after a first answer that says
+    ``said`` (then a good answer)."""
+    hedge = good_answer(core).replace("The answer relies on", f"{said}\n\nIt relies on")
     injector = _Recording(store)
     model = ScriptedChatModel(script=[hedge, good_answer(core)])
     graph = build_grounded_answer_graph(model, injector=injector, model_retry=NO_RETRY_DELAY)
     out = await graph.ainvoke({"task": TASK})
-    assert (out["outcome"], out["attempts"]) == ("passed", 2)
     (expansion,) = injector.expansions
+    return out, expansion
+
+
+async def test_a_widening_is_told_what_the_answer_said_the_context_lacks(store, core):
+    said = (
+        "Checkout uses `Cart`.\n\nThe body of `Ledger.record` is not shown: how it fills "
+        "its `list` in `ledger.py` is a guess.\n\nThe methods of `Cart` are not shown "
+        "either."
+    )
+    out, expansion = await _widening_after(store, core, said)
+    assert (out["outcome"], out["attempts"]) == ("passed", 2)
     assert expansion.lacking == ("Ledger.record", "Cart")  # not the builtin, not the file
     assert expansion.names[0] == "Ledger.record" and "Cart" in expansion.names
     assert expansion.lacking_words == ("fills",)  # not its code, not "is a guess"
@@ -473,17 +480,12 @@ async def test_a_widening_leaves_out_what_the_answer_set_aside(store, core):
     # Played answers named code only to rule it out ("They are not part of the
     # shrinkage, so I do not use them"; "**Not relevant:** the `KFold` ... entries"), and
     # the next context brought it back with its source.
-    hedge = good_answer(core).replace(
-        "The answer relies on",
+    said = (
         "`Ledger` and `Ledger.record` keep the books. They are not part of checkout, so I "
         "do not use them.\n\nThe body of `Cart` is not shown; `Ledger.total` is unrelated "
-        "to `Cart`.\n\nIt relies on",
+        "to `Cart`."
     )
-    injector = _Recording(store)
-    model = ScriptedChatModel(script=[hedge, good_answer(core)])
-    graph = build_grounded_answer_graph(model, injector=injector, model_retry=NO_RETRY_DELAY)
-    await graph.ainvoke({"task": TASK})
-    (expansion,) = injector.expansions
+    _, expansion = await _widening_after(store, core, said)
     assert expansion.lacking == ("Cart",)
     assert "Cart" in expansion.names
     assert not {"Ledger", "Ledger.record", "Ledger.total"} & set(expansion.names)
