@@ -421,12 +421,15 @@ class GraphContextValidator:
                     "pass names the context holds"
                 )
             core = set(self.core_entities)
+        members_cited = cited_members(section, index.members, entities, names, scanner)
+        # A core member the body writes by its name alone, which the citation section
+        # cites under its class (`NearestCentroid.decision_function (path:line)`): the
+        # answer's own list says which one it means, beside another class of that name.
+        required |= {member for member in members_cited if index.members[member] in referenced}
         core_referenced = core & required
         ratio = len(core_referenced) / len(core) if core else 1.0
         cited_not_used = cited - referenced
-        missing_core_citations = (
-            core - cited - cited_members(section, index.members, entities, names, scanner)
-        )
+        missing_core_citations = core - cited - members_cited
         vacuous = not entities
 
         texts = [prompt] if isinstance(prompt, str) else list(prompt)

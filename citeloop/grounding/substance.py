@@ -164,11 +164,12 @@ _VERSION_SEGMENT = re.compile(r"(?:a|b|c|rc|alpha|beta|pre|preview|post|rev|r|de
 writing `post0` about a version string)."""
 
 
-_MATH_SYMBOL = re.compile(r"[^\W\d_](?:_[^\W_]{1,2})?")
+_MATH_SYMBOL = re.compile(r"[^\W\d_](?:_[^\W_]{1,2})?|[^\W\d_]{2,4}_[ijkmn]")
 """A mathematical symbol an explanation writes: one letter (`` `j` ``, `` `x` ``), or
 one with a subscript in TeX's ``_`` notation (`` `B_j` `` in `` `S(x) = Σ_j c_j B_j(x)`
-``, `` `x_0` ``, `` `w_ij` ``): an index or a term of a formula, not code (a played answer
-was rejected for writing a spline's basis functions as `B_j`)."""
+``, `` `x_0` ``, `` `w_ij` ``), or a short function's name with an index (`` `cos_j` ``,
+`` `sin_j` ``): an index or a term of a formula, not code (played answers were rejected
+for writing a spline's basis functions as `B_j`, and a Fourier feature's as `cos_j`)."""
 
 
 _INDEXED_FAMILY = re.compile(r"[A-Z][A-Z0-9_]*[A-Z][ijkmn]")

@@ -411,6 +411,20 @@ def test_a_shared_member_name_beside_its_class_alone_references_that_class_s() -
     assert "Group.invoke" in other.entities_missing
 
 
+def test_a_shared_member_name_the_section_cites_under_its_class_is_referenced() -> None:
+    """A played answer wrote `decision_function` beside `NearestCentroid` and the mixin
+    it comes from, and cited `NearestCentroid.decision_function (path:line)`: it was
+    rejected for not using the core entity. The citation says which one it means."""
+    body = "`Group` and `Context` both go through `invoke()`."
+    cited = "\n\n## Entities used\n- Group\n- Context\n- Group.invoke (core.py:2020)\n"
+    result = validate(body + cited, INVOKES)
+    assert "Group.invoke" not in result.entities_missing
+    assert "Context.invoke" in result.entities_missing  # cited neither way
+    # The name must be in the body: a citation alone uses nothing.
+    result = validate("`Group` and `Context` differ." + cited, INVOKES)
+    assert "Group.invoke" in result.entities_missing
+
+
 def test_a_name_one_class_defines_is_required_as_before() -> None:
     unique = [e for e in INVOKES if e["id"] != "core.Context.invoke"]
     unique += [{"id": "core.Context.forward", "kind": "method", "name": "forward"}]

@@ -121,7 +121,8 @@ def test_a_formula_symbol_is_no_invented_name() -> None:
     # basis functions ... output `j` has `c = e_j`": B_j and j were named as invented.
     body = (
         "StateGraph.compile builds `S(x) = Σ_j c_j B_j(x)`, where `B_j` are the basis "
-        "functions: output `j` has `c = e_j`, and `x_0` is the first knot, `w_ij` a weight."
+        "functions: output `j` has `c = e_j`, and `x_0` is the first knot, `w_ij` a weight; "
+        "the features are `cos_j` and `sin_j`."
     )
     assert validate(body + SECTION).invented_names == ()
     # Longer names with a subscript-like tail are still claims about the code base.
