@@ -245,6 +245,10 @@ class Entity:
             ``"functools.cache"``, ``"app.route"``), innermost last.
         set_in: For an instance attribute, the method of its class that sets it first
             (``"__init__"``), where its ``line`` is; ``""`` for any other entity.
+        assignments: For an instance attribute, how many statements of its class's
+            methods assign it (``self.x = ...``): more than one when branches or methods
+            set it differently, of which ``line`` and ``signature`` show the first; ``0``
+            for any other entity.
     """
 
     id: str
@@ -258,6 +262,7 @@ class Entity:
     docstring: str = ""
     decorators: tuple[str, ...] = ()
     set_in: str = ""
+    assignments: int = 0
 
     @property
     def visibility(self) -> Visibility:

@@ -202,6 +202,8 @@ def _where(entity: Entity, brief: bool = False) -> str:
         where = f" inside {inside}" if inside else ""
         if entity.set_in and entity.kind is EntityKind.ATTRIBUTE:  # `self.x = ...` there
             where = f" set in {entity.set_in}"
+            if entity.assignments > 1:  # the value shown is the first of several
+                where = f" set {entity.assignments} times, first in {entity.set_in}"
         parts.append(place + _decorators(entity, brief) + where)
     summary = "" if brief else entity.summary
     if len(summary) > MAX_LINE_SUMMARY:

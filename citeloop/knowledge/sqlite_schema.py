@@ -11,7 +11,7 @@ APPLICATION_ID = 0x43544C50  # "CTLP"
 """The SQLite header's application id of a citeloop graph file
 (https://sqlite.org/pragma.html#pragma_application_id): tells our files from others'."""
 
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 """``PRAGMA user_version`` of the tables below. A writer drops the tables of another
 version (a graph is derived data: the next index run rebuilds it); a reader refuses them."""
 
@@ -27,7 +27,7 @@ CREATE TABLE IF NOT EXISTS entities (
     id TEXT PRIMARY KEY, kind TEXT NOT NULL, name TEXT NOT NULL, path TEXT, line INTEGER,
     end_line INTEGER, signature TEXT NOT NULL, docstring TEXT NOT NULL,
     decorators TEXT NOT NULL, resolved INTEGER NOT NULL, derived INTEGER NOT NULL,
-    set_in TEXT NOT NULL
+    set_in TEXT NOT NULL, assignments INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS entities_by_name ON entities (name);
 CREATE INDEX IF NOT EXISTS entities_by_path ON entities (path);
@@ -76,7 +76,8 @@ def index_name(statement: str) -> str:
 
 
 ENTITY_COLUMNS = (
-    "id, kind, name, path, line, signature, resolved, end_line, docstring, decorators, set_in"
+    "id, kind, name, path, line, signature, resolved, end_line, docstring, decorators, set_in, "
+    "assignments"
 )
 FACT_COLUMNS = "fact_id, subject, relation, object, path, start_line, end_line, digest"
 STAR = ".*"
@@ -102,6 +103,7 @@ def entity_from_row(row: tuple) -> Entity:
         docstring,
         decorators,
         set_in,
+        assignments,
     ) = row
     return Entity(
         entity_id,
@@ -115,6 +117,7 @@ def entity_from_row(row: tuple) -> Entity:
         docstring,
         tuple(decorators.split("\n")) if decorators else (),
         set_in,
+        assignments,
     )
 
 
@@ -142,6 +145,7 @@ def entity_row(entity: Entity, derived: bool) -> tuple:
         int(entity.resolved),
         int(derived),
         entity.set_in,
+        entity.assignments,
     )
 
 

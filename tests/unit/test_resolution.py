@@ -459,14 +459,26 @@ def test_an_instance_attribute_knows_the_method_that_sets_it(tmp_path: Path) -> 
 
                 def run(self):
                     self.cached = self.section
+                    if self.mode == "slow":
+                        self.prior = 1
+                    else:
+                        self.prior = 2
+
+                def reset(self):
+                    self.prior = 0
             """,
         },
     )
 
-    def set_in(name: str) -> str:
-        return store.get_entity(f"app.engine.Engine.{name}").set_in
+    def entity(name: str):
+        return store.get_entity(f"app.engine.Engine.{name}")
 
-    assert (set_in("section"), set_in("cached")) == ("__init__", "run")
-    assert set_in("mode") == ""  # a class attribute, also set in __init__
-    line = entity_line(store.get_entity("app.engine.Engine.cached"), "Engine")
+    assert (entity("section").set_in, entity("cached").set_in) == ("__init__", "run")
+    assert entity("mode").set_in == ""  # a class attribute, also set in __init__
+    assert (entity("mode").assignments, entity("cached").assignments) == (0, 1)
+    line = entity_line(entity("cached"), "Engine")
     assert line == "Engine.cached = self.section  # L10 set in run"
+    # Set by three statements (branches, another method): its line shows the first's
+    # value and says it is one of three (played contexts showed one branch as the value).
+    prior = entity_line(entity("prior"), "Engine")
+    assert prior == "Engine.prior = 1  # L12 set 3 times, first in run"

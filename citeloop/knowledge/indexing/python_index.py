@@ -615,6 +615,10 @@ class _FileWalker:
         kept = self.compact.value(value)
         self.attribute_values.append((entity_id, scope, line, annotation, kept))
         if entity_id in self.entities:
+            position = self.entities[entity_id]
+            known = self.index.entities[position]
+            if known.assignments:  # an instance attribute: one more statement sets it
+                self.index.entities[position] = replace(known, assignments=known.assignments + 1)
             return
         entity = Entity(
             entity_id,
@@ -626,6 +630,7 @@ class _FileWalker:
             True,
             target.end_lineno or line,
             set_in=scope.id.removeprefix(class_id + ".") if class_id else "",
+            assignments=1,
         )
         self.add_entity(entity, class_id, line)
 
