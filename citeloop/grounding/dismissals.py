@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 
 from citeloop.grounding.mentions import code_mentions
-from citeloop.grounding.sayings import SENTENCE_END
+from citeloop.grounding.sayings import BACK_REFERENCE, SENTENCE_END
 
 _DISMISSAL = re.compile(
     r"\b(?:unrelated|irrelevant|not\s+relevant|not\s+related|not\s+part\s+of"
@@ -31,9 +31,6 @@ _DISMISSAL = re.compile(
 
 _CLAUSE_MARKS = ("; ", ": ", " \u2014 ", " - ")
 """What ends a clause within a sentence (with its space: ``state.py:12`` ends none)."""
-
-_BACK_REFERENCE = re.compile(r"\W*(?:they|these|those|it|this|both|all\s+of\s+them)\b", re.I)
-"""A sentence that starts by pointing at the one before (its names are set aside)."""
 
 
 def dismissed_names(body: str) -> frozenset[str]:
@@ -66,7 +63,7 @@ def dismissed_names(body: str) -> frozenset[str]:
             # sets aside `Ledger` only.
             written = sentence[: found.start()]
             written = written[max(written.rfind(mark) for mark in _CLAUSE_MARKS) + 1 :]
-            if not code_mentions(written) and at and _BACK_REFERENCE.match(sentence):
+            if not code_mentions(written) and at and BACK_REFERENCE.match(sentence):
                 written = sentences[at - 1]
         dismissed.update(mention.name for mention in code_mentions(written))
     return frozenset(dismissed)

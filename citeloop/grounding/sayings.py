@@ -523,8 +523,11 @@ _NOT_NEEDED = re.compile(
 )
 """What says that code not shown does not bear on the answer (each alternative a fixed
 sequence of words: linear)."""
-_THEN = re.compile(r"\s*(?:this|these|those|it|they|neither|none)\b", re.IGNORECASE)
-"""A sentence that goes on about the one before it."""
+BACK_REFERENCE = re.compile(
+    r"\W*(?:this|these|those|it|they|both|neither|none|all\s+of\s+them)\b", re.IGNORECASE
+)
+"""The start of a sentence that goes on about the one before it ("This does not affect
+...", "They are not part of ...")."""
 _NEEDED_WINDOW = 400
 """Characters after a saying read for a "not needed" (a bounded window each: linear)."""
 
@@ -537,7 +540,7 @@ def _needed(text: str, saying: re.Match[str]) -> bool:
     asked again for such a list."""
     window = text[saying.start() : saying.end() + _NEEDED_WINDOW]
     end = SENTENCE_END.search(window, saying.end() - saying.start())
-    if end is not None and _THEN.match(window, end.end()):
+    if end is not None and BACK_REFERENCE.match(window, end.end()):
         end = SENTENCE_END.search(window, end.end() + 1)
     return _NOT_NEEDED.search(window, 0, end.end() if end else len(window)) is None
 

@@ -179,6 +179,10 @@ writes its numbered keywords): a notation, not code (a played answer was rejecte
 for `NAXISn` where the code builds ``"NAXIS" + str(idx + 1)``)."""
 
 
+_NOT_CODE_SHAPES = (_VERSION_SEGMENT, _MATH_SYMBOL, _INDEXED_FAMILY)
+"""Names written alone that are no claim about the code base, by their shape."""
+
+
 def _looks_like_class(part: str) -> bool:
     return part[:1].isupper() and any(char.islower() for char in part)
 
@@ -280,8 +284,7 @@ def ungrounded_names(
         if all(has(part) for part in missing):
             in_graph.append(mention.name)
         elif mention.name not in _TERMS and not any(
-            pattern.fullmatch(mention.name)
-            for pattern in (_VERSION_SEGMENT, _MATH_SYMBOL, _INDEXED_FAMILY)
+            shape.fullmatch(mention.name) for shape in _NOT_CODE_SHAPES
         ):
             invented.append(mention.name)  # `LIMIT`, `GET`, camelCase, not `self.LIMIT`
     return UngroundedNames(tuple(in_graph), tuple(invented))
