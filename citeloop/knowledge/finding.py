@@ -15,7 +15,7 @@ import string
 from collections.abc import Callable, Collection, Sequence
 from functools import lru_cache
 
-from citeloop.grounding.mentions import Mention, code_mentions, query_words
+from citeloop.grounding.mentions import Mention, code_mentions, identifier_words, query_words
 from citeloop.knowledge.model import Entity, EntityKind, is_example_path
 from citeloop.knowledge.neighbourhood import admissible
 from citeloop.knowledge.seeds import (
@@ -24,6 +24,7 @@ from citeloop.knowledge.seeds import (
     family_heads,
     is_plain_word,
     named_groups,
+    namesake_hints,
     owner_id,
 )
 from citeloop.knowledge.store import BatchedGraphStore, GraphStore, SearchableGraphStore
@@ -60,35 +61,44 @@ def task_mentions(text: str) -> tuple[Mention, ...]:
 @lru_cache(maxsize=TEXTS_KEPT)
 def task_words(text: str) -> tuple[str, ...]:
     """The words of ``text`` worth a lexical lookup
-    (:func:`~citeloop.grounding.mentions.query_words`), then its hyphenated compounds
-    written as one word (:func:`hyphenated_words`)."""
-    return tuple(dict.fromkeys([*query_words(text), *hyphenated_words(text)]))
+    (:func:`~citeloop.grounding.mentions.query_words`), then its compounds written as
+    one word (:func:`compound_words`)."""
+    return tuple(dict.fromkeys([*query_words(text), *compound_words(text)]))
 
 
 _PIECE_ENDS = string.punctuation + "\u201c\u201d\u2018\u2019\u00ab\u00bb"
 """Characters stripped from both ends of a white-space-separated piece of text."""
 
 MAX_COMPOUNDS = 16
-"""Most hyphenated compounds a task searches (its other words are bounded too)."""
+"""Most compounds a task searches (its other words are bounded too)."""
 
 
-def hyphenated_words(text: str, limit: int = MAX_COMPOUNDS) -> list[str]:
-    """Each hyphenated compound of ``text`` as one lower-case word, in order of first
-    appearance: English hyphenates what code writes as one word, so "class-like" finds
+def compound_words(text: str, limit: int = MAX_COMPOUNDS) -> list[str]:
+    """Each compound of ``text`` as one lower-case word, in order of first appearance.
+
+    English hyphenates what code writes as one word, so "class-like" finds
     ``PyClasslike`` (whose words are ``py`` and ``classlike``), "read-only" ``readonly``
-    and "pkg-config" ``pkgconfig``.
+    and "pkg-config" ``pkgconfig``; and a name in mixed case is one word in a module's
+    name, so "BigQuery's" finds ``dialect_bigquery`` (whose words are ``dialect`` and
+    ``bigquery``), as "PostgreSQL" ``postgresql``.
 
-    A compound is letters joined by single hyphens ("3-way", "--verbose" and "a--b" are
-    none), in a piece of the text split at white space, its punctuation ends stripped
-    (one pass over the text, no regex: linear); at most ``limit`` of them.
+    A hyphenated compound is letters joined by single hyphens ("3-way", "--verbose" and
+    "a--b" are none); a mixed-case one is letters with a capital after the first (a
+    possessive "'s" left out). Each is a piece of the text split at white space, its
+    punctuation ends stripped (one pass over the text, no regex: linear); at most
+    ``limit`` of them.
     """
     found: dict[str, None] = {}
     for piece in normalize_text(text).translate(INVISIBLE).split():
-        parts = piece.strip(_PIECE_ENDS).split("-")
+        piece = piece.strip(_PIECE_ENDS)
+        parts = piece.split("-")
+        word = piece.removesuffix("'s").removesuffix("\u2019s")
         if len(parts) > 1 and all(part.isalpha() for part in parts):
             found.setdefault("".join(parts).lower())
-            if len(found) >= limit:
-                break
+        elif word.isalpha() and not word.isupper() and not word[1:].islower() and word[1:]:
+            found.setdefault(word.lower())
+        if len(found) >= limit:
+            break
     return list(found)
 
 
@@ -135,9 +145,10 @@ class EntityFinder:
 
     def core(self, text: str, tests: bool | None, limit: int | None) -> list[Entity]:
         """The entities ``text`` names as code, in order of first mention, an ambiguous
-        name's definition outside test code preferred unless the text is about tests
-        (``tests``; ``None``: :func:`about_tests`); at most ``limit`` when given. A
-        variable of an example or documentation script
+        name's definition in or beside what the text's other words find (see
+        :mod:`~citeloop.knowledge.seeds`), then outside test code, preferred unless the
+        text is about tests (``tests``; ``None``: :func:`about_tests`); at most
+        ``limit`` when given. A variable of an example or documentation script
         (:func:`~citeloop.knowledge.model.is_example_path`) is never core: "the
         `sample_weight` parameter" names no ``sample_weight = ...`` of a gallery
         script."""
@@ -146,7 +157,15 @@ class EntityFinder:
             [e for e in group if not (e.kind is EntityKind.ATTRIBUTE and is_example_path(e.path))]
             for group in self._mentioned(text, capitalized=False)
         ]
-        return choose([group for group in groups if group], limit, library, self._heads)
+        groups = [group for group in groups if group]
+        hints: dict[str, float] = {}
+        ambiguous = [group for group in groups if len(group) > 1]
+        named = {word for group in groups for word in identifier_words(group[0].name)}
+        if other := [word for word in task_words(text) if word not in named] if ambiguous else []:
+            hits = self.lexical(other, follow_tests=not library)  # tell namesakes apart
+            for group in ambiguous:
+                hints.update(namesake_hints(group, hits))
+        return choose(groups, limit, library, self._heads, hints)
 
     def capitalized_classes(self, text: str, tests: bool | None) -> list[Entity]:
         """The classes named by a capitalized word inside a sentence (``the Frozen
@@ -160,6 +179,19 @@ class EntityFinder:
         """:func:`~citeloop.knowledge.seeds.family_heads` in this graph."""
         return family_heads(self._reads, group)
 
+    def _module_level(self, group: list[Entity]) -> list[Entity]:
+        """The entities of ``group`` that no class defines (a method, or an attribute
+        whose owner is a class, is left out)."""
+        owners = self._reads.get_entities(
+            [owner_id(e.id) for e in group if e.kind is EntityKind.ATTRIBUTE]
+        )
+        return [
+            entity
+            for entity in group
+            if entity.kind is not EntityKind.METHOD
+            and getattr(owners.get(owner_id(entity.id)), "kind", None) is not EntityKind.CLASS
+        ]
+
     def _mentioned(self, text: str, *, capitalized: bool) -> list[list[Entity]]:
         """The candidate groups of the task's mentions written as code, or (with
         ``capitalized``) of its capitalized words, which name classes only."""
@@ -171,7 +203,7 @@ class EntityFinder:
             return []
         groups = []
         for mention in mentions:
-            for group in named_groups(mention.name, named):
+            for group in named_groups(mention.name, named, self._module_level):
                 if capitalized:
                     group = [entity for entity in group if entity.kind is EntityKind.CLASS]
                 if group:

@@ -4,9 +4,13 @@ Each mention (:func:`~citeloop.grounding.mentions.code_mentions`) is looked up b
 (ids like ``REQ-1`` included), a dotted one by the longest dotted suffix of an entity id
 (``StateGraph.compile`` names ``...StateGraph.compile``) and its owner (``StateGraph``).
 When a name is ambiguous, the candidate defined in, or beside, an entity that an
-unambiguous mention names wins (``add_edge`` next to ``StateGraph``), then, unless the
-task is about tests, definitions outside test code
-(:func:`~citeloop.knowledge.model.is_test_path`: a ``ModelForm`` a test defines for
+unambiguous mention names wins (``add_edge`` next to ``StateGraph``), then the one the
+task's other words point at: its class or module holds what they find (the `fit` of
+the class whose ``label_distributions_`` and ``predict_proba`` a question about
+"label distribution" finds, not a gallery script's); then, unless the task is about
+tests, definitions outside test code and example scripts
+(:func:`~citeloop.knowledge.model.is_test_path`,
+:func:`~citeloop.knowledge.model.is_example_path`: a ``ModelForm`` a test defines for
 itself is not the one a task names), then public ones (classes, then
 functions, methods, attributes, tests), at most :data:`MAX_PER_NAME` per name; when
 more than that rank alike, the subclasses that keep their base's name are left out
@@ -20,7 +24,13 @@ from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from citeloop.grounding.mentions import is_code_shaped
-from citeloop.knowledge.model import Entity, EntityKind, RelationKind, is_test_path
+from citeloop.knowledge.model import (
+    Entity,
+    EntityKind,
+    RelationKind,
+    is_example_path,
+    is_test_path,
+)
 
 if TYPE_CHECKING:
     from citeloop.knowledge.store import BatchedGraphStore
@@ -68,17 +78,27 @@ def entities_by_name(reads: BatchedGraphStore, mentions: Iterable[str]) -> dict[
     }
 
 
-def named_groups(mention: str, named: Mapping[str, list[Entity]]) -> list[list[Entity]]:
+def named_groups(
+    mention: str,
+    named: Mapping[str, list[Entity]],
+    bare: Callable[[list[Entity]], list[Entity]] | None = None,
+) -> list[list[Entity]]:
     """Candidate groups one mention names, one group per name (see the module docstring).
 
     A dotted mention whose tail matches an entity also names that entity's owner; one
-    that matches none names its first part and, when written as code itself (``add_node``,
-    ``StateGraph``), its last part: ``os.path`` does not make an entity named ``path``
-    core. A bare dunder (``__init__``) names nothing: every class has one.
+    that matches none names its first part and, when written as code itself
+    (``add_node``, ``StateGraph``), its last part: ``os.path`` does not make an entity
+    named ``path`` core. Its first part, written bare, names what ``bare`` keeps of the
+    entities so named (a task's: those defined at module level, a name code can
+    write bare: ``pytester.getitem()`` names the fixture ``pytester``, but
+    ``estimators.classes_[1]`` no class's ``estimators`` attribute). A bare dunder
+    (``__init__``) names nothing: every class has one.
 
     Args:
         mention: A name written as code (``"StateGraph.compile"``, ``"REQ-1"``).
         named: Entities by name, for the names :func:`lookup_names` gives.
+        bare: A filter of the entities an unmatched dotted mention's first part names
+            (``None``: all of them).
     """
     if "." not in mention and mention.startswith("__") and mention.endswith("__"):
         return []  # a bare dunder (``__init__``) names a protocol every class has
@@ -99,7 +119,8 @@ def named_groups(mention: str, named: Mapping[str, list[Entity]]) -> list[list[E
             owners = {owner_id(entity.id) for entity in matches}
             found = [e for e in named.get(dotted[-2], []) if e.id in owners]
             return [matches, found] if found else [matches]
-    groups = [named.get(dotted[0], [])]
+    first = named.get(dotted[0], [])
+    groups = [bare(first) if bare is not None and first else first]
     if is_code_shaped(dotted[-1]):
         groups.append(named.get(dotted[-1], []))
     return [group for group in groups if group]
@@ -199,13 +220,43 @@ def is_plain_word(name: str) -> bool:
     return name.isalnum() and name.islower()
 
 
-def _key(entity: Entity, anchors: Collection[str], library: bool) -> tuple[bool, bool, bool, int]:
+def namesake_hints(
+    group: Sequence[Entity], hits: Iterable[tuple[Entity, float]]
+) -> dict[str, float]:
+    """How much a task's other words point at each of the same-named entities of
+    ``group``, by id (0 to 1, relative to the best; absent: not at all): the scores of
+    what those words find (``hits``: (entity, score), best first) in its class or
+    module, or of itself, summed. The ``fit`` of the class whose ``predict_proba`` and
+    ``label_distributions_`` a question about "label distribution changes" finds, not
+    a gallery script's ``fit``."""
+    held: dict[str, float] = {}
+    for entity, score in hits:
+        for entity_id in (entity.id, owner_id(entity.id)):
+            held[entity_id] = held.get(entity_id, 0.0) + score
+    holds = {e.id: held.get(e.id, 0.0) + held.get(owner_id(e.id), 0.0) for e in group}
+    best = max(holds.values(), default=0.0)
+    return {entity_id: value / best for entity_id, value in holds.items() if value}
+
+
+HINT_SHARE = 0.5
+"""Of the namesakes the task's other words point at, those with at least this share of
+the best one's :func:`namesake_hints` are chosen (at most :data:`MAX_PER_NAME`)."""
+
+
+def _key(
+    entity: Entity, anchors: Collection[str], library: bool, hints: Mapping[str, float]
+) -> tuple[bool, bool, bool, bool, int]:
     return (
         owner_id(entity.id) not in anchors,
-        library and is_test_path(entity.path),
+        not _hint(entity, hints),
+        library and (is_test_path(entity.path) or is_example_path(entity.path)),
         entity.name.startswith("_"),
         RANK[entity.kind],
     )
+
+
+def _hint(entity: Entity, hints: Mapping[str, float]) -> float:
+    return hints.get(entity.id, 0.0)
 
 
 def choose(
@@ -213,17 +264,26 @@ def choose(
     limit: int | None = None,
     library: bool = True,
     heads: Callable[[list[Entity]], list[Entity]] | None = None,
+    hints: Mapping[str, float] | None = None,
 ) -> list[Entity]:
     """The core entities of candidate groups, in order: a group with one candidate
-    anchors the others; of each group, the best ranked (outside test code first when
-    ``library``), at most :data:`MAX_PER_NAME`; when more than that rank alike,
-    ``heads`` (:func:`family_heads`) may leave some out first."""
+    anchors the others; of each group, the best ranked (see the module docstring:
+    ``hints``: :func:`namesake_hints` by id; outside test code
+    and example scripts first when ``library``), at most :data:`MAX_PER_NAME`; when
+    more than that rank alike, ``heads`` (:func:`family_heads`) may leave some out
+    first."""
+    hints = hints or {}
     anchors = {group[0].id for group in groups if len(group) == 1}
     anchors |= {owner_id(anchor) for anchor in anchors}
     chosen: dict[str, Entity] = {}
     for group in groups:
-        best = min(_key(entity, anchors, library) for entity in group)
-        ranked = sorted((e for e in group if _key(e, anchors, library) == best), key=lambda e: e.id)
+        keys = {entity.id: _key(entity, anchors, library, hints) for entity in group}
+        best = min(keys.values())
+        ranked = sorted(
+            (e for e in group if keys[e.id] == best), key=lambda e: (-_hint(e, hints), e.id)
+        )
+        if most := _hint(ranked[0], hints):  # those the words point at about as much
+            ranked = [entity for entity in ranked if _hint(entity, hints) >= most * HINT_SHARE]
         if heads is not None and len(ranked) > MAX_PER_NAME:
             ranked = heads(ranked)
         for entity in ranked[:MAX_PER_NAME]:

@@ -27,7 +27,7 @@ from citeloop.knowledge import (
     index_tree,
 )
 from citeloop.knowledge.candidate_order import MEMBERS_ASKED
-from citeloop.knowledge.finding import MAX_COMPOUNDS, hyphenated_words, task_words
+from citeloop.knowledge.finding import MAX_COMPOUNDS, compound_words, task_words
 from citeloop.knowledge.model import is_example_path, is_test_path
 from citeloop.text import estimated_tokens
 
@@ -186,6 +186,51 @@ def test_ambiguous_name_prefers_the_candidate_beside_an_unambiguous_mention():
     assert ids(injector.seeds("What does add_edge do?")) == ["pkg.draw.add_edge"]
 
 
+def test_an_ambiguous_name_means_the_one_the_tasks_other_words_point_at():
+    """Of many ``fit`` methods, the one whose class holds what the task's other words
+    find; with no such word, the library's, not a gallery script's."""
+    entities = [
+        Entity("lib.spread.LabelSpreading", EntityKind.CLASS, "LabelSpreading", "lib/spread.py"),
+        Entity("lib.spread.LabelSpreading.fit", EntityKind.METHOD, "fit", "lib/spread.py"),
+        Entity(
+            "lib.spread.LabelSpreading.label_distributions_",
+            EntityKind.ATTRIBUTE,
+            "label_distributions_",
+            "lib/spread.py",
+        ),
+        Entity("lib.scale.Scaler", EntityKind.CLASS, "Scaler", "lib/scale.py"),
+        Entity("lib.scale.Scaler.fit", EntityKind.METHOD, "fit", "lib/scale.py"),
+        Entity("lib.tree.Tree", EntityKind.CLASS, "Tree", "lib/tree.py"),
+        Entity("lib.tree.Tree.fit", EntityKind.METHOD, "fit", "lib/tree.py"),
+        Entity("examples.demo.Naive.fit", EntityKind.METHOD, "fit", "examples/demo.py"),
+        Entity("examples.demo.Naive", EntityKind.CLASS, "Naive", "examples/demo.py"),
+    ]
+    injector = ContextInjector(MemoryGraphStore(entities, []))
+    task = "How does the `fit` method detect that the label distributions stopped changing?"
+    assert ids(injector.seeds(task)) == ["lib.spread.LabelSpreading.fit"]
+    assert [entity.id for entity in injector.inject(task).core] == ["lib.spread.LabelSpreading.fit"]
+    # No other word tells them apart: the library's, never the gallery script's.
+    assert ids(injector.seeds("What does `fit` return?")) == [
+        "lib.scale.Scaler.fit",
+        "lib.spread.LabelSpreading.fit",
+        "lib.tree.Tree.fit",
+    ]
+
+
+def test_a_dotted_mention_names_by_its_bare_first_part_only_what_code_writes_bare():
+    """``estimators.classes_[1]`` names no class's ``estimators`` attribute (a class's
+    member is not written bare); ``pytester.getitem()`` names the fixture ``pytester``."""
+    entities = [
+        Entity("lib.ensemble.Voting", EntityKind.CLASS, "Voting", "lib/ensemble.py"),
+        Entity("lib.ensemble.Voting.estimators", EntityKind.ATTRIBUTE, "estimators", "lib/x.py"),
+        Entity("lib.ensemble.Voting.predict", EntityKind.METHOD, "predict", "lib/ensemble.py"),
+        Entity("lib.fixtures.pytester", EntityKind.FUNCTION, "pytester", "lib/fixtures.py"),
+    ]
+    injector = ContextInjector(MemoryGraphStore(entities, []))
+    assert injector.seeds("Is `estimators.classes_[1]` the positive class?") == []
+    assert ids(injector.seeds("Why call pytester.getitem() twice?")) == ["lib.fixtures.pytester"]
+
+
 def test_an_ambiguous_name_prefers_the_definition_outside_test_code():
     """A class a test defines for itself is not the one a task names; it is core only
     when the name has no other definition."""
@@ -199,7 +244,7 @@ def test_an_ambiguous_name_prefers_the_definition_outside_test_code():
     assert ids(injector.seeds("How does `ModelForm` build its fields?")) == ["app.forms.ModelForm"]
     assert ids(injector.seeds("What is `Helper`?")) == ["tests.forms.Helper"]
     # A task about tests names the test's own class too.
-    about = injector.seeds("Which fixture does the test's `ModelForm` use?")
+    about = injector.seeds("Which fixture uses `ModelForm`?")
     assert ids(about) == ["app.forms.ModelForm", "app.t.test_x.ModelForm", "tests.forms.ModelForm"]
     assert ids(injector.seeds("`ModelForm`", tests=True)) == ids(about)
 
@@ -291,15 +336,30 @@ def test_a_hyphenated_compound_finds_the_entity_that_writes_it_as_one_word() -> 
         ("x-y-z and X-Y-Z", ["xyz"]),
         ("3-way --verbose a--b -x y- class_-like", []),
         ("plain words only", []),
+        ("the BigQuery dialect's rules", ["bigquery"]),
+        ("PostgreSQL\u2019s and NumPy; an ANSI name, I, A or Why", ["postgresql", "numpy"]),
+        ("`DefaultJSONProvider` (read-only)", ["defaultjsonprovider", "readonly"]),
+        ("snake_case CamelCase2 x", []),
     ],
 )
-def test_hyphenated_words_are_letters_joined_by_single_hyphens(text, words) -> None:
-    assert hyphenated_words(text) == words
+def test_compound_words_are_hyphenated_or_in_mixed_case(text, words) -> None:
+    assert compound_words(text) == words
+
+
+def test_a_mixed_case_name_in_prose_finds_the_module_named_for_it() -> None:
+    entities = [
+        Entity("lint.dialects.dialect_bigquery.ArraySegment", EntityKind.CLASS, "ArraySegment"),
+        Entity("lint.dialects.dialect_ansi.ArraySegment", EntityKind.CLASS, "ArraySegment"),
+    ]
+    context = ContextInjector(MemoryGraphStore(entities, [])).inject(
+        "How does the BigQuery dialect parse an array?"
+    )
+    assert context.entities[0].id == "lint.dialects.dialect_bigquery.ArraySegment"
 
 
 def test_a_task_searches_a_bounded_number_of_compounds() -> None:
     text = " ".join(f"{a}{b}-{b}{a}" for a in "abcdefgh" for b in "ijklmnop")
-    assert len(hyphenated_words(text)) == MAX_COMPOUNDS
+    assert len(compound_words(text)) == MAX_COMPOUNDS
     assert len(task_words(text)) <= 64 + MAX_COMPOUNDS
 
 
