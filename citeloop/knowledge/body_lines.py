@@ -236,6 +236,13 @@ class BodyLines:
         self._order = list(order)
         return self._order
 
+    def in_taken_order(self, numbers: Iterable[int]) -> list[int]:
+        """``numbers`` in the order an excerpt takes them (:meth:`_taken`: the lines
+        that use the most telling ``focus`` terms first, after the lines that open their
+        blocks), those it never takes (the signature's and docstring's) last, in order."""
+        at = {number: index for index, number in enumerate(self._taken())}
+        return sorted(numbers, key=lambda number: (at.get(number, len(at)), number))
+
     def code_lines(self, first: int, last: int) -> list[int]:
         """The lines ``first``-``last`` of the definition but for its signature after
         the ``def`` line and its docstring (:meth:`_left_out`)."""

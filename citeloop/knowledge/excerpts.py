@@ -153,6 +153,7 @@ def with_asked_lines(
     shown: Mapping[str, Sequence[int]],
     tokens: float,
     count: Callable[[str], int],
+    focus: Mapping[str, int] | None = None,
 ) -> dict[str, tuple[int, ...]]:
     """``shown`` (the lines each entity showed before, by id) with the code lines of
     ``asked`` (``(entity id, first, last)``: lines a previous answer said the context
@@ -165,9 +166,13 @@ def with_asked_lines(
     :data:`MAX_EXCERPT_LINES` a range, :data:`MAX_ASKED_LINES` in all and, as ``count``
     counts their excerpt lines, ``tokens`` (asked lines enter as lines shown before do,
     whatever the share: this bound keeps a context near its budget). The ranges take a
-    line each in turn, in the order asked, each its lines from the top: when not all
-    fit, a short range is shown whole before a long one grows (max-min fair shares),
-    so "L103-104" is not crowded out by a function's whole body asked first."""
+    line each in turn, in the order asked: when not all fit, a short range is shown
+    whole before a long one grows (max-min fair shares), so "L103-104" is not crowded
+    out by a function's whole body asked first. A range takes its lines in the order
+    an excerpt would (:meth:`~citeloop.knowledge.body_lines.BodyLines.in_taken_order`:
+    the lines using the ``focus`` terms first, with the lines that open their blocks;
+    then from the top): of "L117-215" cut short, the lines that check the task's
+    ``pos_label``, not the first ones."""
     result = {entity_id: tuple(lines) for entity_id, lines in shown.items()}
     wanted = [(entities[i], a, b) for i, a, b in asked if i in entities]
     wanted = [(e, a, b) for e, a, b in wanted if excerptable(e) or shows_docstring(e)]
@@ -179,8 +184,8 @@ def with_asked_lines(
         if lines is None:
             continue
         added.setdefault(entity.id, set(result.get(entity.id, ())))
-        body = BodyLines(entity, lines, {})
-        numbers = body.code_lines(first, last) or body.span_lines(first, last)
+        body = BodyLines(entity, lines, focus or {})
+        numbers = body.in_taken_order(body.code_lines(first, last) or body.span_lines(first, last))
         turns.append((entity.id, lines, iter(numbers[:MAX_EXCERPT_LINES])))
     left, room = MAX_ASKED_LINES, tokens
     while turns and left > 0:

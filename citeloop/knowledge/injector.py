@@ -497,8 +497,11 @@ class ContextInjector:
                 if entity_id not in scores:  # a method no walk reached: ranked last
                     scores[entity_id] = 0.0
                     order.append(entity_id)
+            # The task's words and the names the answer said lacking choose the lines
+            # of a range asked for that does not fit whole.
+            terms = focus_terms(words, (), found_by_task, widening.lacking)
             shown = with_asked_lines(
-                asked_lines, found.entities, source, shown or {}, room, self.count_tokens
+                asked_lines, found.entities, source, shown or {}, room, self.count_tokens, terms
             )
         if source is not None:
             # A widening shows again the source the context it widens showed (``shown``);

@@ -140,6 +140,34 @@ def test_a_class_said_lacking_shows_its_class_line_and_docstring_only() -> None:
     assert not shows_docstring(Entity("m.C", EntityKind.CLASS, "C", docstring="A.\n\nB."))
 
 
+def test_a_range_asked_for_that_does_not_fit_shows_the_lines_of_the_task_first() -> None:
+    """Cut short, "L2-16" shows the lines using the task's terms (with the lines
+    around them), not its first lines; whole when it fits."""
+    source = (
+        "def resolve(estimator, pos_label=None):",
+        *(f"    step_{n} = prepare({n})" for n in range(2, 11)),
+        "    if pos_label is None:",
+        "        pos_label = classes[-1]",
+        "    elif pos_label not in classes:",
+        "        raise ValueError(pos_label)",
+        *(f"    step_{n} = finish({n})" for n in range(15, 17)),
+    )
+    entities, reader = {"m.resolve": function("resolve", 1, 16)}, Files({"m.py": source})
+    terms = focus_terms(["pos", "label"], [])
+
+    def asked(tokens: float, focus: dict[str, int] | None) -> tuple[int, ...]:
+        ranges = [("m.resolve", 2, 16)]
+        return with_asked_lines(ranges, entities, reader, {}, tokens, estimated_tokens, focus)[
+            "m.resolve"
+        ]
+
+    cut = asked(40, terms)
+    assert {11, 12} <= set(cut) and len(cut) < 6 and 2 not in cut
+    top = asked(40, None)  # no terms: from the top
+    assert top == tuple(range(2, 2 + len(top))) and 11 not in top
+    assert asked(1000, terms) == tuple(range(2, 17))
+
+
 # --- choosing excerpts within their share ---------------------------------------------
 
 
