@@ -532,17 +532,34 @@ _NEEDED_WINDOW = 400
 """Characters after a saying read for a "not needed" (a bounded window each: linear)."""
 
 
+_NOTHING = re.compile(r"[\s*:]{0,8}(?:nothing|none|n/a)\b", re.IGNORECASE)
+"""What a label says when nothing is lacking: "**Missing:** nothing the question
+needs"."""
+
+
 def _needed(text: str, saying: re.Match[str]) -> bool:
     """Whether a saying says code is lacking that the answer needs: not when its
     sentence, or the next one that goes on about it, says that code is not needed
     ("Still not shown (not needed for the answer above):", "... are left out. This does
-    not affect the behaviour asked about."): a played answer that was complete was
-    asked again for such a list."""
+    not affect the behaviour asked about."), nor when the bold label or heading that
+    opens its paragraph says so ("**Not shown, though not needed.** The context doesn't
+    show ..."), nor when what it labels is nothing ("**Missing:** nothing the question
+    needs"): played answers that were complete were asked again for such lists."""
+    if _NOTHING.match(text, saying.end()):
+        return False
     window = text[saying.start() : saying.end() + _NEEDED_WINDOW]
     end = SENTENCE_END.search(window, saying.end() - saying.start())
     if end is not None and BACK_REFERENCE.match(window, end.end()):
         end = SENTENCE_END.search(window, end.end() + 1)
-    return _NOT_NEEDED.search(window, 0, end.end() if end else len(window)) is None
+    if _NOT_NEEDED.search(window, 0, end.end() if end else len(window)):
+        return False
+    # The label that opens its paragraph (its first sentence, bold or a heading).
+    start = text.rfind("\n\n", max(0, saying.start() - _NEEDED_WINDOW), saying.start())
+    start = start + 2 if start >= 0 else 0 if saying.start() <= _NEEDED_WINDOW else -1
+    if start < 0 or not text.startswith(("**", "#"), start):
+        return True
+    first = SENTENCE_END.search(text, start, saying.start())
+    return _NOT_NEEDED.search(text, start, first.end() if first else saying.start()) is None
 
 
 def _sayings_in(body: str) -> Iterator[re.Match[str]]:

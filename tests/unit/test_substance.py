@@ -597,6 +597,8 @@ def test_location_helpers() -> None:
         "\n\n## What's missing\n\n- the loop",
         # Said not needed of something else: the code it lacks is still lacking.
         "The body of `compile` is not shown. `add_node` is not needed.",
+        "`add_node` is not needed. The context does not show `compile`.",
+        "\n\n**Missing:** the body of `compile`; none of the rest.",
     ],
 )
 def test_an_answer_that_says_the_context_is_not_enough_fails(sentence: str) -> None:
@@ -649,6 +651,9 @@ def test_an_answer_that_says_the_context_is_not_enough_fails(sentence: str) -> N
         "**Still not shown (not needed for the answer above):** where `log` comes from.",
         "The body of `log` is not shown. It is not needed for the behaviour above.",
         "The context does not show L280-285. This does not affect the behaviour asked about.",
+        # A label that says nothing is lacking, or that what follows is not needed.
+        "**Missing:** nothing the question needs.",
+        "\n\n**Not shown, though not needed.** The context doesn't show where `_variant` is set.",
     ],
 )
 def test_ordinary_sentences_about_the_context_pass(sentence: str) -> None:
