@@ -291,9 +291,11 @@ def relation_name(entity: Entity, owners: Mapping[str, str], ambiguous: bool) ->
     """How a relation line names ``entity``, and what follows the name (``owners``: class
     id by member id): when another entity of the context has its name (``ambiguous``),
     ``Owner.name`` for a class's member, else its name and :func:`place`; else its name
-    alone. The text (:class:`ContextText`) and its budget
+    alone, but for a special method (``__init__``), which names its class as if
+    ambiguous: every class has one. The text (:class:`ContextText`) and its budget
     (:mod:`~citeloop.knowledge.budget`) both name entities by it."""
-    if not ambiguous:
+    special = entity.name.startswith("__") and entity.name.endswith("__")
+    if not (ambiguous or (special and entity.kind is EntityKind.METHOD)):
         return entity.name, ""
     owner = member_owner(entity, owners)
     return (f"{owner}.{entity.name}", "") if owner else (entity.name, place(entity))

@@ -203,6 +203,21 @@ def test_files_group_their_entities_in_line_order_and_relations_follow() -> None
     ]
 
 
+def test_a_special_method_in_a_relation_line_names_its_class() -> None:
+    """`__init__() calls check_ucd()` did not say whose `__init__` (every class has
+    one), even with one `__init__` in the context."""
+    entities = [
+        Entity("m.Index", EntityKind.CLASS, "Index", path="index.py", line=10),
+        method("m.Index.__init__", path="index.py", line=12),
+        Entity("m.check_ucd", EntityKind.FUNCTION, "check_ucd", path="ucd.py", line=3),
+    ]
+    owners = {"m.Index.__init__": "m.Index"}
+    facts = [Fact("m.Index.__init__", RelationKind.CALLS, "m.check_ucd")]
+    text = ContextText(entities, owners).render(facts)
+    assert text.splitlines()[-1] == "Index.__init__() calls check_ucd()"
+    assert {entity.name for entity in parse_context_entities(text)} >= {"__init__", "check_ucd"}
+
+
 def test_a_class_named_only_by_its_members_lines_makes_its_name_ambiguous() -> None:
     """A played context showed `Interval.low: float` of a dataclass (its class line
     left out) beside the constraint class `Interval`: `Interval inherits from
