@@ -122,9 +122,11 @@ class Excerpts(NamedTuple):
         return self._replace(blocks=blocks, shown=shown)
 
     def without_nested(self, entities: Mapping[str, Entity]) -> Excerpts:
-        """Without the excerpt of a nested function whose every line the excerpt of a
-        function enclosing it shows (the same lines are not shown twice); ``tokens``
-        stays what the chosen ones took."""
+        """Without the excerpt of a nested function (or class, or method of a nested
+        class) whose every shown line the excerpt of a function enclosing it shows too
+        (the same lines are not shown twice: a played context showed a nested
+        ``represent_mapping``'s lines under it and under the function that defines its
+        class); ``tokens`` stays what the chosen ones took."""
         spans = {key: _span(entities[key]) for key in self.shown if key in entities}
         nested = {
             key
@@ -134,7 +136,7 @@ class Excerpts(NamedTuple):
                 and other_path == path
                 and other_first <= first <= last <= other_last
                 and (other_first, other_last) != (first, last)
-                and set(range(first, last + 1)) <= set(self.shown[other])
+                and set(self.shown[key]) <= set(self.shown[other])
                 for other, (other_path, other_first, other_last) in spans.items()
             )
         }

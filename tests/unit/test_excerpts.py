@@ -28,6 +28,7 @@ from citeloop.knowledge.excerpts import (
     FIRST_LOOK_LINES,
     MAX_EXCERPTS,
     MIN_EXCERPT_LINES,
+    Excerpts,
     choose_excerpts,
     excerptable,
     shows_docstring,
@@ -290,6 +291,12 @@ def test_a_nested_function_its_enclosing_excerpt_shows_whole_is_not_shown_twice(
         ["m.outer", "m.inner"], long_entities, Files({"m.py": long_body}), 400, len
     )
     assert list(cut.without_nested(long_entities).blocks) == ["m.outer", "m.inner"]
+    # Each cut short: the nested one goes when its shown lines are all shown above.
+    blocks = {"m.outer": ["..."], "m.inner": ["..."]}
+    within = Excerpts(blocks, {"m.outer": (1, 2, 3, 43), "m.inner": (2, 3)}, 0)
+    assert list(within.without_nested(long_entities).blocks) == ["m.outer"]
+    beyond = Excerpts(blocks, {"m.outer": (1, 2, 3, 43), "m.inner": (2, 3, 5)}, 0)
+    assert list(beyond.without_nested(long_entities).blocks) == ["m.outer", "m.inner"]
 
 
 @pytest.mark.parametrize(("line", "end"), [(-5, -1), (0, 3), (4, 2)])
