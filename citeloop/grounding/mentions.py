@@ -615,15 +615,34 @@ def _camel_words(part: str) -> tuple[str, ...]:
     return tuple(words)
 
 
+MODIFIERS = frozenset({"class", "code", "file", "function", "method", "value"})
+"""Stop words that name something when they modify the next word: "the function unit
+class" (astropy's ``FunctionUnit``), "file output handlers", "the class attribute"."""
+
+
 def query_words(text: str, limit: int = 64) -> list[str]:
     """The words of ``text`` worth a lexical lookup: every token split into words
     (identifiers too), lower-cased, without :data:`STOP_WORDS`, numbers and one-letter
-    words, in order of first appearance, at most ``limit``."""
+    words, in order of first appearance, at most ``limit``. A word of :data:`MODIFIERS`
+    written alone is kept when a space, and only a space, separates it from a next word
+    that is kept: "function" of "the function unit class", not of "the function that"."""
     found: dict[str, None] = {}
-    for match in _TOKEN.finditer(normalize_text(text).translate(INVISIBLE)):
-        for word in identifier_words(match.group().removesuffix("()")):
+    text = normalize_text(text).translate(INVISIBLE)
+    tokens = _TOKEN.finditer(text)
+    match = next(tokens, None)
+    while match is not None:
+        following = next(tokens, None)
+        token = match.group().removesuffix("()")
+        words = identifier_words(token)
+        alone = len(words) == 1 and words[0] in MODIFIERS and words[0] == token.lower()
+        for word in words:
             if len(word) > 1 and not word.isdigit() and word not in STOP_WORDS:
                 found.setdefault(word)
-                if len(found) >= limit:
-                    return list(found)
+            elif alone and following is not None:
+                gap, after = text[match.end() : following.start()], following.group().lower()
+                if gap == " " and after.isalpha() and after not in STOP_WORDS:
+                    found.setdefault(word)
+            if len(found) >= limit:
+                return list(found)
+        match = following
     return list(found)

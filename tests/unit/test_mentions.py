@@ -150,6 +150,24 @@ def test_query_words_split_identifiers_and_drop_stop_words() -> None:
     assert query_words(many, limit=10) == [f"a{b}q" for b in "abcdefghij"]
 
 
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        # "function" names astropy's FunctionUnit here; "class" is the framing noun.
+        ("the function unit class for logarithms", ["function", "unit", "logarithms"]),
+        ("class attribute, file output", ["class", "attribute", "file", "output"]),
+        # Framing: followed by a stop word, punctuation or nothing.
+        ("the test function that parses", ["test", "parses"]),
+        ("which method, unit or class?", ["unit"]),
+        ("the function's unit", ["unit"]),
+        # Only written alone: a name's word is no modifier.
+        ("load_class unit", ["load", "unit"]),
+    ],
+)
+def test_a_stop_word_that_modifies_the_next_word_is_kept(text: str, words: list[str]) -> None:
+    assert query_words(text) == words
+
+
 def test_is_code_shaped() -> None:
     assert is_code_shaped("add_node") and is_code_shaped("StateGraph")
     assert not is_code_shaped("path") and not is_code_shaped("Pregel")
