@@ -31,6 +31,7 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from citeloop.grounding.mentions import identifier_words, word_stem
 from citeloop.knowledge.block_headers import block_headers
 from citeloop.knowledge.model import Entity, EntityKind
+from citeloop.knowledge.render import signature_cut
 from citeloop.text import counted, data_line
 
 MAX_EXCERPT_LINE_CHARS = 160
@@ -96,8 +97,13 @@ class BodyLines:
             ends = None
         else:
             ends = _signature_end(lines, self.head, self.end)
-        self.signature = (self.head + 1, ends) if ends is not None and ends > self.head else None
-        """The lines of the signature after its first (``(L2-5)``), or ``None``."""
+        self.signature = (
+            (self.head + 1, ends)
+            if ends is not None and ends > self.head and not signature_cut(entity)
+            else None
+        )
+        """The lines of the signature after its first (``(L2-5)``) that its entity line
+        gives whole (:func:`~citeloop.knowledge.render.signature_cut`), or ``None``."""
         self.docstring = _docstring_span(lines, self.end, ends)
         self._order: list[int] | None = None
         self._code_after: dict[int, int] | None = None

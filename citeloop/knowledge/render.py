@@ -114,6 +114,19 @@ def _parenthesized(signature: str, member: bool = False) -> str:
     return f"{type_params}{params[:cut]}, ...){tail}"
 
 
+def signature_cut(entity: Entity) -> bool:
+    """Whether the whole line of a function or method cuts its signature (parameters
+    past about :data:`MAX_LINE_SIGNATURE` characters written ``...``): then an excerpt
+    of its body shows its signature's lines (the defaults a question may be about)."""
+    if not entity.signature or entity.kind not in _CALLABLE_KINDS:
+        return False
+    type_params, params, rest, _ = _parts(entity.signature, entity.kind is EntityKind.METHOD)
+    return len(type_params + params + rest) > MAX_LINE_SIGNATURE
+
+
+_CALLABLE_KINDS = frozenset({EntityKind.FUNCTION, EntityKind.METHOD, EntityKind.TEST})
+
+
 def _parts(signature: str, member: bool) -> tuple[str, str, str, list[int]]:
     """``(type parameters, parameter list, what follows it, the positions of the commas
     between the list's parameters)`` of a signature (see :func:`_parenthesized`)."""

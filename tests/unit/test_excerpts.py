@@ -3,6 +3,7 @@ from the indexed folder only while a file is as the graph indexed it."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import shutil
 import subprocess
@@ -646,6 +647,21 @@ def test_a_property_shows_its_getter_before_its_setter() -> None:
     entity = Entity("m.C.parent", EntityKind.ATTRIBUTE, "parent", "m.py", 1, end_line=10)
     block = "\n".join(excerpt_lines(entity, source, 4, {"parent": 1, "instance": 1}))
     assert "if self._parent is None:" in block and "self._parent = value" not in block
+
+
+def test_a_signature_the_entity_line_cuts_is_shown_by_the_excerpt() -> None:
+    """`SpectralClustering.__init__(n_clusters=8, ..., gamma=1.0, ...)` hid the defaults
+    a played question asked for twice: its excerpt left the signature out as given."""
+    names = ("eigen_solver", "n_components", "random_state", "n_init", "gamma_scale")
+    params = [f"        {name}=None," for name in names]
+    params += [f"        {name}={value!r}," for name, value in (("affinity", "rbf"),)]
+    source = ("    def __init__(", "        self,", *params, "    ):", *["        x = 1"] * 7)
+    signature = "(self, " + ", ".join(p.strip().rstrip(",") for p in params) + ")"
+    long = Entity("m.S.__init__", EntityKind.METHOD, "__init__", "m.py", 1, signature, end_line=15)
+    block = "\n".join(excerpt_lines(long, source, 8, {"affinity": 4}))
+    assert len(signature) > 100 and "affinity='rbf'" in block and "signature" not in block
+    short = dataclasses.replace(long, signature="(self, eigen_solver=None)")
+    assert "… signature (L2-" in "\n".join(excerpt_lines(short, source, 8, {"affinity": 4}))
 
 
 def test_a_body_cut_short_leaves_its_signature_and_docstring_out_and_says_where() -> None:
