@@ -466,6 +466,8 @@ def test_an_instance_attribute_knows_the_method_that_sets_it(tmp_path: Path) -> 
 
                 def reset(self):
                     self.prior = 0
+                    (_, self.labels_), *self.rest = fit(self)
+                    self.labels_ = None
             """,
         },
     )
@@ -482,3 +484,6 @@ def test_an_instance_attribute_knows_the_method_that_sets_it(tmp_path: Path) -> 
     # value and says it is one of three (played contexts showed one branch as the value).
     prior = entity_line(entity("prior"), "Engine")
     assert prior == "Engine.prior = 1  # L12 set 3 times, first in run"
+    # Unpacked from a tuple, an attribute is set too (played: `labels_` said 2 times).
+    assert (entity("labels_").assignments, entity("labels_").line) == (2, 18)
+    assert entity("rest").set_in == "reset"

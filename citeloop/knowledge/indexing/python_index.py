@@ -554,6 +554,16 @@ class _FileWalker:
                 self.bindings.bind(scope, target.id, line, "expr", value)
         elif isinstance(target, ast.Tuple | ast.List):
             self.bindings.bind_unpacked(target, value, scope, line, ())
+            # `_, self.labels_, _ = k_means(...)` sets an instance attribute too.
+            elements = list(target.elts)
+            while elements:
+                element = elements.pop()
+                if isinstance(element, ast.Starred):
+                    element = element.value
+                if isinstance(element, ast.Tuple | ast.List):
+                    elements.extend(element.elts)
+                elif isinstance(element, ast.Attribute):
+                    self.bind_target(element, scope, line, None, None)
         elif (
             isinstance(target, ast.Attribute)
             and isinstance(target.value, ast.Name)
