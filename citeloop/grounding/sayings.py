@@ -234,8 +234,35 @@ def _read(body: str) -> tuple[str, tuple[_Passage, ...]]:
         if by_heading:  # to the next heading (a `#` one's: to the next `#` heading)
             following = (_ATX if text.startswith("#", head) else _HEADING).search(text, end)
             end = following.start() if following else len(text)
+        elif (listed := _list_after(text, saying.end())) is not None:
+            by_heading, end = True, listed  # "Still missing from the context:" and a list
         found.append((start, max(end, saying.end()), by_heading, [saying.span()]))
     return text, tuple(_Passage(a, b, c, tuple(d)) for a, b, c, d in found)
+
+
+_LIST_LINE = re.compile(r"[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]|[ \t]+\S")
+"""A list item's line, or a line that goes on with an item (indented)."""
+
+
+def _list_after(text: str, at: int) -> int | None:
+    """Where the list ends that follows the line ``at`` is on, when that line ends with
+    a colon ("Still missing from the context:", then "1. ...", "2. ..."): the list says
+    what is missing, as a heading's section does. ``None`` when the line ends otherwise
+    or no list follows. Reads each line once."""
+    line_end = text.find("\n", at)
+    if line_end < 0 or not text[at:line_end].rstrip().endswith(":"):
+        return None
+    end, position, items = None, line_end + 1, 0
+    while position < len(text):
+        next_end = text.find("\n", position)
+        next_end = len(text) if next_end < 0 else next_end
+        line = text[position:next_end]
+        if _LIST_LINE.match(line):
+            items, end = items + 1, next_end
+        elif line.strip():  # prose ends it (blank lines do not)
+            break
+        position = next_end + 1
+    return end if items else None
 
 
 def _without_fences(body: str) -> str:

@@ -935,6 +935,23 @@ def test_a_heading_that_starts_with_missing_heads_a_section_of_what_is_lacking(h
     assert lacking_lines(answer) == ((None, 12, 14),)
 
 
+def test_a_plain_line_ending_with_a_colon_heads_the_list_of_what_is_lacking() -> None:
+    """A played answer wrote "Still missing from the context:" without bold, then a
+    numbered list: the widening read the one line, and searched the words of what the
+    answer described as shown instead of the list."""
+    answer = (
+        "It wraps arrays.\n\nStill missing from the context:\n"
+        "1. The masked class and its `__array_function__` dispatch.\n"
+        "2. The `meshgrid` override, L279-284.\n\n"
+        "Then prose about `shown_thing`.\n"
+    )
+    assert lacking_names(answer) == ("__array_function__", "meshgrid")
+    assert lacking_lines(answer) == ((None, 279, 284),)
+    assert "masked" in lacking_words(answer) and "prose" not in lacking_words(answer)
+    # A line that ends otherwise: its sentence only.
+    assert lacking_names("It x.\n\nThe context does not show it.\n1. `A` is fine.\n") == ()
+
+
 def test_a_line_labelled_not_shown_says_what_is_lacking() -> None:
     # A played answer's last caveat, under "**Caveats**", was never read.
     answer = (
