@@ -97,6 +97,8 @@ class BodyLines:
             ends = None
         else:
             ends = _signature_end(lines, self.head, self.end)
+        self.signature_end = ends
+        """The signature's last line, or ``None`` (not a definition, or a class)."""
         self.signature = (
             (self.head + 1, ends)
             if ends is not None and ends > self.head and not signature_cut(entity)
@@ -171,7 +173,8 @@ class BodyLines:
         too), or the span's end."""
         text = self.lines[self.head - 1] if self.head <= self.end else ""
         indent = len(text) - len(text.lstrip())
-        for number in range(self.head + 1, self.end + 1):
+        # After the signature: its closing `) -> T:` may be indented as the `def` is.
+        for number in range(max(self.head, self.signature_end or 0) + 1, self.end + 1):
             line = self.lines[number - 1]
             if line.strip() and len(line) - len(line.lstrip()) <= indent:
                 return number - 1
@@ -231,7 +234,7 @@ class BodyLines:
             getter = self._first_definition_end()
             for number in sorted(score, key=lambda n: (n > getter, -score[n], n)):
                 if not score[number]:
-                    break
+                    continue  # no term (the getter's, then the setter's, lines have some)
                 # Its blocks' opening lines first, outermost first: an `except` shown
                 # without its `try:` reads as catching what the line before it raises.
                 headers = opened.get(number, ())[::-1]

@@ -664,6 +664,27 @@ def test_a_signature_the_entity_line_cuts_is_shown_by_the_excerpt() -> None:
     assert "… signature (L2-" in "\n".join(excerpt_lines(short, source, 8, {"affinity": 4}))
 
 
+def test_a_cut_signature_shown_does_not_hide_the_lines_of_the_task() -> None:
+    """A long signature closed by `) -> T:` at the `def`'s indent had read as a
+    property's getter ending there: the body's lines came top-down, and the demo's
+    `compiled.attach_node(...)` lines, asked for twice, never came."""
+    params = [f"        option_{n}: int | None = None," for n in range(8)]
+    source = (
+        "    def compile(",
+        "        self,",
+        *params,
+        "    ) -> Compiled:",
+        *[f"        step_{n} = prepare({n})" for n in range(20)],
+        "        compiled.attach_node(key, node)",
+        "        return compiled",
+    )
+    signature = "(self, " + ", ".join(p.strip().rstrip(",") for p in params) + ") -> Compiled"
+    end = len(source)
+    entity = Entity("m.G.compile", EntityKind.METHOD, "compile", "m.py", 1, signature, end_line=end)
+    block = "\n".join(excerpt_lines(entity, source, 6, {"attach_node": 4}))
+    assert "compiled.attach_node(key, node)" in block and "option_7" not in block
+
+
 def test_a_body_cut_short_leaves_its_signature_and_docstring_out_and_says_where() -> None:
     entity = Entity("m.C.crawl", EntityKind.METHOD, "crawl", "m.py", 1, "()", end_line=12)
     block = excerpt_lines(entity, LONG, 7)
