@@ -159,10 +159,11 @@ class EntityFinder:
         ]
         groups = [group for group in groups if group]
         hints: dict[str, float] = {}
-        ambiguous = [group for group in groups if len(group) > 1]
-        named = {word for group in groups for word in identifier_words(group[0].name)}
-        if other := [word for word in task_words(text) if word not in named] if ambiguous else []:
-            hits = self.lexical(other, follow_tests=not library)  # tell namesakes apart
+        if ambiguous := [group for group in groups if len(group) > 1]:
+            # What the task's other words find tells the namesakes apart.
+            named = {word for group in groups for word in identifier_words(group[0].name)}
+            other = [word for word in task_words(text) if word not in named]
+            hits = self.lexical(other, follow_tests=not library)
             for group in ambiguous:
                 hints.update(namesake_hints(group, hits))
         return choose(groups, limit, library, self._heads, hints)

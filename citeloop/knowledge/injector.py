@@ -499,7 +499,7 @@ class ContextInjector:
                     order.append(entity_id)
             # The task's words and the names the answer said lacking choose the lines
             # of a range asked for that does not fit whole.
-            terms = focus_terms(words, (), found_by_task, widening.lacking)
+            terms = focus_terms(words, (), lacking=widening.lacking)
             shown = with_asked_lines(
                 asked_lines, found.entities, source, shown or {}, room, self.count_tokens, terms
             )

@@ -5,7 +5,7 @@ Each mention (:func:`~citeloop.grounding.mentions.code_mentions`) is looked up b
 (``StateGraph.compile`` names ``...StateGraph.compile``) and its owner (``StateGraph``).
 When a name is ambiguous, the candidate defined in, or beside, an entity that an
 unambiguous mention names wins (``add_edge`` next to ``StateGraph``), then the one the
-task's other words point at: its class or module holds what they find (the `fit` of
+task's other words point at: its class or module holds what they find (the ``fit`` of
 the class whose ``label_distributions_`` and ``predict_proba`` a question about
 "label distribution" finds, not a gallery script's); then, unless the task is about
 tests, definitions outside test code and example scripts
