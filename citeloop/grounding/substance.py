@@ -131,6 +131,22 @@ def _compound(part: str) -> bool:
     return part.lower() != part != part.upper() and len(identifier_words(part)) > 1
 
 
+def _part_of(part: str, names: Iterable[str]) -> bool:
+    """Whether a compound ``part`` (``AfterFinish``) is the first or last words of a
+    longer name of ``names`` (``NamedBarrierValueAfterFinish``): a played answer wrote
+    'the "AfterFinish" variant' of the channel classes its context showed, no name of
+    its own."""
+    size = len(part)
+    for name in names:
+        if len(name) <= size:
+            continue
+        if name.endswith(part) and (name[-size - 1].islower() or name[-size - 1] in "_0123456789"):
+            return True
+        if name.startswith(part) and (name[size].isupper() or name[size] == "_"):
+            return True
+    return False
+
+
 _SQL_KEY_WORDS = (
     "SELECT FROM WHERE GROUP ORDER BY HAVING LIMIT OFFSET FETCH TOP JOIN INNER OUTER LEFT "
     "RIGHT FULL CROSS NATURAL ON USING UNION INTERSECT EXCEPT MINUS INSERT INTO VALUES "
@@ -269,7 +285,9 @@ def ungrounded_names(
             if any(_compound(part) for part in missing):
                 words = prompt_words(written) if words is None else words
                 missing = [
-                    part for part in missing if not (_compound(part) and part.lower() in words)
+                    part
+                    for part in missing
+                    if not (_compound(part) and (part.lower() in words or _part_of(part, written)))
                 ]
         # `NumPy`, `SciPy`: a library the code imports (`?numpy`), written as prose does.
         missing = [part for part in missing if not (_compound(part) and has(part.lower()))]

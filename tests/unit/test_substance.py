@@ -247,6 +247,21 @@ def test_a_compound_name_the_prompt_writes_in_another_case_or_in_a_path_is_not_i
     assert result.invented_names == ("MySqlEngine", "Node", "mysql_cursor", "Pregel.dialect")
 
 
+def test_the_first_or_last_words_of_a_name_the_prompt_writes_are_not_invented() -> None:
+    """A played answer called `NamedBarrierValueAfterFinish` 'the "AfterFinish" variant'
+    and was rejected for inventing `AfterFinish`. Words from the middle of a name are
+    still invented."""
+    context = CONTEXT + "class NamedBarrierValueAfterFinish  # L84-167\n"
+    body = (
+        "StateGraph.compile uses the `AfterFinish` variant of a `NamedBarrier` channel, "
+        "not a `ValueAfter` or `BarrierValue` one."
+    )
+    result = GraphContextValidator().validate(
+        body + SECTION, ENTITIES, prompt=[TASK, context], graph_names=GRAPH
+    )
+    assert result.invented_names == ("ValueAfter", "BarrierValue")
+
+
 def test_a_library_the_code_imports_written_as_prose_writes_it_is_not_invented() -> None:
     """The graph has ``numpy`` (what the code imports from it): "NumPy" names that
     library. A compound name whose lower case the graph lacks is still invented, and so
