@@ -9,7 +9,8 @@ The format (rendered by ``citeloop.knowledge.ContextInjector``, or written by ha
     ClassName.attribute: int = 3  # L20
     NAME = 'value'  # L3
     Child inherits from Base
-    caller() calls callee(), other()     (Owner.caller() calls Other.callee() likewise)
+    caller() calls callee(), other()     (Owner.caller() calls Other.callee() likewise;
+                                          "; not shown: x() and 2 more" names nothing)
     formatter calls StrictFormatter()    (a variable set by a call: no brackets)
     Name (a/mod.py:12) inherits from Name (b/base.py:40)     (twins told apart by place)
     REQ-008-013 graph context validation

@@ -83,6 +83,7 @@ def fill_budget(
     excerpts: Mapping[str, Sequence[str]] | None = None,
     shown_before: Collection[str] = (),
     full: Collection[str] | None = None,
+    callees: Mapping[str, Sequence[Entity]] | None = None,
 ) -> Filled:
     """The entities that fit, in ``order`` (see the module docstring).
 
@@ -102,6 +103,10 @@ def fill_budget(
             their excerpt enters with them, as their line does (a context only grows).
         full: Ids whose line is never brief (``None``: those of ``core``); an entity
             with an excerpt in ``excerpts`` is never brief either.
+        callees: What each caller is known to call, by caller id: a ``calls`` line
+            costs what it says of those the context does not hold
+            (:func:`~citeloop.knowledge.render.omitted_callees`; those chosen later
+            only shorten it).
     """
     piece: Callable[[str], float] = _characters if count is estimated_tokens else count
     newline = piece("\n")
@@ -125,6 +130,7 @@ def fill_budget(
         piece=piece,
         owners=owners,
         full=full,
+        callees=callees or {},
     )
 
     def filled(brief_lines: bool) -> tuple[Filled, float]:
@@ -179,6 +185,7 @@ def _fill(
     full: Collection[str] = (),
     brief_lines: bool = True,
     core_least: float = 0.0,
+    callees: Mapping[str, Sequence[Entity]] | None = None,
 ) -> tuple[list[str], set[str], set[str], float]:
     """(selected, core ids without their excerpt, brief ids, tokens used) of
     :func:`fill_budget`; ``reserve`` is what the core's lines alone take; without
@@ -264,7 +271,13 @@ def _fill(
                 new_shown.append(fact.object)
             else:
                 kind = entities[fact.subject].kind
-                line = relation_line(fact, subject, [object_], kind, (subject_place, object_place))
+                omitted = [
+                    callee.name
+                    for callee in (callees or {}).get(fact.subject, ())
+                    if callee.id not in chosen and callee.id != fact.object
+                ]
+                places = (subject_place, object_place)
+                line = relation_line(fact, subject, [object_], kind, places, omitted)
                 cost += piece(line) + newline
                 new_shown += (fact.subject, fact.object)
                 if fact.relation is RelationKind.CALLS:

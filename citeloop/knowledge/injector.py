@@ -113,6 +113,31 @@ def _source_root(store: GraphStore) -> tuple[Path, Callable[..., dict[str, str]]
     return (root, digests) if root is not None and root.is_dir() else None
 
 
+_CALLABLE = frozenset({EntityKind.FUNCTION, EntityKind.METHOD, EntityKind.CLASS})
+
+
+def known_callees(found: Candidates, scores: Mapping[str, float]) -> dict[str, list[Entity]]:
+    """What each candidate calls among the functions, methods and classes of the graph
+    the walk read (``found``), best ranked first, by caller id: a ``calls`` line names
+    those its context does not hold (:func:`~citeloop.knowledge.render.omitted_callees`;
+    played answers had read ``_set_params() calls BaseEstimator.set_params()`` as all
+    it calls, and never asked for ``_replace_estimator``)."""
+    callees: dict[str, list[Entity]] = {}
+    for fact in found.facts.values():
+        callee = found.entities.get(fact.object)
+        if (
+            fact.relation is RelationKind.CALLS
+            and fact.subject != fact.object
+            and callee is not None
+            and callee.resolved
+            and callee.kind in _CALLABLE
+        ):
+            callees.setdefault(fact.subject, []).append(callee)
+    for listed in callees.values():
+        listed.sort(key=lambda entity: (-scores.get(entity.id, 0.0), entity.id))
+    return callees
+
+
 class _Selection(NamedTuple):
     """What :meth:`ContextInjector._select` chose for a context."""
 
@@ -126,6 +151,8 @@ class _Selection(NamedTuple):
     excerpts: Excerpts
     brief: frozenset[str]
     """The selected ids whose line is brief (:mod:`~citeloop.knowledge.budget`)."""
+    callees: dict[str, list[Entity]]
+    """What each candidate calls (:func:`known_callees`)."""
 
 
 def payload_text(payload: str | Mapping[str, Any] | Sequence[Any]) -> str:
@@ -341,7 +368,7 @@ class ContextInjector:
                     return reused
                 source = SourceRecorder(reader) if reuse and reader is not None else reader
                 snapshot = self._reads.snapshot()
-                found, selected, core_ids, scores, owners, excerpts, brief = self._read(
+                found, selected, core_ids, scores, owners, excerpts, brief, callees = self._read(
                     text, task_type, expansion, default, keep, snapshot, source
                 )
             if not changed_during(session):
@@ -356,7 +383,7 @@ class ContextInjector:
             ),
             key=lambda fact: (position[fact.subject], position[fact.object]),
         )
-        text = ContextText(entities, owners, brief).render(
+        text = ContextText(entities, owners, brief, callees).render(
             [fact for fact in facts if fact.relation in RENDERED_RELATIONS], excerpts.blocks
         )
         core_set = set(core_ids)
@@ -546,6 +573,7 @@ class ContextInjector:
         wanted = [entity_id for entity_id in blocks if entity_id in lacking]
         members = members_asked(order, found, lacking, widening.members)
         offered = dict.fromkeys([*core_ids, *wanted, *members, *first, *blocks, *order])
+        callees = known_callees(found, scores)
         selected, without_excerpt, brief = fill_budget(
             offered,
             found.entities,
@@ -558,12 +586,13 @@ class ContextInjector:
             excerpts.blocks,
             [entity_id for entity_id in shown or {} if entity_id in excerpts.blocks],
             full=[*core_ids, *(entity.id for entity in named)],
+            callees=callees,
         )
         selected.sort(key=rank.__getitem__)
         chosen = set(selected)
         owners = {member: owner for member, owner in owners.items() if member in chosen}
         excerpts = excerpts.within(chosen - without_excerpt).without_nested(found.entities)
-        return _Selection(found, selected, core_ids, scores, owners, excerpts, brief)
+        return _Selection(found, selected, core_ids, scores, owners, excerpts, brief, callees)
 
     def _of_members(
         self, asked: Sequence[tuple[str, int, int]], found: Candidates

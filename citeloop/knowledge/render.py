@@ -13,6 +13,7 @@ line per relation, a caller's calls on one line; then the decisions::
     REQ-008-013 requirement title
     Child inherits from Base
     caller() calls callee(), other()    (Owner.caller() when another entity has its name)
+    caller() calls callee(); not shown: other() and 2 more    (callees not in the context)
     Name (a/mod.py:12) inherits from Name (b/base.py:40)    (module-level twins: places)
     ## Prior decisions
       DEC-7: rationale text
@@ -25,7 +26,9 @@ line (the budget's tail, :mod:`citeloop.knowledge.budget`) has no summary and no
 decorators but ``@staticmethod`` and ``@classmethod``, and a function's parameters are
 ``(...)`` unless its signature is short: ``Owner.method(...) -> Result  # L55-70``. Facts
 are rendered only between entities of the context, so every name the text introduces is an
-entity of the context. A relation line names an entity whose name another entity of the
+entity of the context (but for what follows ``; not shown:`` on a calls line: the best
+ranked callee the context does not hold, which names no entity of it,
+:func:`omitted_callees`). A relation line names an entity whose name another entity of the
 context has by its class (``Owner.name``), or, when it has none, by its name and place
 (``Name (path:line)``, the form a citation's location takes), so that each side of a
 relation is one entity. ``GraphContextValidator`` parses the text back
@@ -314,24 +317,46 @@ def relation_name(entity: Entity, owners: Mapping[str, str], ambiguous: bool) ->
     return (f"{owner}.{entity.name}", "") if owner else (entity.name, place(entity))
 
 
+MAX_OMITTED_NAMES = 1
+"""Callees outside the context a ``calls`` line names; it counts the rest. Each name
+costs the budget room (on the SWE-QA questions, one name cost about a point of recall
+against the count alone's 0.7): one, the best ranked, to ask for."""
+
+
+def omitted_callees(names: Sequence[str]) -> str:
+    """What a ``calls`` line says of its caller's callees that the context does not
+    hold (``names``, best first): ``; not shown: a() and 3 more``, or
+    ``""`` for none. Without a comma, so that the text's parser
+    (:mod:`~citeloop.grounding.context_text`) reads no entity in it: a model can name
+    one as lacking, not cite it."""
+    if not names:
+        return ""
+    written = " and ".join(f"{name}()" for name in names[:MAX_OMITTED_NAMES])
+    more = len(names) - MAX_OMITTED_NAMES
+    return f"; not shown: {written}" + (f" and {more} more" if more > 0 else "")
+
+
 def relation_line(
     fact: Fact,
     subject: str,
     objects: Sequence[str],
     subject_kind: EntityKind | None = None,
     places: Sequence[str] = (),
+    omitted: Sequence[str] = (),
 ) -> str:
     """The line of an ``inherits`` fact, or of a caller's ``calls`` facts (through
     :func:`~citeloop.text.data_line`): ``caller() calls a(), b()``, the caller without
     brackets when ``subject_kind`` says it is a variable or a module (a module variable
     set by a call: ``formatter calls StrictFormatter()``). ``places``: what follows
-    each name (:func:`place`, or ``""``), the subject's first, then each object's."""
+    each name (:func:`place`, or ``""``), the subject's first, then each object's;
+    ``omitted``: the names of the caller's callees the context does not hold
+    (:func:`omitted_callees`: a line that lists some callees does not read as all)."""
     after = [*places, *[""] * (1 + len(objects))][: 1 + len(objects)]
     if fact.relation is RelationKind.INHERITS:
         return data_line(f"{subject}{after[0]} inherits from {objects[0]}{after[1]}")
     caller = subject if subject_kind in _NOT_CALLED else f"{subject}()"
     callees = ", ".join(f"{name}(){where}" for name, where in zip(objects, after[1:], strict=True))
-    return data_line(f"{caller}{after[0]} calls {callees}")
+    return data_line(f"{caller}{after[0]} calls {callees}{omitted_callees(omitted)}")
 
 
 class ContextText:
@@ -341,6 +366,9 @@ class ContextText:
         entities: The context's entities, in rank order.
         owners: Owning class id of each member, by member id.
         brief: The ids of the entities whose line is brief (see the module docstring).
+        callees: What each caller is known to call, best first, by caller id: its
+            ``calls`` line names those the context does not hold
+            (:func:`omitted_callees`).
     """
 
     def __init__(
@@ -348,6 +376,7 @@ class ContextText:
         entities: Sequence[Entity],
         owners: Mapping[str, str],
         brief: Collection[str] = frozenset(),
+        callees: Mapping[str, Sequence[Entity]] | None = None,
     ) -> None:
         self.entities = list(entities)
         self.owners = owners
@@ -358,6 +387,7 @@ class ContextText:
                 claims.setdefault(name, set()).add(claimed)
         self._ambiguous = {name for name, ids in claims.items() if len(ids) > 1}
         self._by_id = {entity.id: entity for entity in entities}
+        self._callees = callees or {}
 
     def owner(self, entity: Entity) -> str | None:
         """The short name of the class a member belongs to, or ``None``."""
@@ -425,5 +455,6 @@ class ContextText:
         for subject, (fact, callees) in calls.items():
             names, places = zip(*map(self.written, (subject, *callees)), strict=True)
             kind = self._by_id[subject].kind
-            lines.append(relation_line(fact, names[0], names[1:], kind, places))
+            omitted = [e.name for e in self._callees.get(subject, ()) if e.id not in self._by_id]
+            lines.append(relation_line(fact, names[0], names[1:], kind, places, omitted))
         return inherits + lines

@@ -90,9 +90,16 @@ def test_the_rendered_context_fits_the_budget_it_was_filled_to(
 ) -> None:
     entities, facts = graph
     order, by_id, owners = offered(entities, random)
-    chosen, _, brief = fill_budget(order, by_id, facts, budget, None, (), estimated_tokens, owners)
+    # What each caller calls: a calls line names those the context does not hold.
+    callees: dict[str, list[Entity]] = {}
+    for fact in facts:
+        if fact.relation is RelationKind.CALLS and fact.subject != fact.object:
+            callees.setdefault(fact.subject, []).append(by_id[fact.object])
+    chosen, _, brief = fill_budget(
+        order, by_id, facts, budget, None, (), estimated_tokens, owners, callees=callees
+    )
     among = [f for f in facts if f.relation in RENDERED_RELATIONS]
-    text = ContextText([by_id[entity_id] for entity_id in chosen], owners, brief).render(
+    text = ContextText([by_id[i] for i in chosen], owners, brief, callees).render(
         [f for f in among if f.subject in chosen and f.object in chosen]
     )
     assert estimated_tokens(text) <= budget

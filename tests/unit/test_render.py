@@ -218,6 +218,28 @@ def test_a_special_method_in_a_relation_line_names_its_class() -> None:
     assert {entity.name for entity in parse_context_entities(text)} >= {"__init__", "check_ucd"}
 
 
+def test_a_calls_line_says_which_callees_the_context_does_not_hold() -> None:
+    """`_set_params() calls BaseEstimator.set_params()` read as all it calls: played
+    answers never asked for `_replace_estimator`. The line names the best one not held
+    and counts the rest, with no comma, so that none parses as an entity of the text."""
+    caller = Entity("m.f", EntityKind.FUNCTION, "f", path="m.py", line=1)
+    held = Entity("m.g", EntityKind.FUNCTION, "g", path="m.py", line=5)
+    others = [Entity(f"m.{n}", EntityKind.FUNCTION, n, path="m.py", line=9) for n in "hkl"]
+    facts = [Fact("m.f", RelationKind.CALLS, "m.g")]
+    text = ContextText([caller, held], {}, callees={"m.f": [held, *others]}).render(facts)
+    assert text.splitlines()[-1] == "f() calls g(); not shown: h() and 2 more"
+    assert {entity.name for entity in parse_context_entities(text)} == {"f", "g"}
+    alone = ContextText([caller, held], {}, callees={"m.f": [held, others[0]]}).render(facts)
+    assert alone.splitlines()[-1] == "f() calls g(); not shown: h()"
+    # All held, or none known: the line as before.
+    assert (
+        ContextText([caller, held], {}, callees={"m.f": [held]})
+        .render(facts)
+        .endswith("f() calls g()")
+    )
+    assert ContextText([caller, held], {}).render(facts).endswith("f() calls g()")
+
+
 def test_a_class_named_only_by_its_members_lines_makes_its_name_ambiguous() -> None:
     """A played context showed `Interval.low: float` of a dataclass (its class line
     left out) beside the constraint class `Interval`: `Interval inherits from
