@@ -271,11 +271,17 @@ def _fill(
                 new_shown.append(fact.object)
             else:
                 kind = entities[fact.subject].kind
-                omitted = [
-                    callee.name
-                    for callee in (callees or {}).get(fact.subject, ())
-                    if callee.id not in chosen and callee.id != fact.object
-                ]
+                # Costed with the longest name first: one chosen later may leave a
+                # longer name to the line, never a longer line.
+                omitted = sorted(
+                    (
+                        callee.name
+                        for callee in (callees or {}).get(fact.subject, ())
+                        if callee.id not in chosen and callee.id != fact.object
+                    ),
+                    key=lambda name: len(data_line(name)),
+                    reverse=True,
+                )
                 places = (subject_place, object_place)
                 line = relation_line(fact, subject, [object_], kind, places, omitted)
                 cost += piece(line) + newline
