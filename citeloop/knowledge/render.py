@@ -323,14 +323,17 @@ costs the budget room (on the SWE-QA questions, one name cost about a point of r
 against the count alone's 0.7): one, the best ranked, to ask for."""
 
 
-def omitted_callees(names: Sequence[str]) -> str:
+def omitted_callees(names: Sequence[str], nameable: bool = True) -> str:
     """What a ``calls`` line says of its caller's callees that the context does not
-    hold (``names``, best first): ``; not shown: a() and 3 more``, or
-    ``""`` for none. Without a comma, so that the text's parser
+    hold (``names``, the one to write first): ``; not shown: a() and 3 more``, or
+    ``; not shown: 4 more`` when none may be named (``nameable``: an entity of the
+    context has each name), ``""`` for none. Without a comma, so that the text's parser
     (:mod:`~citeloop.grounding.context_text`) reads no entity in it: a model can name
     one as lacking, not cite it."""
     if not names:
         return ""
+    if not nameable:
+        return f"; not shown: {len(names)} more"
     written = " and ".join(f"{name}()" for name in names[:MAX_OMITTED_NAMES])
     more = len(names) - MAX_OMITTED_NAMES
     return f"; not shown: {written}" + (f" and {more} more" if more > 0 else "")
@@ -343,20 +346,21 @@ def relation_line(
     subject_kind: EntityKind | None = None,
     places: Sequence[str] = (),
     omitted: Sequence[str] = (),
+    nameable: bool = True,
 ) -> str:
     """The line of an ``inherits`` fact, or of a caller's ``calls`` facts (through
     :func:`~citeloop.text.data_line`): ``caller() calls a(), b()``, the caller without
     brackets when ``subject_kind`` says it is a variable or a module (a module variable
     set by a call: ``formatter calls StrictFormatter()``). ``places``: what follows
     each name (:func:`place`, or ``""``), the subject's first, then each object's;
-    ``omitted``: the names of the caller's callees the context does not hold
-    (:func:`omitted_callees`: a line that lists some callees does not read as all)."""
+    ``omitted``, ``nameable``: the names of the caller's callees the context does not
+    hold (:func:`omitted_callees`: a line that lists some callees does not read as all)."""
     after = [*places, *[""] * (1 + len(objects))][: 1 + len(objects)]
     if fact.relation is RelationKind.INHERITS:
         return data_line(f"{subject}{after[0]} inherits from {objects[0]}{after[1]}")
     caller = subject if subject_kind in _NOT_CALLED else f"{subject}()"
     callees = ", ".join(f"{name}(){where}" for name, where in zip(objects, after[1:], strict=True))
-    return data_line(f"{caller}{after[0]} calls {callees}{omitted_callees(omitted)}")
+    return data_line(f"{caller}{after[0]} calls {callees}{omitted_callees(omitted, nameable)}")
 
 
 class ContextText:
@@ -387,6 +391,7 @@ class ContextText:
                 claims.setdefault(name, set()).add(claimed)
         self._ambiguous = {name for name, ids in claims.items() if len(ids) > 1}
         self._by_id = {entity.id: entity for entity in entities}
+        self._named = {entity.name for entity in entities}
         self._callees = callees or {}
 
     def owner(self, entity: Entity) -> str | None:
@@ -456,5 +461,12 @@ class ContextText:
             names, places = zip(*map(self.written, (subject, *callees)), strict=True)
             kind = self._by_id[subject].kind
             omitted = [e.name for e in self._callees.get(subject, ()) if e.id not in self._by_id]
-            lines.append(relation_line(fact, names[0], names[1:], kind, places, omitted))
+            # The name written is the best one no entity of the context has (the demo
+            # had read `compile() calls validate(); not shown: validate() and 4 more`).
+            first = next((at for at, name in enumerate(omitted) if name not in self._named), None)
+            if first is not None:
+                omitted.insert(0, omitted.pop(first))
+            lines.append(
+                relation_line(fact, names[0], names[1:], kind, places, omitted, first is not None)
+            )
         return inherits + lines

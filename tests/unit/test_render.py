@@ -238,6 +238,13 @@ def test_a_calls_line_says_which_callees_the_context_does_not_hold() -> None:
         .endswith("f() calls g()")
     )
     assert ContextText([caller, held], {}).render(facts).endswith("f() calls g()")
+    # A name an entity of the context has is not the one written: the demo had read
+    # `compile() calls validate(); not shown: validate() and 4 more`.
+    twin = Entity("m.B.g", EntityKind.METHOD, "g", path="m.py", line=12)
+    both = ContextText([caller, held], {}, callees={"m.f": [held, twin, others[0]]})
+    assert both.render(facts).splitlines()[-1] == "f() calls g(); not shown: h() and 1 more"
+    alone = ContextText([caller, held], {}, callees={"m.f": [held, twin]}).render(facts)
+    assert alone.splitlines()[-1] == "f() calls g(); not shown: 1 more"
 
 
 def test_a_class_named_only_by_its_members_lines_makes_its_name_ambiguous() -> None:
