@@ -42,12 +42,13 @@ MIN_EXCERPT_LINES = 4
 MAX_EXCERPTS = 8
 """Most entities whose source one context shows (times a widening's budget multiplier)."""
 
-MAX_ASKED_LINES = 120
+MAX_ASKED_LINES = 60
 """Most lines a widening shows of those a previous answer said the context lacks
 (:attr:`~citeloop.knowledge.model.ContextExpansion.lines`; :func:`with_asked_lines` also
 bounds their tokens): they enter as the lines shown before do, whatever the share.
-Played answers asked for five ranges of 20 to 30 lines; at 60, each showed a dozen
-lines and folded the ones asked about."""
+At 120 (five ranges of 20 to 30 lines asked for had each shown a dozen), they took the
+room of the first look at code the answer asked for by name: the demo's
+``attach_edge``, asked for twice, never showed its body."""
 
 FIRST_LOOK_LINES = 8
 """Lines of code each excerpt gets before any grows longer: the source of every entity

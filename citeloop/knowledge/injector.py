@@ -513,9 +513,11 @@ class ContextInjector:
         excerpts = Excerpts({}, {}, 0)
         # The entities the last answer said the context lacks.
         lacking = (
-            {e.id for e in self._finder.named(widening.lacking, near, lacks, seen, nearest)}
+            dict.fromkeys(
+                e.id for e in self._finder.named(widening.lacking, near, lacks, seen, nearest)
+            )
             if widening.lacking
-            else set()
+            else {}
         )
         if source is not None and widening.lines:  # the lines the last answer asked for
             room = budget * min(1.0, self.excerpt_share * 2) / 2  # half its share of source
@@ -543,7 +545,11 @@ class ContextInjector:
                 for i in members_follow(order, found)
                 if not is_example_path(found.entities[i].path)
             ]
-            best = [*core_ids, *before, *asked, *pinned, *ranked]
+            # What the last answer said it lacks is offered right after the core: past
+            # the first `most` candidates it had no excerpt (the demo's `attach_edge`,
+            # asked for twice, never showed its body).
+            lacked = [i for i in lacking if i in scores]
+            best = [*core_ids, *lacked, *before, *asked, *pinned, *ranked]
             # An answer that said the context lacks code gets twice the share of source.
             said_lacking = lacking or widening.lacking_words
             share = budget * min(1.0, self.excerpt_share * (2 if said_lacking else 1))
