@@ -582,8 +582,13 @@ def _needed(text: str, saying: re.Match[str]) -> bool:
         return False
     # The label that opens its paragraph (its first sentence, bold or a heading).
     start = text.rfind("\n\n", max(0, saying.start() - _NEEDED_WINDOW), saying.start())
-    start = start + 2 if start >= 0 else 0 if saying.start() <= _NEEDED_WINDOW else -1
-    if start < 0 or not text.startswith(("**", "#"), start):
+    if start >= 0:
+        start += 2
+    elif saying.start() <= _NEEDED_WINDOW:
+        start = 0  # the paragraph is the answer's first
+    else:
+        return True  # its paragraph starts out of reach
+    if not text.startswith(("**", "#"), start):
         return True
     first = SENTENCE_END.search(text, start, saying.start())
     return _NOT_NEEDED.search(text, start, first.end() if first else saying.start()) is None

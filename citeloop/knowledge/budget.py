@@ -34,6 +34,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from functools import partial
+from types import MappingProxyType
 from typing import NamedTuple
 
 from citeloop.knowledge.model import Entity, EntityKind, Fact, RelationKind
@@ -185,7 +186,7 @@ def _fill(
     full: Collection[str] = (),
     brief_lines: bool = True,
     core_least: float = 0.0,
-    callees: Mapping[str, Sequence[Entity]] | None = None,
+    callees: Mapping[str, Sequence[Entity]] = MappingProxyType({}),
 ) -> tuple[list[str], set[str], set[str], float]:
     """(selected, core ids without their excerpt, brief ids, tokens used) of
     :func:`fill_budget`; ``reserve`` is what the core's lines alone take; without
@@ -271,19 +272,16 @@ def _fill(
                 new_shown.append(fact.object)
             else:
                 kind = entities[fact.subject].kind
-                # Costed with the longest name first: one chosen later may leave a
-                # longer name to the line, never a longer line.
-                omitted = sorted(
-                    (
-                        callee.name
-                        for callee in (callees or {}).get(fact.subject, ())
-                        if callee.id not in chosen and callee.id != fact.object
-                    ),
-                    key=lambda name: len(data_line(name)),
-                    reverse=True,
-                )
+                # Costed with the longest name it may write: one chosen later may leave
+                # a longer name to the line, never a longer line.
+                omitted = [
+                    callee.name
+                    for callee in callees.get(fact.subject, ())
+                    if callee.id not in chosen and callee.id != fact.object
+                ]
+                longest = max(omitted, key=lambda name: len(data_line(name)), default=None)
                 places = (subject_place, object_place)
-                line = relation_line(fact, subject, [object_], kind, places, omitted)
+                line = relation_line(fact, subject, [object_], kind, places, len(omitted), longest)
                 cost += piece(line) + newline
                 new_shown += (fact.subject, fact.object)
                 if fact.relation is RelationKind.CALLS:

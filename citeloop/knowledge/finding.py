@@ -22,6 +22,7 @@ from citeloop.knowledge.seeds import (
     choose,
     entities_by_name,
     family_heads,
+    hit_weights,
     is_plain_word,
     named_groups,
     namesake_hints,
@@ -163,9 +164,9 @@ class EntityFinder:
             # What the task's other words find tells the namesakes apart.
             named = {word for group in groups for word in identifier_words(group[0].name)}
             other = [word for word in task_words(text) if word not in named]
-            hits = self.lexical(other, follow_tests=not library)
+            held = hit_weights(self.lexical(other, follow_tests=not library))
             for group in ambiguous:
-                hints.update(namesake_hints(group, hits))
+                hints.update(namesake_hints(group, held))
         return choose(groups, limit, library, self._heads, hints)
 
     def capitalized_classes(self, text: str, tests: bool | None) -> list[Entity]:

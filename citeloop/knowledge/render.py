@@ -317,26 +317,19 @@ def relation_name(entity: Entity, owners: Mapping[str, str], ambiguous: bool) ->
     return (f"{owner}.{entity.name}", "") if owner else (entity.name, place(entity))
 
 
-MAX_OMITTED_NAMES = 1
-"""Callees outside the context a ``calls`` line names; it counts the rest. Each name
-costs the budget room (on the SWE-QA questions, one name cost about a point of recall
-against the count alone's 0.7): one, the best ranked, to ask for."""
-
-
-def omitted_callees(names: Sequence[str], nameable: bool = True) -> str:
-    """What a ``calls`` line says of its caller's callees that the context does not
-    hold (``names``, the one to write first): ``; not shown: a() and 3 more``, or
-    ``; not shown: 4 more`` when none may be named (``nameable``: an entity of the
-    context has each name), ``""`` for none. Without a comma, so that the text's parser
-    (:mod:`~citeloop.grounding.context_text`) reads no entity in it: a model can name
-    one as lacking, not cite it."""
-    if not names:
+def omitted_callees(count: int, name: str | None = None) -> str:
+    """What a ``calls`` line says of the ``count`` callees of its caller that the
+    context does not hold: ``; not shown: name() and 3 more``, naming ``name`` (the best
+    ranked whose name no entity of the context has), or ``; not shown: 4 more`` when no
+    such name, ``""`` for none. One name only: each costs the budget room (on the
+    SWE-QA questions, one cost about a point of recall against the count alone's 0.7).
+    Without a comma, so that the text's parser (:mod:`~citeloop.grounding.context_text`)
+    reads no entity in it: a model can name the callee as lacking, not cite it."""
+    if count < 1:
         return ""
-    if not nameable:
-        return f"; not shown: {len(names)} more"
-    written = " and ".join(f"{name}()" for name in names[:MAX_OMITTED_NAMES])
-    more = len(names) - MAX_OMITTED_NAMES
-    return f"; not shown: {written}" + (f" and {more} more" if more > 0 else "")
+    if name is None:
+        return f"; not shown: {count} more"
+    return f"; not shown: {name}()" + (f" and {count - 1} more" if count > 1 else "")
 
 
 def relation_line(
@@ -345,22 +338,23 @@ def relation_line(
     objects: Sequence[str],
     subject_kind: EntityKind | None = None,
     places: Sequence[str] = (),
-    omitted: Sequence[str] = (),
-    nameable: bool = True,
+    omitted: int = 0,
+    omitted_name: str | None = None,
 ) -> str:
     """The line of an ``inherits`` fact, or of a caller's ``calls`` facts (through
     :func:`~citeloop.text.data_line`): ``caller() calls a(), b()``, the caller without
     brackets when ``subject_kind`` says it is a variable or a module (a module variable
     set by a call: ``formatter calls StrictFormatter()``). ``places``: what follows
     each name (:func:`place`, or ``""``), the subject's first, then each object's;
-    ``omitted``, ``nameable``: the names of the caller's callees the context does not
-    hold (:func:`omitted_callees`: a line that lists some callees does not read as all)."""
+    ``omitted``, ``omitted_name``: how many of the caller's callees the context does not
+    hold, and the one to name (:func:`omitted_callees`: a line that lists some callees
+    does not read as all)."""
     after = [*places, *[""] * (1 + len(objects))][: 1 + len(objects)]
     if fact.relation is RelationKind.INHERITS:
         return data_line(f"{subject}{after[0]} inherits from {objects[0]}{after[1]}")
     caller = subject if subject_kind in _NOT_CALLED else f"{subject}()"
     callees = ", ".join(f"{name}(){where}" for name, where in zip(objects, after[1:], strict=True))
-    return data_line(f"{caller}{after[0]} calls {callees}{omitted_callees(omitted, nameable)}")
+    return data_line(f"{caller}{after[0]} calls {callees}{omitted_callees(omitted, omitted_name)}")
 
 
 class ContextText:
@@ -463,10 +457,7 @@ class ContextText:
             omitted = [e.name for e in self._callees.get(subject, ()) if e.id not in self._by_id]
             # The name written is the best one no entity of the context has (the demo
             # had read `compile() calls validate(); not shown: validate() and 4 more`).
-            first = next((at for at, name in enumerate(omitted) if name not in self._named), None)
-            if first is not None:
-                omitted.insert(0, omitted.pop(first))
-            lines.append(
-                relation_line(fact, names[0], names[1:], kind, places, omitted, first is not None)
-            )
+            name = next((name for name in omitted if name not in self._named), None)
+            line = relation_line(fact, names[0], names[1:], kind, places, len(omitted), name)
+            lines.append(line)
         return inherits + lines

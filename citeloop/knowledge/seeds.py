@@ -220,19 +220,23 @@ def is_plain_word(name: str) -> bool:
     return name.isalnum() and name.islower()
 
 
-def namesake_hints(
-    group: Sequence[Entity], hits: Iterable[tuple[Entity, float]]
-) -> dict[str, float]:
-    """How much a task's other words point at each of the same-named entities of
-    ``group``, by id (0 to 1, relative to the best; absent: not at all): the scores of
-    what those words find (``hits``: (entity, score), best first) in its class or
-    module, or of itself, summed. The ``fit`` of the class whose ``predict_proba`` and
-    ``label_distributions_`` a question about "label distribution changes" finds, not
-    a gallery script's ``fit``."""
+def hit_weights(hits: Iterable[tuple[Entity, float]]) -> dict[str, float]:
+    """The scores of lexical ``hits`` (entity, score), each summed into its entity's id
+    and its owner's (class or module): what :func:`namesake_hints` reads."""
     held: dict[str, float] = {}
     for entity, score in hits:
         for entity_id in (entity.id, owner_id(entity.id)):
             held[entity_id] = held.get(entity_id, 0.0) + score
+    return held
+
+
+def namesake_hints(group: Sequence[Entity], held: Mapping[str, float]) -> dict[str, float]:
+    """How much a task's other words point at each of the same-named entities of
+    ``group``, by id (0 to 1, relative to the best; absent: not at all): the scores of
+    what those words find in its class or module, or of itself (``held``:
+    :func:`hit_weights`), summed. The ``fit`` of the class whose ``predict_proba`` and
+    ``label_distributions_`` a question about "label distribution changes" finds, not
+    a gallery script's ``fit``."""
     holds = {e.id: held.get(e.id, 0.0) + held.get(owner_id(e.id), 0.0) for e in group}
     best = max(holds.values(), default=0.0)
     return {entity_id: value / best for entity_id, value in holds.items() if value}
