@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Collection, Mapping
 
-from citeloop.knowledge.model import Entity, EntityKind, enclosing, is_test_path
+from citeloop.knowledge.model import Entity, EntityKind, Reason, enclosing, is_test_path
 from citeloop.knowledge.neighbourhood import Candidates, admissible
 from citeloop.knowledge.ranking import (
     NESTED_FACTOR,
@@ -29,7 +29,8 @@ from citeloop.knowledge.seeds import MAX_PER_NAME
 
 def rank_scores(found: Candidates, follow_tests: bool, damp_tests: bool) -> dict[str, float]:
     """The rank score of every candidate of ``found`` that may enter a context (a test
-    only when ``follow_tests``): its personalized PageRank from the seeds
+    only when ``follow_tests``, or when it is a member of a class the task names: a task
+    about ``TestGetItem`` is about its tests): its personalized PageRank from the seeds
     (:func:`~citeloop.knowledge.ranking.personalized_pagerank`; a seed in test code
     weighs less when ``damp_tests``), times :func:`~citeloop.knowledge.ranking.hub_factor`
     of its degree among the candidates, and the private, test-code (when ``damp_tests``)
@@ -53,9 +54,12 @@ def rank_scores(found: Candidates, follow_tests: bool, damp_tests: bool) -> dict
         if fact.subject in degree and fact.object in degree:
             degree[fact.subject] += 1
             degree[fact.object] += 1
+    named = {i for i, reason in found.reasons.items() if reason is Reason.MENTION}
     result = {}
     for entity_id, entity in found.entities.items():
-        if not admissible(entity, follow_tests):
+        if not admissible(entity, follow_tests) and not (
+            entity.kind is EntityKind.TEST and entity_id.rpartition(".")[0] in named
+        ):
             continue
         score = scores.get(entity_id, 0.0) * hub_factor(degree[entity_id])
         if entity.name.startswith("_"):

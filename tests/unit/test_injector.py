@@ -947,6 +947,14 @@ def test_tests_only_with_tested_by(store: SqliteGraphStore) -> None:
     }
 
 
+def test_a_test_class_the_task_names_brings_its_tests(store: SqliteGraphStore) -> None:
+    """A task that names a test class is about its tests: they enter with what they call,
+    as with ``tested_by`` followed; a task naming library code still gets no test."""
+    context = ContextInjector(store).inject("What does `TestCircle` check?")
+    assert "test_label" in {e.name for e in context.entities if e.kind is EntityKind.TEST}
+    assert "test_label() calls Circle(), label()" in context.text.splitlines()
+
+
 def test_requirement_closure(store: SqliteGraphStore) -> None:
     injector = ContextInjector(store, hops=0)
     assert "area" not in names(injector.inject("REQ-003-001"))
