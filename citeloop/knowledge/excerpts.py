@@ -17,8 +17,9 @@ a class says what it is for, and a line for the rest of its body: :func:`shows_d
         78 |             return get_select_statement_info(self.selectable, self.dialect)
            | … 66 more lines (L79-144)
 
-How the lines of one body are chosen, and how an excerpt line reads:
-:mod:`citeloop.knowledge.body_lines`.
+Lines a retry's answer asked for are shown too (:func:`with_asked_lines`; a range of a
+class's lines goes to the methods that hold them: :func:`of_members`). How the lines of
+one body are chosen, and how an excerpt line reads: :mod:`citeloop.knowledge.body_lines`.
 """
 
 from __future__ import annotations
@@ -27,8 +28,11 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, S
 from typing import NamedTuple
 
 from citeloop.knowledge.body_lines import BodyLines, excerpt_line
-from citeloop.knowledge.model import Entity, EntityKind
+from citeloop.knowledge.model import Entity, EntityKind, RelationKind
+from citeloop.knowledge.neighbourhood import Candidates
+from citeloop.knowledge.seeds import owner_id
 from citeloop.knowledge.source import LineSource
+from citeloop.knowledge.store import BatchedGraphStore
 
 EXCERPT_SHARE = 0.25
 """Share of the context's token budget that source excerpts may take."""
@@ -342,3 +346,41 @@ def _fit(
         shown = max(least, int(shown * room / cost) - 1)
         cost = count("\n".join(body.excerpt(shown))) + 1
     return (shown, cost) if cost <= room else None
+
+
+def of_members(
+    reads: BatchedGraphStore, asked: Sequence[tuple[str, int, int]], found: Candidates
+) -> list[tuple[str, int, int]]:
+    """``asked`` (lines an answer said the context lacks, by the entity of the
+    context that holds them) with a range of a class's lines given to the methods
+    of the class that hold its lines (``L748-761`` of ``TestThroughBinary`` are its
+    ``setup_class``'s): a class's excerpt is its ``class`` line and docstring, so
+    the code asked for is a member's. The members join ``found`` (and so the
+    context, with those lines)."""
+    classes = [
+        i for i, _, _ in asked if i in found.entities and found.entities[i].kind is EntityKind.CLASS
+    ]
+    if not classes:
+        return list(asked)
+    defined = [
+        fact.object
+        for facts in reads.facts_of_many(classes).values()
+        for fact in facts
+        if fact.relation is RelationKind.DEFINES and fact.subject in classes
+    ]
+    members: dict[str, list[Entity]] = {}
+    for entity in reads.get_entities(defined).values():
+        if excerptable(entity) and entity.line and entity.end_line:
+            members.setdefault(owner_id(entity.id), []).append(entity)
+    result = []
+    for entity_id, first, last in asked:
+        holders = sorted(
+            (m for m in members.get(entity_id, ()) if m.line <= last and first <= m.end_line),
+            key=lambda m: (m.line, m.id),
+        )
+        for member in holders:
+            found.entities.setdefault(member.id, member)
+            result.append((member.id, max(first, member.line), min(last, member.end_line)))
+        if not holders:
+            result.append((entity_id, first, last))
+    return result

@@ -23,11 +23,9 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable, Collection, Mapping, Sequence
 from functools import lru_cache
-from numbers import Integral, Real
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from citeloop.errors import ConfigurationError
 from citeloop.knowledge.body_lines import focus_terms
 from citeloop.knowledge.budget import fill_budget
 from citeloop.knowledge.candidate_order import (
@@ -42,7 +40,7 @@ from citeloop.knowledge.excerpts import (
     Excerpts,
     candidates,
     choose_excerpts,
-    excerptable,
+    of_members,
     with_asked_lines,
 )
 from citeloop.knowledge.finding import (
@@ -54,9 +52,9 @@ from citeloop.knowledge.finding import (
     task_words,
 )
 from citeloop.knowledge.implementations import used_implementations
+from citeloop.knowledge.injector_settings import check_settings
 from citeloop.knowledge.model import (
     DEFAULT_MAX_CONTEXT_TOKENS,
-    MAX_CONTEXT_TOKENS,
     ContextEntity,
     ContextExpansion,
     Entity,
@@ -67,7 +65,13 @@ from citeloop.knowledge.model import (
     Tier,
     is_example_path,
 )
-from citeloop.knowledge.neighbourhood import Candidates, admissible, requirement_closure, walk
+from citeloop.knowledge.neighbourhood import (
+    Candidates,
+    admissible,
+    known_callees,
+    requirement_closure,
+    walk,
+)
 from citeloop.knowledge.render import MEMBER_KINDS, RENDERED_RELATIONS, ContextText
 from citeloop.knowledge.retrieval import RANK_DECAY, RetrievedSeeds, Retriever
 from citeloop.knowledge.reuse import CONTEXTS_KEPT, ReusedContexts, SourceRecorder
@@ -81,9 +85,6 @@ from citeloop.knowledge.store import (
     changed_during,
 )
 from citeloop.text import estimated_tokens
-
-_STORE_READS = ("entities_named", "names", "get_entity", "facts_of", "snapshot")
-"""What an injector reads of its store (:class:`~citeloop.knowledge.store.GraphStore`)."""
 
 TEST_TASK_TYPES = frozenset({"test", "tests", "testing"})
 """Task types that follow ``tested_by`` relations as if ``include_tested_by`` were set."""
@@ -111,31 +112,6 @@ def _source_root(store: GraphStore) -> tuple[Path, Callable[..., dict[str, str]]
         return None
     root = source_root()
     return (root, digests) if root is not None and root.is_dir() else None
-
-
-_CALLABLE = frozenset({EntityKind.FUNCTION, EntityKind.METHOD, EntityKind.CLASS})
-
-
-def known_callees(found: Candidates, scores: Mapping[str, float]) -> dict[str, list[Entity]]:
-    """What each candidate calls among the functions, methods and classes of the graph
-    the walk read (``found``), best ranked first, by caller id: a ``calls`` line names
-    those its context does not hold (:func:`~citeloop.knowledge.render.omitted_callees`;
-    played answers had read ``_set_params() calls BaseEstimator.set_params()`` as all
-    it calls, and never asked for ``_replace_estimator``)."""
-    callees: dict[str, list[Entity]] = {}
-    for fact in found.facts.values():
-        callee = found.entities.get(fact.object)
-        if (
-            fact.relation is RelationKind.CALLS
-            and fact.subject != fact.object
-            and callee is not None
-            and callee.resolved
-            and callee.kind in _CALLABLE
-        ):
-            callees.setdefault(fact.subject, []).append(callee)
-    for listed in callees.values():
-        listed.sort(key=lambda entity: (-scores.get(entity.id, 0.0), entity.id))
-    return callees
 
 
 class _Selection(NamedTuple):
@@ -246,48 +222,15 @@ class ContextInjector:
         excerpt_share: float = EXCERPT_SHARE,
         reuse_contexts: int = CONTEXTS_KEPT,
     ) -> None:
-        missing = [name for name in _STORE_READS if not callable(getattr(store, name, None))]
-        if missing:
-            given = f"the path {str(store)!r}" if isinstance(store, str | Path) else None
-            raise ConfigurationError(
-                f"store must be a graph store, got {given or type(store).__name__} (it has "
-                f"no {', '.join(missing)}); open one: ContextInjector(SqliteGraphStore(path))"
-            )
-        for name, value, kind in (
-            ("hops", hops, "an int"),
-            ("reuse_contexts", reuse_contexts, "an int"),
-            ("max_context_tokens", max_context_tokens, "an int"),
-            ("lexical_hits", lexical_hits, "an int"),
-            ("max_entities", 1 if max_entities is None else max_entities, "an int or None"),
-        ):
-            if isinstance(value, bool) or not isinstance(value, Integral):
-                raise ConfigurationError(f"{name} must be {kind}, got {value!r}")
-        if hops < 0:
-            raise ConfigurationError(f"hops must be >= 0, got {hops}; use 0 for seeds only")
-        if not 1 <= max_context_tokens <= MAX_CONTEXT_TOKENS:
-            raise ConfigurationError(
-                f"max_context_tokens must be within 1..{MAX_CONTEXT_TOKENS:,}, "
-                f"got {max_context_tokens}"
-            )
-        if max_entities is not None and max_entities < 1:
-            raise ConfigurationError(f"max_entities must be >= 1 or None, got {max_entities}")
-        if lexical_hits < 0:
-            raise ConfigurationError(
-                f"lexical_hits must be >= 0, got {lexical_hits}; use 0 for no lexical retrieval"
-            )
-        if reuse_contexts < 0:
-            raise ConfigurationError(
-                f"reuse_contexts must be >= 0, got {reuse_contexts}; use 0 to build every context"
-            )
-        if isinstance(excerpt_share, bool) or not isinstance(excerpt_share, Real):
-            raise ConfigurationError(
-                f"excerpt_share must be a number between 0 and 1, got {excerpt_share!r}"
-            )
-        if not 0 <= excerpt_share <= 1:
-            raise ConfigurationError(
-                f"excerpt_share must be between 0 and 1, got {excerpt_share!r}; "
-                "use 0 for no source excerpts"
-            )
+        check_settings(
+            store,
+            hops=hops,
+            max_context_tokens=max_context_tokens,
+            max_entities=max_entities,
+            lexical_hits=lexical_hits,
+            excerpt_share=excerpt_share,
+            reuse_contexts=reuse_contexts,
+        )
         self.store = store
         self.hops = int(hops)
         self.max_context_tokens = int(max_context_tokens)
@@ -521,7 +464,7 @@ class ContextInjector:
         )
         if source is not None and widening.lines:  # the lines the last answer asked for
             room = budget * min(1.0, self.excerpt_share * 2) / 2  # half its share of source
-            asked_lines = self._of_members(widening.lines, found)
+            asked_lines = of_members(self._reads, widening.lines, found)
             for entity_id in dict.fromkeys(entity_id for entity_id, _, _ in asked_lines):
                 if entity_id not in scores:  # a method no walk reached: ranked last
                     scores[entity_id] = 0.0
@@ -599,45 +542,6 @@ class ContextInjector:
         owners = {member: owner for member, owner in owners.items() if member in chosen}
         excerpts = excerpts.within(chosen - without_excerpt).without_nested(found.entities)
         return _Selection(found, selected, core_ids, scores, owners, excerpts, brief, callees)
-
-    def _of_members(
-        self, asked: Sequence[tuple[str, int, int]], found: Candidates
-    ) -> list[tuple[str, int, int]]:
-        """``asked`` (lines an answer said the context lacks, by the entity of the
-        context that holds them) with a range of a class's lines given to the methods
-        of the class that hold its lines (``L748-761`` of ``TestThroughBinary`` are its
-        ``setup_class``'s): a class's excerpt is its ``class`` line and docstring, so
-        the code asked for is a member's. The members join ``found`` (and so the
-        context, with those lines)."""
-        classes = [
-            i
-            for i, _, _ in asked
-            if i in found.entities and found.entities[i].kind is EntityKind.CLASS
-        ]
-        if not classes:
-            return list(asked)
-        defined = [
-            fact.object
-            for facts in self._reads.facts_of_many(classes).values()
-            for fact in facts
-            if fact.relation is RelationKind.DEFINES and fact.subject in classes
-        ]
-        members: dict[str, list[Entity]] = {}
-        for entity in self._reads.get_entities(defined).values():
-            if excerptable(entity) and entity.line and entity.end_line:
-                members.setdefault(owner_id(entity.id), []).append(entity)
-        result = []
-        for entity_id, first, last in asked:
-            holders = sorted(
-                (m for m in members.get(entity_id, ()) if m.line <= last and first <= m.end_line),
-                key=lambda m: (m.line, m.id),
-            )
-            for member in holders:
-                found.entities.setdefault(member.id, member)
-                result.append((member.id, max(first, member.line), min(last, member.end_line)))
-            if not holders:
-                result.append((entity_id, first, last))
-        return result
 
     def _focus(
         self,

@@ -5,13 +5,15 @@ each is there; :func:`walk` adds the facts of the candidates and their other end
 by hop (the strongest relations first, an entity's own facts before those about it,
 :data:`MAX_NEIGHBOURS` an entity, at most :data:`MAX_CANDIDATES` in all), following
 an unresolved call to the few entities its name may mean; :func:`requirement_closure`
-seeds what traces to a requirement among them. :mod:`~citeloop.knowledge.ranking`
-then scores the candidates.
+seeds what traces to a requirement among them; :func:`known_callees` says what each
+candidate calls among them. :mod:`~citeloop.knowledge.ranking` then scores the
+candidates.
 """
 
 from __future__ import annotations
 
 import builtins
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from citeloop.knowledge.model import Entity, EntityKind, Fact, Reason, RelationKind
@@ -205,3 +207,28 @@ def requirement_closure(reads: BatchedGraphStore, found: Candidates, weight: flo
     for entity in entities.values():
         if entity.resolved and entity.kind in RANK:
             found.seed(entity, Reason.GRAPH, weight)
+
+
+_CALLABLE = frozenset({EntityKind.FUNCTION, EntityKind.METHOD, EntityKind.CLASS})
+
+
+def known_callees(found: Candidates, scores: Mapping[str, float]) -> dict[str, list[Entity]]:
+    """What each candidate calls among the functions, methods and classes of the graph
+    the walk read (``found``), best ranked first, by caller id: a ``calls`` line names
+    those its context does not hold (:func:`~citeloop.knowledge.render.omitted_callees`;
+    played answers had read ``_set_params() calls BaseEstimator.set_params()`` as all
+    it calls, and never asked for ``_replace_estimator``)."""
+    callees: dict[str, list[Entity]] = {}
+    for fact in found.facts.values():
+        callee = found.entities.get(fact.object)
+        if (
+            fact.relation is RelationKind.CALLS
+            and fact.subject != fact.object
+            and callee is not None
+            and callee.resolved
+            and callee.kind in _CALLABLE
+        ):
+            callees.setdefault(fact.subject, []).append(callee)
+    for listed in callees.values():
+        listed.sort(key=lambda entity: (-scores.get(entity.id, 0.0), entity.id))
+    return callees

@@ -1,0 +1,75 @@
+"""The checks of :class:`~citeloop.knowledge.injector.ContextInjector`'s settings."""
+
+from __future__ import annotations
+
+from numbers import Integral, Real
+from pathlib import Path
+from typing import Any
+
+from citeloop.errors import ConfigurationError
+from citeloop.knowledge.model import MAX_CONTEXT_TOKENS
+
+STORE_READS = ("entities_named", "names", "get_entity", "facts_of", "snapshot")
+"""What an injector reads of its store (:class:`~citeloop.knowledge.store.GraphStore`)."""
+
+
+def check_settings(
+    store: Any,
+    *,
+    hops: Any,
+    max_context_tokens: Any,
+    max_entities: Any,
+    lexical_hits: Any,
+    excerpt_share: Any,
+    reuse_contexts: Any,
+) -> None:
+    """Check an injector's arguments (see
+    :class:`~citeloop.knowledge.injector.ContextInjector` for their ranges).
+
+    Raises:
+        ConfigurationError: Naming the argument, what it got, and what to pass: a
+            ``store`` without the reads of :data:`STORE_READS` (a path, say), a count
+            that is no int (``True`` is none) or out of range, an ``excerpt_share``
+            that is no number between 0 and 1.
+    """
+    missing = [name for name in STORE_READS if not callable(getattr(store, name, None))]
+    if missing:
+        given = f"the path {str(store)!r}" if isinstance(store, str | Path) else None
+        raise ConfigurationError(
+            f"store must be a graph store, got {given or type(store).__name__} (it has "
+            f"no {', '.join(missing)}); open one: ContextInjector(SqliteGraphStore(path))"
+        )
+    for name, value, kind in (
+        ("hops", hops, "an int"),
+        ("reuse_contexts", reuse_contexts, "an int"),
+        ("max_context_tokens", max_context_tokens, "an int"),
+        ("lexical_hits", lexical_hits, "an int"),
+        ("max_entities", 1 if max_entities is None else max_entities, "an int or None"),
+    ):
+        if isinstance(value, bool) or not isinstance(value, Integral):
+            raise ConfigurationError(f"{name} must be {kind}, got {value!r}")
+    if hops < 0:
+        raise ConfigurationError(f"hops must be >= 0, got {hops}; use 0 for seeds only")
+    if not 1 <= max_context_tokens <= MAX_CONTEXT_TOKENS:
+        raise ConfigurationError(
+            f"max_context_tokens must be within 1..{MAX_CONTEXT_TOKENS:,}, got {max_context_tokens}"
+        )
+    if max_entities is not None and max_entities < 1:
+        raise ConfigurationError(f"max_entities must be >= 1 or None, got {max_entities}")
+    if lexical_hits < 0:
+        raise ConfigurationError(
+            f"lexical_hits must be >= 0, got {lexical_hits}; use 0 for no lexical retrieval"
+        )
+    if reuse_contexts < 0:
+        raise ConfigurationError(
+            f"reuse_contexts must be >= 0, got {reuse_contexts}; use 0 to build every context"
+        )
+    if isinstance(excerpt_share, bool) or not isinstance(excerpt_share, Real):
+        raise ConfigurationError(
+            f"excerpt_share must be a number between 0 and 1, got {excerpt_share!r}"
+        )
+    if not 0 <= excerpt_share <= 1:
+        raise ConfigurationError(
+            f"excerpt_share must be between 0 and 1, got {excerpt_share!r}; "
+            "use 0 for no source excerpts"
+        )
