@@ -7,11 +7,10 @@ model object and an optional knowledge-graph store — so they are methods of
 
 from __future__ import annotations
 
-import bisect
 import dataclasses
 import functools
 import logging
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any, Literal
 
 from langchain_core.language_models import BaseChatModel
@@ -32,6 +31,7 @@ from citeloop.checks.check import (
 from citeloop.context import GroundedAnswerContext, resolve_context
 from citeloop.errors import ConfigurationError
 from citeloop.grounding import GraphContextValidator, GraphValidationResult, build_retry_prompt
+from citeloop.grounding.asked_lines import asked_lines
 from citeloop.grounding.dismissals import dismissed_names
 from citeloop.grounding.graph_context import IndexedContext
 from citeloop.grounding.mentions import code_mentions
@@ -42,14 +42,12 @@ from citeloop.grounding.sayings import (
     lacking_names,
     lacking_words,
 )
-from citeloop.grounding.substance import same_file
 from citeloop.knowledge import (
     ContextExpansion,
     ContextInjector,
     GraphStore,
     InjectedContext,
 )
-from citeloop.knowledge.excerpts import MAX_ASKED_LINES
 from citeloop.knowledge.injector import takes_keep
 from citeloop.knowledge.model import Reason
 from citeloop.knowledge.store import BatchedGraphStore
@@ -172,90 +170,6 @@ def _check_not_empty(reads: BatchedGraphStore) -> None:
             f"{named} holds no entities: index code into it first (`citeloop index DIR "
             "--db FILE`, or citeloop.index_tree), or pass the graph file that holds it"
         )
-
-
-MAX_ASKED_RANGES = 4 * MAX_ASKED_LINES
-"""Ranges of an answer's lacking lines read at most (:func:`asked_lines`): an answer of
-thousands of ranges asks for no more lines than a widening shows, at a bounded cost."""
-
-
-def asked_lines(
-    ranges: Sequence[tuple[str | None, int, int]],
-    entities: Sequence[dict[str, Any]],
-    names: Sequence[str] = (),
-    excerpts: Mapping[str, Sequence[int]] | None = None,
-) -> tuple[tuple[str, int, int], ...]:
-    """``(entity id, first, last)`` for each of ``ranges`` (:func:`lacking_lines`: the
-    lines an answer says its context lacks) that an entity of the context holds: the
-    innermost whose span holds it, in the range's file when it names one. A range without
-    a file that entities of several files hold goes to the innermost in the file of the
-    ones the answer named among ``names`` (:func:`lacking_names`), else of those whose
-    excerpt (``excerpts``: the lines each entity's excerpt showed, by id) left out
-    exactly that range (``… 17 lines (L249-265)``), else left out some line of it; when
-    none of these is of one file, it asks for nothing. A range that is an entity's whole
-    span is its label (``attach_edge`` (L1555-1579)), not lines asked for: the names the
-    answer said are lacking bring their bodies in. The first :data:`MAX_ASKED_RANGES`
-    ranges are read: a widening shows at most ``MAX_ASKED_LINES`` lines of them."""
-    named = {name.rpartition(".")[2] for name in names}
-    shown = {entity_id: sorted(set(lines)) for entity_id, lines in (excerpts or {}).items()}
-    asked: list[tuple[str, int, int]] = []
-    for path, first, last in ranges[:MAX_ASKED_RANGES]:
-        holders = [
-            e
-            for e in entities
-            if e.get("id")
-            and isinstance(e.get("line"), int)
-            and isinstance(e.get("end_line"), int)
-            and e["line"] <= first <= last <= e["end_line"]
-            and e.get("path")
-            and (path is None or same_file(path, e["path"]))
-        ]
-        if path is None and len({e["path"] for e in holders}) > 1:
-            meant = _meant_file(holders, named, shown, first, last)
-            holders = [e for e in holders if e["path"] == meant]
-        if holders:
-            inner = min(holders, key=lambda e: (e["end_line"] - e["line"], e["id"]))
-            if (first, last) != (inner["line"], inner["end_line"]):
-                asked.append((inner["id"], first, last))
-    return tuple(dict.fromkeys(asked))
-
-
-def _meant_file(
-    holders: list[dict[str, Any]],
-    named: Collection[str],
-    shown: Mapping[str, Sequence[int]],
-    first: int,
-    last: int,
-) -> str | None:
-    """The file of the holders of lines ``first``-``last`` (of several files) that the
-    answer meant (see :func:`asked_lines`; ``shown``: each excerpt's lines, sorted),
-    ``None`` when that is not known. Each look is a binary search: many ranges asked of
-    long excerpts stay cheap."""
-
-    def within(lines: Sequence[int], a: int, b: int) -> int:  # shown lines in a-b
-        return bisect.bisect_right(lines, b) - bisect.bisect_left(lines, a)
-
-    def left_out(entity: dict[str, Any]) -> bool:  # some line of the range
-        lines = shown.get(entity["id"])
-        return lines is not None and within(lines, first, last) < last - first + 1
-
-    def gap(entity: dict[str, Any]) -> bool:  # the range is a run the excerpt left out
-        lines = shown[entity["id"]]
-        return (
-            not within(lines, first, last)
-            and (first == entity["line"] or within(lines, first - 1, first - 1) == 1)
-            and (last == entity["end_line"] or within(lines, last + 1, last + 1) == 1)
-        )
-
-    excerpted = [e for e in holders if left_out(e)]
-    for chosen in (
-        [e for e in holders if e.get("name") in named],
-        [e for e in excerpted if gap(e)],
-        excerpted,
-    ):
-        if len(files := {e["path"] for e in chosen}) == 1:
-            return files.pop()
-    return None
 
 
 def _context_update(injected: InjectedContext) -> dict[str, Any]:

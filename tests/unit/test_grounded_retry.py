@@ -612,7 +612,7 @@ def test_lines_asked_of_a_kept_class_show_a_method_no_walk_reached(tmp_path):
 
 
 def test_asked_lines_go_to_the_innermost_entity_of_their_file():
-    from citeloop.nodes.grounded_answer import asked_lines
+    from citeloop.grounding.asked_lines import asked_lines
 
     entities = [
         {"id": "m.Cls", "path": "pkg/m.py", "line": 1, "end_line": 200},
@@ -640,7 +640,7 @@ def test_asked_lines_without_a_file_go_to_the_excerpt_that_left_them_out():
     """An answer copies a gap's label (``… 17 lines (L249-265)``) without its file: the
     excerpt that left those lines out says which entity's they are, and a class the
     answer named only says which file (its method, innermost, shows them)."""
-    from citeloop.nodes.grounded_answer import asked_lines
+    from citeloop.grounding.asked_lines import asked_lines
 
     entities = [
         {"id": "c.Centroid", "name": "Centroid", "path": "c.py", "line": 26, "end_line": 356},
@@ -744,7 +744,7 @@ def test_asked_lines_keep_a_context_near_its_budget(tmp_path):
 def test_an_answer_of_thousands_of_ranges_asks_for_the_first_only():
     """A widening shows at most MAX_ASKED_LINES lines: the ranges past a bound are not
     read (each one is looked for among every entity of the context)."""
-    from citeloop.nodes.grounded_answer import MAX_ASKED_RANGES, asked_lines
+    from citeloop.grounding.asked_lines import MAX_ASKED_RANGES, asked_lines
 
     entities = [{"id": "m.run", "path": "m.py", "line": 1, "end_line": 100_000}]
     ranges = [(None, n, n) for n in range(2, MAX_ASKED_RANGES + 10)]
