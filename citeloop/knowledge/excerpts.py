@@ -356,10 +356,14 @@ def of_members(
     of the class that hold its lines (``L748-761`` of ``TestThroughBinary`` are its
     ``setup_class``'s): a class's excerpt is its ``class`` line and docstring, so
     the code asked for is a member's. The members join ``found`` (and so the
-    context, with those lines)."""
-    classes = [
-        i for i, _, _ in asked if i in found.entities and found.entities[i].kind is EntityKind.CLASS
-    ]
+    context, with those lines), and so does an entity asked of that ``found`` does not
+    hold (a class the context named only as its member's owner); a range of an id the
+    graph no longer has is left out."""
+    missing = [i for i, _, _ in asked if i not in found.entities]
+    for entity_id, entity in reads.get_entities(missing).items() if missing else ():
+        found.entities.setdefault(entity_id, entity)
+    asked = [item for item in asked if item[0] in found.entities]
+    classes = [i for i, _, _ in asked if found.entities[i].kind is EntityKind.CLASS]
     if not classes:
         return list(asked)
     defined = [

@@ -611,6 +611,24 @@ def test_lines_asked_of_a_kept_class_show_a_method_no_walk_reached(tmp_path):
         graph_store.close()
 
 
+def test_lines_asked_of_an_owner_class_show_its_method(tmp_path):
+    """The class whose lines are asked was in the context only as the owner its member's
+    line names (not selected, so not kept): the lines still go to its method, which
+    shows them (the widening had raised a KeyError and ended the run)."""
+    graph_store = indexed(tmp_path, CLASS_FILE)
+    try:
+        injector = ContextInjector(graph_store, max_context_tokens=250)
+        lines = (("shop.books.Books", SETUP_LINE + 2, SETUP_LINE + 9),)
+        expansion = ContextExpansion.for_attempt(0, lines=lines)
+        wider = injector.inject("Where is the shelf stored?", expansion=expansion)
+        shown = dict(wider.excerpts)["shop.books.Books.setup_class"]
+        assert set(range(SETUP_LINE + 2, SETUP_LINE + 10)) <= set(shown)
+        gone = (("shop.books.Gone", 1, 2),)  # an id the graph no longer has: no lines
+        assert injector.inject("Where?", expansion=ContextExpansion(lines=gone)).excerpts == ()
+    finally:
+        graph_store.close()
+
+
 def test_asked_lines_go_to_the_innermost_entity_of_their_file():
     from citeloop.grounding.asked_lines import asked_lines
 
