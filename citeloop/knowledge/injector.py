@@ -514,12 +514,15 @@ class ContextInjector:
         # An entity with an excerpt is offered right after the core and the pinned, its
         # line and its excerpt costed together: both fit in the budget, or neither shows
         # (a core or pinned entity enters anyway; its excerpt only if it fits). What the
-        # last answer said the context lacks, with its source, then the best members of
-        # a class it said the context lacks, come before the pinned: they still enter,
-        # their lines brief where whole ones would not fit beside it.
+        # last answer said the context lacks, with its source, then without (a constant
+        # such as `_IS_32BIT` has none: asked for twice, it had been offered in rank
+        # order after the pinned, and never came), then the best members of a class it
+        # said the context lacks, come before the pinned: they still enter, their lines
+        # brief where whole ones would not fit beside it.
         rank = {entity_id: at for at, entity_id in enumerate(order)}
         blocks = [entity_id for entity_id in excerpts.blocks if entity_id in rank]
         wanted = [entity_id for entity_id in blocks if entity_id in lacking]
+        wanted += [entity_id for entity_id in lacking if entity_id in rank]
         members = members_asked(order, found, lacking, widening.members)
         offered = dict.fromkeys([*core_ids, *wanted, *members, *first, *blocks, *order])
         callees = known_callees(found, scores)

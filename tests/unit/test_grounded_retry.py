@@ -629,6 +629,37 @@ def test_lines_asked_of_an_owner_class_show_its_method(tmp_path):
         graph_store.close()
 
 
+LONG_METHODS = {
+    "shop/books.py": (
+        "class Books:\n"
+        '    """The books of the shop."""\n\n'
+        + "".join(
+            f"    def check_{n}(self):\n" + "".join(f"        step_{n}_{k}()\n" for k in range(6))
+            for n in range(40)
+        )
+    ),
+    "shop/limits.py": "_LIMIT = 8\n",
+}
+
+
+def test_code_said_lacking_enters_before_the_excerpts_of_what_was_named(tmp_path):
+    """The answer named forty methods and said the context lacks ``_LIMIT``, a constant
+    (no excerpt): it enters the widened context, though the excerpts of the forty fill
+    the budget (it had been offered in rank order after them: a played answer asked
+    twice for ``_IS_32BIT``, which never came)."""
+    graph_store = indexed(tmp_path, LONG_METHODS)
+    try:
+        injector = ContextInjector(graph_store, max_context_tokens=250)
+        task = "What does `Books` check?"
+        used = tuple(f"check_{n}" for n in range(40))
+        expansion = ContextExpansion.for_attempt(0, names=(*used, "_LIMIT"), lacking=("_LIMIT",))
+        wider = injector.inject(task, expansion=expansion, default=injector.inject(task))
+        assert "_LIMIT" in {e.name for e in wider.entities}
+        assert wider.tokens <= wider.budget
+    finally:
+        graph_store.close()
+
+
 def test_asked_lines_go_to_the_innermost_entity_of_their_file():
     from citeloop.grounding.asked_lines import asked_lines
 
