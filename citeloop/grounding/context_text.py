@@ -9,6 +9,7 @@ The format (rendered by ``citeloop.knowledge.ContextInjector``, or written by ha
     ClassName.attribute: int = 3  # L20
     NAME = 'value'  # L3
     Child inherits from Base
+    Child.load() overrides Base.load()   (a property's line without brackets)
     caller() calls callee(), other()     (Owner.caller() calls Other.callee() likewise;
                                           "; not shown: x() and 2 more" names nothing)
     formatter calls StrictFormatter()    (a variable set by a call: no brackets)
@@ -29,8 +30,9 @@ Which parts are entities (the shared cases in ``shared/cases/graph_context.json`
 this down): the class name of a ``class`` line, but neither its bases (a base is an
 entity only when an ``inherits`` line names it) nor its member list (a member is an
 entity only when a member line names it); the function name of a ``def`` line, not its
-arguments; both sides of ``inherits from`` and ``calls`` (not the `` (path:line)`` after
-a name there, which only says which of two entities of one name it is); both parts of
+arguments; both sides of ``inherits from``, ``overrides`` and ``calls`` (not the
+`` (path:line)`` after a name there, which only says which of two entities of one name
+it is); both parts of
 ``Owner.member`` on a member line (``Owner.member(`` or ``Owner.member: ``/`` = ``); the
 name of a module attribute line (``NAME = ...``); every ``REQ-...`` id, except in a
 rendered line's place and summary (from ``  # L<line>`` on, which names nothing); the id
@@ -72,6 +74,7 @@ _CLASS_LINE = re.compile(r"\s*class\s+(\w+)")
 _DEF_LINE = re.compile(r"\s*(?:async\s+)?def\s+(\w+)")
 _INHERITS_LINE = re.compile(rf"\s*({_NAME})\s+inherits\s+from\s+({_NAME})")
 _CALLS_LINE = re.compile(rf"\s*({_NAME})(\([^)]*\))?\s+calls\s+({_NAME})")
+_OVERRIDES_LINE = re.compile(rf"\s*({_NAME})(\([^)]*\))?\s+overrides\s+({_NAME})")
 _MORE_CALLEES = re.compile(rf",\s*({_NAME})")
 _PLACE = re.compile(r" \([^()\r\n]*:\d+\)")
 """A place after a name on a relation line (``Name (pkg/mod.py:12)``, a path without
@@ -137,6 +140,9 @@ def _parse_line(line: str) -> tuple[list[ParsedEntity], bool]:
     relation = _PLACE.sub(" ", line) if " (" in line else line
     if match := _INHERITS_LINE.match(relation):
         return _reference(match[1], "class") + _reference(match[2], "class"), False
+    if match := _OVERRIDES_LINE.match(relation):
+        kind = "function" if match[2] else "attribute"  # a property's line has no brackets
+        return _reference(match[1], kind) + _reference(match[3], kind), False
     if match := _CALLS_LINE.match(relation):
         callees = [match[3]]
         # "caller() calls a(), b()": every callee of the line

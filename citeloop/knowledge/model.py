@@ -52,6 +52,11 @@ class RelationKind(StrEnum):
     USES_TYPE = "uses_type"
     """function/method/attribute -> class its annotations name (``x: Model``,
     ``-> list["Model"]``)."""
+    OVERRIDES = "overrides"
+    """method/property -> the definition of the same name its class would have without
+    it: the nearest up its bases, in Python's method resolution order (C3). A call
+    ``self.name()`` in a base's method runs the override on an instance of the
+    subclass."""
 
 
 UNWALKED_RELATIONS = frozenset({RelationKind.USES_TYPE, RelationKind.REFERENCES})

@@ -20,6 +20,7 @@ traces        0.6                  0.6
 decided       0.6                  0.6
 references    1.0                  0.6
 uses_type     0.5                  0.3
+overrides     0.5                  1.0
 ============  ===================  ===================
 
 Each entity's score is then damped
@@ -64,6 +65,7 @@ WEIGHTS: Mapping[RelationKind, tuple[float, float]] = {
     RelationKind.DECIDED: (0.6, 0.6),
     RelationKind.REFERENCES: (1.0, 0.6),
     RelationKind.USES_TYPE: (0.5, 0.3),
+    RelationKind.OVERRIDES: (0.5, 1.0),
 }
 """Edge weights of a fact (forward, backward), see the module docstring."""
 

@@ -67,7 +67,7 @@ MAX_BRIEF_RETURN = 40
 MEMBER_KINDS = frozenset({EntityKind.METHOD, EntityKind.ATTRIBUTE, EntityKind.TEST})
 """Kinds of entity a line names by its class (``Owner.member``) when it has one."""
 
-RENDERED_RELATIONS = (RelationKind.INHERITS, RelationKind.CALLS)
+RENDERED_RELATIONS = (RelationKind.INHERITS, RelationKind.OVERRIDES, RelationKind.CALLS)
 """The relations a context text has lines for (the others only rank its entities)."""
 
 _RECEIVERS = ("self", "cls")
@@ -341,8 +341,9 @@ def relation_line(
     omitted: int = 0,
     omitted_name: str | None = None,
 ) -> str:
-    """The line of an ``inherits`` fact, or of a caller's ``calls`` facts (through
-    :func:`~citeloop.text.data_line`): ``caller() calls a(), b()``, the caller without
+    """The line of an ``inherits`` or ``overrides`` fact (``Sub.run() overrides
+    Base.run()``, a property's without brackets), or of a caller's ``calls`` facts
+    (through :func:`~citeloop.text.data_line`): ``caller() calls a(), b()``, the caller without
     brackets when ``subject_kind`` says it is a variable or a module (a module variable
     set by a call: ``formatter calls StrictFormatter()``). ``places``: what follows
     each name (:func:`place`, or ``""``), the subject's first, then each object's;
@@ -352,7 +353,11 @@ def relation_line(
     after = [*places, *[""] * (1 + len(objects))][: 1 + len(objects)]
     if fact.relation is RelationKind.INHERITS:
         return data_line(f"{subject}{after[0]} inherits from {objects[0]}{after[1]}")
-    caller = subject if subject_kind in _NOT_CALLED else f"{subject}()"
+    brackets = "" if subject_kind in _NOT_CALLED else "()"
+    if fact.relation is RelationKind.OVERRIDES:
+        overridden = f"{objects[0]}{brackets}{after[1]}"
+        return data_line(f"{subject}{brackets}{after[0]} overrides {overridden}")
+    caller = f"{subject}{brackets}"
     callees = ", ".join(f"{name}(){where}" for name, where in zip(objects, after[1:], strict=True))
     return data_line(f"{caller}{after[0]} calls {callees}{omitted_callees(omitted, omitted_name)}")
 
@@ -435,7 +440,8 @@ class ContextText:
         return "\n".join(lines)
 
     def _relation_lines(self, facts: Sequence[Fact]) -> list[str]:
-        """One line per ``inherits`` fact, one per caller for its ``calls`` facts."""
+        """One line per ``inherits`` and ``overrides`` fact, one per caller for its
+        ``calls`` facts."""
         inherits: list[str] = []
         calls: dict[str, tuple[Fact, list[str]]] = {}
         for fact in facts:
@@ -445,9 +451,10 @@ class ContextText:
                 or fact.object not in self._by_id
             ):
                 continue
-            if fact.relation is RelationKind.INHERITS:
+            if fact.relation is not RelationKind.CALLS:
                 (subject, before), (base, after) = map(self.written, (fact.subject, fact.object))
-                inherits.append(relation_line(fact, subject, [base], places=[before, after]))
+                kind = self._by_id[fact.subject].kind
+                inherits.append(relation_line(fact, subject, [base], kind, [before, after]))
             else:
                 calls.setdefault(fact.subject, (fact, []))[1].append(fact.object)
         lines = []

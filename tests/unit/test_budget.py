@@ -61,7 +61,7 @@ def graphs(draw: st.DrawFn) -> tuple[list[Entity], list[Fact]]:
         entities.append(Entity("REQ-1", EntityKind.REQUIREMENT, name, signature=title))
     ids = [entity.id for entity in entities]
     pairs = st.tuples(st.sampled_from(ids), st.sampled_from(ids))
-    relation = st.sampled_from([RelationKind.CALLS, RelationKind.INHERITS])
+    relation = st.sampled_from([RelationKind.CALLS, RelationKind.INHERITS, RelationKind.OVERRIDES])
     facts = [
         Fact(subject, kind, object_)
         for (subject, object_), kind in draw(st.lists(st.tuples(pairs, relation), max_size=12))

@@ -283,3 +283,27 @@ def test_renames_relink_their_readers(tmp_path: Path, files: dict[str, str], cha
     with SqliteGraphStore(tmp_path / "full.db") as store:
         index_tree(root, store)
     assert _graph(tmp_path / "incremental.db") == _graph(tmp_path / "full.db")
+
+
+def test_a_base_that_drops_a_method_relinks_its_overrides(tmp_path: Path) -> None:
+    """Only the base's file changes: the subclass's ``overrides`` fact follows it."""
+    root = tmp_path / "tree"
+    _write(
+        root,
+        {
+            "pkg/__init__.py": "",
+            "pkg/base.py": "class Base:\n    def run(self):\n        return 1\n",
+            "pkg/sub.py": "from pkg.base import Base\n\n\nclass Sub(Base):\n    def run(self):\n"
+            "        return 2\n",
+        },
+    )
+
+    def overrides(store: SqliteGraphStore) -> list[str]:
+        return [f.object for f in store.facts_of("pkg.sub.Sub.run", [RelationKind.OVERRIDES])]
+
+    with SqliteGraphStore(tmp_path / "g.db") as store:
+        index_tree(root, store)
+        assert overrides(store) == ["pkg.base.Base.run"]
+        (root / "pkg" / "base.py").write_text("class Base:\n    def walk(self):\n        pass\n")
+        assert index_tree(root, store).files_indexed == 1
+        assert overrides(store) == []

@@ -29,6 +29,7 @@ from citeloop.knowledge import (
 from citeloop.knowledge.candidate_order import MEMBERS_ASKED
 from citeloop.knowledge.finding import MAX_COMPOUNDS, compound_words, task_words
 from citeloop.knowledge.model import is_example_path, is_test_path
+from citeloop.knowledge.render import relation_line
 from citeloop.text import estimated_tokens
 
 SAMPLE_REPO = Path(__file__).parent.parent / "fixtures" / "sample_repo"
@@ -953,6 +954,22 @@ def test_a_test_class_the_task_names_brings_its_tests(store: SqliteGraphStore) -
     context = ContextInjector(store).inject("What does `TestCircle` check?")
     assert "test_label" in {e.name for e in context.entities if e.kind is EntityKind.TEST}
     assert "test_label() calls Circle(), label()" in context.text.splitlines()
+
+
+def test_an_override_has_a_line_beside_the_call_it_redirects(store: SqliteGraphStore) -> None:
+    """``Shape.describe`` calls ``self.area()``, resolved to ``Shape.area``; on a
+    ``Circle`` that call runs ``Circle.area``, and the context says so in a line the
+    text's parser reads both sides of."""
+    context = ContextInjector(store).inject("How does `Circle` compute its area with `Shape`?")
+    lines = context.text.splitlines()
+    assert "Circle.area() overrides Shape.area()" in lines
+    assert "describe() calls format_area(), Shape.area(), _cache_key()" in lines
+    parsed = {entity.name: entity.kind for entity in parse_context_entities(context.text)}
+    assert {"Circle": "class", "Shape": "class", "area": "method"}.items() <= parsed.items()
+    fact = Fact("m.B.size", RelationKind.OVERRIDES, "m.A.size")
+    property_line = relation_line(fact, "B.size", ["A.size"], EntityKind.ATTRIBUTE)
+    assert property_line == "B.size overrides A.size"
+    assert [e.name for e in parse_context_entities(property_line)] == ["B", "size", "A"]
 
 
 def test_requirement_closure(store: SqliteGraphStore) -> None:

@@ -487,3 +487,55 @@ def test_an_instance_attribute_knows_the_method_that_sets_it(tmp_path: Path) -> 
     # Unpacked from a tuple, an attribute is set too (played: `labels_` said 2 times).
     assert (entity("labels_").assignments, entity("labels_").line) == (2, 18)
     assert entity("rest").set_in == "reset"
+
+
+def overridden(store: SqliteGraphStore, member: str) -> set[str]:
+    return {
+        fact.object
+        for fact in store.facts_of(member, [RelationKind.OVERRIDES])
+        if fact.subject == member
+    }
+
+
+def test_a_member_overrides_the_nearest_definition_up_its_bases(tmp_path: Path) -> None:
+    """``Leaf.run`` overrides ``Middle.run`` (not ``Root.run``, which ``Middle`` hides);
+    ``Leaf.stop`` overrides ``Root.stop`` through a base that does not define it; a
+    property overrides a property; a name no base defines overrides nothing, and a
+    class's own base list across modules and aliases is followed."""
+    store = build(
+        tmp_path,
+        {
+            "app/root.py": """
+            class Root:
+                def run(self): ...
+                def stop(self): ...
+                @property
+                def size(self): return 0
+            """,
+            "app/tree.py": """
+            from app.root import Root as Base
+
+            class Middle(Base):
+                def run(self):
+                    self.stop()
+
+            class Leaf(Middle):
+                def run(self): ...
+                def stop(self): ...
+                @property
+                def size(self): return 1
+                def grow(self): ...
+            """,
+        },
+    )
+    try:
+        assert overridden(store, "app.tree.Leaf.run") == {"app.tree.Middle.run"}
+        assert overridden(store, "app.tree.Middle.run") == {"app.root.Root.run"}
+        assert overridden(store, "app.tree.Leaf.stop") == {"app.root.Root.stop"}
+        assert overridden(store, "app.tree.Leaf.size") == {"app.root.Root.size"}
+        assert overridden(store, "app.tree.Leaf.grow") == set()
+        assert overridden(store, "app.root.Root.run") == set()
+        # The base's self-call still resolves to what the base's class holds.
+        assert calls(store, "app.tree.Middle.run") == {"app.root.Root.stop"}
+    finally:
+        store.close()

@@ -450,9 +450,9 @@ class Linked:
     """Facts derived by linking some files, and what each file's links read.
 
     Attributes:
-        facts: ``inherits``, ``calls``, ``tested_by``, ``traces``, ``uses_type`` and
-            ``references`` facts, each with the provenance of its reference (so owned by that
-            reference's file).
+        facts: ``inherits``, ``overrides``, ``calls``, ``tested_by``, ``traces``,
+            ``uses_type`` and ``references`` facts, each with the provenance of its
+            reference (so owned by that reference's file).
         dependencies: Module names each linked file's references were resolved through,
             and the ``name_key`` of each class name its strings were looked up by.
     """
@@ -466,8 +466,8 @@ def link_code(
     references: Iterable[tuple[Reference, Provenance]],
     subject_kind: Callable[[str], EntityKind | None],
 ) -> Linked:
-    """Resolve ``inherits``, ``calls``, ``traces``, ``uses_type`` and ``references``
-    references into facts (a string's class by
+    """Resolve ``inherits``, ``overrides``, ``calls``, ``traces``, ``uses_type`` and
+    ``references`` references into facts (a string's class by
     :class:`~citeloop.knowledge.indexing.string_names.StringNames`; one that names none,
     like an annotation's name that is no class of the tree, is left out).
 
@@ -512,6 +512,8 @@ def link_code(
             found = resolver.resolve(reference)
         except RecursionError:  # a chain deeper than the guards foresee: left unresolved
             found = None
+        if found is None and reference.relation is RelationKind.OVERRIDES:
+            continue  # no base defines the name: the member overrides nothing
         target = found if found is not None else unresolved_id(reference.written)
         linked.facts.append(Fact(reference.subject, reference.relation, target, provenance))
         if (

@@ -34,6 +34,7 @@ from citeloop.knowledge.indexing.references import (
     base_reference,
     call_references,
     names_class,
+    override_references,
     requirement_references,
     requirement_texts,
     string_references,
@@ -161,6 +162,7 @@ class _FileWalker:
         self.calls: list[CallSite] = []
         self.strings: list[tuple[str, str, int]] = []  # (subject, class name, line)
         self.bases: list[tuple[str, Scope, ast.expr]] = []
+        self.members: list[tuple[str, str, str, int]] = []  # (id, class id, name, line)
         self.documented: list[tuple[str, tuple[tuple[str, int], ...]]] = []
         # (attribute id, scope of the value, line, annotation, value): types resolved at the
         # end. Values and call sites are kept as small copies (compact.py), so that a block's
@@ -212,6 +214,7 @@ class _FileWalker:
             for class_id, scope, base in self.bases
             if (reference := base_reference(self.bindings, class_id, scope, base)) is not None
         )
+        self.index.references.extend(override_references(self.members, self.bases))
         self.resolve_types()
         self.index.references.extend(call_references(self.bindings, self.calls))
         self.index.references.extend(string_references(self.strings))
@@ -462,6 +465,8 @@ class _FileWalker:
             if self.add_entity(entity, scope.id, start):
                 self.spans.append((start, end, entity_id))
                 self.document(entity_id, node)
+                if in_class and kind is not EntityKind.TEST:
+                    self.members.append((entity_id, scope.id, node.name, start))
                 if "overload" in last_parts:
                     self.overloads.add(entity_id)
                 arguments = node.args

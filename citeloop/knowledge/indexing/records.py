@@ -19,8 +19,8 @@ class Reference:
     """A relation whose object is resolved at link time.
 
     Attributes:
-        relation: ``calls``, ``inherits``, ``traces``, ``decided``, ``uses_type`` or
-            ``references``.
+        relation: ``calls``, ``inherits``, ``overrides``, ``traces``, ``decided``,
+            ``uses_type`` or ``references``.
         subject: Entity id of the subject.
         target: Chain of the object (``"pkg.mod.func"``, ``"pkg.mod.Client().get"``;
             see :mod:`citeloop.knowledge.indexing.chains`), the requirement id for ``traces``, or
@@ -31,8 +31,8 @@ class Reference:
         start_line: First line of the reference, 1-based.
         end_line: Last line, inclusive.
         mode: ``"bases"`` to look ``target``'s member up in the bases of its owner
-            class only (``super().m()``), ``"code"`` for a decision-record name written
-            as code; empty otherwise.
+            class only (``super().m()``, and what a method overrides), ``"code"`` for a
+            decision-record name written as code; empty otherwise.
     """
 
     relation: RelationKind

@@ -50,6 +50,21 @@ line, column)``; the callee may be a small copy
 (:meth:`~citeloop.knowledge.indexing.compact.Compactor.callee`)."""
 
 
+def override_references(
+    members: Sequence[tuple[str, str, str, int]], bases: Sequence[tuple[str, Scope, ast.expr]]
+) -> list[Reference]:
+    """An ``overrides`` reference for each method (or property) ``(id, class id, name,
+    line)`` of ``members`` whose class has bases (``bases``: ``(class id, ...)``): the
+    linker looks its name up in the bases of its class, as for ``super().name()``, and
+    a name no base defines makes no fact."""
+    derived = {class_id for class_id, *_ in bases}
+    return [
+        Reference(RelationKind.OVERRIDES, member_id, member_id, name, line, line, "bases")
+        for member_id, class_id, name, line in members
+        if class_id in derived
+    ]
+
+
 def call_references(bindings: Bindings, calls: Sequence[CallSite]) -> list[Reference]:
     """The ``calls`` references of call sites, in source order, one per caller, target
     and name as written (the first site's lines)."""
