@@ -12,6 +12,7 @@ line per relation, a caller's calls on one line; then the decisions::
     NAME = 'value'  # L3                                     a module attribute
     REQ-008-013 requirement title
     Child inherits from Base
+    Child.run() overrides Base.run()    (a property's without brackets)
     caller() calls callee(), other()    (Owner.caller() when another entity has its name)
     caller() calls callee(); not shown: other() and 2 more    (callees not in the context)
     Name (a/mod.py:12) inherits from Name (b/base.py:40)    (module-level twins: places)
