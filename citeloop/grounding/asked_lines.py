@@ -34,10 +34,12 @@ def asked_lines(
     (:func:`~citeloop.grounding.sayings.lacking_names`), else of those whose excerpt
     (``excerpts``: the lines each entity's excerpt showed, by id) left out exactly that
     range (``… 17 lines (L249-265)``), else left out some line of it; when none of these
-    is of one file, it asks for nothing. A range that is an entity's whole span is its
-    label (``attach_edge`` (L1555-1579)), not lines asked for: the names the answer said
-    are lacking bring their bodies in. The first :data:`MAX_ASKED_RANGES` ranges are
-    read: a widening shows at most ``MAX_ASKED_LINES`` lines of them."""
+    is of one file, it asks for nothing. A range that is an entity's whole span, in any
+    file that holds it, is its label (``attach_node`` (L1444-1553)), not lines asked
+    for: the names the answer said are lacking bring their bodies in (the demo's
+    widening had shown L1444-1553 of ``Pregel``, another file's class of 2,500 lines).
+    The first :data:`MAX_ASKED_RANGES` ranges are read: a widening shows at most
+    ``MAX_ASKED_LINES`` lines of them."""
     named = {name.rpartition(".")[2] for name in names}
     shown = {entity_id: sorted(set(lines)) for entity_id, lines in (excerpts or {}).items()}
     asked: list[tuple[str, int, int]] = []
@@ -52,13 +54,14 @@ def asked_lines(
             and e.get("path")
             and (path is None or same_file(path, e["path"]))
         ]
+        if any((e["line"], e["end_line"]) == (first, last) for e in holders):
+            continue  # a label, in whichever file holds it: not lines of another file's
         if path is None and len({e["path"] for e in holders}) > 1:
             meant = _meant_file(holders, named, shown, first, last)
             holders = [e for e in holders if e["path"] == meant]
         if holders:
             inner = min(holders, key=lambda e: (e["end_line"] - e["line"], e["id"]))
-            if (first, last) != (inner["line"], inner["end_line"]):
-                asked.append((inner["id"], first, last))
+            asked.append((inner["id"], first, last))
     return tuple(dict.fromkeys(asked))
 
 

@@ -97,17 +97,21 @@ def candidates(
     entities: Mapping[str, Entity],
     most: int = MAX_EXCERPTS,
     classes: Collection[str] = (),
+    kept: Collection[str] = (),
 ) -> list[Entity]:
     """The first ``most`` :func:`excerptable` entities of ``ids`` (best first, each
     once), and the classes among them that ``classes`` holds (:func:`shows_docstring`):
-    those :func:`choose_excerpts` may show."""
+    those :func:`choose_excerpts` may show; and those of ``kept`` (what a widened
+    context showed before) past the first ``most``, in their order."""
     wanted: list[Entity] = []
+    taken = 0
     for entity_id in dict.fromkeys(ids):
-        if len(wanted) >= most:
-            break
+        if taken >= most and entity_id not in kept:
+            continue
         entity = entities[entity_id]
         if excerptable(entity) or (entity_id in classes and shows_docstring(entity)):
             wanted.append(entity)
+            taken += 1
     return wanted
 
 
@@ -153,6 +157,28 @@ class Excerpts(NamedTuple):
 def _span(entity: Entity) -> tuple[str, int, int]:
     first = entity.line or 0
     return entity.path or "", first, max(entity.end_line or first, first)
+
+
+def shown_tokens(
+    shown: Mapping[str, Sequence[int]],
+    entities: Mapping[str, Entity],
+    reader: LineSource,
+    count: Callable[[str], int],
+) -> int:
+    """The tokens the code lines of ``shown`` (line numbers by entity id, of
+    ``entities``) take as excerpt lines, each with its line break (the markers of the
+    lines left out aside: a lower bound of what showing them again costs)."""
+    paths = {entities[i].path for i in shown if i in entities and entities[i].path}
+    files = reader.lines(paths) if paths else {}
+    total = 0
+    for entity_id, numbers in shown.items():
+        entity = entities.get(entity_id)
+        lines = files.get(entity.path or "") if entity is not None else None
+        if lines is not None:
+            total += sum(
+                count(excerpt_line(n, lines[n - 1])) + 1 for n in numbers if 0 < n <= len(lines)
+            )
+    return total
 
 
 def with_asked_lines(
@@ -227,8 +253,8 @@ def choose_excerpts(
     most: int = MAX_EXCERPTS,
     more: Collection[str] = (),
 ) -> Excerpts:
-    """The excerpts of the first ``most`` excerptable entities of ``ids`` (best first)
-    that fit in ``budget`` tokens.
+    """The excerpts of the first ``most`` excerptable entities of ``ids`` (best first),
+    and of those of ``previous`` past them, that fit in ``budget`` tokens.
 
     The ``named`` ones (and those of ``previous``) come first, breadth before depth:
     each gets a first look of up to :data:`FIRST_LOOK_LINES` lines of code, best first,
@@ -265,7 +291,10 @@ def choose_excerpts(
         The excerpts, best first, and the tokens they take.
     """
     previous = previous or {}
-    wanted = candidates(ids, entities, most, {*more, *previous})
+    # What was shown before is shown again, however many lacking names come first (a
+    # played third context had dropped four bodies the answer cited for the first
+    # `most` ranked ahead of them).
+    wanted = candidates(ids, entities, most, {*more, *previous}, kept=previous)
     if not wanted or budget <= 0:
         return Excerpts({}, {}, 0)
     files = reader.lines({entity.path for entity in wanted if entity.path})

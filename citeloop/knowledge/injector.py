@@ -41,6 +41,7 @@ from citeloop.knowledge.excerpts import (
     candidates,
     choose_excerpts,
     of_members,
+    shown_tokens,
     with_asked_lines,
 )
 from citeloop.knowledge.finding import (
@@ -463,7 +464,15 @@ class ContextInjector:
             else {}
         )
         if source is not None and widening.lines:  # the lines the last answer asked for
-            room = budget * min(1.0, self.excerpt_share * 2) / 2  # half its share of source
+            said = budget * min(1.0, self.excerpt_share * 2)  # the share of an answer that
+            room = said / 2  # said it lacks code; the lines it asked for take half of it,
+            if any(i not in (shown or {}) for i in lacking):  # or half what the source
+                # shown before leaves, when it named code it lacks that was not shown:
+                # the first looks at that take the other half (the demo's third context
+                # had shown asked lines of `compile` and no line of `attach_edge`, asked
+                # for by name twice).
+                before = shown_tokens(shown or {}, found.entities, source, self.count_tokens)
+                room = min(room, max(0.0, said - before) / 2)
             asked_lines = of_members(self._reads, widening.lines, found)
             for entity_id in dict.fromkeys(entity_id for entity_id, _, _ in asked_lines):
                 if entity_id not in scores:  # a method no walk reached: ranked last

@@ -236,6 +236,28 @@ def test_a_named_entity_looks_first_and_the_others_follow_in_rank_order() -> Non
     assert "m.a" in chosen.blocks
 
 
+def test_what_was_shown_before_is_shown_again_past_the_most_excerpts() -> None:
+    """Two lacking names rank ahead of ``m.c``, which the context being widened showed:
+    with room for two excerpts by count (``most``), ``m.c`` still shows every line it
+    showed (a widened context only adds lines)."""
+    entities, reader, ids = three_long_functions()
+    previous = {"m.c": tuple(range(1, 6))}
+    wider = choose_excerpts(
+        ids,
+        entities,
+        reader,
+        400,
+        estimated_tokens,
+        previous=previous,
+        most=2,
+        more=["m.a", "m.b"],
+    )
+    assert {"m.a", "m.b", "m.c"} <= set(wider.blocks)
+    assert set(previous["m.c"]) <= set(wider.shown["m.c"])
+    # Not shown before, a third-ranked entity is still left out by the count.
+    assert "m.c" not in choose_excerpts(ids, entities, reader, 400, estimated_tokens, most=2).blocks
+
+
 def test_what_an_answer_said_it_lacks_looks_first_and_again_where_shown_before() -> None:
     entities, reader, ids = three_long_functions()
     previous = {"m.a": tuple(range(1, 9))}  # what a context shown before showed

@@ -660,6 +660,45 @@ def test_code_said_lacking_enters_before_the_excerpts_of_what_was_named(tmp_path
         graph_store.close()
 
 
+CHECKS_AND_WIRING = {
+    "shop/books.py": (
+        "class Books:\n"
+        '    """The books of the shop."""\n\n'
+        + "".join(
+            f"    def check_{n}(self):\n" + "".join(f"        step_{n}_{k}()\n" for k in range(20))
+            for n in range(6)
+        )
+    ),
+    "shop/wiring.py": "def attach(books):\n" + "".join(f"    wire_{k}(books)\n" for k in range(12)),
+}
+
+
+def test_code_said_lacking_by_name_looks_beside_the_lines_asked_for(tmp_path):
+    """The answer asked for 60 lines of three methods and said the context lacks
+    ``attach``, never shown, while what the context showed before takes much of the
+    share: the lines asked for take half of what that leaves, and ``attach`` gets its
+    first look (the demo's third context had shown the asked lines of ``compile`` and no
+    line of ``attach_edge``, asked for by name twice)."""
+    graph_store = indexed(tmp_path, CHECKS_AND_WIRING)
+    try:
+        injector = ContextInjector(graph_store, max_context_tokens=400)
+        task = "What does `Books` check?"
+        default = injector.inject(task)
+        keep = {**dict(default.excerpts), "shop.books.Books.check_3": tuple(range(67, 88))}
+        lines = tuple((f"shop.books.Books.check_{n}", 4 + 21 * n, 24 + 21 * n) for n in range(3))
+        expansion = ContextExpansion.for_attempt(
+            0, names=("attach",), lacking=("attach",), lines=lines
+        )
+        wider = injector.inject(task, expansion=expansion, default=default, keep=keep)
+        shown = dict(wider.excerpts)
+        assert "shop.wiring.attach" in shown
+        assert set(keep["shop.books.Books.check_3"]) <= set(shown["shop.books.Books.check_3"])
+        assert len(shown["shop.books.Books.check_0"]) > 1  # the lines asked for still show
+        assert wider.tokens <= wider.budget
+    finally:
+        graph_store.close()
+
+
 def test_asked_lines_go_to_the_innermost_entity_of_their_file():
     from citeloop.grounding.asked_lines import asked_lines
 
@@ -683,6 +722,37 @@ def test_asked_lines_go_to_the_innermost_entity_of_their_file():
     ]
     assert asked_lines([(None, 100, 110)], two) == ()
     assert asked_lines([(None, 100, 110)], two, ["other", "audit_log"]) == (("n.other", 100, 110),)
+
+
+def test_a_label_without_a_file_is_no_range_of_another_files_entity():
+    """``attach_node`` (L1444-1553), written without its file, is the label of the
+    method whose whole span it is, even where a long class of another file the answer
+    also named (and whose excerpt left those lines out) holds the same line numbers."""
+    from citeloop.grounding.asked_lines import asked_lines
+
+    entities = [
+        {"id": "main.Pregel", "name": "Pregel", "path": "main.py", "line": 456, "end_line": 3000},
+        {
+            "id": "state.Compiled",
+            "name": "Compiled",
+            "path": "state.py",
+            "line": 1404,
+            "end_line": 1733,
+        },
+        {
+            "id": "state.Compiled.attach_node",
+            "name": "attach_node",
+            "path": "state.py",
+            "line": 1444,
+            "end_line": 1553,
+        },
+    ]
+    names = ["Pregel", "Compiled.attach_node"]
+    excerpts = {"main.Pregel": [456, 457]}
+    assert asked_lines([(None, 1444, 1553)], entities, names, excerpts) == ()
+    assert asked_lines([(None, 1450, 1460)], entities, ["attach_node"], excerpts) == (
+        ("state.Compiled.attach_node", 1450, 1460),
+    )
 
 
 def test_asked_lines_without_a_file_go_to_the_excerpt_that_left_them_out():
