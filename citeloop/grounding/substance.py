@@ -20,7 +20,8 @@ Four checks of :class:`~citeloop.grounding.GraphContextValidator`:
   knowledge graph has is *in the graph* (the next widening can bring it in); one it
   has not is *invented*, unless it is an SQL key word or an HTTP method written alone
   (`` `LIMIT` ``, `` `GET` ``: :data:`_NOT_CODE_WORDS`), the name of an identifier
-  style (camelCase, snake_case: :data:`_NAMING_STYLES`), a file name
+  style (camelCase, snake_case: :data:`_NAMING_STYLES`), a nested-parameter key
+  (``lr__C``: :func:`_nested_key`), a file name
   (`` `pyproject.toml` ``, `` `Makefile` ``:
   :func:`~citeloop.grounding.mentions.is_file_name`), a compound mixed-case name
   whose lower case the graph has (``NumPy``, ``SciPy``: a library the code imports is
@@ -199,6 +200,15 @@ _NOT_CODE_SHAPES = (_VERSION_SEGMENT, _MATH_SYMBOL, _INDEXED_FAMILY)
 """Names written alone that are no claim about the code base, by their shape."""
 
 
+def _nested_key(name: str) -> bool:
+    """Whether ``name`` is a key of a nested-parameter or lookup syntax, two names joined
+    by ``__`` (scikit-learn's ``lr__C`` for ``C`` of the step ``lr``, Django's
+    ``name__startswith``): no entity's name (a played answer was rejected for writing
+    ``lr__C`` about ``set_params``). A private name (``_Class__attr``, as name mangling
+    writes it) is not one."""
+    return "__" in name and not name.startswith("_") and name.isidentifier()
+
+
 def _looks_like_class(part: str) -> bool:
     return part[:1].isupper() and any(char.islower() for char in part)
 
@@ -301,8 +311,10 @@ def ungrounded_names(
             continue  # `pyproject.toml`, `CMakeLists.txt`, `Makefile`: files, not code
         if all(has(part) for part in missing):
             in_graph.append(mention.name)
-        elif mention.name not in _TERMS and not any(
-            shape.fullmatch(mention.name) for shape in _NOT_CODE_SHAPES
+        elif (
+            mention.name not in _TERMS
+            and not _nested_key(mention.name)
+            and not any(shape.fullmatch(mention.name) for shape in _NOT_CODE_SHAPES)
         ):
             invented.append(mention.name)  # `LIMIT`, `GET`, camelCase, not `self.LIMIT`
     return UngroundedNames(tuple(in_graph), tuple(invented))

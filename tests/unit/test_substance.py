@@ -140,6 +140,16 @@ def test_an_indexed_keyword_family_is_no_invented_name() -> None:
     assert validate(body + SECTION).invented_names == ("MAX_SIZE", "NAXISes")
 
 
+def test_a_nested_parameter_key_is_no_invented_name() -> None:
+    # A played answer was rejected for "`set_params(lr__C=10)` sets `lr__C`": the key
+    # of scikit-learn's nested parameters (Django's lookups, `name__startswith`, alike).
+    body = "StateGraph.compile accepts `lr__C` and `name__startswith` keys."
+    assert validate(body + SECTION).invented_names == ()
+    # A mangled private name, and a made-up class, are still claims.
+    body = "StateGraph.compile reads `_Graph__nodes` and calls `SomeOtherEstimator`."
+    assert validate(body + SECTION).invented_names == ("_Graph__nodes", "SomeOtherEstimator")
+
+
 def test_a_name_pattern_claims_only_what_it_is_dotted_onto() -> None:
     # `Owner.prefix_*` names the family of an owner's members, as a reader means it: the
     # owner is a claim, the pattern is no invented name.
