@@ -11,9 +11,12 @@ APPLICATION_ID = 0x43544C50  # "CTLP"
 """The SQLite header's application id of a citeloop graph file
 (https://sqlite.org/pragma.html#pragma_application_id): tells our files from others'."""
 
-SCHEMA_VERSION = 9
-"""``PRAGMA user_version`` of the tables below. A writer drops the tables of another
-version (a graph is derived data: the next index run rebuilds it); a reader refuses them."""
+SCHEMA_VERSION = 10
+"""``PRAGMA user_version`` of the tables below and of the values they hold: a relation
+or entity kind a reader may not know (``overrides``, new in 10) is a new version, so
+that an older citeloop refuses the file with the fix instead of failing on the value. A
+writer drops the tables of another version (a graph is derived data: the next index run
+rebuilds it); a reader refuses them."""
 
 TABLES = ("meta", "files", "entities", "facts", "refs", "aliases", "types", "deps", "search")
 
