@@ -629,17 +629,15 @@ def test_lines_asked_of_an_owner_class_show_its_method(tmp_path):
         graph_store.close()
 
 
-LONG_METHODS = {
-    "shop/books.py": (
-        "class Books:\n"
-        '    """The books of the shop."""\n\n'
-        + "".join(
-            f"    def check_{n}(self):\n" + "".join(f"        step_{n}_{k}()\n" for k in range(6))
-            for n in range(40)
-        )
-    ),
-    "shop/limits.py": "_LIMIT = 8\n",
-}
+def books_checks(methods: int, steps: int) -> str:
+    """``class Books`` with ``methods`` methods ``check_<n>`` of ``steps`` calls each."""
+    return 'class Books:\n    """The books of the shop."""\n\n' + "".join(
+        f"    def check_{n}(self):\n" + "".join(f"        step_{n}_{k}()\n" for k in range(steps))
+        for n in range(methods)
+    )
+
+
+LONG_METHODS = {"shop/books.py": books_checks(40, 6), "shop/limits.py": "_LIMIT = 8\n"}
 
 
 def test_code_said_lacking_enters_before_the_excerpts_of_what_was_named(tmp_path):
@@ -661,14 +659,7 @@ def test_code_said_lacking_enters_before_the_excerpts_of_what_was_named(tmp_path
 
 
 CHECKS_AND_WIRING = {
-    "shop/books.py": (
-        "class Books:\n"
-        '    """The books of the shop."""\n\n'
-        + "".join(
-            f"    def check_{n}(self):\n" + "".join(f"        step_{n}_{k}()\n" for k in range(20))
-            for n in range(6)
-        )
-    ),
+    "shop/books.py": books_checks(6, 20),
     "shop/wiring.py": "def attach(books):\n" + "".join(f"    wire_{k}(books)\n" for k in range(12)),
 }
 
