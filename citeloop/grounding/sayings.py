@@ -551,10 +551,11 @@ _NOT_NEEDED = re.compile(
 """What says that code not shown does not bear on the answer (each alternative a fixed
 sequence of words: linear)."""
 BACK_REFERENCE = re.compile(
-    r"\W*(?:this|these|those|it|they|both|neither|none|all\s+of\s+them)\b", re.IGNORECASE
+    r"\W*(?:this|that|these|those|it|they|both|neither|none|all\s+of\s+them)\b",
+    re.IGNORECASE,
 )
 """The start of a sentence that goes on about the one before it ("This does not affect
-...", "They are not part of ...")."""
+...", "They are not part of ...", "That is not needed to answer ...")."""
 _NEEDED_WINDOW = 400
 """Characters after a saying read for a "not needed" (a bounded window each: linear)."""
 

@@ -676,6 +676,8 @@ def test_an_answer_that_says_the_context_is_not_enough_fails(sentence: str) -> N
         "**Still not shown (not needed for the answer above):** where `log` comes from.",
         "The body of `log` is not shown. It is not needed for the behaviour above.",
         "The context does not show L280-285. This does not affect the behaviour asked about.",
+        "Their bodies are not shown, so I cannot say which calls they make. That is not "
+        "needed to answer how the method itself decides.",
         # A label that says nothing is lacking, or that what follows is not needed.
         "**Missing:** nothing the question needs.",
         "\n\n**Not shown, though not needed.** The context doesn't show where `_variant` is set.",
