@@ -70,6 +70,7 @@ from citeloop.knowledge.neighbourhood import (
     Candidates,
     admissible,
     known_callees,
+    read_calls,
     requirement_closure,
     walk,
 )
@@ -440,6 +441,7 @@ class ContextInjector:
         walk(self._reads, found, self.hops + widening.extra_hops, follow_tests)
         if widening.include_requirement_closure:
             requirement_closure(self._reads, found, _SEED_WEIGHTS[Reason.LEXICAL])
+        unwalked = [entity_id for entity_id in kept if entity_id not in found.entities]
         for entity_id, entity in kept.items():
             found.entities.setdefault(entity_id, entity)
         pinned = [entity_id for entity_id in pinned if entity_id in found.entities]
@@ -535,6 +537,10 @@ class ContextInjector:
         members = members_asked(order, found, lacking, widening.members)
         offered = dict.fromkeys([*core_ids, *wanted, *members, *first, *blocks, *order])
         callees = known_callees(found, scores)
+        # A kept entity the walk did not reach: what it calls, read whole (its calls
+        # line had read as all it calls, its facts seen only from its callees').
+        for caller, listed in read_calls(self._reads, found, unwalked).items():
+            callees[caller] = sorted(listed, key=lambda e: (-scores.get(e.id, 0.0), e.id))
         selected, without_excerpt, brief = fill_budget(
             offered,
             found.entities,

@@ -13,7 +13,7 @@ candidates.
 from __future__ import annotations
 
 import builtins
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from citeloop.knowledge.model import Entity, EntityKind, Fact, Reason, RelationKind
@@ -232,3 +232,35 @@ def known_callees(found: Candidates, scores: Mapping[str, float]) -> dict[str, l
     for listed in callees.values():
         listed.sort(key=lambda entity: (-scores.get(entity.id, 0.0), entity.id))
     return callees
+
+
+def read_calls(
+    reads: BatchedGraphStore, found: Candidates, ids: Sequence[str]
+) -> dict[str, list[Entity]]:
+    """What each of ``ids`` calls among the graph's functions, methods and classes, by
+    caller id (its first :data:`MAX_NEIGHBOURS` facts, as a walk reads them), for
+    entities of a widened context that the walk did not reach; their ``calls`` facts to
+    the other candidates join ``found`` (their lines are written), the callees do not
+    (they rank nothing). A kept ``fetch_openml`` had lost its line's ``not shown: ... and
+    7 more`` and read as calling one function."""
+    if not ids:
+        return {}
+    wanted = set(ids)
+    read = {
+        caller: [f for f in facts if f.relation is RelationKind.CALLS and f.subject == caller]
+        for caller, facts in _first_facts(reads, list(ids)).items()
+        if caller in wanted
+    }
+    targets = {f.object for facts in read.values() for f in facts if not f.object.startswith("?")}
+    entities = reads.get_entities([t for t in targets if t not in found.entities])
+    result: dict[str, list[Entity]] = {}
+    for caller, facts in read.items():
+        for fact in facts:
+            callee = found.entities.get(fact.object) or entities.get(fact.object)
+            if callee is None or not callee.resolved or callee.kind not in _CALLABLE:
+                continue
+            if fact.object in found.entities:
+                found.facts.setdefault(fact.fact_id, fact)
+            if fact.object != caller:
+                result.setdefault(caller, []).append(callee)
+    return result

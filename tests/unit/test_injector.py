@@ -972,6 +972,28 @@ def test_an_override_has_a_line_beside_the_call_it_redirects(store: SqliteGraphS
     assert [e.name for e in parse_context_entities(property_line)] == ["B", "size", "A"]
 
 
+def test_a_kept_entity_no_walk_reached_says_what_its_calls_line_leaves_out() -> None:
+    """A widened context keeps ``caller``, which no walk reached (the walk read its call
+    of ``f0`` from ``f0``'s side): its calls line still names what it leaves out (a kept
+    ``fetch_openml() calls check_pandas_support()`` had read as all it calls)."""
+    entities = [
+        Entity("m.Hub", EntityKind.CLASS, "Hub"),
+        Entity("m.f0", EntityKind.FUNCTION, "f0"),
+        Entity("far.caller", EntityKind.FUNCTION, "caller"),
+        *(Entity(f"far.g{i}", EntityKind.FUNCTION, f"g{i}") for i in range(1, 6)),
+    ]
+    facts = [
+        Fact("far.caller", RelationKind.CALLS, "m.f0"),
+        *(Fact("far.caller", RelationKind.CALLS, f"far.g{i}") for i in range(1, 6)),
+    ]
+    injector = ContextInjector(MemoryGraphStore(entities, facts), max_context_tokens=60, hops=0)
+    task = "How do `Hub` and `f0` work?"
+    widening = ContextExpansion(limit_multiplier=2)
+    wider = injector.inject(task, expansion=widening, keep=["far.caller"])
+    assert "caller() calls f0(); not shown: g1() and 4 more" in wider.text.splitlines()
+    assert wider.tokens <= wider.budget
+
+
 def test_requirement_closure(store: SqliteGraphStore) -> None:
     injector = ContextInjector(store, hops=0)
     assert "area" not in names(injector.inject("REQ-003-001"))
