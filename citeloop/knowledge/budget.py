@@ -281,8 +281,13 @@ def _fill(
                 ]
                 longest = max(omitted, key=lambda name: len(data_line(name)), default=None)
                 places = (subject_place, object_place)
-                line = relation_line(fact, subject, [object_], kind, places, len(omitted), longest)
-                cost += piece(line) + newline
+                # Or with the count alone, when no name may be written ("; not shown: 1
+                # more" is longer than "; not shown: x()").
+                names = [longest, None] if omitted else [None]
+                cost += newline + max(
+                    piece(relation_line(fact, subject, [object_], kind, places, len(omitted), n))
+                    for n in names
+                )
                 new_shown += (fact.subject, fact.object)
                 if fact.relation is RelationKind.CALLS:
                     new_callers.add(fact.subject)

@@ -445,7 +445,7 @@ class ContextText:
         ``calls`` facts."""
         inherits: list[str] = []
         calls: dict[str, tuple[Fact, list[str]]] = {}
-        for fact in facts:
+        for fact in {fact.fact_id: fact for fact in facts}.values():  # each fact once
             if (
                 fact.relation not in RENDERED_RELATIONS
                 or fact.subject not in self._by_id

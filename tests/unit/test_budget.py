@@ -3,6 +3,8 @@ context of the entities :func:`fill_budget` chooses fits the budget (core aside)
 
 from __future__ import annotations
 
+import itertools
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -123,6 +125,29 @@ def test_skipping_names_too_long_to_fit_chooses_what_writing_each_line_chooses(
     skipping = fill_budget(order, by_id, facts, budget, None, core, estimated_tokens, owners)
     written = fill_budget(order, by_id, facts, budget, None, core, _quarter_characters, owners)
     assert skipping == written
+
+
+def test_a_calls_line_that_can_name_no_callee_is_costed_by_its_count() -> None:
+    """``C0``'s one callee left out, ``Gone.x``, has a name another entity holds
+    (``ab.x``), so its line says "; not shown: 1 more", longer than "; not shown: x()";
+    and a fact given twice is one line. Every order and budget fits."""
+    entities = [
+        Entity("m.C0", EntityKind.CLASS, "C0", "m0.py", 1),
+        Entity("ab.x", EntityKind.ATTRIBUTE, "x", "ab.py", 1, ": int"),
+        Entity("m.Gone.x", EntityKind.METHOD, "x", "g.py", 2, "(self, a)"),
+    ]
+    self_call = Fact("m.C0", RelationKind.CALLS, "m.C0")
+    facts = [self_call, self_call, Fact("m.C0", RelationKind.CALLS, "m.Gone.x")]
+    by_id = {entity.id: entity for entity in entities}
+    callees = {"m.C0": [by_id["m.Gone.x"]]}
+    for budget in range(10, 40):
+        for order in itertools.permutations(by_id):
+            chosen, _, brief = fill_budget(
+                list(order), by_id, facts, budget, None, (), estimated_tokens, {}, callees=callees
+            )
+            among = [f for f in facts if f.subject in chosen and f.object in chosen]
+            text = ContextText([by_id[i] for i in chosen], {}, brief, callees).render(among)
+            assert estimated_tokens(text) <= budget, (budget, order, text)
 
 
 def test_a_name_its_line_writes_shorter_is_not_skipped_for_its_length() -> None:
