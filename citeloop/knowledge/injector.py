@@ -466,13 +466,14 @@ class ContextInjector:
             else {}
         )
         if source is not None and widening.lines:  # the lines the last answer asked for
-            said = budget * min(1.0, self.excerpt_share * 2)  # the share of an answer that
-            room = said / 2  # said it lacks code; the lines it asked for take half of it,
-            if any(i not in (shown or {}) for i in lacking):  # or half what the source
-                # shown before leaves, when it named code it lacks that was not shown:
-                # the first looks at that take the other half (the demo's third context
-                # had shown asked lines of `compile` and no line of `attach_edge`, asked
-                # for by name twice).
+            # The lines asked for take half the share of source of an answer that said
+            # it lacks code; when it also named code it lacks that no context showed,
+            # half of what the source shown before leaves, the first looks at that code
+            # taking the other half (the demo's third context had shown asked lines of
+            # `compile` and no line of `attach_edge`, asked for by name twice).
+            said = budget * min(1.0, self.excerpt_share * 2)
+            room = said / 2
+            if any(entity_id not in (shown or {}) for entity_id in lacking):
                 before = shown_tokens(shown or {}, found.entities, source, self.count_tokens)
                 room = min(room, max(0.0, said - before) / 2)
             asked_lines = of_members(self._reads, widening.lines, found)
