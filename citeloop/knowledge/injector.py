@@ -540,8 +540,7 @@ class ContextInjector:
         callees = known_callees(found, scores)
         # A kept entity the walk did not reach: what it calls, read whole (its calls
         # line had read as all it calls, its facts seen only from its callees').
-        for caller, listed in read_calls(self._reads, found, unwalked).items():
-            callees[caller] = sorted(listed, key=lambda e: (-scores.get(e.id, 0.0), e.id))
+        callees.update(read_calls(self._reads, found, unwalked, scores))
         selected, without_excerpt, brief = fill_budget(
             offered,
             found.entities,

@@ -13,7 +13,7 @@ candidates.
 from __future__ import annotations
 
 import builtins
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from citeloop.knowledge.model import Entity, EntityKind, Fact, Reason, RelationKind
@@ -218,9 +218,43 @@ def known_callees(found: Candidates, scores: Mapping[str, float]) -> dict[str, l
     those its context does not hold (:func:`~citeloop.knowledge.render.omitted_callees`;
     played answers had read ``_set_params() calls BaseEstimator.set_params()`` as all
     it calls, and never asked for ``_replace_estimator``)."""
+    return _callees(found.facts.values(), found.entities.get, scores)
+
+
+def read_calls(
+    reads: BatchedGraphStore, found: Candidates, ids: Sequence[str], scores: Mapping[str, float]
+) -> dict[str, list[Entity]]:
+    """:func:`known_callees` of ``ids``, entities of a widened context that the walk did
+    not reach, read whole (their first :data:`MAX_NEIGHBOURS` facts, as a walk reads
+    them); their ``calls`` facts to the other candidates join ``found`` (their lines are
+    written), the callees do not (they rank nothing). A kept ``fetch_openml`` had lost
+    its line's ``not shown: ... and 7 more`` and read as calling one function."""
+    if not ids:
+        return {}
+    wanted = set(ids)
+    calls = [
+        fact
+        for caller, facts in _first_facts(reads, list(ids)).items()
+        if caller in wanted
+        for fact in facts
+        if fact.relation is RelationKind.CALLS and fact.subject == caller
+    ]
+    for fact in calls:
+        if fact.object in found.entities:
+            found.facts.setdefault(fact.fact_id, fact)
+    targets = {f.object for f in calls if f.object not in found.entities}
+    read = reads.get_entities([target for target in targets if not target.startswith("?")])
+    return _callees(calls, lambda i: found.entities.get(i) or read.get(i), scores)
+
+
+def _callees(
+    facts: Iterable[Fact], entity: Callable[[str], Entity | None], scores: Mapping[str, float]
+) -> dict[str, list[Entity]]:
+    """The resolved functions, methods and classes each caller of ``facts`` calls (not
+    itself), looked up by ``entity``, best ranked first, by caller id."""
     callees: dict[str, list[Entity]] = {}
-    for fact in found.facts.values():
-        callee = found.entities.get(fact.object)
+    for fact in facts:
+        callee = entity(fact.object)
         if (
             fact.relation is RelationKind.CALLS
             and fact.subject != fact.object
@@ -232,35 +266,3 @@ def known_callees(found: Candidates, scores: Mapping[str, float]) -> dict[str, l
     for listed in callees.values():
         listed.sort(key=lambda entity: (-scores.get(entity.id, 0.0), entity.id))
     return callees
-
-
-def read_calls(
-    reads: BatchedGraphStore, found: Candidates, ids: Sequence[str]
-) -> dict[str, list[Entity]]:
-    """What each of ``ids`` calls among the graph's functions, methods and classes, by
-    caller id (its first :data:`MAX_NEIGHBOURS` facts, as a walk reads them), for
-    entities of a widened context that the walk did not reach; their ``calls`` facts to
-    the other candidates join ``found`` (their lines are written), the callees do not
-    (they rank nothing). A kept ``fetch_openml`` had lost its line's ``not shown: ... and
-    7 more`` and read as calling one function."""
-    if not ids:
-        return {}
-    wanted = set(ids)
-    read = {
-        caller: [f for f in facts if f.relation is RelationKind.CALLS and f.subject == caller]
-        for caller, facts in _first_facts(reads, list(ids)).items()
-        if caller in wanted
-    }
-    targets = {f.object for facts in read.values() for f in facts if not f.object.startswith("?")}
-    entities = reads.get_entities([t for t in targets if t not in found.entities])
-    result: dict[str, list[Entity]] = {}
-    for caller, facts in read.items():
-        for fact in facts:
-            callee = found.entities.get(fact.object) or entities.get(fact.object)
-            if callee is None or not callee.resolved or callee.kind not in _CALLABLE:
-                continue
-            if fact.object in found.entities:
-                found.facts.setdefault(fact.fact_id, fact)
-            if fact.object != caller:
-                result.setdefault(caller, []).append(callee)
-    return result
