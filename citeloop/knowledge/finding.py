@@ -270,11 +270,13 @@ class EntityFinder:
             read = name if read == name.rpartition(".")[2] else read
             plain = is_plain_word(read) or len(read) < MIN_NAME_CHARS
             # `its from_json` beside `DragDataItem`: the member of a class it lacks
-            owned = [
-                e
-                for e in (group if name in lacking else ())
-                if owner_id(e.id).rpartition(".")[2] in lacking_owners
-            ]
+            owned = self._members_of_classes(
+                [
+                    e
+                    for e in (group if name in lacking else ())
+                    if owner_id(e.id).rpartition(".")[2] in lacking_owners
+                ]
+            )
             shown = [e for e in group if e.id in seen] if name not in lacking else []
             if plain and name not in lacking and not shown:  # `compile` of the class shown
                 shown = [e for e in group if owner_id(e.id) in seen]
@@ -303,6 +305,19 @@ class EntityFinder:
             for entity in group:
                 chosen.setdefault(entity.id, entity)
         return list(chosen.values())
+
+    def _members_of_classes(self, entities: list[Entity]) -> list[Entity]:
+        """Those of ``entities`` defined in a class (not a module: a played answer that
+        lacked `` `check_ucd` `` and a parameter `` `ucd` `` had brought only the
+        ``check_ucd`` of module ``ucd``)."""
+        if not entities:
+            return []
+        owners = self._reads.get_entities(list(dict.fromkeys(owner_id(e.id) for e in entities)))
+        return [
+            e
+            for e in entities
+            if (owner := owners.get(owner_id(e.id))) is not None and owner.kind is EntityKind.CLASS
+        ]
 
     def lexical(self, words: Sequence[str], follow_tests: bool) -> list[tuple[Entity, float]]:
         """The best ``lexical_hits`` entities ``words`` find that a context may hold

@@ -27,9 +27,11 @@ from citeloop.knowledge import (
     index_tree,
 )
 from citeloop.knowledge.candidate_order import MEMBERS_ASKED
-from citeloop.knowledge.finding import MAX_COMPOUNDS, compound_words, task_words
+from citeloop.knowledge.finding import MAX_COMPOUNDS, EntityFinder, compound_words, task_words
 from citeloop.knowledge.model import is_example_path, is_test_path
 from citeloop.knowledge.render import relation_line
+from citeloop.knowledge.seeds import near_context
+from citeloop.knowledge.store import batched
 from citeloop.text import estimated_tokens
 
 SAMPLE_REPO = Path(__file__).parent.parent / "fixtures" / "sample_repo"
@@ -782,6 +784,25 @@ def test_a_name_lacking_beside_a_class_said_lacking_means_that_class_s_member() 
     wider = injector.inject("`StateGraph`", expansion=plain)
     named = {e.id for e in wider.entities if e.reason == "named"}
     assert "x.Other.__init__" in named and "g.StateGraph.__init__" not in named
+
+
+def test_a_name_lacking_beside_a_module_said_lacking_means_every_one_so_named() -> None:
+    """An answer that saw both `check_ucd` functions and says it lacks `check_ucd` and a
+    parameter `ucd` (the name of a module too) means both: a function of module ``ucd``
+    is no member of a class it said lacking (a played widening had brought only that
+    one, not the one the answer asked for by its file)."""
+    entities = [
+        Entity("v.ucd", EntityKind.MODULE, "ucd", path="v/ucd.py"),
+        Entity("v.ucd.check_ucd", EntityKind.FUNCTION, "check_ucd", path="v/ucd.py"),
+        Entity("v.tree", EntityKind.MODULE, "tree", path="v/tree.py"),
+        Entity("v.tree.check_ucd", EntityKind.FUNCTION, "check_ucd", path="v/tree.py"),
+    ]
+    store = MemoryGraphStore(entities, [])
+    finder = EntityFinder(store, batched(store), 0)
+    saw = [e for e in entities if e.kind is EntityKind.FUNCTION]
+    lacking = ("check_ucd", "ucd")
+    found = finder.named(lacking, near_context(saw), lacking, {e.id for e in saw})
+    assert sorted(e.id for e in found) == ["v.tree.check_ucd", "v.ucd.check_ucd"]
 
 
 def test_a_name_lacking_means_the_one_in_a_file_the_context_showed_when_it_was_not_shown() -> None:
