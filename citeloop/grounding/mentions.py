@@ -2,7 +2,8 @@
 
 A **mention** is a name the text writes the way code is written:
 
-- in backticks (`` `read` ``, every name inside; fenced blocks too);
+- in backticks (`` `read` ``, every name inside but the parts of a path,
+  `` `pkg/io/tree.py` ``; fenced blocks too);
 - CamelCase: an upper-case letter after a lower-case one, or two upper-case letters and a
   lower-case one (``StateGraph``, ``JSONProvider``; not ``Pregel``, ``API``, nor an
   acronym's plural, ``ASTs``);
@@ -393,11 +394,19 @@ def _task_tokens(text: str) -> Iterator[tuple[str, str]]:
             continue
         for match in _TOKEN.finditer(segment):
             token = match.group()
+            if kind == "span" and _in_path(segment, match.start(), match.end()):
+                continue  # `astropy/io/votable/tree.py` names a file, not `io` or `votable`
             form = "backticks" if kind != "text" else _form(token)
             if form is None and _capitalized(token) and _mid_sentence(segment, match):
                 form = "capitalized"
             if form is not None:
                 yield token, form
+
+
+def _in_path(span: str, start: int, end: int) -> bool:
+    """Whether the token ``span[start:end]`` is a part of a path: a ``/`` is right
+    before or after it (``src/app.py``, ``./tools``)."""
+    return span[start - 1 : start] == "/" or span[end : end + 1] == "/"
 
 
 def answer_mentions(text: str, most: int | None = MAX_MENTIONS) -> list[Mention]:

@@ -430,10 +430,12 @@ _MAX_PATH = 260
 
 def _file_before(passage: str, end: int) -> str | None:
     """The file name written right before ``end`` and one space (``test_vo.py`` of
-    ``test_vo.py L748``, in backticks or not), or ``None`` when the word there is no
-    file name (``of L12``, ```add_edge` L40``, ```TfidfTransformer.fit` L1658``, whose
-    suffix is no file's). Reads at most :data:`_MAX_PATH`
-    characters back."""
+    ``test_vo.py L748``, in backticks or not; and of ``test_vo.py (L748-761)``), or
+    ``None`` when the word there is no file name (``of L12``, ```add_edge` L40``,
+    ```TfidfTransformer.fit` L1658``, whose suffix is no file's). Reads at most
+    :data:`_MAX_PATH` characters back."""
+    if end >= 3 and passage[end - 1] == "(":
+        end -= 1  # `tree.py` (L323-356): the range in brackets after the file
     if end < 2 or passage[end - 1] != " ":
         return None
     word = _word_ending(passage, end - 1, " \t\n([").strip("`*\"'")

@@ -91,6 +91,15 @@ def test_an_unclosed_backtick_is_text() -> None:
     assert mentioned("``a` b`` c`") == {"a": "backticks", "b": "backticks"}
 
 
+def test_a_path_in_backticks_names_no_code() -> None:
+    """A file's path names the file: its folders are no names (a played answer's
+    `` `astropy/io/votable/tree.py` `` had made `io` and `votable` code it lacked)."""
+    text = "See `check_ucd` in `astropy/io/votable/tree.py` and `./tools/run.sh`."
+    assert mentioned(text) == {"check_ucd": "backticks"}
+    spaced = {"a.b": "backticks", "a": "backticks", "b": "backticks"}
+    assert mentioned("Is `a.b` or `a / b` code?") == spaced
+
+
 def test_mentions_keep_their_order_and_are_bounded() -> None:
     text = " ".join(f"name_{i}" for i in range(MAX_MENTIONS + 50))
     names = [mention.name for mention in code_mentions(text)]

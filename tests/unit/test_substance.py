@@ -915,6 +915,10 @@ def test_python_names_are_read_from_modules_only_for_a_name_nothing_else_grounds
             (("a.py", 9, 9), ("pkg/b.py", 3, 4)),
         ),
         ("Lines 9-5 are not shown in the context.", ((None, 5, 9),)),
+        (
+            "The context does not show `check_ucd` in `a/tree.py` (L3-9) or `f` (L4-5).",
+            (("a/tree.py", 3, 9), (None, 4, 5)),
+        ),
         ("The context does not show note:12 or retries:3.", ()),  # no file before the colon
         ("It is set on L12. The code is shown.", ()),  # not said lacking
     ],
