@@ -224,10 +224,29 @@ def _where(entity: Entity, brief: bool = False) -> str:
         parts.append(place + _decorators(entity, brief) + where)
     summary = "" if brief else entity.summary
     if len(summary) > MAX_LINE_SUMMARY:
-        summary = summary[: MAX_LINE_SUMMARY - 1].rsplit(" ", 1)[0] + "…"
+        summary = _code_closed(summary[: MAX_LINE_SUMMARY - 1].rsplit(" ", 1)[0]) + "…"
     if summary:
         parts.append(_PLACE_MARK.sub(" #", summary))
     return f"  # {' — '.join(parts)}" if parts else ""
+
+
+_BACKTICKS = re.compile("`+")
+
+
+def _code_closed(text: str) -> str:
+    """``text`` with the code span it opens and does not close closed (a summary cut
+    inside `` `unified content descriptor` ``): a model that quotes it would pair the
+    lone backtick with the next of its own answer, and its words between the two would
+    read as code (a played answer was failed for inventing `` `are` ``). A run of
+    backticks closes the span a run of the same length opened (Markdown code spans,
+    https://spec.commonmark.org/0.31.2/#code-spans)."""
+    opened: re.Match[str] | None = None
+    for run in _BACKTICKS.finditer(text):
+        if opened is None:
+            opened = run
+        elif len(run.group()) == len(opened.group()):
+            opened = None
+    return text if opened is None else text + opened.group()
 
 
 LINES_KEPT = 8192

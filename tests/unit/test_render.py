@@ -166,6 +166,16 @@ def test_a_long_summary_is_cut_at_a_word() -> None:
     assert not summary.removesuffix("…").endswith(" ")
 
 
+def test_a_summary_cut_inside_code_closes_it() -> None:
+    """A summary cut inside a code span closes it: a model quoting the line would pair
+    the lone backtick with one of its own (a played answer was failed for inventing
+    `` `are` ``, the word between)."""
+    docstring = "Warns if *ucd* is not a valid `unified content descriptor " + "word " * 30
+    entity = Entity("m.f", EntityKind.FUNCTION, "f", path="m.py", line=1, docstring=docstring)
+    summary = entity_line(entity, None).split(" — ", 1)[1]
+    assert summary.endswith("`…") and summary.count("`") == 2
+
+
 def test_a_user_signature_without_parentheses_gets_them() -> None:
     assert (
         entity_line(Entity("m.f", EntityKind.FUNCTION, "f", signature="a, b"), None)
