@@ -27,7 +27,8 @@ Four checks of :class:`~citeloop.grounding.GraphContextValidator`:
   whose lower case the graph has (``NumPy``, ``SciPy``: a library the code imports is
   a graph name, ``numpy``, and prose writes it so), or a name the code calls of another
   library (``add_argument`` of ``parser.add_argument(...)``: :data:`CALLED`), which is
-  grounded.
+  grounded. A CamelCase word of prose ending in ``s`` is judged as its singular when
+  that is grounded, in the graph or one of those terms (``DataFrames``, ``NaNs``).
 - **Locations.** A citation's ``path:line`` or ``path:start-end`` is valid when the
   path is the file of a context entity of that name (the same path, or one ends with
   the other at a ``/``) and every cited line lies inside that entity's span.
@@ -52,6 +53,7 @@ from dataclasses import dataclass
 
 from citeloop.grounding.context_text import Place
 from citeloop.grounding.mentions import (
+    Mention,
     answer_code,
     identifier_words,
     is_file_name,
@@ -170,9 +172,12 @@ _NAMING_STYLES = (
 )
 """The names of identifier styles, which an answer about names writes ("the camelCase
 key of `drag_operations_mask`"): written as they describe, they name no code."""
-_TERMS = _NOT_CODE_WORDS | frozenset(_NAMING_STYLES.split())
-"""Names an answer writes alone that are no code: :data:`_NOT_CODE_WORDS` and
-:data:`_NAMING_STYLES`."""
+_MISSING_VALUES = "NaN NaT"
+"""The names of the not-a-number (IEEE 754) and not-a-time (NumPy) values, which prose
+about numeric code writes ("checks for NaNs")."""
+_TERMS = _NOT_CODE_WORDS | frozenset(f"{_NAMING_STYLES} {_MISSING_VALUES}".split())
+"""Names an answer writes alone that are no code: :data:`_NOT_CODE_WORDS`,
+:data:`_NAMING_STYLES` and :data:`_MISSING_VALUES`."""
 
 
 _VERSION_SEGMENT = re.compile(r"(?:a|b|c|rc|alpha|beta|pre|preview|post|rev|r|dev)\d{1,9}")
@@ -207,6 +212,20 @@ def _nested_key(name: str) -> bool:
     ``lr__C`` about ``set_params``). A private name (``_Class__attr``, as name mangling
     writes it) is not one."""
     return "__" in name and not name.startswith("_") and name.isidentifier()
+
+
+def _prose_plural(mention: Mention) -> bool:
+    """Whether ``mention`` may be the plural prose makes of a name: one CamelCase word
+    outside backticks ending in one ``s`` (``NaNs``, ``DataFrames``; a played answer was
+    failed for "checks for NaNs" beside `` `np.nan` ``)."""
+    name = mention.name
+    return (
+        mention.form == "camel"
+        and len(name) > 2
+        and name.endswith("s")
+        and name[-2].isalpha()
+        and name[-2] != "s"
+    )
 
 
 def _looks_like_class(part: str) -> bool:
@@ -272,6 +291,25 @@ def ungrounded_names(
     mentions, own = answer_code(body)
     written: frozenset[str] | None = None
     words: frozenset[str] | None = None
+
+    def ungrounded(part: str) -> bool:
+        nonlocal written, words
+        if part in grounded or part in own or _is_dunder(part):
+            return False
+        if prompt:
+            written = prompt_names(prompt) if written is None else written
+            if part in written:
+                return False
+            if _compound(part):
+                words = prompt_words(written) if words is None else words
+                if part.lower() in words or _part_of(part, written):
+                    return False
+        # `NumPy`, `SciPy`: a library the code imports (`?numpy`), written as prose does.
+        if _compound(part) and has(part.lower()):
+            return False
+        # `add_argument`: another library's API the code calls (`parser.add_argument`)
+        return not has(CALLED + part)
+
     in_graph: list[str] = []
     invented: list[str] = []
     for mention in mentions:  # every claim, not the first 200
@@ -283,26 +321,14 @@ def ungrounded_names(
         checked = [parts[-1]]
         if len(parts) > 1 and _looks_like_class(parts[0]):
             checked.append(parts[0])
-        missing = [
-            part
-            for part in checked
-            if part not in grounded and part not in own and not _is_dunder(part)
-        ]
-        if missing and prompt:
-            if written is None:
-                written = prompt_names(prompt)
-            missing = [part for part in missing if part not in written]
-            if any(_compound(part) for part in missing):
-                words = prompt_words(written) if words is None else words
-                missing = [
-                    part
-                    for part in missing
-                    if not (_compound(part) and (part.lower() in words or _part_of(part, written)))
-                ]
-        # `NumPy`, `SciPy`: a library the code imports (`?numpy`), written as prose does.
-        missing = [part for part in missing if not (_compound(part) and has(part.lower()))]
-        # `add_argument`: another library's API the code calls (`parser.add_argument`)
-        missing = [part for part in missing if not has(CALLED + part)]
+        missing = [part for part in checked if ungrounded(part)]
+        if missing and _prose_plural(mention):  # `NaNs`, `DataFrames`: prose's plurals
+            singular = mention.name[:-1]
+            if singular in _TERMS or not ungrounded(singular):
+                continue
+            if has(singular):
+                in_graph.append(singular)
+                continue
         if len(parts) > 1 and parts[-1] in _BUILTIN_METHODS and parts[0] not in missing:
             continue  # `self._nodes.items()`, `config.get`
         if not missing or _is_python(parts[0]):

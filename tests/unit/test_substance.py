@@ -284,6 +284,21 @@ def test_a_library_the_code_imports_written_as_prose_writes_it_is_not_invented()
     assert ungrounded_names("It clips in NumPy.", set(), None).invented == ("NumPy",)
 
 
+def test_prose_plurals_and_missing_values_are_not_invented() -> None:
+    """A CamelCase word of prose ending in ``s`` is judged as its singular: "checks for
+    NaNs" (a played answer was failed for it) names the not-a-number value, "two
+    DataFrames" the class the graph has, and the plural of a name nothing has is still
+    invented, as is a plural in backticks."""
+    names = ungrounded_names(
+        "It checks for NaNs and NaT, joins two DataFrames and two FooBars, not `NaNs`.",
+        set(),
+        {"DataFrame"},
+    )
+    assert names.invented == ("FooBars",) and names.in_graph == ("DataFrame",)
+    grounded = ungrounded_names("It joins two DataFrames.", {"DataFrame"}, set())
+    assert grounded.invented == () and grounded.in_graph == ()
+
+
 def test_another_library_s_api_the_code_calls_is_not_invented() -> None:
     """The code calls ``parser.add_argument(...)`` (argparse's): an answer naming
     `add_argument` describes that use. A name the code never calls is still invented,
