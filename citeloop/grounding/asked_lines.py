@@ -30,11 +30,14 @@ def asked_lines(
     context lacks: :func:`~citeloop.grounding.sayings.lacking_lines`) that an entity of
     the context holds: the innermost whose span holds it, in the range's file when it
     names one. A range without a file that entities of several files hold goes to the
-    innermost in the file of the ones the answer named among ``names``
-    (:func:`~citeloop.grounding.sayings.lacking_names`), else of those whose excerpt
-    (``excerpts``: the lines each entity's excerpt showed, by id) left out exactly that
-    range (``… 17 lines (L249-265)``), else left out some line of it; when none of these
-    is of one file, it asks for nothing. A range that is an entity's whole span, in any
+    innermost in the file of the ones whose excerpt (``excerpts``: the lines each
+    entity's excerpt showed, by id) left out exactly that range (``… 17 lines
+    (L249-265)``, the label the answer copied), else of the ones the answer named among
+    ``names`` (:func:`~citeloop.grounding.sayings.lacking_names`; a name such as ``fit``
+    is many entities': a played answer that copied three gaps of ``transform``'s excerpt
+    and said it lacked ``fit`` had been shown the lines of another file's ``fit``), else
+    of those whose excerpt left out some line of it; when none of these is of one file,
+    it asks for nothing. A range that is an entity's whole span, in any
     file that holds it, is its label (``attach_node`` (L1444-1553)), not lines asked
     for: the names the answer said are lacking bring their bodies in (the demo's
     widening had shown L1444-1553 of ``Pregel``, another file's class of 2,500 lines).
@@ -94,8 +97,8 @@ def _meant_file(
 
     excerpted = [e for e in holders if left_out(e)]
     for chosen in (
-        [e for e in holders if e.get("name") in named],
         [e for e in excerpted if gap(e)],
+        [e for e in holders if e.get("name") in named],
         excerpted,
     ):
         if len(files := {e["path"] for e in chosen}) == 1:

@@ -765,6 +765,11 @@ def test_asked_lines_without_a_file_go_to_the_excerpt_that_left_them_out():
     assert asked_lines(gap, entities, excerpts=excerpts) == (("c.Centroid.fit", 249, 265),)
     # The class named: its file, and the innermost entity there (the class shows no lines).
     assert asked_lines(gap, entities, ["Centroid"]) == (("c.Centroid.fit", 249, 265),)
+    # A gap of one excerpt beats a name the answer said lacking that the other file's
+    # entity has (`fit`, of a class whose excerpt showed none of those lines).
+    shown_fit = {"c.Centroid.fit": fit_shows}
+    named_fit = [{**e, "name": "run"} if e["id"] == "c.Centroid.fit" else e for e in entities]
+    assert asked_lines(gap, named_fit, ["fit"], shown_fit) == (("c.Centroid.fit", 249, 265),)
     # Not a gap of either excerpt, but lines only one of them left out.
     only = {"c.Centroid.fit": fit_shows, "v.Variance.fit": list(range(81, 291))}
     assert asked_lines([(None, 250, 260)], entities, excerpts=only) == (
