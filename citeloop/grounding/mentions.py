@@ -25,6 +25,7 @@ retrieval looks up (split from identifiers too: ``add_node`` gives ``add`` and
 
 from __future__ import annotations
 
+import bisect
 import functools
 import itertools
 import re
@@ -285,21 +286,33 @@ class Mention:
 def _code_spans(text: str) -> list[tuple[str, str]]:
     """``(segment, kind)`` pieces of ``normalize_text(text)`` without invisible
     characters, ``kind`` ``"text"``, ``"span"`` or ``"fence"``: a run of backticks opens
-    a code span that the next run of the same length closes (Markdown code spans and
-    fences); a run that nothing closes is text. One pass over the runs: linear."""
+    a code span that the next run of the same length in its block closes (a paragraph,
+    a list item or a heading: Markdown's inline content, CommonMark §6.1), or a fence
+    that the next run of its length closes; a run that nothing closes is text (a quote
+    of ```nan'`` in one paragraph does not pair with a backtick of the next, which
+    would make the words between two later code spans code: a played answer was failed
+    for the verbs of "`fit` uses `kneighbors`"). One pass over the runs: linear."""
     return list(_split_code(normalize_text(text).translate(INVISIBLE)))
+
+
+_BLOCK_START = re.compile(r"\n[ \t]*\n|\n(?=[ \t]*(?:[-*+]|\d{1,9}[.)]|#{1,6})[ \t])")
+"""Where a Markdown block ends and another starts: a blank line, or a line that opens
+a list item or a heading."""
 
 
 def _split_code(text: str) -> Iterator[tuple[str, str]]:
     runs = [(match.start(), match.end()) for match in _BACKTICKS.finditer(text)]
-    later: dict[int, list[int]] = {}  # run length -> indexes of its runs, last first
+    starts = [match.end() for match in _BLOCK_START.finditer(text)] if runs else []
+    later: dict[tuple[int, int], list[int]] = {}  # (length, block) -> its runs, last first
+    keys = []
+    for start, end in runs:  # a fence (3 backticks or more) may hold blank lines
+        keys.append((end - start, -1 if end - start >= 3 else bisect.bisect(starts, start)))
     for index in range(len(runs) - 1, -1, -1):
-        start, end = runs[index]
-        later.setdefault(end - start, []).append(index)
+        later.setdefault(keys[index], []).append(index)
     position, index = 0, 0
     while index < len(runs):
         start, end = runs[index]
-        same = later[end - start]
+        same = later[keys[index]]
         while same and same[-1] <= index:
             same.pop()
         if not same:

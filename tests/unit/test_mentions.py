@@ -91,6 +91,20 @@ def test_an_unclosed_backtick_is_text() -> None:
     assert mentioned("``a` b`` c`") == {"a": "backticks", "b": "backticks"}
 
 
+@pytest.mark.parametrize("gap", ["\n\n", "\n- ", "\n  2. ", "\n## "])
+def test_a_backtick_pairs_only_in_its_block(gap: str) -> None:
+    """A quote's lone backtick (```nan'``) is text: a paragraph, a list item or a
+    heading ends the code span it could open, so the words between the code spans of
+    the next block stay prose (a played answer was failed for the verb of "`fit` uses
+    `kneighbors`"). A fence holds its blank lines."""
+    text = f"to avoid `nan' when it is 0.{gap}`fit` uses `kneighbors`."
+    assert mentioned(text) == {"fit": "backticks", "kneighbors": "backticks"}
+    assert mentioned("```python\nvalue = 1\n\ncompute(value)\n```") == {
+        "value": "backticks",
+        "compute": "backticks",
+    }
+
+
 def test_a_path_in_backticks_names_no_code() -> None:
     """A file's path names the file: its folders are no names (a played answer's
     `` `astropy/io/votable/tree.py` `` had made `io` and `votable` code it lacked)."""
