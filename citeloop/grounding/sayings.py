@@ -560,6 +560,12 @@ BACK_REFERENCE = re.compile(
 ...", "They are not part of ...", "That is not needed to answer ...")."""
 _NEEDED_WINDOW = 400
 """Characters after a saying read for a "not needed" (a bounded window each: linear)."""
+_NOTHING_MISSING = re.compile(
+    r"\bnothing\b[^.;:!?\n]{0,60}?\b(?:is|was)\s+(?:missing|lacking|absent)\b", re.IGNORECASE
+)
+"""What says that nothing the answer needs is lacking ("Nothing needed for the question
+is missing": what else the answer says is not shown is an aside). Bounded between its
+words, so each match is short: linear."""
 
 
 _NOTHING = re.compile(r"[\s*:]{0,8}(?:nothing|none|n/a)\b", re.IGNORECASE)
@@ -574,16 +580,23 @@ def _needed(text: str, saying: re.Match[str]) -> bool:
     not affect the behaviour asked about."), nor when the bold label or heading that
     opens its paragraph says so ("**Not shown, though not needed.** The context doesn't
     show ..."), nor when what it labels is nothing ("**Missing:** nothing the question
-    needs"): played answers that were complete were asked again for such lists."""
+    needs"), nor when its sentence, the next or one before it in its paragraph says
+    nothing needed is missing ("Nothing needed for the question is missing. The test
+    ... is not shown, so I cannot say what it checks."): played answers that were
+    complete were asked again for such lists."""
     if _NOTHING.match(text, saying.end()):
         return False
     window = text[saying.start() : saying.end() + _NEEDED_WINDOW]
     end = SENTENCE_END.search(window, saying.end() - saying.start())
+    after = SENTENCE_END.search(window, end.end() + 1) if end is not None else None
+    if _NOTHING_MISSING.search(window, 0, after.end() if after else len(window)):
+        return False  # its sentence or the next says nothing needed is missing
     if end is not None and BACK_REFERENCE.match(window, end.end()):
-        end = SENTENCE_END.search(window, end.end() + 1)
+        end = after
     if _NOT_NEEDED.search(window, 0, end.end() if end else len(window)):
         return False
-    # The label that opens its paragraph (its first sentence, bold or a heading).
+    # The label that opens its paragraph (its first sentence, bold or a heading), or a
+    # sentence before it there that says nothing needed is missing.
     start = text.rfind("\n\n", max(0, saying.start() - _NEEDED_WINDOW), saying.start())
     if start >= 0:
         start += 2
@@ -591,6 +604,8 @@ def _needed(text: str, saying: re.Match[str]) -> bool:
         start = 0  # the paragraph is the answer's first
     else:
         return True  # its paragraph starts out of reach
+    if _NOTHING_MISSING.search(text, start, saying.start()):
+        return False
     if not text.startswith(("**", "#"), start):
         return True
     first = SENTENCE_END.search(text, start, saying.start())

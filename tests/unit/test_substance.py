@@ -693,6 +693,10 @@ def test_an_answer_that_says_the_context_is_not_enough_fails(sentence: str) -> N
         "The context does not show L280-285. This does not affect the behaviour asked about.",
         "Their bodies are not shown, so I cannot say which calls they make. That is not "
         "needed to answer how the method itself decides.",
+        # A sentence that says nothing needed is missing, before or after the aside.
+        "Nothing needed for the question is missing. The test `test_radian` is listed but "
+        "its body is not shown, so I cannot say what it checks.",
+        "The body of `log` is not shown. Nothing the question needs is missing, though.",
         # A label that says nothing is lacking, or that what follows is not needed.
         "**Missing:** nothing the question needs.",
         "\n\n**Not shown, though not needed.** The context doesn't show where `_variant` is set.",
