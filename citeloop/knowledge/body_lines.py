@@ -191,6 +191,11 @@ class BodyLines:
     def excerpt(self, shown: int) -> list[str]:
         return self._render(self.numbers(shown))
 
+    def render(self, numbers: Iterable[int]) -> list[str]:
+        """The excerpt lines of exactly ``numbers`` (sorted line numbers of the
+        definition), a marker for each run left out."""
+        return self._render(numbers)
+
     def _taken(self) -> list[int]:
         """Every line but the signature's after the ``def`` line and the docstring's
         (:meth:`_left_out`), in the order an excerpt takes them: the first (with the

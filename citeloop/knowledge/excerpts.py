@@ -132,26 +132,53 @@ class Excerpts(NamedTuple):
         shown = {key: lines for key, lines in self.shown.items() if key in blocks}
         return self._replace(blocks=blocks, shown=shown)
 
-    def without_nested(self, entities: Mapping[str, Entity]) -> Excerpts:
-        """Without the excerpt of a nested function (or class, or method of a nested
-        class) whose every shown line the excerpt of a function enclosing it shows too
-        (the same lines are not shown twice: a played context showed a nested
-        ``represent_mapping``'s lines under it and under the function that defines its
-        class); ``tokens`` stays what the chosen ones took."""
+    def nested_merged(self, entities: Mapping[str, Entity], reader: LineSource) -> Excerpts:
+        """With the excerpt of a nested function (or class, or method of a nested class)
+        shown in that of the function enclosing it, when both have one: the enclosing
+        excerpt shows the lines of both, and the nested one's goes (a played context
+        showed the same lines of a decorator's ``wrapper`` twice, under it and under
+        the function that defines it, each with gaps the other filled). The innermost
+        enclosing function takes it, and an excerpt with nested ones of its own takes
+        theirs first. ``tokens`` stays what the chosen ones took; the lines are fewer.
+        A file ``reader`` no longer gives leaves a nested excerpt that shows nothing
+        more than its enclosing one out, and the others as they were."""
         spans = {key: _span(entities[key]) for key in self.shown if key in entities}
-        nested = {
-            key
-            for key, (path, first, last) in spans.items()
-            if any(
-                other != key
+        into: dict[str, str] = {}
+        for key, (path, first, last) in sorted(spans.items(), key=lambda kv: kv[1][1] - kv[1][2]):
+            enclosing = [
+                other
+                for other, (other_path, other_first, other_last) in spans.items()
+                if other != key
                 and other_path == path
                 and other_first <= first <= last <= other_last
                 and (other_first, other_last) != (first, last)
-                and set(self.shown[key]) <= set(self.shown[other])
-                for other, (other_path, other_first, other_last) in spans.items()
-            )
-        }
-        return self.within([key for key in self.blocks if key not in nested])
+                and entities[other].kind in _ENCLOSING_KINDS
+            ]
+            if enclosing:
+                into[key] = min(enclosing, key=lambda other: spans[other][2] - spans[other][1])
+        if not into:
+            return self
+        files = reader.lines({spans[key][0] for key in into.values()})
+        shown = dict(self.shown)
+        blocks = dict(self.blocks)
+        # Innermost first, so that a nested excerpt's own nested lines go up with it.
+        for key in sorted(into, key=lambda key: spans[key][1] - spans[key][2]):
+            target = into[key]
+            lines = files.get(spans[target][0])
+            union = sorted({*shown[target], *shown[key]})
+            if lines is None:
+                if len(union) == len(shown[target]):
+                    del blocks[key], shown[key]
+                continue
+            body = BodyLines(entities[target], lines, {})
+            blocks[target] = body.render(union)
+            shown[target] = tuple(union)
+            del blocks[key], shown[key]
+        return self._replace(blocks=blocks, shown=shown)
+
+
+_ENCLOSING_KINDS = frozenset({EntityKind.FUNCTION, EntityKind.METHOD, EntityKind.TEST})
+"""What a nested excerpt merges into: a class's excerpt shows its head and docstring."""
 
 
 def _span(entity: Entity) -> tuple[str, int, int]:

@@ -558,7 +558,9 @@ class ContextInjector:
         selected.sort(key=rank.__getitem__)
         chosen = set(selected)
         owners = {member: owner for member, owner in owners.items() if member in chosen}
-        excerpts = excerpts.within(chosen - without_excerpt).without_nested(found.entities)
+        excerpts = excerpts.within(chosen - without_excerpt)
+        if source is not None:
+            excerpts = excerpts.nested_merged(found.entities, source)
         return _Selection(found, selected, core_ids, scores, owners, excerpts, brief, callees)
 
     def _focus(

@@ -24,7 +24,7 @@ from citeloop.knowledge import (
     SqliteGraphStore,
     index_tree,
 )
-from citeloop.knowledge.body_lines import excerpt_lines, focus_terms
+from citeloop.knowledge.body_lines import excerpt_line, excerpt_lines, focus_terms
 from citeloop.knowledge.excerpts import (
     FIRST_LOOK_LINES,
     MAX_EXCERPTS,
@@ -295,31 +295,46 @@ def test_an_excerpt_too_big_to_cut_is_left_out_and_the_next_tried() -> None:
     assert list(chosen) == ["m.b"] and used <= 30
 
 
-def test_a_nested_function_its_enclosing_excerpt_shows_whole_is_not_shown_twice() -> None:
+def test_a_nested_function_s_excerpt_is_shown_in_its_enclosing_one() -> None:
     body = ("def outer():", "    def inner():", "        return 1", "    return inner()")
     entities = {"m.outer": function("outer", 1, 4), "m.inner": function("inner", 2, 3)}
     reader = Files({"m.py": body})
     for order in (["m.outer", "m.inner"], ["m.inner", "m.outer"]):
         chosen = choose_excerpts(order, entities, reader, 500, len)
         assert set(chosen.blocks) == {"m.outer", "m.inner"}  # both costed, as chosen
-        kept = chosen.without_nested(entities)
+        kept = chosen.nested_merged(entities, reader)
         assert list(kept.blocks) == ["m.outer"] and kept.shown["m.outer"] == (1, 2, 3, 4)
+        assert kept.blocks["m.outer"] == chosen.blocks["m.outer"]
     # Left out of the context, the enclosing one takes nothing from the nested one.
     alone = choose_excerpts(["m.outer", "m.inner"], entities, reader, 500, len)
-    assert list(alone.within(["m.inner"]).without_nested(entities).blocks) == ["m.inner"]
-    # Cut short, it shows only some of the nested lines: both stay.
-    long_body = ("def outer():", "    def inner():", *["        x = 1"] * 40, "    return inner()")
-    long_entities = {"m.outer": function("outer", 1, 43), "m.inner": function("inner", 2, 42)}
-    cut = choose_excerpts(
-        ["m.outer", "m.inner"], long_entities, Files({"m.py": long_body}), 400, len
+    assert list(alone.within(["m.inner"]).nested_merged(entities, reader).blocks) == ["m.inner"]
+    # Each cut short, with lines the other leaves out (a decorator's `wrapper` and the
+    # function that defines it): one excerpt shows the lines of both, each once.
+    long_body = (
+        "def outer():",
+        "    def inner():",
+        *[f"        x = {i}" for i in range(40)],
+        "    return inner()",
     )
-    assert list(cut.without_nested(long_entities).blocks) == ["m.outer", "m.inner"]
-    # Each cut short: the nested one goes when its shown lines are all shown above.
+    long_entities = {"m.outer": function("outer", 1, 43), "m.inner": function("inner", 2, 42)}
+    long_reader = Files({"m.py": long_body})
     blocks = {"m.outer": ["..."], "m.inner": ["..."]}
+    both = Excerpts(blocks, {"m.outer": (1, 2, 3, 43), "m.inner": (2, 3, 20, 21)}, 7)
+    merged = both.nested_merged(long_entities, long_reader)
+    assert list(merged.blocks) == ["m.outer"] and merged.shown["m.outer"] == (1, 2, 3, 20, 21, 43)
+    assert [line for line in merged.blocks["m.outer"] if " | " in line and "…" not in line] == [
+        excerpt_line(n, long_body[n - 1], 2) for n in (1, 2, 3, 20, 21, 43)
+    ]
+    assert merged.tokens == 7
+    # A class's excerpt (its head and docstring) takes none of its methods' lines.
+    classy = {"m.outer": Entity("m.outer", EntityKind.CLASS, "outer", path="m.py", line=1,
+                                end_line=43), "m.inner": long_entities["m.inner"]}  # fmt: skip
+    assert list(both.nested_merged(classy, long_reader).blocks) == ["m.outer", "m.inner"]
+    # A file no longer as indexed: the nested one goes only when it adds nothing.
+    gone = Files({})
+    assert list(both.nested_merged(long_entities, gone).blocks) == ["m.outer", "m.inner"]
     within = Excerpts(blocks, {"m.outer": (1, 2, 3, 43), "m.inner": (2, 3)}, 0)
-    assert list(within.without_nested(long_entities).blocks) == ["m.outer"]
-    beyond = Excerpts(blocks, {"m.outer": (1, 2, 3, 43), "m.inner": (2, 3, 5)}, 0)
-    assert list(beyond.without_nested(long_entities).blocks) == ["m.outer", "m.inner"]
+    assert list(within.nested_merged(long_entities, gone).blocks) == ["m.outer"]
 
 
 @pytest.mark.parametrize(("line", "end"), [(-5, -1), (0, 3), (4, 2)])
