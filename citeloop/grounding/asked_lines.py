@@ -43,7 +43,7 @@ def asked_lines(
     widening had shown L1444-1553 of ``Pregel``, another file's class of 2,500 lines).
     The first :data:`MAX_ASKED_RANGES` ranges are read: a widening shows at most
     ``MAX_ASKED_LINES`` lines of them."""
-    named = {name.rpartition(".")[2] for name in names}
+    named = set(names)
     shown = {entity_id: sorted(set(lines)) for entity_id, lines in (excerpts or {}).items()}
     asked: list[tuple[str, int, int]] = []
     for path, first, last in ranges[:MAX_ASKED_RANGES]:
@@ -66,6 +66,15 @@ def asked_lines(
             inner = min(holders, key=lambda e: (e["end_line"] - e["line"], e["id"]))
             asked.append((inner["id"], first, last))
     return tuple(dict.fromkeys(asked))
+
+
+def _named(entity: dict[str, Any], names: Collection[str]) -> bool:
+    """Whether one of ``names`` names ``entity``: a bare name its name, a dotted one the
+    tail of its id (`` `_TableBaseHDU.__init__` L312-336`` is not every ``__init__``'s)."""
+    entity_id = entity["id"]
+    return entity.get("name") in names or any(
+        "." in name and (entity_id == name or entity_id.endswith("." + name)) for name in names
+    )
 
 
 def _meant_file(
@@ -98,7 +107,7 @@ def _meant_file(
     excerpted = [e for e in holders if left_out(e)]
     for chosen in (
         [e for e in excerpted if gap(e)],
-        [e for e in holders if e.get("name") in named],
+        [e for e in holders if _named(e, named)],
         excerpted,
     ):
         if len(files := {e["path"] for e in chosen}) == 1:

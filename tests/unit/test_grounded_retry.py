@@ -770,6 +770,9 @@ def test_asked_lines_without_a_file_go_to_the_excerpt_that_left_them_out():
     shown_fit = {"c.Centroid.fit": fit_shows}
     named_fit = [{**e, "name": "run"} if e["id"] == "c.Centroid.fit" else e for e in entities]
     assert asked_lines(gap, named_fit, ["fit"], shown_fit) == (("c.Centroid.fit", 249, 265),)
+    # A dotted name says which: `Variance.fit` L249-265 is not every `fit`'s.
+    assert asked_lines(gap, entities, ["Variance.fit"]) == (("v.Variance.fit", 249, 265),)
+    assert asked_lines(gap, entities, ["fit"]) == ()
     # Not a gap of either excerpt, but lines only one of them left out.
     only = {"c.Centroid.fit": fit_shows, "v.Variance.fit": list(range(81, 291))}
     assert asked_lines([(None, 250, 260)], entities, excerpts=only) == (
