@@ -33,9 +33,11 @@ def asked_lines(
     innermost in the file of the ones whose excerpt (``excerpts``: the lines each
     entity's excerpt showed, by id) left out exactly that range (``… 17 lines
     (L249-265)``, the label the answer copied), else of the ones the answer named among
-    ``names`` (:func:`~citeloop.grounding.sayings.lacking_names`; a name such as ``fit``
-    is many entities': a played answer that copied three gaps of ``transform``'s excerpt
-    and said it lacked ``fit`` had been shown the lines of another file's ``fit``), else
+    ``names`` (:func:`~citeloop.grounding.sayings.lacking_names`; a dotted one by the
+    tail of the id: `` `_TableBaseHDU.__init__` L312-336`` is not every ``__init__``'s;
+    a name such as ``fit`` is many entities': a played answer that copied three gaps of
+    ``transform``'s excerpt and said it lacked ``fit`` had been shown the lines of
+    another file's ``fit``), those whose excerpt left out some line of it first, else
     of those whose excerpt left out some line of it; when none of these is of one file,
     it asks for nothing. A range that is an entity's whole span, in any
     file that holds it, is its label (``attach_node`` (L1444-1553)), not lines asked
@@ -107,6 +109,7 @@ def _meant_file(
     excerpted = [e for e in holders if left_out(e)]
     for chosen in (
         [e for e in excerpted if gap(e)],
+        [e for e in excerpted if _named(e, named)],
         [e for e in holders if _named(e, named)],
         excerpted,
     ):

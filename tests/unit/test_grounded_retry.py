@@ -773,6 +773,12 @@ def test_asked_lines_without_a_file_go_to_the_excerpt_that_left_them_out():
     # A dotted name says which: `Variance.fit` L249-265 is not every `fit`'s.
     assert asked_lines(gap, entities, ["Variance.fit"]) == (("v.Variance.fit", 249, 265),)
     assert asked_lines(gap, entities, ["fit"]) == ()
+    # Of two named holders, the one whose excerpt left out some of the lines (the answer
+    # saw its code); the other, a class, showed none, and its method is not named.
+    classes = ["Variance", "Centroid.fit"]
+    shown = {"c.Centroid.fit": fit_shows, "v.Variance.fit": [81]}
+    inside = [(None, 250, 260)]
+    assert asked_lines(inside, entities, classes, shown) == (("c.Centroid.fit", 250, 260),)
     # Not a gap of either excerpt, but lines only one of them left out.
     only = {"c.Centroid.fit": fit_shows, "v.Variance.fit": list(range(81, 291))}
     assert asked_lines([(None, 250, 260)], entities, excerpts=only) == (
