@@ -45,6 +45,7 @@ from citeloop.knowledge.render import (
     file_heading,
     member_owner,
     name_claims,
+    place,
     relation_line,
     relation_name,
 )
@@ -251,10 +252,18 @@ def _fill(
             held = claims.get(claimed_name, ())
             twin = first_named.get(claimed_name) if len(held) == 1 else None
             if twin is not None and claimed not in held:
-                name, after = relation_name(entities[twin], owners, ambiguous=True)
+                told_apart = _held_twice(member_owner(entities[twin], owners), joining, claims)
+                name, after = relation_name(entities[twin], owners, True, told_apart)
                 told = name.removesuffix(claimed_name) + data_line(after)  # "Owner." or a place
                 if told:
                     cost += shown[twin] * piece(told)
+            if len(held) == 1 and claimed not in held:  # a class's name another's now
+                (before,) = held
+                cost += sum(
+                    count * piece(data_line(place(entities[member])))
+                    for member, count in shown.items()
+                    if owners.get(member) == before
+                )
         new_callers: set[str] = set()
         new_shown: list[str] = []  # the chosen entities this one's lines name
         for fact in links.get(entity_id, ()):
@@ -387,5 +396,19 @@ def _written(
     """:func:`~citeloop.knowledge.render.relation_name` of ``entity`` once an entity
     whose lines write ``joining`` (:func:`~citeloop.knowledge.render.name_claims`) joins
     those chosen (``claims``: the ids their lines write, by name)."""
-    ids = {*claims.get(entity.name, ()), *(i for name, i in joining if name == entity.name)}
-    return relation_name(entity, owners, len(ids) > 1)
+    return relation_name(
+        entity,
+        owners,
+        _held_twice(entity.name, joining, claims),
+        _held_twice(member_owner(entity, owners), joining, claims),
+    )
+
+
+def _held_twice(
+    name: str | None, joining: Sequence[tuple[str, str]], claims: Mapping[str, Collection[str]]
+) -> bool:
+    """Whether lines write ``name`` for two ids once an entity whose lines write
+    ``joining`` joins those chosen (``claims``: the ids their lines write, by name)."""
+    if name is None:
+        return False
+    return len({*claims.get(name, ()), *(i for claimed, i in joining if claimed == name)}) > 1

@@ -30,7 +30,8 @@ are rendered only between entities of the context, so every name the text introd
 entity of the context (but for what follows ``; not shown:`` on a calls line: the best
 ranked callee the context does not hold, which names no entity of it,
 :func:`omitted_callees`). A relation line names an entity whose name another entity of the
-context has by its class (``Owner.name``), or, when it has none, by its name and place
+context has by its class (``Owner.name``, and its place too when another class of the
+context has that class's name), or, when it has none, by its name and place
 (``Name (path:line)``, the form a citation's location takes), so that each side of a
 relation is one entity. ``GraphContextValidator`` parses the text back
 (:mod:`citeloop.grounding.context_text`), and the line shapes of the older format
@@ -323,18 +324,24 @@ def place(entity: Entity) -> str:
     return f" ({path}:{line})"
 
 
-def relation_name(entity: Entity, owners: Mapping[str, str], ambiguous: bool) -> tuple[str, str]:
+def relation_name(
+    entity: Entity, owners: Mapping[str, str], ambiguous: bool, owner_ambiguous: bool = False
+) -> tuple[str, str]:
     """How a relation line names ``entity``, and what follows the name (``owners``: class
     id by member id): when another entity of the context has its name (``ambiguous``),
-    ``Owner.name`` for a class's member, else its name and :func:`place`; else its name
-    alone, but for a special method (``__init__``), which names its class as if
-    ambiguous: every class has one. The text (:class:`ContextText`) and its budget
+    ``Owner.name`` for a class's member (and its :func:`place` when another class of the
+    context has the class's name, ``owner_ambiguous``: two test classes
+    ``TestUpdateLeapSeconds``), else its name and :func:`place`; else its name alone, but
+    for a special method (``__init__``), which names its class as if ambiguous: every
+    class has one. The text (:class:`ContextText`) and its budget
     (:mod:`~citeloop.knowledge.budget`) both name entities by it."""
     special = entity.name.startswith("__") and entity.name.endswith("__")
     if not (ambiguous or (special and entity.kind is EntityKind.METHOD)):
         return entity.name, ""
     owner = member_owner(entity, owners)
-    return (f"{owner}.{entity.name}", "") if owner else (entity.name, place(entity))
+    if owner is None:
+        return entity.name, place(entity)
+    return f"{owner}.{entity.name}", place(entity) if owner_ambiguous else ""
 
 
 def omitted_callees(count: int, name: str | None = None) -> str:
@@ -424,7 +431,9 @@ class ContextText:
         inherits from, when another entity of the context, or the class of a member
         the context holds, has its name: :func:`name_claims`)."""
         entity = self._by_id[entity_id]
-        return relation_name(entity, self.owners, entity.name in self._ambiguous)
+        owner = member_owner(entity, self.owners)
+        ambiguous = self._ambiguous
+        return relation_name(entity, self.owners, entity.name in ambiguous, owner in ambiguous)
 
     def render(
         self, facts: Sequence[Fact], excerpts: Mapping[str, Sequence[str]] | None = None

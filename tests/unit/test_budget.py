@@ -127,6 +127,36 @@ def test_skipping_names_too_long_to_fit_chooses_what_writing_each_line_chooses(
     assert skipping == written
 
 
+def test_a_member_of_a_class_another_class_s_name_has_is_costed_with_its_place() -> None:
+    """Two classes ``C0``: a relation line names ``C0.run`` with its place, once a
+    second ``run`` makes it ``C0.run``, and once the second ``C0`` makes that its place
+    too; the budget counts both, in the order the random-graph test found overflowing."""
+    kind = EntityKind
+    entities = [
+        Entity("m.C0", kind.CLASS, "C0", "m0.py", 1),
+        Entity("m.C0.get", kind.METHOD, "get", "m0.py", 2),
+        Entity("m.C0.Job", kind.METHOD, "Job", "m0.py", 2),
+        Entity("f.get", kind.FUNCTION, "get", "f.py", 3, signature="(path: str) -> dict"),
+        Entity("n.C0", kind.CLASS, "C0", "n.py", 5),
+        Entity("m.C0.run", kind.METHOD, "run", "m0.py", 2),
+        Entity("f.run", kind.FUNCTION, "run", "f.py", 3),
+        Entity("n.C0.run", kind.METHOD, "run", "n.py", 6),
+    ]
+    by_id = {entity.id: entity for entity in entities}
+    owners = {"m.C0.get": "m.C0", "m.C0.Job": "m.C0", "m.C0.run": "m.C0", "n.C0.run": "n.C0"}
+    facts = [Fact("m.C0", RelationKind.CALLS, "m.C0.run")]
+    for budget in range(20, 80):
+        chosen, _, brief = fill_budget(
+            list(by_id), by_id, facts, budget, None, (), estimated_tokens, owners
+        )
+        text = ContextText([by_id[i] for i in chosen], owners, brief).render(
+            [f for f in facts if f.subject in chosen and f.object in chosen]
+        )
+        assert estimated_tokens(text) <= budget
+        if "n.C0" in chosen and "f.run" in chosen and "m.C0.run" in chosen:
+            assert text.endswith("calls C0.run() (m0.py:2)")
+
+
 def test_a_calls_line_that_can_name_no_callee_is_costed_by_its_count() -> None:
     """``C0``'s one callee left out, ``Gone.x``, has a name another entity holds
     (``ab.x``), so its line says "; not shown: 1 more", longer than "; not shown: x()";

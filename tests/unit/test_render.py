@@ -279,7 +279,9 @@ def test_a_class_named_only_by_its_members_lines_makes_its_name_ambiguous() -> N
 
 def test_module_level_twins_on_relation_lines_are_told_apart_by_place() -> None:
     # A dialect's class inherits from the ANSI class of its name; each function calls
-    # the other's twin. A member keeps its class; an entity without a place has none.
+    # the other's twin. A member keeps its class, and its place when another class has
+    # that class's name (two played test classes `TestUpdateLeapSeconds`); an entity
+    # without a place has none.
     entities = [
         Entity("d.mysql.Limit", EntityKind.CLASS, "Limit", path="d/mysql.py", line=12),
         Entity("d.ansi.Limit", EntityKind.CLASS, "Limit", path="d/ansi.py", line=40),
@@ -300,7 +302,8 @@ def test_module_level_twins_on_relation_lines_are_told_apart_by_place() -> None:
     text = ContextText(entities, owners).render(facts)
     assert text.splitlines()[-3:] == [
         "Limit (d/mysql.py:12) inherits from Limit (d/ansi.py:40)",
-        "parse() (d/mysql.py:50) calls parse() (d/ansi.py:90), lone(), Limit.parse()",
+        "parse() (d/mysql.py:50) calls parse() (d/ansi.py:90), lone(), "
+        "Limit.parse() (d/ansi.py:44)",
         "lone() calls parse()",
     ]
     # A path with a bracket gets no place (the parser could not tell where it ends).
