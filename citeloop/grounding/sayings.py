@@ -346,6 +346,31 @@ _MEMBERS_ASKED = re.compile(
 )
 
 
+def lacking_files(body: str) -> tuple[str, ...]:
+    """The files ``body`` says code it lacks is in: the paths its
+    :func:`insufficient_passages` write (``sklearn/ensemble/_bagging.py``, in backticks
+    or not, with a line or not: ``tree.py:323``), in order, each once. A widening
+    brings a name said lacking that several entities have from those files first.
+
+    Example:
+        >>> lacking_files("The body of `predict` in `sklearn/ensemble/_bagging.py` is not shown.")
+        ('sklearn/ensemble/_bagging.py',)
+    """
+    found: dict[str, None] = {}
+    for passage in _asked_first(body):
+        for token in _PATH_TOKEN.findall(passage):
+            path = token.strip("./-").partition(":")[0]
+            stem, dot, suffix = path.rpartition("/")[2].rpartition(".")
+            if dot and stem and is_file_suffix(suffix) and not suffix.isdigit():
+                found.setdefault(path)
+    return tuple(found)
+
+
+_PATH_TOKEN = re.compile(r"[\w./:-]+")
+"""A run of the characters of a path (and of a ``:line`` after it); each character is
+read once: linear."""
+
+
 def lacking_words(body: str) -> tuple[str, ...]:
     """What ``body`` says its context lacks where it names no code for it: the words
     (:func:`~citeloop.grounding.mentions.query_words`) of the sentence of each saying

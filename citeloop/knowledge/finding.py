@@ -128,6 +128,13 @@ MIN_NAME_CHARS = 3
 the code it saw, read as a plain word is (:meth:`EntityFinder.named`)."""
 
 
+def _in_files(entity: Entity, files: Collection[str]) -> bool:
+    """Whether ``entity`` is defined in one of ``files`` (a path as written, whole or
+    the tail of the entity's path at a ``/``: ``_bagging.py``)."""
+    path = entity.path
+    return bool(path) and any(path == f or path.endswith("/" + f) for f in files)
+
+
 class EntityFinder:
     """The entities a text names or its words find, read from one graph.
 
@@ -219,6 +226,7 @@ class EntityFinder:
         lacking: Collection[str],
         seen: Collection[str] = (),
         nearest: Callable[[list[Entity]], list[Entity]] | None = None,
+        files: Collection[str] = (),
     ) -> list[Entity]:
         """The entities of names a previous answer used, in the order the answer used
         them, then by id: the entities of a bare name; of a dotted one
@@ -249,9 +257,11 @@ class EntityFinder:
         when some are near the context without being in what it showed (``seen``, by
         id: ``Base`` defined in a test file it showed), only those, else those near it
         and, of the rest, those ``nearest`` it (by package,
-        :func:`~citeloop.knowledge.seeds.nearest_package`). The same answer widens the
-        same way in every process (a set's order would depend on the string hash
-        seed)."""
+        :func:`~citeloop.knowledge.seeds.nearest_package`); when some are defined in a
+        file it said lacking code is in (``files``: "the body of `predict` in
+        `sklearn/ensemble/_bagging.py`", a plain word too), only those. The same answer
+        widens the same way in every process (a set's order would depend on the string
+        hash seed)."""
         if not names:
             return []
         wanted = list(dict.fromkeys(names))
@@ -280,6 +290,9 @@ class EntityFinder:
             shown = [e for e in group if e.id in seen] if name not in lacking else []
             if plain and name not in lacking and not shown:  # `compile` of the class shown
                 shown = [e for e in group if owner_id(e.id) in seen]
+            # `predict` "in `sklearn/ensemble/_bagging.py`": that file's, not every one
+            in_files = [e for e in group if name in lacking and _in_files(e, files)]
+            owned = owned or in_files
             if owned:
                 group = owned
             elif shown or (plain and name not in lacking):

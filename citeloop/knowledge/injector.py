@@ -435,7 +435,7 @@ class ContextInjector:
         saw = [*core, *kept.values()] if widening.names else []
         near, lacks, seen = near_context(saw), set(widening.lacking), {e.id for e in saw}
         nearest = nearest_package(saw)
-        named = self._finder.named(widening.names, near, lacks, seen, nearest)
+        named = self._finder.named(widening.names, near, lacks, seen, nearest, widening.files)
         for entity in named:
             found.seed(entity, Reason.NAMED, _SEED_WEIGHTS[Reason.NAMED])
         walk(self._reads, found, self.hops + widening.extra_hops, follow_tests)
@@ -460,7 +460,10 @@ class ContextInjector:
         # The entities the last answer said the context lacks.
         lacking = (
             dict.fromkeys(
-                e.id for e in self._finder.named(widening.lacking, near, lacks, seen, nearest)
+                e.id
+                for e in self._finder.named(
+                    widening.lacking, near, lacks, seen, nearest, widening.files
+                )
             )
             if widening.lacking
             else {}

@@ -390,6 +390,10 @@ class ContextExpansion:
             :data:`~citeloop.knowledge.excerpts.MAX_EXCERPT_LINES` a range,
             :data:`~citeloop.knowledge.excerpts.MAX_ASKED_LINES` in all and half the
             widened context's share of source.
+        files: The paths of the files the answer said code it lacks is in ("the
+            body of `predict` in `sklearn/ensemble/_bagging.py`"; see
+            :func:`citeloop.grounding.sayings.lacking_files`): a name of ``lacking``
+            that several entities have means those defined there, when some are.
     """
 
     extra_hops: int = 0
@@ -401,6 +405,7 @@ class ContextExpansion:
     lacking_words: tuple[str, ...] = ()
     lines: tuple[tuple[str, int, int], ...] = ()
     members: tuple[str, ...] = ()
+    files: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.extra_hops < 0:
@@ -410,7 +415,7 @@ class ContextExpansion:
                 f"limit_multiplier must be within 1..{MAX_LIMIT_MULTIPLIER:,}, "
                 f"got {self.limit_multiplier}"
             )
-        for field_name in ("names", "lacking", "lacking_words", "members"):
+        for field_name in ("names", "lacking", "lacking_words", "members", "files"):
             value = getattr(self, field_name)
             if isinstance(value, str):  # a str would be searched one character at a time
                 raise TypeError(
@@ -437,6 +442,7 @@ class ContextExpansion:
         lacking_words: tuple[str, ...] = (),
         lines: tuple[tuple[str, int, int], ...] = (),
         members: tuple[str, ...] = (),
+        files: tuple[str, ...] = (),
     ) -> ContextExpansion:
         """The widening used for retry ``attempt`` (0-based) of the grounded-answer loop.
 
@@ -444,8 +450,9 @@ class ContextExpansion:
         ``limit_multiplier = attempt + 2``, the ``names`` the previous answer used, those
         of them it said the context lacks (``lacking``), the words in which it said
         what else the context lacks (``lacking_words``), the source lines it said
-        the context lacks (``lines``), and the classes whose members it said the
-        context lacks (``members``).
+        the context lacks (``lines``), the classes whose members it said the
+        context lacks (``members``), and the files it said code it lacks is in
+        (``files``).
         """
         return cls(
             extra_hops=attempt + 1,
@@ -457,6 +464,7 @@ class ContextExpansion:
             lacking_words=tuple(lacking_words),
             lines=tuple(lines),
             members=tuple(members),
+            files=tuple(files),
         )
 
 

@@ -37,6 +37,7 @@ from citeloop.grounding.graph_context import IndexedContext
 from citeloop.grounding.mentions import code_mentions
 from citeloop.grounding.retry_prompt import UNSEEN_PROBLEM
 from citeloop.grounding.sayings import (
+    lacking_files,
     lacking_lines,
     lacking_members,
     lacking_names,
@@ -605,6 +606,7 @@ class GroundedAnswerNodes:
                 state.get("context_excerpts"),
             ),
             lacking_members(answer),
+            lacking_files(answer),
         )
         injected, rewrites = self._counted_inject(state, settings(runtime), expansion)
         widened = injected.text != state.get("context_text")

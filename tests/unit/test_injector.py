@@ -805,6 +805,40 @@ def test_a_name_lacking_beside_a_module_said_lacking_means_every_one_so_named() 
     assert sorted(e.id for e in found) == ["v.tree.check_ucd", "v.ucd.check_ucd"]
 
 
+def test_a_name_lacking_in_a_file_the_answer_names_means_that_file_s() -> None:
+    """An answer saying the body of `predict` in `sklearn/ensemble/_bagging.py` is not
+    shown means that file's ``predict``, not every one near the context (a played
+    widening had brought fifteen ``fit`` and ``predict`` methods of other estimators,
+    and not the one asked for)."""
+    bagging = "s/ensemble/_bagging.py"
+    entities = [
+        Entity("s.ensemble._bagging.Bagging", EntityKind.CLASS, "Bagging", path=bagging),
+        Entity("s.ensemble._bagging.Bagging.predict", EntityKind.METHOD, "predict", path=bagging),
+        Entity("s.dummy.Dummy", EntityKind.CLASS, "Dummy", path="s/dummy.py"),
+        Entity("s.dummy.Dummy.predict", EntityKind.METHOD, "predict", path="s/dummy.py"),
+        Entity("s.dummy.helper", EntityKind.FUNCTION, "helper", path="s/dummy.py"),
+    ]
+    store = MemoryGraphStore(entities, [])
+    finder = EntityFinder(store, batched(store), 0)
+    saw = [entities[4]]  # the context showed s/dummy.py: its `predict` is near it
+    lacking = ("predict",)
+
+    def named(*files: str) -> list[str]:
+        found = finder.named(lacking, near_context(saw), lacking, {saw[0].id}, None, files)
+        return sorted(e.id for e in found)
+
+    assert named() == ["s.dummy.Dummy.predict"]
+    for path in ("s/ensemble/_bagging.py", "_bagging.py", "ensemble/_bagging.py"):
+        assert named(path) == ["s.ensemble._bagging.Bagging.predict"]
+    assert named("other.py") == ["s.dummy.Dummy.predict"]
+    # Through a widening of the injector, from the answer's words to its context.
+    injector = ContextInjector(store, hops=0, lexical_hits=0)
+    asked = ContextExpansion.for_attempt(0, lacking, lacking, files=("s/ensemble/_bagging.py",))
+    wider = injector.inject("How does `helper` work?", expansion=asked)
+    assert "s.ensemble._bagging.Bagging.predict" in ids(wider.entities)
+    assert "s.dummy.Dummy.predict" not in ids(wider.entities)
+
+
 def test_a_name_lacking_means_the_one_in_a_file_the_context_showed_when_it_was_not_shown() -> None:
     """The context shows ``render`` of ``d.py``; an answer saying `add_edge` is not shown
     means the one defined in that file, not every `add_edge`; when the context showed

@@ -15,6 +15,7 @@ from citeloop.grounding.mentions import answer_code, answer_mentions, defined_in
 from citeloop.grounding.sayings import (
     LACKING_WORDS,
     insufficient_passages,
+    lacking_files,
     lacking_lines,
     lacking_members,
     lacking_names,
@@ -920,6 +921,15 @@ def test_python_names_are_read_from_modules_only_for_a_name_nothing_else_grounds
         [sys.executable, "-c", script], capture_output=True, text=True, check=True
     )
     assert done.stdout.splitlines() == ["True False", "() True"]
+
+
+def test_the_files_an_answer_says_code_it_lacks_is_in() -> None:
+    answer = (
+        "The context does not show `predict` in `sklearn/ensemble/_bagging.py`, nor "
+        "tree.py:323-356 (e.g. its loop).\n\nIt shows `io/base.py` whole."
+    )
+    assert lacking_files(answer) == ("sklearn/ensemble/_bagging.py", "tree.py")
+    assert lacking_files("It is in `a/b.py`; everything is shown.") == ()
 
 
 @pytest.mark.parametrize(
