@@ -327,12 +327,16 @@ def focus_terms(
     names: Iterable[str],
     found_by_task: Collection[str] = (),
     lacking: Iterable[str] = (),
+    core: Iterable[str] = (),
 ) -> dict[str, int]:
     """The terms an excerpt's lines are chosen by: ``names`` (whole, lower-cased: what
     the entity calls) weigh 2, or 3 when in ``found_by_task`` (the names the task's
     mentions and words found), ahead of the task's ``words`` (lower-cased; weight 1);
-    the names a retry's answer said the context lacks (``lacking``, the last part of a
-    dotted one: ``self.edges`` is ``edges``) weigh 4. A word also finds the words of
+    the names the task writes as code (``core``) weigh 3 wherever a line uses them,
+    called or not (a played excerpt of ``_check_psd_eigenvalues`` had hidden the three
+    ``warnings.warn(..., PositiveSpectrumWarning)`` the task asked about); the names a
+    retry's answer said the context lacks (``lacking``, the last part of a dotted one:
+    ``self.edges`` is ``edges``) weigh 4. A word also finds the words of
     identifiers that share its stem (:func:`~citeloop.grounding.mentions.word_stem`:
     "caching" finds ``f_cached``). The same terms choose the same
     lines, and the lines shown before are taken first, so an excerpt only grows when a
@@ -344,6 +348,8 @@ def focus_terms(
     for name in names:
         key = name.lower()
         terms[key] = 3 if key in strong else 2
+    for name in core:
+        terms[name.lower()] = max(terms.get(name.lower(), 0), 3)
     for name in lacking:
         if key := name.rpartition(".")[2].lower():
             terms[key] = 4

@@ -486,7 +486,8 @@ class ContextInjector:
                     order.append(entity_id)
             # The task's words and the names the answer said lacking choose the lines
             # of a range asked for that does not fit whole.
-            terms = focus_terms(words, (), lacking=widening.lacking)
+            core_names = [found.entities[entity_id].name for entity_id in core_ids]
+            terms = focus_terms(words, (), lacking=widening.lacking, core=core_names)
             shown = with_asked_lines(
                 asked_lines, found.entities, source, shown or {}, room, self.count_tokens, terms
             )
@@ -512,7 +513,7 @@ class ContextInjector:
             said_lacking = lacking or widening.lacking_words
             share = budget * min(1.0, self.excerpt_share * (2 if said_lacking else 1))
             most = MAX_EXCERPTS * widening.limit_multiplier
-            focus = self._focus(best, found, words, found_by_task, most, widening.lacking)
+            focus = self._focus(best, found, words, found_by_task, most, widening.lacking, core_ids)
             excerpts = choose_excerpts(
                 best,
                 found.entities,
@@ -574,12 +575,14 @@ class ContextInjector:
         found_by_task: Collection[str],
         most: int,
         lacking: Sequence[str],
+        core_ids: Sequence[str],
     ) -> Callable[[Entity], dict[str, int]]:
         """The terms that choose the lines of an entity's long excerpt
         (:func:`~citeloop.knowledge.body_lines.focus_terms`): the names of what it calls,
-        those the task found weighing more, the task's words, and the names a retry's
-        answer said the context lacks weighing most (a name a later answer merely used
-        does not change them)."""
+        those the task found weighing more, the task's words, the names of the core
+        (``core_ids``) wherever a line uses them, and the names a retry's answer said
+        the context lacks weighing most (a name a later answer merely used does not
+        change them)."""
         ids = [entity.id for entity in candidates(best, found.entities, most)]
         calls = {
             entity_id: [
@@ -589,7 +592,10 @@ class ContextInjector:
             ]
             for entity_id, facts in self._reads.facts_of_many(ids).items()
         }
-        return lambda entity: focus_terms(words, calls.get(entity.id, ()), found_by_task, lacking)
+        core = [found.entities[entity_id].name for entity_id in core_ids]
+        return lambda entity: focus_terms(
+            words, calls.get(entity.id, ()), found_by_task, lacking, core
+        )
 
     def _source_reader(self) -> SourceReader | None:
         """The reader of the folder the graph was indexed from (a new one when a

@@ -941,6 +941,26 @@ def test_focus_terms_weigh_what_the_task_found_highest() -> None:
     assert lacking == {"graph": 1, "helper": 4, "edges": 4}
 
 
+def test_a_core_name_chooses_the_lines_that_use_it_called_or_not() -> None:
+    """The task asks about `PositiveSpectrumWarning` and a function that passes it to
+    ``warnings.warn``: the line that names it shows, not only those of the callees
+    (a played excerpt had hidden all three of its uses)."""
+    body = ["def check(lambdas):", *[f"    x_{n} = abs(lambdas).max()" for n in range(1, 20)]]
+    body += ["    warnings.warn(", '        "negative",', "        PositiveSpectrumWarning,"]
+    body += ["    )", *[f"    y_{n} = abs(lambdas).min()" for n in range(1, 20)]]
+    entity = function("check", 1, len(body))
+    calls = ["abs", "max", "min", "warn"]
+    assert (
+        focus_terms([], calls, (), (), ["PositiveSpectrumWarning"])["positivespectrumwarning"] == 3
+    )
+    block = excerpt_lines(
+        entity, tuple(body), 4, focus_terms([], calls, (), (), ["PositiveSpectrumWarning"])
+    )
+    assert any("PositiveSpectrumWarning" in line for line in block)
+    plain = excerpt_lines(entity, tuple(body), 4, focus_terms([], calls))
+    assert not any("PositiveSpectrumWarning" in line for line in plain)
+
+
 def test_a_task_word_chooses_the_lines_whose_words_share_its_stem() -> None:
     """ "caching" finds ``self.f_cached``; a word of another stem finds nothing."""
     body = ["def mode(self, K):", *[f"    step_{n}()" for n in range(1, 20)]]
