@@ -402,8 +402,12 @@ class ContextInjector:
         follow_tests = widening.include_tested_by or task_type in TEST_TASK_TYPES
         budget = self.max_context_tokens * widening.limit_multiplier
         limit = self.max_entities * widening.limit_multiplier if self.max_entities else None
-        tests = follow_tests or about_tests(text)
-        core = self.seeds(text, tests=tests)
+        # The core is the task's, the same in every widening: following tests does not
+        # change which of several namesakes the task means (a played retry had asked for
+        # citations of two test classes' `inverse_transform` its first context never held).
+        about = task_type in TEST_TASK_TYPES or about_tests(text)
+        tests = follow_tests or about
+        core = self.seeds(text, tests=about)
         found = Candidates()
         for entity in core:
             found.seed(entity, Reason.MENTION, _SEED_WEIGHTS[Reason.MENTION])

@@ -983,6 +983,50 @@ def test_a_variable_of_an_example_script_is_never_core() -> None:
     assert [e.id for e in library.seeds("Where is `sample_weight` set?")] == [entities[4].id]
 
 
+def _namesakes_beside_a_test_class() -> list[Entity]:
+    return [
+        Entity("sk.decomposition.PCA", EntityKind.CLASS, "PCA", "sk/decomposition.py", 1),
+        Entity("sk.decomposition.PCA.inverse_transform", EntityKind.METHOD,
+               "inverse_transform", "sk/decomposition.py", 5),
+        Entity("sk.tests.test_pipeline.Transf", EntityKind.CLASS, "Transf",
+               "sk/tests/test_pipeline.py", 10),
+        Entity("sk.tests.test_pipeline.Transf.inverse_transform", EntityKind.METHOD,
+               "inverse_transform", "sk/tests/test_pipeline.py", 12),
+        Entity("sk.tests.test_pipeline.NoInvTransf", EntityKind.CLASS, "NoInvTransf",
+               "sk/tests/test_pipeline.py", 20),
+        Entity("sk.tests.test_target.Dummy", EntityKind.CLASS, "Dummy",
+               "sk/tests/test_target.py", 1),
+        Entity("sk.tests.test_target.Dummy.inverse_transform", EntityKind.METHOD,
+               "inverse_transform", "sk/tests/test_target.py", 3),
+    ]  # fmt: skip
+
+
+def test_a_namesake_in_the_file_of_a_name_the_task_gives_is_the_one_meant() -> None:
+    """`inverse_transform` beside `NoInvTransf`, which a test file defines, is that
+    file's (a played question about a test class's `transform` and `inverse_transform`
+    had made three library classes' methods core)."""
+    injector = ContextInjector(MemoryGraphStore(_namesakes_beside_a_test_class(), []))
+    task = "How does `inverse_transform` behave when a class inherits from `NoInvTransf`?"
+    assert [e.id for e in injector.seeds(task)] == [
+        "sk.tests.test_pipeline.Transf.inverse_transform",
+        "sk.tests.test_pipeline.NoInvTransf",
+    ]
+    alone = "How does `inverse_transform` undo `PCA`?"
+    assert next(e.id for e in injector.seeds(alone)) == "sk.decomposition.PCA.inverse_transform"
+
+
+def test_a_widening_keeps_the_core_of_the_task() -> None:
+    """A widening follows tests; the task's core stays what the first context's was (a
+    played retry had asked for citations of two test classes' `inverse_transform` that
+    its first context never held)."""
+    injector = ContextInjector(MemoryGraphStore(_namesakes_beside_a_test_class(), []))
+    task = "How is `inverse_transform` used?"
+    first = [e.id for e in injector.inject(task).core]
+    wider = injector.inject(task, expansion=ContextExpansion.for_attempt(1))
+    assert first == ["sk.decomposition.PCA.inverse_transform"]
+    assert [e.id for e in wider.core] == first
+
+
 def test_example_paths() -> None:
     assert is_example_path("examples/linear_model/plot_sgd.py")
     assert is_example_path("galleries/examples/lines/plot.py") and is_example_path("doc/conf.py")
