@@ -4,7 +4,9 @@ Each mention (:func:`~citeloop.grounding.mentions.code_mentions`) is looked up b
 (ids like ``REQ-1`` included), a dotted one by the longest dotted suffix of an entity id
 (``StateGraph.compile`` names ``...StateGraph.compile``) and its owner (``StateGraph``).
 When a name is ambiguous, the candidate defined in, or beside, an entity that an
-unambiguous mention names wins (``add_edge`` next to ``StateGraph``), then the one the
+unambiguous mention names wins (``add_edge`` next to ``StateGraph``; beside: in its
+module, or in its file: the ``inverse_transform`` of a test file's ``Transf`` beside
+the ``NoInvTransf`` it defines, not a library class's), then the one the
 task's other words point at: its class or module holds what they find (the ``fit`` of
 the class whose ``label_distributions_`` and ``predict_proba`` a question about
 "label distribution" finds, not a gallery script's); then, unless the task is about
@@ -247,11 +249,15 @@ HINT_SHARE = 0.5
 the best one's :func:`namesake_hints` are chosen (at most :data:`MAX_PER_NAME`)."""
 
 
+_FILE = "\x00"
+"""Marks a file's path among the anchors of :func:`choose` (no id starts with it)."""
+
+
 def _key(
     entity: Entity, anchors: Collection[str], library: bool, hints: Mapping[str, float]
 ) -> tuple[bool, bool, bool, bool, int]:
     return (
-        owner_id(entity.id) not in anchors,
+        owner_id(entity.id) not in anchors and _FILE + (entity.path or "") not in anchors,
         not _hint(entity, hints),
         library and (is_test_path(entity.path) or is_example_path(entity.path)),
         entity.name.startswith("_"),
@@ -279,6 +285,7 @@ def choose(
     hints = hints or {}
     anchors = {group[0].id for group in groups if len(group) == 1}
     anchors |= {owner_id(anchor) for anchor in anchors}
+    anchors |= {_FILE + path for group in groups if len(group) == 1 if (path := group[0].path)}
     chosen: dict[str, Entity] = {}
     for group in groups:
         keys = {entity.id: _key(entity, anchors, library, hints) for entity in group}
