@@ -250,10 +250,12 @@ class Entity:
             ``"functools.cache"``, ``"app.route"``), innermost last.
         set_in: For an instance attribute, the method of its class that sets it first
             (``"__init__"``), where its ``line`` is; ``""`` for any other entity.
-        assignments: For an instance attribute, how many statements of its class's
-            methods assign it (``self.x = ...``): more than one when branches or methods
-            set it differently, of which ``line`` and ``signature`` show the first; ``0``
-            for any other entity.
+        assignments: For an attribute, how many statements assign it: of an instance
+            attribute, its class's methods' (``self.x = ...``); of a module or class
+            attribute, its body's (``x = ...``, ``x += ...``) and its methods'. More than
+            one when branches or methods set it differently, of which ``line`` and
+            ``signature`` show the first; ``0`` for any other entity (and for an
+            attribute a user's store gives without saying).
     """
 
     id: str

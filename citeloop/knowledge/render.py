@@ -208,7 +208,8 @@ def _where(entity: Entity, brief: bool = False) -> str:
     """``"  # L12-40 @dataclass — summary"`` (the definition's first and last line, its
     decorators, and what it is defined inside when that is not its module or its class:
     ``inside _fit_context``; for an instance attribute, the method that sets it: ``set
-    in __init__``), or what of it the entity has (``L12`` for a one-line
+    in __init__``; for an attribute set by several statements, how many: ``set 4
+    times``), or what of it the entity has (``L12`` for a one-line
     definition or an unknown end); ``brief``: no summary, and only a method's
     ``@staticmethod`` or ``@classmethod``. The decorators stand after the place, where a
     line names nothing."""
@@ -222,6 +223,8 @@ def _where(entity: Entity, brief: bool = False) -> str:
             where = f" set in {entity.set_in}"
             if entity.assignments > 1:  # the value shown is the first of several
                 where = f" set {entity.assignments} times, first in {entity.set_in}"
+        elif entity.kind is EntityKind.ATTRIBUTE and entity.assignments > 1:
+            where = f" set {entity.assignments} times"  # `model = ...` twice in a module
         parts.append(place + _decorators(entity, brief) + where)
     summary = "" if brief else entity.summary
     if len(summary) > MAX_LINE_SUMMARY:

@@ -171,6 +171,48 @@ def test_properties_are_attributes_with_the_type_they_return(tmp_path: Path) -> 
     assert (prop.line, prop.end_line) == (7, 14)
 
 
+def test_a_library_s_own_property_descriptor_is_a_property(tmp_path: Path) -> None:
+    """A decorator named like a property (astropy's ``lazyproperty``) makes an
+    attribute, whose ``@cache.deleter`` is its own (a played context had shown
+    ``TimeBase.cache()  # L1746-1751`` without the deleter the question was about); a
+    decorator of another name keeps a method."""
+    store = build(
+        tmp_path,
+        {
+            "app/time.py": """
+            from app.decorators import lazyproperty, memoize
+
+
+            class Time:
+                @lazyproperty
+                def cache(self):
+                    '''The cache of this instance.'''
+                    return {}
+
+                @cache.deleter
+                def cache(self):
+                    for instance in self._ids:
+                        instance.clear()
+
+                @memoize
+                def value(self):
+                    return 1
+            """,
+            "app/decorators.py": """
+            class lazyproperty(property):
+                pass
+
+
+            def memoize(func):
+                return func
+            """,
+        },
+    )
+    cache = store.get_entity("app.time.Time.cache")
+    assert cache.kind is EntityKind.ATTRIBUTE and (cache.line, cache.end_line) == (6, 14)
+    assert store.get_entity("app.time.Time.value").kind is EntityKind.METHOD
+
+
 def test_reexports_aliases_and_star_imports(tmp_path: Path) -> None:
     store = build(
         tmp_path,
@@ -477,7 +519,8 @@ def test_an_instance_attribute_knows_the_method_that_sets_it(tmp_path: Path) -> 
 
     assert (entity("section").set_in, entity("cached").set_in) == ("__init__", "run")
     assert entity("mode").set_in == ""  # a class attribute, also set in __init__
-    assert (entity("mode").assignments, entity("cached").assignments) == (0, 1)
+    assert (entity("mode").assignments, entity("cached").assignments) == (2, 1)
+    assert entity_line(entity("mode"), "Engine") == 'Engine.mode = "fast"  # L3 set 2 times'
     line = entity_line(entity("cached"), "Engine")
     assert line == "Engine.cached = self.section  # L10 set in run"
     # Set by three statements (branches, another method): its line shows the first's
@@ -487,6 +530,38 @@ def test_an_instance_attribute_knows_the_method_that_sets_it(tmp_path: Path) -> 
     # Unpacked from a tuple, an attribute is set too (played: `labels_` said 2 times).
     assert (entity("labels_").assignments, entity("labels_").line) == (2, 18)
     assert entity("rest").set_in == "reset"
+
+
+def test_a_module_variable_set_twice_says_so(tmp_path: Path) -> None:
+    """A module variable assigned twice (a gallery script's `model = ...` per plot) or
+    extended (`NAMES += (...)`) shows its first value and says it is one of several: a
+    played context had shown `scipy_special_ufuncs = ...` as all of it, and `model`'s
+    first value beside the call its second one makes."""
+    store = build(
+        tmp_path,
+        {
+            "app/names.py": """
+            NAMES = ("a", "b")
+            NAMES += ("c",)
+            model = make(1)
+            model = other(2)
+            LIMIT = 3
+
+            def make(a):
+                return a
+
+            def other(a):
+                return a
+            """,
+        },
+    )
+
+    def line(name: str) -> str:
+        return entity_line(store.get_entity(f"app.names.{name}"), None)
+
+    assert line("NAMES") == 'NAMES = ("a", "b")  # L2 set 2 times'
+    assert line("model") == "model = make(1)  # L4 set 2 times"
+    assert line("LIMIT") == "LIMIT = 3  # L6"
 
 
 def overridden(store: SqliteGraphStore, member: str) -> set[str]:

@@ -41,7 +41,6 @@ from citeloop.knowledge.indexing.references import (
 )
 from citeloop.knowledge.indexing.scopes import Bindings, Scope
 from citeloop.knowledge.indexing.signatures import (
-    PROPERTY_DECORATORS,
     SourceText,
     attribute_signature,
     bounded_docstring,
@@ -49,6 +48,7 @@ from citeloop.knowledge.indexing.signatures import (
     decorator_name,
     docstring,
     function_signature,
+    is_property_decorator,
     native_type_params,
 )
 from citeloop.knowledge.model import (
@@ -329,6 +329,8 @@ class _FileWalker:
     def visit_compound(self, node: ast.stmt, scope: Scope, stack: _Stack) -> None:
         in_function = scope.kind == "function"
         if isinstance(node, _SIMPLE):  # no statements inside: one sweep
+            if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+                self.reassigned(f"{scope.id}.{node.target.id}", scope)  # `NAMES += (...)`
             self.sweep(node, scope)
             return
         if scope.kind == "module" and isinstance(node, ast.If) and is_main_guard(node.test):
@@ -434,7 +436,7 @@ class _FileWalker:
             d.startswith(node.name + ".") and d.endswith((".setter", ".deleter", ".getter"))
             for d in decorators
         )
-        if in_class and (last_parts & PROPERTY_DECORATORS or accessor):
+        if in_class and (any(map(is_property_decorator, last_parts)) or accessor):
             kind = EntityKind.ATTRIBUTE
         elif self.is_tests and node.name.startswith("test") and scope.kind != "function":
             kind = EntityKind.TEST
@@ -604,8 +606,10 @@ class _FileWalker:
             True,
             end,
             doc,
+            assignments=1,
         )
-        self.add_entity(entity, scope.id, node.lineno)
+        if not self.add_entity(entity, scope.id, node.lineno):
+            self.reassigned(entity_id, scope)
         self.attribute_values.append(
             (entity_id, scope, node.lineno, annotation, self.compact.value(value))
         )
@@ -613,6 +617,17 @@ class _FileWalker:
         if node.lineno in self.type_aliases or (_TYPE_ALIAS and isinstance(node, _TYPE_ALIAS)):
             self.mark_type_alias(entity_id, node)
         return entity_id
+
+    def reassigned(self, entity_id: str, scope: Scope) -> None:
+        """One more statement of its module or class body sets attribute ``entity_id``
+        (``model = ...`` twice, ``NAMES += (...)``): its line shows the first, and says
+        how many (a played context had shown a module variable's first value as all
+        of it, and its second value's call beside it)."""
+        if scope.kind == "function" or (position := self.entities.get(entity_id)) is None:
+            return
+        known = self.index.entities[position]
+        if known.kind is EntityKind.ATTRIBUTE and known.assignments:
+            self.index.entities[position] = replace(known, assignments=known.assignments + 1)
 
     def define_instance_attribute(
         self,

@@ -20,7 +20,17 @@ MAX_SIGNATURE_CHARS = 600
 """Longest signature; a longer one is cut and ends with ``...)``."""
 
 PROPERTY_DECORATORS = frozenset({"property", "cached_property", "abstractproperty"})
-"""Decorators (last dotted part) that make a method read as an attribute."""
+"""Decorators (last dotted part) that make a method read as an attribute; so does one
+whose name ends with ``property`` (:func:`is_property_decorator`)."""
+
+
+def is_property_decorator(name: str) -> bool:
+    """Whether a decorator (its last dotted part) makes a method read as an attribute:
+    one of :data:`PROPERTY_DECORATORS`, or a library's own property descriptor named so
+    (astropy's ``lazyproperty`` and ``classproperty``, SQLAlchemy's
+    ``hybrid_property``), whose ``@name.deleter`` a played context had left out of the
+    property it belongs to."""
+    return name in PROPERTY_DECORATORS or name.endswith("property")
 
 
 class SourceText:
