@@ -37,8 +37,8 @@ def asked_lines(
     tail of the id: `` `_TableBaseHDU.__init__` L312-336`` is not every ``__init__``'s;
     a name such as ``fit`` is many entities': a played answer that copied three gaps of
     ``transform``'s excerpt and said it lacked ``fit`` had been shown the lines of
-    another file's ``fit``), those whose excerpt left out some line of it first, else
-    of those whose excerpt left out some line of it; when none of these is of one file,
+    another file's ``fit``), first those of them whose excerpt left out some line of
+    it, else of all the holders whose excerpt did; when none of these is of one file,
     it asks for nothing. A range that is an entity's whole span, in any
     file that holds it, is its label (``attach_node`` (L1444-1553)), not lines asked
     for: the names the answer said are lacking bring their bodies in (the demo's

@@ -189,12 +189,7 @@ class BodyLines:
         return [span for span in (self.signature, self.docstring) if span is not None]
 
     def excerpt(self, shown: int) -> list[str]:
-        return self._render(self.numbers(shown))
-
-    def render(self, numbers: Iterable[int]) -> list[str]:
-        """The excerpt lines of exactly ``numbers`` (sorted line numbers of the
-        definition), a marker for each run left out."""
-        return self._render(numbers)
+        return self.render(self.numbers(shown))
 
     def _taken(self) -> list[int]:
         """Every line but the signature's after the ``def`` line and the docstring's
@@ -295,7 +290,9 @@ class BodyLines:
             final - first + 1, "more line" if at_end else "line"
         )
 
-    def _render(self, numbers: Iterable[int]) -> list[str]:
+    def render(self, numbers: Iterable[int]) -> list[str]:
+        """The excerpt lines of exactly ``numbers`` (sorted line numbers of the
+        definition), a marker for each run left out."""
         width = len(str(self.end))
         out: list[str] = []
         last = self.start - 1

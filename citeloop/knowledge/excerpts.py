@@ -144,7 +144,7 @@ class Excerpts(NamedTuple):
         more than its enclosing one out, and the others as they were."""
         spans = {key: _span(entities[key]) for key in self.shown if key in entities}
         into: dict[str, str] = {}
-        for key, (path, first, last) in sorted(spans.items(), key=lambda kv: kv[1][1] - kv[1][2]):
+        for key, (path, first, last) in spans.items():
             enclosing = [
                 other
                 for other, (other_path, other_first, other_last) in spans.items()

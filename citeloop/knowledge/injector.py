@@ -452,6 +452,7 @@ class ContextInjector:
         scores = rank_scores(found, follow_tests, damp_tests=not tests)
         ranked = sorted(scores, key=lambda entity_id: (-scores[entity_id], entity_id))
         core_ids = [entity.id for entity in core]
+        core_names = [entity.name for entity in core]
         first = list(dict.fromkeys([*core_ids, *pinned]))
         order = first + [entity_id for entity_id in ranked if entity_id not in first]
         # The core, what the context keeps, what the answer named, and the members of
@@ -490,7 +491,6 @@ class ContextInjector:
                     order.append(entity_id)
             # The task's words and the names the answer said lacking choose the lines
             # of a range asked for that does not fit whole.
-            core_names = [found.entities[entity_id].name for entity_id in core_ids]
             terms = focus_terms(words, (), lacking=widening.lacking, core=core_names)
             shown = with_asked_lines(
                 asked_lines, found.entities, source, shown or {}, room, self.count_tokens, terms
@@ -517,7 +517,9 @@ class ContextInjector:
             said_lacking = lacking or widening.lacking_words
             share = budget * min(1.0, self.excerpt_share * (2 if said_lacking else 1))
             most = MAX_EXCERPTS * widening.limit_multiplier
-            focus = self._focus(best, found, words, found_by_task, most, widening.lacking, core_ids)
+            focus = self._focus(
+                best, found, words, found_by_task, most, widening.lacking, core_names
+            )
             excerpts = choose_excerpts(
                 best,
                 found.entities,
@@ -579,12 +581,12 @@ class ContextInjector:
         found_by_task: Collection[str],
         most: int,
         lacking: Sequence[str],
-        core_ids: Sequence[str],
+        core: Sequence[str],
     ) -> Callable[[Entity], dict[str, int]]:
         """The terms that choose the lines of an entity's long excerpt
         (:func:`~citeloop.knowledge.body_lines.focus_terms`): the names of what it calls,
         those the task found weighing more, the task's words, the names of the core
-        (``core_ids``) wherever a line uses them, and the names a retry's answer said
+        (``core``) wherever a line uses them, and the names a retry's answer said
         the context lacks weighing most (a name a later answer merely used does not
         change them)."""
         ids = [entity.id for entity in candidates(best, found.entities, most)]
@@ -596,7 +598,6 @@ class ContextInjector:
             ]
             for entity_id, facts in self._reads.facts_of_many(ids).items()
         }
-        core = [found.entities[entity_id].name for entity_id in core_ids]
         return lambda entity: focus_terms(
             words, calls.get(entity.id, ()), found_by_task, lacking, core
         )
