@@ -547,7 +547,7 @@ class ContextInjector:
         wanted += [entity_id for entity_id in lacking if entity_id in rank]
         members = members_asked(order, found, lacking, widening.members)
         offered = dict.fromkeys([*core_ids, *wanted, *members, *first, *blocks, *order])
-        callees = known_callees(found, scores)
+        callees = known_callees(self._reads, found, scores)
         # A kept entity the walk did not reach: what it calls, read whole (its calls
         # line had read as all it calls, its facts seen only from its callees').
         callees.update(read_calls(self._reads, found, unwalked, scores))

@@ -212,13 +212,27 @@ def requirement_closure(reads: BatchedGraphStore, found: Candidates, weight: flo
 _CALLABLE = frozenset({EntityKind.FUNCTION, EntityKind.METHOD, EntityKind.CLASS})
 
 
-def known_callees(found: Candidates, scores: Mapping[str, float]) -> dict[str, list[Entity]]:
-    """What each candidate calls among the functions, methods and classes of the graph
-    the walk read (``found``), best ranked first, by caller id: a ``calls`` line names
-    those its context does not hold (:func:`~citeloop.knowledge.render.omitted_callees`;
-    played answers had read ``_set_params() calls BaseEstimator.set_params()`` as all
-    it calls, and never asked for ``_replace_estimator``)."""
-    return _callees(found.facts.values(), found.entities.get, scores)
+def known_callees(
+    reads: BatchedGraphStore, found: Candidates, scores: Mapping[str, float]
+) -> dict[str, list[Entity]]:
+    """What each candidate calls among the functions, methods and classes of the graph,
+    by the ``calls`` facts the walk read (``found``), best ranked first, by caller id: a
+    ``calls`` line names those its context does not hold
+    (:func:`~citeloop.knowledge.render.omitted_callees`; played answers had read
+    ``_set_params() calls BaseEstimator.set_params()`` as all it calls, and never asked
+    for ``_replace_estimator``). A callee the walk did not add to the candidates is read
+    too (a widened ``field() calls _cache_field()`` had lost its "not shown: ... and 2
+    more" once the candidates were full)."""
+    facts = found.facts.values()
+    beyond = {
+        fact.object
+        for fact in facts
+        if fact.relation is RelationKind.CALLS
+        and fact.object not in found.entities
+        and not fact.object.startswith("?")
+    }
+    read = reads.get_entities(sorted(beyond)) if beyond else {}
+    return _callees(facts, lambda i: found.entities.get(i) or read.get(i), scores)
 
 
 def read_calls(

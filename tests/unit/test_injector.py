@@ -1093,6 +1093,24 @@ def test_a_kept_entity_no_walk_reached_says_what_its_calls_line_leaves_out() -> 
     assert wider.tokens <= wider.budget
 
 
+def test_a_calls_line_counts_callees_the_walk_did_not_add() -> None:
+    """The walk reads ``caller``'s calls but adds none of its callees (no hop left, or
+    the candidates full): its line still says what it leaves out (a widened
+    ``field() calls _cache_field()`` had read as all it calls)."""
+    entities = [
+        Entity("m.caller", EntityKind.FUNCTION, "caller"),
+        Entity("m.f0", EntityKind.FUNCTION, "f0"),
+        *(Entity(f"far.g{i}", EntityKind.FUNCTION, f"g{i}") for i in range(1, 4)),
+    ]
+    facts = [
+        Fact("m.caller", RelationKind.CALLS, "m.f0"),
+        *(Fact("m.caller", RelationKind.CALLS, f"far.g{i}") for i in range(1, 4)),
+    ]
+    injector = ContextInjector(MemoryGraphStore(entities, facts), hops=0, lexical_hits=0)
+    context = injector.inject("How does `caller` use `f0`?")
+    assert "caller() calls f0(); not shown: g1() and 2 more" in context.text.splitlines()
+
+
 def test_requirement_closure(store: SqliteGraphStore) -> None:
     injector = ContextInjector(store, hops=0)
     assert "area" not in names(injector.inject("REQ-003-001"))
