@@ -162,7 +162,7 @@ class Excerpts(NamedTuple):
         shown = dict(self.shown)
         blocks = dict(self.blocks)
         # Innermost first, so that a nested excerpt's own nested lines go up with it.
-        for key in sorted(into, key=lambda key: spans[key][1] - spans[key][2]):
+        for key in sorted(into, key=lambda key: spans[key][2] - spans[key][1]):
             target = into[key]
             lines = files.get(spans[target][0])
             union = sorted({*shown[target], *shown[key]})

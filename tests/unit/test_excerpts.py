@@ -326,6 +326,23 @@ def test_a_nested_function_s_excerpt_is_shown_in_its_enclosing_one() -> None:
         excerpt_line(n, long_body[n - 1], 2) for n in (1, 2, 3, 20, 21, 43)
     ]
     assert merged.tokens == 7
+    # Three levels (a decorator factory, its decorator, its wrapper): the innermost
+    # goes up first, and the outermost shows the lines of all three, each once.
+    deep_body = ("def retry():", "    def decorator(f):", "        def wrapper():",
+                 *[f"            x = {i}" for i in range(30)], "        return wrapper",
+                 "    return decorator")  # fmt: skip
+    deep = {
+        "m.retry": function("retry", 1, 35),
+        "m.retry.decorator": function("decorator", 2, 34),
+        "m.retry.decorator.wrapper": function("wrapper", 3, 33),
+    }
+    levels = Excerpts(
+        {key: ["..."] for key in deep},
+        {"m.retry": (1, 35), "m.retry.decorator": (2, 34), "m.retry.decorator.wrapper": (3, 20)},
+        9,
+    )
+    merged = levels.nested_merged(deep, Files({"m.py": deep_body}))
+    assert list(merged.blocks) == ["m.retry"] and merged.shown["m.retry"] == (1, 2, 3, 20, 34, 35)
     # A class's excerpt (its head and docstring) takes none of its methods' lines.
     classy = {"m.outer": Entity("m.outer", EntityKind.CLASS, "outer", path="m.py", line=1,
                                 end_line=43), "m.inner": long_entities["m.inner"]}  # fmt: skip
