@@ -16,7 +16,7 @@ from collections.abc import Callable, Collection, Sequence
 from functools import lru_cache
 
 from citeloop.grounding.mentions import Mention, code_mentions, identifier_words, query_words
-from citeloop.knowledge.model import Entity, EntityKind, is_example_path
+from citeloop.knowledge.model import Entity, EntityKind, RelationKind, is_example_path
 from citeloop.knowledge.neighbourhood import admissible
 from citeloop.knowledge.seeds import (
     choose,
@@ -123,6 +123,10 @@ def kind_factor(entity: Entity) -> float:
     return ATTRIBUTE_SEED_FACTOR if entity.kind is EntityKind.ATTRIBUTE else 1.0
 
 
+BASE_LEVELS = 3
+"""Levels of bases whose members are beside a class the task names
+(:meth:`EntityFinder.core`)."""
+
 MIN_NAME_CHARS = 3
 """A name an answer writes with fewer characters (``X``, ``K``, ``df``) is a variable of
 the code it saw, read as a plain word is (:meth:`EntityFinder.named`)."""
@@ -167,14 +171,16 @@ class EntityFinder:
         ]
         groups = [group for group in groups if group]
         hints: dict[str, float] = {}
+        bases: set[str] = set()
         if ambiguous := [group for group in groups if len(group) > 1]:
+            bases = self._bases(groups)
             # What the task's other words find tells the namesakes apart.
             named = {word for group in groups for word in identifier_words(group[0].name)}
             other = [word for word in task_words(text) if word not in named]
             held = hit_weights(self.lexical(other, follow_tests=not library))
             for group in ambiguous:
                 hints.update(namesake_hints(group, held))
-        return choose(groups, limit, library, self._heads, hints)
+        return choose(groups, limit, library, self._heads, hints, bases)
 
     def capitalized_classes(self, text: str, tests: bool | None) -> list[Entity]:
         """The classes named by a capitalized word inside a sentence (``the Frozen
@@ -318,6 +324,29 @@ class EntityFinder:
             for entity in group:
                 chosen.setdefault(entity.id, entity)
         return list(chosen.values())
+
+    def _bases(self, groups: list[list[Entity]]) -> set[str]:
+        """The classes the unambiguous class mentions of ``groups`` inherit from, up to
+        :data:`BASE_LEVELS` levels: a member of one is beside the class (the
+        ``predict_proba`` of a task about ``NuSVC`` is the one ``NuSVC`` inherits from
+        ``BaseSVC``, not a calibration class's)."""
+        level = [g[0].id for g in groups if len(g) == 1 and g[0].kind is EntityKind.CLASS]
+        found: set[str] = set()
+        for _ in range(BASE_LEVELS):
+            if not level:
+                break
+            facts = self._reads.facts_of_many(level)
+            level = [
+                fact.object
+                for class_id in level
+                for fact in facts.get(class_id, ())
+                if fact.relation is RelationKind.INHERITS
+                and fact.subject == class_id
+                and not fact.object.startswith("?")
+                and fact.object not in found
+            ]
+            found.update(level)
+        return found
 
     def _members_of_classes(self, entities: list[Entity]) -> list[Entity]:
         """Those of ``entities`` defined in a class (not a module: a played answer that

@@ -6,7 +6,8 @@ Each mention (:func:`~citeloop.grounding.mentions.code_mentions`) is looked up b
 When a name is ambiguous, the candidate defined in, or beside, an entity that an
 unambiguous mention names wins (``add_edge`` next to ``StateGraph``; beside: in its
 module, or in its file: the ``inverse_transform`` of a test file's ``Transf`` beside
-the ``NoInvTransf`` it defines, not a library class's), then the one the
+the ``NoInvTransf`` it defines, not a library class's; or in a class a named class
+inherits from, ``bases``: the ``predict_proba`` ``NuSVC`` inherits), then the one the
 task's other words point at: its class or module holds what they find (the ``fit`` of
 the class whose ``label_distributions_`` and ``predict_proba`` a question about
 "label distribution" finds, not a gallery script's); then, unless the task is about
@@ -275,10 +276,12 @@ def choose(
     library: bool = True,
     heads: Callable[[list[Entity]], list[Entity]] | None = None,
     hints: Mapping[str, float] | None = None,
+    bases: Collection[str] = (),
 ) -> list[Entity]:
     """The core entities of candidate groups, in order: a group with one candidate
     anchors the others; of each group, the best ranked (see the module docstring:
-    ``hints``: :func:`namesake_hints` by id; outside test code
+    ``hints``: :func:`namesake_hints` by id; ``bases``: classes whose members are
+    beside a mention too, those the named classes inherit from; outside test code
     and example scripts first when ``library``), at most :data:`MAX_PER_NAME`; when
     more than that rank alike, ``heads`` (:func:`family_heads`) may leave some out
     first."""
@@ -286,6 +289,7 @@ def choose(
     anchors = {group[0].id for group in groups if len(group) == 1}
     anchors |= {owner_id(anchor) for anchor in anchors}
     anchors |= {_FILE + path for group in groups if len(group) == 1 if (path := group[0].path)}
+    anchors |= set(bases)
     chosen: dict[str, Entity] = {}
     for group in groups:
         keys = {entity.id: _key(entity, anchors, library, hints) for entity in group}

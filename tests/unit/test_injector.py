@@ -1015,6 +1015,32 @@ def test_a_namesake_in_the_file_of_a_name_the_task_gives_is_the_one_meant() -> N
     assert next(e.id for e in injector.seeds(alone)) == "sk.decomposition.PCA.inverse_transform"
 
 
+def test_a_namesake_a_named_class_inherits_is_the_one_meant() -> None:
+    """A task about `NuSVC` and `predict_proba` means the `predict_proba` that `NuSVC`
+    inherits (from ``BaseSVC``, two levels up), not a calibration class's (a played
+    retry had asked for citations of two discriminant-analysis methods)."""
+    entities = [
+        Entity("sk.svm._classes.NuSVC", EntityKind.CLASS, "NuSVC", "sk/svm/_classes.py", 1),
+        Entity("sk.svm._base.BaseSVC", EntityKind.CLASS, "BaseSVC", "sk/svm/_base.py", 1),
+        Entity("sk.svm._base.BaseLibSVM", EntityKind.CLASS, "BaseLibSVM", "sk/svm/_base.py", 90),
+        Entity("sk.svm._base.BaseLibSVM.predict_proba", EntityKind.METHOD, "predict_proba",
+               "sk/svm/_base.py", 95),
+        Entity("sk.calibration.Calibrated", EntityKind.CLASS, "Calibrated", "sk/calibration.py", 1),
+        Entity("sk.calibration.Calibrated.predict_proba", EntityKind.METHOD, "predict_proba",
+               "sk/calibration.py", 5),
+    ]  # fmt: skip
+    facts = [
+        Fact("sk.svm._classes.NuSVC", RelationKind.INHERITS, "sk.svm._base.BaseSVC"),
+        Fact("sk.svm._base.BaseSVC", RelationKind.INHERITS, "sk.svm._base.BaseLibSVM"),
+    ]
+    injector = ContextInjector(MemoryGraphStore(entities, facts))
+    task = "How does `NuSVC` compute `predict_proba`?"
+    assert [e.id for e in injector.seeds(task)] == [
+        "sk.svm._classes.NuSVC",
+        "sk.svm._base.BaseLibSVM.predict_proba",
+    ]
+
+
 def test_a_widening_keeps_the_core_of_the_task() -> None:
     """A widening follows tests; the task's core stays what the first context's was (a
     played retry had asked for citations of two test classes' `inverse_transform` that
