@@ -58,6 +58,7 @@ from citeloop.grounding.mentions import (
     identifier_words,
     is_file_name,
 )
+from citeloop.knowledge.model import same_file
 from citeloop.markdown import atx_heading, lines_of, list_item
 
 GraphNames = Collection[str] | Callable[[str], bool]
@@ -344,16 +345,6 @@ def ungrounded_names(
         ):
             invented.append(mention.name)  # `LIMIT`, `GET`, camelCase, not `self.LIMIT`
     return UngroundedNames(tuple(in_graph), tuple(invented))
-
-
-def same_file(cited: str, known: str) -> bool:
-    """Whether a cited path names the file ``known`` (relative to the indexed root): the
-    same path, or one ends with the other at a ``/`` (``src/pkg/a.py`` and ``pkg/a.py``)."""
-    cited = cited.strip().removeprefix("./")
-    known = known.strip().removeprefix("./")
-    if not cited or not known:
-        return False
-    return cited == known or cited.endswith("/" + known) or known.endswith("/" + cited)
 
 
 def location_valid(path: str, start: int, end: int, places: Iterable[Place]) -> bool:

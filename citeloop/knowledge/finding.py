@@ -16,7 +16,13 @@ from collections.abc import Callable, Collection, Sequence
 from functools import lru_cache
 
 from citeloop.grounding.mentions import Mention, code_mentions, identifier_words, query_words
-from citeloop.knowledge.model import Entity, EntityKind, RelationKind, is_example_path
+from citeloop.knowledge.model import (
+    Entity,
+    EntityKind,
+    RelationKind,
+    is_example_path,
+    same_file,
+)
 from citeloop.knowledge.neighbourhood import admissible
 from citeloop.knowledge.seeds import (
     choose,
@@ -130,13 +136,6 @@ BASE_LEVELS = 3
 MIN_NAME_CHARS = 3
 """A name an answer writes with fewer characters (``X``, ``K``, ``df``) is a variable of
 the code it saw, read as a plain word is (:meth:`EntityFinder.named`)."""
-
-
-def _in_files(entity: Entity, files: Collection[str]) -> bool:
-    """Whether ``entity`` is defined in one of ``files`` (a path as written, whole or
-    the tail of the entity's path at a ``/``: ``_bagging.py``)."""
-    path = entity.path
-    return bool(path) and any(path == f or path.endswith("/" + f) for f in files)
 
 
 class EntityFinder:
@@ -297,7 +296,11 @@ class EntityFinder:
             if plain and name not in lacking and not shown:  # `compile` of the class shown
                 shown = [e for e in group if owner_id(e.id) in seen]
             # `predict` "in `sklearn/ensemble/_bagging.py`": that file's, not every one
-            in_files = [e for e in group if name in lacking and _in_files(e, files)]
+            in_files = [
+                e
+                for e in group
+                if name in lacking and e.path and any(same_file(f, e.path) for f in files)
+            ]
             owned = owned or in_files
             if owned:
                 group = owned
