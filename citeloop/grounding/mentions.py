@@ -32,7 +32,7 @@ import re
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 
-from citeloop.text import INVISIBLE, normalize_text
+from citeloop.text import normalize_text, without_invisible
 
 _IDENTIFIER = r"[^\W\d]\w*"
 _TOKEN = re.compile(
@@ -292,7 +292,7 @@ def _code_spans(text: str) -> list[tuple[str, str]]:
     of ```nan'`` in one paragraph does not pair with a backtick of the next, which
     would make the words between two later code spans code: a played answer was failed
     for the verbs of "`fit` uses `kneighbors`"). One pass over the runs: linear."""
-    return list(_split_code(normalize_text(text).translate(INVISIBLE)))
+    return list(_split_code(without_invisible(normalize_text(text))))
 
 
 _BLOCK_START = re.compile(r"\n[ \t]*\n|\n(?=[ \t]*(?:[-*+]|\d{1,9}[.)]|#{1,6})[ \t])")
@@ -649,7 +649,7 @@ def query_words(text: str, limit: int = 64) -> list[str]:
     written alone is kept when a space, and only a space, separates it from a next word
     that is kept: "function" of "the function unit class", not of "the function that"."""
     found: dict[str, None] = {}
-    text = normalize_text(text).translate(INVISIBLE)
+    text = without_invisible(normalize_text(text))
     tokens = _TOKEN.finditer(text)
     match = next(tokens, None)
     while match is not None:

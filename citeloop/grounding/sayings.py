@@ -108,9 +108,13 @@ _SAYINGS = (
     + r" (?:shows?|covers?|includes?|contains?|gives?)"
     + _END,
 )
-_INSUFFICIENT = re.compile("|".join(_SAYINGS).replace(" ", r"\s+"))
+_INSUFFICIENT = re.compile(
+    r"(?:\b|(?<![^\n])|(?='))(?:" + "|".join(_SAYINGS).replace(" ", r"\s+") + ")"
+)
 """Sayings that the context lacks what is needed, in lower-cased text, any run of white
-space between words (bounded gaps only, so matching is linear)."""
+space between words (bounded gaps only, so matching is linear). Each starts at a word's
+edge, a line's start or an apostrophe (``'s body``): said first, that halves the time a
+search takes, which no longer tries every saying inside every word."""
 _ANCHORS = re.compile(
     r"\b(?:context|enough|sufficient|insufficient|snippets?|excerpts?|shown|provided|clear"
     r"|unclear|have|included|visible|available|present|given|missing|gaps|hidden|say|tell"
@@ -128,9 +132,20 @@ def _blanked(quoted: re.Match[str]) -> str:
     return text[0] + "x" * (len(text) - 2) + text[-1]
 
 
-_APOSTROPHES = str.maketrans("\u2019\u2018\u02bc", "'''")
-"""Typographic apostrophes models write (``doesn\u2019t``), read as ``'``: one character
-for one, so offsets stay the text's."""
+_APOSTROPHES = "\u2019\u2018\u02bc"
+"""Typographic apostrophes models write (``doesn\u2019t``), read as ``'``."""
+
+
+def _straight_apostrophes(text: str) -> str:
+    """``text`` with :data:`_APOSTROPHES` made ``'``: one character for one, so offsets
+    stay the text's (``str.replace``, not ``str.translate``, which looks every
+    character of a text that is not ASCII up in its table)."""
+    if text.isascii():
+        return text
+    for char in _APOSTROPHES:
+        if char in text:
+            text = text.replace(char, "'")
+    return text
 
 
 @functools.cache
@@ -645,7 +660,7 @@ def _sayings_in(body: str) -> Iterator[re.Match[str]]:
 
 def _all_sayings_in(body: str) -> Iterator[re.Match[str]]:
     """Every saying of a text whose fenced code is blanked."""
-    body = _QUOTED.sub(_blanked, body.translate(_APOSTROPHES))
+    body = _QUOTED.sub(_blanked, _straight_apostrophes(body))
     text, sayings, anchors = body.lower(), _INSUFFICIENT, _ANCHORS
     if len(text) != len(body):
         text, (sayings, anchors) = body, _any_case()

@@ -35,7 +35,7 @@ from citeloop.knowledge.seeds import (
     owner_id,
 )
 from citeloop.knowledge.store import BatchedGraphStore, GraphStore, SearchableGraphStore
-from citeloop.text import INVISIBLE, normalize_text
+from citeloop.text import normalize_text, without_invisible
 
 LEXICAL_HITS = 24
 """Entities lexical retrieval contributes as seeds."""
@@ -96,7 +96,7 @@ def compound_words(text: str, limit: int = MAX_COMPOUNDS) -> list[str]:
     ``limit`` of them.
     """
     found: dict[str, None] = {}
-    for piece in normalize_text(text).translate(INVISIBLE).split():
+    for piece in without_invisible(normalize_text(text)).split():
         piece = piece.strip(_PIECE_ENDS)
         parts = piece.split("-")
         word = piece.removesuffix("'s").removesuffix("\u2019s")

@@ -26,7 +26,7 @@ from citeloop.knowledge.model import Entity, EntityKind, is_test_path
 from citeloop.knowledge.seeds import MAX_PER_NAME, RANK, entities_by_name, named_groups, owner_id
 from citeloop.knowledge.store import GraphStore, SearchableGraphStore, batched
 from citeloop.prompts import REWRITE_NO_OUTLINE, REWRITE_PROMPT, REWRITE_SYSTEM_PROMPT
-from citeloop.text import INVISIBLE, data_line, in_data_block, normalize_text
+from citeloop.text import data_line, in_data_block, normalize_text, without_invisible
 
 OUTLINE_HITS = 250
 """Lexical hits whose files the outline may show, best first."""
@@ -121,7 +121,7 @@ def reply_names(reply: str, max_names: int) -> list[str]:
     :data:`MAX_NAME_CHARS` characters, up to its last comma when it is longer (a linear
     scan)."""
     names: dict[str, None] = {}
-    for line in normalize_text(reply).translate(INVISIBLE).splitlines():
+    for line in without_invisible(normalize_text(reply)).splitlines():
         line = _LIST_MARKER.sub("", line.strip(), count=1)
         if len(line) > MAX_NAME_CHARS:
             head = line[:MAX_NAME_CHARS]

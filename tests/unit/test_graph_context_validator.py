@@ -33,7 +33,7 @@ from citeloop.grounding.retry_prompt import (
     SAID_LACKING_ASK,
     SAID_LACKING_PROBLEM,
 )
-from citeloop.text import normalize_text, stream_safe
+from citeloop.text import normalize_text, stream_safe, without_invisible
 
 CONTEXT = (
     "class GraphStore(Protocol): add_entity, neighbours\n"
@@ -823,6 +823,14 @@ def test_normalize_text_composes_and_keeps_ascii() -> None:
     assert normalize_text(unicodedata.normalize("NFD", "café")) == "café"
     ascii_text = "plain ASCII"
     assert normalize_text(ascii_text) is ascii_text
+
+
+def test_without_invisible_drops_each_invisible_character_and_keeps_the_rest() -> None:
+    invisible = "\u00ad\u200b\u200c\u200d\u2060\ufeff"
+    assert without_invisible("".join(f"{char}x\u2019" for char in invisible)) == "x\u2019" * 6
+    assert without_invisible("caf\u00e9") == "caf\u00e9"
+    ascii_text = "plain text"
+    assert without_invisible(ascii_text) is ascii_text
 
 
 def test_name_after_a_long_run_of_marks_is_found() -> None:
