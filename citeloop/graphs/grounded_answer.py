@@ -94,19 +94,24 @@ def build_grounded_answer_graph(
         context_schema=GroundedAnswerContext,
     )
     # Under `ainvoke`, LangGraph runs a plain function node in a worker thread: the
-    # nodes that read the graph (inject_context, expand_context, and validate and
-    # build_retry_prompt, which look names up in it) and the user's checks, which may
-    # do I/O, stay off the event loop that way. The model call has an async body; the
-    # routers only read the state, so they run on the event loop (`inline_router`).
+    # nodes that read the graph (inject_context, expand_context) stay off the event
+    # loop that way. validate and build_retry_prompt, which look names up in it and run
+    # the user's checks, which may do I/O, have async bodies that run them in a worker
+    # thread too, but for a short answer once the names are read (a thread costs more
+    # than its judging). The model call has an async body; the routers only read the
+    # state, so they run on the event loop (`inline_router`).
     builder.add_node("inject_context", nodes.inject_context)
     builder.add_node(
         "call_model",
         DualNode("call_model", nodes.call_model, nodes.acall_model),
         retry_policy=model_retry,
     )
-    builder.add_node("validate", nodes.validate)
+    builder.add_node("validate", DualNode("validate", nodes.validate, nodes.avalidate))
     builder.add_node("expand_context", nodes.expand_context)
-    builder.add_node("build_retry_prompt", nodes.build_retry_prompt)
+    builder.add_node(
+        "build_retry_prompt",
+        DualNode("build_retry_prompt", nodes.build_retry_prompt, nodes.abuild_retry_prompt),
+    )
     builder.add_edge(START, "inject_context")
     builder.add_edge("inject_context", "call_model")
     builder.add_conditional_edges("call_model", *inline_router(route_after_model))

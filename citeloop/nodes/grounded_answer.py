@@ -16,6 +16,7 @@ from typing import Any, Literal
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
 from langchain_core.runnables import RunnableConfig
+from langchain_core.runnables.config import run_in_executor
 from langgraph.graph import END
 from langgraph.runtime import Runtime, get_runtime
 from langgraph.types import RetryPolicy
@@ -255,6 +256,16 @@ _INJECTORS_KEPT = 16
 """Injectors a graph keeps, one per store and injection settings."""
 
 
+_NAMES_KEPT = 2
+"""Graph versions whose names a graph keeps (:func:`graph_names`, by snapshot)."""
+
+
+INLINE_ANSWER_CHARS = 1_000
+"""The longest answer ``validate`` and ``build_retry_prompt`` judge on the event loop
+under ``ainvoke`` (when nothing in them can block): about 0.5 ms of CPU, less than
+handing the node to a worker thread costs (measured by ``benchmarks/bench_abatch.py``)."""
+
+
 class GroundedAnswerNodes:
     """The nodes of one compiled ``grounded_answer`` graph.
 
@@ -304,6 +315,9 @@ class GroundedAnswerNodes:
         # validate judge answers against the same entities.
         self._indexed: Recent[IndexedContext] = Recent(_DEFAULTS_KEPT)
         self._injectors: Recent[ContextInjector] = Recent(_INJECTORS_KEPT)
+        # The graph's names by the snapshot they were read at: an answer is judged by
+        # the names of the graph version its context came from, read once per version.
+        self._names: Recent[frozenset[str]] = Recent(_NAMES_KEPT)
 
     def _store(self, ctx: GroundedAnswerContext) -> GraphStore:
         return self.store if self.store is not None else open_graph(ctx.db_path)
@@ -525,8 +539,38 @@ class GroundedAnswerNodes:
             state["answer"],
             indexed_context(self._indexed, state["context_entities"]),
             prompt=prompt,
-            graph_names=graph_names(self._injector(ctx).reads),
+            graph_names=self._graph_names(state, ctx),
         )
+
+    def _graph_names(self, state: State, ctx: GroundedAnswerContext) -> frozenset[str]:
+        """:func:`graph_names` of the graph version of the run's context (its
+        ``snapshot``), read from the graph when not read at that version yet."""
+        names = self._names.get(state.get("snapshot") or None)
+        if names is None:
+            reads = self._injector(ctx).reads
+            with reads.reading():
+                names, snapshot = graph_names(reads), reads.snapshot()
+            self._names.put(snapshot, names)
+        return names
+
+    def _inline(self, state: State) -> bool:
+        """Whether a node that judges the answer runs on the event loop under
+        ``ainvoke``: nothing in it can block (no checks of the user's, which may do I/O;
+        the graph's names already read at the context's snapshot) and the answer is
+        short (:data:`INLINE_ANSWER_CHARS`)."""
+        return (
+            not self.checks
+            and len(state.get("answer") or "") <= INLINE_ANSWER_CHARS
+            and self._names.get(state.get("snapshot") or None) is not None
+        )
+
+    async def avalidate(self, state: State) -> dict[str, Any]:
+        """Async variant of :meth:`validate`: on the event loop when
+        :meth:`_inline` allows, otherwise in a worker thread (as LangGraph runs a sync
+        node), since it may read the graph or run the user's checks."""
+        if self._inline(state):
+            return self.validate(state)
+        return await run_in_executor(None, self.validate, state)
 
     def validate(self, state: State) -> dict[str, Any]:
         """Check that the answer uses and cites the context; label a final verdict.
@@ -626,7 +670,8 @@ class GroundedAnswerNodes:
         answer that cited only what the widening brought in of its own names (after an
         empty context, say) is asked again
         (:data:`~citeloop.grounding.retry_prompt.UNSEEN_PROBLEM`). Reads the graph's
-        names, so it runs in a worker thread under ``ainvoke``."""
+        names, so it runs in a worker thread under ``ainvoke`` unless they were read
+        (:meth:`abuild_retry_prompt`)."""
         ctx = settings(get_runtime())
         report = state["report"]
         # A widening that added nothing leaves nothing to ask again about: saying the
@@ -659,6 +704,12 @@ class GroundedAnswerNodes:
             widened=state.get("widened", True),
         )
         return {"feedback": feedback}
+
+    async def abuild_retry_prompt(self, state: State) -> dict[str, Any]:
+        """Async variant of :meth:`build_retry_prompt`, run as :meth:`avalidate` is."""
+        if self._inline(state):
+            return self.build_retry_prompt(state)
+        return await run_in_executor(None, self.build_retry_prompt, state)
 
 
 def _answer_reserve(
