@@ -134,7 +134,13 @@ zero-width space / (non-)joiner, word joiner, BOM."""
 
 def without_invisible(text: str) -> str:
     """``text`` without its invisible characters (soft hyphen, zero-width space and
-    (non-)joiner, word joiner, BOM), ``text`` itself when it has none.
+    (non-)joiner, word joiner, BOM), ``text`` itself when it has none."""
+    return replace_chars(text, _INVISIBLE, "")
+
+
+def replace_chars(text: str, chars: str, by: str) -> str:
+    """``text`` with each of ``chars`` (characters that are not ASCII) replaced by
+    ``by``; ``text`` itself when it has none of them.
 
     One ``str.replace`` per character present: ``str.translate`` looks every
     character up in its table once a text is not ASCII, about 100 times slower on a
@@ -142,9 +148,9 @@ def without_invisible(text: str) -> str:
     """
     if text.isascii():
         return text
-    for char in _INVISIBLE:
+    for char in chars:
         if char in text:
-            text = text.replace(char, "")
+            text = text.replace(char, by)
     return text
 
 

@@ -27,6 +27,7 @@ from citeloop.grounding.mentions import (
     query_words,
 )
 from citeloop.markdown import fenced
+from citeloop.text import replace_chars
 
 _CONTEXT = (
     r"(?:the )?(?:provided |given |supplied |available |injected |above |shown |widened "
@@ -133,19 +134,8 @@ def _blanked(quoted: re.Match[str]) -> str:
 
 
 _APOSTROPHES = "\u2019\u2018\u02bc"
-"""Typographic apostrophes models write (``doesn\u2019t``), read as ``'``."""
-
-
-def _straight_apostrophes(text: str) -> str:
-    """``text`` with :data:`_APOSTROPHES` made ``'``: one character for one, so offsets
-    stay the text's (``str.replace``, not ``str.translate``, which looks every
-    character of a text that is not ASCII up in its table)."""
-    if text.isascii():
-        return text
-    for char in _APOSTROPHES:
-        if char in text:
-            text = text.replace(char, "'")
-    return text
+"""Typographic apostrophes models write (``doesn\u2019t``), read as ``'``: one character
+for one, so offsets stay the text's."""
 
 
 @functools.cache
@@ -660,7 +650,7 @@ def _sayings_in(body: str) -> Iterator[re.Match[str]]:
 
 def _all_sayings_in(body: str) -> Iterator[re.Match[str]]:
     """Every saying of a text whose fenced code is blanked."""
-    body = _QUOTED.sub(_blanked, _straight_apostrophes(body))
+    body = _QUOTED.sub(_blanked, replace_chars(body, _APOSTROPHES, "'"))
     text, sayings, anchors = body.lower(), _INSUFFICIENT, _ANCHORS
     if len(text) != len(body):
         text, (sayings, anchors) = body, _any_case()

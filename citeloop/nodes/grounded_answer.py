@@ -262,8 +262,8 @@ _NAMES_KEPT = 2
 
 INLINE_ANSWER_CHARS = 1_000
 """The longest answer ``validate`` and ``build_retry_prompt`` judge on the event loop
-under ``ainvoke`` (when nothing in them can block): about 0.5 ms of CPU, less than
-handing the node to a worker thread costs (measured by ``benchmarks/bench_abatch.py``)."""
+under ``ainvoke`` (when nothing in them can block): about 0.5 ms of CPU, what handing
+the node to a worker thread costs (``benchmarks/bench_abatch.py`` measures the batch)."""
 
 
 class GroundedAnswerNodes:
