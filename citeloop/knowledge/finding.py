@@ -23,6 +23,7 @@ from citeloop.knowledge.model import (
     is_example_path,
     same_file,
 )
+from citeloop.knowledge.names import RECEIVERS
 from citeloop.knowledge.neighbourhood import admissible
 from citeloop.knowledge.seeds import (
     choose,
@@ -279,6 +280,12 @@ class EntityFinder:
         for name in wanted:
             groups = [found.get(name, [])] if name in found else named_groups(name, found)
             group = groups[0] if groups else []
+            if name.partition(".")[0] in RECEIVERS and name.count(".") == 1:
+                # `self._path`: a member of a class whose code the answer read, the one
+                # it showed or one near it, not every class's (a played widening had
+                # brought four `_path` attributes of other packages)
+                read_in = [e for e in group if e.id in seen or owner_id(e.id) in seen]
+                group = read_in or near(group) or group
             # `fit`, `X`, `df`, and `fit.transform` when it names `fit`, its first part
             # (a group has one name); `Ledger.record` names a member, not a plain word
             read = group[0].name if group and "." in name else name

@@ -21,6 +21,9 @@ REQUIREMENT_PATTERN = re.compile(r"\bREQ-\w+(?:-\w+)*")
 
 MIN_NAME_LENGTH = 3
 
+RECEIVERS = ("self", "cls")
+"""The names a method's code calls its instance or class by (PEP 8)."""
+
 STOP_NAMES: frozenset[str] = frozenset(
     {name for name in dir(builtins) if not name.startswith("_")}
     | set(keyword.kwlist)

@@ -49,6 +49,7 @@ from collections.abc import Collection, Mapping, Sequence
 from functools import lru_cache
 
 from citeloop.knowledge.model import Entity, EntityKind, Fact, RelationKind, enclosing
+from citeloop.knowledge.names import RECEIVERS
 from citeloop.text import data_line
 
 DECISIONS_HEADING = "## Prior decisions"
@@ -71,8 +72,6 @@ MEMBER_KINDS = frozenset({EntityKind.METHOD, EntityKind.ATTRIBUTE, EntityKind.TE
 
 RENDERED_RELATIONS = (RelationKind.INHERITS, RelationKind.OVERRIDES, RelationKind.CALLS)
 """The relations a context text has lines for (the others only rank its entities)."""
-
-_RECEIVERS = ("self", "cls")
 
 
 def owner_name(entity: Entity, owners: Mapping[str, str]) -> str:
@@ -144,7 +143,7 @@ def _parts(signature: str, member: bool) -> tuple[str, str, str, list[int]]:
     elif type_params:  # type parameters only: a generic class without bases (``[T]``)
         type_params = ""
     if member:
-        for receiver in _RECEIVERS:
+        for receiver in RECEIVERS:
             if signature.startswith(f"({receiver}, ") or signature.startswith(f"({receiver})"):
                 signature = "(" + signature[len(receiver) + 1 :].lstrip(", ")
                 break

@@ -839,6 +839,32 @@ def test_a_name_lacking_in_a_file_the_answer_names_means_that_file_s() -> None:
     assert "s.dummy.Dummy.predict" not in ids(wider.entities)
 
 
+def test_a_name_on_self_means_the_member_of_a_class_the_answer_read() -> None:
+    """`self._path`, said lacking beside the class the context showed, is that class's
+    attribute (more of its source), not the namesakes of other packages as well (a
+    played widening had brought four `_path` attributes of plotting and VOTable
+    classes); `cls._path` likewise. A bare `_path` said lacking still means them all."""
+    entities = [
+        Entity("a.config.paths.Temp", EntityKind.CLASS, "Temp", path="a/config/paths.py"),
+        Entity(
+            "a.config.paths.Temp._path", EntityKind.ATTRIBUTE, "_path", path="a/config/paths.py"
+        ),
+        Entity("a.plot.frame.Frame", EntityKind.CLASS, "Frame", path="a/plot/frame.py"),
+        Entity("a.plot.frame.Frame._path", EntityKind.ATTRIBUTE, "_path", path="a/plot/frame.py"),
+        Entity("a.io.result.Result._path", EntityKind.ATTRIBUTE, "_path", path="a/io/result.py"),
+    ]
+    store = MemoryGraphStore(entities, [])
+    finder = EntityFinder(store, batched(store), 0)
+    saw = entities[:2]
+
+    def named(name: str) -> list[str]:
+        found = finder.named((name,), near_context(saw), (name,), {e.id for e in saw})
+        return sorted(e.id for e in found)
+
+    assert named("self._path") == named("cls._path") == ["a.config.paths.Temp._path"]
+    assert len(named("_path")) == 3
+
+
 def test_a_name_lacking_means_the_one_in_a_file_the_context_showed_when_it_was_not_shown() -> None:
     """The context shows ``render`` of ``d.py``; an answer saying `add_edge` is not shown
     means the one defined in that file, not every `add_edge`; when the context showed
