@@ -48,7 +48,9 @@ class RelationKind(StrEnum):
     """decision -> entity it names."""
     REFERENCES = "references"
     """function/method/attribute -> class it names in a string literal (a grammar's
-    ``Ref("SelectClauseSegment")``, an ORM's ``ForeignKey("Author")``)."""
+    ``Ref("SelectClauseSegment")``, an ORM's ``ForeignKey("Author")``), or that a
+    function passes, raises or catches as a value (``vo_warn(W39)``, ``isinstance(x,
+    Bit)``, ``raise ParseError``, ``except ParseError:``)."""
     USES_TYPE = "uses_type"
     """function/method/attribute -> class its annotations name (``x: Model``,
     ``-> list["Model"]``)."""

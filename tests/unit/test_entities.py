@@ -60,6 +60,10 @@ class Shape:
     def scaled(self, factor: float) -> float: ...
     def scaled(self, factor):
         return factor
+
+
+WIDTH, HEIGHT = 640, DEFAULT_SIDES * 2
+LOW, *REST = 1, 2, 3
 '''
 
 
@@ -125,6 +129,10 @@ def test_overloads_keep_the_implementation(store: SqliteGraphStore) -> None:
         ("geo.shapes.Shape.sides", ": int = DEFAULT_SIDES"),
         ("geo.shapes.Shape.kinds", ': ClassVar[tuple[str, ...]] = ("polygon",)'),
         ("geo.shapes.Shape.scale", ": float = 1.0"),
+        # Unpacked from a tuple of as many values, each name has its own; starred, none.
+        ("geo.shapes.WIDTH", " = 640"),
+        ("geo.shapes.HEIGHT", " = DEFAULT_SIDES * 2"),
+        ("geo.shapes.LOW", ""),
     ],
 )
 def test_attributes_are_entities(store: SqliteGraphStore, entity_id: str, signature: str) -> None:

@@ -468,8 +468,9 @@ def link_code(
 ) -> Linked:
     """Resolve ``inherits``, ``overrides``, ``calls``, ``traces``, ``uses_type`` and
     ``references`` references into facts (a string's class by
-    :class:`~citeloop.knowledge.indexing.string_names.StringNames`; one that names none,
-    like an annotation's name that is no class of the tree, is left out).
+    :class:`~citeloop.knowledge.indexing.string_names.StringNames`, a name used as a
+    value as an annotation's; one that names none, like an annotation's name that is no
+    class of the tree, is left out).
 
     Args:
         resolver: Resolves against the whole tree.
@@ -491,15 +492,13 @@ def link_code(
                 Fact(reference.subject, RelationKind.TRACES, reference.target, provenance)
             )
             continue
-        if reference.relation is RelationKind.USES_TYPE:
+        if reference.relation is RelationKind.USES_TYPE or reference.mode == "value":
             try:
                 found = resolver.type_target(reference.target)
             except RecursionError:
                 found = None
             if found is not None and found != reference.subject:
-                linked.facts.append(
-                    Fact(reference.subject, RelationKind.USES_TYPE, found, provenance)
-                )
+                linked.facts.append(Fact(reference.subject, reference.relation, found, provenance))
             continue
         if reference.relation is RelationKind.REFERENCES:
             linked.facts.extend(

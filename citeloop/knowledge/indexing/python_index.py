@@ -30,9 +30,12 @@ from citeloop.knowledge.indexing.records import FileIndex
 from citeloop.knowledge.indexing.references import (
     REQUIREMENT_MARK,
     CallSite,
+    ValueName,
     annotation_references,
     base_reference,
     call_references,
+    chain_references,
+    may_name_class,
     names_class,
     override_references,
     requirement_references,
@@ -129,6 +132,16 @@ _Stack = list[tuple["ast.stmt | None", "Scope", str]]
 class's deferred method bodies."""
 
 
+def _paired_values(target: ast.Tuple | ast.List, value: ast.expr | None) -> list[ast.expr] | None:
+    """The value of each element of an unpacking target when the value is a tuple or
+    list of as many elements, neither starred (``a, b = 1, f()``), else ``None``."""
+    if not isinstance(value, ast.Tuple | ast.List) or len(value.elts) != len(target.elts):
+        return None
+    if any(isinstance(e, ast.Starred) for e in (*target.elts, *value.elts)):
+        return None
+    return list(value.elts)
+
+
 class _FileWalker:
     """Collects one file's entities, facts and references in one pass over its tree."""
 
@@ -161,6 +174,7 @@ class _FileWalker:
         self.spans: list[tuple[int, int, str]] = []
         self.calls: list[CallSite] = []
         self.strings: list[tuple[str, str, int]] = []  # (subject, class name, line)
+        self.values: list[ValueName] = []  # names passed, raised or caught as values
         self.bases: list[tuple[str, Scope, ast.expr]] = []
         self.members: list[tuple[str, str, str, int]] = []  # (id, class id, name, line)
         self.documented: list[tuple[str, tuple[tuple[str, int], ...]]] = []
@@ -218,6 +232,9 @@ class _FileWalker:
         self.resolve_types()
         self.index.references.extend(call_references(self.bindings, self.calls))
         self.index.references.extend(string_references(self.strings))
+        self.index.references.extend(
+            chain_references(self.bindings, RelationKind.REFERENCES, self.values, "value")
+        )
         self.annotated.extend(
             (entity_id, scope, annotation)
             for entity_id, scope, _, annotation, _ in self.attribute_values
@@ -299,6 +316,12 @@ class _FileWalker:
                 callee = self.compact.callee(current)
                 site = (caller, scope, callee, shadow, current.lineno, end, current.col_offset)
                 self.calls.append(site)
+                for argument in current.args:
+                    self.value(caller, scope, argument, shadow)
+                for keyword in current.keywords:
+                    self.value(caller, scope, keyword.value, shadow)
+            elif kind is ast.Raise and current.exc is not None:
+                self.value(caller, scope, current.exc, shadow)
             elif kind is ast.JoinedStr:  # an f-string's text is not a name: its fields are
                 extend(part for part in current.values if type(part) is not ast.Constant)
                 continue
@@ -325,6 +348,15 @@ class _FileWalker:
                     extend(value)
                 else:
                     push(value)
+
+    def value(self, caller: str, scope: Scope, node: ast.expr, shadow: frozenset[str]) -> None:
+        """Keep a name ``caller`` passes, raises or catches as a value (``vo_warn(W39)``,
+        ``raise Error``, ``except Error:``) when it may name a class
+        (:func:`~citeloop.knowledge.indexing.references.may_name_class`): the linker
+        keeps those naming a class of the tree as ``references`` facts."""
+        parts = may_name_class(node, shadow)
+        if parts is not None:
+            self.values.append((caller, scope, parts, node.lineno, node.end_lineno or node.lineno))
 
     def visit_compound(self, node: ast.stmt, scope: Scope, stack: _Stack) -> None:
         in_function = scope.kind == "function"
@@ -369,6 +401,10 @@ class _FileWalker:
         if isinstance(clause, ast.ExceptHandler):
             if clause.name and clause.type is not None:
                 self.bindings.bind(scope, clause.name, clause.lineno, "annotation", clause.type)
+            caught = clause.type.elts if isinstance(clause.type, ast.Tuple) else [clause.type]
+            for error in caught:
+                if error is not None:
+                    self.value(scope.id, scope, error, frozenset())
             self.sweep(clause.type, scope)
         elif isinstance(clause, ast.match_case):
             self.sweep(clause.guard, scope)
@@ -542,9 +578,14 @@ class _FileWalker:
                 if attribute is not None and len(targets) == 1:
                     self.sweep(value, scope, caller=attribute)  # what its value calls
             elif isinstance(target, ast.Tuple | ast.List):
-                for element in target.elts:
+                # `X, y = digits.data, digits.target`: each name its own value
+                values = _paired_values(target, value) if len(targets) == 1 else None
+                for position, element in enumerate(target.elts):
                     if isinstance(element, ast.Name):
-                        self.define_attribute(scope, element.id, node, None, None, doc)
+                        own = values[position] if values is not None else None
+                        attribute = self.define_attribute(scope, element.id, node, None, own, doc)
+                        if attribute is not None and own is not None:
+                            self.sweep(own, scope, caller=attribute)
 
     def bind_target(
         self,

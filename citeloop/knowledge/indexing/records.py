@@ -32,7 +32,9 @@ class Reference:
         end_line: Last line, inclusive.
         mode: ``"bases"`` to look ``target``'s member up in the bases of its owner
             class only (``super().m()``, and what a method overrides), ``"code"`` for a
-            decision-record name written as code; empty otherwise.
+            decision-record name written as code, ``"value"`` for a ``references``
+            chain of a name used as a value (linked as an annotation's name is, to a
+            class only); empty otherwise.
     """
 
     relation: RelationKind

@@ -7,7 +7,7 @@ from __future__ import annotations
 import ast
 import io
 import tokenize
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from citeloop.knowledge.indexing.chains import (
     MAX_CHAIN_STEPS,
@@ -169,24 +169,52 @@ def annotation_references(
     """The ``uses_type`` references of annotations ``(subject, scope, annotation)``: one
     per subject and name the annotation is made of, its chain through ``scope``; the
     linker keeps those naming a class of the tree."""
+    names = (
+        (subject, scope, parts, name.lineno, name.end_lineno or name.lineno)
+        for subject, scope, annotation in annotated
+        for parts, name in annotation_names(annotation)
+    )
+    return chain_references(bindings, RelationKind.USES_TYPE, names)
+
+
+ValueName = tuple[str, Scope, list[str], int, int]
+"""``(subject, scope, dotted name, first line, last line)`` of a name used as a value."""
+
+
+def chain_references(
+    bindings: Bindings, relation: RelationKind, names: Iterable[ValueName], mode: str = ""
+) -> list[Reference]:
+    """``relation`` references of dotted names ``(subject, scope, parts, line, end)``:
+    one per subject and chain (the name's chain through ``scope``), at its first line."""
     seen: dict[tuple[str, str], Reference] = {}
-    for subject, scope, annotation in annotated:
-        for parts, name in annotation_names(annotation):
-            line = name.lineno
-            head = bindings.lookup(scope, parts[0], line)
-            if head is None or any(mark in head for mark in "([*#|"):
-                continue
-            chain = ".".join([head, *parts[1:]]) if len(parts) > 1 else head
-            if (subject, chain) not in seen:
-                seen[subject, chain] = Reference(
-                    RelationKind.USES_TYPE,
-                    subject,
-                    chain,
-                    ".".join(parts),
-                    line,
-                    name.end_lineno or line,
-                )
+    for subject, scope, parts, line, end in names:
+        head = bindings.lookup(scope, parts[0], line)
+        if head is None or any(mark in head for mark in "([*#|"):
+            continue
+        chain = ".".join([head, *parts[1:]]) if len(parts) > 1 else head
+        if (subject, chain) not in seen:
+            seen[subject, chain] = Reference(
+                relation, subject, chain, ".".join(parts), line, end, mode
+            )
     return list(seen.values())
+
+
+def may_name_class(node: ast.expr, shadow: frozenset[str]) -> list[str] | None:
+    """The dotted name of ``node`` when it may name a class: a name or attribute chain
+    whose last part is in PEP 8's CapWords style, upper case first (``W39``,
+    ``errors.ParseError``; not ``x`` or ``self.items``), not a parameter of a lambda
+    around it (``shadow``), of at most
+    :data:`~citeloop.knowledge.indexing.chains.MAX_CHAIN_STEPS` parts."""
+    kind = type(node)
+    if kind is ast.Name:
+        name = node.id  # type: ignore[attr-defined]
+        return [name] if name[:1].isupper() and name not in shadow else None
+    if kind is not ast.Attribute or not node.attr[:1].isupper():  # type: ignore[attr-defined]
+        return None
+    parts = dotted(node)
+    if parts is None or parts[0] in shadow or len(parts) > MAX_CHAIN_STEPS:
+        return None
+    return parts
 
 
 def call_reference(
