@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Collection, Mapping, Sequence
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -77,7 +77,7 @@ from citeloop.knowledge.neighbourhood import (
 from citeloop.knowledge.render import MEMBER_KINDS, RENDERED_RELATIONS, ContextText
 from citeloop.knowledge.retrieval import RANK_DECAY, RetrievedSeeds, Retriever
 from citeloop.knowledge.reuse import CONTEXTS_KEPT, ReusedContexts, SourceRecorder
-from citeloop.knowledge.seeds import near_context, nearest_package, owner_id
+from citeloop.knowledge.seeds import linked_ids, near_context, nearest_package, owner_id
 from citeloop.knowledge.source import LineSource, SourceReader
 from citeloop.knowledge.store import (
     READ_ATTEMPTS,
@@ -438,7 +438,7 @@ class ContextInjector:
         }
         saw = [*core, *kept.values()] if widening.names else []
         near, lacks, seen = near_context(saw), set(widening.lacking), {e.id for e in saw}
-        nearest = nearest_package(saw)
+        nearest = nearest_package(saw, cache(lambda: linked_ids(self._reads, saw)))
         named = self._finder.named(widening.names, near, lacks, seen, nearest, widening.files)
         for entity in named:
             found.seed(entity, Reason.NAMED, _SEED_WEIGHTS[Reason.NAMED])

@@ -186,9 +186,14 @@ def near_context(context: Collection[Entity]) -> Callable[[list[Entity]], list[E
     return near
 
 
-def nearest_package(context: Collection[Entity]) -> Callable[[list[Entity]], list[Entity]]:
+def nearest_package(
+    context: Collection[Entity], linked: Callable[[], Collection[str]] | None = None
+) -> Callable[[list[Entity]], list[Entity]]:
     """A filter of the entities one name an answer used names when none of them is near
-    the context (:func:`near_context`): those defined deepest in the packages the
+    the context (:func:`near_context`): of several, those a fact ties to the context's
+    entities (``linked``: the ids, read when first needed; the ``UnitsError`` that
+    ``Quantity.__float__`` catches, not the coordinates package's namesake, which a
+    played widening had brought too); else those defined deepest in the packages the
     context's entities are, by the most leading parts of the id they share with one of
     them (``astropy.cosmology._src.io.builtin.table.from_table`` beside a context in
     ``astropy.cosmology``, not ``astropy.io.votable.tree.TableElement.from_table``);
@@ -206,11 +211,23 @@ def nearest_package(context: Collection[Entity]) -> Callable[[list[Entity]], lis
         )
 
     def nearest(group: list[Entity]) -> list[Entity]:
+        if linked is not None and len(group) > 1:
+            ids = linked()
+            if tied := [entity for entity in group if entity.id in ids]:
+                return tied
         depth = {entity.id: shared(entity) for entity in group}
         deepest = max(depth.values(), default=0)
         return group if deepest < 2 else [e for e in group if depth[e.id] == deepest]
 
     return nearest
+
+
+def linked_ids(reads: BatchedGraphStore, entities: Collection[Entity]) -> frozenset[str]:
+    """The ids of the entities a fact ties to ``entities`` (either end), theirs too."""
+    facts = reads.facts_of_many([entity.id for entity in entities])
+    return frozenset(
+        end for found in facts.values() for f in found for end in (f.subject, f.object)
+    )
 
 
 def is_plain_word(name: str) -> bool:

@@ -933,6 +933,36 @@ def test_a_name_lacking_beside_nothing_seen_means_those_of_the_nearest_package(c
     assert sorted(e.id for e in wider.entities if e.reason == "named") == meant
 
 
+@pytest.mark.parametrize("tied", [True, False])
+def test_a_name_lacking_beside_nothing_seen_means_the_one_a_fact_ties_to_the_context(
+    tied: bool,
+) -> None:
+    """`UnitsError` said lacking, defined in two packages the context shares with it: the
+    one `Quantity.to_float` catches (a ``references`` fact) is meant, not the coordinates
+    package's namesake; without that fact, both (a played widening had brought both)."""
+    entities = [
+        Entity(i, kind, i.rpartition(".")[2], path="/".join(i.split(".")[:3]) + ".py")
+        for i, kind in [
+            ("pkg.units.quantity.Quantity", EntityKind.CLASS),
+            ("pkg.units.quantity.Quantity.to_float", EntityKind.METHOD),
+            ("pkg.units.errors.UnitsError", EntityKind.CLASS),
+            ("pkg.coords.errors.UnitsError", EntityKind.CLASS),
+            ("pkg.coords.frame.Frame", EntityKind.CLASS),
+        ]
+    ]
+    facts = [
+        Fact("pkg.units.quantity.Quantity", RelationKind.DEFINES, entities[1].id),
+        *([Fact(entities[1].id, RelationKind.REFERENCES, entities[2].id)] if tied else []),
+    ]
+    injector = ContextInjector(MemoryGraphStore(entities, facts), hops=0, lexical_hits=0)
+    expansion = ContextExpansion.for_attempt(0, ("UnitsError",), ("UnitsError",))
+    keep = [entities[1].id]
+    wider = injector.inject("`Quantity` and `Frame`", expansion=expansion, keep=keep)
+    named = sorted(e.id for e in wider.entities if e.reason == "named")
+    both = ["pkg.coords.errors.UnitsError", "pkg.units.errors.UnitsError"]
+    assert named == (["pkg.units.errors.UnitsError"] if tied else both)
+
+
 def test_the_members_of_a_class_said_lacking_come_before_what_the_context_kept() -> None:
     """ "The test methods of `Mixin` are not shown": the widening offers the class's best
     members (MEMBERS_ASKED) before the entities the context it widens held and the 40
