@@ -266,8 +266,10 @@ class Entity:
             attribute, its class's methods' (``self.x = ...``); of a module or class
             attribute, its body's (``x = ...``, ``x += ...``) and its methods'. More than
             one when branches or methods set it differently, of which ``line`` and
-            ``signature`` show the first; ``0`` for any other entity (and for an
-            attribute a user's store gives without saying).
+            ``signature`` show the first. For a function or method, how many ``def``
+            statements of its scope define it when more than one (conditional
+            definitions, of which ``line`` and ``signature`` show the first). ``0``
+            for any other entity (and for one a user's store gives without saying).
     """
 
     id: str

@@ -224,6 +224,8 @@ def _where(entity: Entity, brief: bool = False) -> str:
                 where = f" set {entity.assignments} times, first in {entity.set_in}"
         elif entity.kind is EntityKind.ATTRIBUTE and entity.assignments > 1:
             where = f" set {entity.assignments} times"  # `model = ...` twice in a module
+        elif entity.assignments > 1:  # `def swap` under `if` and under `else`
+            where += f"{',' if where else ''} defined {entity.assignments} times"
         parts.append(place + _decorators(entity, brief) + where)
     summary = "" if brief else entity.summary
     if len(summary) > MAX_LINE_SUMMARY:

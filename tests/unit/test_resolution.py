@@ -564,6 +564,48 @@ def test_a_module_variable_set_twice_says_so(tmp_path: Path) -> None:
     assert line("LIMIT") == "LIMIT = 3  # L6"
 
 
+def test_a_function_defined_twice_says_so(tmp_path: Path) -> None:
+    """A function defined under `if` and again under `else` (or twice in one body) shows
+    its first definition and says it is one of several: a played context had shown one
+    of two byte-order variants of `_ensure_bigendian` as the function, and the answer
+    read the other's code into it."""
+    store = build(
+        tmp_path,
+        {
+            "app/order.py": """
+            import sys
+
+            if sys.byteorder == "little":
+                def swap(x):
+                    return x[::-1]
+            else:
+                def swap(x):
+                    return x
+
+            class Box:
+                def size(self):
+                    def inner():
+                        return 1
+
+                    def inner():
+                        return 2
+
+                    return inner()
+
+                def once(self):
+                    return 0
+            """,
+        },
+    )
+
+    def line(entity_id: str, owner: str | None = None) -> str:
+        return entity_line(store.get_entity(f"app.order.{entity_id}"), owner)
+
+    assert line("swap") == "def swap(x)  # L5-6 defined 2 times"
+    assert line("Box.size.inner") == "def inner()  # L13-14 inside Box.size, defined 2 times"
+    assert line("Box.once", "Box") == "Box.once()  # L21-22"
+
+
 def overridden(store: SqliteGraphStore, member: str) -> set[str]:
     return {
         fact.object

@@ -132,6 +132,10 @@ _Stack = list[tuple["ast.stmt | None", "Scope", str]]
 class's deferred method bodies."""
 
 
+_DEFINITIONS = frozenset({EntityKind.FUNCTION, EntityKind.METHOD, EntityKind.TEST})
+"""Kinds of entity a ``def`` statement defines (a property is an attribute)."""
+
+
 def _paired_values(target: ast.Tuple | ast.List, value: ast.expr | None) -> list[ast.expr] | None:
     """The value of each element of an unpacking target when the value is a tuple or
     list of as many elements, neither starred (``a, b = 1, f()``), else ``None``."""
@@ -522,6 +526,8 @@ class _FileWalker:
                 if node.returns is not None:
                     self.returns.append((entity_id, scope, node.returns))
                     self.annotated.append((entity_id, scope, node.returns))
+            else:
+                self.redefined(entity_id)
         scope.names.setdefault(node.name, entity_id)
         if hidden:  # nothing inside it is recorded either (it would take the submodule's ids)
             return
@@ -658,6 +664,18 @@ class _FileWalker:
         if node.lineno in self.type_aliases or (_TYPE_ALIAS and isinstance(node, _TYPE_ALIAS)):
             self.mark_type_alias(entity_id, node)
         return entity_id
+
+    def redefined(self, entity_id: str) -> None:
+        """One more ``def`` of a function's name in its scope (``if sys.byteorder ==
+        "little": def swap(x): ... else: def swap(x): ...``): its line shows the first,
+        and says how many (a played context had shown one of two conditional
+        definitions as the function, and the answer had read the other's code into
+        it)."""
+        position = self.entities[entity_id]
+        known = self.index.entities[position]
+        if known.kind in _DEFINITIONS:
+            defined = max(known.assignments, 1) + 1
+            self.index.entities[position] = replace(known, assignments=defined)
 
     def reassigned(self, entity_id: str, scope: Scope) -> None:
         """One more statement of its module or class body sets attribute ``entity_id``
