@@ -6,12 +6,13 @@ and its ``ContextEntity`` objects are recognised by their attributes instead.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from citeloop.grounding.context_text import Place, parse_context_entities
 from citeloop.grounding.matching import has_word_character
+from citeloop.grounding.mentions import code_mentions
 from citeloop.text import normalize_text
 
 CORE = "core"
@@ -200,3 +201,25 @@ def context_names(context: Any) -> list[ContextName]:
     if isinstance(items, str | bytes | bytearray) or not isinstance(items, Iterable):
         raise TypeError(f"context of type {type(items).__name__}; expected {_CONTEXT_SHAPES}")
     return _entities_of(items)
+
+
+def namesake_choices(
+    core: frozenset[str], members: Mapping[str, str], prompt: str | Sequence[str]
+) -> list[frozenset[str]]:
+    """The groups of core members (``Owner.name``, of ``members``) that one name the
+    task writes bare chose among namesakes: ``fit`` in backticks made three classes'
+    ``fit`` core, of which the answer means one (a played answer had been made to cite
+    a topic model's and a PCA's ``fit`` in a question about label propagation). Not a
+    group of which the task writes a member by its class (``A.fit`` and ``B.fit``: both
+    asked). The task is ``prompt``, or its first text."""
+    task = prompt if isinstance(prompt, str) else (prompt[0] if prompt else "")
+    written = {mention.name for mention in code_mentions(task)}
+    by_name: dict[str, set[str]] = {}
+    for requirement in core:
+        if (name := members.get(requirement)) is not None:
+            by_name.setdefault(name, set()).add(requirement)
+    return [
+        frozenset(group)
+        for name, group in sorted(by_name.items())
+        if len(group) > 1 and name in written and not group & written
+    ]

@@ -20,7 +20,7 @@ from citeloop.grounding.citation_section import (
     DEFAULT_SECTION_LABELS,
     split_citation_section,
 )
-from citeloop.grounding.entities import CORE, ContextName, context_names
+from citeloop.grounding.entities import CORE, ContextName, context_names, namesake_choices
 from citeloop.grounding.matching import NameScanner
 from citeloop.grounding.resolve import (
     check_locations,
@@ -351,7 +351,9 @@ class GraphContextValidator:
             prompt: The rest of what the model was shown (task, payload; the context
                 text when ``context`` neither is text nor holds it, as an
                 ``InjectedContext``'s ``text`` or a ``"text"`` key does): the names it
-                writes are grounded.
+                writes are grounded. Core members of one name the task (the first
+                text) writes bare are one requirement
+                (:func:`~citeloop.grounding.entities.namesake_choices`).
             graph_names: The knowledge graph's entity names (a collection, or a
                 predicate such as a store lookup), to tell names the graph has from
                 invented ones; without it every ungrounded name counts as invented.
@@ -427,9 +429,21 @@ class GraphContextValidator:
         # answer's own list says which one it means, beside another class of that name.
         required |= {member for member in members_cited if index.members[member] in referenced}
         core_referenced = core & required
-        ratio = len(core_referenced) / len(core) if core else 1.0
-        cited_not_used = cited - referenced
         missing_core_citations = core - cited - members_cited
+        entities_missing = core - required
+        # Namesakes the task's one bare name chose among (`fit`: three classes' `fit`)
+        # are one requirement: any of them referenced, or cited, meets it.
+        alternatives = namesake_choices(core, index.members, prompt)
+        grouped = frozenset().union(*alternatives)
+        units = len(core - grouped) + len(alternatives)
+        hits = len(core_referenced - grouped) + sum(1 for g in alternatives if g & required)
+        for group in alternatives:
+            if group & required:
+                entities_missing -= group
+            if group - missing_core_citations:  # one of them cited
+                missing_core_citations -= group
+        ratio = hits / units if units else 1.0
+        cited_not_used = cited - referenced
         vacuous = not entities
 
         texts = [prompt] if isinstance(prompt, str) else list(prompt)
@@ -451,7 +465,7 @@ class GraphContextValidator:
             rules.append(
                 (
                     "references",
-                    f"the body references {len(core_referenced)} of {len(core)} core "
+                    f"the body references {hits} of {units} core "
                     f"entities ({ratio:.0%}), below the required {self.reference_threshold:.0%}",
                 )
             )
@@ -516,7 +530,7 @@ class GraphContextValidator:
             cited_not_used=tuple(sorted(cited_not_used)),
             compliance_ratio=ratio,
             entities_found=tuple(sorted(required)),
-            entities_missing=tuple(sorted(core - required)),
+            entities_missing=tuple(sorted(entities_missing)),
             has_citation_section=section is not None,
             reasons=tuple(reason for _, reason in rules),
             failed_rules=tuple(rule for rule, _ in rules),

@@ -397,6 +397,31 @@ def test_core_members_that_share_a_name_are_each_required_by_their_class() -> No
     assert result.missing_core_citations == ("Context.invoke",)
 
 
+def test_namesakes_one_bare_name_of_the_task_chose_among_are_one_requirement() -> None:
+    """The task writes `invoke` bare, and both `Group.invoke` and `Context.invoke` became
+    core: the answer means one of them, and using and citing it is enough (a played
+    answer about label propagation had been made to cite a topic model's and a PCA's
+    `fit`). When the task writes them by their classes, both are asked."""
+    body = "`Group` and `Context` meet in `Group.invoke`, which runs the subcommand."
+    section = "\n\n## Entities used\n- Group\n- Context\n- Group.invoke\n"
+    validator = GraphContextValidator()
+    bare = validator.validate(body + section, INVOKES, prompt="How does `invoke` dispatch?")
+    assert bare.passed and bare.compliance_ratio == 1.0
+    assert bare.missing_core_citations == () and bare.entities_missing == ()
+    # Neither used nor cited: the requirement stands, every namesake listed.
+    off = validator.validate(
+        "`Group` and `Context`." + "\n\n## Entities used\n- Group\n- Context\n",
+        INVOKES,
+        prompt=["How does `invoke` dispatch?", ""],
+    )
+    assert off.missing_core_citations == ("Context.invoke", "Group.invoke")
+    assert off.compliance_ratio == 2 / 3
+    both = "How do `Group.invoke` and `Context.invoke` differ?"
+    asked = validator.validate(body + section, INVOKES, prompt=both)
+    assert asked.missing_core_citations == ("Context.invoke",)
+    assert "core_citations" in asked.failed_rules
+
+
 def test_a_shared_member_name_beside_its_class_alone_references_that_class_s() -> None:
     """ "`Group` dispatches in `invoke()`" means `Group.invoke` when the body names no
     other class whose `invoke` the context shows; beside `Context` too, it means
