@@ -132,6 +132,9 @@ _Stack = list[tuple["ast.stmt | None", "Scope", str]]
 class's deferred method bodies."""
 
 
+_VALUE_NAMES = frozenset({ast.Name, ast.Attribute})
+"""Expressions of a call's argument that may name a class (:meth:`_FileWalker.value`)."""
+
 _DEFINITIONS = frozenset({EntityKind.FUNCTION, EntityKind.METHOD, EntityKind.TEST})
 """Kinds of entity a ``def`` statement defines (a property is an attribute)."""
 
@@ -179,6 +182,7 @@ class _FileWalker:
         self.calls: list[CallSite] = []
         self.strings: list[tuple[str, str, int]] = []  # (subject, class name, line)
         self.values: list[ValueName] = []  # names passed, raised or caught as values
+        self.valued: set[tuple[str, ...]] = set()  # (subject, *name) of those kept
         self.bases: list[tuple[str, Scope, ast.expr]] = []
         self.members: list[tuple[str, str, str, int]] = []  # (id, class id, name, line)
         self.documented: list[tuple[str, tuple[tuple[str, int], ...]]] = []
@@ -321,9 +325,11 @@ class _FileWalker:
                 site = (caller, scope, callee, shadow, current.lineno, end, current.col_offset)
                 self.calls.append(site)
                 for argument in current.args:
-                    self.value(caller, scope, argument, shadow)
+                    if type(argument) in _VALUE_NAMES:
+                        self.value(caller, scope, argument, shadow)
                 for keyword in current.keywords:
-                    self.value(caller, scope, keyword.value, shadow)
+                    if type(keyword.value) in _VALUE_NAMES:
+                        self.value(caller, scope, keyword.value, shadow)
             elif kind is ast.Raise and current.exc is not None:
                 self.value(caller, scope, current.exc, shadow)
             elif kind is ast.JoinedStr:  # an f-string's text is not a name: its fields are
@@ -359,7 +365,8 @@ class _FileWalker:
         (:func:`~citeloop.knowledge.indexing.references.may_name_class`): the linker
         keeps those naming a class of the tree as ``references`` facts."""
         parts = may_name_class(node, shadow)
-        if parts is not None:
+        if parts is not None and (key := (caller, *parts)) not in self.valued:
+            self.valued.add(key)  # its first place only, as the linker keeps
             self.values.append((caller, scope, parts, node.lineno, node.end_lineno or node.lineno))
 
     def visit_compound(self, node: ast.stmt, scope: Scope, stack: _Stack) -> None:
