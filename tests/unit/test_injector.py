@@ -905,6 +905,14 @@ def test_a_plain_or_short_name_means_the_one_the_context_held() -> None:
         assert [e.id for e in wider.entities if e.reason == "named"] == ["g.A.fit"], names_used
 
 
+def _in_modules(*specs: tuple[str, EntityKind]) -> list[Entity]:
+    """Entities of ids ``pkg.package.module....``, each in its module's file."""
+    return [
+        Entity(i, kind, i.rpartition(".")[2], path="/".join(i.split(".")[:3]) + ".py")
+        for i, kind in specs
+    ]
+
+
 @pytest.mark.parametrize(
     ("core", "meant"),
     [
@@ -916,16 +924,13 @@ def test_a_name_lacking_beside_nothing_seen_means_those_of_the_nearest_package(c
     """None of the `from_table`s is near a context in ``pkg.cosmo``: the one defined
     deepest in its package is meant, not the VOTable one; beside a context that shares
     only the top package with them, every one."""
-    entities = [
-        Entity(i, kind, i.rpartition(".")[2], path="/".join(i.split(".")[:3]) + ".py")
-        for i, kind in [
-            ("pkg.cosmo.core.Cosmology", EntityKind.CLASS),
-            ("pkg.cosmo.io.table.from_table", EntityKind.FUNCTION),
-            ("pkg.votable.tree.T", EntityKind.CLASS),
-            ("pkg.votable.tree.T.from_table", EntityKind.METHOD),
-            ("pkg.other.Thing", EntityKind.CLASS),
-        ]
-    ]
+    entities = _in_modules(
+        ("pkg.cosmo.core.Cosmology", EntityKind.CLASS),
+        ("pkg.cosmo.io.table.from_table", EntityKind.FUNCTION),
+        ("pkg.votable.tree.T", EntityKind.CLASS),
+        ("pkg.votable.tree.T.from_table", EntityKind.METHOD),
+        ("pkg.other.Thing", EntityKind.CLASS),
+    )
     injector = ContextInjector(MemoryGraphStore(entities, []), hops=0, lexical_hits=0)
     name = core.rpartition(".")[2]
     expansion = ContextExpansion.for_attempt(0, ("from_table",), ("from_table",))
@@ -940,16 +945,13 @@ def test_a_name_lacking_beside_nothing_seen_means_the_one_a_fact_ties_to_the_con
     """`UnitsError` said lacking, defined in two packages the context shares with it: the
     one `Quantity.to_float` catches (a ``references`` fact) is meant, not the coordinates
     package's namesake; without that fact, both (a played widening had brought both)."""
-    entities = [
-        Entity(i, kind, i.rpartition(".")[2], path="/".join(i.split(".")[:3]) + ".py")
-        for i, kind in [
-            ("pkg.units.quantity.Quantity", EntityKind.CLASS),
-            ("pkg.units.quantity.Quantity.to_float", EntityKind.METHOD),
-            ("pkg.units.errors.UnitsError", EntityKind.CLASS),
-            ("pkg.coords.errors.UnitsError", EntityKind.CLASS),
-            ("pkg.coords.frame.Frame", EntityKind.CLASS),
-        ]
-    ]
+    entities = _in_modules(
+        ("pkg.units.quantity.Quantity", EntityKind.CLASS),
+        ("pkg.units.quantity.Quantity.to_float", EntityKind.METHOD),
+        ("pkg.units.errors.UnitsError", EntityKind.CLASS),
+        ("pkg.coords.errors.UnitsError", EntityKind.CLASS),
+        ("pkg.coords.frame.Frame", EntityKind.CLASS),
+    )
     facts = [
         Fact("pkg.units.quantity.Quantity", RelationKind.DEFINES, entities[1].id),
         *([Fact(entities[1].id, RelationKind.REFERENCES, entities[2].id)] if tied else []),
