@@ -12,8 +12,8 @@ import bisect
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
+from citeloop.grounding.mentions import same_file
 from citeloop.knowledge.excerpts import MAX_ASKED_LINES
-from citeloop.knowledge.model import same_file
 
 MAX_ASKED_RANGES = 4 * MAX_ASKED_LINES
 """Ranges of an answer's lacking lines read at most (:func:`asked_lines`): an answer of

@@ -105,6 +105,16 @@ def is_file_suffix(word: str) -> bool:
     return word.lower() in _FILE_SUFFIXES or word.lower() in _MORE_FILE_SUFFIXES
 
 
+def same_file(cited: str, known: str) -> bool:
+    """Whether a cited path names the file ``known`` (relative to the indexed root): the
+    same path, or one ends with the other at a ``/`` (``src/pkg/a.py`` and ``pkg/a.py``)."""
+    cited = cited.strip().removeprefix("./")
+    known = known.strip().removeprefix("./")
+    if not cited or not known:
+        return False
+    return cited == known or cited.endswith("/" + known) or known.endswith("/" + cited)
+
+
 def _kind_of_file(span: str) -> bool:
     """Whether a code span is a kind of file (`` `.ps1` ``, `` `.toml` ``), no name."""
     code = span.strip()

@@ -57,8 +57,8 @@ from citeloop.grounding.mentions import (
     answer_code,
     identifier_words,
     is_file_name,
+    same_file,
 )
-from citeloop.knowledge.model import same_file
 from citeloop.markdown import atx_heading, lines_of, list_item
 
 GraphNames = Collection[str] | Callable[[str], bool]

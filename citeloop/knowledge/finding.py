@@ -15,14 +15,14 @@ import string
 from collections.abc import Callable, Collection, Sequence
 from functools import lru_cache
 
-from citeloop.grounding.mentions import Mention, code_mentions, identifier_words, query_words
-from citeloop.knowledge.model import (
-    Entity,
-    EntityKind,
-    RelationKind,
-    is_example_path,
+from citeloop.grounding.mentions import (
+    Mention,
+    code_mentions,
+    identifier_words,
+    query_words,
     same_file,
 )
+from citeloop.knowledge.model import Entity, EntityKind, RelationKind, is_example_path
 from citeloop.knowledge.names import RECEIVERS
 from citeloop.knowledge.neighbourhood import admissible
 from citeloop.knowledge.seeds import (

@@ -193,16 +193,6 @@ EXAMPLE_FOLDERS = frozenset(
 library (scikit-learn's ``examples/``, matplotlib's ``galleries/``)."""
 
 
-def same_file(cited: str, known: str) -> bool:
-    """Whether a cited path names the file ``known`` (relative to the indexed root): the
-    same path, or one ends with the other at a ``/`` (``src/pkg/a.py`` and ``pkg/a.py``)."""
-    cited = cited.strip().removeprefix("./")
-    known = known.strip().removeprefix("./")
-    if not cited or not known:
-        return False
-    return cited == known or cited.endswith("/" + known) or known.endswith("/" + cited)
-
-
 def is_example_path(path: str | None) -> bool:
     """Whether ``path`` (POSIX, relative to the indexed root) is a script below one of
     :data:`EXAMPLE_FOLDERS`: its module-level variables (``sample_weight = ...``,
