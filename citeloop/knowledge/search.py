@@ -23,6 +23,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 
 from citeloop.grounding.mentions import identifier_words
+from citeloop.knowledge.abbreviations import expansions
 from citeloop.knowledge.model import Entity, EntityKind
 from citeloop.knowledge.special_methods import special_method_words
 
@@ -57,6 +58,7 @@ def entity_document(entity: Entity) -> tuple[str, str] | None:
         return " ".join([entity.name, *identifier_words(entity.name)]), entity.signature
     owners = entity.id.rsplit(".", 1)[0] if "." in entity.id else ""
     words = [entity.name, *identifier_words(entity.name), *identifier_words(owners)]
+    words.extend(expansions(words[1:]))  # "expression" finds ASTParenExpr
     names = _NAMES.findall(entity.signature)[:_MAX_SIGNATURE_NAMES]
     words.extend(word for name in names for word in identifier_words(name))
     doc = entity.docstring

@@ -93,7 +93,10 @@ def test_outline_lists_the_files_of_the_lexical_hits_with_their_names() -> None:
     lines = text.splitlines()
     assert {line.partition(":")[0] for line in lines} == {"pkg/patch.py", "pkg/reflow/config.py"}
     config = next(line for line in lines if line.startswith("pkg/reflow/config.py"))
-    assert config.partition(": ")[2].split(", ") == ["BlockConfig"]  # the attribute: its class
+    names = config.partition(": ")[2].split(", ")
+    # The attribute is shown by its class; the method matches "configuration" by its
+    # class's name (config), as the attribute does.
+    assert names == ["BlockConfig", "BlockConfig.incorporate"]
     assert "pkg/patch.py: merge_patches" in lines
     assert shown == {"pkg/patch.py", "pkg/reflow/config.py"}
 

@@ -15,6 +15,7 @@ from citeloop.knowledge import (
     SqliteGraphStore,
     index_tree,
 )
+from citeloop.knowledge.abbreviations import expansions
 from citeloop.knowledge.search import MemoryIndex, entity_document, fts_query
 from citeloop.knowledge.special_methods import SPECIAL_METHOD_WORDS
 
@@ -172,3 +173,53 @@ def test_every_special_method_word_can_match_a_query() -> None:
     # A word a task's query drops (a stop word) would only lengthen the document.
     words = {word for meaning in SPECIAL_METHOD_WORDS.values() for word in meaning.split()}
     assert [word for word in sorted(words) if not query_words(word)] == []
+
+
+ABBREVIATED = [
+    Entity("cpp.ast.ASTParenExpr", EntityKind.CLASS, "ASTParenExpr"),
+    Entity("cpp.ast.ASTExpression", EntityKind.CLASS, "ASTExpression"),
+    Entity("cpp.ast.ASTPointer", EntityKind.CLASS, "ASTPointer"),
+    Entity(
+        "cpp.ast.ASTPointer.get_id",
+        EntityKind.METHOD,
+        "get_id",
+        signature="(self, version: int, obj: str) -> str",
+    ),
+]
+ABBREVIATED_SOURCE = (
+    "class ASTParenExpr:\n    pass\n\n\nclass ASTExpression:\n    pass\n\n\n"
+    "class ASTPointer:\n    def get_id(self, version: int, obj: str) -> str:\n"
+    "        return obj\n"
+)
+
+
+@pytest.mark.parametrize("kind", ["memory", "sqlite"])
+def test_an_abbreviated_name_is_found_by_its_full_words(kind, tmp_path, stack) -> None:
+    # "the parenthesized expression node" is ASTParenExpr: paren and expr are found by
+    # their full words, ahead of a class that has only one of them.
+    store = MemoryGraphStore(ABBREVIATED, [])
+    if kind == "sqlite":
+        (tmp_path / "src" / "cpp").mkdir(parents=True)
+        (tmp_path / "src" / "cpp" / "ast.py").write_text(ABBREVIATED_SOURCE, encoding="utf-8")
+        store = stack.enter_context(SqliteGraphStore(tmp_path / "graph.db"))
+        index_tree(tmp_path / "src", store)
+    hits = [entity_id for entity_id, _ in store.search(["parenthesized", "expression"], 5)]
+    assert hits[:2] == ["cpp.ast.ASTParenExpr", "cpp.ast.ASTExpression"]
+    # The abbreviation itself still finds it.
+    assert store.search(["paren"], 1)[0][0] == "cpp.ast.ASTParenExpr"
+
+
+def test_only_name_and_owner_words_are_expanded() -> None:
+    words = entity_document(ABBREVIATED[0])[0].split()
+    assert {"paren", "expr", "parenthesis", "parenthesized", "expression"} <= set(words)
+    # A signature's parameter (obj) is not the entity's name: "object" would find every
+    # function taking an obj; a builtin (str, int) is never read as an abbreviation.
+    method = set(entity_document(ABBREVIATED[3])[0].split())
+    assert {"obj", "str", "int"} <= method
+    assert not {"object", "string", "integer"} & method
+    assert expansions(["paren", "expr", "paren", "str", "fn"]) == [
+        "parenthesis",
+        "parentheses",
+        "parenthesized",
+        "expression",
+    ]
