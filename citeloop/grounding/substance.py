@@ -16,7 +16,8 @@ Four checks of :class:`~citeloop.grounding.GraphContextValidator`:
   (``Graph.attach_*``) is checked by what it is dotted onto; a last part that is a method
   of a builtin type (``self._nodes.items``) is Python's. Names the answer's own code
   examples define (:func:`~citeloop.grounding.mentions.defined_in_code`) are grounded
-  too. An ungrounded name the
+  too. A name of one letter (`` `d` ``, `` `X` ``: a variable, an index, a term of a
+  formula) is never held against the answer. An ungrounded name the
   knowledge graph has is *in the graph* (the next widening can bring it in); one it
   has not is *invented*, unless it is an SQL key word or an HTTP method written alone
   (`` `LIMIT` ``, `` `GET` ``: :data:`_NOT_CODE_WORDS`), the name of an identifier
@@ -336,6 +337,8 @@ def ungrounded_names(
             continue  # `dict.items`, `os.path.join`, `ValueError`, `None`
         if not receivers and is_file_name(mention, missing) and not has(parts[-1]):
             continue  # `pyproject.toml`, `CMakeLists.txt`, `Makefile`: files, not code
+        if len(mention.name) == 1:
+            continue  # `d`, `X`: a variable, an index, a formula's term; no claim of code
         if all(has(part) for part in missing):
             in_graph.append(mention.name)
         elif (

@@ -234,6 +234,16 @@ def test_a_graph_predicate_is_accepted() -> None:
     assert names.in_graph == ("BaseChannel",)
 
 
+def test_a_one_letter_name_the_graph_has_is_not_held_against_the_answer() -> None:
+    # A played answer wrote the mangling letter `d` (and `i`) of a C++ id; the graph had
+    # a variable `d`, and the retry said the answer could not support what it said of
+    # it. `X` is scikit-learn's data, whatever example defines a global `X`.
+    graph = {"d", "X", "Xt", "BaseChannel"}.__contains__
+    text = "The id of `float` is `d`, of `int` `i`; `X` and `Xt` go to `BaseChannel`."
+    names = ungrounded_names(text, set(), graph=graph)
+    assert names.in_graph == ("Xt", "BaseChannel") and names.invented == ()
+
+
 def test_prompt_names_split_dotted_and_paths() -> None:
     names = prompt_names(["# graph/dialect_mysql.py", "StateGraph.compile()"])
     assert names == {"graph", "dialect_mysql", "py", "StateGraph", "compile"}
