@@ -22,6 +22,7 @@ from citeloop.grounding.mentions import (
     query_words,
     same_file,
 )
+from citeloop.knowledge.excerpts import excerptable
 from citeloop.knowledge.model import Entity, EntityKind, RelationKind, is_example_path
 from citeloop.knowledge.names import RECEIVERS
 from citeloop.knowledge.neighbourhood import admissible
@@ -134,6 +135,10 @@ BASE_LEVELS = 3
 """Levels of bases whose members are beside a class the task names
 (:meth:`EntityFinder.core`)."""
 
+MAX_LACKING_NAMESAKES = 8
+"""Entities of one bare name an answer said the context lacks beyond which a widening
+brings only those of the classes the context holds (:meth:`EntityFinder.named`)."""
+
 MIN_NAME_CHARS = 3
 """A name an answer writes with fewer characters (``X``, ``K``, ``df``) is a variable of
 the code it saw, read as a plain word is (:meth:`EntityFinder.named`)."""
@@ -233,6 +238,7 @@ class EntityFinder:
         seen: Collection[str] = (),
         nearest: Callable[[list[Entity]], list[Entity]] | None = None,
         files: Collection[str] = (),
+        sourced: Collection[str] = (),
     ) -> list[Entity]:
         """The entities of names a previous answer used, in the order the answer used
         them, then by id: the entities of a bare name; of a dotted one
@@ -265,7 +271,14 @@ class EntityFinder:
         and, of the rest, those ``nearest`` it (by package,
         :func:`~citeloop.knowledge.seeds.nearest_package`); when some are defined in a
         file it said lacking code is in (``files``: "the body of `predict` in
-        `sklearn/ensemble/_bagging.py`", a plain word too), only those. The same answer
+        `sklearn/ensemble/_bagging.py`", a plain word too), only those. Of a function or
+        method the context showed without its source (``sourced``: the ids whose source
+        it showed), that one: "the body of `ASTType.get_id`" is the body of the one whose
+        line it read, not another package's namesake (a played widening had brought the
+        C domain's beside the C++ one shown). A bare name of more than
+        :data:`MAX_LACKING_NAMESAKES` such entities brings only those of the classes the
+        context holds, when some are (a played answer that lacked `` `get_id` `` had
+        brought 90 methods of the file it showed). The same answer
         widens the same way in every process (a set's order would depend on the string
         hash seed)."""
         if not names:
@@ -318,19 +331,24 @@ class EntityFinder:
                 # is no code it asks for.
                 group = shown
             elif len(group) > 1 and name in lacking and not plain:
+                # The function it read the line of, not its source: its source. Else
                 # `Base` in a file it saw: that one, unless the context showed it; else
                 # the one shown (more of its source) and those of the nearest package
+                bodiless = [e for e in group if e.id in seen and e.id not in sourced]
                 close = near(group)
-                group = [e for e in close if e.id not in seen] or [
-                    *close,
-                    *(nearest or list)([e for e in group if e not in close]),
-                ]
+                group = (
+                    [e for e in bodiless if excerptable(e)]
+                    or [e for e in close if e.id not in seen]
+                    or [*close, *(nearest or list)([e for e in group if e not in close])]
+                )
             if not (owned or shown) and group and (len(group) > 1 or plain):
                 close = near(group)
                 if plain or (close and name not in lacking):  # lacking: another, or its body
                     group = close
                 elif name not in lacking:
                     group = choose([group], heads=self._heads)
+            if name in lacking and "." not in name and len(group) > MAX_LACKING_NAMESAKES:
+                group = [e for e in group if owner_id(e.id) in seen] or group
             for entity in group:
                 chosen.setdefault(entity.id, entity)
         return list(chosen.values())

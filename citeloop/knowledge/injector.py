@@ -439,7 +439,8 @@ class ContextInjector:
         saw = [*core, *kept.values()] if widening.names else []
         near, lacks, seen = near_context(saw), set(widening.lacking), {e.id for e in saw}
         nearest = nearest_package(saw, cache(lambda: linked_ids(self._reads, saw)))
-        named = self._finder.named(widening.names, near, lacks, seen, nearest, widening.files)
+        sourced, files = set(shown or ()), widening.files
+        named = self._finder.named(widening.names, near, lacks, seen, nearest, files, sourced)
         for entity in named:
             found.seed(entity, Reason.NAMED, _SEED_WEIGHTS[Reason.NAMED])
         walk(self._reads, found, self.hops + widening.extra_hops, follow_tests)
@@ -467,7 +468,7 @@ class ContextInjector:
             dict.fromkeys(
                 e.id
                 for e in self._finder.named(
-                    widening.lacking, near, lacks, seen, nearest, widening.files
+                    widening.lacking, near, lacks, seen, nearest, files, sourced
                 )
             )
             if widening.lacking

@@ -27,7 +27,13 @@ from citeloop.knowledge import (
     index_tree,
 )
 from citeloop.knowledge.candidate_order import MEMBERS_ASKED
-from citeloop.knowledge.finding import MAX_COMPOUNDS, EntityFinder, compound_words, task_words
+from citeloop.knowledge.finding import (
+    MAX_COMPOUNDS,
+    MAX_LACKING_NAMESAKES,
+    EntityFinder,
+    compound_words,
+    task_words,
+)
 from citeloop.knowledge.model import is_example_path, is_test_path
 from citeloop.knowledge.render import relation_line
 from citeloop.knowledge.seeds import near_context
@@ -872,6 +878,52 @@ def test_a_name_lacking_means_the_one_in_a_file_the_context_showed_when_it_was_n
     lacking = ContextExpansion.for_attempt(0, ("add_edge",), ("add_edge",))
     wider = _two_add_edges().inject("`render`", expansion=lacking)
     assert [e.id for e in wider.entities if e.reason == "named"] == ["d.Drawer.add_edge"]
+
+
+def test_a_function_lacking_whose_line_the_context_showed_means_its_body() -> None:
+    """`ASTType.get_id` said lacking, of two domains' ``ASTType`` classes: the context
+    showed the C++ one's line without its source, so its body is meant (a played
+    widening had brought the C domain's instead); once its source was shown, the other."""
+    entities = [
+        Entity(f"{d}.ASTType{m}", kind, name, path=f"{d}/ast.py", line=line, end_line=line + 9)
+        for d in ("c", "cpp")
+        for m, kind, name, line in (
+            ("", EntityKind.CLASS, "ASTType", 1),
+            (".get_id", EntityKind.METHOD, "get_id", 3),
+        )
+    ]
+    store = MemoryGraphStore(entities, [])
+    finder = EntityFinder(store, batched(store), 0)
+    saw = [entities[0], entities[2], entities[3]]  # both classes, the C++ get_id's line
+    name = ("ASTType.get_id",)
+
+    def named(sourced: set[str]) -> list[str]:
+        seen = {e.id for e in saw}
+        found = finder.named(name, near_context(saw), name, seen, None, (), sourced)
+        return [e.id for e in found]
+
+    assert named(set()) == ["cpp.ASTType.get_id"]
+    assert named({"cpp.ASTType.get_id"}) == ["c.ASTType.get_id"]
+
+
+@pytest.mark.parametrize("held", [2, 0])
+def test_a_bare_name_lacking_of_many_namesakes_means_those_of_the_classes_held(held) -> None:
+    """`get_id` said lacking beside a file of twelve classes that each define one: the
+    ``get_id`` of the classes the context holds, not twelve (a played widening had
+    brought 90); beside no class that has one, every one of the file (more than
+    MAX_LACKING_NAMESAKES)."""
+    entities = _entities(
+        ("f.helper", EntityKind.FUNCTION),
+        *((f"f.K{n}", EntityKind.CLASS) for n in range(12)),
+        *((f"f.K{n}.get_id", EntityKind.METHOD) for n in range(12)),
+    )
+    store = MemoryGraphStore(entities, [])
+    finder = EntityFinder(store, batched(store), 0)
+    saw = entities[: 1 + held]  # f.helper, and the first `held` classes
+    found = finder.named(("get_id",), near_context(saw), ("get_id",), {e.id for e in saw})
+    every = [f"f.K{n}.get_id" for n in range(12)]
+    assert len(every) > MAX_LACKING_NAMESAKES
+    assert sorted(e.id for e in found) == (sorted(every[:held]) if held else sorted(every))
 
 
 def _entities(*specs: tuple[str, EntityKind]) -> list[Entity]:
