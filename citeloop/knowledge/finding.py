@@ -26,6 +26,7 @@ from citeloop.knowledge.excerpts import excerptable
 from citeloop.knowledge.model import Entity, EntityKind, RelationKind, is_example_path
 from citeloop.knowledge.names import RECEIVERS
 from citeloop.knowledge.neighbourhood import admissible
+from citeloop.knowledge.search import MemoryIndex
 from citeloop.knowledge.seeds import (
     choose,
     entities_by_name,
@@ -134,6 +135,10 @@ def kind_factor(entity: Entity) -> float:
 BASE_LEVELS = 3
 """Levels of bases whose members are beside a class the task names
 (:meth:`EntityFinder.core`)."""
+
+MEMBERS_MATCHING = 2
+"""Members of a class the task names that its words seed at most
+(:meth:`EntityFinder.members_matching`)."""
 
 MAX_LACKING_NAMESAKES = 8
 """Entities of one bare name an answer said the context lacks beyond which a widening
@@ -352,6 +357,39 @@ class EntityFinder:
             for entity in group:
                 chosen.setdefault(entity.id, entity)
         return list(chosen.values())
+
+    def members_matching(
+        self, classes: Sequence[Entity], words: Sequence[str], follow_tests: bool
+    ) -> list[tuple[Entity, float]]:
+        """Of each class of ``classes`` (the task names it), the best
+        :data:`MEMBERS_MATCHING` members a context may hold that ``words`` (the task's)
+        find among its members, each with its score against the class's best (0 to 1;
+        an attribute's at :data:`ATTRIBUTE_SEED_FACTOR`), the class's own name words left
+        out (every member has them): "how does
+        `IndexVariable` enforce ... during initialization" is about
+        ``IndexVariable.__init__``, which the lexical hits of the whole graph had ranked
+        30th, past the first :data:`LEXICAL_HITS` (its words are every class's). None
+        when lexical retrieval is off (``lexical_hits`` 0)."""
+        classes = [e for e in classes if e.kind is EntityKind.CLASS]
+        if not self._lexical_hits or not classes or not words:
+            return []
+        facts = self._reads.facts_of_many([c.id for c in classes])
+        found: list[tuple[Entity, float]] = []
+        for owner in classes:
+            ids = [
+                f.object
+                for f in facts.get(owner.id, ())
+                if f.relation is RelationKind.DEFINES and f.subject == owner.id
+            ]
+            members = [
+                e for e in self._reads.get_entities(ids).values() if admissible(e, follow_tests)
+            ]
+            own = {owner.name.lower(), *identifier_words(owner.name)}
+            hits = MemoryIndex(members).search([w for w in words if w not in own], MEMBERS_MATCHING)
+            by_id = {e.id: e for e in members}
+            top = hits[0][1] if hits else 1.0
+            found.extend((by_id[i], score / top * kind_factor(by_id[i])) for i, score in hits)
+        return found
 
     def _bases(self, groups: list[list[Entity]]) -> set[str]:
         """The classes the unambiguous class mentions of ``groups`` inherit from, up to

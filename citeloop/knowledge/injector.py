@@ -415,6 +415,9 @@ class ContextInjector:
             found.seed(entity, Reason.LEXICAL, _SEED_WEIGHTS[Reason.LEXICAL])
         words_of_task = task_words(text)
         self._lexical(words_of_task, found, follow_tests)
+        # The members of the classes the task names that its words describe.
+        for entity, share in self._finder.members_matching(core, words_of_task, follow_tests):
+            found.seed(entity, Reason.LEXICAL, _SEED_WEIGHTS[Reason.LEXICAL] * share)
         self._retrieve(text, found, follow_tests)
         # The implementation a class found uses of a method found on one of its bases.
         for implementation, base in used_implementations(self._reads, found.seeds, found.entities):

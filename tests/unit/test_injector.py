@@ -1198,7 +1198,7 @@ def test_an_override_has_a_line_beside_the_call_it_redirects(store: SqliteGraphS
     context = ContextInjector(store).inject("How does `Circle` compute its area with `Shape`?")
     lines = context.text.splitlines()
     assert "Circle.area() overrides Shape.area()" in lines
-    assert "describe() calls format_area(), Shape.area(), _cache_key()" in lines
+    assert "describe() calls Shape.area(), format_area(), _cache_key()" in lines
     parsed = {entity.name: entity.kind for entity in parse_context_entities(context.text)}
     assert {"Circle": "class", "Shape": "class", "area": "method"}.items() <= parsed.items()
     fact = Fact("m.B.size", RelationKind.OVERRIDES, "m.A.size")
@@ -1524,3 +1524,35 @@ def test_a_class_found_brings_the_override_it_uses_of_a_base_method_found() -> N
     assert reasons.get("v.FloatingPoint.binoutput") == "graph"
     # Not another subclass's override: `Integer` is no base of `FloatComplex`.
     assert "v.Integer.binoutput" not in reasons
+
+
+def test_the_member_of_a_class_the_task_names_that_its_words_describe_is_a_seed() -> None:
+    """ "How does `IndexVariable` enforce ... during initialization": its ``__init__`` is
+    what the task asks about, though the lexical hits of the whole graph rank another
+    class's initializer first (a played first context had shown every other member of
+    ``IndexVariable`` but that one)."""
+    members = [
+        Entity(f"x.IndexVariable.{name}", EntityKind.METHOD, name, docstring=doc)
+        for name, doc in [
+            ("__init__", ""),
+            ("copy", "Return a copy."),
+            ("to_index", "Convert to an index."),
+            ("concat", "Concatenate variables."),
+        ]
+    ]
+    other = Entity(
+        "x.enforce_index_variable_dimensions",
+        EntityKind.FUNCTION,
+        "enforce_index_variable_dimensions",
+        docstring="Enforce the dimensions of an index variable at its initialization.",
+    )
+    owner = Entity("x.IndexVariable", EntityKind.CLASS, "IndexVariable")
+    store = MemoryGraphStore(
+        [owner, *members, other], [Fact(owner.id, RelationKind.DEFINES, m.id) for m in members]
+    )
+    task = "How does `IndexVariable` enforce its dimensions during initialization?"
+    reasons = {e.id: e.reason for e in ContextInjector(store, lexical_hits=1).inject(task).entities}
+    assert reasons["x.IndexVariable.__init__"] == "lexical"
+    assert reasons.get("x.IndexVariable.copy") != "lexical"
+    finder = EntityFinder(store, batched(store), 0)  # lexical retrieval off: none
+    assert finder.members_matching([owner], ("initialization",), False) == []
