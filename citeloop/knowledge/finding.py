@@ -374,15 +374,21 @@ class EntityFinder:
         if not self._lexical_hits or not classes or not words:
             return []
         facts = self._reads.facts_of_many([c.id for c in classes])
-        found: list[tuple[Entity, float]] = []
-        for owner in classes:
-            ids = [
+        defined = {
+            owner.id: [
                 f.object
                 for f in facts.get(owner.id, ())
                 if f.relation is RelationKind.DEFINES and f.subject == owner.id
             ]
+            for owner in classes
+        }
+        entities = self._reads.get_entities([i for ids in defined.values() for i in ids])
+        found: list[tuple[Entity, float]] = []
+        for owner in classes:
             members = [
-                e for e in self._reads.get_entities(ids).values() if admissible(e, follow_tests)
+                entities[i]
+                for i in defined[owner.id]
+                if i in entities and admissible(entities[i], follow_tests)
             ]
             own = {owner.name.lower(), *identifier_words(owner.name)}
             hits = MemoryIndex(members).search([w for w in words if w not in own], MEMBERS_MATCHING)
