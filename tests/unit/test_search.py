@@ -143,16 +143,23 @@ SPECIAL_SOURCE = (
 )
 
 
+def _store(kind, entities, path, source, tmp_path, stack):
+    """The entities in memory, or ``source`` (their file at ``path``) indexed into a
+    graph file."""
+    if kind == "memory":
+        return MemoryGraphStore(entities, [])
+    (tmp_path / "src" / path).parent.mkdir(parents=True)
+    (tmp_path / "src" / path).write_text(source, encoding="utf-8")
+    store = stack.enter_context(SqliteGraphStore(tmp_path / "graph.db"))
+    index_tree(tmp_path / "src", store)
+    return store
+
+
 @pytest.mark.parametrize("kind", ["memory", "sqlite"])
 def test_a_special_method_is_found_by_what_python_says_it_does(kind, tmp_path, stack) -> None:
     # A question says "equality", not __eq__: the Language Reference's words for each
     # special method are in its document, stemmed in the graph file ("equal").
-    store = MemoryGraphStore(SPECIAL, [])
-    if kind == "sqlite":
-        (tmp_path / "src").mkdir()
-        (tmp_path / "src" / "shapes.py").write_text(SPECIAL_SOURCE, encoding="utf-8")
-        store = stack.enter_context(SqliteGraphStore(tmp_path / "graph.db"))
-        index_tree(tmp_path / "src", store)
+    store = _store(kind, SPECIAL, "shapes.py", SPECIAL_SOURCE, tmp_path, stack)
     assert store.search(["equality", "point"], 1)[0][0] == "shapes.Point.__eq__"
     assert store.search(["hashing", "point"], 1)[0][0] == "shapes.Point.__hash__"
     # A module's __getattr__ (PEP 562) is a function with the same meaning.
@@ -197,12 +204,7 @@ ABBREVIATED_SOURCE = (
 def test_an_abbreviated_name_is_found_by_its_full_words(kind, tmp_path, stack) -> None:
     # "the parenthesized expression node" is ASTParenExpr: paren and expr are found by
     # their full words, ahead of a class that has only one of them.
-    store = MemoryGraphStore(ABBREVIATED, [])
-    if kind == "sqlite":
-        (tmp_path / "src" / "cpp").mkdir(parents=True)
-        (tmp_path / "src" / "cpp" / "ast.py").write_text(ABBREVIATED_SOURCE, encoding="utf-8")
-        store = stack.enter_context(SqliteGraphStore(tmp_path / "graph.db"))
-        index_tree(tmp_path / "src", store)
+    store = _store(kind, ABBREVIATED, "cpp/ast.py", ABBREVIATED_SOURCE, tmp_path, stack)
     hits = [entity_id for entity_id, _ in store.search(["parenthesized", "expression"], 5)]
     assert hits[:2] == ["cpp.ast.ASTParenExpr", "cpp.ast.ASTExpression"]
     # The abbreviation itself still finds it.
