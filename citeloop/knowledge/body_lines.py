@@ -29,6 +29,7 @@ from collections import Counter
 from collections.abc import Collection, Iterable, Mapping, Sequence
 
 from citeloop.grounding.mentions import identifier_words, word_stem
+from citeloop.knowledge.abbreviations import ABBREVIATIONS
 from citeloop.knowledge.block_headers import block_headers
 from citeloop.knowledge.model import Entity, EntityKind
 from citeloop.knowledge.render import signature_cut
@@ -356,8 +357,24 @@ def focus_terms(
 _IDENTIFIER = re.compile(r"[^\W\d]\w*")
 
 
-_STRING = re.compile(r"\"[^\"\n]*\"|'[^'\n]*'")
-"""A one-line string literal (a message's words are not the code's)."""
+_STRING = re.compile(r"\"([^\"\n]*)\"|'([^'\n]*)'")
+"""A one-line string literal: a message's words are not the code's, but a key's are
+(``config["PROVIDE_AUTOMATIC_OPTIONS"]``, ``getattr(obj, "methods")``): see
+:func:`_code_terms`. Linear: a match starts at a quote and ends at the next one."""
+
+_KEY = re.compile(r"[^\W\d]\w*")
+"""A string literal that is a key: one identifier (a name, a setting's key)."""
+
+
+def _code_terms(line: str) -> list[str]:
+    """The identifiers of ``line`` a focus term may match: those of its code, and a
+    one-line string literal that is one identifier (a key), not a message's words."""
+    return _IDENTIFIER.findall(_STRING.sub(_key_or_nothing, line))
+
+
+def _key_or_nothing(match: re.Match[str]) -> str:
+    text = match.group(1) if match.group(1) is not None else match.group(2)
+    return f" {text} " if _KEY.fullmatch(text) else " "
 
 
 _PROSE_WEIGHTS = frozenset({1, 4})
@@ -369,17 +386,21 @@ _STEM = "\x00"
 
 
 def _terms(line: str, focus: Mapping[str, int]) -> set[str]:
-    """The ``focus`` terms ``line`` uses: its identifiers (not the words of its string
-    literals), whole or by their words, or by their words' stems."""
+    """The ``focus`` terms ``line`` uses: its identifiers and keys (not the words of a
+    message: :func:`_code_terms`), whole or by their words (an abbreviation's by its
+    full words too, :mod:`~citeloop.knowledge.abbreviations`), or by their words'
+    stems."""
     found = set()
-    for token in _IDENTIFIER.findall(_STRING.sub("", line)):
+    for token in _code_terms(line):
         if (whole := token.lower()) in focus:
             found.add(whole)
         for word in identifier_words(token):
-            if word in focus:
-                found.add(word)
-            elif word.isalpha() and (stem := _STEM + word_stem(word)) in focus:
-                found.add(stem)
+            # an abbreviation's full words too: "configuration" finds `self.config`
+            for each in (word, *ABBREVIATIONS.get(word, ())):
+                if each in focus:
+                    found.add(each)
+                elif each.isalpha() and (stem := _STEM + word_stem(each)) in focus:
+                    found.add(stem)
     return found
 
 

@@ -6,14 +6,17 @@ names, nested definitions and test code). The injector offers them in that order
 core and what the context keeps first, then reshaped: few entities of one name
 (:func:`few_of_a_name`), a class's best members right after it where excerpts are
 chosen (:func:`members_follow`), and the best members of a class a retry's answer said
-the context lacks (:func:`members_asked`).
+the context lacks (:func:`members_asked`), first those whose code uses another name it
+said lacking (:func:`members_using`).
 """
 
 from __future__ import annotations
 
+import re
 from collections import Counter
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 
+from citeloop.knowledge.excerpts import excerptable
 from citeloop.knowledge.model import Entity, EntityKind, Reason, enclosing, is_test_path
 from citeloop.knowledge.neighbourhood import Candidates, admissible
 from citeloop.knowledge.ranking import (
@@ -24,7 +27,8 @@ from citeloop.knowledge.ranking import (
     personalized_pagerank,
 )
 from citeloop.knowledge.render import MEMBER_KINDS
-from citeloop.knowledge.seeds import MAX_PER_NAME
+from citeloop.knowledge.seeds import MAX_PER_NAME, owner_id
+from citeloop.knowledge.source import LineSource
 
 
 def rank_scores(found: Candidates, follow_tests: bool, damp_tests: bool) -> dict[str, float]:
@@ -125,14 +129,7 @@ def members_asked(
     the body of a class ("the test methods of `ReadWriteHTMLTestMixin`", "the body of
     `Field`") asks for what it holds, and a class's own lines are its ``class`` line and
     docstring."""
-    names = {name.rpartition(".")[2] for name in asked}
-    classes = {
-        i
-        for i in lacking
-        if i in found.entities
-        and found.entities[i].kind is EntityKind.CLASS
-        and found.entities[i].name in names
-    }
+    classes = _classes_asked(found, lacking, asked)
     if not classes:
         return []
     taken: Counter[str] = Counter()
@@ -143,3 +140,62 @@ def members_asked(
             taken[owner] += 1
             members.append(entity_id)
     return members
+
+
+def _classes_asked(found: Candidates, lacking: Collection[str], asked: Collection[str]) -> set[str]:
+    """The ids of the classes of ``lacking`` (ids) that ``asked`` names (see
+    :func:`members_asked`)."""
+    names = {name.rpartition(".")[2] for name in asked}
+    return {
+        i
+        for i in lacking
+        if i in found.entities
+        and found.entities[i].kind is EntityKind.CLASS
+        and found.entities[i].name in names
+    }
+
+
+MEMBERS_USING = 3
+"""Most members of a class said lacking that show their code because it uses another
+name the answer said lacking (:func:`members_using`)."""
+
+_IDENTIFIER = re.compile(r"[^\W\d]\w*")
+"""An identifier (linear: a run of word characters)."""
+
+
+def members_using(
+    order: Sequence[str],
+    found: Candidates,
+    lacking: Collection[str],
+    asked: Collection[str],
+    names: Collection[str],
+    source: LineSource,
+) -> list[str]:
+    """The first :data:`MEMBERS_USING` members (in ``order``'s order) of the classes
+    :func:`members_asked` reads (``lacking``, ``asked``) whose lines use a name of
+    ``names`` (all the answer said the context lacks, a dotted one by its last part)
+    other than their class's and their own: an answer that asked "where
+    `digest_method` is read ... the body of `SecureCookieSessionInterface`" asks for
+    the member that reads it (``get_signing_serializer``), whether or not it ranks among
+    the class's best. One pass over each member's lines; a member whose file is not as
+    indexed is passed over."""
+    wanted = {name.rpartition(".")[2] for name in names} - {""}
+    classes = _classes_asked(found, lacking, asked) if wanted else set()
+    chosen = [
+        found.entities[i]
+        for i in order
+        if owner_id(i) in classes and excerptable(found.entities[i])
+    ]
+    files = source.lines({entity.path for entity in chosen if entity.path}) if chosen else {}
+    using = []
+    for entity in chosen:
+        lines = files.get(entity.path or "")
+        if lines is None or entity.line is None or entity.end_line is None:
+            continue
+        others = wanted - {entity.name, found.entities[owner_id(entity.id)].name}
+        span = lines[entity.line - 1 : entity.end_line]
+        if others and any(others.intersection(_IDENTIFIER.findall(line)) for line in span):
+            using.append(entity.id)
+            if len(using) >= MEMBERS_USING:
+                break
+    return using

@@ -32,6 +32,7 @@ from citeloop.knowledge.candidate_order import (
     few_of_a_name,
     members_asked,
     members_follow,
+    members_using,
     rank_scores,
 )
 from citeloop.knowledge.excerpts import (
@@ -67,6 +68,7 @@ from citeloop.knowledge.model import (
     is_example_path,
 )
 from citeloop.knowledge.neighbourhood import (
+    BUILTIN_NAMES,
     Candidates,
     admissible,
     known_callees,
@@ -499,6 +501,16 @@ class ContextInjector:
             shown = with_asked_lines(
                 asked_lines, found.entities, source, shown or {}, room, self.count_tokens, terms
             )
+        # The best members of a class the last answer said the context lacks (its body
+        # or members), first those that use another name it said lacking: they show
+        # their code (`users`), as what it lacks does.
+        members = members_asked(order, found, lacking, widening.members)
+        users = (
+            members_using(order, found, lacking, widening.members, widening.lacking, source)
+            if source is not None and members
+            else []
+        )
+        members = list(dict.fromkeys([*users, *members]))
         if source is not None:
             # A widening shows again the source the context it widens showed (``shown``);
             # what the last answer said it lacks, then the rest it named, look first
@@ -515,7 +527,7 @@ class ContextInjector:
             # What the last answer said it lacks is offered right after the core: past
             # the first `most` candidates it had no excerpt (the demo's `attach_edge`,
             # asked for twice, never showed its body).
-            lacked = [i for i in lacking if i in scores]
+            lacked = [*(i for i in lacking if i in scores), *users]
             best = [*core_ids, *lacked, *before, *asked, *pinned, *ranked]
             # An answer that said the context lacks code gets twice the share of source.
             said_lacking = lacking or widening.lacking_words
@@ -534,7 +546,7 @@ class ContextInjector:
                 shown,
                 named=[*core_ids, *asked],
                 most=most,
-                more=lacking,
+                more=[*lacking, *users],
             )
         owners = self._owners(order, found)
         # An entity with an excerpt is offered right after the core and the pinned, its
@@ -543,13 +555,13 @@ class ContextInjector:
         # last answer said the context lacks, with its source, then without (a constant
         # such as `_IS_32BIT` has none: asked for twice, it had been offered in rank
         # order after the pinned, and never came), then the best members of a class it
-        # said the context lacks, come before the pinned: they still enter, their lines
+        # said the context lacks (those that use another name it said lacking first,
+        # with their source), come before the pinned: they still enter, their lines
         # brief where whole ones would not fit beside it.
         rank = {entity_id: at for at, entity_id in enumerate(order)}
         blocks = [entity_id for entity_id in excerpts.blocks if entity_id in rank]
-        wanted = [entity_id for entity_id in blocks if entity_id in lacking]
+        wanted = [entity_id for entity_id in blocks if entity_id in lacking or entity_id in users]
         wanted += [entity_id for entity_id in lacking if entity_id in rank]
-        members = members_asked(order, found, lacking, widening.members)
         offered = dict.fromkeys([*core_ids, *wanted, *members, *first, *blocks, *order])
         callees = known_callees(self._reads, found, scores)
         # A kept entity the walk did not reach: what it calls, read whole (its calls
@@ -588,17 +600,22 @@ class ContextInjector:
         core: Sequence[str],
     ) -> Callable[[Entity], dict[str, int]]:
         """The terms that choose the lines of an entity's long excerpt
-        (:func:`~citeloop.knowledge.body_lines.focus_terms`): the names of what it calls,
-        those the task found weighing more, the task's words, the names of the core
-        (``core``) wherever a line uses them, and the names a retry's answer said
+        (:func:`~citeloop.knowledge.body_lines.focus_terms`): the names of what it calls
+        (but a builtin's or a builtin type's method it calls unresolved: every body
+        calls ``getattr``, ``isinstance`` or a dict's ``.get``, and a played excerpt of
+        flask's ``add_url_rule`` had shown those lines, not the branches the task asked
+        about), those the task found weighing more, the task's words, the names of the
+        core (``core``) wherever a line uses them, and the names a retry's answer said
         the context lacks weighing most (a name a later answer merely used does not
         change them)."""
         ids = [entity.id for entity in candidates(best, found.entities, most)]
         calls = {
             entity_id: [
-                fact.object.rpartition(".")[2].lstrip("?")
+                name
                 for fact in facts
                 if fact.relation is RelationKind.CALLS and fact.subject == entity_id
+                for name in [fact.object.rpartition(".")[2].lstrip("?")]
+                if not (fact.object.startswith("?") and name in BUILTIN_NAMES)
             ]
             for entity_id, facts in self._reads.facts_of_many(ids).items()
         }

@@ -30,7 +30,7 @@ MAX_NEIGHBOURS = 40
 MAX_GUESSES = 3
 """Entities an unresolved call's name may stand for, at most, to be followed."""
 
-_BUILTIN_NAMES = frozenset(
+BUILTIN_NAMES = frozenset(
     name
     for namespace in (builtins, dict, list, str, bytes, set, tuple, int, float, object)
     for name in dir(namespace)
@@ -151,7 +151,7 @@ def _guess_callees(
         (subject, written.rpartition(".")[2], written, path)
         for subject, written, path in unresolved
     ]
-    calls = [call for call in calls if len(call[1]) > 3 and call[1] not in _BUILTIN_NAMES]
+    calls = [call for call in calls if len(call[1]) > 3 and call[1] not in BUILTIN_NAMES]
     if not calls:
         return []
     outside = _outside_imports(reads, [(path, written) for _, _, written, path in calls])

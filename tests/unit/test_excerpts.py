@@ -20,11 +20,13 @@ from citeloop.knowledge import (
     ContextInjector,
     Entity,
     EntityKind,
+    InjectedContext,
     MemoryGraphStore,
     SqliteGraphStore,
     index_tree,
 )
 from citeloop.knowledge.body_lines import excerpt_line, excerpt_lines, focus_terms
+from citeloop.knowledge.candidate_order import MEMBERS_ASKED
 from citeloop.knowledge.excerpts import (
     FIRST_LOOK_LINES,
     MAX_EXCERPTS,
@@ -997,6 +999,102 @@ def test_the_words_of_a_message_do_not_choose_a_line() -> None:
     block = excerpt_lines(entity, tuple(body), 2, focus_terms([], [], (), ["edges"]))
     assert "    22 |     self.edges.add(key)" in block
     assert not any("ValueError" in line for line in block)
+
+
+def test_a_key_in_a_string_chooses_a_line_a_message_does_not() -> None:
+    """A string that is one identifier is a key (a setting's, an attribute's name):
+    its words are the code's. Flask's ``add_url_rule`` decides on automatic OPTIONS
+    at ``self.config["PROVIDE_AUTOMATIC_OPTIONS"]``."""
+    body = ["def add_rule(self, rule):", *[f"    step_{n}()" for n in range(1, 20)]]
+    body += ['    raise ValueError("automatic options are off")']
+    body += ['    if self.config["PROVIDE_AUTOMATIC_OPTIONS"]:', "        enable()"]
+    body += [f"    tail_{n}()" for n in range(1, 20)]
+    entity = function("add_rule", 1, len(body))
+    block = excerpt_lines(entity, tuple(body), 2, focus_terms(["automatic", "options"], []))
+    assert '    22 |     if self.config["PROVIDE_AUTOMATIC_OPTIONS"]:' in block
+    assert not any("ValueError" in line for line in block)
+
+
+def test_an_abbreviation_in_the_code_is_found_by_its_full_word() -> None:
+    """ "configuration" finds ``self.config``, as the lexical index finds ``BlockConfig``
+    by it (:mod:`citeloop.knowledge.abbreviations`); a word it does not abbreviate
+    finds nothing."""
+    body = ["def setup(self):", *[f"    step_{n}()" for n in range(1, 20)]]
+    body += ["    value = self.config.value", *[f"    tail_{n}()" for n in range(1, 20)]]
+    entity = function("setup", 1, len(body))
+    block = excerpt_lines(entity, tuple(body), 2, focus_terms(["configuration"], []))
+    assert "    21 |     value = self.config.value" in block
+    block = excerpt_lines(entity, tuple(body), 2, focus_terms(["confirmation"], []))
+    assert not any("self.config" in line for line in block)
+
+
+def test_builtins_a_body_calls_do_not_choose_its_lines(tmp_path: Path) -> None:
+    """Every body calls ``getattr``, ``isinstance`` or a dict's ``.get``: the lines that
+    do are not what a task is about, the line with its words is (a played excerpt of
+    flask's ``add_url_rule`` had shown the former and hidden the branch asked about)."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    builtins = ["getattr", "hasattr", "isinstance", "len", "sorted", "reversed", "sum"]
+    builtins += ["min", "max", "abs", "round", "repr", "hash", "id", "callable"]
+    lines = [
+        line
+        for n, name in enumerate(builtins)
+        for line in (f"    a_{n} = 1", f"    b_{n} = {name}(view)", f"    c_{n} = 2")
+    ]
+    lines += ["    if automatic:", "        methods.append(view)", "    return methods"]
+    source = "def add_route(view, methods, automatic):\n" + "\n".join(lines) + "\n"
+    (root / "routes.py").write_text(source, encoding="utf-8")
+    with SqliteGraphStore(tmp_path / "graph.db") as graph:
+        index_tree(root, graph)
+        context = ContextInjector(graph).inject("When does `add_route` add automatic methods?")
+    shown = dict(context.excerpts)["routes.add_route"]
+    assert len(shown) < len(lines) + 1  # cut short
+    assert len(lines) - 1 in shown  # `if automatic:`
+
+
+def test_the_member_of_a_class_said_lacking_that_uses_a_name_said_lacking_shows_it(
+    tmp_path: Path,
+) -> None:
+    """ "Where `digest_method` is read ... the body of `CookieInterface` is not shown": the
+    widening shows the member that reads it, with that line, although a dozen members
+    rank before it (a played widening of flask's sessions had listed
+    ``get_signing_serializer`` as a line, without the body that passes the
+    ``digest_method`` on)."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    steps = "".join(f"        value = value + app.read_{n}()\n" for n in range(8))
+    fillers = "".join(
+        f"    def a_step_{n}(self, app):\n        value = {n}\n{steps}        return value\n\n"
+        for n in range(2 * MEMBERS_ASKED)
+    )
+    reader = (
+        "    def get_signing_serializer(self, app):\n        keys = [app.secret_key]\n"
+        "        kwargs = {'digest_method': self.digest_method}\n"
+        "        return make_serializer(keys, salt=self.salt, **kwargs)\n"
+    )
+    source = (
+        "import hashlib\n\n\ndef _lazy_sha1(data=b''):\n    return hashlib.sha1(data)\n\n\n"
+        'class CookieInterface:\n    """Stores sessions in signed cookies."""\n\n'
+        "    salt = 'cookie-session'\n    digest_method = staticmethod(_lazy_sha1)\n\n"
+        + fillers
+        + reader
+    )
+    (root / "sessions.py").write_text(source, encoding="utf-8")
+    reads = "kwargs = {'digest_method': self.digest_method}"
+    with SqliteGraphStore(tmp_path / "graph.db") as graph:
+        index_tree(root, graph)
+        injector = ContextInjector(graph)
+        task = "How does the session interface defer the hash function until runtime?"
+
+        def widened(lacking: tuple[str, ...]) -> InjectedContext:
+            expansion = ContextExpansion.for_attempt(
+                0, lacking, lacking, members=("CookieInterface",)
+            )
+            return injector.inject(task, expansion=expansion)
+
+        wider = widened(("digest_method", "CookieInterface"))
+        assert "sessions.CookieInterface.get_signing_serializer" in dict(wider.excerpts)
+        assert any(reads in line for line in lines_of(wider.text))
 
 
 def test_an_injector_built_before_the_index_shows_source_once_indexed(tmp_path: Path) -> None:
