@@ -534,8 +534,10 @@ def defined_in_code(text: str) -> frozenset[str]:
     writes as string literals (``add_edge(["a", "b"], "c")`` names nodes ``a``, ``b``,
     ``c``: values of its own, not code of the code base), and the plain lower-case names
     it passes as arguments (``register_hook("response", [h1, h2])``: the example's own
-    ``h1`` and ``h2``). Imports define nothing: an example that imports a name claims the
-    code base has it.
+    ``h1`` and ``h2``); and the parameters it declares, of a ``def`` it writes or
+    written with an annotation and a default (`` `*, strict: bool = False` ``: a
+    refactoring the answer proposes). Imports define nothing: an example that imports
+    a name claims the code base has it.
 
     Example:
         >>> sorted(defined_in_code("```python\nclass State(TypedDict):\n    jokes: list\n```"))
@@ -544,6 +546,8 @@ def defined_in_code(text: str) -> frozenset[str]:
         ['a', 'b', 'c']
         >>> sorted(defined_in_code('`register_hook("response", [h1, h2], key=fn)` adds both.'))
         ['fn', 'h1', 'h2', 'response']
+        >>> sorted(defined_in_code("Add `*, strict: bool = False` to `parse(value)`."))
+        ['strict', 'value']
     """
     if "`" not in text:
         return frozenset()
@@ -558,10 +562,32 @@ def _defined(pieces: list[tuple[str, str]]) -> frozenset[str]:
         names.update(match[1] for match in _STRING_NAME.finditer(segment))
         if "(" in segment:
             names.update(match[1] for match in _ARGUMENT_NAME.finditer(segment))
+            for header in _DEF_HEADER.finditer(segment):
+                names.update(_parameter_names(header[1]))
+        if ":" in segment:
+            names.update(match[1] for match in _PARAMETER.finditer(segment))
         if kind == "fence":
             for match in _DEFINED.finditer(segment):
                 names.update(group for group in match.groups() if group)
     return frozenset(names)
+
+
+_DEF_HEADER = re.compile(rf"\bdef[ \t]+{_IDENTIFIER}[ \t]*\(([^()]*)")
+"""A ``def``'s parameters, on any lines, up to the next bracket (a default's call ends
+them). Linear: a match ends at the next bracket, where another may start."""
+_PARAMETER = re.compile(rf"(?:^|[(,*])[ \t]*({_IDENTIFIER})[ \t]*:[^=,()*\n]*=(?!=)", re.MULTILINE)
+"""A parameter written with an annotation and a default (``*, strict: bool = False``):
+declared, as a call's keyword never is. Linear: a match starts only after ``(``, ``,``
+or ``*``, and its annotation stops at the next of them."""
+
+
+def _parameter_names(parameters: str) -> Iterator[str]:
+    """The names of a ``def``'s ``parameters`` (``value, *, strict=False`` gives
+    ``value`` and ``strict``; ``*args`` and ``**kwargs`` their names)."""
+    for parameter in parameters.split(","):
+        name = parameter.strip().lstrip("*").split(":", 1)[0].split("=", 1)[0].strip()
+        if name.isidentifier():
+            yield name
 
 
 _STRING_NAME = re.compile(rf"[\"']({_IDENTIFIER})[\"']")

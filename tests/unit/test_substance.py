@@ -81,6 +81,26 @@ def test_defined_in_code_reads_defs_classes_and_targets_not_imports() -> None:
     assert defined_in_code(text) == {"State", "jokes", "write_joke", "total", "p"}
 
 
+def test_the_parameters_an_answer_declares_are_its_own_a_keyword_it_passes_is_not() -> None:
+    """A refactoring the answer proposes (a played answer on pylint was rejected for the
+    `strict` it proposed as `*, strict: bool = False`); passing `strict=True` to code of
+    the code base still claims that code takes it."""
+    body = (
+        "Add `*, strict: bool = False` to `StateGraph.compile`; callers that pass nothing "
+        "keep today's behaviour, and `strict` turns the checks on."
+    )
+    assert "strict" in defined_in_code(body)
+    assert validate(body + SECTION).invented_names == ()
+    fenced = (
+        "```python\ndef compile_checked(graph,\n        limit: int = 3, *, strict=False):\n"
+        "    ...\n```\nWith `strict` and `limit` set, StateGraph.compile is stricter."
+    )
+    assert {"graph", "limit", "strict"} <= defined_in_code(fenced)
+    claimed = "StateGraph.compile takes `strict`: call `StateGraph.compile(strict=True)`."
+    assert "strict" not in defined_in_code(claimed)
+    assert "strict" in validate(claimed + SECTION).invented_names
+
+
 def test_answer_code_is_every_mention_and_the_names_the_code_defines() -> None:
     # One reading of the code spans for both; a zero-width space inside a name is
     # dropped in both, as a reader sees the name.
