@@ -351,6 +351,36 @@ _MEMBERS_ASKED = re.compile(
 )
 
 
+def lacking_callers(body: str) -> tuple[str, ...]:
+    """The names whose callers ``body`` says its context lacks, in order, each once:
+    "the method that calls `save_session`", "where the request flow calls `push()`",
+    "the callers of `push`", "where `compile()` is called", "`attach_edge`'s call
+    sites", in the sentences that say it (or the section a heading says it of). A
+    widening brings the code that calls such an entity, with its source.
+
+    Example:
+        >>> lacking_callers("Not shown: the method that calls `Session.save` during a request.")
+        ('Session.save',)
+    """
+    names = (
+        next(group for group in match.groups() if group).removesuffix("()")
+        for sentence in _lacking_sentences(body)
+        for match in _CALLERS_ASKED.finditer(sentence)
+    )
+    return tuple(dict.fromkeys(name for name in names if name))
+
+
+_CALLERS_ASKED = re.compile(
+    r"\b(?:(?:that|which|what|who|where)\s+(?:\w+\s+){0,4}(?:calls|invokes)|callers?\s+of"
+    r"|call[- ]sites?\s+of|calls\s+to|calling|invoking)\s+(?:the\s+)?`([^`\s]+)`"
+    r"|`([^`\s]+)`\s+is\s+(?:\w+\s+)?(?:called|invoked)\b"
+    r"|`([^`\s]+)`(?:'|\u2019)s\s+(?:callers?|call[- ]sites?)\b",
+    re.IGNORECASE,
+)
+"""Where a passage asks for the code that calls a name (each alternative starts at a
+word or a backtick and reads a bounded run of words: linear)."""
+
+
 def lacking_files(body: str) -> tuple[str, ...]:
     """The files ``body`` says code it lacks is in: the paths its
     :func:`insufficient_passages` write (``sklearn/ensemble/_bagging.py``, in backticks

@@ -216,6 +216,7 @@ def with_asked_lines(
     tokens: float,
     count: Callable[[str], int],
     focus: Mapping[str, int] | None = None,
+    groups: Sequence[int] | None = None,
 ) -> dict[str, tuple[int, ...]]:
     """``shown`` (the lines each entity showed before, by id) with the code lines of
     ``asked`` (``(entity id, first, last)``: lines a previous answer said the context
@@ -234,35 +235,45 @@ def with_asked_lines(
     an excerpt would (:meth:`~citeloop.knowledge.body_lines.BodyLines.in_taken_order`:
     the lines using the ``focus`` terms first, with the lines that open their blocks;
     then from the top): of "L117-215" cut short, the lines that check the task's
-    ``pos_label``, not the first ones."""
+    ``pos_label``, not the first ones. ``groups`` (one key for each of ``asked``; by
+    default each its own) makes ranges one turn: the methods that hold a class's range
+    (:func:`of_members`) take its turn one after another, in order."""
     result = {entity_id: tuple(lines) for entity_id, lines in shown.items()}
-    wanted = [(entities[i], a, b) for i, a, b in asked if i in entities]
-    wanted = [(e, a, b) for e, a, b in wanted if excerptable(e) or shows_docstring(e)]
-    files = reader.lines({entity.path for entity, _, _ in wanted if entity.path})
+    asked = list(asked)
+    keys = list(groups) if groups is not None else list(range(len(asked)))
+    wanted = [
+        (entities[i], a, b, key)
+        for (i, a, b), key in zip(asked, keys, strict=True)
+        if i in entities and (excerptable(entities[i]) or shows_docstring(entities[i]))
+    ]
+    files = reader.lines({entity.path for entity, *_ in wanted if entity.path})
     added: dict[str, set[int]] = {}
-    turns: list[tuple[str, tuple[str, ...], Iterator[int]]] = []
-    for entity, first, last in wanted:
+    ranges: dict[int, list[tuple[str, tuple[str, ...], Iterator[int]]]] = {}
+    for entity, first, last, key in wanted:
         lines = files.get(entity.path or "")
         if lines is None:
             continue
         added.setdefault(entity.id, set(result.get(entity.id, ())))
         body = BodyLines(entity, lines, focus or {})
         numbers = body.in_taken_order(body.code_lines(first, last) or body.span_lines(first, last))
-        turns.append((entity.id, lines, iter(numbers[:MAX_EXCERPT_LINES])))
+        ranges.setdefault(key, []).append((entity.id, lines, iter(numbers[:MAX_EXCERPT_LINES])))
+    turns = list(ranges.values())  # each a range's (or a group's) ranges, first first
     left, room = MAX_ASKED_LINES, tokens
     while turns and left > 0:
         going = []
-        for entity_id, lines, numbers in turns:
-            taken = added[entity_id]
-            number = next((n for n in numbers if n not in taken), None)
-            if number is None or left <= 0:
-                continue  # the range is shown whole, or no line is left to give
-            cost = count(excerpt_line(number, lines[number - 1])) + 1
-            if cost > room:
-                continue  # its next line does not fit: the range ends here
-            taken.add(number)
-            left, room = left - 1, room - cost
-            going.append((entity_id, lines, numbers))
+        for turn in turns:
+            while turn and left > 0:
+                entity_id, lines, numbers = turn[0]
+                taken = added[entity_id]
+                number = next((n for n in numbers if n not in taken), None)
+                cost = 0 if number is None else count(excerpt_line(number, lines[number - 1])) + 1
+                if number is None or cost > room:
+                    turn.pop(0)  # shown whole, or its next line does not fit: it ends here
+                    continue
+                taken.add(number)
+                left, room = left - 1, room - cost
+                going.append(turn)
+                break
         turns = going
     result.update((entity_id, tuple(sorted(lines))) for entity_id, lines in added.items())
     return result
@@ -279,6 +290,7 @@ def choose_excerpts(
     named: Collection[str] = (),
     most: int = MAX_EXCERPTS,
     more: Collection[str] = (),
+    rest_budget: float | None = None,
 ) -> Excerpts:
     """The excerpts of the first ``most`` excerptable entities of ``ids`` (best first),
     and of those of ``previous`` past them, that fit in ``budget`` tokens.
@@ -313,6 +325,10 @@ def choose_excerpts(
         more: Ids of the code a retry's answer said the context lacks: they look first,
             those of ``previous`` with up to :data:`FIRST_LOOK_LINES` lines more than
             they showed.
+        rest_budget: Tokens the excerpts of the others (neither ``named`` nor of
+            ``previous`` or ``more``) may take of ``budget``, at most; ``None``: all
+            of it. A widening gives them the share of a first context: its larger
+            share is for what the answer asked for and named.
 
     Returns:
         The excerpts, best first, and the tokens they take.
@@ -368,7 +384,9 @@ def choose_excerpts(
     # Then the named ones grow, and the others follow, best first: a long body takes at
     # most half the share while another excerpt may follow it.
     rest = [entity.id for entity in wanted if entity.id not in named and entity.id in bodies]
+    others = set(rest)
     order = [*chosen, *rest]
+    rest_left = budget if rest_budget is None else min(budget, rest_budget)
     for position, entity_id in enumerate(order):
         body = bodies[entity_id]
         shown, cost = chosen.get(entity_id, (0, 0))
@@ -377,10 +395,14 @@ def choose_excerpts(
             continue
         room = budget - used + cost
         room = room if position == len(order) - 1 else min(room, max(budget / 2, cost))
+        if entity_id in others:
+            room = min(room, rest_left)
         fitted = _fit(body, full, max(shown, MIN_EXCERPT_LINES), room, count)
         if fitted is not None and fitted[0] > shown:
             chosen[entity_id] = fitted
             used += fitted[1] - cost
+            if entity_id in others:
+                rest_left -= fitted[1]
     found = Excerpts({}, {}, used)
     for entity in wanted:  # best first
         if entity.id in chosen:
@@ -406,7 +428,7 @@ def _fit(
 
 def of_members(
     reads: BatchedGraphStore, asked: Sequence[tuple[str, int, int]], found: Candidates
-) -> list[tuple[str, int, int]]:
+) -> tuple[list[tuple[str, int, int]], list[int]]:
     """``asked`` (lines an answer said the context lacks, by the entity of the
     context that holds them) with a range of a class's lines given to the methods
     of the class that hold its lines (``L748-761`` of ``TestThroughBinary`` are its
@@ -414,14 +436,18 @@ def of_members(
     the code asked for is a member's. The members join ``found`` (and so the
     context, with those lines), and so does an entity asked of that ``found`` does not
     hold (a class the context named only as its member's owner); a range of an id the
-    graph no longer has is left out."""
+    graph no longer has is left out. Also returns the index in ``asked`` of the range
+    each range came from: the methods of one class's range share its turn in
+    :func:`with_asked_lines` (a played answer that asked for "`Flask`, L157-1536"
+    beside two ranges of ``RequestContext.push`` had sixty methods take a turn each,
+    ``push`` one line a range)."""
     missing = [i for i, _, _ in asked if i not in found.entities]
     for entity_id, entity in reads.get_entities(missing).items() if missing else ():
         found.entities.setdefault(entity_id, entity)
     asked = [item for item in asked if item[0] in found.entities]
     classes = [i for i, _, _ in asked if found.entities[i].kind is EntityKind.CLASS]
     if not classes:
-        return list(asked)
+        return list(asked), list(range(len(asked)))
     defined = [
         fact.object
         for facts in reads.facts_of_many(classes).values()
@@ -432,8 +458,9 @@ def of_members(
     for entity in reads.get_entities(defined).values():
         if excerptable(entity) and entity.line and entity.end_line:
             members.setdefault(owner_id(entity.id), []).append(entity)
-    result = []
-    for entity_id, first, last in asked:
+    result: list[tuple[str, int, int]] = []
+    groups: list[int] = []
+    for group, (entity_id, first, last) in enumerate(asked):
         holders = sorted(
             (m for m in members.get(entity_id, ()) if m.line <= last and first <= m.end_line),
             key=lambda m: (m.line, m.id),
@@ -441,6 +468,8 @@ def of_members(
         for member in holders:
             found.entities.setdefault(member.id, member)
             result.append((member.id, max(first, member.line), min(last, member.end_line)))
+            groups.append(group)
         if not holders:
             result.append((entity_id, first, last))
-    return result
+            groups.append(group)
+    return result, groups

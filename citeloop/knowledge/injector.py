@@ -71,6 +71,7 @@ from citeloop.knowledge.neighbourhood import (
     BUILTIN_NAMES,
     Candidates,
     admissible,
+    callers_of,
     known_callees,
     read_calls,
     requirement_closure,
@@ -490,7 +491,7 @@ class ContextInjector:
             if any(entity_id not in (shown or {}) for entity_id in lacking):
                 before = shown_tokens(shown or {}, found.entities, source, self.count_tokens)
                 room = min(room, max(0.0, said - before) / 2)
-            asked_lines = of_members(self._reads, widening.lines, found)
+            asked_lines, asked_groups = of_members(self._reads, widening.lines, found)
             for entity_id in dict.fromkeys(entity_id for entity_id, _, _ in asked_lines):
                 if entity_id not in scores:  # a method no walk reached: ranked last
                     scores[entity_id] = 0.0
@@ -499,18 +500,35 @@ class ContextInjector:
             # of a range asked for that does not fit whole.
             terms = focus_terms(words, (), lacking=widening.lacking, core=core_names)
             shown = with_asked_lines(
-                asked_lines, found.entities, source, shown or {}, room, self.count_tokens, terms
+                asked_lines,
+                found.entities,
+                source,
+                shown or {},
+                room,
+                self.count_tokens,
+                terms,
+                asked_groups,
             )
         # The best members of a class the last answer said the context lacks (its body
         # or members), first those that use another name it said lacking: they show
-        # their code (`users`), as what it lacks does.
+        # their code (`asked_code`), as what it lacks does.
         members = members_asked(order, found, lacking, widening.members)
-        users = (
+        asked_code = (
             members_using(order, found, lacking, widening.members, widening.lacking, source)
             if source is not None and members
             else []
         )
-        members = list(dict.fromkeys([*users, *members]))
+        members = list(dict.fromkeys([*asked_code, *members]))
+        # The code that calls what the last answer said it lacks the callers of ("the
+        # method that calls `save_session`"), with its source, as what it lacks.
+        callee_names = {name.rpartition(".")[2] for name in widening.callers}
+        callees = [i for i in lacking if found.entities[i].name in callee_names]
+        for caller in callers_of(self._reads, callees, follow_tests, scores):
+            found.entities.setdefault(caller.id, caller)
+            asked_code.append(caller.id)
+            if caller.id not in scores:  # no walk reached it: ranked last
+                scores[caller.id] = 0.0
+                order.append(caller.id)
         if source is not None:
             # A widening shows again the source the context it widens showed (``shown``);
             # what the last answer said it lacks, then the rest it named, look first
@@ -527,7 +545,7 @@ class ContextInjector:
             # What the last answer said it lacks is offered right after the core: past
             # the first `most` candidates it had no excerpt (the demo's `attach_edge`,
             # asked for twice, never showed its body).
-            lacked = [*(i for i in lacking if i in scores), *users]
+            lacked = [*asked_code, *(i for i in lacking if i in scores)]
             best = [*core_ids, *lacked, *before, *asked, *pinned, *ranked]
             # An answer that said the context lacks code gets twice the share of source.
             said_lacking = lacking or widening.lacking_words
@@ -546,7 +564,11 @@ class ContextInjector:
                 shown,
                 named=[*core_ids, *asked],
                 most=most,
-                more=[*lacking, *users],
+                more=[*asked_code, *lacking],
+                # What the answer did not name shows no more source than in a first
+                # context: played widenings had filled the larger share with bodies no
+                # answer asked for (`run_command`, `_validate_key`, unrelated tests).
+                rest_budget=self.max_context_tokens * self.excerpt_share,
             )
         owners = self._owners(order, found)
         # An entity with an excerpt is offered right after the core and the pinned, its
@@ -560,8 +582,8 @@ class ContextInjector:
         # brief where whole ones would not fit beside it.
         rank = {entity_id: at for at, entity_id in enumerate(order)}
         blocks = [entity_id for entity_id in excerpts.blocks if entity_id in rank]
-        wanted = [entity_id for entity_id in blocks if entity_id in lacking or entity_id in users]
-        wanted += [entity_id for entity_id in lacking if entity_id in rank]
+        wanted = [i for i in blocks if i in lacking or i in asked_code]
+        wanted += [i for i in [*lacking, *asked_code] if i in rank]
         offered = dict.fromkeys([*core_ids, *wanted, *members, *first, *blocks, *order])
         callees = known_callees(self._reads, found, scores)
         # A kept entity the walk did not reach: what it calls, read whole (its calls

@@ -400,6 +400,12 @@ class ContextExpansion:
             body of `predict` in `sklearn/ensemble/_bagging.py`"; see
             :func:`citeloop.grounding.sayings.lacking_files`): a name of ``lacking``
             that several entities have means those defined there, when some are.
+        callers: Those of ``lacking`` whose callers the answer said the context lacks
+            ("the method that calls `save_session`"; see
+            :func:`citeloop.grounding.sayings.lacking_callers`): the widened context
+            shows the code that calls such an entity, at most
+            :data:`~citeloop.knowledge.neighbourhood.CALLERS_ASKED` of each, with its
+            source, before what the context it widens held.
     """
 
     extra_hops: int = 0
@@ -412,6 +418,7 @@ class ContextExpansion:
     lines: tuple[tuple[str, int, int], ...] = ()
     members: tuple[str, ...] = ()
     files: tuple[str, ...] = ()
+    callers: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.extra_hops < 0:
@@ -421,7 +428,7 @@ class ContextExpansion:
                 f"limit_multiplier must be within 1..{MAX_LIMIT_MULTIPLIER:,}, "
                 f"got {self.limit_multiplier}"
             )
-        for field_name in ("names", "lacking", "lacking_words", "members", "files"):
+        for field_name in ("names", "lacking", "lacking_words", "members", "files", "callers"):
             value = getattr(self, field_name)
             if isinstance(value, str):  # a str would be searched one character at a time
                 raise TypeError(
@@ -449,6 +456,7 @@ class ContextExpansion:
         lines: tuple[tuple[str, int, int], ...] = (),
         members: tuple[str, ...] = (),
         files: tuple[str, ...] = (),
+        callers: tuple[str, ...] = (),
     ) -> ContextExpansion:
         """The widening used for retry ``attempt`` (0-based) of the grounded-answer loop.
 
@@ -457,8 +465,9 @@ class ContextExpansion:
         of them it said the context lacks (``lacking``), the words in which it said
         what else the context lacks (``lacking_words``), the source lines it said
         the context lacks (``lines``), the classes whose members it said the
-        context lacks (``members``), and the files it said code it lacks is in
-        (``files``).
+        context lacks (``members``), the files it said code it lacks is in
+        (``files``), and the names whose callers it said the context lacks
+        (``callers``).
         """
         return cls(
             extra_hops=attempt + 1,
@@ -471,6 +480,7 @@ class ContextExpansion:
             lines=tuple(lines),
             members=tuple(members),
             files=tuple(files),
+            callers=tuple(callers),
         )
 
 

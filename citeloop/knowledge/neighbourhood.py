@@ -16,7 +16,7 @@ import builtins
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from citeloop.knowledge.model import Entity, EntityKind, Fact, Reason, RelationKind
+from citeloop.knowledge.model import Entity, EntityKind, Fact, Reason, RelationKind, is_test_path
 from citeloop.knowledge.ranking import WEIGHTS
 from citeloop.knowledge.seeds import RANK
 from citeloop.knowledge.store import BatchedGraphStore
@@ -210,6 +210,55 @@ def requirement_closure(reads: BatchedGraphStore, found: Candidates, weight: flo
 
 
 _CALLABLE = frozenset({EntityKind.FUNCTION, EntityKind.METHOD, EntityKind.CLASS})
+
+
+CALLERS_ASKED = 3
+"""Most callers of one entity a widening shows because the last answer said the context
+lacks the code that calls it (:func:`callers_of`)."""
+
+MAX_CALLERS_READ = 200
+"""Most callers of one entity read to choose those (a hub's thousands are not)."""
+
+
+def callers_of(
+    reads: BatchedGraphStore,
+    ids: Sequence[str],
+    follow_tests: bool,
+    rank: Mapping[str, float],
+    most: int = CALLERS_ASKED,
+) -> list[Entity]:
+    """Of each of ``ids`` (in order), the ``most`` best entities a context may hold
+    (:func:`admissible`) that call it (``calls`` facts; itself left out): code before
+    tests, then by ``rank`` (a score by id, higher first; 0 for one it lacks), then by
+    id; of the first :data:`MAX_CALLERS_READ` callers by id."""
+    facts = reads.facts_of_many(list(ids)) if ids else {}
+    wanted = {
+        entity_id: sorted(
+            {
+                fact.subject
+                for fact in facts.get(entity_id, ())
+                if fact.relation is RelationKind.CALLS
+                and fact.object == entity_id
+                and fact.subject != entity_id
+            }
+        )[:MAX_CALLERS_READ]
+        for entity_id in ids
+    }
+    entities = reads.get_entities([i for callers in wanted.values() for i in callers])
+    found: dict[str, Entity] = {}
+    for callers in wanted.values():
+        admitted = [entities[i] for i in callers if i in entities]
+        admitted = [e for e in admitted if admissible(e, follow_tests)]
+        admitted.sort(
+            key=lambda e: (
+                e.kind is EntityKind.TEST or is_test_path(e.path),
+                -rank.get(e.id, 0.0),
+                e.id,
+            )
+        )
+        for entity in admitted[:most]:
+            found.setdefault(entity.id, entity)
+    return list(found.values())
 
 
 def known_callees(

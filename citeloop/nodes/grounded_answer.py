@@ -38,6 +38,7 @@ from citeloop.grounding.graph_context import IndexedContext
 from citeloop.grounding.mentions import code_mentions
 from citeloop.grounding.retry_prompt import UNSEEN_PROBLEM
 from citeloop.grounding.sayings import (
+    lacking_callers,
     lacking_files,
     lacking_lines,
     lacking_members,
@@ -625,8 +626,9 @@ class GroundedAnswerNodes:
         (in its body or its citations; first what it said the context lacks, whose
         source is shown first, and more of it when some was shown), what the words in
         which it said the rest it lacks find, the source lines it said the context
-        lacks (:func:`asked_lines`) and the best members of a class whose members it
-        said the context lacks, keeping every entity the last context showed; what the
+        lacks (:func:`asked_lines`), the best members of a class whose members it
+        said the context lacks and the code that calls what it said it lacks the
+        callers of, keeping every entity the last context showed; what the
         answer named only to set aside (:func:`~citeloop.grounding.dismissals.
         dismissed_names`) is left out."""
         report = state.get("report") or {}
@@ -651,6 +653,7 @@ class GroundedAnswerNodes:
             ),
             lacking_members(answer),
             lacking_files(answer),
+            tuple(name for name in lacking_callers(answer) if name not in dismissed),
         )
         injected, rewrites = self._counted_inject(state, settings(runtime), expansion)
         widened = injected.text != state.get("context_text")

@@ -183,6 +183,24 @@ class Files:
         return {path: self.files[path] for path in paths if path in self.files}
 
 
+def test_the_excerpts_of_what_no_one_named_take_at_most_their_own_budget() -> None:
+    """A widening's larger share is for what the answer named: the others' excerpts
+    take ``rest_budget`` at most (played widenings had filled it with unasked bodies)."""
+    body = ["def run(self):"] + [f"    step_{n} = load({n})" for n in range(1, 40)]
+    entities = {
+        "m.a": function("a", 1, 40),
+        "m.b": function("b", 1, 40, "b.py"),
+        "m.c": function("c", 1, 40, "c.py"),
+    }
+    reader = Files({"m.py": tuple(body), "b.py": tuple(body), "c.py": tuple(body)})
+    ids = ["m.a", "m.b", "m.c"]
+    free = choose_excerpts(ids, entities, reader, 3000, len, named=["m.a"])
+    capped = choose_excerpts(ids, entities, reader, 3000, len, named=["m.a"], rest_budget=300)
+    assert free.shown["m.a"] == capped.shown["m.a"] and len(capped.shown["m.a"]) == 40
+    others = sum(len("\n".join(capped.blocks[i])) + 1 for i in ("m.b", "m.c") if i in capped.blocks)
+    assert 0 < others <= 300 < sum(len("\n".join(free.blocks[i])) + 1 for i in ("m.b", "m.c"))
+
+
 def test_excerpts_go_best_first_and_fit_their_budget() -> None:
     body = tuple(f"    line_{n} = {n}" for n in range(1, 61))
     entities = {

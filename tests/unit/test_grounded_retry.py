@@ -611,6 +611,62 @@ def test_lines_asked_of_a_kept_class_show_a_method_no_walk_reached(tmp_path):
         graph_store.close()
 
 
+def test_a_class_body_asked_by_lines_does_not_crowd_out_the_lines_asked_of_a_function(
+    tmp_path,
+):
+    """An answer asked for "`Books`, L3-400" (133 methods hold those lines) beside
+    L40-47 of ``audit``: the methods share the class's range's turn, so the eight lines
+    of ``audit`` show, and some of the class's too (a played widening had given sixty
+    methods of flask's ``Flask`` a turn each, and ``RequestContext.push`` one line a
+    range)."""
+    audit = "def audit(rows):\n" + "".join(f"    step_{n} = len(rows) + {n}\n" for n in range(60))
+    graph_store = indexed(tmp_path, {**CLASS_FILE, "shop/audit.py": audit})
+    try:
+        injector = ContextInjector(graph_store, max_context_tokens=1000)
+        lines = (("shop.books.Books", 3, 400), ("shop.audit.audit", 40, 47))
+        expansion = ContextExpansion.for_attempt(0, lines=lines)
+        wider = injector.inject("How are rows audited?", expansion=expansion)
+        shown = dict(wider.excerpts)
+        assert set(range(40, 48)) <= set(shown["shop.audit.audit"])
+        assert any(entity_id.startswith("shop.books.Books.") for entity_id in shown)
+    finally:
+        graph_store.close()
+
+
+def test_the_code_that_calls_what_an_answer_asked_the_callers_of_shows_the_call(tmp_path):
+    """ "The context does not show the function that calls `save_rows`", among twenty
+    other names it lacks: the retry's context shows that function with its call line
+    (a played flask widening, with seventeen names said lacking, never showed
+    ``process_response``, the caller of ``save_session`` its answers asked for twice).
+    The same names without that ask do not show it."""
+    steps = "".join(f"    total_{n} = tally(rows, {n})\n" for n in range(30))
+    files = {
+        "shop/store.py": "def save_rows(rows):\n    return len(rows)\n",
+        "shop/flow.py": (
+            f"from shop.store import save_rows\n\n\ndef finish(rows):\n{steps}"
+            "    save_rows(rows)\n    return rows\n"
+        ),
+        "shop/rows.py": "".join(
+            f"def rows_step_{n}(rows):\n    total = tally(rows, {n})\n    return total\n\n"
+            for n in range(60)
+        ),
+    }
+    graph_store = indexed(tmp_path, files)
+    try:
+        injector = ContextInjector(graph_store, max_context_tokens=250)
+        lacking = ("save_rows", *(f"rows_step_{n}" for n in range(20)))
+        call = "    35 |     save_rows(rows)"
+
+        def widened(callers: tuple[str, ...]) -> str:
+            expansion = ContextExpansion.for_attempt(0, lacking, lacking, callers=callers)
+            return injector.inject("How are rows saved?", expansion=expansion).text
+
+        assert call in widened(("save_rows",))
+        assert call not in widened(())
+    finally:
+        graph_store.close()
+
+
 def test_lines_asked_of_an_owner_class_show_its_method(tmp_path):
     """The class whose lines are asked was in the context only as the owner its member's
     line names (not selected, so not kept): the lines still go to its method, which

@@ -1388,7 +1388,7 @@ def test_text_and_entities_name_the_same_entities(store, task, attempt):
     assert {e.name for e in parse_context_entities(context.text)} == names(context)
 
 
-@pytest.mark.parametrize("field", ["names", "lacking", "lacking_words"])
+@pytest.mark.parametrize("field", ["names", "lacking", "lacking_words", "callers"])
 def test_a_widening_given_one_str_for_names_says_to_wrap_it(field: str) -> None:
     """A str is a sequence of characters: searched as such it would find nothing."""
     with pytest.raises(TypeError, match=rf"{field} must be a sequence of str.*\('retry',\)"):

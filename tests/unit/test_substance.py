@@ -15,6 +15,7 @@ from citeloop.grounding.mentions import answer_code, answer_mentions, defined_in
 from citeloop.grounding.sayings import (
     LACKING_WORDS,
     insufficient_passages,
+    lacking_callers,
     lacking_files,
     lacking_lines,
     lacking_members,
@@ -1129,6 +1130,33 @@ def test_what_an_answer_would_need_and_a_constructor_it_asks_for() -> None:
 )
 def test_the_names_whose_members_an_answer_says_it_lacks(answer: str, expected: tuple) -> None:
     assert lacking_members(answer) == expected
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        (
+            "**Still missing**\n- The method that calls `SessionInterface.save_session` "
+            "during a normal request.",
+            ("SessionInterface.save_session",),
+        ),
+        (
+            "The context does not show where the normal request flow calls `save()`.",
+            ("save",),
+        ),
+        (
+            "The context does not show the callers of `push` or `pop`'s call sites.",
+            ("push", "pop"),
+        ),
+        ("The context does not show where `compile()` is called.", ("compile",)),
+        ("The context shows no caller of `_lazy_sha1`.", ("_lazy_sha1",)),
+        # What the context shows being called is no ask; nor is a call without a saying.
+        ("`push()` calls `open_session()`; the body of `push` is not shown.", ()),
+        ("The method that calls `save` runs at the end of the request.", ()),
+    ],
+)
+def test_the_names_whose_callers_an_answer_says_it_lacks(answer: str, expected: tuple) -> None:
+    assert lacking_callers(answer) == expected
 
 
 def test_a_constructor_is_asked_of_names_written_as_classes_only() -> None:
