@@ -231,7 +231,9 @@ def callers_of(
     (:func:`admissible`) that call it (``calls`` facts; itself left out): code before
     tests, then by ``rank`` (a score by id, higher first; 0 for one it lacks), then by
     id; of the first :data:`MAX_CALLERS_READ` callers by id."""
-    facts = reads.facts_of_many(list(ids)) if ids else {}
+    if not ids:
+        return []
+    facts = reads.facts_of_many(list(ids))
     wanted = {
         entity_id: sorted(
             {
