@@ -150,6 +150,26 @@ def test_attribute_docstring_and_dunders(store: SqliteGraphStore) -> None:
     assert store.get_entity("geo.shapes.__all__") is None
 
 
+def test_a_class_dunder_is_an_attribute_a_module_dunder_is_not(tmp_path: Path) -> None:
+    """`__slots__` and `__hash__ = None` say what a class's instances can do (a played
+    pylint question about slots had never seen one); a module's `__all__` and
+    `__version__` are bookkeeping."""
+    root = tmp_path / "tree"
+    root.mkdir()
+    code = (
+        '__all__ = ["Point"]\n__version__ = "1.0"\n\n\n'
+        'class Point:\n    __slots__ = ("x", "y")\n    __hash__ = None\n'
+    )
+    (root / "geo.py").write_text(code, encoding="utf-8")
+    with SqliteGraphStore(tmp_path / "graph.db") as graph:
+        index_tree(root, graph)
+        slots = entity(graph, "geo.Point.__slots__")
+        assert slots.kind is EntityKind.ATTRIBUTE and slots.signature == ' = ("x", "y")'
+        assert entity(graph, "geo.Point.__hash__").signature == " = None"
+        assert graph.get_entity("geo.__all__") is None
+        assert graph.get_entity("geo.__version__") is None
+
+
 def test_provenance_spans(store: SqliteGraphStore) -> None:
     shape = entity(store, "geo.shapes.Shape")
     assert (shape.path, shape.line) == ("geo/shapes.py", 15)  # its decorator

@@ -643,8 +643,11 @@ class _FileWalker:
         doc: str,
     ) -> str | None:
         """Define a module or class attribute; return its id (``None`` when the name is
-        a dunder, shadowed by a submodule, or bound by an import)."""
-        if (name.startswith("__") and name.endswith("__")) or self.shadowed(scope, name):
+        a module's dunder such as ``__all__``, shadowed by a submodule, or bound by an
+        import; a class's ``__slots__`` or ``__hash__ = None`` says what its instances
+        can do, and is one)."""
+        dunder = name.startswith("__") and name.endswith("__")
+        if (dunder and scope.kind != "class") or self.shadowed(scope, name):
             return None
         if scope.kind == "module" and name in self.bindings.imports:
             return None  # e.g. `try: from x import y / except ImportError: y = None`
