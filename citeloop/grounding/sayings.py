@@ -187,7 +187,11 @@ def _listed_and_said(body: str) -> tuple[list[str], list[str]]:
     an answer's prose also cites the lines it did see (``validate_params (L150-233)
     calls it at L208-209``)."""
     passages = _passages(body)
-    listed = [body[p.start : p.end].strip() for p in passages if p.by_heading]
+    # A section under a heading of its own first: a saying that a list follows may be
+    # an item of the answer's prose ("3. **How the failure becomes `SSLError`.** ... is
+    # not shown:" and its sub-items had come before a played answer's "## Still missing").
+    headed = sorted((p for p in passages if p.by_heading), key=lambda p: not p.headed)
+    listed = [body[p.start : p.end].strip() for p in headed]
     said = [body[p.start : p.end].strip() for p in passages if not p.by_heading]
     return listed, said
 
@@ -211,6 +215,7 @@ class _Passage:
     start: int
     end: int
     by_heading: bool  # said by the heading the passage starts with: its whole section
+    headed: bool  # by a heading of its own (not a saying that a list follows)
     sayings: tuple[tuple[int, int], ...]  # the spans of its sayings
 
 
@@ -226,23 +231,24 @@ def _read(body: str) -> tuple[str, tuple[_Passage, ...]]:
     answer a widening reads twice (:func:`lacking_names`, then :func:`lacking_words`)."""
     text = _without_fences(body)
     starts = [0, *(block.end() for block in _BLOCK.finditer(text)), len(text)]
-    found: list[tuple[int, int, bool, list[tuple[int, int]]]] = []
+    found: list[tuple[int, int, bool, bool, list[tuple[int, int]]]] = []
     for saying in _sayings_in(text):
         if found and saying.start() < found[-1][1]:
-            found[-1][3].append(saying.span())  # in the passage of the one before
+            found[-1][4].append(saying.span())  # in the passage of the one before
             continue
         at = bisect.bisect_right(starts, saying.start()) - 1
         start, end = starts[at], starts[at + 1]
         lead = text[start : saying.start()]
         head = start + len(lead) - len(lead.lstrip())  # a heading after blank lines
         by_heading = bool(_HEADING.match(text, head)) and "\n" not in text[head : saying.start()]
+        headed = by_heading
         if by_heading:  # to the next heading (a `#` one's: to the next `#` heading)
             following = (_ATX if text.startswith("#", head) else _HEADING).search(text, end)
             end = following.start() if following else len(text)
         elif (listed := _list_after(text, saying.end())) is not None:
             by_heading, end = True, listed  # "Still missing from the context:" and a list
-        found.append((start, max(end, saying.end()), by_heading, [saying.span()]))
-    return text, tuple(_Passage(a, b, c, tuple(d)) for a, b, c, d in found)
+        found.append((start, max(end, saying.end()), by_heading, headed, [saying.span()]))
+    return text, tuple(_Passage(a, b, c, h, tuple(d)) for a, b, c, h, d in found)
 
 
 _LIST_LINE = re.compile(r"[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]|[ \t]+\S")

@@ -1091,6 +1091,24 @@ def test_a_section_listing_what_is_missing_is_asked_first() -> None:
     assert lacking_lines(prose) == ((None, 150, 233), (None, 208, 209), (None, 151, 206))
 
 
+def test_a_section_under_its_own_heading_is_asked_before_a_listed_item_of_prose() -> None:
+    """A played answer's numbered item said its code was not shown and listed sub-items
+    (read as a list of what is lacking, 30 names of its prose); its "## Still missing"
+    list came after them, and `Session.merge_environment_settings`, asked there, was
+    past the excerpts a widening shows."""
+    answer = (
+        "3. **How the failure becomes `SSLError`.** `get` returns `request(url)`. The "
+        "context does not show which `request` that is. `HTTPAdapter.send` does this:\n"
+        "   - It obtains `conn` from `get_connection`.\n"
+        "   - It converts `MaxRetryError` into `SSLError`.\n\n"
+        "## Still missing\n\n- `Session.merge_environment_settings`.\n"
+        "- `DEFAULT_CA_BUNDLE_PATH`.\n"
+    )
+    names = lacking_names(answer)
+    assert names[:2] == ("Session.merge_environment_settings", "DEFAULT_CA_BUNDLE_PATH")
+    assert "HTTPAdapter.send" in names  # still asked, after the section
+
+
 def test_what_an_answer_would_need_and_a_constructor_it_asks_for() -> None:
     # A played answer asked, under "**Lines I would need**", for "the `EnvVars` class
     # definition and constructor": its `__init__` set what the question was about.
