@@ -219,15 +219,23 @@ class BodyLines:
             # Only its prose counts: the task's words, and names an answer said lacking
             # (a call's name, `to` or `ref`, is an English word in a comment).
             below = self._code_below()
+            described: dict[int, set[str]] = {}
             for number in [n for n in used if self._comment(n)]:
                 terms = {t for t in used.pop(number) if self.focus[t] in _PROSE_WEIGHTS}
                 if below[number] in used:
-                    used[below[number]] |= terms
+                    described.setdefault(below[number], set()).update(terms)
+            # A term weighs by the lines of code that use it: a comment that names a
+            # call does not halve the weight of the line that makes it (a played
+            # excerpt of flask's `RequestContext.push` had shown the lines around
+            # `open_session(...)`, named in the comment above, but not that one).
             lines_using = Counter(term for terms in used.values() for term in terms)
+            for number, terms in described.items():
+                used[number] |= terms
             # Summed in one order (a set's depends on the hash seed, and so would the
             # last bit of a float sum): the same lines in every process.
             score = {
-                n: sum(self.focus[t] / lines_using[t] for t in sorted(ts)) for n, ts in used.items()
+                n: sum(self.focus[t] / max(lines_using[t], 1) for t in sorted(ts))
+                for n, ts in used.items()
             }
             rest = set(numbers)
             opened = block_headers(self.lines, head + 1, self.end, skipped)

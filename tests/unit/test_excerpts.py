@@ -1019,6 +1019,29 @@ def test_the_words_of_a_message_do_not_choose_a_line() -> None:
     assert not any("ValueError" in line for line in block)
 
 
+def test_a_comment_that_names_a_call_does_not_halve_the_weight_of_the_call() -> None:
+    """Comments that name `open_session` count for the lines below them, not as uses of
+    it: the line that calls it still weighs all of its weight (a played excerpt of
+    flask's `RequestContext.push` had shown the lines around the call, not the call)."""
+    body = ["def push(self):", *[f"    step_{n}()" for n in range(1, 21)]]
+    body += [
+        "    # Open the session: open_session is called once.",
+        "    if self._session is None:",
+        "        iface = self.app.iface",
+        "        self._session = iface.open_session(self.app)",
+        "    x = 1",
+        "    y = 2",
+        "    # If open_session gave nothing, make a null one.",
+        "    if self._session is None:",
+        "        self._session = iface.make_null(self.app)",
+    ]
+    body += [f"    tail_{n}()" for n in range(1, 21)]
+    entity = function("push", 1, len(body))
+    focus = focus_terms([], ["make_null"], (), ["open_session"])
+    block = excerpt_lines(entity, tuple(body), 6, focus)
+    assert "    25 |         self._session = iface.open_session(self.app)" in block
+
+
 def test_a_key_in_a_string_chooses_a_line_a_message_does_not() -> None:
     """A string that is one identifier is a key (a setting's, an attribute's name):
     its words are the code's. Flask's ``add_url_rule`` decides on automatic OPTIONS
