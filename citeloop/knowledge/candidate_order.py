@@ -7,7 +7,8 @@ core and what the context keeps first, then reshaped: few entities of one name
 (:func:`few_of_a_name`), a class's best members right after it where excerpts are
 chosen (:func:`members_follow`), and the best members of a class a retry's answer said
 the context lacks (:func:`members_asked`), first those whose code uses another name it
-said lacking (:func:`members_using`).
+said lacking (:func:`members_using`); with the callers it asked for, a widening's code
+asked for without a name (:func:`asked_code_of`).
 """
 
 from __future__ import annotations
@@ -17,8 +18,15 @@ from collections import Counter
 from collections.abc import Collection, Mapping, Sequence
 
 from citeloop.knowledge.excerpts import excerptable
-from citeloop.knowledge.model import Entity, EntityKind, Reason, enclosing, is_test_path
-from citeloop.knowledge.neighbourhood import Candidates, admissible
+from citeloop.knowledge.model import (
+    ContextExpansion,
+    Entity,
+    EntityKind,
+    Reason,
+    enclosing,
+    is_test_path,
+)
+from citeloop.knowledge.neighbourhood import Candidates, admissible, callers_of
 from citeloop.knowledge.ranking import (
     NESTED_FACTOR,
     PRIVATE_FACTOR,
@@ -29,6 +37,7 @@ from citeloop.knowledge.ranking import (
 from citeloop.knowledge.render import MEMBER_KINDS
 from citeloop.knowledge.seeds import MAX_PER_NAME, owner_id
 from citeloop.knowledge.source import LineSource
+from citeloop.knowledge.store import BatchedGraphStore
 
 
 def rank_scores(found: Candidates, follow_tests: bool, damp_tests: bool) -> dict[str, float]:
@@ -199,3 +208,40 @@ def members_using(
             if len(using) >= MEMBERS_USING:
                 break
     return using
+
+
+def asked_code_of(
+    reads: BatchedGraphStore,
+    widening: ContextExpansion,
+    order: list[str],
+    found: Candidates,
+    scores: dict[str, float],
+    lacking: list[str],
+    follow_tests: bool,
+    source: LineSource | None,
+) -> tuple[list[str], list[str]]:
+    """``(members, asked code)`` of a widening (``lacking``: the ids of what its last
+    answer said the context lacks): the best members of each class it said the
+    context lacks the body or members of (:func:`members_asked`), and the code it
+    asked for without naming it, which shows its source as what it named lacking does:
+    the members of such a class that use another name it said lacking
+    (:func:`members_using`, first among the members too), and the code that calls what
+    it said it lacks the callers of ("the method that calls `save_session`":
+    :func:`~citeloop.knowledge.neighbourhood.callers_of`), which joins ``found``,
+    ``scores`` and ``order`` (ranked last when no walk reached it)."""
+    members = members_asked(order, found, lacking, widening.members)
+    asked_code = (
+        members_using(order, found, lacking, widening.members, widening.lacking, source)
+        if source is not None and members
+        else []
+    )
+    members = list(dict.fromkeys([*asked_code, *members]))
+    callee_names = {name.rpartition(".")[2] for name in widening.callers}
+    callees = [i for i in lacking if found.entities[i].name in callee_names]
+    for caller in callers_of(reads, callees, follow_tests, scores):
+        found.entities.setdefault(caller.id, caller)
+        asked_code.append(caller.id)
+        if caller.id not in scores:
+            scores[caller.id] = 0.0
+            order.append(caller.id)
+    return members, asked_code

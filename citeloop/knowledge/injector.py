@@ -29,10 +29,9 @@ from typing import Any, NamedTuple
 from citeloop.knowledge.body_lines import focus_terms
 from citeloop.knowledge.budget import fill_budget
 from citeloop.knowledge.candidate_order import (
+    asked_code_of,
     few_of_a_name,
-    members_asked,
     members_follow,
-    members_using,
     rank_scores,
 )
 from citeloop.knowledge.excerpts import (
@@ -71,7 +70,6 @@ from citeloop.knowledge.neighbourhood import (
     BUILTIN_NAMES,
     Candidates,
     admissible,
-    callers_of,
     known_callees,
     read_calls,
     requirement_closure,
@@ -509,26 +507,9 @@ class ContextInjector:
                 terms,
                 asked_groups,
             )
-        # The best members of a class the last answer said the context lacks (its body
-        # or members), first those that use another name it said lacking: they show
-        # their code (`asked_code`), as what it lacks does.
-        members = members_asked(order, found, lacking, widening.members)
-        asked_code = (
-            members_using(order, found, lacking, widening.members, widening.lacking, source)
-            if source is not None and members
-            else []
+        members, asked_code = asked_code_of(
+            self._reads, widening, order, found, scores, list(lacking), follow_tests, source
         )
-        members = list(dict.fromkeys([*asked_code, *members]))
-        # The code that calls what the last answer said it lacks the callers of ("the
-        # method that calls `save_session`"), with its source, as what it lacks.
-        callee_names = {name.rpartition(".")[2] for name in widening.callers}
-        callees = [i for i in lacking if found.entities[i].name in callee_names]
-        for caller in callers_of(self._reads, callees, follow_tests, scores):
-            found.entities.setdefault(caller.id, caller)
-            asked_code.append(caller.id)
-            if caller.id not in scores:  # no walk reached it: ranked last
-                scores[caller.id] = 0.0
-                order.append(caller.id)
         if source is not None:
             # A widening shows again the source the context it widens showed (``shown``);
             # what the last answer said it lacks, then the rest it named, look first
