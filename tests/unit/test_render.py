@@ -166,6 +166,35 @@ def test_a_long_summary_is_cut_at_a_word() -> None:
     assert not summary.removesuffix("…").endswith(" ")
 
 
+def test_a_member_of_a_class_defined_in_a_function_says_where_its_class_is() -> None:
+    """A test's local `class View` does not read as the library's `View` (a played
+    context had listed `View.index` of tests/test_views.py beside flask's `View`); a
+    member of a module-level class says nothing more, and both lines parse back."""
+    local = Entity(
+        "tests.test_views.test_routes.View.index",
+        EntityKind.METHOD,
+        "index",
+        "tests/test_views.py",
+        1863,
+        '(self, test="a")',
+        end_line=1864,
+    )
+    line = entity_line(local, "View")
+    assert line == 'View.index(test="a")  # L1863-1864 inside test_routes'
+    library = Entity(
+        "flask.views.View.dispatch_request",
+        EntityKind.METHOD,
+        "dispatch_request",
+        "src/flask/views.py",
+        78,
+        "(self)",
+        end_line=84,
+    )
+    assert entity_line(library, "View") == "View.dispatch_request()  # L78-84"
+    parsed = parse_context_entities("# tests/test_views.py\n" + line)
+    assert [(e.name, e.places[0].owner) for e in parsed if e.places] == [("index", "View")]
+
+
 def test_a_summary_cut_inside_code_closes_it() -> None:
     """A summary cut inside a code span closes it: a model quoting the line would pair
     the lone backtick with one of its own (a played answer was failed for inventing
