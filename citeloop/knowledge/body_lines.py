@@ -368,13 +368,13 @@ _IDENTIFIER = re.compile(r"[^\W\d]\w*")
 _STRING = re.compile(r"\"([^\"\n]*)\"|'([^'\n]*)'")
 """A one-line string literal: a message's words are not the code's, but a key's are
 (``config["PROVIDE_AUTOMATIC_OPTIONS"]``, ``getattr(obj, "methods")``): see
-:func:`_code_terms`. Linear: a match starts at a quote and ends at the next one."""
+:func:`code_terms`. Linear: a match starts at a quote and ends at the next one."""
 
 _KEY = re.compile(r"[^\W\d]\w*")
 """A string literal that is a key: one identifier (a name, a setting's key)."""
 
 
-def _code_terms(line: str) -> list[str]:
+def code_terms(line: str) -> list[str]:
     """The identifiers of ``line`` a focus term may match: those of its code, and a
     one-line string literal that is one identifier (a key), not a message's words."""
     return _IDENTIFIER.findall(_STRING.sub(_key_or_nothing, line))
@@ -395,11 +395,11 @@ _STEM = "\x00"
 
 def _terms(line: str, focus: Mapping[str, int]) -> set[str]:
     """The ``focus`` terms ``line`` uses: its identifiers and keys (not the words of a
-    message: :func:`_code_terms`), whole or by their words (an abbreviation's by its
+    message: :func:`code_terms`), whole or by their words (an abbreviation's by its
     full words too, :mod:`~citeloop.knowledge.abbreviations`), or by their words'
     stems."""
     found = set()
-    for token in _code_terms(line):
+    for token in code_terms(line):
         if (whole := token.lower()) in focus:
             found.add(whole)
         for word in identifier_words(token):

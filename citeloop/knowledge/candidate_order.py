@@ -38,6 +38,7 @@ from citeloop.knowledge.render import MEMBER_KINDS
 from citeloop.knowledge.seeds import MAX_PER_NAME, owner_id
 from citeloop.knowledge.source import LineSource
 from citeloop.knowledge.store import BatchedGraphStore
+from citeloop.knowledge.usages import used_names, users_of
 
 
 def rank_scores(found: Candidates, follow_tests: bool, damp_tests: bool) -> dict[str, float]:
@@ -164,6 +165,11 @@ def _classes_asked(found: Candidates, lacking: Collection[str], asked: Collectio
     }
 
 
+MAX_ANCHORS = 30
+"""Best-ranked candidates whose modules a widening reads for the names its last answer
+said lacking that no relation leads to (:func:`~citeloop.knowledge.usages.users_of`),
+beside the modules of what it said lacking."""
+
 MEMBERS_USING = 3
 """Most members of a class said lacking that show their code because it uses another
 name the answer said lacking (:func:`members_using`)."""
@@ -219,16 +225,20 @@ def asked_code_of(
     lacking: list[str],
     follow_tests: bool,
     source: LineSource | None,
+    shown: Collection[str] = (),
 ) -> tuple[list[str], list[str]]:
     """``(members, asked code)`` of a widening (``lacking``: the ids of what its last
-    answer said the context lacks): the best members of each class it said the
-    context lacks the body or members of (:func:`members_asked`), and the code it
-    asked for without naming it, which shows its source as what it named lacking does:
+    answer said the context lacks; ``shown``: those whose source its context showed):
+    the best members of each class it said the context lacks the body or members of
+    (:func:`members_asked`), and the code it asked for without naming it, which shows
+    its source as what it named lacking does:
     the members of such a class that use another name it said lacking
     (:func:`members_using`, first among the members too), and the code that calls what
     it said it lacks the callers of ("the method that calls `save_session`":
-    :func:`~citeloop.knowledge.neighbourhood.callers_of`), which joins ``found``,
-    ``scores`` and ``order`` (ranked last when no walk reached it)."""
+    :func:`~citeloop.knowledge.neighbourhood.callers_of`) and the code that uses a name
+    it said lacking that no relation leads to (an attribute it reads, a setting's key:
+    :func:`~citeloop.knowledge.usages.users_of`), which joins ``found``, ``scores`` and
+    ``order`` (ranked last when no walk reached it)."""
     members = members_asked(order, found, lacking, widening.members)
     asked_code = (
         members_using(order, found, lacking, widening.members, widening.lacking, source)
@@ -236,12 +246,21 @@ def asked_code_of(
         else []
     )
     members = list(dict.fromkeys([*asked_code, *members]))
+    added = list(callers_of(reads, _callees(widening, found, lacking), follow_tests, scores))
+    if source is not None:
+        names = used_names(widening.lacking, [found.entities[i] for i in lacking])
+        anchors = [found.entities[i] for i in [*lacking, *order[:MAX_ANCHORS]]]
+        added += users_of(reads, names, anchors, source, follow_tests, shown)
+    for entity in added:
+        found.entities.setdefault(entity.id, entity)
+        asked_code.append(entity.id)
+        if entity.id not in scores:
+            scores[entity.id] = 0.0
+            order.append(entity.id)
+    return members, list(dict.fromkeys(asked_code))
+
+
+def _callees(widening: ContextExpansion, found: Candidates, lacking: list[str]) -> list[str]:
+    """The ids of ``lacking`` whose callers the widening asks for."""
     callee_names = {name.rpartition(".")[2] for name in widening.callers}
-    callees = [i for i in lacking if found.entities[i].name in callee_names]
-    for caller in callers_of(reads, callees, follow_tests, scores):
-        found.entities.setdefault(caller.id, caller)
-        asked_code.append(caller.id)
-        if caller.id not in scores:
-            scores[caller.id] = 0.0
-            order.append(caller.id)
-    return members, asked_code
+    return [i for i in lacking if found.entities[i].name in callee_names]

@@ -508,7 +508,7 @@ class ContextInjector:
                 asked_groups,
             )
         members, asked_code = asked_code_of(
-            self._reads, widening, order, found, scores, list(lacking), follow_tests, source
+            self._reads, widening, order, found, scores, list(lacking), follow_tests, source, shown
         )
         if source is not None:
             # A widening shows again the source the context it widens showed (``shown``);

@@ -38,6 +38,7 @@ from citeloop.knowledge.excerpts import (
     with_asked_lines,
 )
 from citeloop.knowledge.source import SOURCE_OUTSIDE_ROOT, SourceReader, read_source
+from citeloop.knowledge.usages import used_names
 from citeloop.text import estimated_tokens
 
 SAMPLE_REPO = Path(__file__).parent.parent / "fixtures" / "sample_repo"
@@ -199,6 +200,20 @@ def test_the_excerpts_of_what_no_one_named_take_at_most_their_own_budget() -> No
     assert free.shown["m.a"] == capped.shown["m.a"] and len(capped.shown["m.a"]) == 40
     others = sum(len("\n".join(capped.blocks[i])) + 1 for i in ("m.b", "m.c") if i in capped.blocks)
     assert 0 < others <= 300 < sum(len("\n".join(free.blocks[i])) + 1 for i in ("m.b", "m.c"))
+
+
+@pytest.mark.parametrize(
+    ("names", "expected"),
+    [
+        (("SERVER_NAME", "self.digest_method", "rule_obj"), ["SERVER_NAME", "digest_method"]),
+        (("kwargs", "url", "get", "x_y", "__slots__"), []),  # bare words, short, dunder
+        (("Session.save_session",), []),  # a method: the callers follow its relations
+    ],
+)
+def test_the_names_a_widening_looks_for_in_the_code(names, expected) -> None:
+    method = function("save_session", 1, 3)
+    attribute = Entity("m.rule_obj", EntityKind.FUNCTION, "rule_obj", "m.py", 1)
+    assert used_names(names, [method, attribute]) == expected
 
 
 def test_excerpts_go_best_first_and_fit_their_budget() -> None:

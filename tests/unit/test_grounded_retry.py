@@ -667,6 +667,37 @@ def test_the_code_that_calls_what_an_answer_asked_the_callers_of_shows_the_call(
         graph_store.close()
 
 
+def test_the_code_that_uses_a_key_an_answer_said_lacking_shows_it(tmp_path):
+    """ "The context does not show where the `SERVER_NAME` setting is read": no entity
+    has that name and no relation leads to it, so the widened context shows the code of
+    the context's modules that uses it, as code or as a key (played flask widenings had
+    never shown the `"PROVIDE_AUTOMATIC_OPTIONS": True` default asked for twice)."""
+    steps = "".join(f"        step_{n} = self.load({n})\n" for n in range(30))
+    methods = "".join(
+        f"    def handle_{n}(self, rows):\n        return self.load(rows, {n})\n\n"
+        for n in range(40)
+    )
+    app = (
+        "class App:\n    def load(self, rows, n=0):\n        return rows\n\n"
+        + methods
+        + f"    def route_host(self, request):\n{steps}"
+        + '        host = self.config["SERVER_NAME"]\n        return host\n'
+    )
+    graph_store = indexed(tmp_path, {"shop/app.py": app})
+    try:
+        injector = ContextInjector(graph_store, max_context_tokens=250)
+        read = '|         host = self.config["SERVER_NAME"]'
+
+        def widened(lacking: tuple[str, ...]) -> str:
+            expansion = ContextExpansion.for_attempt(0, ("App", *lacking), lacking)
+            return injector.inject("How does `App` handle rows?", expansion=expansion).text
+
+        assert read in widened(("SERVER_NAME",))
+        assert read not in widened(())
+    finally:
+        graph_store.close()
+
+
 def test_lines_asked_of_an_owner_class_show_its_method(tmp_path):
     """The class whose lines are asked was in the context only as the owner its member's
     line names (not selected, so not kept): the lines still go to its method, which
