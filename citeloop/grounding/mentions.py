@@ -575,16 +575,31 @@ def _defined(pieces: list[tuple[str, str]]) -> frozenset[str]:
 _DEF_HEADER = re.compile(rf"\bdef[ \t]+{_IDENTIFIER}[ \t]*\(([^()]*)")
 """A ``def``'s parameters, on any lines, up to the next bracket (a default's call ends
 them). Linear: a match ends at the next bracket, where another may start."""
-_PARAMETER = re.compile(rf"(?:^|[(,*])[ \t]*({_IDENTIFIER})[ \t]*:[^=,()*\n]*=(?!=)", re.MULTILINE)
+_PARAMETER = re.compile(
+    rf"(?:^|[(,*])[ \t]*({_IDENTIFIER})[ \t]*:[ \t]*[^\W\d][^=,()*\n]*=(?!=)", re.MULTILINE
+)
 """A parameter written with an annotation and a default (``*, strict: bool = False``):
-declared, as a call's keyword never is. Linear: a match starts only after ``(``, ``,``
-or ``*``, and its annotation stops at the next of them."""
+declared, as a call's keyword never is; its annotation starts with a name (not a
+slice's ``offset:] = values``). Linear: a match starts only after ``(``, ``,`` or
+``*``, and its annotation stops at the next of them."""
 
 
 def _parameter_names(parameters: str) -> Iterator[str]:
     """The names of a ``def``'s ``parameters`` (``value, *, strict=False`` gives
-    ``value`` and ``strict``; ``*args`` and ``**kwargs`` their names)."""
-    for parameter in parameters.split(","):
+    ``value`` and ``strict``; ``*args`` and ``**kwargs`` their names), split at the
+    commas outside brackets: ``req: Union[Request, FakeSession]`` declares ``req``
+    only (one pass: linear)."""
+    depth, start, pieces = 0, 0, []
+    for at, char in enumerate(parameters):
+        if char in "[{":
+            depth += 1
+        elif char in "]}":
+            depth = max(0, depth - 1)
+        elif char == "," and depth == 0:
+            pieces.append(parameters[start:at])
+            start = at + 1
+    pieces.append(parameters[start:])
+    for parameter in pieces:
         name = parameter.strip().lstrip("*").split(":", 1)[0].split("=", 1)[0].strip()
         if name.isidentifier():
             yield name

@@ -369,22 +369,26 @@ def lacking_callers(body: str) -> tuple[str, ...]:
         ('Session.save',)
     """
     names = (
-        next(group for group in match.groups() if group).removesuffix("()")
+        _CALLED_NAME.match(next(group for group in match.groups() if group))
         for sentence in _lacking_sentences(body)
         for match in _CALLERS_ASKED.finditer(sentence)
     )
-    return tuple(dict.fromkeys(name for name in names if name))
+    return tuple(dict.fromkeys(name.group(1) for name in names if name))
 
 
 _CALLERS_ASKED = re.compile(
-    r"\b(?:(?:that|which|what|who|where)\s+(?:\w+\s+){0,4}(?:calls|invokes)|callers?\s+of"
-    r"|call[- ]sites?\s+of|calls\s+to|calling|invoking)\s+(?:the\s+)?`([^`\s]+)`"
-    r"|`([^`\s]+)`\s+is\s+(?:\w+\s+)?(?:called|invoked)\b"
+    r"\b(?:(?:that|which|what|who|where)\s+(?:\w+\s+){0,4}(?:calls?|invokes?)|callers?\s+of"
+    r"|call[- ]sites?\s+of|calls\s+to)\s+(?:the\s+)?`([^`\s]+)`"
+    r"|\bwhere\s+`([^`\s]+)`\s+(?:is|gets)\s+(?:called|invoked)\b"
     r"|`([^`\s]+)`(?:'|\u2019)s\s+(?:callers?|call[- ]sites?)\b",
     re.IGNORECASE,
 )
 """Where a passage asks for the code that calls a name (each alternative starts at a
 word or a backtick and reads a bounded run of words: linear)."""
+
+_CALLED_NAME = re.compile(r"((?:[^\W\d]\w*\.)*[^\W\d]\w*)(?:\((?:\.\.\.|\u2026)?\))?$")
+"""A code span that names code: a dotted name, a call's ``()`` or ``(...)`` left off
+(not ``app.py:12`` or ``...``)."""
 
 
 def lacking_files(body: str) -> tuple[str, ...]:

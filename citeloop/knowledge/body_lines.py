@@ -27,6 +27,7 @@ import itertools
 import re
 from collections import Counter
 from collections.abc import Collection, Iterable, Mapping, Sequence
+from keyword import iskeyword
 
 from citeloop.grounding.mentions import identifier_words, word_stem
 from citeloop.knowledge.abbreviations import ABBREVIATIONS
@@ -402,9 +403,11 @@ def _terms(line: str, focus: Mapping[str, int]) -> set[str]:
     for token in code_terms(line):
         if (whole := token.lower()) in focus:
             found.add(whole)
+        # an abbreviation's full words too ("configuration" finds `self.config`), but
+        # not a keyword's: every `def` line is no "definition"
+        full = not iskeyword(token)
         for word in identifier_words(token):
-            # an abbreviation's full words too: "configuration" finds `self.config`
-            for each in (word, *ABBREVIATIONS.get(word, ())):
+            for each in (word, *(ABBREVIATIONS.get(word, ()) if full else ())):
                 if each in focus:
                     found.add(each)
                 elif each.isalpha() and (stem := _STEM + word_stem(each)) in focus:

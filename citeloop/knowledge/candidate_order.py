@@ -248,8 +248,9 @@ def asked_code_of(
     members = list(dict.fromkeys([*asked_code, *members]))
     added = list(callers_of(reads, _callees(widening, found, lacking), follow_tests, scores))
     if source is not None:
-        names = used_names(widening.lacking, [found.entities[i] for i in lacking])
-        anchors = [found.entities[i] for i in [*lacking, *order[:MAX_ANCHORS]]]
+        said = [found.entities[i] for i in lacking if i in found.entities]
+        names = used_names(widening.lacking, said)
+        anchors = [*said, *(found.entities[i] for i in order[:MAX_ANCHORS])]
         added += users_of(reads, names, anchors, source, follow_tests, shown)
     for entity in added:
         found.entities.setdefault(entity.id, entity)
@@ -261,6 +262,13 @@ def asked_code_of(
 
 
 def _callees(widening: ContextExpansion, found: Candidates, lacking: list[str]) -> list[str]:
-    """The ids of ``lacking`` whose callers the widening asks for."""
-    callee_names = {name.rpartition(".")[2] for name in widening.callers}
-    return [i for i in lacking if found.entities[i].name in callee_names]
+    """The ids of ``lacking`` whose callers the widening asks for: a bare name its
+    entities', a dotted one those whose id ends with it (`Session.save` is not
+    `Cache.save`)."""
+    bare = {name for name in widening.callers if "." not in name}
+    dotted = tuple("." + name for name in widening.callers if "." in name)
+    return [
+        i
+        for i in lacking
+        if i in found.entities and (found.entities[i].name in bare or i.endswith(dotted))
+    ]

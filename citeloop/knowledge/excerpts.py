@@ -241,6 +241,11 @@ def with_asked_lines(
     result = {entity_id: tuple(lines) for entity_id, lines in shown.items()}
     asked = list(asked)
     keys = list(groups) if groups is not None else list(range(len(asked)))
+    if len(keys) != len(asked):
+        raise ValueError(
+            f"groups must give one key for each range asked: got {len(keys)} for "
+            f"{len(asked)} ranges"
+        )
     wanted = [
         (entities[i], a, b, key)
         for (i, a, b), key in zip(asked, keys, strict=True)

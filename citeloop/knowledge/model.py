@@ -360,6 +360,21 @@ class ContextEntity:
         return visibility_of(self.name)
 
 
+_NAME_FIELDS = ("names", "lacking", "lacking_words", "members", "files", "callers")
+"""The fields of :class:`ContextExpansion` that hold names (or words, or paths)."""
+
+
+def _check_names(field_name: str, value: object) -> None:
+    """Raise ``TypeError`` unless ``value`` is a sequence of str (a str itself would be
+    searched one character at a time)."""
+    if isinstance(value, str):
+        raise TypeError(
+            f"{field_name} must be a sequence of str, got the str {value!r}; wrap it: ({value!r},)"
+        )
+    if not isinstance(value, tuple | list) or not all(isinstance(item, str) for item in value):
+        raise TypeError(f"{field_name} must be a sequence of str, got {value!r}")
+
+
 @dataclass(frozen=True, slots=True)
 class ContextExpansion:
     """How much wider than the default a context goes.
@@ -428,13 +443,8 @@ class ContextExpansion:
                 f"limit_multiplier must be within 1..{MAX_LIMIT_MULTIPLIER:,}, "
                 f"got {self.limit_multiplier}"
             )
-        for field_name in ("names", "lacking", "lacking_words", "members", "files", "callers"):
-            value = getattr(self, field_name)
-            if isinstance(value, str):  # a str would be searched one character at a time
-                raise TypeError(
-                    f"{field_name} must be a sequence of str, got the str {value!r}; "
-                    f"wrap it: ({value!r},)"
-                )
+        for field_name in _NAME_FIELDS:
+            _check_names(field_name, getattr(self, field_name))
         for item in self.lines:
             if not (
                 isinstance(item, tuple | list)
@@ -469,6 +479,11 @@ class ContextExpansion:
         (``files``), and the names whose callers it said the context lacks
         (``callers``).
         """
+        for field_name, value in zip(
+            _NAME_FIELDS, (names, lacking, lacking_words, members, files, callers), strict=True
+        ):
+            if isinstance(value, str):  # checked before it becomes a tuple of characters
+                _check_names(field_name, value)
         return cls(
             extra_hops=attempt + 1,
             include_tested_by=True,

@@ -159,6 +159,7 @@ def test_a_class_dunder_is_an_attribute_a_module_dunder_is_not(tmp_path: Path) -
     code = (
         '__all__ = ["Point"]\n__version__ = "1.0"\n\n\n'
         'class Point:\n    __slots__ = ("x", "y")\n    __hash__ = None\n'
+        '    __doc__ = "A point."\n    __module__ = "geo"\n    ____ = 1\n'
     )
     (root / "geo.py").write_text(code, encoding="utf-8")
     with SqliteGraphStore(tmp_path / "graph.db") as graph:
@@ -168,6 +169,9 @@ def test_a_class_dunder_is_an_attribute_a_module_dunder_is_not(tmp_path: Path) -
         assert entity(graph, "geo.Point.__hash__").signature == " = None"
         assert graph.get_entity("geo.__all__") is None
         assert graph.get_entity("geo.__version__") is None
+        # What Python sets on every class, and a bare run of underscores, say nothing.
+        for name in ("__doc__", "__module__", "____"):
+            assert graph.get_entity(f"geo.Point.{name}") is None
 
 
 def test_provenance_spans(store: SqliteGraphStore) -> None:

@@ -216,6 +216,13 @@ def test_the_names_a_widening_looks_for_in_the_code(names, expected) -> None:
     assert used_names(names, [method, attribute]) == expected
 
 
+def test_asked_lines_with_groups_of_another_length_are_refused() -> None:
+    entities = {"m.a": function("a", 1, 3)}
+    reader = Files({"m.py": ("def a():", "    x = 1", "    return x")})
+    with pytest.raises(ValueError, match="groups must give one key for each range"):
+        with_asked_lines([("m.a", 2, 3)], entities, reader, {}, 100, len, None, [0, 1])
+
+
 def test_excerpts_go_best_first_and_fit_their_budget() -> None:
     body = tuple(f"    line_{n} = {n}" for n in range(1, 61))
     entities = {
@@ -1082,6 +1089,13 @@ def test_an_abbreviation_in_the_code_is_found_by_its_full_word() -> None:
     assert "    21 |     value = self.config.value" in block
     block = excerpt_lines(entity, tuple(body), 2, focus_terms(["confirmation"], []))
     assert not any("self.config" in line for line in block)
+    # A keyword is no abbreviation: "definitions" finds no `def` line.
+    nested = ["def outer(self):", *[f"    step_{n}()" for n in range(1, 20)]]
+    nested += ["    def inner(x):", "        return x", *[f"    tail_{n}()" for n in range(1, 20)]]
+    block = excerpt_lines(
+        function("outer", 1, len(nested)), tuple(nested), 2, focus_terms(["definitions"], [])
+    )
+    assert not any("def inner" in line for line in block)
 
 
 def test_builtins_a_body_calls_do_not_choose_its_lines(tmp_path: Path) -> None:

@@ -13,6 +13,9 @@ from citeloop.context import GroundedAnswerContext
 from citeloop.graphs.grounded_answer import build_grounded_answer_graph
 from citeloop.grounding import RETRY_PROMPT_HEADER, WIDENED_HEADER
 from citeloop.knowledge import ContextExpansion, ContextInjector
+from citeloop.knowledge.candidate_order import asked_code_of
+from citeloop.knowledge.neighbourhood import Candidates
+from citeloop.knowledge.store import batched
 from citeloop.prompts import RETRY_CONTEXT_SAME
 from citeloop.text import estimated_tokens
 from citeloop.validator_loop import ValidatorLoop
@@ -663,6 +666,39 @@ def test_the_code_that_calls_what_an_answer_asked_the_callers_of_shows_the_call(
 
         assert call in widened(("save_rows",))
         assert call not in widened(())
+    finally:
+        graph_store.close()
+
+
+def test_the_callers_of_a_dotted_name_are_those_of_that_owner_s_method(tmp_path):
+    """ "The code that calls `Session.save`" is not the code that calls `Cache.save`;
+    and a name said lacking that no walk reached brings no error."""
+    files = {
+        "shop/store.py": (
+            "class Session:\n    def save(self, rows):\n        return rows\n\n\n"
+            "class Cache:\n    def save(self, rows):\n        return rows\n"
+        ),
+        "shop/use.py": (
+            "from shop.store import Cache, Session\n\n\n"
+            "def persist(rows):\n    session = Session()\n    session.save(rows)\n\n\n"
+            "def flush_cache(rows):\n    cache = Cache()\n    cache.save(rows)\n"
+        ),
+        "shop/far.py": "def unrelated_far_away():\n    return 1\n",
+    }
+    graph_store = indexed(tmp_path, files)
+    try:
+        saves = ["shop.store.Session.save", "shop.store.Cache.save"]
+        found = Candidates()
+        found.entities.update(graph_store.get_entities(saves))
+        widening = ContextExpansion(
+            lacking=("Session.save", "Cache.save"), callers=("Session.save",)
+        )
+        reads = batched(graph_store)
+        _, asked = asked_code_of(reads, widening, list(saves), found, {}, saves, False, None)
+        assert asked == ["shop.use.persist"]
+        injector = ContextInjector(graph_store)
+        far = ContextExpansion(lacking=("unrelated_far_away",), callers=("unrelated_far_away",))
+        assert injector.inject("How are rows kept?", expansion=far).text
     finally:
         graph_store.close()
 

@@ -1393,7 +1393,13 @@ def test_a_widening_given_one_str_for_names_says_to_wrap_it(field: str) -> None:
     """A str is a sequence of characters: searched as such it would find nothing."""
     with pytest.raises(TypeError, match=rf"{field} must be a sequence of str.*\('retry',\)"):
         ContextExpansion(**{field: "retry"})
+    with pytest.raises(TypeError, match=rf"{field} must be a sequence of str.*\('retry',\)"):
+        ContextExpansion.for_attempt(0, **{field: "retry"})
+    for bad in (None, (1,)):
+        with pytest.raises(TypeError, match=rf"{field} must be a sequence of str, got"):
+            ContextExpansion(**{field: bad})
     assert getattr(ContextExpansion(**{field: ("retry",)}), field) == ("retry",)
+    assert getattr(ContextExpansion.for_attempt(0, **{field: {"retry"}}), field) == ("retry",)
 
 
 @pytest.mark.parametrize("lines", ["m.f", [("m.f", "1", 2)], [(1, 2, 3)], [("m.f", 1)]])

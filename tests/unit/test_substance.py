@@ -100,6 +100,11 @@ def test_the_parameters_an_answer_declares_are_its_own_a_keyword_it_passes_is_no
     claimed = "StateGraph.compile takes `strict`: call `StateGraph.compile(strict=True)`."
     assert "strict" not in defined_in_code(claimed)
     assert "strict" in validate(claimed + SECTION).invented_names
+    # A type the annotation names is no parameter, nor is a slice's index.
+    typed = "`def handle(req: Union[Request, FakeSession], n: Tuple[str, Loader] = x)`"
+    assert {"req", "n"} <= defined_in_code(typed)
+    assert not {"FakeSession", "Loader"} & defined_in_code(typed)
+    assert "offset" not in defined_in_code("`arr[i, offset:] = values`")
 
 
 def test_answer_code_is_every_mention_and_the_names_the_code_defines() -> None:
@@ -1171,6 +1176,14 @@ def test_the_names_whose_members_an_answer_says_it_lacks(answer: str, expected: 
         # What the context shows being called is no ask; nor is a call without a saying.
         ("`push()` calls `open_session()`; the body of `push` is not shown.", ()),
         ("The method that calls `save` runs at the end of the request.", ()),
+        ("The context does not show the methods that call `save_session`.", ("save_session",)),
+        ("The context does not show the code that calls `save(...)`.", ("save",)),
+        # What the sentence says of a name it does not ask the callers of.
+        ("The context lacks the body of `run`, where `save` is never called.", ()),
+        ("The context lacks `setup`, but `save` is called from `main`.", ()),
+        ("The context does not show the module; `Foo` is called `Bar`.", ()),
+        ("The context lacks `setup`; invoking `pytest` directly fails.", ()),
+        ("The context does not show what calls `app.py:12`.", ()),  # a place, not code
     ],
 )
 def test_the_names_whose_callers_an_answer_says_it_lacks(answer: str, expected: tuple) -> None:

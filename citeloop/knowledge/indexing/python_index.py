@@ -149,6 +149,12 @@ def _paired_values(target: ast.Tuple | ast.List, value: ast.expr | None) -> list
     return list(value.elts)
 
 
+_CLASS_BOOKKEEPING = frozenset(
+    {"__doc__", "__module__", "__qualname__", "__annotations__", "__dict__", "__weakref__"}
+)
+"""A class's dunders that say nothing of what its instances can do (Python sets them)."""
+
+
 class _FileWalker:
     """Collects one file's entities, facts and references in one pass over its tree."""
 
@@ -647,7 +653,9 @@ class _FileWalker:
         import; a class's ``__slots__`` or ``__hash__ = None`` says what its instances
         can do, and is one)."""
         dunder = name.startswith("__") and name.endswith("__")
-        if (dunder and scope.kind != "class") or self.shadowed(scope, name):
+        if dunder and (scope.kind != "class" or len(name) <= 4 or name in _CLASS_BOOKKEEPING):
+            return None
+        if self.shadowed(scope, name):
             return None
         if scope.kind == "module" and name in self.bindings.imports:
             return None  # e.g. `try: from x import y / except ImportError: y = None`
