@@ -77,12 +77,13 @@ def sdist_link(page: Mapping[str, Any], project: str, version: str) -> tuple[str
 
 def download_sdist(project: str, version: str, folder: Path) -> Path:
     """The sdist of ``project==version``, downloaded into ``folder`` (once; a download
-    is written to a ``.part`` file and renamed when its sha256 is right).
+    is written to a ``.part`` file and renamed when its sha256 is right; an archive of
+    another project or version in ``folder`` is not taken for it).
 
     Raises:
         SdistError: If it cannot be found or fetched, or its sha256 differs.
     """
-    archives = _archives(folder)
+    archives = _archives(folder, project, version)
     if len(archives) == 1:
         return archives[0]
     index = os.environ.get("PIP_INDEX_URL", PYPI).rstrip("/")
@@ -117,11 +118,20 @@ def download_sdist(project: str, version: str, folder: Path) -> Path:
     return partial.rename(folder / Path(filename).name)
 
 
-def _archives(folder: Path) -> list[Path]:
-    """The downloaded archives in ``folder`` (not an unfinished ``.part`` file)."""
+def _archives(folder: Path, project: str, version: str) -> list[Path]:
+    """The downloaded sdists of ``project==version`` in ``folder`` (not an unfinished
+    ``.part`` file)."""
     if not folder.is_dir():
         return []
-    return sorted(path for path in folder.iterdir() if not path.name.endswith(".part"))
+    return sorted(path for path in folder.iterdir() if _is_sdist_of(path.name, project, version))
+
+
+def _is_sdist_of(filename: str, project: str, version: str) -> bool:
+    try:
+        name, file_version = parse_sdist_filename(filename)
+        return (name, file_version) == (canonicalize_name(project), Version(version))
+    except (InvalidSdistFilename, InvalidVersion):
+        return False  # a .part file, a wheel, or a file named otherwise
 
 
 def _pip_download(project: str, version: str, folder: Path) -> Path:
@@ -129,7 +139,7 @@ def _pip_download(project: str, version: str, folder: Path) -> Path:
     command = [sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:"]
     command += [f"{project}=={version}", "-d", str(folder), "--quiet"]
     done = subprocess.run(command, capture_output=True, text=True, check=False)
-    archives = _archives(folder)
+    archives = _archives(folder, project, version)
     if done.returncode or len(archives) != 1:
         raise SdistError(
             f"pip download of {project}=={version} failed (exit {done.returncode}): "

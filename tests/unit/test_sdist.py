@@ -119,6 +119,20 @@ def test_an_interrupted_download_is_not_taken_for_the_archive(tmp_path, monkeypa
     assert archive.read_bytes() == body
 
 
+@pytest.mark.parametrize("other", ["other_pkg-1.0.tar.gz", "demo_pkg-0.9.tar.gz"])
+def test_an_archive_of_another_project_or_version_is_not_taken(
+    tmp_path, monkeypatch, other
+) -> None:
+    folder = tmp_path / "sdist"
+    folder.mkdir()
+    (folder / other).write_bytes(b"not the archive asked for")
+    body = _tarball()
+    _serve(monkeypatch, body, hashlib.sha256(body).hexdigest())
+    archive = _sdist.download_sdist("demo-pkg", "1.0", folder)
+    assert (archive.name, archive.read_bytes()) == ("demo_pkg-1.0.tar.gz", body)
+    assert _sdist.download_sdist("demo-pkg", "1.0", folder) == archive  # then reused
+
+
 def test_a_truncated_archive_is_an_sdist_error(tmp_path) -> None:
     archive = tmp_path / "demo_pkg-1.0.tar.gz"
     archive.write_bytes(_tarball()[:40])
