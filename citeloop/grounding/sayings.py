@@ -88,6 +88,11 @@ _SAYINGS = (
     r"(?<![^\n])[\t\x20]{0,3}(?:#{1,6}[\t\x20]{1,4}|\*\*)(?:missing|gaps)"
     r"(?=[\t\x20]*(?:[:,(*\n]|$)|[\t\x20](?:code|lines|pieces|parts|information|details"
     r"|bodies|definitions|source)\b|[\t\x20]in[\t\x20]" + _CONTEXT + r")",
+    # or a plain line so, that ends with a colon: "Missing, and needed to answer:" (a
+    # list follows), but not "Missing values are dropped:"
+    r"(?<![^\n])[\t\x20]{0,3}(?:still[\t\x20])?missing(?:[\t\x20]?[,(]|[\t\x20](?:code"
+    r"|lines|pieces|parts|information|details|bodies|definitions|source)\b)[^\n:]{0,60}"
+    r"(?=:[\t\x20]*(?:\n|$))",
     r"\bi (?:don't|do not) have (?:access to )?(?:the |its |their |enough )?"
     r"(?:\w+ ){0,2}?(?:implementation|source|body|definition|details|information)",
     # the answer's own doubt: "I cannot say how ...", "I can't tell what it returns"
@@ -341,12 +346,38 @@ def lacking_members(body: str) -> tuple[str, ...]:
         >>> lacking_members("The context lacks the methods of `Mixin` and `add_edge`'s body.")
         ('Mixin', 'add_edge')
     """
-    names = (
+    names = [
         match.group(1) or match.group(2)
         for passage in _asked_first(body)
         for match in _MEMBERS_ASKED.finditer(passage)
-    )
+    ]
+    # A class named in a sentence (or list item) of what is lacking that asks for a
+    # method of it: "`ChromiumWebbrowser` ... its base class, and the method that
+    # fetches the debugger URL" (a played answer's; its widening had shown the class
+    # line alone).
+    for passage in _asked_first(body):
+        for sentence in _split_sentences(passage):
+            if _A_MEMBER.search(sentence):
+                names += (
+                    span.group(1)
+                    for span in _NAME_SPAN.finditer(sentence)
+                    if span.group(1).rpartition(".")[2][:1].isupper()
+                )
     return tuple(dict.fromkeys(names))
+
+
+_A_MEMBER = re.compile(r"\b(?:methods?|members?)\b", re.IGNORECASE)
+_NAME_SPAN = re.compile(r"`((?:[^\W\d]\w*\.)*[^\W\d]\w*)`")
+"""A code span of one (dotted) name."""
+
+
+def _split_sentences(text: str) -> Iterator[str]:
+    """The sentences of ``text`` (:data:`SENTENCE_END`: a list item is one)."""
+    start = 0
+    for end in SENTENCE_END.finditer(text):
+        yield text[start : end.end()]
+        start = end.end()
+    yield text[start:]
 
 
 _WHOLE = r"(?:bod(?:y|ies)|methods|members|fields|attributes|tests|definition|implementation)"
@@ -638,9 +669,9 @@ is missing": what else the answer says is not shown is an aside). Bounded betwee
 words, so each match is short: linear."""
 
 
-_NOTHING = re.compile(r"[\s*:]{0,8}(?:nothing|none|n/a)\b", re.IGNORECASE)
+_NOTHING = re.compile(r"[\s*:]{0,8}(?:[-*+][\t\x20]{1,4})?(?:nothing|none|n/a)\b", re.IGNORECASE)
 """What a label says when nothing is lacking: "**Missing:** nothing the question
-needs"."""
+needs", or a list of nothing ("Missing:" and "- none")."""
 
 
 def _needed(text: str, saying: re.Match[str]) -> bool:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 
 from citeloop.knowledge.excerpts import excerptable
 from citeloop.knowledge.model import (
@@ -216,6 +216,30 @@ def members_using(
     return using
 
 
+DESCRIBED_SHARE = 0.5
+"""Least match of a member, against its class's best, that :func:`members_described`
+takes."""
+
+
+def members_described(
+    found: Candidates,
+    lacking: Collection[str],
+    asked: Collection[str],
+    matching: Callable[[list[Entity]], list[tuple[Entity, float]]],
+) -> list[Entity]:
+    """The members of the classes :func:`members_asked` reads (``lacking``, ``asked``)
+    that the words of the widening find (``matching``: the classes to each member
+    found with its match against its class's best, 0 to 1, as
+    :meth:`~citeloop.knowledge.finding.EntityFinder.members_matching` gives), those of
+    at least :data:`DESCRIBED_SHARE`: "`ChromiumWebbrowser` ... and the method that
+    fetches the WebSocket debugger URL" asks for ``get_websocket_url`` (a played
+    widening had shown the source of its best-ranked member, a list of flags)."""
+    classes = [found.entities[i] for i in sorted(_classes_asked(found, lacking, asked))]
+    if not classes:
+        return []
+    return [entity for entity, share in matching(classes) if share >= DESCRIBED_SHARE]
+
+
 def asked_code_of(
     reads: BatchedGraphStore,
     widening: ContextExpansion,
@@ -226,13 +250,15 @@ def asked_code_of(
     follow_tests: bool,
     source: LineSource | None,
     shown: Collection[str] = (),
+    matching: Callable[[list[Entity]], list[tuple[Entity, float]]] | None = None,
 ) -> tuple[list[str], list[str]]:
     """``(members, asked code)`` of a widening (``lacking``: the ids of what its last
     answer said the context lacks; ``shown``: those whose source its context showed):
     the best members of each class it said the context lacks the body or members of
     (:func:`members_asked`), and the code it asked for without naming it, which shows
-    its source as what it named lacking does:
-    the members of such a class that use another name it said lacking
+    its source as what it named lacking does: the members of such a class that the
+    words of the widening find (``matching``, :func:`members_described`), those that use
+    another name it said lacking
     (:func:`members_using`, first among the members too), and the code that calls what
     it said it lacks the callers of ("the method that calls `save_session`":
     :func:`~citeloop.knowledge.neighbourhood.callers_of`) and the code that uses a name
@@ -245,6 +271,9 @@ def asked_code_of(
         if source is not None and members
         else []
     )
+    described = members_described(found, lacking, widening.members, matching) if matching else []
+    _join(described, found, scores, order)
+    asked_code = list(dict.fromkeys([*(e.id for e in described), *asked_code]))
     members = list(dict.fromkeys([*asked_code, *members]))
     added = list(callers_of(reads, _callees(widening, found, lacking), follow_tests, scores))
     if source is not None:
@@ -252,13 +281,21 @@ def asked_code_of(
         names = used_names(widening.lacking, said)
         anchors = [*said, *(found.entities[i] for i in order[:MAX_ANCHORS])]
         added += users_of(reads, names, anchors, source, follow_tests, shown)
-    for entity in added:
+    _join(added, found, scores, order)
+    asked_code += (entity.id for entity in added)
+    return members, list(dict.fromkeys(asked_code))
+
+
+def _join(
+    entities: Sequence[Entity], found: Candidates, scores: dict[str, float], order: list[str]
+) -> None:
+    """``entities`` join ``found``, ``scores`` and ``order`` (ranked last when no walk
+    reached them)."""
+    for entity in entities:
         found.entities.setdefault(entity.id, entity)
-        asked_code.append(entity.id)
         if entity.id not in scores:
             scores[entity.id] = 0.0
             order.append(entity.id)
-    return members, list(dict.fromkeys(asked_code))
 
 
 def _callees(widening: ContextExpansion, found: Candidates, lacking: list[str]) -> list[str]:

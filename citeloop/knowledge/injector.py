@@ -508,7 +508,17 @@ class ContextInjector:
                 asked_groups,
             )
         members, asked_code = asked_code_of(
-            self._reads, widening, order, found, scores, list(lacking), follow_tests, source, shown
+            self._reads,
+            widening,
+            order,
+            found,
+            scores,
+            list(lacking),
+            follow_tests,
+            source,
+            shown,
+            # the members of a class said lacking that the words it said it lacks find
+            lambda classes: self._finder.members_matching(classes, words, follow_tests),
         )
         if source is not None:
             # A widening shows again the source the context it widens showed (``shown``);

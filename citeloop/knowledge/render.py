@@ -132,7 +132,8 @@ def signature_cut(entity: Entity) -> bool:
 _CALLABLE_KINDS = frozenset({EntityKind.FUNCTION, EntityKind.METHOD, EntityKind.TEST})
 
 
-def _parts(signature: str, member: bool) -> tuple[str, str, str, list[int]]:
+@lru_cache(maxsize=4096)
+def _parts(signature: str, member: bool) -> tuple[str, str, str, tuple[int, ...]]:
     """``(type parameters, parameter list, what follows it, the positions of the commas
     between the list's parameters)`` of a signature (see :func:`_parenthesized`)."""
     if signature[:1] not in ("(", "["):
@@ -149,19 +150,22 @@ def _parts(signature: str, member: bool) -> tuple[str, str, str, list[int]]:
                 signature = "(" + signature[len(receiver) + 1 :].lstrip(", ")
                 break
     end, commas = _parameter_list(signature)
-    return type_params, signature[: end + 1], signature[end + 1 :], commas
+    return type_params, signature[: end + 1], signature[end + 1 :], tuple(commas)
 
 
 def _parameter_list(signature: str) -> tuple[int, list[int]]:
     """``(end, commas)`` of the parameter list ``signature`` opens at 0: the index of its
     closing ``)`` (the last index when it has none) and of the commas between its
-    parameters, brackets and quoted strings (a default ``') -> '``) skipped. Linear."""
-    depth, quote, index, commas = 0, "", 0, []
-    while index < len(signature):
-        char = signature[index]
+    parameters, brackets and quoted strings (a default ``') -> '``) skipped. Linear: it
+    reads only the characters that open or close something, or separate."""
+    depth, quote, escaped, commas = 0, "", -1, []
+    for mark in _PARAMETER_MARKS.finditer(signature):
+        index, char = mark.start(), mark.group()
+        if index == escaped:
+            continue
         if quote:
             if char == "\\":
-                index += 1
+                escaped = index + 1
             elif char == quote:
                 quote = ""
         elif char in "'\"":
@@ -174,8 +178,11 @@ def _parameter_list(signature: str) -> tuple[int, list[int]]:
                 return index, commas
         elif char == "," and depth == 1:
             commas.append(index)
-        index += 1
     return len(signature) - 1, commas
+
+
+_PARAMETER_MARKS = re.compile(r"[\\'\"()\[\]{},]")
+"""What :func:`_parameter_list` reads of a signature."""
 
 
 def _returns(rest: str) -> str:

@@ -1167,6 +1167,44 @@ def test_the_member_of_a_class_said_lacking_that_uses_a_name_said_lacking_shows_
         assert any(reads in line for line in lines_of(wider.text))
 
 
+def test_the_member_of_a_class_said_lacking_that_its_words_describe_shows_its_source(
+    tmp_path: Path,
+) -> None:
+    """ "`Browser` ... and the method that fetches the WebSocket debugger URL": the
+    widening shows that member's source, although members with larger bodies rank
+    before it (a played widening of streamlink had shown the class's list of launch
+    flags, and ``get_websocket_url`` as a line)."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    flags = "".join(f"            '--flag-{n}',\n" for n in range(30))
+    fillers = "".join(
+        f"    def add_flags_{n}(self):\n        return [\n{flags}        ]\n\n"
+        for n in range(2 * MEMBERS_ASKED)
+    )
+    fetch = (
+        "    def get_websocket_url(self, session):\n"
+        "        return session.get(self.address, retries=10, timeout=0.1)\n"
+    )
+    source = 'class Browser:\n    """A browser to automate."""\n\n' + fillers + fetch
+    (root / "chromium.py").write_text(source, encoding="utf-8")
+    with SqliteGraphStore(tmp_path / "graph.db") as graph:
+        index_tree(root, graph)
+        injector = ContextInjector(graph)
+        task = "How does the automation class handle errors when it connects?"
+        words = ("fetches", "websocket", "debugger", "url")
+        expansion = ContextExpansion.for_attempt(
+            0, ("Browser",), ("Browser",), words, members=("Browser",)
+        )
+        wider = injector.inject(task, expansion=expansion)
+        assert "chromium.Browser.get_websocket_url" in dict(wider.excerpts)
+        assert any("retries=10" in line for line in lines_of(wider.text))
+        # without the words that describe it, the best-ranked members show theirs
+        plain = ContextExpansion.for_attempt(0, ("Browser",), ("Browser",), members=("Browser",))
+        assert "chromium.Browser.get_websocket_url" not in dict(
+            injector.inject(task, expansion=plain).excerpts
+        )
+
+
 def test_an_injector_built_before_the_index_shows_source_once_indexed(tmp_path: Path) -> None:
     root = tmp_path / "repo"
     shutil.copytree(SAMPLE_REPO, root)

@@ -1048,6 +1048,31 @@ def test_a_plain_line_ending_with_a_colon_heads_the_list_of_what_is_lacking() ->
     assert lacking_names("It x.\n\nThe context does not show it.\n1. `A` is fine.\n") == ()
 
 
+@pytest.mark.parametrize(
+    "label", ["Missing, and needed to answer:", "Missing (needed):", "Still missing pieces:"]
+)
+def test_a_plain_line_that_starts_with_missing_heads_the_list_of_what_is_lacking(label) -> None:
+    # A played answer wrote "Missing, and needed to answer:" without bold, then a
+    # numbered list: no saying was read, and its widening brought no name of the list.
+    answer = f"It retries.\n\n{label}\n1. The body of `Foo`.\n2. `Bar` L12-14.\n"
+    assert lacking_names(answer) == ("Foo", "Bar")
+    assert lacking_lines(answer) == ((None, 12, 14),)
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "It imputes.\n\nMissing values are handled so:\n- `SimpleImputer` fills them.\n",
+        "It imputes.\n\nMissing, as it happens, is `x`: fine.\n",
+        "It is complete.\n\nMissing, and needed to answer:\n- none\n",
+        "It is complete.\n\n**Missing:**\n- nothing\n",
+    ],
+)
+def test_a_line_about_missing_values_or_a_list_of_nothing_says_nothing_lacking(answer) -> None:
+    assert not says_context_insufficient(answer)
+    assert lacking_names(answer) == ()
+
+
 def test_a_line_labelled_not_shown_says_what_is_lacking() -> None:
     # A played answer's last caveat, under "**Caveats**", was never read.
     answer = (
@@ -1147,7 +1172,14 @@ def test_what_an_answer_would_need_and_a_constructor_it_asks_for() -> None:
         ),
         ("The context does not show the body of the base class `Field`.", ("Field",)),
         ("`Field`\u2019s members are not shown, nor the bodies of `a` and `b`.", ("Field", "a")),
-        ("The context does not show `Field` or its methods.", ()),
+        ("The context does not show `Field` or its methods.", ("Field",)),
+        (  # a played answer's: a class, and the method of it that it describes
+            "Missing, and needed to answer:\n1. The browser class (the `ChromiumWebbrowser`"
+            " named as a call of `CDPClient.run`) - its base class, and the method that"
+            " fetches the WebSocket debugger URL.\n2. The source of `CDPClient.run`.",
+            ("ChromiumWebbrowser",),
+        ),
+        ("The context does not show the method `run_once` or `Loop.step`.", ()),
         ("It calls the methods of `Field`.", ()),  # no saying: nothing is asked
     ],
 )
