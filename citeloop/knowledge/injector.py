@@ -30,6 +30,7 @@ from citeloop.knowledge.body_lines import focus_terms
 from citeloop.knowledge.budget import fill_budget
 from citeloop.knowledge.candidate_order import (
     asked_code_of,
+    best_hit_first,
     few_of_a_name,
     members_follow,
     rank_scores,
@@ -528,11 +529,14 @@ class ContextInjector:
             asked = [entity.id for entity in named if entity.id in scores]
             # An example or documentation script shows source only when named: its
             # usage of the library took the share from the library's own code.
-            ranked = [
-                i
-                for i in members_follow(order, found)
-                if not is_example_path(found.entities[i].path)
-            ]
+            ranked = best_hit_first(
+                [
+                    i
+                    for i in members_follow(order, found)
+                    if not is_example_path(found.entities[i].path)
+                ],
+                found,
+            )
             # What the last answer said it lacks is offered right after the core: past
             # the first `most` candidates it had no excerpt (the demo's `attach_edge`,
             # asked for twice, never showed its body).

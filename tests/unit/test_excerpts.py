@@ -1459,6 +1459,35 @@ def test_the_best_methods_of_a_class_follow_it_in_the_excerpt_order() -> None:
     assert members_follow(order[1:3], found) == order[1:3]  # no class: the same order
 
 
+def test_the_tasks_best_lexical_hit_comes_first_in_the_excerpt_order() -> None:
+    """A task that names no code: its best lexical hit is its likeliest subject, and
+    looks before the hub every method calls, which the graph ranks first (a played
+    question about the method that checks for uncommitted changes had shown the source
+    of ``Git.run`` and not of ``Git.is_dirty``)."""
+    from citeloop.knowledge.candidate_order import best_hit_first
+    from citeloop.knowledge.model import Reason
+    from citeloop.knowledge.neighbourhood import Candidates
+
+    def entity(entity_id: str) -> Entity:
+        return Entity(entity_id, EntityKind.METHOD, entity_id.rpartition(".")[2], "g.py", 1)
+
+    found = Candidates()
+    order = ["g.Git.run", "g.Git.get_commit", "g.Git.is_dirty", "g.Git.clone"]
+    for entity_id in order:
+        found.entities[entity_id] = entity(entity_id)
+    found.seed(found.entities["g.Git.get_commit"], Reason.LEXICAL, 0.3)
+    found.seed(found.entities["g.Git.is_dirty"], Reason.LEXICAL, 0.47)
+    found.seed(found.entities["g.Git.clone"], Reason.NAMED, 0.6)  # an answer's, not a hit
+    assert best_hit_first(order, found) == [
+        "g.Git.is_dirty",
+        "g.Git.run",
+        "g.Git.get_commit",
+        "g.Git.clone",
+    ]
+    del found.seeds["g.Git.get_commit"], found.seeds["g.Git.is_dirty"]
+    assert best_hit_first(order, found) == order  # no lexical hit: the same order
+
+
 def test_a_comment_above_a_focus_line_is_shown_from_its_start() -> None:
     lines = (
         "def clean(lock):",
