@@ -30,7 +30,7 @@ from citeloop.grounding.resolve import (
 )
 from citeloop.grounding.results import GraphValidationResult, ValidationResult
 from citeloop.grounding.retry_prompt import build_retry_prompt
-from citeloop.grounding.sayings import says_context_insufficient
+from citeloop.grounding.sayings import lacking_spans, says_context_insufficient
 from citeloop.grounding.substance import GraphNames, only_lists, ungrounded_names
 from citeloop.markdown import unescape, visible_text
 from citeloop.text import listed, normalize_text, without_invisible
@@ -449,6 +449,16 @@ class GraphContextValidator:
         texts = [prompt] if isinstance(prompt, str) else list(prompt)
         texts.append(_shown_text(context))
         ungrounded = ungrounded_names(body, names | index.owners, graph_names, prompt=texts)
+        invented, asked_for = ungrounded.invented, ()
+        if invented and (spans := lacking_spans(body)):
+            # A name written only where the body says what the context lacks is asked
+            # for, not claimed: a played answer listed the `on_change` it needed, of a
+            # dependency the graph does not hold, and its retry was told to remove it.
+            said = ungrounded_names(
+                _blanked(body, spans), names | index.owners, graph_names, prompt=texts
+            ).invented
+            asked_for = tuple(name for name in invented if name not in said)
+            invented = tuple(name for name in invented if name in said)
         located, wrong_places, unlocated, absent = check_locations(
             section, entities, names, scanner, cited, require=self.require_locations
         )
@@ -491,15 +501,15 @@ class GraphContextValidator:
         if self.fail_on_cited_not_used and cited_not_used:
             unused = listed(sorted(cited_not_used))
             rules.append(("cited_not_used", f"cited but not used in the body: {unused}"))
-        if self.fail_on_invented and ungrounded.invented:
+        if self.fail_on_invented and invented:
             rules.append(
                 (
                     "invented_names",
                     "the body names code that is in neither the context nor the "
-                    f"knowledge graph: {listed(ungrounded.invented)}"
+                    f"knowledge graph: {listed(invented)}"
                     if graph_names is not None
                     else "the body names code the context does not have (only the "
-                    f"context was searched): {listed(ungrounded.invented)}",
+                    f"context was searched): {listed(invented)}",
                 )
             )
         if wrong_places or unlocated:
@@ -534,7 +544,8 @@ class GraphContextValidator:
             has_citation_section=section is not None,
             reasons=tuple(reason for _, reason in rules),
             failed_rules=tuple(rule for rule, _ in rules),
-            invented_names=ungrounded.invented,
+            invented_names=invented,
+            lacking_not_in_graph=asked_for if graph_names is not None else (),
             ungrounded_in_graph=ungrounded.in_graph,
             cited_locations=located,
             invalid_locations=wrong_places,
@@ -609,3 +620,12 @@ def _shown_text(context: Any) -> str:
         return context
     text = context.get("text") if isinstance(context, Mapping) else getattr(context, "text", None)
     return text if isinstance(text, str) else ""
+
+
+def _blanked(body: str, spans: list[tuple[int, int]]) -> str:
+    """``body`` with the text of ``spans`` made spaces (lines and offsets stay)."""
+    parts, at = [], 0
+    for start, end in spans:
+        parts += [body[at:start], re.sub(r"[^\n]", " ", body[start:end])]
+        at = end
+    return "".join([*parts, body[at:]])

@@ -49,6 +49,11 @@ class GraphValidationResult:
             :mod:`citeloop.grounding.substance`), as written.
         ungrounded_in_graph: Code names of the body outside the context and prompt
             that the knowledge graph has (reported; widening brings them in).
+        lacking_not_in_graph: Code names the body writes only where it says what the
+            context lacks (:func:`~citeloop.grounding.sayings.lacking_spans`) that the
+            knowledge graph has not either: asked for, not claimed, so not
+            ``invented_names`` (code outside the indexed source, such as a
+            dependency's, or a guess); empty when no graph was searched.
         cited_locations: Valid locations of the citation section, as written.
         invalid_locations: Locations of the citation section outside the cited
             entity's file or line span, as written.
@@ -91,6 +96,7 @@ class GraphValidationResult:
     failed_rules: tuple[str, ...] = ()
     invented_names: tuple[str, ...] = ()
     ungrounded_in_graph: tuple[str, ...] = ()
+    lacking_not_in_graph: tuple[str, ...] = ()
     cited_locations: tuple[str, ...] = ()
     invalid_locations: tuple[str, ...] = ()
     missing_locations: tuple[str, ...] = ()

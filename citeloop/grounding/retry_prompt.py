@@ -120,6 +120,13 @@ NAME_PROBLEMS: tuple[tuple[str, str], ...] = (
         "support what it says of them; rely on the context's entities: {names}",
     ),
     (
+        "lacking_not_in_graph",
+        "- These names you said the context lacks are not in the code base's knowledge graph "
+        "either (code outside the indexed source, such as a dependency's, or a name "
+        "guessed): say that the code base does not define them rather than ask for them "
+        "again: {names}",
+    ),
+    (
         "invalid_locations",
         "- These locations are not inside the cited entity's lines; take the path from the "
         "file heading and the lines from `# L<start>-<end>`: {names}",
@@ -383,6 +390,9 @@ def build_retry_prompt(
     if said_lacking_only and not extra_problems:
         # Said lacking, nothing else: the header says so, one line asks, no list repeats it.
         lines = [LACKING_ASK if widened else SAID_LACKING_ASK]
+        if result.lacking_not_in_graph:  # what no widening can bring
+            template = dict(NAME_PROBLEMS)["lacking_not_in_graph"]
+            lines.append(template.format(names=listed(result.lacking_not_in_graph)))
         revise = REVISE_AS_ASKED[bool(previous)]
     return RETRY_PROMPT_TEMPLATE.format(
         revise=revise,

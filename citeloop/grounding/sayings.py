@@ -562,17 +562,24 @@ path before ``:`` read back to the space before it, by string methods: linear)."
 
 
 def _lacking_sentences(body: str) -> Iterator[str]:
-    """The sentence of each saying of :func:`insufficient_passages` (from the end of the
+    """The text of each span of :func:`lacking_spans`."""
+    return (body[start:end] for start, end in lacking_spans(body))
+
+
+def lacking_spans(body: str) -> list[tuple[int, int]]:
+    """The ``(start, end)`` offsets in ``body`` of what it says its context lacks: the
+    sentence of each saying of :func:`insufficient_passages` (from the end of the
     sentence before to the first end after it: a saying may run over a line break), or
     the whole section under a heading that says it (each of its items says what is
-    missing); a sentence holding several sayings, once."""
+    missing); a sentence holding several sayings, once; in order."""
     text, passages = _read(body)
     if not passages:
-        return
+        return []
     ends = [end.end() for end in SENTENCE_END.finditer(text)]
+    spans = []
     for passage in passages:
         if passage.by_heading:
-            yield body[passage.start : passage.end]
+            spans.append((passage.start, passage.end))
             continue
         last = -1
         for start, end in passage.sayings:
@@ -582,7 +589,8 @@ def _lacking_sentences(body: str) -> Iterator[str]:
                 continue
             last = after
             begin = max(passage.start, ends[first] if first >= 0 else 0)
-            yield body[begin : min(passage.end, ends[after] if after < len(ends) else len(body))]
+            spans.append((begin, min(passage.end, ends[after] if after < len(ends) else len(body))))
+    return spans
 
 
 SENTENCE_END = re.compile(

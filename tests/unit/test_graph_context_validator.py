@@ -596,7 +596,8 @@ def test_result_to_dict_is_json_with_documented_fields() -> None:
         "total_entities", "public_count", "private_count", "found_count", "core_count",
         "citations", "invalid_citations", "missing_core_citations", "cited_not_used",
         "compliance_ratio", "entities_found", "entities_missing", "has_citation_section",
-        "reasons", "failed_rules", "invented_names", "ungrounded_in_graph", "cited_locations",
+        "reasons", "failed_rules", "invented_names", "ungrounded_in_graph", "lacking_not_in_graph",
+        "cited_locations",
         "invalid_locations", "missing_locations", "insufficient_context", "graph_searched",
         "context_located",
     }  # fmt: skip

@@ -133,6 +133,32 @@ def test_invented_names_fail_and_graph_names_do_not() -> None:
     assert "GraphExecutor" in result.reasons[0]
 
 
+def test_a_name_written_only_where_the_answer_says_what_it_lacks_is_asked_not_invented() -> None:
+    """A played answer listed the `on_change` trigger it needed, of a dependency the
+    graph does not hold, under "## Still missing": its retry had been told to remove it,
+    and its last attempt failed although every claim it made was right."""
+    body = (
+        "StateGraph.compile builds the graph.\n\n## Still missing\n"
+        "- The input component's `on_change` trigger and `EventSpec`.\n"
+    )
+    result = validate(body + SECTION)
+    assert result.invented_names == ()
+    assert result.lacking_not_in_graph == ("on_change", "EventSpec")
+    assert "invented_names" not in result.failed_rules
+    prompt = GraphContextValidator.build_retry_prompt(TASK, result)
+    assert "not in the code base's knowledge graph either" in prompt
+    assert "on_change, EventSpec" in prompt
+    # The same name claimed in the answer's prose is still invented.
+    claimed = validate("StateGraph.compile calls `on_change`.\n\n" + body[36:] + SECTION)
+    assert claimed.invented_names == ("on_change",)
+    assert claimed.lacking_not_in_graph == ("EventSpec",)
+    # Without a graph to search, a name the context lacks is what the answer asks for.
+    context_only = GraphContextValidator().validate(
+        body + SECTION, ENTITIES, prompt=[TASK, CONTEXT]
+    )
+    assert (context_only.invented_names, context_only.lacking_not_in_graph) == ((), ())
+
+
 def test_a_version_segment_is_no_invented_name() -> None:
     # A played answer was rejected for "`1.0.post0` and `dev0` spellings (`post0`)".
     body = "StateGraph.compile parses versions such as `post0`, `dev0` and `rc1`."
