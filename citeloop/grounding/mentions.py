@@ -29,7 +29,7 @@ import bisect
 import functools
 import itertools
 import re
-from collections.abc import Collection, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass
 
 from citeloop.text import normalize_text, without_invisible
@@ -398,6 +398,24 @@ def _first_mentions(
             if most is not None and len(mentions) >= most:
                 break
     return list(mentions.values())
+
+
+def qualified(names: Iterable[str], among: Iterable[str] | None = None) -> tuple[str, ...]:
+    """``names`` in order, each once, a bare name that is the last part of a dotted one
+    of ``among`` (default: ``names``; not one led by ``self`` or ``cls``) replaced by
+    the first such: an answer that writes `RequestContext.pop` and then `pop()` means
+    that method (a played widening had brought `_AppCtxGlobals.pop` for it).
+
+    Example:
+        >>> qualified(["pop", "RequestContext.pop", "push", "self.items.push"])
+        ('RequestContext.pop', 'push', 'self.items.push')
+    """
+    names = list(names)
+    dotted: dict[str, str] = {}
+    for name in names if among is None else among:
+        if "." in name and name.partition(".")[0] not in ("self", "cls"):
+            dotted.setdefault(name.rpartition(".")[2], name)
+    return tuple(dict.fromkeys(dotted.get(name, name) for name in names))
 
 
 def code_mentions(text: str) -> list[Mention]:

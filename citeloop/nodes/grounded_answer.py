@@ -35,7 +35,7 @@ from citeloop.grounding import GraphContextValidator, GraphValidationResult, bui
 from citeloop.grounding.asked_lines import asked_lines
 from citeloop.grounding.dismissals import dismissed_names
 from citeloop.grounding.graph_context import IndexedContext
-from citeloop.grounding.mentions import code_mentions
+from citeloop.grounding.mentions import code_mentions, qualified
 from citeloop.grounding.retry_prompt import UNSEEN_PROBLEM
 from citeloop.grounding.sayings import (
     lacking_callers,
@@ -639,10 +639,12 @@ class GroundedAnswerNodes:
         lacking = tuple(name for name in lacking_names(answer) if name not in dismissed)
         named = [*lacking, *(mention.name for mention in code_mentions(answer))]
         named += report.get("invalid_citations", []) + report.get("ungrounded_in_graph", [])
-        named = [name for name in named if name not in dismissed]
+        # A bare name beside a dotted one it ends is that one (`pop`, `RequestContext.pop`).
+        names = qualified(name for name in named if name not in dismissed)
+        lacking = qualified(lacking, among=names)
         expansion = ContextExpansion.for_attempt(
             state["attempts"] - 1,
-            tuple(dict.fromkeys(named)),
+            names,
             lacking,
             lacking_words(answer),
             asked_lines(

@@ -494,6 +494,18 @@ async def test_a_widening_leaves_out_what_the_answer_set_aside(store, core):
     assert not {"Ledger", "Ledger.record", "Ledger.total"} & set(expansion.names)
 
 
+async def test_a_bare_name_beside_the_dotted_one_it_ends_is_that_one(store, core):
+    # A played answer wrote `RequestContext.pop` and then `pop()`: its widening brought
+    # another class's `pop` for the bare name.
+    said = (
+        "Checkout uses `Cart`.\n\nThe body of `Ledger.record` is not shown, and "
+        "`record()` runs for each row, so I cannot say how `record` fills it."
+    )
+    _, expansion = await _widening_after(store, core, said)
+    assert expansion.lacking == ("Ledger.record",)
+    assert "record" not in expansion.names and "Ledger.record" in expansion.names
+
+
 def test_dismissed_names_read_what_a_sentence_sets_aside() -> None:
     from citeloop.grounding.dismissals import dismissed_names
 
