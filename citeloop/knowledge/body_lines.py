@@ -110,6 +110,12 @@ class BodyLines:
         gives whole (:func:`~citeloop.knowledge.render.signature_cut`), or ``None``."""
         self.docstring = _docstring_span(lines, self.end, ends)
         self._order: list[int] | None = None
+        self._opens: dict[int, tuple[int, ...]] = {}
+        """By a line :meth:`_taken` takes as a block's opening line: the focus line it
+        was taken for, after its other opening lines (outermost first)."""
+        self._beside: dict[int, int] = {}
+        """By a line :meth:`_taken` takes beside a focus line (the comment above it, the
+        line after it): that focus line."""
         self._code_after: dict[int, int] | None = None
 
     def lines_of_code(self, most: int) -> int:
@@ -141,9 +147,22 @@ class BodyLines:
         code_after = self._code_below()
         chosen: set[int] = set()
         waiting: dict[int, list[int]] = {}  # comment lines by the line of code below
+        passed: set[int] = set()  # focus lines whose opening lines did not fit
         for number in self._taken():
             if len(chosen) >= shown:
                 break
+            if number in self._opens and number not in self.first:
+                # A block's opening lines come with the line they were taken for, or not
+                # at all (a played excerpt of `HTTPAdapter.send` had shown `try:`, an
+                # `except` and an `if`, and none of the `raise` lines they open).
+                group = [n for n in self._opens[number] if n not in chosen]
+                if len(chosen) + len(group) <= shown:
+                    chosen.update(group)
+                else:
+                    passed.add(self._opens[number][-1])
+                continue
+            if number in passed or self._beside.get(number, number) in passed:
+                continue
             below = code_after[number]
             comment = self._comment(number)
             if comment and number not in self.first and below not in chosen:
@@ -197,7 +216,8 @@ class BodyLines:
         """Every line but the signature's after the ``def`` line and the docstring's
         (:meth:`_left_out`), in the order an excerpt takes them: the first (with the
         ``def`` line, after decorators); the lines that use the most telling ``focus``
-        terms (a term's weight divided by the number of the lines that use it, summed; a
+        terms (a term's weight divided by the number of the lines that use it, but the
+        task's code's (:class:`FocusTerms`), summed; a
         comment's prose terms count for the line of code below it, which it
         describes; a property's getter first),
         each after the lines that open its blocks, outermost first
@@ -235,7 +255,7 @@ class BodyLines:
             # Summed in one order (a set's depends on the hash seed, and so would the
             # last bit of a float sum): the same lines in every process.
             score = {
-                n: sum(self.focus[t] / max(lines_using[t], 1) for t in sorted(ts))
+                n: sum(self.focus[t] / _spread(t, lines_using, self.focus) for t in sorted(ts))
                 for n, ts in used.items()
             }
             rest = set(numbers)
@@ -248,6 +268,12 @@ class BodyLines:
                 # Its blocks' opening lines first, outermost first: an `except` shown
                 # without its `try:` reads as catching what the line before it raises.
                 headers = opened.get(number, ())[::-1]
+                for header in headers:
+                    if header in rest and header not in order:
+                        self._opens[header] = (*headers, number)
+                for near in (*self._comment_above(number - 1, rest), number + 1):
+                    if near in rest and near not in order and near not in headers:
+                        self._beside[near] = number
                 for near in (*headers, number, *self._comment_above(number - 1, rest), number + 1):
                     if near in rest:
                         order.setdefault(near)
@@ -329,18 +355,36 @@ def excerpt_line(number: int, code: str, width: int = 0) -> str:
     return data_line(f"    {number:>{width}} | {code}".rstrip())
 
 
+class FocusTerms(dict[str, int]):
+    """:func:`focus_terms`: weight by term, and the terms that weigh whole on every line
+    that uses them (``whole``)."""
+
+    whole: frozenset[str] = frozenset()
+
+
+def _spread(term: str, lines_using: Mapping[str, int], focus: Mapping[str, int]) -> int:
+    """What a term's weight is divided by on a line: the number of lines that use it, so
+    a rare term tells more; 1 for a term of ``focus.whole`` (the task's code)."""
+    if term in getattr(focus, "whole", ()):
+        return 1
+    return max(lines_using[term], 1)
+
+
 def focus_terms(
     words: Iterable[str],
     names: Iterable[str],
     found_by_task: Collection[str] = (),
     lacking: Iterable[str] = (),
     core: Iterable[str] = (),
-) -> dict[str, int]:
+) -> FocusTerms:
     """The terms an excerpt's lines are chosen by: ``names`` (whole, lower-cased: what
     the entity calls) weigh 2, or 3 when in ``found_by_task`` (the names the task's
     mentions and words found), ahead of the task's ``words`` (lower-cased; weight 1);
     the names the task writes as code (``core``) weigh 3 wherever a line uses them,
-    called or not (a played excerpt of ``_check_psd_eigenvalues`` had hidden the three
+    called or not, and whole on each such line (``whole``; another term's weight is
+    shared by the lines that use it: a played excerpt of ``HTTPAdapter.send`` had shown
+    the one call of a helper, not the two ``raise ProxyError`` lines the task asked
+    about), (a played excerpt of ``_check_psd_eigenvalues`` had hidden the three
     ``warnings.warn(..., PositiveSpectrumWarning)`` the task asked about); the names a
     retry's answer said the context lacks (``lacking``, the last part of a dotted one:
     ``self.edges`` is ``edges``) weigh 4. A word also finds the words of
@@ -349,7 +393,7 @@ def focus_terms(
     lines, and the lines shown before are taken first, so an excerpt only grows when a
     retry widens the context."""
     strong = {name.lower() for name in found_by_task}
-    terms = dict.fromkeys((word.lower() for word in words), 1)
+    terms = FocusTerms.fromkeys((word.lower() for word in words), 1)
     # a word's stem too: "caching" finds `f_cached` (see _terms)
     terms.update((_STEM + word_stem(word), 1) for word in list(terms) if word.isalpha())
     for name in names:
@@ -360,6 +404,7 @@ def focus_terms(
     for name in lacking:
         if key := name.rpartition(".")[2].lower():
             terms[key] = 4
+    terms.whole = frozenset(name.lower() for name in core)
     return terms
 
 

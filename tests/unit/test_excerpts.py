@@ -619,12 +619,17 @@ def test_a_line_shown_for_what_it_uses_brings_the_lines_that_open_its_blocks() -
         "       | … 2 more lines (L14-15)",
     ]
     # A line inside a `finally:` comes after it and its `try:`, outermost first.
-    assert excerpt_lines(entity, source, 3, {"done": 1})[2:] == [
+    assert excerpt_lines(entity, source, 4, {"done": 1})[2:] == [
         "     6 |     try:",
         "       | … 7 lines (L7-13)",
         "    14 |     finally:",
         "    15 |         done()",
     ]
+    # Without room for the line too, its block's opening lines do not come alone (a
+    # played excerpt of `HTTPAdapter.send` had shown `try:`, an `except` and an `if`,
+    # and not the `raise ProxyError` they opened).
+    shown = excerpt_lines(entity, source, 2, {"done": 1})
+    assert not any(line.startswith(("     6 |", "    14 |")) for line in shown), shown
     # A line inside a loop, after the loop's line.
     assert excerpt_lines(entity, source, 3, {"prepare": 1})[2:4] == [
         "     4 |     for step in range(3):",
