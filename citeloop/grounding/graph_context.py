@@ -30,7 +30,7 @@ from citeloop.grounding.resolve import (
 )
 from citeloop.grounding.results import GraphValidationResult, ValidationResult
 from citeloop.grounding.retry_prompt import build_retry_prompt
-from citeloop.grounding.sayings import lacking_spans, says_context_insufficient
+from citeloop.grounding.sayings import listed_item_spans, says_context_insufficient
 from citeloop.grounding.substance import GraphNames, only_lists, ungrounded_names
 from citeloop.markdown import unescape, visible_text
 from citeloop.text import listed, normalize_text, without_invisible
@@ -450,13 +450,16 @@ class GraphContextValidator:
         texts.append(_shown_text(context))
         ungrounded = ungrounded_names(body, names | index.owners, graph_names, prompt=texts)
         invented, asked_for = ungrounded.invented, ()
-        if invented and (spans := lacking_spans(body)):
-            # A name written only where the body says what the context lacks is asked
-            # for, not claimed: a played answer listed the `on_change` it needed, of a
-            # dependency the graph does not hold, and its retry was told to remove it.
-            said = ungrounded_names(
-                _blanked(body, spans), names | index.owners, graph_names, prompt=texts
-            ).invented
+        if invented and (spans := listed_item_spans(body)):
+            # A name written only in the answer's list of what the context lacks is
+            # asked for, not claimed: a played answer listed the `on_change` it needed,
+            # of a dependency the graph does not hold, and its retry was told to remove
+            # it. Its prose, even beside a saying, still claims.
+            said = set(
+                ungrounded_names(
+                    _blanked(body, spans), names | index.owners, graph_names, prompt=texts
+                ).invented
+            )
             asked_for = tuple(name for name in invented if name not in said)
             invented = tuple(name for name in invented if name in said)
         located, wrong_places, unlocated, absent = check_locations(

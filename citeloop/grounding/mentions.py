@@ -402,9 +402,11 @@ def _first_mentions(
 
 def qualified(names: Iterable[str], among: Iterable[str] | None = None) -> tuple[str, ...]:
     """``names`` in order, each once, a bare name that is the last part of a dotted one
-    of ``among`` (default: ``names``; not one led by ``self`` or ``cls``) replaced by
-    the first such: an answer that writes `RequestContext.pop` and then `pop()` means
-    that method (a played widening had brought `_AppCtxGlobals.pop` for it).
+    of ``among`` (default: ``names``) led by a class's name replaced by the first such:
+    an answer that writes `RequestContext.pop` and then `pop()` means that method (a
+    played widening had brought `_AppCtxGlobals.pop` for it); `np.asarray`,
+    `self.items.push` or `response.json` say nothing of which `asarray`, `push` or
+    `json` the code base's is.
 
     Example:
         >>> qualified(["pop", "RequestContext.pop", "push", "self.items.push"])
@@ -413,7 +415,8 @@ def qualified(names: Iterable[str], among: Iterable[str] | None = None) -> tuple
     names = list(names)
     dotted: dict[str, str] = {}
     for name in names if among is None else among:
-        if "." in name and name.partition(".")[0] not in ("self", "cls"):
+        head, dot, _ = name.partition(".")
+        if dot and head[:1].isupper() and any(c.islower() for c in head):
             dotted.setdefault(name.rpartition(".")[2], name)
     return tuple(dict.fromkeys(dotted.get(name, name) for name in names))
 

@@ -49,9 +49,9 @@ class GraphValidationResult:
             :mod:`citeloop.grounding.substance`), as written.
         ungrounded_in_graph: Code names of the body outside the context and prompt
             that the knowledge graph has (reported; widening brings them in).
-        lacking_not_in_graph: Code names the body writes only where it says what the
-            context lacks (:func:`~citeloop.grounding.sayings.lacking_spans`) that the
-            knowledge graph has not either: asked for, not claimed, so not
+        lacking_not_in_graph: Code names the body writes only in its list of what the
+            context lacks (:func:`~citeloop.grounding.sayings.listed_item_spans`) that
+            the knowledge graph has not either: asked for, not claimed, so not
             ``invented_names`` (code outside the indexed source, such as a
             dependency's, or a guess); empty when no graph was searched.
         cited_locations: Valid locations of the citation section, as written.

@@ -88,11 +88,13 @@ _SAYINGS = (
     r"(?<![^\n])[\t\x20]{0,3}(?:#{1,6}[\t\x20]{1,4}|\*\*)(?:missing|gaps)"
     r"(?=[\t\x20]*(?:[:,(*\n]|$)|[\t\x20](?:code|lines|pieces|parts|information|details"
     r"|bodies|definitions|source)\b|[\t\x20]in[\t\x20]" + _CONTEXT + r")",
-    # or a plain line so, that ends with a colon: "Missing, and needed to answer:" (a
-    # list follows), but not "Missing values are dropped:"
+    # or a plain line so, that ends with a colon and says what for: "Missing, and
+    # needed to answer:", "Still missing from the context:" (a list follows), but not
+    # "Missing values are dropped:" nor "Missing, with a default:"
     r"(?<![^\n])[\t\x20]{0,3}(?:still[\t\x20])?missing(?:[\t\x20]?[,(]|[\t\x20](?:code"
-    r"|lines|pieces|parts|information|details|bodies|definitions|source)\b)[^\n:]{0,60}"
-    r"(?=:[\t\x20]*(?:\n|$))",
+    r"|lines|pieces|parts|information|details|bodies|definitions|source)\b)"
+    r"(?=[^\n:]{0,60}?\b(?:need|needed|context|answer|shown)\b)[^\n:]{0,60}"
+    r"(?=:[\t\x20]*(?:\r?\n|$))",
     r"\bi (?:don't|do not) have (?:access to )?(?:the |its |their |enough )?"
     r"(?:\w+ ){0,2}?(?:implementation|source|body|definition|details|information)",
     # the answer's own doubt: "I cannot say how ...", "I can't tell what it returns"
@@ -208,6 +210,37 @@ def listed_spans(body: str) -> list[tuple[int, int]]:
     return [(p.start, p.end) for p in _passages(body) if p.by_heading]
 
 
+def listed_item_spans(body: str) -> list[tuple[int, int]]:
+    """The ``(start, end)`` offsets in ``body`` of the list items of the sections a
+    heading says are what the context lacks (:func:`listed_spans`): each item's line
+    and the indented lines that go on with it, in order. What the answer lists there it
+    asks for; its prose under the same heading may still claim."""
+    text = _read(body)[0]
+    spans: list[tuple[int, int]] = []
+    for start, end in listed_spans(body):
+        item: int | None = None
+        at = start
+        while at < end:
+            line_end = text.find("\n", at, end)
+            line_end = end if line_end < 0 else line_end
+            line = text[at:line_end]
+            if _LIST_ITEM.match(line):
+                if item is not None:
+                    spans.append((item, at))
+                item = at
+            elif item is not None and not (line.strip() and line[:1] in " \t"):
+                spans.append((item, at))
+                item = None
+            at = line_end + 1
+        if item is not None:
+            spans.append((item, end))
+    return spans
+
+
+_LIST_ITEM = re.compile(r"[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]")
+"""A list item's first line."""
+
+
 def _asked_first(body: str) -> list[str]:
     """:func:`insufficient_passages`, those a heading says first
     (:func:`_listed_and_said`)."""
@@ -250,7 +283,8 @@ def _read(body: str) -> tuple[str, tuple[_Passage, ...]]:
         if by_heading:  # to the next heading (a `#` one's: to the next `#` heading)
             following = (_ATX if text.startswith("#", head) else _HEADING).search(text, end)
             end = following.start() if following else len(text)
-        elif (listed := _list_after(text, saying.end())) is not None:
+        # a label that ends with its colon ("Missing:") is on the line the list follows
+        elif (listed := _list_after(text, saying.end() - saying.group().endswith(":"))) is not None:
             by_heading, end = True, listed  # "Still missing from the context:" and a list
         found.append((start, max(end, saying.end()), by_heading, headed, [saying.span()]))
     return text, tuple(_Passage(a, b, c, h, tuple(d)) for a, b, c, h, d in found)
@@ -361,7 +395,7 @@ def lacking_members(body: str) -> tuple[str, ...]:
                 names += (
                     span.group(1)
                     for span in _NAME_SPAN.finditer(sentence)
-                    if span.group(1).rpartition(".")[2][:1].isupper()
+                    if "." not in span.group(1) and _is_class_name(span.group(1))
                 )
     return tuple(dict.fromkeys(names))
 
@@ -562,11 +596,11 @@ path before ``:`` read back to the space before it, by string methods: linear)."
 
 
 def _lacking_sentences(body: str) -> Iterator[str]:
-    """The text of each span of :func:`lacking_spans`."""
-    return (body[start:end] for start, end in lacking_spans(body))
+    """The text of each span of :func:`_lacking_spans`."""
+    return (body[start:end] for start, end in _lacking_spans(body))
 
 
-def lacking_spans(body: str) -> list[tuple[int, int]]:
+def _lacking_spans(body: str) -> list[tuple[int, int]]:
     """The ``(start, end)`` offsets in ``body`` of what it says its context lacks: the
     sentence of each saying of :func:`insufficient_passages` (from the end of the
     sentence before to the first end after it: a saying may run over a line break), or
@@ -590,7 +624,13 @@ def lacking_spans(body: str) -> list[tuple[int, int]]:
             last = after
             begin = max(passage.start, ends[first] if first >= 0 else 0)
             spans.append((begin, min(passage.end, ends[after] if after < len(ends) else len(body))))
-    return spans
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(spans):  # a saying over a sentence's end overlaps the next
+        if merged and start < merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    return merged
 
 
 SENTENCE_END = re.compile(
@@ -677,9 +717,14 @@ is missing": what else the answer says is not shown is an aside). Bounded betwee
 words, so each match is short: linear."""
 
 
-_NOTHING = re.compile(r"[\s*:]{0,8}(?:[-*+][\t\x20]{1,4})?(?:nothing|none|n/a)\b", re.IGNORECASE)
+_NOTHING = re.compile(
+    r"[\s*:]{0,8}(?:(?:nothing|none|n/a)\b"
+    r"|(?:[-*+]|\d{1,3}[.)])[\t\x20]{1,4}(?:nothing|none|n/a)[.\t\x20]*(?:\r?\n|$))",
+    re.IGNORECASE,
+)
 """What a label says when nothing is lacking: "**Missing:** nothing the question
-needs", or a list of nothing ("Missing:" and "- none")."""
+needs", or a list of nothing ("Missing:" and "- none", the item all of it: not "- None
+of the bodies ... are shown")."""
 
 
 def _needed(text: str, saying: re.Match[str]) -> bool:

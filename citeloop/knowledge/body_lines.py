@@ -111,8 +111,9 @@ class BodyLines:
         self.docstring = _docstring_span(lines, self.end, ends)
         self._order: list[int] | None = None
         self._opens: dict[int, tuple[int, ...]] = {}
-        """By a line :meth:`_taken` takes as a block's opening line: the focus line it
-        was taken for, after its other opening lines (outermost first)."""
+        """By a focus line of :meth:`_taken` in a block, and by each line it takes as
+        the opening line of one of its blocks: the lines that open its blocks
+        (outermost first), then the focus line."""
         self._beside: dict[int, int] = {}
         """By a line :meth:`_taken` takes beside a focus line (the comment above it, the
         line after it): that focus line."""
@@ -268,9 +269,9 @@ class BodyLines:
                 # Its blocks' opening lines first, outermost first: an `except` shown
                 # without its `try:` reads as catching what the line before it raises.
                 headers = opened.get(number, ())[::-1]
-                for header in headers:
+                for header in (*headers, number) if headers else ():
                     if header in rest and header not in order:
-                        self._opens[header] = (*headers, number)
+                        self._opens.setdefault(header, (*headers, number))
                 for near in (*self._comment_above(number - 1, rest), number + 1):
                     if near in rest and near not in order and near not in headers:
                         self._beside[near] = number

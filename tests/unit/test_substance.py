@@ -152,6 +152,14 @@ def test_a_name_written_only_where_the_answer_says_what_it_lacks_is_asked_not_in
     claimed = validate("StateGraph.compile calls `on_change`.\n\n" + body[36:] + SECTION)
     assert claimed.invented_names == ("on_change",)
     assert claimed.lacking_not_in_graph == ("EventSpec",)
+    # A claim beside a saying, or in prose under the heading, is still a claim.
+    beside = validate(
+        "StateGraph.compile builds it. The context does not show `add_node`'s body, but "
+        "`GraphExecutor.run_async` clearly runs every node." + SECTION
+    )
+    assert beside.invented_names == ("GraphExecutor.run_async",)
+    under = validate(body + "\nSo `GraphExecutor` runs them.\n" + SECTION)
+    assert under.invented_names == ("GraphExecutor",)
     # Without a graph to search, a name the context lacks is what the answer asks for.
     context_only = GraphContextValidator().validate(
         body + SECTION, ENTITIES, prompt=[TASK, CONTEXT]
@@ -1075,7 +1083,7 @@ def test_a_plain_line_ending_with_a_colon_heads_the_list_of_what_is_lacking() ->
 
 
 @pytest.mark.parametrize(
-    "label", ["Missing, and needed to answer:", "Missing (needed):", "Still missing pieces:"]
+    "label", ["Missing, and needed to answer:", "Missing (needed):", "Still missing code I need:"]
 )
 def test_a_plain_line_that_starts_with_missing_heads_the_list_of_what_is_lacking(label) -> None:
     # A played answer wrote "Missing, and needed to answer:" without bold, then a
@@ -1097,6 +1105,29 @@ def test_a_plain_line_that_starts_with_missing_heads_the_list_of_what_is_lacking
 def test_a_line_about_missing_values_or_a_list_of_nothing_says_nothing_lacking(answer) -> None:
     assert not says_context_insufficient(answer)
     assert lacking_names(answer) == ()
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        "It checks.\n\nMissing, with a default:\n- returns the default\n",
+        "It reads.\n\nMissing (no default):\n- raises `KeyError`\n",
+        "Missing lines in the report are computed by `analysis()`:\n- it reads the data\n",
+        "Missing code paths are reported like this:\nthe report lists them.\n",
+    ],
+)
+def test_a_plain_missing_line_that_says_not_what_for_is_prose(answer) -> None:
+    # A review found these read as the answer's list of what its context lacks.
+    assert not says_context_insufficient(answer)
+
+
+def test_a_list_of_nothing_is_only_an_item_that_says_nothing_else() -> None:
+    assert not says_context_insufficient("It is complete.\n\n**Missing:**\n1. none\n")
+    said = "It x.\n\n## Still missing\n\n- None of the bodies of `attach_edge` are shown.\n"
+    assert says_context_insufficient(said) and lacking_names(said) == ("attach_edge",)
+    crlf = "It x.\r\n\r\nMissing, and needed:\r\n- the body of `f`\r\n"
+    assert lacking_names(crlf) == ("f",)
+    assert lacking_names("It x.\n\nMissing:\n- the body of `f`\n- `g`\n") == ("f", "g")
 
 
 def test_a_line_labelled_not_shown_says_what_is_lacking() -> None:
