@@ -382,11 +382,11 @@ def focus_terms(
     the entity calls) weigh 2, or 3 when in ``found_by_task`` (the names the task's
     mentions and words found), ahead of the task's ``words`` (lower-cased; weight 1);
     the names the task writes as code (``core``) weigh 3 wherever a line uses them,
-    called or not, and whole on each such line (``whole``; another term's weight is
-    shared by the lines that use it: a played excerpt of ``HTTPAdapter.send`` had shown
-    the one call of a helper, not the two ``raise ProxyError`` lines the task asked
-    about), (a played excerpt of ``_check_psd_eigenvalues`` had hidden the three
-    ``warnings.warn(..., PositiveSpectrumWarning)`` the task asked about); the names a
+    called or not (a played excerpt of ``_check_psd_eigenvalues`` had hidden the three
+    ``warnings.warn(..., PositiveSpectrumWarning)`` the task asked about), and whole on
+    each such line (``whole``: another term's weight is shared by the lines that use it,
+    and a played excerpt of ``HTTPAdapter.send`` had shown the one call of a helper, not
+    the two ``raise ProxyError`` lines the task asked about); the names a
     retry's answer said the context lacks (``lacking``, the last part of a dotted one:
     ``self.edges`` is ``edges``) weigh 4. A word also finds the words of
     identifiers that share its stem (:func:`~citeloop.grounding.mentions.word_stem`:
