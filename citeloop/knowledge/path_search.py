@@ -74,12 +74,17 @@ class Walk:
 
 
 class _Ball:
-    """Breadth-first hop distances from some start entities, one level at a time."""
+    """Breadth-first hop distances from some start entities, one level at a time, not
+    through ``stops`` (reached, never left: no path passes through a target, nor back
+    through a source, so a distance through one bounds no path's)."""
 
-    def __init__(self, adjacency: Adjacency, starts: Iterable[str]) -> None:
+    def __init__(
+        self, adjacency: Adjacency, starts: Iterable[str], stops: Collection[str] = ()
+    ) -> None:
         self.adjacency = adjacency
         self.distance = dict.fromkeys(starts, 0)
         self.levels = [list(self.distance)]
+        self.stops = frozenset(stops) - set(self.distance)
 
     @property
     def radius(self) -> int:
@@ -90,11 +95,13 @@ class _Ball:
         return self.levels[-1]
 
     def grow(self) -> list[str]:
-        """Add the next level (one batched read of the frontier's edges) and return it."""
-        self.adjacency.load(self.frontier)
+        """Add the next level (one batched read of the frontier's edges, but the
+        stops') and return it."""
+        leaving = [entity_id for entity_id in self.frontier if entity_id not in self.stops]
+        self.adjacency.load(leaving)
         level = self.radius + 1
         added = []
-        for entity_id in self.frontier:
+        for entity_id in leaving:
             for _, other in self.adjacency.edges(entity_id):
                 if other not in self.distance:
                     self.distance[other] = level
@@ -120,7 +127,8 @@ class Reach:
 def _meet(
     sources: Collection[str], targets: Collection[str], adjacency: Adjacency, max_hops: int
 ) -> tuple[_Ball, _Ball, Reach]:
-    forward, backward = _Ball(adjacency, sources), _Ball(adjacency, targets)
+    forward = _Ball(adjacency, sources, stops=targets)
+    backward = _Ball(adjacency, targets, stops=sources)
     met = [forward.distance[e] for e in targets if e in forward.distance]
     distance = min(met) if met else None
     while distance is None and forward.radius + backward.radius < max_hops:
@@ -229,12 +237,15 @@ class _Near:
     def __init__(self, backward: _Ball) -> None:
         adjacency = backward.adjacency
         last = backward.radius
-        if not all(adjacency.loaded(entity_id) for entity_id in backward.levels[last]):
+        stops = backward.stops  # sources: no path steps into one
+        if not all(adjacency.loaded(e) or e in stops for e in backward.levels[last]):
             last -= 1
         self.radius = last
         self.listed_by: dict[str, list[tuple[int, Step]]] = {}
         for hops, level in enumerate(backward.levels[: last + 1]):
             for entity_id in level:
+                if entity_id in stops:
+                    continue
                 for fact, other in adjacency.edges(entity_id):
                     self.listed_by.setdefault(other, []).append((hops, (fact, entity_id)))
 

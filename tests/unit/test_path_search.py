@@ -389,6 +389,30 @@ def test_a_hub_beside_the_targets_is_counted_not_read(tmp_path) -> None:
     assert [path.strength for path in found] == [pytest.approx(FLOW_DECAY**3 / 1 / 3 / 42)]
 
 
+def test_the_search_from_the_sources_does_not_read_past_a_target() -> None:
+    # `Sub` inherits `Base`, which 40 other classes inherit; `Sub` also defines `tokens`,
+    # which calls `include`, which `Base` defines. A path may not pass through `Base`:
+    # the balls that bound the longer paths asked for (limit 5) do not read the 40
+    # subclasses' facts from the side of `Sub` (the site-packages benchmark's worst
+    # search, `NCLLexer` to `RegexLexer`, had read 450 lexers' facts that way).
+    subclasses = [f"m.X{i}" for i in range(40)]
+    entities = [Entity(i, EntityKind.CLASS, i.rpartition(".")[2]) for i in ["m.Sub", "m.Base"]]
+    entities += [Entity(i, EntityKind.CLASS, i.rpartition(".")[2]) for i in subclasses]
+    entities += [
+        Entity("m.Sub.tokens", EntityKind.ATTRIBUTE, "tokens"),
+        Entity("m.Base.include", EntityKind.METHOD, "include"),
+    ]
+    facts = [Fact("m.Sub", INHERITS, "m.Base"), Fact("m.Sub", DEFINES, "m.Sub.tokens")]
+    facts += [Fact("m.Sub.tokens", CALLS, "m.Base.include")]
+    facts += [Fact("m.Base", DEFINES, "m.Base.include")]
+    facts += [Fact(i, INHERITS, "m.Base") for i in subclasses]
+    store = _CountingStore(entities, facts)
+    found = recall_paths(store, "m.Sub", "m.Base", max_hops=5, limit=5)
+    assert not any(".X" in entity_id for entity_id in store.read)
+    assert [len(path) for path in found] == [1, 3]
+    assert _as_result(found) == _reference_paths(store, ["m.Sub"], {"m.Base"}, max_hops=5, limit=5)
+
+
 def test_a_partial_path_that_cannot_go_on_is_dropped_unread() -> None:
     store = _module_of_classes(width=50)
     found = recall_paths(store, "m.C", "m.helper", max_hops=4, limit=5)
