@@ -25,8 +25,9 @@ def pytest_collect_file(file_path: Path, parent: Any) -> Generator[None, Any, An
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Stop the run, with the fix, when it would collect ``tests/cases`` and the shared
-    cases folder is missing."""
+    """Stop the run, with the fix, when it would collect ``tests/cases`` and the cases
+    folder ``CITELOOP_CASES_DIR`` names is missing (without it, the shared folder beside
+    the repository or the copy in ``tests/cases/data`` is read)."""
     from tests.cases.conftest import missing_cases
 
     cases = Path(__file__).resolve().parent / "cases"

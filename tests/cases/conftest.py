@@ -1,7 +1,9 @@
 """Load the real-world cases shared by every citeloop component.
 
 The cases live in ``shared/cases/`` next to the repository (the repository and
-``shared/`` are siblings, locally and in CI); ``CITELOOP_CASES_DIR`` overrides that.
+``shared/`` are siblings, locally and in CI), and those cases are the ones loaded; a
+clone without that folder beside it loads the copy kept in ``tests/cases/data/``.
+``CITELOOP_CASES_DIR`` overrides both (and must name a folder).
 """
 
 from __future__ import annotations
@@ -15,12 +17,24 @@ from typing import Any
 import pytest
 
 CASES_DIR_ENV = "CITELOOP_CASES_DIR"
-DEFAULT_CASES_DIR = Path(__file__).resolve().parents[2].parent / "shared" / "cases"
+SHARED_CASES_DIR = Path(__file__).resolve().parents[2].parent / "shared" / "cases"
+COPIED_CASES_DIR = Path(__file__).resolve().parent / "data"
+"""The cases as copied from the shared folder: what a clone alone has."""
+
+
+def chosen_cases_dir(
+    env: str | None = None, shared: Path = SHARED_CASES_DIR, copied: Path = COPIED_CASES_DIR
+) -> Path:
+    """The folder the cases are read from: ``env`` (the ``CITELOOP_CASES_DIR`` value)
+    when given, else ``shared`` when it is a folder, else ``copied``."""
+    if env:
+        return Path(env)
+    return shared if shared.is_dir() else copied
 
 
 def missing_cases() -> str | None:
-    """What to do when the shared cases folder is missing, or ``None`` when it is there."""
-    directory = Path(os.environ.get(CASES_DIR_ENV) or DEFAULT_CASES_DIR)
+    """What to do when the cases folder is missing, or ``None`` when it is there."""
+    directory = chosen_cases_dir(os.environ.get(CASES_DIR_ENV))
     if directory.is_dir():
         return None
     return (
@@ -30,12 +44,12 @@ def missing_cases() -> str | None:
 
 
 def cases_dir() -> Path:
-    """The shared cases folder; fails the test run with the fix when it is missing (a
-    run that collects these tests stops before collecting anything: see the root
+    """The cases folder; fails the test run with the fix when it is missing (a run that
+    collects these tests stops before collecting anything: see the root
     ``conftest.py``)."""
     if message := missing_cases():
         pytest.fail(message, pytrace=False)
-    return Path(os.environ.get(CASES_DIR_ENV) or DEFAULT_CASES_DIR)
+    return chosen_cases_dir(os.environ.get(CASES_DIR_ENV))
 
 
 def load_cases(name: str) -> Any:

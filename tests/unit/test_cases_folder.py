@@ -1,7 +1,9 @@
-"""A run without the shared cases folder stops before collecting, with the fix."""
+"""Where the cases are read from; a run whose named cases folder is missing stops
+before collecting, with the fix."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -36,3 +38,16 @@ def test_a_run_that_collects_the_cases_stops_with_the_fix_and_no_snapshot_advice
 def test_a_run_of_other_tests_does_not_need_the_cases() -> None:
     done = run_pytest("tests/unit/test_context_settings.py")
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_the_shared_cases_are_read_when_beside_the_repository_else_the_copy(tmp_path) -> None:
+    from tests.cases.conftest import COPIED_CASES_DIR, chosen_cases_dir
+
+    shared, copied = tmp_path / "shared" / "cases", tmp_path / "copy"
+    assert chosen_cases_dir(None, shared, copied) == copied  # a clone alone
+    shared.mkdir(parents=True)
+    assert chosen_cases_dir(None, shared, copied) == shared
+    assert chosen_cases_dir(str(tmp_path / "mine"), shared, copied) == tmp_path / "mine"
+    # The copy holds every case file the case tests load, as JSON.
+    for name in ("citations.json", "graph_context.json", "json_extraction.json", "sections.json"):
+        assert json.loads((COPIED_CASES_DIR / name).read_text(encoding="utf-8"))
