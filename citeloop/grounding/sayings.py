@@ -93,7 +93,8 @@ _SAYINGS = (
     # "Missing values are dropped:" nor "Missing, with a default:"
     r"(?<![^\n])[\t\x20]{0,3}(?:still[\t\x20])?missing(?:[\t\x20]?[,(]|[\t\x20](?:code"
     r"|lines|pieces|parts|information|details|bodies|definitions|source)\b)"
-    r"(?=[^\n:]{0,60}?\b(?:need|needed|context|answer|shown)\b)[^\n:]{0,60}"
+    r"(?=[^\n:]{0,60}?\b(?:needs?|needed|requires?|required|context|answer|answering"
+    r"|question|task|shown|show|see|lacks?|lacking)\b)[^\n:]{0,60}"
     r"(?=:[\t\x20]*(?:\r?\n|$))",
     r"\bi (?:don't|do not) have (?:access to )?(?:the |its |their |enough )?"
     r"(?:\w+ ){0,2}?(?:implementation|source|body|definition|details|information)",
@@ -386,9 +387,9 @@ def lacking_members(body: str) -> tuple[str, ...]:
         for match in _MEMBERS_ASKED.finditer(passage)
     ]
     # A class named in a sentence (or list item) of what is lacking that asks for a
-    # method of it: "`ChromiumWebbrowser` ... its base class, and the method that
-    # fetches the debugger URL" (a played answer's; its widening had shown the class
-    # line alone).
+    # method, attribute or property of it: "`ChromiumWebbrowser` ... its base class,
+    # and the method that fetches the debugger URL" (a played answer's; its widening
+    # had shown the class line alone).
     for passage in _asked_first(body):
         for sentence in _split_sentences(passage):
             if _A_MEMBER.search(sentence):
@@ -400,7 +401,10 @@ def lacking_members(body: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(names))
 
 
-_A_MEMBER = re.compile(r"\b(?:methods?|members?)\b", re.IGNORECASE)
+_A_MEMBER = re.compile(
+    r"\b(?:methods?|members?|attributes?|propert(?:y|ies)|fields?)\b", re.IGNORECASE
+)
+"""A sentence that asks for part of a class (see :func:`lacking_members`)."""
 _NAME_SPAN = re.compile(r"`((?:[^\W\d]\w*\.)*[^\W\d]\w*)`")
 """A code span of one (dotted) name."""
 

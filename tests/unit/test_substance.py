@@ -1083,7 +1083,14 @@ def test_a_plain_line_ending_with_a_colon_heads_the_list_of_what_is_lacking() ->
 
 
 @pytest.mark.parametrize(
-    "label", ["Missing, and needed to answer:", "Missing (needed):", "Still missing code I need:"]
+    "label",
+    [
+        "Missing, and needed to answer:",
+        "Missing (needed):",
+        "Still missing code I need:",
+        "Missing (required for the answer):",
+        "Missing, to answer the question:",
+    ],
 )
 def test_a_plain_line_that_starts_with_missing_heads_the_list_of_what_is_lacking(label) -> None:
     # A played answer wrote "Missing, and needed to answer:" without bold, then a
@@ -1237,6 +1244,7 @@ def test_what_an_answer_would_need_and_a_constructor_it_asks_for() -> None:
             ("ChromiumWebbrowser",),
         ),
         ("The context does not show the method `run_once` or `Loop.step`.", ()),
+        ("The context does not show the attribute of `Config` that holds it.", ("Config",)),
         ("It calls the methods of `Field`.", ()),  # no saying: nothing is asked
     ],
 )
