@@ -13,7 +13,6 @@ asked for without a name (:func:`asked_code_of`).
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from collections.abc import Callable, Collection, Mapping, Sequence
 
@@ -38,7 +37,7 @@ from citeloop.knowledge.render import MEMBER_KINDS
 from citeloop.knowledge.seeds import MAX_PER_NAME, owner_id
 from citeloop.knowledge.source import LineSource
 from citeloop.knowledge.store import BatchedGraphStore
-from citeloop.knowledge.usages import used_names, users_of
+from citeloop.knowledge.usages import names_used, used_names, users_of
 
 
 def rank_scores(found: Candidates, follow_tests: bool, damp_tests: bool) -> dict[str, float]:
@@ -191,9 +190,6 @@ MEMBERS_USING = 3
 """Most members of a class said lacking that show their code because it uses another
 name the answer said lacking (:func:`members_using`)."""
 
-_IDENTIFIER = re.compile(r"[^\W\d]\w*")
-"""An identifier (linear: a run of word characters)."""
-
 
 def members_using(
     order: Sequence[str],
@@ -210,7 +206,7 @@ def members_using(
     `digest_method` is read ... the body of `SecureCookieSessionInterface`" asks for
     the member that reads it (``get_signing_serializer``), whether or not it ranks among
     the class's best. One pass over each member's lines; a member whose file is not as
-    indexed is passed over."""
+    indexed is passed over (:func:`~citeloop.knowledge.usages.names_used`)."""
     wanted = {name.rpartition(".")[2] for name in names} - {""}
     classes = _classes_asked(found, lacking, asked) if wanted else set()
     chosen = [
@@ -221,12 +217,8 @@ def members_using(
     files = source.lines({entity.path for entity in chosen if entity.path}) if chosen else {}
     using = []
     for entity in chosen:
-        lines = files.get(entity.path or "")
-        if lines is None or entity.line is None or entity.end_line is None:
-            continue
         others = wanted - {entity.name, found.entities[owner_id(entity.id)].name}
-        span = lines[entity.line - 1 : entity.end_line]
-        if others and any(others.intersection(_IDENTIFIER.findall(line)) for line in span):
+        if others and others & names_used(entity, files):
             using.append(entity.id)
             if len(using) >= MEMBERS_USING:
                 break

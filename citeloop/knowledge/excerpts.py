@@ -28,8 +28,8 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, S
 from typing import NamedTuple
 
 from citeloop.knowledge.body_lines import BodyLines, excerpt_line
-from citeloop.knowledge.model import Entity, EntityKind, RelationKind
-from citeloop.knowledge.neighbourhood import Candidates
+from citeloop.knowledge.model import Entity, EntityKind
+from citeloop.knowledge.neighbourhood import Candidates, defined_by
 from citeloop.knowledge.seeds import owner_id
 from citeloop.knowledge.source import LineSource
 from citeloop.knowledge.store import BatchedGraphStore
@@ -453,12 +453,7 @@ def of_members(
     classes = [i for i, _, _ in asked if found.entities[i].kind is EntityKind.CLASS]
     if not classes:
         return list(asked), list(range(len(asked)))
-    defined = [
-        fact.object
-        for facts in reads.facts_of_many(classes).values()
-        for fact in facts
-        if fact.relation is RelationKind.DEFINES and fact.subject in classes
-    ]
+    defined = [i for members in defined_by(reads, classes).values() for i in members]
     members: dict[str, list[Entity]] = {}
     for entity in reads.get_entities(defined).values():
         if excerptable(entity) and entity.line and entity.end_line:

@@ -25,7 +25,7 @@ from citeloop.grounding.mentions import (
 from citeloop.knowledge.excerpts import excerptable
 from citeloop.knowledge.model import Entity, EntityKind, RelationKind, is_example_path
 from citeloop.knowledge.names import RECEIVERS
-from citeloop.knowledge.neighbourhood import admissible
+from citeloop.knowledge.neighbourhood import admissible, defined_by
 from citeloop.knowledge.search import MemoryIndex
 from citeloop.knowledge.seeds import (
     choose,
@@ -373,15 +373,7 @@ class EntityFinder:
         classes = [e for e in classes if e.kind is EntityKind.CLASS]
         if not self._lexical_hits or not classes or not words:
             return []
-        facts = self._reads.facts_of_many([c.id for c in classes])
-        defined = {
-            owner.id: [
-                f.object
-                for f in facts.get(owner.id, ())
-                if f.relation is RelationKind.DEFINES and f.subject == owner.id
-            ]
-            for owner in classes
-        }
+        defined = defined_by(self._reads, [c.id for c in classes])
         entities = self._reads.get_entities([i for ids in defined.values() for i in ids])
         found: list[tuple[Entity, float]] = []
         for owner in classes:

@@ -13,11 +13,12 @@ lacking does.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 
 from citeloop.knowledge.body_lines import code_terms
 from citeloop.knowledge.excerpts import excerptable
-from citeloop.knowledge.model import Entity, EntityKind, RelationKind, is_test_path
+from citeloop.knowledge.model import Entity, EntityKind, is_test_path
+from citeloop.knowledge.neighbourhood import defined_by
 from citeloop.knowledge.source import LineSource
 from citeloop.knowledge.store import BatchedGraphStore
 
@@ -93,11 +94,7 @@ def users_of(
     files = source.lines({entity.path for entity in chosen if entity.path})
     by_name: dict[str, list[Entity]] = {name: [] for name in names}
     for entity in sorted(chosen, key=lambda e: is_test_path(e.path)):  # code first
-        lines = files.get(entity.path or "")
-        if lines is None or entity.line is None or entity.end_line is None:
-            continue
-        used = set().union(*(code_terms(line) for line in lines[entity.line - 1 : entity.end_line]))
-        for name in wanted.intersection(used):
+        for name in wanted.intersection(names_used(entity, files)):
             by_name[name].append(entity)
     # Each name in turn, its users in order: every name asked for finds code.
     using: dict[str, Entity] = {}
@@ -106,6 +103,16 @@ def users_of(
             if rank < len(users) and len(using) < most:
                 using.setdefault(users[rank].id, users[rank])
     return list(using.values())
+
+
+def names_used(entity: Entity, files: Mapping[str, Sequence[str]]) -> set[str]:
+    """The names ``entity``'s lines use, as code or as a string that is one identifier
+    (:func:`~citeloop.knowledge.body_lines.code_terms`), its file's lines read from
+    ``files`` (by path, as indexed); none when its file or span is unknown."""
+    lines = files.get(entity.path or "")
+    if lines is None or entity.line is None or entity.end_line is None:
+        return set()
+    return set().union(*(code_terms(line) for line in lines[entity.line - 1 : entity.end_line]))
 
 
 def _modules_of(reads: BatchedGraphStore, anchors: Sequence[Entity]) -> list[Entity]:
@@ -133,13 +140,5 @@ def _modules_of(reads: BatchedGraphStore, anchors: Sequence[Entity]) -> list[Ent
 
 
 def _defined_by(reads: BatchedGraphStore, ids: Sequence[str]) -> list[str]:
-    """What ``ids`` define (``defines`` facts), in order, each once."""
-    facts = reads.facts_of_many(list(ids)) if ids else {}
-    return list(
-        dict.fromkeys(
-            fact.object
-            for owner in ids
-            for fact in facts.get(owner, ())
-            if fact.relation is RelationKind.DEFINES and fact.subject == owner
-        )
-    )
+    """What ``ids`` define, in order, each once (:func:`defined_by`)."""
+    return list(dict.fromkeys(i for defined in defined_by(reads, ids).values() for i in defined))

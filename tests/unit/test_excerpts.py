@@ -1127,6 +1127,17 @@ def test_builtins_a_body_calls_do_not_choose_its_lines(tmp_path: Path) -> None:
     assert len(lines) - 1 in shown  # `if automatic:`
 
 
+def _class_behind_fillers(tmp_path: Path, name: str, head: str, filler: str, member: str) -> Path:
+    """A repository of one file ``name``: ``head`` (a class's opening), then twice
+    MEMBERS_ASKED members written as ``filler`` (a ``str.format`` template of ``n``),
+    which rank before the ``member`` that closes the class."""
+    root = tmp_path / "repo"
+    root.mkdir()
+    fillers = "".join(filler.format(n=n) for n in range(2 * MEMBERS_ASKED))
+    (root / name).write_text(head + fillers + member.format(), encoding="utf-8")
+    return root
+
+
 def test_the_member_of_a_class_said_lacking_that_uses_a_name_said_lacking_shows_it(
     tmp_path: Path,
 ) -> None:
@@ -1135,26 +1146,20 @@ def test_the_member_of_a_class_said_lacking_that_uses_a_name_said_lacking_shows_
     rank before it (a played widening of flask's sessions had listed
     ``get_signing_serializer`` as a line, without the body that passes the
     ``digest_method`` on)."""
-    root = tmp_path / "repo"
-    root.mkdir()
     steps = "".join(f"        value = value + app.read_{n}()\n" for n in range(8))
-    fillers = "".join(
-        f"    def a_step_{n}(self, app):\n        value = {n}\n{steps}        return value\n\n"
-        for n in range(2 * MEMBERS_ASKED)
-    )
-    reader = (
-        "    def get_signing_serializer(self, app):\n        keys = [app.secret_key]\n"
-        "        kwargs = {'digest_method': self.digest_method}\n"
-        "        return make_serializer(keys, salt=self.salt, **kwargs)\n"
-    )
-    source = (
+    root = _class_behind_fillers(
+        tmp_path,
+        "sessions.py",
         "import hashlib\n\n\ndef _lazy_sha1(data=b''):\n    return hashlib.sha1(data)\n\n\n"
         'class CookieInterface:\n    """Stores sessions in signed cookies."""\n\n'
-        "    salt = 'cookie-session'\n    digest_method = staticmethod(_lazy_sha1)\n\n"
-        + fillers
-        + reader
+        "    salt = 'cookie-session'\n    digest_method = staticmethod(_lazy_sha1)\n\n",
+        "    def a_step_{n}(self, app):\n        value = {n}\n"
+        + steps
+        + "        return value\n\n",
+        "    def get_signing_serializer(self, app):\n        keys = [app.secret_key]\n"
+        "        kwargs = {{'digest_method': self.digest_method}}\n"
+        "        return make_serializer(keys, salt=self.salt, **kwargs)\n",
     )
-    (root / "sessions.py").write_text(source, encoding="utf-8")
     reads = "kwargs = {'digest_method': self.digest_method}"
     with SqliteGraphStore(tmp_path / "graph.db") as graph:
         index_tree(root, graph)
@@ -1179,19 +1184,15 @@ def test_the_member_of_a_class_said_lacking_that_its_words_describe_shows_its_so
     widening shows that member's source, although members with larger bodies rank
     before it (a played widening of streamlink had shown the class's list of launch
     flags, and ``get_websocket_url`` as a line)."""
-    root = tmp_path / "repo"
-    root.mkdir()
     flags = "".join(f"            '--flag-{n}',\n" for n in range(30))
-    fillers = "".join(
-        f"    def add_flags_{n}(self):\n        return [\n{flags}        ]\n\n"
-        for n in range(2 * MEMBERS_ASKED)
-    )
-    fetch = (
+    root = _class_behind_fillers(
+        tmp_path,
+        "chromium.py",
+        'class Browser:\n    """A browser to automate."""\n\n',
+        "    def add_flags_{n}(self):\n        return [\n" + flags + "        ]\n\n",
         "    def get_websocket_url(self, session):\n"
-        "        return session.get(self.address, retries=10, timeout=0.1)\n"
+        "        return session.get(self.address, retries=10, timeout=0.1)\n",
     )
-    source = 'class Browser:\n    """A browser to automate."""\n\n' + fillers + fetch
-    (root / "chromium.py").write_text(source, encoding="utf-8")
     with SqliteGraphStore(tmp_path / "graph.db") as graph:
         index_tree(root, graph)
         injector = ContextInjector(graph)
