@@ -371,7 +371,8 @@ def choose_excerpts(
             shown, cost = chosen.get(entity_id, (0, 0))
             reserve -= pending.pop(entity_id, 0)
             lines = min(body.lines_of_code(MAX_EXCERPT_LINES), max(FIRST_LOOK_LINES, floor + extra))
-            least = max(MIN_EXCERPT_LINES, floor, shown)  # what it showed is never cut
+            # what it showed is never cut, nor made to grow to MIN_EXCERPT_LINES to stay
+            least = max(floor, shown) if floor else max(MIN_EXCERPT_LINES, shown)
             room = max(budget - used - reserve + cost, kept.get(entity_id, 0))
             fitted = _fit(body, max(lines, floor, shown), least, room, count)
             if fitted is not None and fitted[0] > shown:

@@ -26,6 +26,7 @@ from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from citeloop.knowledge.assignments import assignment_sites
 from citeloop.knowledge.body_lines import focus_terms
 from citeloop.knowledge.budget import fill_budget
 from citeloop.knowledge.candidate_order import (
@@ -469,17 +470,18 @@ class ContextInjector:
         order = few_of_a_name(order, found.entities, exempt)
         excerpts = Excerpts({}, {}, 0)
         # The entities the last answer said the context lacks.
-        lacking = (
-            dict.fromkeys(
-                e.id
-                for e in self._finder.named(
-                    widening.lacking, near, lacks, seen, nearest, files, sourced
-                )
-            )
+        lacked = (
+            self._finder.named(widening.lacking, near, lacks, seen, nearest, files, sourced)
             if widening.lacking
-            else {}
+            else []
         )
-        if source is not None and widening.lines:  # the lines the last answer asked for
+        lacking = dict.fromkeys(entity.id for entity in lacked)
+        # The lines the last answer asked for, and those that set an attribute it lacks.
+        asked_for = [*widening.lines]
+        if source is not None and lacked:
+            asked_for += assignment_sites(self._reads, lacked, source)
+        holders: list[str] = []  # the entities that hold those lines
+        if source is not None and asked_for:
             # The lines asked for take half the share of source of an answer that said
             # it lacks code; when it also named code it lacks that no context showed,
             # half of what the source shown before leaves, the first looks at that code
@@ -490,10 +492,14 @@ class ContextInjector:
             if any(entity_id not in (shown or {}) for entity_id in lacking):
                 before = shown_tokens(shown or {}, found.entities, source, self.count_tokens)
                 room = min(room, max(0.0, said - before) / 2)
-            asked_lines, asked_groups = of_members(self._reads, widening.lines, found)
-            for entity_id in dict.fromkeys(entity_id for entity_id, _, _ in asked_lines):
-                if entity_id not in scores:  # a method no walk reached: ranked last
-                    scores[entity_id] = 0.0
+            asked_lines, asked_groups = of_members(self._reads, asked_for, found)
+            holders = list(dict.fromkeys(entity_id for entity_id, _, _ in asked_lines))
+            # A method no walk reached is ranked last; one that few_of_a_name counted
+            # out (an `__init__` among many) comes back.
+            in_order = set(order)
+            for entity_id in holders:
+                scores.setdefault(entity_id, 0.0)
+                if entity_id not in in_order:
                     order.append(entity_id)
             # The task's words and the names the answer said lacking choose the lines
             # of a range asked for that does not fit whole.
@@ -571,13 +577,17 @@ class ContextInjector:
         # (a core or pinned entity enters anyway; its excerpt only if it fits). What the
         # last answer said the context lacks, with its source, then without (a constant
         # such as `_IS_32BIT` has none: asked for twice, it had been offered in rank
-        # order after the pinned, and never came), then the best members of a class it
-        # said the context lacks (those that use another name it said lacking first,
+        # order after the pinned, and never came), and what holds the lines it asked
+        # for that no context held (a played `Response.__init__`, which sets the
+        # `_content` asked for, had been offered after the pinned and left out), then the
+        # best members of a class
+        # it said the context lacks (those that use another name it said lacking first,
         # with their source), come before the pinned: they still enter, their lines
         # brief where whole ones would not fit beside it.
         rank = {entity_id: at for at, entity_id in enumerate(order)}
         blocks = [entity_id for entity_id in excerpts.blocks if entity_id in rank]
-        wanted = [i for i in blocks if i in lacking or i in asked_code]
+        asked_for_ids = {*lacking, *asked_code, *(i for i in holders if i not in first)}
+        wanted = [i for i in blocks if i in asked_for_ids]
         wanted += [i for i in [*lacking, *asked_code] if i in rank]
         offered = dict.fromkeys([*core_ids, *wanted, *members, *first, *blocks, *order])
         callees = known_callees(self._reads, found, scores)

@@ -390,7 +390,10 @@ class ContextExpansion:
             as supporting entities (never core).
         lacking: Those of ``names`` the answer said the context lacks ("the body of
             `add_edge` is not shown"): a source excerpt shown before shows up to
-            :data:`~citeloop.knowledge.excerpts.FIRST_LOOK_LINES` more of its lines.
+            :data:`~citeloop.knowledge.excerpts.FIRST_LOOK_LINES` more of its lines;
+            of an attribute of a class, the statements of the class's methods that set
+            it are shown as lines asked for
+            (:func:`~citeloop.knowledge.assignments.assignment_sites`).
         lacking_words: The words in which the answer said what the context lacks where
             it named no code ("the context does not show the test that checks term
             references": ``test``, ``checks``, ``term``, ``references``; see

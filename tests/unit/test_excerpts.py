@@ -25,7 +25,7 @@ from citeloop.knowledge import (
     SqliteGraphStore,
     index_tree,
 )
-from citeloop.knowledge.body_lines import excerpt_line, excerpt_lines, focus_terms
+from citeloop.knowledge.body_lines import BodyLines, excerpt_line, excerpt_lines, focus_terms
 from citeloop.knowledge.candidate_order import MEMBERS_ASKED
 from citeloop.knowledge.excerpts import (
     FIRST_LOOK_LINES,
@@ -298,6 +298,20 @@ def test_what_was_shown_before_is_shown_again_past_the_most_excerpts() -> None:
     assert set(previous["m.c"]) <= set(wider.shown["m.c"])
     # Not shown before, a third-ranked entity is still left out by the count.
     assert "m.c" not in choose_excerpts(ids, entities, reader, 400, estimated_tokens, most=2).blocks
+
+
+def test_one_line_shown_before_is_shown_again_where_a_first_look_would_not_fit() -> None:
+    """A widening had shown one line asked for (``self.compiled = True`` of a long
+    ``validate``): with room for that line and not for MIN_EXCERPT_LINES, it is shown
+    again, not left out for being shorter than an excerpt cut short may be."""
+    entities, reader, ids = three_long_functions()
+    previous = {"m.c": (30,)}
+    body = BodyLines(entities["m.c"], reader.lines(["c.py"])["c.py"], {}, previous["m.c"])
+    room = estimated_tokens("\n".join(body.excerpt(1))) + 1  # less than MIN_EXCERPT_LINES
+    assert estimated_tokens("\n".join(body.excerpt(MIN_EXCERPT_LINES))) + 1 > room
+    wider = choose_excerpts(ids, entities, reader, room, estimated_tokens, previous=previous)
+    assert wider.shown["m.c"] == (30,) and "m.a" not in wider.blocks
+    assert any(line.startswith("    30 |") for line in wider.blocks["m.c"])
 
 
 def test_what_an_answer_said_it_lacks_looks_first_and_again_where_shown_before() -> None:
