@@ -567,6 +567,7 @@ class GraphContextValidator:
         previous_answer: str = "",
         payload: str = "",
         widened: bool = False,
+        origins: Mapping[str, str] | None = None,
     ) -> str:
         """Same as the module function :func:`citeloop.grounding.build_retry_prompt`;
         ``result`` may also be the source design's
@@ -580,6 +581,7 @@ class GraphContextValidator:
             previous_answer=previous_answer,
             payload=payload,
             widened=widened,
+            origins=origins,
         )
 
     def _own_entities(self) -> tuple[list[str], list[str]]:

@@ -12,7 +12,7 @@ local variables, other packages' code or files the indexer skipped).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from citeloop.grounding.citation_section import find_citation_section
@@ -155,6 +155,13 @@ SAID_LACKING_PROBLEM = (
     "shows, keep what is right, and still name precisely what is missing, if anything."
 )
 """:data:`INSUFFICIENT_PROBLEM` for a context that was not widened."""
+IMPORTED_PROBLEM = (
+    "- These names you said the context lacks are imports from code outside the indexed "
+    "source, which no context can show; say what the code shown does with them instead "
+    "of asking for them again: {names}"
+)
+"""The line that says what the code base imports names an answer said it lacks from
+(``_ProxyError is urllib3.exceptions.ProxyError``)."""
 MIN_CITATIONS_PROBLEM = "- Cite, under '## Entities used', the context entities your answer uses."
 UNSEEN_PROBLEM = (
     "- Your answer cited only code the context did not show you. The context above now "
@@ -260,8 +267,21 @@ def _with_reasons(names: Sequence[str], mentions: Sequence[tuple[str, dict[str, 
     return listed((f"{name}{_why(name, mentions)}" for name in names), "; ")
 
 
+def _imported_line(origins: Mapping[str, str]) -> list[str]:
+    """The line that says what the code base imports the names an answer said it lacks
+    from, when that is code outside the graph (none without such names)."""
+    if not origins:
+        return []
+    pairs = listed((f"{name} is {target}" for name, target in origins.items()), "; ")
+    return [IMPORTED_PROBLEM.format(names=pairs)]
+
+
 def _problem_lines(
-    result: GraphValidationResult, task: str, payload: str, widened: bool
+    result: GraphValidationResult,
+    task: str,
+    payload: str,
+    widened: bool,
+    origins: Mapping[str, str],
 ) -> list[str]:
     mentions = [
         (where, {mention.name: mention.form for mention in code_mentions(text)})
@@ -273,6 +293,8 @@ def _problem_lines(
         lines.append(NO_SECTION_PROBLEM)
     for field, template in NAME_PROBLEMS:
         names: tuple[str, ...] = getattr(result, field)
+        if field == "lacking_not_in_graph":  # those imported from outside: a line of their own
+            names = tuple(name for name in names if name not in origins)
         if not result.graph_searched:
             template = CONTEXT_ONLY_PROBLEMS.get(field, template)
         if names:
@@ -282,6 +304,7 @@ def _problem_lines(
                 else listed(names, "; " if field == "invalid_locations" else ", ")
             )
             lines.append(template.format(names=shown))
+    lines += _imported_line(origins)
     if result.insufficient_context:
         lines.append(INSUFFICIENT_PROBLEM if widened else SAID_LACKING_PROBLEM)
     if "min_citations" in result.failed_rules:
@@ -326,6 +349,7 @@ def build_retry_prompt(
     previous_answer: str = "",
     payload: str = "",
     widened: bool = False,
+    origins: Mapping[str, str] | None = None,
 ) -> str:
     """Build the prompt that asks again after a failed validation.
 
@@ -348,6 +372,10 @@ def build_retry_prompt(
             ``grounded_answer`` graph's retries): an answer that said the context lacks
             code is told so (:data:`WIDENED_HEADER`); otherwise nothing is said of a
             widening (:data:`SAID_LACKING_HEADER`).
+        origins: What the code base imports from outside the graph under names the
+            answer said the context lacks, by name (``{"_ProxyError":
+            "urllib3.exceptions.ProxyError"}``): one line (:data:`IMPORTED_PROBLEM`)
+            says so, and they are left out of the names said not to be in the graph.
 
     Returns:
         ``RETRY_PROMPT_TEMPLATE`` filled with the task; a header naming the failed
@@ -376,7 +404,11 @@ def build_retry_prompt(
         True
     """
     original = _original(task)
-    problems = _problem_lines(result, original, payload, widened) if not result.passed else []
+    problems = (
+        _problem_lines(result, original, payload, widened, origins or {})
+        if not result.passed
+        else []
+    )
     lines = problems + list(extra_problems)
     previous = (
         PREVIOUS_ANSWER_BLOCK.format(
@@ -390,9 +422,13 @@ def build_retry_prompt(
     if said_lacking_only and not extra_problems:
         # Said lacking, nothing else: the header says so, one line asks, no list repeats it.
         lines = [LACKING_ASK if widened else SAID_LACKING_ASK]
-        if result.lacking_not_in_graph:  # what no widening can bring
+        # What no widening can bring: code the graph does not have, and what the code
+        # base imports from outside it.
+        outside = [name for name in result.lacking_not_in_graph if name not in (origins or {})]
+        if outside:
             template = dict(NAME_PROBLEMS)["lacking_not_in_graph"]
-            lines.append(template.format(names=listed(result.lacking_not_in_graph)))
+            lines.append(template.format(names=listed(outside)))
+        lines += _imported_line(origins or {})
         revise = REVISE_AS_ASKED[bool(previous)]
     return RETRY_PROMPT_TEMPLATE.format(
         revise=revise,

@@ -13,7 +13,7 @@ candidates.
 from __future__ import annotations
 
 import builtins
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from citeloop.knowledge.model import Entity, EntityKind, Fact, Reason, RelationKind, is_test_path
@@ -154,7 +154,8 @@ def _guess_callees(
     calls = [call for call in calls if len(call[1]) > 3 and call[1] not in BUILTIN_NAMES]
     if not calls:
         return []
-    outside = _outside_imports(reads, [(path, written) for _, _, written, path in calls])
+    heads = [(path, written.partition(".")[0]) for *_, written, path in calls]
+    outside = outside_imports(reads, heads)
     calls = [call for call in calls if (call[3], call[2].partition(".")[0]) not in outside]
     named = reads.entities_named_many({name for _, name, _, _ in calls})
     reached = []
@@ -167,24 +168,37 @@ def _guess_callees(
     return reached
 
 
-def _outside_imports(
-    reads: BatchedGraphStore, calls: list[tuple[str | None, str]]
-) -> set[tuple[str | None, str]]:
-    """The ``(path, name)`` of the calls' first names that their file binds by an
-    import of a module the graph does not hold (a store without ``import_targets``
-    tells none)."""
+def outside_imports(
+    reads: BatchedGraphStore, bindings: Collection[tuple[str | None, str]]
+) -> dict[tuple[str, str], str]:
+    """What each import binding ``(path, name)`` names when that is code of a module the
+    graph does not hold (``urllib3.exceptions.ProxyError`` for
+    ``("requests/adapters.py", "_ProxyError")`` after ``from urllib3.exceptions import
+    ProxyError as _ProxyError``), by binding; a name its file binds by no import, or
+    to the graph's own code (a target of which some dotted prefix is a module of the
+    graph), is left out, and so is every binding of a store without
+    ``import_targets``."""
     targets_of = getattr(reads, "import_targets", None)
-    wanted = {(path, written.partition(".")[0]) for path, written in calls if path}
+    wanted = {(path, name) for path, name in bindings if path}
     if targets_of is None or not wanted:
-        return set()
+        return {}
     targets = targets_of(wanted)
-    tops = {target.partition(".")[0] for target in targets.values()}
-    inside = {
-        entity_id
-        for entity_id, entity in reads.get_entities(tops).items()
-        if entity.kind is EntityKind.MODULE
+    # A target is the graph's when a module it names is (`pkg.graph.StateGraph`: the
+    # module `pkg.graph`, though a namespace package `pkg` is no module of its own).
+    prefixes = {target: _module_prefixes(target) for target in set(targets.values())}
+    found = reads.get_entities({prefix for names in prefixes.values() for prefix in names})
+    inside = {entity_id for entity_id, entity in found.items() if entity.kind is EntityKind.MODULE}
+    return {
+        key: target
+        for key, target in targets.items()
+        if not any(prefix in inside for prefix in prefixes[target])
     }
-    return {key for key, target in targets.items() if target.partition(".")[0] not in inside}
+
+
+def _module_prefixes(target: str) -> list[str]:
+    """``a``, ``a.b`` and ``a.b.c`` of ``a.b.c``: the modules a dotted target may name."""
+    parts = target.split(".")
+    return [".".join(parts[:end]) for end in range(1, len(parts) + 1)]
 
 
 def requirement_closure(reads: BatchedGraphStore, found: Candidates, weight: float) -> None:

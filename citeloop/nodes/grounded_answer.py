@@ -53,6 +53,7 @@ from citeloop.knowledge import (
 )
 from citeloop.knowledge.injector import takes_keep
 from citeloop.knowledge.model import Reason
+from citeloop.knowledge.neighbourhood import outside_imports
 from citeloop.knowledge.store import BatchedGraphStore
 from citeloop.nodes.chat import (
     achat_model,
@@ -657,12 +658,37 @@ class GroundedAnswerNodes:
             lacking_files(answer),
             tuple(name for name in lacking_callers(answer) if name not in dismissed),
         )
-        injected, rewrites = self._counted_inject(state, settings(runtime), expansion)
+        ctx = settings(runtime)
+        injected, rewrites = self._counted_inject(state, ctx, expansion)
         widened = injected.text != state.get("context_text")
         update = {"expanded": True, "widened": widened, **_context_update(injected)}
+        # What the answer said it lacks that the code base imports from outside the graph.
+        said = dict.fromkeys([*lacking, *(report.get("lacking_not_in_graph") or ())])
+        if origins := self._origins(list(said), injected, ctx):
+            update["report"] = {**report, "lacking_origins": origins}
         if rewrites:  # the first context's rewrite had failed; this one was made
             update["tokens"] = functools.reduce(add_usage, rewrites, state.get("tokens"))
         return update
+
+    def _origins(
+        self, names: Sequence[str], context: InjectedContext, ctx: GroundedAnswerContext
+    ) -> dict[str, str]:
+        """What the files of ``context`` import under ``names`` (names an answer said the
+        context lacks) when that is code outside the graph: ``{"_ProxyError":
+        "urllib3.exceptions.ProxyError"}``, as the first file (in context order) that
+        imports it says; a dotted name (``urllib3.ProxyError``) is no import binding."""
+        paths = list(dict.fromkeys(e.path for e in context.entities if e.path))
+        if not names or not paths:
+            return {}
+        reads = self._injector(ctx).reads  # the graph's names are read from it, too
+        with reads.reading():
+            found = outside_imports(reads, [(path, name) for name in names for path in paths])
+        origins: dict[str, str] = {}
+        for path in paths:
+            for name in names:
+                if name not in origins and (target := found.get((path, name))) is not None:
+                    origins[name] = target
+        return origins
 
     def build_retry_prompt(self, state: State) -> dict[str, Any]:
         """The next prompt's feedback: the previous answer, and what is wrong with it judged
@@ -707,6 +733,7 @@ class GroundedAnswerNodes:
             previous_answer=state.get("answer") or "",
             payload=state.get("payload") or "",
             widened=state.get("widened", True),
+            origins=report.get("lacking_origins") or {},
         )
         return {"feedback": feedback}
 

@@ -1009,3 +1009,40 @@ def test_an_answer_of_thousands_of_ranges_asks_for_the_first_only():
     ranges = [(None, n, n) for n in range(2, MAX_ASKED_RANGES + 10)]
     asked = asked_lines(ranges, entities)
     assert asked == tuple(("m.run", n, n) for n in range(2, MAX_ASKED_RANGES + 2))
+
+
+async def test_the_retry_says_what_a_lacking_import_from_outside_the_graph_is(tmp_path, core):
+    """A played answer asked twice for "the import lines that define `_ProxyError`",
+    a name its excerpt showed and the graph held only as an import of urllib3: the
+    widening could never bring it; the retry now says what it is."""
+    files = {
+        **SOURCE,
+        "shop/checkout.py": (
+            "from shop.cart import Cart\n"
+            "from payments.errors import CardDeclined as _Declined\n\n\n"
+            "class Checkout:\n"
+            "    def pay(self, cart: Cart):\n"
+            "        try:\n"
+            "            return cart.total()\n"
+            "        except _Declined:\n"
+            "            return 0\n"
+        ),
+    }
+    store = indexed(tmp_path, files)
+    try:
+        said = (
+            "Checkout uses `Cart`.\n\n## Still missing\n"
+            "- The import that defines `_Declined`.\n- The `Gateway` that declines cards.\n"
+        )
+        model = ScriptedChatModel(script=[said, good_answer(core)])
+        out = await build(model, store).ainvoke({"task": TASK})
+        retry = prompts(model)[1]
+        assert "imports from code outside the indexed source" in retry
+        assert "_Declined is payments.errors.CardDeclined" in retry
+        # A name no file imports is still said to be no code of the graph's.
+        assert "not in the code base's knowledge graph either" in retry
+        outside = next(line for line in retry.splitlines() if "graph either" in line)
+        assert outside.endswith(": Gateway")
+        assert (out["outcome"], out["attempts"]) == ("passed", 2)
+    finally:
+        store.close()

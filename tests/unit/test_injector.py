@@ -35,6 +35,7 @@ from citeloop.knowledge.finding import (
     task_words,
 )
 from citeloop.knowledge.model import is_example_path, is_test_path
+from citeloop.knowledge.neighbourhood import outside_imports
 from citeloop.knowledge.render import relation_line
 from citeloop.knowledge.seeds import near_context
 from citeloop.knowledge.store import batched
@@ -1484,27 +1485,61 @@ def test_an_example_script_shows_source_only_when_named(tmp_path: Path) -> None:
         assert "examples.plot_compute.plot_compute" in dict(named.excerpts)
 
 
+def write_tree(root: Path, files: dict[str, str]) -> None:
+    """Write ``files`` (path below ``root`` -> text)."""
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text, encoding="utf-8")
+
+
 def test_a_call_into_an_imported_library_guesses_no_code_of_the_graph(tmp_path: Path) -> None:
     # An unresolved call is followed to the few entities of its name (`req.helper` on
     # a parameter: `R.helper`), but not one through a name its file imports from a
     # module outside the graph: a played context had shown a vendored array library's
     # `diff` for a transformer's `np.diff`.
-    (tmp_path / "pkg").mkdir()
-    (tmp_path / "pkg" / "__init__.py").write_text("")
-    (tmp_path / "pkg" / "a.py").write_text(
-        "import os\nimport numpy as np\nfrom numpy import diff as dd\n\n\n"
-        "def fit_spline(x, req):\n    req.helper()\n    os.path.join(x)\n    dd(x)\n"
-        "    return np.diff(x)\n"
-    )
-    (tmp_path / "pkg" / "b.py").write_text(
-        "def diff(x):\n    return x\n\n\ndef join(x):\n    return x\n\n\n"
-        "class R:\n    def helper(self):\n        pass\n"
+    write_tree(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/a.py": "import os\nimport numpy as np\nfrom numpy import diff as dd\n\n\n"
+            "def fit_spline(x, req):\n    req.helper()\n    os.path.join(x)\n    dd(x)\n"
+            "    return np.diff(x)\n",
+            "pkg/b.py": "def diff(x):\n    return x\n\n\ndef join(x):\n    return x\n\n\n"
+            "class R:\n    def helper(self):\n        pass\n",
+        },
     )
     with SqliteGraphStore(tmp_path / "graph.db") as graph:
         index_tree(tmp_path, graph)
         ids = {e.id for e in ContextInjector(graph).inject("How does `fit_spline` work?").entities}
     assert "pkg.b.R.helper" in ids
     assert not ids & {"pkg.b.diff", "pkg.b.join"}
+
+
+def test_what_a_file_imports_from_outside_the_graph_is_told_by_binding(tmp_path: Path) -> None:
+    write_tree(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/a.py": "import numpy as np\nfrom numpy.linalg import norm as _norm\n"
+            "from pkg.b import R\nfrom .b import R as Alias\nfrom ns.sub import S\n\n\n"
+            "def f(x):\n    return _norm(np.diff(R(S(x))))\n",
+            "pkg/b.py": "class R:\n    pass\n",
+            "ns/sub.py": "class S:\n    pass\n",  # a namespace package: no module `ns`
+        },
+    )
+    with SqliteGraphStore(tmp_path / "graph.db") as graph:
+        index_tree(tmp_path, graph)
+        names = ["np", "_norm", "R", "Alias", "S", "f", "missing"]
+        bindings = [("pkg/a.py", name) for name in names] + [(None, "np"), ("pkg/b.py", "np")]
+        found = outside_imports(batched(graph), bindings)
+        # Code of the graph's own (R, Alias; S of the namespace package's module), a
+        # definition and a name bound by no import
+        # are left out; so is a binding of no file, or of a file that does not bind it.
+        assert found == {("pkg/a.py", "np"): "numpy", ("pkg/a.py", "_norm"): "numpy.linalg.norm"}
+        entities = graph.all_entities()
+        facts = graph.facts_of_many([e.id for e in entities])
+        memory = MemoryGraphStore(entities, {f for found in facts.values() for f in found})
+        assert outside_imports(batched(memory), bindings) == {}  # it tells no imports
 
 
 def test_a_class_found_brings_the_override_it_uses_of_a_base_method_found() -> None:

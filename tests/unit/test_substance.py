@@ -133,14 +133,18 @@ def test_invented_names_fail_and_graph_names_do_not() -> None:
     assert "GraphExecutor" in result.reasons[0]
 
 
+STILL_MISSING = (
+    "StateGraph.compile builds the graph.\n\n## Still missing\n"
+    "- The input component's `on_change` trigger and `EventSpec`.\n"
+)
+"""An answer whose list of what it lacks names code the graph does not have."""
+
+
 def test_a_name_written_only_where_the_answer_says_what_it_lacks_is_asked_not_invented() -> None:
     """A played answer listed the `on_change` trigger it needed, of a dependency the
     graph does not hold, under "## Still missing": its retry had been told to remove it,
     and its last attempt failed although every claim it made was right."""
-    body = (
-        "StateGraph.compile builds the graph.\n\n## Still missing\n"
-        "- The input component's `on_change` trigger and `EventSpec`.\n"
-    )
+    body = STILL_MISSING
     result = validate(body + SECTION)
     assert result.invented_names == ()
     assert result.lacking_not_in_graph == ("on_change", "EventSpec")
@@ -165,6 +169,30 @@ def test_a_name_written_only_where_the_answer_says_what_it_lacks_is_asked_not_in
         body + SECTION, ENTITIES, prompt=[TASK, CONTEXT]
     )
     assert (context_only.invented_names, context_only.lacking_not_in_graph) == ((), ())
+
+
+def test_a_lacking_name_imported_from_outside_the_graph_is_said_to_be_so() -> None:
+    body = STILL_MISSING
+    result = validate(body + SECTION)
+    assert result.lacking_not_in_graph == ("on_change", "EventSpec")
+    origins = {"EventSpec": "reflex_base.event.EventSpec"}
+    for widened in (False, True):
+        prompt = GraphContextValidator.build_retry_prompt(
+            TASK, result, widened=widened, origins=origins
+        )
+        lines = prompt.splitlines()
+        imported = [line for line in lines if "imports from code outside" in line]
+        assert imported == [
+            line for line in lines if line.endswith(": EventSpec is reflex_base.event.EventSpec")
+        ]
+        assert len(imported) == 1
+        # The rest is still said to be no code of the graph's, without the import.
+        (outside,) = [line for line in lines if "graph either" in line]
+        assert outside.endswith(": on_change")
+    # Every name imported: no line says any is not in the graph.
+    every = {"on_change": "reflex_base.components.on_change", **origins}
+    prompt = GraphContextValidator.build_retry_prompt(TASK, result, origins=every)
+    assert "graph either" not in prompt and "on_change is reflex_base" in prompt
 
 
 def test_a_version_segment_is_no_invented_name() -> None:
