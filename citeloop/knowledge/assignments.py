@@ -7,8 +7,8 @@ in ``Response.__init__``, not by the attribute's line (a class-level annotation,
 ``__init__`` would choose by the task's words: a played widening had shown an
 ``elapsed`` comment of ``__init__`` and hidden the assignment the answer asked for. The
 graph keeps how many statements set an attribute, not where; its class's methods are
-read for them, once per widening, each line scanned once by a pattern without nested
-repetition (linear in the line).
+read for them, once per widening, each line scanned by a pattern whose every match
+attempt reads a bounded span (linear in the line).
 """
 
 from __future__ import annotations
@@ -26,11 +26,20 @@ from citeloop.knowledge.store import BatchedGraphStore
 SITES_SHOWN = 3
 """Most statements that set one attribute a widening shows."""
 
+ANNOTATION_CHARS = 200
+"""Longest annotation between ``self.name:`` and its ``=`` on one line that is read."""
+
 
 def _assignment(name: str) -> re.Pattern[str]:
-    """``self.name = ...``, ``cls.name += ...``, ``self.name: T = ...`` (not ``==``)."""
+    """``self.name = ...``, ``cls.name += ...``, ``self.name: T = ...`` (not ``==``), and
+    a statement that starts ``self.name:`` (an annotation that runs on to later lines
+    before its ``=``; not ``if self.name:``, which starts with ``if``)."""
     target = rf"\b(?:self|cls)\.{re.escape(name)}\b"
-    return re.compile(rf"{target}\s*(?::[^=\n]*)?(?:[-+*/%&|^@]|//|\*\*|<<|>>)?=(?!=)")
+    operator = r"(?:[-+*/%&|^@]|//|\*\*|<<|>>)?"
+    # An annotation before `=` is read to at most ANNOTATION_CHARS: each place a match
+    # may start reads a bounded span, so a line is scanned in linear time.
+    annotation = rf"(?::[^=\n]{{0,{ANNOTATION_CHARS}}})?"
+    return re.compile(rf"^\s*{target}\s*:|{target}\s*{annotation}{operator}=(?!=)")
 
 
 def assignment_sites(

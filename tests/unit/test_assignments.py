@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from citeloop.knowledge import ContextExpansion, ContextInjector, SqliteGraphStore, index_tree
-from citeloop.knowledge.assignments import assignment_sites
+from citeloop.knowledge.assignments import _assignment, assignment_sites
 from citeloop.knowledge.source import SourceReader
 from citeloop.knowledge.store import batched
 
@@ -47,6 +47,9 @@ class Response:
         self.status = 0
         if self.headers:
             self.status = 1
+        self.hooks: dict[
+            str, list
+        ] = {}
 
     @classmethod
     def empty(cls):
@@ -127,6 +130,37 @@ def test_at_most_the_first_sites_and_an_augmented_assignment_counts(graph) -> No
         line_of("            self.status = 1"),
     ]
     assert [site[0] for site in status][1:3] == ["http.Response.close", "http.Response.restart"]
+
+
+def test_an_annotation_that_runs_on_to_later_lines_is_a_site(graph) -> None:
+    root, store = graph
+    (site,) = sites(store, root, "http.Response.hooks")
+    assert site == ("http.Response.restart",) + (line_of("        self.hooks: dict["),) * 2
+
+
+@pytest.mark.parametrize(
+    ("line", "sets"),
+    [
+        ("        self.x = 1", True),
+        ("        cls.x += 1", True),
+        ("        self.x: int = 3", True),
+        ("        self.x: dict[", True),
+        ("        if self.x:", False),
+        ("        return {self.x: 1}", False),
+        ("        self.x == 2", False),
+        ("        self.xy = 3", False),
+        ("        self.x.y = 2", False),
+    ],
+)
+def test_which_statements_set_an_attribute(line: str, sets: bool) -> None:
+    assert bool(_assignment("x").search(line)) is sets
+
+
+def test_a_long_line_of_many_near_misses_is_scanned_in_linear_time() -> None:
+    # Each place a match may start reads a bounded span: an unbounded annotation would
+    # read the rest of the line from each of 30,000 places (about 10**9 steps).
+    line = "a" + " self.x: b" * 30_000
+    assert _assignment("x").search(line) is None
 
 
 def test_what_is_no_attribute_of_a_class_has_no_sites(graph) -> None:
