@@ -104,7 +104,7 @@ def few_of_a_name(
     return kept
 
 
-def best_hit_first(order: list[str], found: Candidates) -> list[str]:
+def best_hit_first(order: list[str], found: Candidates, tests: bool = True) -> list[str]:
     """``order`` with the task's best lexical hit (the ``lexical`` seed of ``order``
     with the largest weight) first: where the task names no code, it is the likeliest
     subject, and ranked by the graph a hub it calls had come before it (a played
@@ -113,8 +113,16 @@ def best_hit_first(order: list[str], found: Candidates) -> list[str]:
     of ``Git.is_dirty``). Of the reference entities whose source a first context shows,
     on the four SWE-QA repositories of ``bench_context`` and five it was not tuned on,
     the share rose on seven (by 0.1 to 7.1 points), held on one and fell on one
-    (requests, 1.9 points)."""
-    hits = [i for i in order if found.reasons.get(i) is Reason.LEXICAL and i in found.seeds]
+    (requests, 1.9 points). Test code is no such subject unless ``tests`` (a task about
+    tests): a played question about the method that resolves error handlers had shown
+    a test's nested ``code_exception_handler`` first, and the method not at all."""
+    hits = [
+        i
+        for i in order
+        if found.reasons.get(i) is Reason.LEXICAL
+        and i in found.seeds
+        and (tests or not is_test_path(found.entities[i].path))
+    ]
     if not hits:
         return order
     best = max(hits, key=lambda i: found.seeds[i])  # the first of the largest weight

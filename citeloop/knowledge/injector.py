@@ -542,6 +542,7 @@ class ContextInjector:
                     if not is_example_path(found.entities[i].path)
                 ],
                 found,
+                tests,
             )
             # What the last answer said it lacks is offered right after the core: past
             # the first `most` candidates it had no excerpt (the demo's `attach_edge`,

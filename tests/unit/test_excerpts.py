@@ -1504,7 +1504,16 @@ def test_the_tasks_best_lexical_hit_comes_first_in_the_excerpt_order() -> None:
         "g.Git.get_commit",
         "g.Git.clone",
     ]
+    # A test's hit, though the best, is no subject of a task that is not about tests.
+    test = Entity("t.test_dirty", EntityKind.TEST, "test_dirty", "tests/test_git.py", 1)
+    found.entities[test.id] = test
+    found.seed(test, Reason.LEXICAL, 0.9)
+    with_test = [*order, test.id]
+    assert best_hit_first(with_test, found, tests=False)[0] == "g.Git.is_dirty"
+    assert best_hit_first(with_test, found)[0] == test.id
     del found.seeds["g.Git.get_commit"], found.seeds["g.Git.is_dirty"]
+    assert best_hit_first(with_test, found, tests=False) == with_test  # only a test's hit
+    del found.seeds[test.id]
     assert best_hit_first(order, found) == order  # no lexical hit: the same order
 
 
