@@ -156,9 +156,9 @@ SAID_LACKING_PROBLEM = (
 )
 """:data:`INSUFFICIENT_PROBLEM` for a context that was not widened."""
 IMPORTED_PROBLEM = (
-    "- These names you said the context lacks are imports from code outside the indexed "
-    "source, which no context can show; say what the code shown does with them instead "
-    "of asking for them again: {names}"
+    "- These names you listed as lacking are what the code base imports from outside the "
+    "indexed source, whose code no context shows; say what the code shown does with them "
+    "instead of asking for them again: {names}"
 )
 """The line that says what the code base imports names an answer said it lacks from
 (``_ProxyError is urllib3.exceptions.ProxyError``)."""
@@ -373,7 +373,7 @@ def build_retry_prompt(
             code is told so (:data:`WIDENED_HEADER`); otherwise nothing is said of a
             widening (:data:`SAID_LACKING_HEADER`).
         origins: What the code base imports from outside the graph under names the
-            answer said the context lacks, by name (``{"_ProxyError":
+            answer listed as lacking, by name (``{"_ProxyError":
             "urllib3.exceptions.ProxyError"}``): one line (:data:`IMPORTED_PROBLEM`)
             says so, and they are left out of the names said not to be in the graph.
 

@@ -346,6 +346,19 @@ def lacking_names(body: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(n for n in names if n not in _TYPES and not n.endswith(".py")))
 
 
+def listed_lacking_names(body: str) -> tuple[str, ...]:
+    """The names of :func:`lacking_names` that ``body`` writes in a section a heading
+    says is what the context lacks (``## Still missing``): those it lists as needed,
+    not those of its prose (which also names code it used, beside a saying).
+
+    Example:
+        >>> listed_lacking_names("Uses `call`; `run` is not shown.\n\n## Missing\n- `_Err`")
+        ('_Err',)
+    """
+    names = (name for text in _listed_and_said(body)[0] for name in _passage_names(text))
+    return tuple(dict.fromkeys(n for n in names if n not in _TYPES and not n.endswith(".py")))
+
+
 def _passage_names(passage: str) -> Iterator[str]:
     """The code names a passage writes, each class's ``__init__`` after it when the
     passage asks for a constructor."""

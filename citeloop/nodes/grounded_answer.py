@@ -44,6 +44,7 @@ from citeloop.grounding.sayings import (
     lacking_members,
     lacking_names,
     lacking_words,
+    listed_lacking_names,
 )
 from citeloop.knowledge import (
     ContextExpansion,
@@ -662,31 +663,41 @@ class GroundedAnswerNodes:
         injected, rewrites = self._counted_inject(state, ctx, expansion)
         widened = injected.text != state.get("context_text")
         update = {"expanded": True, "widened": widened, **_context_update(injected)}
-        # What the answer said it lacks that the code base imports from outside the graph.
-        said = dict.fromkeys([*lacking, *(report.get("lacking_not_in_graph") or ())])
-        if origins := self._origins(list(said), injected, ctx):
+        # What the answer listed as lacking that the code base imports from outside the
+        # graph (not what its prose names beside a saying: it also names code it used).
+        listed = [*listed_lacking_names(answer), *(report.get("lacking_not_in_graph") or ())]
+        if origins := self._origins(state, list(dict.fromkeys(listed)), injected, ctx):
             update["report"] = {**report, "lacking_origins": origins}
         if rewrites:  # the first context's rewrite had failed; this one was made
             update["tokens"] = functools.reduce(add_usage, rewrites, state.get("tokens"))
         return update
 
     def _origins(
-        self, names: Sequence[str], context: InjectedContext, ctx: GroundedAnswerContext
+        self,
+        state: State,
+        names: Sequence[str],
+        context: InjectedContext,
+        ctx: GroundedAnswerContext,
     ) -> dict[str, str]:
-        """What the files of ``context`` import under ``names`` (names an answer said the
-        context lacks) when that is code outside the graph: ``{"_ProxyError":
+        """What the files of ``context`` import under ``names`` (names an answer listed
+        as lacking) when that is code outside the graph: ``{"_ProxyError":
         "urllib3.exceptions.ProxyError"}``, as the first file (in context order) that
-        imports it says; a dotted name (``urllib3.ProxyError``) is no import binding."""
+        imports it says. A name the graph has (an entity's, or a module its code
+        imports: ``SSLError`` is a class of requests and urllib3's name in another of
+        its files; ``requests`` imports ``requests``) is left out: which one the answer
+        meant is not known."""
+        known = self._graph_names(state, ctx)
+        wanted = [name for name in names if name not in known]
         paths = list(dict.fromkeys(e.path for e in context.entities if e.path))
-        if not names or not paths:
+        if not wanted or not paths:
             return {}
-        reads = self._injector(ctx).reads  # the graph's names are read from it, too
+        reads = self._injector(ctx).reads
         with reads.reading():
-            found = outside_imports(reads, [(path, name) for name in names for path in paths])
+            found = outside_imports(reads, [(path, name) for name in wanted for path in paths])
         origins: dict[str, str] = {}
         for path in paths:
-            for name in names:
-                if name not in origins and (target := found.get((path, name))) is not None:
+            for name in wanted:
+                if name not in origins and (target := found.get((path, name))) not in (None, name):
                     origins[name] = target
         return origins
 

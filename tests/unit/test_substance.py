@@ -181,7 +181,7 @@ def test_a_lacking_name_imported_from_outside_the_graph_is_said_to_be_so() -> No
             TASK, result, widened=widened, origins=origins
         )
         lines = prompt.splitlines()
-        imported = [line for line in lines if "imports from code outside" in line]
+        imported = [line for line in lines if "imports from outside" in line]
         assert imported == [
             line for line in lines if line.endswith(": EventSpec is reflex_base.event.EventSpec")
         ]
