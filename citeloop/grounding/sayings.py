@@ -352,7 +352,7 @@ def listed_lacking_names(body: str) -> tuple[str, ...]:
     not those of its prose (which also names code it used, beside a saying).
 
     Example:
-        >>> listed_lacking_names("Uses `call`; `run` is not shown.\n\n## Missing\n- `_Err`")
+        >>> listed_lacking_names("Uses `call`; `run` is not shown.\\n\\n## Missing\\n- `_Err`")
         ('_Err',)
     """
     names = (name for text in _listed_and_said(body)[0] for name in _passage_names(text))
