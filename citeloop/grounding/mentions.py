@@ -6,7 +6,8 @@ A **mention** is a name the text writes the way code is written:
   `` `pkg/io/tree.py` ``; fenced blocks too);
 - CamelCase: an upper-case letter after a lower-case one, or two upper-case letters and a
   lower-case one (``StateGraph``, ``JSONProvider``; not ``Pregel``, ``API``, nor an
-  acronym's plural, ``ASTs``);
+  acronym's plural, ``ASTs``, nor a product's name such as ``GitHub`` or ``CPython``:
+  :mod:`~citeloop.grounding.proper_nouns`);
 - dotted (``StateGraph.compile``, ``os.path``; not ``e.g`` nor a file name ``state.py``);
 - called (``compile()``);
 - with an underscore (``add_node``, ``_private``, ``MAX_SIZE``);
@@ -32,6 +33,7 @@ import re
 from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass
 
+from citeloop.grounding.proper_nouns import PROPER_NOUNS
 from citeloop.text import normalize_text, without_invisible
 
 _IDENTIFIER = r"[^\W\d]\w*"
@@ -341,7 +343,10 @@ def _split_code(text: str) -> Iterator[tuple[str, str]]:
 
 
 def _form(token: str) -> str | None:
-    """How a token outside backticks is written as code, or ``None`` for a plain word."""
+    """How a token outside backticks is written as code, or ``None`` for a plain word
+    (or a product's name: :mod:`~citeloop.grounding.proper_nouns`)."""
+    if token in PROPER_NOUNS:
+        return None
     if token.endswith("()"):
         return "call"
     if token[:4] in ("REQ-", "DEC-", "ADR-"):

@@ -204,3 +204,14 @@ def test_a_segment_ruled_out_as_lower_case_prose_holds_no_code_shaped_token(segm
 
     if _plain_lower_case(segment):
         assert _SHAPED_TOKEN.findall(segment) == []
+
+
+@pytest.mark.parametrize("name", ["CPython", "GitHub", "PostgreSQL", "macOS", "JavaScript"])
+def test_a_product_s_name_written_bare_is_prose_and_in_backticks_code(name: str) -> None:
+    # A played answer had been rejected for writing "CPython" in its prose.
+    assert [m.name for m in code_mentions(f"Why is StateGraph slow on {name}?")] == ["StateGraph"]
+    assert [m.name for m in answer_mentions(f"On {name}, StateGraph is slow.")] == ["StateGraph"]
+    assert [m.name for m in code_mentions(f"Why is `{name}` used here?")] == [name]
+    assert [m.name for m in answer_mentions(f"It calls `{name}` here.")] == [name]
+    # A CamelCase name that is no product is still code.
+    assert [m.name for m in answer_mentions(f"{name}Client runs.")] == [f"{name}Client"]

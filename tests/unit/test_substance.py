@@ -195,6 +195,14 @@ def test_a_lacking_name_imported_from_outside_the_graph_is_said_to_be_so() -> No
     assert "graph either" not in prompt and "on_change is reflex_base" in prompt
 
 
+def test_a_product_s_name_in_prose_is_no_invented_name() -> None:
+    # A played answer was rejected for "CPython" (and its retry spent) in a sentence on
+    # why repeated parsing costs time.
+    body = "On CPython, and on PyPy alike, StateGraph.compile parses the URL each time."
+    assert validate(body + SECTION).invented_names == ()
+    assert validate("StateGraph.compile calls `CPython`." + SECTION).invented_names == ("CPython",)
+
+
 def test_a_version_segment_is_no_invented_name() -> None:
     # A played answer was rejected for "`1.0.post0` and `dev0` spellings (`post0`)".
     body = "StateGraph.compile parses versions such as `post0`, `dev0` and `rc1`."
