@@ -160,8 +160,8 @@ IMPORTED_PROBLEM = (
     "indexed source, whose code no context shows; say what the code shown does with them "
     "instead of asking for them again: {names}"
 )
-"""The line that says what the code base imports names an answer said it lacks from
-(``_ProxyError is urllib3.exceptions.ProxyError``)."""
+"""The line that says what the code base imports under names an answer listed as
+lacking, from outside the graph (``_ProxyError is urllib3.exceptions.ProxyError``)."""
 MIN_CITATIONS_PROBLEM = "- Cite, under '## Entities used', the context entities your answer uses."
 UNSEEN_PROBLEM = (
     "- Your answer cited only code the context did not show you. The context above now "
@@ -268,8 +268,7 @@ def _with_reasons(names: Sequence[str], mentions: Sequence[tuple[str, dict[str, 
 
 
 def _imported_line(origins: Mapping[str, str]) -> list[str]:
-    """The line that says what the code base imports the names an answer said it lacks
-    from, when that is code outside the graph (none without such names)."""
+    """:data:`IMPORTED_PROBLEM` for ``origins`` (none without them)."""
     if not origins:
         return []
     pairs = listed((f"{name} is {target}" for name, target in origins.items()), "; ")
