@@ -13,6 +13,7 @@ local variables, other packages' code or files the indexer skipped).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from citeloop.grounding.citation_section import find_citation_section
@@ -292,8 +293,6 @@ def _problem_lines(
         lines.append(NO_SECTION_PROBLEM)
     for field, template in NAME_PROBLEMS:
         names: tuple[str, ...] = getattr(result, field)
-        if field == "lacking_not_in_graph":  # those imported from outside: a line of their own
-            names = tuple(name for name in names if name not in origins)
         if not result.graph_searched:
             template = CONTEXT_ONLY_PROBLEMS.get(field, template)
         if names:
@@ -403,12 +402,12 @@ def build_retry_prompt(
         True
     """
     original = _original(task)
-    problems = (
-        _problem_lines(result, original, payload, widened, origins or {})
-        if not result.passed
-        else []
-    )
-    lines = problems + list(extra_problems)
+    origins = dict(origins or {})
+    if origins:  # what the code base imports from outside: a line of their own
+        outside = tuple(name for name in result.lacking_not_in_graph if name not in origins)
+        result = replace(result, lacking_not_in_graph=outside)
+    lines = [] if result.passed else _problem_lines(result, original, payload, widened, origins)
+    lines += extra_problems
     previous = (
         PREVIOUS_ANSWER_BLOCK.format(
             answer=in_data_block(shown_answer(previous_answer), "previous_answer")
@@ -423,11 +422,10 @@ def build_retry_prompt(
         lines = [LACKING_ASK if widened else SAID_LACKING_ASK]
         # What no widening can bring: code the graph does not have, and what the code
         # base imports from outside it.
-        outside = [name for name in result.lacking_not_in_graph if name not in (origins or {})]
-        if outside:
+        if result.lacking_not_in_graph:
             template = dict(NAME_PROBLEMS)["lacking_not_in_graph"]
-            lines.append(template.format(names=listed(outside)))
-        lines += _imported_line(origins or {})
+            lines.append(template.format(names=listed(result.lacking_not_in_graph)))
+        lines += _imported_line(origins)
         revise = REVISE_AS_ASKED[bool(previous)]
     return RETRY_PROMPT_TEMPLATE.format(
         revise=revise,

@@ -17,7 +17,7 @@ import builtins
 import functools
 import keyword
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from citeloop.grounding.mentions import (
@@ -342,8 +342,7 @@ def lacking_names(body: str) -> tuple[str, ...]:
         >>> lacking_names("The constructor of `EnvVars` is not shown.")
         ('EnvVars', 'EnvVars.__init__')
     """
-    names = (name for text in _asked_first(body) for name in _passage_names(text))
-    return tuple(dict.fromkeys(n for n in names if n not in _TYPES and not n.endswith(".py")))
+    return _code_names(_asked_first(body))
 
 
 def listed_lacking_names(body: str) -> tuple[str, ...]:
@@ -355,7 +354,13 @@ def listed_lacking_names(body: str) -> tuple[str, ...]:
         >>> listed_lacking_names("Uses `call`; `run` is not shown.\\n\\n## Missing\\n- `_Err`")
         ('_Err',)
     """
-    names = (name for text in _listed_and_said(body)[0] for name in _passage_names(text))
+    return _code_names(_listed_and_said(body)[0])
+
+
+def _code_names(passages: Iterable[str]) -> tuple[str, ...]:
+    """The code names ``passages`` write (:func:`_passage_names`), in order, each once,
+    without builtin types and file names."""
+    names = (name for text in passages for name in _passage_names(text))
     return tuple(dict.fromkeys(n for n in names if n not in _TYPES and not n.endswith(".py")))
 
 

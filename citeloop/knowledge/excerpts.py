@@ -29,7 +29,7 @@ from typing import NamedTuple
 
 from citeloop.knowledge.body_lines import BodyLines, excerpt_line
 from citeloop.knowledge.model import Entity, EntityKind
-from citeloop.knowledge.neighbourhood import Candidates, defined_by
+from citeloop.knowledge.neighbourhood import Candidates, all_defined_by
 from citeloop.knowledge.seeds import owner_id
 from citeloop.knowledge.source import LineSource
 from citeloop.knowledge.store import BatchedGraphStore
@@ -454,7 +454,7 @@ def of_members(
     classes = [i for i, _, _ in asked if found.entities[i].kind is EntityKind.CLASS]
     if not classes:
         return list(asked), list(range(len(asked)))
-    defined = [i for members in defined_by(reads, classes).values() for i in members]
+    defined = all_defined_by(reads, classes)
     members: dict[str, list[Entity]] = {}
     for entity in reads.get_entities(defined).values():
         if excerptable(entity) and entity.line and entity.end_line:

@@ -580,15 +580,14 @@ class ContextInjector:
         # such as `_IS_32BIT` has none: asked for twice, it had been offered in rank
         # order after the pinned, and never came), and what holds the lines it asked
         # for that no context held (a played `Response.__init__`, which sets the
-        # `_content` asked for, had been offered after the pinned and left out), then the
-        # best members of a class
-        # it said the context lacks (those that use another name it said lacking first,
-        # with their source), come before the pinned: they still enter, their lines
-        # brief where whole ones would not fit beside it.
+        # `_content` asked for, had been offered after the pinned and left out), then
+        # the best members of a class it said the context lacks (those that use another
+        # name it said lacking first, with their source), come before the pinned: they
+        # still enter, their lines brief where whole ones would not fit beside it.
         rank = {entity_id: at for at, entity_id in enumerate(order)}
         blocks = [entity_id for entity_id in excerpts.blocks if entity_id in rank]
-        asked_for_ids = {*lacking, *asked_code, *(i for i in holders if i not in first)}
-        wanted = [i for i in blocks if i in asked_for_ids]
+        sought = {*lacking, *asked_code, *(i for i in holders if i not in first)}
+        wanted = [i for i in blocks if i in sought]
         wanted += [i for i in [*lacking, *asked_code] if i in rank]
         offered = dict.fromkeys([*core_ids, *wanted, *members, *first, *blocks, *order])
         callees = known_callees(self._reads, found, scores)

@@ -195,6 +195,21 @@ def outside_imports(
     }
 
 
+def imported_from_outside(
+    reads: BatchedGraphStore, names: Sequence[str], paths: Sequence[str]
+) -> dict[str, str]:
+    """What the files at ``paths`` import under ``names`` from code outside the graph
+    (:func:`outside_imports`), by name, as the first of ``paths`` that imports it says;
+    a name bound to itself (``import requests``) tells nothing and is left out."""
+    found = outside_imports(reads, [(path, name) for name in names for path in paths])
+    origins: dict[str, str] = {}
+    for path in paths:
+        for name in names:
+            if name not in origins and (target := found.get((path, name))) not in (None, name):
+                origins[name] = target
+    return origins
+
+
 def _module_prefixes(target: str) -> list[str]:
     """``a``, ``a.b`` and ``a.b.c`` of ``a.b.c``: the modules a dotted target may name."""
     parts = target.split(".")
@@ -240,6 +255,11 @@ def defined_by(reads: BatchedGraphStore, ids: Sequence[str]) -> dict[str, list[s
         )
         for owner in ids
     }
+
+
+def all_defined_by(reads: BatchedGraphStore, ids: Sequence[str]) -> list[str]:
+    """What ``ids`` define (:func:`defined_by`), all in one list, in order, each once."""
+    return list(dict.fromkeys(i for defined in defined_by(reads, ids).values() for i in defined))
 
 
 CALLERS_ASKED = 3

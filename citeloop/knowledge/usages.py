@@ -18,7 +18,7 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from citeloop.knowledge.body_lines import code_terms
 from citeloop.knowledge.excerpts import excerptable
 from citeloop.knowledge.model import Entity, EntityKind, is_test_path
-from citeloop.knowledge.neighbourhood import defined_by
+from citeloop.knowledge.neighbourhood import all_defined_by
 from citeloop.knowledge.source import LineSource
 from citeloop.knowledge.store import BatchedGraphStore
 
@@ -78,10 +78,10 @@ def users_of(
     modules = _modules_of(reads, anchors) if wanted else []
     if not modules:
         return []
-    defined = _defined_by(reads, [m.id for m in modules])
+    defined = all_defined_by(reads, [m.id for m in modules])
     entities = reads.get_entities(defined)
     classes = [i for i in defined if i in entities and entities[i].kind is EntityKind.CLASS]
-    members = _defined_by(reads, classes)
+    members = all_defined_by(reads, classes)
     entities.update(reads.get_entities(members))
     chosen = [
         entities[i]
@@ -137,8 +137,3 @@ def _modules_of(reads: BatchedGraphStore, anchors: Sequence[Entity]) -> list[Ent
         if len(found) >= MAX_MODULES:
             break
     return list(found.values())
-
-
-def _defined_by(reads: BatchedGraphStore, ids: Sequence[str]) -> list[str]:
-    """What ``ids`` define, in order, each once (:func:`defined_by`)."""
-    return list(dict.fromkeys(i for defined in defined_by(reads, ids).values() for i in defined))

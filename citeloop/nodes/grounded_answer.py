@@ -54,7 +54,7 @@ from citeloop.knowledge import (
 )
 from citeloop.knowledge.injector import takes_keep
 from citeloop.knowledge.model import Reason
-from citeloop.knowledge.neighbourhood import outside_imports
+from citeloop.knowledge.neighbourhood import imported_from_outside
 from citeloop.knowledge.store import BatchedGraphStore
 from citeloop.nodes.chat import (
     achat_model,
@@ -682,7 +682,8 @@ class GroundedAnswerNodes:
         """What the files of ``context`` import under ``names`` (names an answer listed
         as lacking) when that is code outside the graph: ``{"_ProxyError":
         "urllib3.exceptions.ProxyError"}``, as the first file (in context order) that
-        imports it says. A name the graph has (an entity's, or a module its code
+        imports it says (:func:`~citeloop.knowledge.neighbourhood.imported_from_outside`).
+        A name the graph has (an entity's, or a module its code
         imports: ``SSLError`` is a class of requests and urllib3's name in another of
         its files; ``requests`` imports ``requests``) is left out: which one the answer
         meant is not known."""
@@ -693,13 +694,7 @@ class GroundedAnswerNodes:
             return {}
         reads = self._injector(ctx).reads
         with reads.reading():
-            found = outside_imports(reads, [(path, name) for name in wanted for path in paths])
-        origins: dict[str, str] = {}
-        for path in paths:
-            for name in wanted:
-                if name not in origins and (target := found.get((path, name))) not in (None, name):
-                    origins[name] = target
-        return origins
+            return imported_from_outside(reads, wanted, paths)
 
     def build_retry_prompt(self, state: State) -> dict[str, Any]:
         """The next prompt's feedback: the previous answer, and what is wrong with it judged

@@ -35,7 +35,7 @@ from citeloop.knowledge.finding import (
     task_words,
 )
 from citeloop.knowledge.model import is_example_path, is_test_path
-from citeloop.knowledge.neighbourhood import outside_imports
+from citeloop.knowledge.neighbourhood import imported_from_outside, outside_imports
 from citeloop.knowledge.render import relation_line
 from citeloop.knowledge.seeds import near_context
 from citeloop.knowledge.store import batched
@@ -1524,6 +1524,7 @@ def test_what_a_file_imports_from_outside_the_graph_is_told_by_binding(tmp_path:
             "from pkg.b import R\nfrom .b import R as Alias\nfrom ns.sub import S\n\n\n"
             "def f(x):\n    return _norm(np.diff(R(S(x))))\n",
             "pkg/b.py": "class R:\n    pass\n",
+            "pkg/c.py": "import json\nfrom numpy.linalg import norm as _norm\n",
             "ns/sub.py": "class S:\n    pass\n",  # a namespace package: no module `ns`
         },
     )
@@ -1533,9 +1534,14 @@ def test_what_a_file_imports_from_outside_the_graph_is_told_by_binding(tmp_path:
         bindings = [("pkg/a.py", name) for name in names] + [(None, "np"), ("pkg/b.py", "np")]
         found = outside_imports(batched(graph), bindings)
         # Code of the graph's own (R, Alias; S of the namespace package's module), a
-        # definition and a name bound by no import
-        # are left out; so is a binding of no file, or of a file that does not bind it.
+        # definition and a name bound by no import are left out; so is a binding of no
+        # file, or of a file that does not bind it.
         assert found == {("pkg/a.py", "np"): "numpy", ("pkg/a.py", "_norm"): "numpy.linalg.norm"}
+        # By name, the first file that imports it says; `import json` tells nothing.
+        paths = ["pkg/b.py", "pkg/c.py", "pkg/a.py"]
+        told = imported_from_outside(batched(graph), ["json", "_norm", "R", "np"], paths)
+        assert told == {"_norm": "numpy.linalg.norm", "np": "numpy"}
+        assert list(told) == ["_norm", "np"]
         entities = graph.all_entities()
         facts = graph.facts_of_many([e.id for e in entities])
         memory = MemoryGraphStore(entities, {f for found in facts.values() for f in found})
