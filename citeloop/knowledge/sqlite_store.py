@@ -94,7 +94,13 @@ def _last_parts(targets: frozenset[str]) -> frozenset[str]:
 
 
 class SqliteGraphStore(PathRecall):
-    """A :class:`~citeloop.knowledge.store.GraphStore` in one SQLite file (WAL mode).
+    """A :class:`~citeloop.knowledge.store.GraphStore` in one SQLite file.
+
+    A writer keeps a graph in WAL mode while it is open, so that readers go on reading
+    the previous graph during a re-index. A new file, which has no graph to serve yet,
+    gets its first write transaction with a rollback journal: a page it adds has no old
+    content to journal, so each page is written once, where WAL writes it to the log and
+    again when the log is folded in.
 
     Safe to share between threads (calls are serialised). Use as a context manager or
     call :meth:`close`.
@@ -147,6 +153,8 @@ class SqliteGraphStore(PathRecall):
         """Name sets read outside a session, by query, with the snapshot they were read at."""
         self._cache = ReadCache(cache_size) if read_only and cache_size else None
         self._session = threading.local()
+        self._wal_pending = False
+        """A new file: WAL mode starts after its first write transaction."""
         try:
             self._db = self._open(read_only)
         except sqlite3.Error as error:
@@ -183,7 +191,9 @@ class SqliteGraphStore(PathRecall):
             )
         if not read_only:
             db.execute(f"PRAGMA application_id={APPLICATION_ID}")
-            db.execute("PRAGMA journal_mode=WAL")
+            self._wal_pending = fresh
+            if not fresh:
+                db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=NORMAL")
             if version != SCHEMA_VERSION:  # derived data: the next index run rebuilds it
                 for table in TABLES:
@@ -248,6 +258,12 @@ class SqliteGraphStore(PathRecall):
                 if self._db.in_transaction:  # SQLite already rolled back e.g. on a full disk
                     self._db.execute("ROLLBACK")
                 raise
+            if self._wal_pending:
+                # A reader that opened the new file may hold it for longer than the busy
+                # timeout: the next transaction tries again.
+                with contextlib.suppress(sqlite3.OperationalError):
+                    (mode,) = self._db.execute("PRAGMA journal_mode=WAL").fetchone()
+                    self._wal_pending = mode != "wal"
 
     @contextlib.contextmanager
     def read_connection(self) -> Iterator[sqlite3.Connection]:

@@ -217,6 +217,20 @@ def test_an_application_database_with_a_meta_table_is_left_alone(tmp_path):
     assert journal == "delete"
 
 
+def test_a_new_graph_is_written_with_a_rollback_journal_then_kept_in_wal_mode(
+    sample_repo, tmp_path
+):
+    # Its first index writes each page once (no log to fold in); from then on, readers go
+    # on reading the previous graph while the writer re-indexes.
+    db = tmp_path / "graph.db"
+    with SqliteGraphStore(db) as writer:
+        assert writer._db.execute("PRAGMA journal_mode").fetchone() == ("delete",)
+        index_tree(sample_repo, writer)
+        assert writer._db.execute("PRAGMA journal_mode").fetchone() == ("wal",)
+    with SqliteGraphStore(db) as writer:  # an existing graph opens in WAL mode at once
+        assert writer._db.execute("PRAGMA journal_mode").fetchone() == ("wal",)
+
+
 def test_a_closed_graph_opens_read_only_without_sidecar_files(sample_repo, tmp_path):
     db = tmp_path / "ro" / "graph.db"
     db.parent.mkdir()

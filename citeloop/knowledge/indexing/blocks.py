@@ -3,12 +3,16 @@
 ``ast.parse`` holds the parser's own tree and the Python objects it converts it into at
 the same time: about 160 bytes of memory per byte of source at its peak, twice what the
 finished tree keeps. :func:`iter_blocks` parses a large file in blocks of about
-:data:`BLOCK_CHARS` characters, each cut at the start of a top-level statement, moves each
-block's line numbers to where the block sits in the file (:func:`ast.increment_lineno`) and
-hands the blocks out one at a time, so that the indexer walks each and lets it go: the
-parser's peak is that of one block, and of the rest only small copies of the parts the
-indexer links later (call sites, assigned values; see
-:mod:`citeloop.knowledge.indexing.compact`) and annotations are kept.
+:data:`BLOCK_CHARS` characters, each cut at the start of a top-level statement, and hands
+the blocks out one at a time, so that the indexer walks each and lets it go: the parser's
+peak is that of one block, and of the rest only small copies of the parts the indexer
+links later (call sites, assigned values; see :mod:`citeloop.knowledge.indexing.compact`)
+and annotations are kept.
+
+A block keeps the line numbers it has in the file: it is parsed after as many blank lines
+as the file has lines before it, so the parser numbers them; once those would outnumber
+the block's own characters, it is parsed alone and :func:`ast.increment_lineno` moves
+them, so a file of any length is still read in linear time.
 
 A cut is sound when the block before it parses: the tokenizer's state after a prefix of
 the file depends on that prefix only, and a prefix that parses ends outside any bracket,
@@ -78,14 +82,15 @@ def iter_blocks(source: str, path: str, block_chars: int = BLOCK_CHARS) -> Itera
     start, line, size = 0, 1, block_chars
     while start < length:
         end = _cut(source, start + size)
+        ahead = line - 1 if line - 1 <= end - start else 0
         try:
-            tree = ast.parse(source[start:end], filename=path)
+            tree = ast.parse("\n" * ahead + source[start:end], filename=path)
         except SyntaxError:
             if end >= length:
                 raise BlocksUnparseable(path) from None
             size *= 2
             continue
-        if line > 1:
+        if line - 1 > ahead:
             ast.increment_lineno(tree, line - 1)
         line += source.count("\n", start, end)
         start, size = end, block_chars
