@@ -244,6 +244,9 @@ class EntityFinder:
         nearest: Callable[[list[Entity]], list[Entity]] | None = None,
         files: Collection[str] = (),
         sourced: Collection[str] = (),
+        *,
+        written: Collection[str] = (),
+        linked: Callable[[], Collection[str]] = frozenset,
     ) -> list[Entity]:
         """The entities of names a previous answer used, in the order the answer used
         them, then by id: the entities of a bare name; of a dotted one
@@ -285,7 +288,15 @@ class EntityFinder:
         context holds, when some are (a played answer that lacked `` `get_id` `` had
         brought 90 methods of the file it showed). The same answer
         widens the same way in every process (a set's order would depend on the string
-        hash seed)."""
+        hash seed).
+
+        A name it used without saying the context lacks it, that the context's text
+        writes (``written``: its identifiers) and that names none of the context's
+        entities, none ``near`` it and none a fact ties to it (``linked``: the ids, read
+        when first needed), is a name of the code it read, not code elsewhere: it brings
+        none (a played answer that quoted ``f(*_args)`` and ``mock.return_value`` from
+        the source shown had brought a test fixture ``_args`` and a debugger's
+        ``CallFrame.return_value``)."""
         if not names:
             return []
         wanted = list(dict.fromkeys(names))
@@ -320,6 +331,8 @@ class EntityFinder:
             shown = [e for e in group if e.id in seen] if name not in lacking else []
             if plain and name not in lacking and not shown:  # `compile` of the class shown
                 shown = [e for e in group if owner_id(e.id) in seen]
+            if name in written and name not in lacking and not shown:  # the code's own name
+                group = near(group) or [e for e in group if e.id in linked()]
             # `predict` "in `sklearn/ensemble/_bagging.py`": that file's, not every one
             in_files = [
                 e

@@ -72,6 +72,7 @@ from citeloop.knowledge.neighbourhood import (
     BUILTIN_NAMES,
     Candidates,
     admissible,
+    imported_names,
     known_callees,
     read_calls,
     requirement_closure,
@@ -444,9 +445,25 @@ class ContextInjector:
         }
         saw = [*core, *kept.values()] if widening.names else []
         near, lacks, seen = near_context(saw), set(widening.lacking), {e.id for e in saw}
-        nearest = nearest_package(saw, cache(lambda: linked_ids(self._reads, saw)))
-        sourced, files = set(shown or ()), widening.files
-        named = self._finder.named(widening.names, near, lacks, seen, nearest, files, sourced)
+        linked = cache(lambda: linked_ids(self._reads, saw))
+        # The names the code shown writes that its files do not import (`_args` of
+        # `f(*_args)`; not `ContextT` of `Generic[StateT, ContextT]`, imported)
+        paths = {entity.path for entity in saw if entity.path}
+        local_names = frozenset(widening.written) - imported_names(
+            self._reads, widening.written, paths
+        )
+        nearest, sourced, files = nearest_package(saw, linked), set(shown or ()), widening.files
+        named = self._finder.named(
+            widening.names,
+            near,
+            lacks,
+            seen,
+            nearest,
+            files,
+            sourced,
+            written=local_names,
+            linked=linked,
+        )
         for entity in named:
             found.seed(entity, Reason.NAMED, _SEED_WEIGHTS[Reason.NAMED])
         walk(self._reads, found, self.hops + widening.extra_hops, follow_tests)

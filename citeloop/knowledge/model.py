@@ -360,7 +360,7 @@ class ContextEntity:
         return visibility_of(self.name)
 
 
-_NAME_FIELDS = ("names", "lacking", "lacking_words", "members", "files", "callers")
+_NAME_FIELDS = ("names", "lacking", "lacking_words", "members", "files", "callers", "written")
 """The fields of :class:`ContextExpansion` that hold names (or words, or paths)."""
 
 
@@ -424,6 +424,12 @@ class ContextExpansion:
             shows the code that calls such an entity, at most
             :data:`~citeloop.knowledge.neighbourhood.CALLERS_ASKED` of each, with its
             source, before what the context it widens held.
+        written: The identifiers the text of the context the answer saw writes (its
+            graph lines and the source lines it showed). A name of ``names`` among them
+            that the answer did not say the context lacks, and that names no entity of
+            that context, none defined beside it and none a fact ties to it, is a name
+            of the code shown (``_args`` of ``f(*_args)``, ``return_value`` of
+            ``mock.return_value``), not a namesake elsewhere: it brings none.
     """
 
     extra_hops: int = 0
@@ -437,6 +443,7 @@ class ContextExpansion:
     members: tuple[str, ...] = ()
     files: tuple[str, ...] = ()
     callers: tuple[str, ...] = ()
+    written: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.extra_hops < 0:
@@ -470,6 +477,7 @@ class ContextExpansion:
         members: tuple[str, ...] = (),
         files: tuple[str, ...] = (),
         callers: tuple[str, ...] = (),
+        written: tuple[str, ...] = (),
     ) -> ContextExpansion:
         """The widening used for retry ``attempt`` (0-based) of the grounded-answer loop.
 
@@ -479,11 +487,14 @@ class ContextExpansion:
         what else the context lacks (``lacking_words``), the source lines it said
         the context lacks (``lines``), the classes whose members it said the
         context lacks (``members``), the files it said code it lacks is in
-        (``files``), and the names whose callers it said the context lacks
-        (``callers``).
+        (``files``), the names whose callers it said the context lacks
+        (``callers``), and the identifiers the text of the context it saw writes
+        (``written``).
         """
         for field_name, value in zip(
-            _NAME_FIELDS, (names, lacking, lacking_words, members, files, callers), strict=True
+            _NAME_FIELDS,
+            (names, lacking, lacking_words, members, files, callers, written),
+            strict=True,
         ):
             if isinstance(value, str):  # checked before it becomes a tuple of characters
                 _check_names(field_name, value)
@@ -499,6 +510,7 @@ class ContextExpansion:
             members=tuple(members),
             files=tuple(files),
             callers=tuple(callers),
+            written=tuple(written),
         )
 
 

@@ -195,6 +195,17 @@ def outside_imports(
     }
 
 
+def imported_names(
+    reads: BatchedGraphStore, names: Collection[str], paths: Collection[str]
+) -> frozenset[str]:
+    """Those of ``names`` that a file at ``paths`` binds by an import, of any code (none
+    from a store without ``import_targets``)."""
+    targets_of = getattr(reads, "import_targets", None)
+    if targets_of is None or not names or not paths:
+        return frozenset()
+    return frozenset(name for _, name in targets_of({(p, n) for p in paths for n in names}))
+
+
 def imported_from_outside(
     reads: BatchedGraphStore, names: Sequence[str], paths: Sequence[str]
 ) -> dict[str, str]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import logging
+import re
 from collections.abc import Sequence
 from typing import Any, Literal
 
@@ -85,6 +86,7 @@ from citeloop.state.tokens import TokenUsage, no_tokens
 from citeloop.text import in_data_block
 
 _log = logging.getLogger(__name__)
+_IDENTIFIER = re.compile(r"[^\W\d]\w*")
 
 _DEFAULT_SETTINGS = GroundedAnswerContext()
 """The settings of a run given no context, built and type-checked once (nodes only read
@@ -630,8 +632,10 @@ class GroundedAnswerNodes:
         which it said the rest it lacks find, the source lines it said the context
         lacks (:func:`asked_lines`), the best members of a class whose members it
         said the context lacks and the code that calls what it said it lacks the
-        callers of, keeping every entity the last context showed; what the
-        answer named only to set aside (:func:`~citeloop.grounding.dismissals.
+        callers of, keeping every entity the last context showed; a name it used
+        that the last context writes, without saying the context lacks it, means the
+        code shown unless an entity of it is related to that context (``written``);
+        what the answer named only to set aside (:func:`~citeloop.grounding.dismissals.
         dismissed_names`) is left out."""
         report = state.get("report") or {}
         answer = state.get("answer") or ""
@@ -644,6 +648,8 @@ class GroundedAnswerNodes:
         # A bare name beside a dotted one it ends is that one (`pop`, `RequestContext.pop`).
         names = qualified(name for name in named if name not in dismissed)
         lacking = qualified(lacking, among=names)
+        # Of those, the ones the context it saw writes (`_args` of `f(*_args)` shown)
+        shown_words = set(_IDENTIFIER.findall(state.get("context_text") or ""))
         expansion = ContextExpansion.for_attempt(
             state["attempts"] - 1,
             names,
@@ -658,6 +664,7 @@ class GroundedAnswerNodes:
             lacking_members(answer),
             lacking_files(answer),
             tuple(name for name in lacking_callers(answer) if name not in dismissed),
+            tuple(name for name in names if name in shown_words),
         )
         ctx = settings(runtime)
         injected, rewrites = self._counted_inject(state, ctx, expansion)

@@ -1050,3 +1050,38 @@ async def test_the_retry_says_what_a_lacking_import_from_outside_the_graph_is(tm
         assert (out["outcome"], out["attempts"]) == ("passed", 2)
     finally:
         store.close()
+
+
+async def test_a_widening_does_not_bring_namesakes_of_a_name_the_shown_code_writes(tmp_path, core):
+    """An answer quoting `pay(self, cart, *_args)` from the source shown writes `_args`:
+    the parameter it read, not the test fixture `_args` of another file (a played
+    widening had brought such a fixture, and a debugger's `return_value`). What it
+    says the context lacks still comes in."""
+    files = {
+        **SOURCE,
+        "shop/checkout.py": (
+            "from shop.cart import Cart\n\n\n"
+            "class Checkout:\n"
+            "    def pay(self, cart: Cart, *_args):\n"
+            "        return cart.total()\n"
+        ),
+        "tests/conftest.py": "def _args():\n    return ['--fast']\n",
+        "tests/fixtures.py": "def _retry_args():\n    return ['--slow']\n",
+    }
+    store = indexed(tmp_path, files)
+    try:
+        said = (
+            "`Checkout.pay` takes `_args` it never reads and returns `Cart.total()`.\n\n"
+            "The context lacks `_retry_args`.\n"
+        )
+        model = ScriptedChatModel(script=[said, good_answer(core)])
+        out = await build(model, store).ainvoke({"task": TASK})
+        first, retry = prompts(model)[:2]
+        assert "*_args" in first and "tests/conftest.py" not in first
+        context = retry[: retry.index("</context>")]
+        assert "widened" in context
+        assert "tests/conftest.py" not in context  # the parameter's namesake
+        assert "tests/fixtures.py" in context  # what it said the context lacks
+        assert out["attempts"] == 2
+    finally:
+        store.close()

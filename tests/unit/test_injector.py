@@ -1603,3 +1603,51 @@ def test_the_member_of_a_class_the_task_names_that_its_words_describe_is_a_seed(
     assert reasons.get("x.IndexVariable.copy") != "lexical"
     finder = EntityFinder(store, batched(store), 0)  # lexical retrieval off: none
     assert finder.members_matching([owner], ("initialization",), False) == []
+
+
+def test_a_name_the_shown_code_writes_means_that_code_unless_an_entity_of_it_is_related() -> None:
+    """`_args` of `f(*_args)` and `return_value` of `mock.return_value`, in the source the
+    context showed and quoted by the answer, are names of that code: a test fixture
+    `_args` and a debugger's `CallFrame.return_value` elsewhere do not come in (a played
+    widening had brought both). A written name that a fact ties to the context (a call
+    it shows) still brings its entity, and so does one the answer says the context
+    lacks."""
+    entities = [
+        Entity("app.main.run", EntityKind.FUNCTION, "run", path="app/main.py"),
+        Entity("app.util.run_helper", EntityKind.FUNCTION, "run_helper", path="app/util.py"),
+        Entity("tests.conftest._args", EntityKind.FUNCTION, "_args", path="tests/conftest.py"),
+        Entity("dbg.frame.CallFrame", EntityKind.CLASS, "CallFrame", path="dbg/frame.py"),
+        Entity(
+            "dbg.frame.CallFrame.return_value",
+            EntityKind.ATTRIBUTE,
+            "return_value",
+            path="dbg/frame.py",
+        ),
+    ]
+    facts = [Fact("app.main.run", RelationKind.CALLS, "app.util.run_helper")]
+    store = MemoryGraphStore(entities, facts)
+    finder = EntityFinder(store, batched(store), 0)
+    saw = [entities[0]]
+    used = ("_args", "return_value", "run_helper")
+    linked = lambda: {"app.main.run", "app.util.run_helper"}  # noqa: E731
+
+    def named(lacking: tuple[str, ...] = (), written: tuple[str, ...] = used) -> list[str]:
+        found = finder.named(
+            used, near_context(saw), lacking, {saw[0].id}, written=written, linked=linked
+        )
+        return sorted(e.id for e in found)
+
+    assert named() == ["app.util.run_helper"]
+    # Not written in the context: the answer brought code of its own; it comes in.
+    assert named(written=()) == sorted(
+        ["tests.conftest._args", "dbg.frame.CallFrame.return_value", "app.util.run_helper"]
+    )
+    # Said lacking: the code it asks for comes in, written or not.
+    assert "tests.conftest._args" in named(lacking=("_args",))
+    # Through a widening of the injector.
+    injector = ContextInjector(store, hops=0, lexical_hits=0)
+    widening = ContextExpansion.for_attempt(0, used, written=used)
+    wider = ids(injector.inject("How does `run` work?", expansion=widening).entities)
+    assert "app.util.run_helper" in wider
+    assert "tests.conftest._args" not in wider
+    assert "dbg.frame.CallFrame.return_value" not in wider
