@@ -15,6 +15,9 @@ from typing import Any
 from citeloop.grounding.mentions import same_file
 from citeloop.knowledge.excerpts import MAX_ASKED_LINES
 
+_BODIES = frozenset({"function", "method", "test", "attribute"})
+"""Kinds of entity whose label an answer writes to ask for its body (context entity
+dicts give ``kind`` as text)."""
 MAX_ASKED_RANGES = 4 * MAX_ASKED_LINES
 """Ranges of an answer's lacking lines read at most (:func:`asked_lines`): an answer of
 thousands of ranges asks for no more lines than a widening shows, at a bounded cost."""
@@ -41,8 +44,12 @@ def asked_lines(
     it, else of all the holders whose excerpt did; when none of these is of one file,
     it asks for nothing. A range that is an entity's whole span, in any
     file that holds it, is its label (``attach_node`` (L1444-1553)), not lines asked
-    for: the names the answer said are lacking bring their bodies in (the demo's
-    widening had shown L1444-1553 of ``Pregel``, another file's class of 2,500 lines).
+    for (the demo's widening had shown L1444-1553 of ``Pregel``, another file's class
+    of 2,500 lines), unless it is the label of the one function or method of that span
+    that the answer said is lacking (among ``names``): its body, asked for whole ("the
+    source of `VSRuntimeBlock.context()` (blocks.py L78-120)": a played widening had
+    shown 8 of its 43 lines, a first look at a name said lacking, and the next one the
+    rest).
     The first :data:`MAX_ASKED_RANGES` ranges are read: a widening shows at most
     ``MAX_ASKED_LINES`` lines of them."""
     named = set(names)
@@ -59,8 +66,12 @@ def asked_lines(
             and e.get("path")
             and (path is None or same_file(path, e["path"]))
         ]
-        if any((e["line"], e["end_line"]) == (first, last) for e in holders):
-            continue  # a label, in whichever file holds it: not lines of another file's
+        labelled = [e for e in holders if (e["line"], e["end_line"]) == (first, last)]
+        if labelled:  # a label, in whichever file holds it: not lines of another file's
+            bodies = [e for e in labelled if e.get("kind") in _BODIES and _named(e, named)]
+            if len({e["id"] for e in bodies}) == 1:  # but a body said lacking: asked whole
+                asked.append((bodies[0]["id"], first, last))
+            continue
         if path is None and len({e["path"] for e in holders}) > 1:
             meant = _meant_file(holders, named, shown, first, last)
             holders = [e for e in holders if e["path"] == meant]

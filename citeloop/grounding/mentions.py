@@ -437,6 +437,27 @@ def code_mentions(text: str) -> list[Mention]:
     return _first_mentions(_task_tokens(text))
 
 
+def product_names(text: str) -> list[str]:
+    """The products' names (:data:`~citeloop.grounding.proper_nouns.PROPER_NOUNS`) that
+    ``text`` writes outside code, in order of first appearance: no code it names, but a
+    class of the code base may bear one (conan's ``CMake`` wraps CMake), so a task's
+    may still hint at it as a capitalized word does.
+
+    Example:
+        >>> product_names("Where does the CMake variable get set, and is `GitHub` used?")
+        ['CMake']
+    """
+    return list(
+        dict.fromkeys(
+            match.group()
+            for segment, kind in _code_spans(text)
+            if kind == "text"
+            for match in _TOKEN.finditer(segment)
+            if match.group() in PROPER_NOUNS
+        )
+    )
+
+
 def _task_tokens(text: str) -> Iterator[tuple[str, str]]:
     for segment, kind in _code_spans(text):
         if kind == "span" and _kind_of_file(segment):

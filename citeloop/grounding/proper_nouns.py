@@ -5,7 +5,10 @@ Prose about code names the tools around it, and many of their names are CamelCas
 backticks), such a name is the product, not an identifier of the code base: it is no
 mention of a task (so never a core entity) and no name an answer invents (a played
 answer was rejected for writing "CPython" in its prose). In backticks it is code as
-written, like any name.
+written, like any name. A class of the code base may still bear one (conan's ``CMake``
+class wraps CMake): a task's bare product name hints at such a class, as a capitalized
+word does, without making it core (a played answer about "the CMake variable" of a
+toolchain block had been asked to cite conan's build helper ``CMake``).
 
 Only names that are proper nouns first are listed: not ones a code base may well give a
 class (``WebSocket``, ``DataFrame``), nor Python libraries (``NumPy``): an answer naming
@@ -36,7 +39,22 @@ PROPER_NOUNS: frozenset[str] = frozenset(
         "OpenBSD",
         "NetBSD",
         "PowerShell",
+        # build tools, package managers and graphics or compute APIs
+        "CMake",
+        "QMake",
+        "NMake",
+        "MSBuild",
+        "NuGet",
+        "CocoaPods",
+        "OpenMP",
+        "OpenGL",
+        "OpenCL",
+        "WebGL",
+        "WebAssembly",
+        "WebKit",
+        "DirectX",
         # hosting, editors and services
+        "VSCode",
         "GitHub",
         "GitLab",
         "YouTube",
@@ -54,6 +72,7 @@ PROPER_NOUNS: frozenset[str] = frozenset(
         "NoSQL",
         "GraphQL",
         "OpenAPI",
+        "OAuth",
         "OpenSSL",
         "LibreSSL",
     }

@@ -54,6 +54,10 @@ At 120 (five ranges of 20 to 30 lines asked for had each shown a dozen), they to
 room of the first look at code the answer asked for by name: the demo's
 ``attach_edge``, asked for twice, never showed its body."""
 
+_Range = tuple[str, tuple[str, ...], Iterator[int]]
+"""A range asked for, as :func:`with_asked_lines` fills it: the entity id, its file's
+lines, and its line numbers in the order taken."""
+
 FIRST_LOOK_LINES = 8
 """Lines of code each excerpt gets before any grows longer: the source of every entity
 a context is most about is shown before one long body takes the share."""
@@ -235,7 +239,10 @@ def with_asked_lines(
     an excerpt would (:meth:`~citeloop.knowledge.body_lines.BodyLines.in_taken_order`:
     the lines using the ``focus`` terms first, with the lines that open their blocks;
     then from the top): of "L117-215" cut short, the lines that check the task's
-    ``pos_label``, not the first ones. ``groups`` (one key for each of ``asked``; by
+    ``pos_label``, not the first ones. A range that is its entity's whole span (a body
+    asked for by its label: :func:`~citeloop.grounding.asked_lines.asked_lines`) takes
+    what the ranges asked for by number leave: "L1356-1390" of a long method is the
+    answer's own pick. ``groups`` (one key for each of ``asked``; by
     default each its own) makes ranges one turn: the methods that hold a class's range
     (:func:`of_members`) take its turn one after another, in order."""
     result = {entity_id: tuple(lines) for entity_id, lines in shown.items()}
@@ -253,7 +260,8 @@ def with_asked_lines(
     ]
     files = reader.lines({entity.path for entity, *_ in wanted if entity.path})
     added: dict[str, set[int]] = {}
-    ranges: dict[int, list[tuple[str, tuple[str, ...], Iterator[int]]]] = {}
+    # Lines asked for by number first, then bodies asked for by their labels.
+    ranges: tuple[dict[int, list[_Range]], dict[int, list[_Range]]] = ({}, {})
     for entity, first, last, key in wanted:
         lines = files.get(entity.path or "")
         if lines is None:
@@ -261,9 +269,27 @@ def with_asked_lines(
         added.setdefault(entity.id, set(result.get(entity.id, ())))
         body = BodyLines(entity, lines, focus or {})
         numbers = body.in_taken_order(body.code_lines(first, last) or body.span_lines(first, last))
-        ranges.setdefault(key, []).append((entity.id, lines, iter(numbers[:MAX_EXCERPT_LINES])))
-    turns = list(ranges.values())  # each a range's (or a group's) ranges, first first
+        labelled = (first, last) == (entity.line, entity.end_line)
+        ranges[labelled].setdefault(key, []).append(
+            (entity.id, lines, iter(numbers[:MAX_EXCERPT_LINES]))
+        )
     left, room = MAX_ASKED_LINES, tokens
+    for tier in ranges:
+        left, room = _in_turns(list(tier.values()), added, left, room, count)
+    result.update((entity_id, tuple(sorted(lines))) for entity_id, lines in added.items())
+    return result
+
+
+def _in_turns(
+    turns: list[list[_Range]],
+    added: dict[str, set[int]],
+    left: int,
+    room: float,
+    count: Callable[[str], int],
+) -> tuple[int, float]:
+    """Add to ``added`` (lines by entity id) a line of each turn's first range in turn,
+    while ``left`` lines and ``room`` tokens last (max-min fair shares); return what is
+    left of both."""
     while turns and left > 0:
         going = []
         for turn in turns:
@@ -280,8 +306,7 @@ def with_asked_lines(
                 going.append(turn)
                 break
         turns = going
-    result.update((entity_id, tuple(sorted(lines))) for entity_id, lines in added.items())
-    return result
+    return left, room
 
 
 def choose_excerpts(

@@ -19,6 +19,7 @@ from citeloop.grounding.mentions import (
     Mention,
     code_mentions,
     identifier_words,
+    product_names,
     query_words,
     same_file,
 )
@@ -219,8 +220,11 @@ class EntityFinder:
 
     def _mentioned(self, text: str, *, capitalized: bool) -> list[list[Entity]]:
         """The candidate groups of the task's mentions written as code, or (with
-        ``capitalized``) of its capitalized words, which name classes only."""
+        ``capitalized``) of its capitalized words and the products it names
+        (:func:`~citeloop.grounding.mentions.product_names`), which name classes only."""
         mentions = [m for m in task_mentions(text) if (m.form == "capitalized") == capitalized]
+        if capitalized:
+            mentions += [Mention(name, "capitalized") for name in product_names(text)]
         if not mentions:
             return []
         named = entities_by_name(self._reads, [m.name for m in mentions])

@@ -173,6 +173,25 @@ def test_a_range_asked_for_that_does_not_fit_shows_the_lines_of_the_task_first()
     assert asked(1000, terms) == tuple(range(2, 17))
 
 
+def test_a_body_asked_for_by_its_label_takes_what_the_lines_asked_by_number_leave() -> None:
+    """An answer that asks for "L1356-1390" of `compile` and for the whole of
+    `_add_schema` by its label gets its own pick first: a played demo widening had
+    shared the lines in turn and hidden the loop the answer asked for."""
+    compile_source = ("def compile():", *(f"    step_{n} = {n}" for n in range(2, 41)))
+    schema_source = ("def add_schema():", *(f"    part_{n} = {n}" for n in range(2, 31)))
+    entities = {
+        "m.compile": function("compile", 1, 40),
+        "m.add_schema": function("add_schema", 1, 30, "s.py"),
+    }
+    reader = Files({"m.py": compile_source, "s.py": schema_source})
+    ranges = [("m.add_schema", 1, 30), ("m.compile", 20, 30)]
+    shown = with_asked_lines(ranges, entities, reader, {}, 150, estimated_tokens)
+    assert shown["m.compile"] == tuple(range(20, 31))  # the lines asked by number, whole
+    assert 0 < len(shown["m.add_schema"]) < 29  # the body asked by its label: the rest
+    roomy = with_asked_lines(ranges, entities, reader, {}, 5000, estimated_tokens)
+    assert set(range(2, 31)) <= set(roomy["m.add_schema"])  # whole when it fits
+
+
 # --- choosing excerpts within their share ---------------------------------------------
 
 

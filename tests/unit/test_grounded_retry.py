@@ -838,9 +838,19 @@ def test_asked_lines_go_to_the_innermost_entity_of_their_file():
     assert asked_lines([("pkg/n.py", 12, 12)], entities) == (("n.run", 12, 12),)
     assert asked_lines([(None, 150, 151), ("other.py", 12, 13)], entities) == (("m.Cls", 150, 151),)
     assert asked_lines([(None, 190, 260)], entities) == ()  # held by no entity
-    # An entity's whole span is its label, not lines asked for.
+    # An entity's whole span is its label, not lines asked for...
     labelled = [("m.py", 10, 120), ("m.py", 10, 11)]
     assert asked_lines(labelled, entities) == (("m.Cls.run", 10, 11),)
+    # ... but the label of a function or method said lacking asks for its body whole
+    # (a played widening had shown 8 of the 43 lines of `VSRuntimeBlock.context()`,
+    # asked for as "the source of `VSRuntimeBlock.context()` (blocks.py L78-120)").
+    kinds = {"m.Cls": "class", "m.Cls.run": "method", "n.run": "method", "m.NAME": "attribute"}
+    typed = [{**e, "kind": kinds[e["id"]], "name": e["id"].rpartition(".")[2]} for e in entities]
+    assert asked_lines(labelled, typed, ["Cls.run"]) == (
+        ("m.Cls.run", 10, 120),
+        ("m.Cls.run", 10, 11),
+    )
+    assert asked_lines([("m.py", 1, 200)], typed, ["Cls"]) == ()  # a class: a label only
     # Without a file, entities of two files hold lines 12-13: the named one's, or none.
     two = [
         {"id": "m.audit", "name": "audit", "path": "m.py", "line": 1, "end_line": 300},
@@ -868,6 +878,7 @@ def test_a_label_without_a_file_is_no_range_of_another_files_entity():
         {
             "id": "state.Compiled.attach_node",
             "name": "attach_node",
+            "kind": "method",
             "path": "state.py",
             "line": 1444,
             "end_line": 1553,
@@ -875,7 +886,12 @@ def test_a_label_without_a_file_is_no_range_of_another_files_entity():
     ]
     names = ["Pregel", "Compiled.attach_node"]
     excerpts = {"main.Pregel": [456, 457]}
-    assert asked_lines([(None, 1444, 1553)], entities, names, excerpts) == ()
+    # The label of a method said lacking asks for its body whole; of one not said so,
+    # for nothing.
+    assert asked_lines([(None, 1444, 1553)], entities, names, excerpts) == (
+        ("state.Compiled.attach_node", 1444, 1553),
+    )
+    assert asked_lines([(None, 1444, 1553)], entities, ["Pregel"], excerpts) == ()
     assert asked_lines([(None, 1450, 1460)], entities, ["attach_node"], excerpts) == (
         ("state.Compiled.attach_node", 1450, 1460),
     )

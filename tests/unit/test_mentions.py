@@ -206,7 +206,9 @@ def test_a_segment_ruled_out_as_lower_case_prose_holds_no_code_shaped_token(segm
         assert _SHAPED_TOKEN.findall(segment) == []
 
 
-@pytest.mark.parametrize("name", ["CPython", "GitHub", "PostgreSQL", "macOS", "JavaScript"])
+@pytest.mark.parametrize(
+    "name", ["CPython", "GitHub", "PostgreSQL", "macOS", "JavaScript", "CMake", "MSBuild", "OAuth"]
+)
 def test_a_product_s_name_written_bare_is_prose_and_in_backticks_code(name: str) -> None:
     # A played answer had been rejected for writing "CPython" in its prose.
     assert [m.name for m in code_mentions(f"Why is StateGraph slow on {name}?")] == ["StateGraph"]

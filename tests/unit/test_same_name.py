@@ -171,3 +171,22 @@ def test_a_name_an_answer_used_means_the_one_its_context_showed() -> None:
     lacking = ContextExpansion.for_attempt(0, used, ("inverse_transform",))
     ids = {entity.id for entity in injector.inject(task, expansion=lacking, keep=shown).entities}
     assert sum(i.endswith(".inverse_transform") for i in ids) == 4
+
+
+def test_a_product_s_name_in_a_task_hints_at_a_class_so_named_without_making_it_core() -> None:
+    """conan's `CMake` class wraps CMake: "the CMake variable" of a toolchain block is
+    CMake's, and a played answer had been asked to cite the build helper. The class
+    still comes in as a hint (as for a capitalized word); in backticks it is core."""
+    entities = [
+        Entity("conan.tools.cmake.cmake.CMake", EntityKind.CLASS, "CMake", "cmake.py", 1),
+        Entity("conan.tools.cmake.blocks.VSRuntimeBlock", EntityKind.CLASS, "VSRuntimeBlock"),
+    ]
+    store = MemoryGraphStore(entities, [])
+    task = "Where does VSRuntimeBlock compute the CMake variable for the runtime?"
+    injector = ContextInjector(store)
+    assert [e.name for e in injector.seeds(task)] == ["VSRuntimeBlock"]
+    assert capitalized(store, task) == ["conan.tools.cmake.cmake.CMake"]
+    context = injector.inject(task)
+    assert [e.name for e in context.core] == ["VSRuntimeBlock"]
+    assert "CMake" in {e.name for e in context.entities}
+    assert [e.name for e in injector.seeds("Where does `CMake` build?")] == ["CMake"]
