@@ -287,6 +287,8 @@ def _read(body: str) -> tuple[str, tuple[_Passage, ...]]:
         # a label that ends with its colon ("Missing:") is on the line the list follows
         elif (listed := _list_after(text, saying.end() - saying.group().endswith(":"))) is not None:
             by_heading, end = True, listed  # "Still missing from the context:" and a list
+        elif (label := _LABEL.match(text, head)) and saying.end() <= label.end():
+            by_heading = True  # "**Still missing:** `a`; the body of `b`": its paragraph
         found.append((start, max(end, saying.end()), by_heading, headed, [saying.span()]))
     return text, tuple(_Passage(a, b, c, h, tuple(d)) for a, b, c, h, d in found)
 
@@ -704,6 +706,11 @@ _HEADING = re.compile(
 """A heading: an ATX heading, or a short line that is all bold and no sentence
 (``**What the context lacks**``, not ``**Note: the body is not shown.**``), as models
 write a heading (each part excludes the next: linear)."""
+_LABEL = re.compile(r" {0,3}(?:\*\*|__)[^*_\n]{1,80}?(?::(?:\*\*|__)|(?:\*\*|__):)[ \t]*\S")
+"""A bold label that ends with a colon and opens a paragraph, its text on the same line
+(``**Still missing:** the definition of `f`; ...``): when it says what the context
+lacks, its paragraph is the answer's own list of what it needs, as a heading's section
+is (each part excludes the next: linear)."""
 _ATX = re.compile(r"^ {0,3}#", re.MULTILINE)
 """An ATX heading: what ends a section a ``#`` heading starts (a bold label inside it
 does not)."""

@@ -55,6 +55,7 @@ from citeloop.knowledge.finding import (
     task_words,
 )
 from citeloop.knowledge.implementations import used_implementations
+from citeloop.knowledge.imports import imported_names
 from citeloop.knowledge.injector_settings import check_settings
 from citeloop.knowledge.model import (
     DEFAULT_MAX_CONTEXT_TOKENS,
@@ -72,7 +73,6 @@ from citeloop.knowledge.neighbourhood import (
     BUILTIN_NAMES,
     Candidates,
     admissible,
-    imported_names,
     known_callees,
     read_calls,
     requirement_closure,

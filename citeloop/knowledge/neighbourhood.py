@@ -13,9 +13,10 @@ candidates.
 from __future__ import annotations
 
 import builtins
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from citeloop.knowledge.imports import outside_imports
 from citeloop.knowledge.model import Entity, EntityKind, Fact, Reason, RelationKind, is_test_path
 from citeloop.knowledge.ranking import WEIGHTS
 from citeloop.knowledge.seeds import RANK
@@ -166,65 +167,6 @@ def _guess_callees(
                 found.guesses.append(Fact(subject, RelationKind.CALLS, entity.id))
                 reached.append(entity.id)
     return reached
-
-
-def outside_imports(
-    reads: BatchedGraphStore, bindings: Collection[tuple[str | None, str]]
-) -> dict[tuple[str, str], str]:
-    """What each import binding ``(path, name)`` names when that is code of a module the
-    graph does not hold (``urllib3.exceptions.ProxyError`` for
-    ``("requests/adapters.py", "_ProxyError")`` after ``from urllib3.exceptions import
-    ProxyError as _ProxyError``), by binding; a name its file binds by no import, or
-    to the graph's own code (a target of which some dotted prefix is a module of the
-    graph), is left out, and so is every binding of a store without
-    ``import_targets``."""
-    targets_of = getattr(reads, "import_targets", None)
-    wanted = {(path, name) for path, name in bindings if path}
-    if targets_of is None or not wanted:
-        return {}
-    targets = targets_of(wanted)
-    # A target is the graph's when a module it names is (`pkg.graph.StateGraph`: the
-    # module `pkg.graph`, though a namespace package `pkg` is no module of its own).
-    prefixes = {target: _module_prefixes(target) for target in set(targets.values())}
-    found = reads.get_entities({prefix for names in prefixes.values() for prefix in names})
-    inside = {entity_id for entity_id, entity in found.items() if entity.kind is EntityKind.MODULE}
-    return {
-        key: target
-        for key, target in targets.items()
-        if not any(prefix in inside for prefix in prefixes[target])
-    }
-
-
-def imported_names(
-    reads: BatchedGraphStore, names: Collection[str], paths: Collection[str]
-) -> frozenset[str]:
-    """Those of ``names`` that a file at ``paths`` binds by an import, of any code (none
-    from a store without ``import_targets``)."""
-    targets_of = getattr(reads, "import_targets", None)
-    if targets_of is None or not names or not paths:
-        return frozenset()
-    return frozenset(name for _, name in targets_of({(p, n) for p in paths for n in names}))
-
-
-def imported_from_outside(
-    reads: BatchedGraphStore, names: Sequence[str], paths: Sequence[str]
-) -> dict[str, str]:
-    """What the files at ``paths`` import under ``names`` from code outside the graph
-    (:func:`outside_imports`), by name, as the first of ``paths`` that imports it says;
-    a name bound to itself (``import requests``) tells nothing and is left out."""
-    found = outside_imports(reads, [(path, name) for name in names for path in paths])
-    origins: dict[str, str] = {}
-    for path in paths:
-        for name in names:
-            if name not in origins and (target := found.get((path, name))) not in (None, name):
-                origins[name] = target
-    return origins
-
-
-def _module_prefixes(target: str) -> list[str]:
-    """``a``, ``a.b`` and ``a.b.c`` of ``a.b.c``: the modules a dotted target may name."""
-    parts = target.split(".")
-    return [".".join(parts[:end]) for end in range(1, len(parts) + 1)]
 
 
 def requirement_closure(reads: BatchedGraphStore, found: Candidates, weight: float) -> None:

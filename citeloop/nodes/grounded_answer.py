@@ -53,9 +53,9 @@ from citeloop.knowledge import (
     GraphStore,
     InjectedContext,
 )
+from citeloop.knowledge.imports import imported_from_outside
 from citeloop.knowledge.injector import takes_keep
 from citeloop.knowledge.model import Reason
-from citeloop.knowledge.neighbourhood import imported_from_outside
 from citeloop.knowledge.store import BatchedGraphStore
 from citeloop.nodes.chat import (
     achat_model,
@@ -689,19 +689,26 @@ class GroundedAnswerNodes:
         """What the files of ``context`` import under ``names`` (names an answer listed
         as lacking) when that is code outside the graph: ``{"_ProxyError":
         "urllib3.exceptions.ProxyError"}``, as the first file (in context order) that
-        imports it says (:func:`~citeloop.knowledge.neighbourhood.imported_from_outside`).
-        A name the graph has (an entity's, or a module its code
+        imports it says (:func:`~citeloop.knowledge.imports.imported_from_outside`).
+        A name the graph has (a resolved entity's, or a module its code
         imports: ``SSLError`` is a class of requests and urllib3's name in another of
         its files; ``requests`` imports ``requests``) is left out: which one the answer
-        meant is not known."""
-        known = self._graph_names(state, ctx)
-        wanted = [name for name in names if name not in known]
+        meant is not known. A call the indexer could not resolve is no code of the
+        graph's (``templates.document_root_template``, called through a module that
+        re-exports another package's whole)."""
         paths = list(dict.fromkeys(e.path for e in context.entities if e.path))
-        if not wanted or not paths:
+        if not names or not paths:
             return {}
         reads = self._injector(ctx).reads
         with reads.reading():
-            return imported_from_outside(reads, wanted, paths)
+            named = reads.entities_named_many(list(names))
+            imported = getattr(reads, "imported_modules", frozenset)()
+            wanted = [
+                name
+                for name in names
+                if name not in imported and not any(e.resolved for e in named.get(name, ()))
+            ]
+            return imported_from_outside(reads, wanted, paths) if wanted else {}
 
     def build_retry_prompt(self, state: State) -> dict[str, Any]:
         """The next prompt's feedback: the previous answer, and what is wrong with it judged

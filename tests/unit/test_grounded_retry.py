@@ -1101,3 +1101,33 @@ async def test_a_widening_does_not_bring_namesakes_of_a_name_the_shown_code_writ
         assert out["attempts"] == 2
     finally:
         store.close()
+
+
+async def test_the_retry_says_a_name_a_re_export_takes_from_outside_is_that_code(tmp_path, core):
+    """A played answer asked three times for `templates.document_root_template`, which
+    the code calls through a module of the graph that is all a star import of another
+    package: the retry now says whose it is, read from a bold label's own list too
+    ("**Still missing:** ...")."""
+    files = {
+        **SOURCE,
+        "shop/templates.py": "from storefront.templates import *\n",
+        "shop/checkout.py": (
+            "from shop import templates\nfrom shop.cart import Cart\n\n\n"
+            "class Checkout:\n"
+            "    def pay(self, cart: Cart):\n"
+            "        return templates.receipt(cart.total())\n"
+        ),
+    }
+    store = indexed(tmp_path, files)
+    try:
+        said = (
+            "`Checkout.pay` renders `templates.receipt` with `Cart.total()`.\n\n"
+            "**Still missing:** the definition of `templates.receipt`.\n"
+        )
+        model = ScriptedChatModel(script=[said, good_answer(core)])
+        await build(model, store).ainvoke({"task": TASK})
+        retry = prompts(model)[1]
+        (imported,) = [line for line in retry.splitlines() if "imports from outside" in line]
+        assert imported.endswith(": templates.receipt is storefront.templates.receipt")
+    finally:
+        store.close()

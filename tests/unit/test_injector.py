@@ -34,8 +34,8 @@ from citeloop.knowledge.finding import (
     compound_words,
     task_words,
 )
+from citeloop.knowledge.imports import imported_from_outside, outside_imports
 from citeloop.knowledge.model import is_example_path, is_test_path
-from citeloop.knowledge.neighbourhood import imported_from_outside, outside_imports
 from citeloop.knowledge.render import relation_line
 from citeloop.knowledge.seeds import near_context
 from citeloop.knowledge.store import batched
@@ -1546,6 +1546,33 @@ def test_what_a_file_imports_from_outside_the_graph_is_told_by_binding(tmp_path:
         facts = graph.facts_of_many([e.id for e in entities])
         memory = MemoryGraphStore(entities, {f for found in facts.values() for f in found})
         assert outside_imports(batched(memory), bindings) == {}  # it tells no imports
+
+
+def test_a_dotted_name_is_told_through_a_module_that_re_exports_outside_code(
+    tmp_path: Path,
+) -> None:
+    """`templates.document_root_template`, called through a module of the graph that
+    is all `from reflex_base.compiler.templates import *`, is that package's: a played
+    answer had asked for it three times. What the module defines itself is the
+    graph's, and `np.diff` is numpy's."""
+    write_tree(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/templates.py": "from base.templates import *\n\n\ndef local():\n    pass\n",
+            "pkg/compiler.py": "import numpy as np\nfrom pkg import templates\n\n\n"
+            "def f():\n    return np.diff(templates.root_template(), templates.local())\n",
+        },
+    )
+    with SqliteGraphStore(tmp_path / "graph.db") as graph:
+        index_tree(tmp_path, graph)
+        names = ["templates.root_template", "templates.local", "np.diff", "other.x", "np"]
+        told = imported_from_outside(batched(graph), names, ["pkg/compiler.py"])
+        assert told == {
+            "templates.root_template": "base.templates.root_template",
+            "np.diff": "numpy.diff",
+            "np": "numpy",
+        }
 
 
 def test_a_class_found_brings_the_override_it_uses_of_a_base_method_found() -> None:

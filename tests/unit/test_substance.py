@@ -21,6 +21,7 @@ from citeloop.grounding.sayings import (
     lacking_members,
     lacking_names,
     lacking_words,
+    listed_lacking_names,
     says_context_insufficient,
 )
 from citeloop.grounding.substance import (
@@ -1219,6 +1220,21 @@ def test_a_section_listing_what_is_missing_is_asked_first() -> None:
     # Without such a section, every passage's lines, in order.
     prose = answer.split("\n\n## ")[0]
     assert lacking_lines(prose) == ((None, 150, 233), (None, 208, 209), (None, 151, 206))
+
+
+def test_a_bold_label_that_says_what_is_missing_lists_its_paragraph() -> None:
+    """ "**Still missing:** the definition of `templates.render`; ..." is the answer's
+    own list, as a heading's section is (a played answer wrote it so): its names are
+    listed and its lines are the ones asked for. A label that says something else
+    ("**Note:**") is prose, whatever its sentence says."""
+    answer = (
+        "`compile` (L10-40) calls `templates.render` at L30.\n\n"
+        "**Still missing:** the definition of `templates.render`; L41-60 of `write`.\n"
+    )
+    assert listed_lacking_names(answer) == ("templates.render", "write")
+    assert lacking_lines(answer) == ((None, 41, 60),)
+    note = "**Note:** the body of `write` is not shown.\n"
+    assert listed_lacking_names(note) == () and lacking_names(note) == ("write",)
 
 
 def test_a_section_under_its_own_heading_is_asked_before_a_listed_item_of_prose() -> None:
