@@ -589,6 +589,16 @@ class ContextInjector:
                 # answer asked for (`run_command`, `_validate_key`, unrelated tests).
                 rest_budget=self.max_context_tokens * self.excerpt_share,
             )
+        # What the source shown calls comes after it, though counted out among many
+        # namesakes (a played excerpt called `OriginTrialToken.from_json`, one of 373
+        # `from_json` methods).
+        called = [
+            entity_id
+            for entity_id in shown_callees(found, excerpts)
+            if admissible(found.entities[entity_id], follow_tests)
+        ]
+        ranked_ids = set(order)
+        order += [entity_id for entity_id in called if entity_id not in ranked_ids]
         owners = self._owners(order, found)
         # An entity with an excerpt is offered right after the core and the pinned, its
         # line and its excerpt costed together: both fit in the budget, or neither shows
@@ -606,7 +616,17 @@ class ContextInjector:
         sought = {*lacking, *asked_code, *(i for i in holders if i not in first)}
         wanted = [i for i in blocks if i in sought]
         wanted += [i for i in [*lacking, *asked_code] if i in rank]
-        offered = dict.fromkeys([*core_ids, *wanted, *members, *first, *blocks, *order])
+        offered = dict.fromkeys(
+            [
+                *core_ids,
+                *wanted,
+                *members,
+                *first,
+                *blocks,
+                *called,
+                *order,
+            ]
+        )
         callees = known_callees(self._reads, found, scores)
         # A kept entity the walk did not reach: what it calls, read whole (its calls
         # line had read as all it calls, its facts seen only from its callees').
@@ -741,6 +761,33 @@ class ContextInjector:
             _context_entity(found.entities[owner], Tier.SUPPORTING, Reason.OWNER, 0.0)
             for owner in extra
         ]
+
+
+def shown_callees(found: Candidates, excerpts: Excerpts) -> list[str]:
+    """The candidates that the source lines the excerpts show call, in the excerpts'
+    order and their lines': a call the context shows names what it calls with its line
+    (a played excerpt had shown `OriginTrialToken.from_json(...)` called, and the relation
+    line had said only "not shown: 1 more")."""
+    shown = {entity_id: set(lines) for entity_id, lines in excerpts.shown.items()}
+    calls: dict[str, list[tuple[int, str]]] = {}
+    for fact in found.facts.values():
+        lines = shown.get(fact.subject)
+        where = fact.provenance
+        if (
+            lines
+            and fact.relation is RelationKind.CALLS
+            and where is not None
+            and where.start_line in lines
+            and fact.object in found.entities
+        ):
+            calls.setdefault(fact.subject, []).append((where.start_line, fact.object))
+    return list(
+        dict.fromkeys(
+            callee
+            for entity_id in excerpts.blocks
+            for _, callee in sorted(calls.get(entity_id, ()))
+        )
+    )
 
 
 def takes_keep(injector: Any) -> bool:

@@ -1678,3 +1678,40 @@ def test_a_name_the_shown_code_writes_means_that_code_unless_an_entity_of_it_is_
     assert "app.util.run_helper" in wider
     assert "tests.conftest._args" not in wider
     assert "dbg.frame.CallFrame.return_value" not in wider
+
+
+def test_what_the_source_shown_calls_has_its_line_though_many_share_its_name(
+    tmp_path: Path,
+) -> None:
+    """A played excerpt showed `OriginTrialToken.from_json(...)` called, one of 373
+    `from_json` methods: counted out past the first few of its name, it had no line, and
+    the relation line said "not shown: 1 more". Here the task names four `from_json`
+    methods; the one the source shown calls is a fifth."""
+    models = "".join(
+        f"class Model{n}:\n    @classmethod\n    def from_json(cls, data):\n"
+        f"        return cls()\n\n\n"
+        for n in range(12)
+    )
+    write_tree(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/models.py": models,
+            "pkg/token.py": "from pkg.models import Model7\n\n\n"
+            "class Token:\n"
+            "    @classmethod\n"
+            "    def from_json(cls, data):\n"
+            "        return Model7.from_json(data)\n",
+        },
+    )
+    with SqliteGraphStore(tmp_path / "graph.db") as graph:
+        index_tree(tmp_path, graph)
+        task = (
+            "Why does `Token.from_json` differ from `Model1.from_json`, `Model2.from_json` "
+            "and `Model3.from_json`?"
+        )
+        context = ContextInjector(graph).inject(task)
+        assert dict(context.excerpts)["pkg.token.Token.from_json"]
+        assert "return Model7.from_json(data)" in context.text
+        assert "pkg.models.Model7.from_json" in ids(context.entities)
+        assert "Model7.from_json(data)  # L" in context.text  # its own line, qualified
