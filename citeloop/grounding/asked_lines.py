@@ -45,8 +45,9 @@ def asked_lines(
     it asks for nothing. A range that is an entity's whole span, in any
     file that holds it, is its label (``attach_node`` (L1444-1553)), not lines asked
     for (the demo's widening had shown L1444-1553 of ``Pregel``, another file's class
-    of 2,500 lines), unless it is the label of the one function or method of that span
-    that the answer said is lacking (among ``names``): its body, asked for whole ("the
+    of 2,500 lines), unless it is the label of the one function, method, test or
+    attribute of that span that the answer said is lacking (among ``names``): its
+    body, asked for whole ("the
     source of `VSRuntimeBlock.context()` (blocks.py L78-120)": a played widening had
     shown 8 of its 43 lines, a first look at a name said lacking, and the next one the
     rest).

@@ -58,7 +58,7 @@ def imported_from_outside(
     heads = {name: name.partition(".")[0] for name in names}
     targets = _targets(reads, {(path, heads[name]) for name in names for path in paths})
     # A module of the graph's that the dotted names reach: what its file takes whole.
-    modules = reads.get_entities({target for target in targets.values()})
+    modules = reads.get_entities(set(targets.values()))
     module_files = {
         module_id: entity.path
         for module_id, entity in modules.items()

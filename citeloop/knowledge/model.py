@@ -424,12 +424,13 @@ class ContextExpansion:
             shows the code that calls such an entity, at most
             :data:`~citeloop.knowledge.neighbourhood.CALLERS_ASKED` of each, with its
             source, before what the context it widens held.
-        written: The identifiers the text of the context the answer saw writes (its
-            graph lines and the source lines it showed). A name of ``names`` among them
+        written: Those of ``names`` that the text of the context the answer saw
+            writes as identifiers (its graph lines and the source lines it showed). One
             that the answer did not say the context lacks, and that names no entity of
-            that context, none defined beside it and none a fact ties to it, is a name
-            of the code shown (``_args`` of ``f(*_args)``, ``return_value`` of
-            ``mock.return_value``), not a namesake elsewhere: it brings none.
+            that context, none defined beside it, none a fact ties to it and nothing
+            its files import, is a name of the code shown (``_args`` of ``f(*_args)``,
+            ``return_value`` of ``mock.return_value``), not a namesake elsewhere: it
+            brings none.
     """
 
     extra_hops: int = 0
