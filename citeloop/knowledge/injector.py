@@ -21,6 +21,7 @@
 from __future__ import annotations
 
 import inspect
+import re
 from collections.abc import Callable, Collection, Mapping, Sequence
 from functools import cache, lru_cache
 from pathlib import Path
@@ -91,6 +92,9 @@ from citeloop.knowledge.store import (
     changed_during,
 )
 from citeloop.text import estimated_tokens
+
+_SELF_MEMBER = re.compile(r"(?<![\w.])self\.([^\W\d]\w*)")
+"""A member read or written on ``self`` in a line of source (linear: no nesting)."""
 
 TEST_TASK_TYPES = frozenset({"test", "tests", "testing"})
 """Task types that follow ``tested_by`` relations as if ``include_tested_by`` were set."""
@@ -594,7 +598,10 @@ class ContextInjector:
         # `from_json` methods).
         called = [
             entity_id
-            for entity_id in shown_callees(found, excerpts)
+            for entity_id in [
+                *shown_callees(found, excerpts),
+                *self._shown_members(found, excerpts),
+            ]
             if admissible(found.entities[entity_id], follow_tests)
         ]
         ranked_ids = set(order)
@@ -734,6 +741,28 @@ class ContextInjector:
         for rank, entity in enumerate(self._retrieved.entities(text, follow_tests)):
             weight = _SEED_WEIGHTS[Reason.RETRIEVED] * kind_factor(entity) * RANK_DECAY**rank
             found.seed(entity, Reason.RETRIEVED, weight)
+
+    def _shown_members(self, found: Candidates, excerpts: Excerpts) -> list[str]:
+        """The members of its own class that a method's shown source reads on ``self``
+        (``for attr in self.__attrs__``: a played excerpt had shown the loop, and
+        ``Response.__attrs__`` was in no line), in the excerpts' order; one no walk
+        reached joins ``found.entities``."""
+        wanted: dict[str, None] = {}
+        for entity_id, block in excerpts.blocks.items():
+            entity = found.entities.get(entity_id)
+            if entity is None or entity.kind is not EntityKind.METHOD:
+                continue
+            owner = entity_id.rpartition(".")[0]
+            for name in _SELF_MEMBER.findall("\n".join(block)):
+                if (member := f"{owner}.{name}") != entity_id:
+                    wanted.setdefault(member)
+        missing = [member for member in wanted if member not in found.entities]
+        found.entities.update(self._reads.get_entities(missing))
+        return [
+            member
+            for member in wanted
+            if member in found.entities and found.entities[member].kind is EntityKind.ATTRIBUTE
+        ]
 
     def _owners(self, ids: list[str], found: Candidates) -> dict[str, str]:
         """The class of each member among ``ids`` that a class defines, by member id, in

@@ -1715,3 +1715,26 @@ def test_what_the_source_shown_calls_has_its_line_though_many_share_its_name(
         assert "return Model7.from_json(data)" in context.text
         assert "pkg.models.Model7.from_json" in ids(context.entities)
         assert "Model7.from_json(data)  # L" in context.text  # its own line, qualified
+
+
+def test_an_attribute_the_source_shown_reads_on_self_has_its_line(tmp_path: Path) -> None:
+    """A played excerpt of `Response.__getstate__` showed `for attr in self.__attrs__`,
+    and `Response.__attrs__` was in no line of the context."""
+    filler = "".join(f"    def helper_{n}(self):\n        return {n}\n\n" for n in range(30))
+    write_tree(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "pkg/models.py": "class Response:\n"
+            "    __attrs__ = ['_content', 'status_code']\n\n"
+            "    def __getstate__(self):\n"
+            "        return {attr: getattr(self, attr, None) for attr in self.__attrs__}\n\n"
+            + filler,
+        },
+    )
+    with SqliteGraphStore(tmp_path / "graph.db") as graph:
+        index_tree(tmp_path, graph)
+        injector = ContextInjector(graph, max_context_tokens=300, hops=0)
+        context = injector.inject("How does `Response.__getstate__` pickle a response?")
+        assert "for attr in self.__attrs__" in context.text
+        assert "pkg.models.Response.__attrs__" in ids(context.entities)
