@@ -21,7 +21,6 @@
 from __future__ import annotations
 
 import inspect
-import re
 from collections.abc import Callable, Collection, Mapping, Sequence
 from functools import cache, lru_cache
 from pathlib import Path
@@ -83,6 +82,7 @@ from citeloop.knowledge.render import MEMBER_KINDS, RENDERED_RELATIONS, ContextT
 from citeloop.knowledge.retrieval import RANK_DECAY, RetrievedSeeds, Retriever
 from citeloop.knowledge.reuse import CONTEXTS_KEPT, ReusedContexts, SourceRecorder
 from citeloop.knowledge.seeds import linked_ids, near_context, nearest_package, owner_id
+from citeloop.knowledge.shown_code import shown_callees, shown_members
 from citeloop.knowledge.source import LineSource, SourceReader
 from citeloop.knowledge.store import (
     READ_ATTEMPTS,
@@ -92,9 +92,6 @@ from citeloop.knowledge.store import (
     changed_during,
 )
 from citeloop.text import estimated_tokens
-
-_SELF_MEMBER = re.compile(r"(?<![\w.])self\.([^\W\d]\w*)")
-"""A member read or written on ``self`` in a line of source (linear: no nesting)."""
 
 TEST_TASK_TYPES = frozenset({"test", "tests", "testing"})
 """Task types that follow ``tested_by`` relations as if ``include_tested_by`` were set."""
@@ -593,14 +590,13 @@ class ContextInjector:
                 # answer asked for (`run_command`, `_validate_key`, unrelated tests).
                 rest_budget=self.max_context_tokens * self.excerpt_share,
             )
-        # What the source shown calls comes after it, though counted out among many
-        # namesakes (a played excerpt called `OriginTrialToken.from_json`, one of 373
-        # `from_json` methods).
+        # What the source shown calls, and the attributes it reads on `self`, come
+        # after it, though counted out among namesakes (:mod:`shown_code`).
         called = [
             entity_id
             for entity_id in [
                 *shown_callees(found, excerpts),
-                *self._shown_members(found, excerpts),
+                *shown_members(self._reads, found, excerpts),
             ]
             if admissible(found.entities[entity_id], follow_tests)
         ]
@@ -742,28 +738,6 @@ class ContextInjector:
             weight = _SEED_WEIGHTS[Reason.RETRIEVED] * kind_factor(entity) * RANK_DECAY**rank
             found.seed(entity, Reason.RETRIEVED, weight)
 
-    def _shown_members(self, found: Candidates, excerpts: Excerpts) -> list[str]:
-        """The members of its own class that a method's shown source reads on ``self``
-        (``for attr in self.__attrs__``: a played excerpt had shown the loop, and
-        ``Response.__attrs__`` was in no line), in the excerpts' order; one no walk
-        reached joins ``found.entities``."""
-        wanted: dict[str, None] = {}
-        for entity_id, block in excerpts.blocks.items():
-            entity = found.entities.get(entity_id)
-            if entity is None or entity.kind is not EntityKind.METHOD:
-                continue
-            owner = entity_id.rpartition(".")[0]
-            for name in _SELF_MEMBER.findall("\n".join(block)):
-                if (member := f"{owner}.{name}") != entity_id:
-                    wanted.setdefault(member)
-        missing = [member for member in wanted if member not in found.entities]
-        found.entities.update(self._reads.get_entities(missing))
-        return [
-            member
-            for member in wanted
-            if member in found.entities and found.entities[member].kind is EntityKind.ATTRIBUTE
-        ]
-
     def _owners(self, ids: list[str], found: Candidates) -> dict[str, str]:
         """The class of each member among ``ids`` that a class defines, by member id, in
         the order of ``ids`` (a member's line names its class: ``Owner.member``); a
@@ -790,33 +764,6 @@ class ContextInjector:
             _context_entity(found.entities[owner], Tier.SUPPORTING, Reason.OWNER, 0.0)
             for owner in extra
         ]
-
-
-def shown_callees(found: Candidates, excerpts: Excerpts) -> list[str]:
-    """The candidates that the source lines the excerpts show call, in the excerpts'
-    order and their lines': a call the context shows names what it calls with its line
-    (a played excerpt had shown `OriginTrialToken.from_json(...)` called, and the relation
-    line had said only "not shown: 1 more")."""
-    shown = {entity_id: set(lines) for entity_id, lines in excerpts.shown.items()}
-    calls: dict[str, list[tuple[int, str]]] = {}
-    for fact in found.facts.values():
-        lines = shown.get(fact.subject)
-        where = fact.provenance
-        if (
-            lines
-            and fact.relation is RelationKind.CALLS
-            and where is not None
-            and where.start_line in lines
-            and fact.object in found.entities
-        ):
-            calls.setdefault(fact.subject, []).append((where.start_line, fact.object))
-    return list(
-        dict.fromkeys(
-            callee
-            for entity_id in excerpts.blocks
-            for _, callee in sorted(calls.get(entity_id, ()))
-        )
-    )
 
 
 def takes_keep(injector: Any) -> bool:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import dataclasses
 import functools
 import logging
-import re
 from collections.abc import Sequence
 from typing import Any, Literal
 
@@ -47,6 +46,7 @@ from citeloop.grounding.sayings import (
     lacking_words,
     listed_lacking_names,
 )
+from citeloop.grounding.substance import prompt_names
 from citeloop.knowledge import (
     ContextExpansion,
     ContextInjector,
@@ -86,7 +86,6 @@ from citeloop.state.tokens import TokenUsage, no_tokens
 from citeloop.text import in_data_block
 
 _log = logging.getLogger(__name__)
-_IDENTIFIER = re.compile(r"[^\W\d]\w*")
 
 _DEFAULT_SETTINGS = GroundedAnswerContext()
 """The settings of a run given no context, built and type-checked once (nodes only read
@@ -649,7 +648,7 @@ class GroundedAnswerNodes:
         names = qualified(name for name in named if name not in dismissed)
         lacking = qualified(lacking, among=names)
         # Of those, the ones the context it saw writes (`_args` of `f(*_args)` shown)
-        shown_words = set(_IDENTIFIER.findall(state.get("context_text") or ""))
+        shown_words = prompt_names([state.get("context_text") or ""])
         expansion = ContextExpansion.for_attempt(
             state["attempts"] - 1,
             names,
