@@ -8,7 +8,9 @@ A **mention** is a name the text writes the way code is written:
   lower-case one (``StateGraph``, ``JSONProvider``; not ``Pregel``, ``API``, nor an
   acronym's plural, ``ASTs``, nor a product's name such as ``GitHub`` or ``CPython``:
   :mod:`~citeloop.grounding.proper_nouns`);
-- dotted (``StateGraph.compile``, ``os.path``; not ``e.g`` nor a file name ``state.py``);
+- dotted (``StateGraph.compile``, ``os.path``; not ``e.g``, a file name ``state.py``, a
+  host ``docs.python.org`` nor anything of a URL or e-mail address:
+  :mod:`~citeloop.grounding.links`);
 - called (``compile()``);
 - with an underscore (``add_node``, ``_private``, ``MAX_SIZE``);
 - a requirement or decision id (``REQ-008-013``, ``DEC-7``, ``ADR-0003``);
@@ -33,6 +35,7 @@ import re
 from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass
 
+from citeloop.grounding.links import is_host_name, without_links
 from citeloop.grounding.proper_nouns import PROPER_NOUNS
 from citeloop.text import normalize_text, without_invisible
 
@@ -303,8 +306,13 @@ def _code_spans(text: str) -> list[tuple[str, str]]:
     that the next run of its length closes; a run that nothing closes is text (a quote
     of ```nan'`` in one paragraph does not pair with a backtick of the next, which
     would make the words between two later code spans code: a played answer was failed
-    for the verbs of "`fit` uses `kneighbors`"). One pass over the runs: linear."""
-    return list(_split_code(without_invisible(normalize_text(text))))
+    for the verbs of "`fit` uses `kneighbors`"). One pass over the runs: linear. Web
+    and e-mail addresses outside fences are blanked out (:func:`~citeloop.grounding.
+    links.without_links`): ``docs.python.org`` and ``ops_team`` of them name no code."""
+    return [
+        (piece if kind == "fence" else without_links(piece), kind)
+        for piece, kind in _split_code(without_invisible(normalize_text(text)))
+    ]
 
 
 _BLOCK_START = re.compile(r"\n[ \t]*\n|\n(?=[ \t]*(?:[-*+]|\d{1,9}[.)]|#{1,6})[ \t])")
@@ -355,6 +363,8 @@ def _form(token: str) -> str | None:
         parts = token.split(".")
         if parts[-1].lower() in _FILE_SUFFIXES or any(len(part) < 2 for part in parts):
             return None  # a file name (state.py) or an abbreviation (e.g, i.e)
+        if is_host_name(parts):
+            return None  # a host: docs.python.org
         if _capitalized(parts[-1]) and parts[-1].lower() in STOP_WORDS:
             return None  # a missing space: "I read.Then I left"
         return "dotted"

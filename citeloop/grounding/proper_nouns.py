@@ -35,10 +35,16 @@ PROPER_NOUNS: frozenset[str] = frozenset(
         "macOS",
         "iOS",
         "iPadOS",
+        "watchOS",
+        "tvOS",
         "FreeBSD",
         "OpenBSD",
         "NetBSD",
         "PowerShell",
+        # hardware and architectures
+        "iPhone",
+        "iPad",
+        "x86_64",
         # build tools, package managers and graphics or compute APIs
         "CMake",
         "QMake",
@@ -63,6 +69,8 @@ PROPER_NOUNS: frozenset[str] = frozenset(
         "JupyterLab",
         "CircleCI",
         "AppVeyor",
+        "OpenAI",
+        "ChatGPT",
         # databases, protocols and formats
         "PostgreSQL",
         "MySQL",
@@ -73,6 +81,10 @@ PROPER_NOUNS: frozenset[str] = frozenset(
         "GraphQL",
         "OpenAPI",
         "OAuth",
+        "OAuth2",
+        "IPv4",
+        "IPv6",
+        "gRPC",
         "OpenSSL",
         "LibreSSL",
     }

@@ -23,6 +23,7 @@ more than that rank alike, the subclasses that keep their base's name are left o
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
@@ -88,12 +89,17 @@ def named_groups(
 ) -> list[list[Entity]]:
     """Candidate groups one mention names, one group per name (see the module docstring).
 
-    A dotted mention whose tail matches an entity also names that entity's owner; one
-    that matches none names its first part and, when written as code itself
-    (``add_node``, ``StateGraph``), its last part: ``os.path`` does not make an entity
-    named ``path`` core. Its first part, written bare, names what ``bare`` keeps of the
-    entities so named (a task's: those defined at module level, a name code can
-    write bare: ``pytester.getitem()`` names the fixture ``pytester``, but
+    A dotted mention whose tail matches an entity also names that entity's owner, unless
+    it starts with a module of Python's standard library that the entity is not
+    defined in (``pathlib.Path.resolve`` names no project's ``Path.resolve``). One
+    that matches none names the entities of its last part defined under its leading
+    parts, in order (a package's re-export: ``click.echo`` names
+    ``click.utils.echo``), its first part and, when there are none of those and its
+    last part is written as code itself (``add_node``, ``StateGraph``), its last part:
+    ``os.path`` does not make an entity named ``path`` core. Its first part, written
+    bare, names what ``bare`` keeps of the entities so named (a task's: those defined
+    at module level, a name code can write bare: ``pytester.getitem()`` names the
+    fixture ``pytester``, but
     ``estimators.classes_[1]`` no class's ``estimators`` attribute). A bare dunder
     (``__init__``) names nothing: every class has one.
 
@@ -111,22 +117,35 @@ def named_groups(
     dotted = [part for part in mention.split(".") if part]
     if not dotted:  # only dots: no name
         return []
+    outside = dotted[0] in sys.stdlib_module_names
     for size in range(min(len(dotted), MAX_QUALIFIED_PARTS), 1, -1):
         suffix = ".".join(dotted[-size:])
         matches = [
             entity
             for entity in named.get(dotted[-1], [])
-            if entity.id == suffix or entity.id.endswith("." + suffix)
+            if (entity.id == suffix or entity.id.endswith("." + suffix))
+            and not (outside and size < len(dotted) and not _within(dotted[:-size], entity.id))
         ]
         if matches:
             owners = {owner_id(entity.id) for entity in matches}
             found = [e for e in named.get(dotted[-2], []) if e.id in owners]
             return [matches, found] if found else [matches]
+    exported = [e for e in named.get(dotted[-1], []) if _within(dotted[:-1], e.id)]
     first = named.get(dotted[0], [])
-    groups = [bare(first) if bare is not None and first else first]
-    if is_code_shaped(dotted[-1]):
+    groups = [exported, bare(first) if bare is not None and first else first]
+    if is_code_shaped(dotted[-1]) and not exported:
         groups.append(named.get(dotted[-1], []))
     return [group for group in groups if group]
+
+
+def _within(qualifier: Sequence[str], entity_id: str) -> bool:
+    """Whether ``qualifier`` (the leading parts of a dotted mention) are, in order,
+    parts of the packages, modules and classes ``entity_id`` is defined in: a name
+    written by the package that re-exports it (``click.echo`` for
+    ``click.utils.echo``), not by a library outside (``pathlib.Path.resolve`` is no
+    project's ``Path.resolve``)."""
+    parts = iter(entity_id.split(".")[:-1])
+    return all(any(part == wanted for part in parts) for wanted in qualifier)
 
 
 _WORD = re.compile(r"\w+")

@@ -241,6 +241,42 @@ def test_a_dotted_mention_names_by_its_bare_first_part_only_what_code_writes_bar
     assert ids(injector.seeds("Why call pytester.getitem() twice?")) == ["lib.fixtures.pytester"]
 
 
+def test_a_dotted_mention_names_what_its_package_re_exports():
+    """``click.echo`` (``pkg.Thing``) is the public path of ``click.utils.echo``: the
+    name under its leading parts, in order, is core, and no namesake elsewhere."""
+    entities = [
+        Entity("click.utils.echo", EntityKind.FUNCTION, "echo", "click/utils.py"),
+        Entity("other.tools.echo", EntityKind.FUNCTION, "echo", "other/tools.py"),
+        Entity("pkg.impl.Thing", EntityKind.CLASS, "Thing", "pkg/impl.py"),
+        Entity("vendor.Thing", EntityKind.CLASS, "Thing", "vendor.py"),
+    ]
+    injector = ContextInjector(MemoryGraphStore(entities, []))
+    assert ids(injector.seeds("How does `click.echo` print?")) == ["click.utils.echo"]
+    assert ids(injector.seeds("What is `pkg.Thing`?")) == ["pkg.impl.Thing"]
+    # Leading parts out of order, or not among the entity's: no re-export.
+    assert injector.seeds("How does `utils.click.echo` print?") == []
+    assert injector.seeds("How does `os.path.echo` print?") == []
+
+
+def test_a_suffix_after_a_standard_library_module_is_not_the_project_s():
+    """``pathlib.Path.resolve`` names the standard library's method, not a project class
+    that shadows the name; the project's own module path still names it."""
+    entities = [
+        Entity("app.models.Path", EntityKind.CLASS, "Path", "app/models.py"),
+        Entity("app.models.Path.resolve", EntityKind.METHOD, "resolve", "app/models.py"),
+    ]
+    injector = ContextInjector(MemoryGraphStore(entities, []))
+    assert injector.seeds("How does `pathlib.Path.resolve` work?") == []
+    assert ids(injector.seeds("How does `models.Path.resolve` work?")) == [
+        "app.models.Path.resolve",
+        "app.models.Path",
+    ]
+    assert ids(injector.seeds("How does `Path.resolve` work?")) == [
+        "app.models.Path.resolve",
+        "app.models.Path",
+    ]
+
+
 def test_an_ambiguous_name_prefers_the_definition_outside_test_code():
     """A class a test defines for itself is not the one a task names; it is core only
     when the name has no other definition."""

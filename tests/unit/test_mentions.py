@@ -207,7 +207,11 @@ def test_a_segment_ruled_out_as_lower_case_prose_holds_no_code_shaped_token(segm
 
 
 @pytest.mark.parametrize(
-    "name", ["CPython", "GitHub", "PostgreSQL", "macOS", "JavaScript", "CMake", "MSBuild", "OAuth"]
+    "name",
+    [
+        *("CPython", "GitHub", "PostgreSQL", "macOS", "JavaScript", "CMake", "MSBuild"),
+        *("OAuth", "OAuth2", "IPv6", "iPhone", "x86_64", "gRPC"),
+    ],
 )
 def test_a_product_s_name_written_bare_is_prose_and_in_backticks_code(name: str) -> None:
     # A played answer had been rejected for writing "CPython" in its prose.
@@ -217,3 +221,28 @@ def test_a_product_s_name_written_bare_is_prose_and_in_backticks_code(name: str)
     assert [m.name for m in answer_mentions(f"It calls `{name}` here.")] == [name]
     # A CamelCase name that is no product is still code.
     assert [m.name for m in answer_mentions(f"{name}Client runs.")] == [f"{name}Client"]
+
+
+@pytest.mark.parametrize(
+    "prose",
+    [
+        "See https://docs.python.org/3/library/sqlite3.html for details.",
+        "See <https://github.com/org/my_repo/blob/main/README.md>.",
+        "Read [the docs](https://example.org/user_guide/index.html) first.",
+        "Ask ops_team@example.com, or open www.my_site.com/a_b.",
+        "The guide at docs.python.org and the one at my_lib.readthedocs.io agree.",
+        "Mirror: ftp://files.example.net/pub/some_file.tar.gz, or git://host/my_repo.git",
+    ],
+)
+def test_web_and_e_mail_addresses_name_no_code(prose: str) -> None:
+    # A correct answer had failed for naming `docs.python.org` and `ops_team` in a link.
+    assert [m.name for m in answer_mentions(f"`Cart.total` sums. {prose}")] == ["Cart.total"]
+    assert [m.name for m in code_mentions(f"How does `Cart.total` sum? {prose}")] == ["Cart.total"]
+
+
+def test_a_dotted_name_ending_like_a_host_of_code_is_still_code() -> None:
+    # `io`, `net` are attributes and modules of code; only generic top-level domains
+    # and documentation hosts are hosts.
+    text = "It reads self.net and astropy.io.fits, and calls obj.com_port()."
+    expected = ["self.net", "astropy.io.fits", "obj.com_port"]
+    assert [m.name for m in answer_mentions(text)] == expected
