@@ -16,6 +16,7 @@ from collections.abc import Callable, Collection, Sequence
 from functools import lru_cache
 
 from citeloop.grounding.mentions import (
+    STOP_WORDS,
     Mention,
     code_mentions,
     identifier_words,
@@ -73,8 +74,9 @@ def task_mentions(text: str) -> tuple[Mention, ...]:
 def task_words(text: str) -> tuple[str, ...]:
     """The words of ``text`` worth a lexical lookup
     (:func:`~citeloop.grounding.mentions.query_words`), then its compounds written as
-    one word (:func:`compound_words`)."""
-    return tuple(dict.fromkeys([*query_words(text), *compound_words(text)]))
+    one word (:func:`compound_words`), then the names its neighbouring words spell
+    (:func:`joined_words`)."""
+    return tuple(dict.fromkeys([*query_words(text), *compound_words(text), *joined_words(text)]))
 
 
 _PIECE_ENDS = string.punctuation + "\u201c\u201d\u2018\u2019\u00ab\u00bb"
@@ -110,6 +112,42 @@ def compound_words(text: str, limit: int = MAX_COMPOUNDS) -> list[str]:
             found.setdefault(word.lower())
         if len(found) >= limit:
             break
+    return list(found)
+
+
+MAX_JOINED = 24
+"""Most joined words a task searches."""
+
+
+def joined_words(text: str, limit: int = MAX_JOINED) -> list[str]:
+    """The names a task's neighbouring words spell, as one lower-case word each, in order
+    of first appearance: a word joined to the next word, and to the one after that.
+
+    Code names a thing by the words prose uses for it, run together: "the state
+    persistence manager" is ``StateManager`` and "the event handler decorator"
+    ``EventHandler``. The index holds each name whole (``statemanager``), so such a
+    word finds the name itself, and rarely anything else. Words are joined within a
+    clause only (punctuation ends one), both letters only and neither a stop word; at
+    most ``limit`` of them. One pass over the text's pieces: linear.
+    """
+    found: dict[str, None] = {}
+    clause: list[str | None] = []  # the clause's words so far; None for a stop word
+    for piece in without_invisible(normalize_text(text)).split():
+        word = piece.strip(_PIECE_ENDS)
+        if word != piece.rstrip(_PIECE_ENDS):  # "(state": a clause starts
+            clause = []
+        word = word.removesuffix("'s").removesuffix("\u2019s").lower()
+        if not word.isalpha():
+            clause = []
+            continue
+        content = word if len(word) > 1 and word not in STOP_WORDS else None
+        if content is not None:
+            for before in clause[-2:]:
+                if before is not None and len(found) < limit:
+                    found.setdefault(before + content)
+        clause.append(content)
+        if piece.rstrip(_PIECE_ENDS) != piece:  # "manager,": the clause ends
+            clause = []
     return list(found)
 
 
@@ -186,7 +224,11 @@ class EntityFinder:
         if ambiguous := [group for group in groups if len(group) > 1]:
             bases = self._bases(groups)
             # What the task's other words find tells the namesakes apart.
-            named = {word for group in groups for word in identifier_words(group[0].name)}
+            named = {
+                word
+                for group in groups
+                for word in (group[0].name.lower(), *identifier_words(group[0].name))
+            }
             other = [word for word in task_words(text) if word not in named]
             held = hit_weights(self.lexical(other, follow_tests=not library))
             for group in ambiguous:

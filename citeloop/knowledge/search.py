@@ -44,6 +44,7 @@ SEARCHABLE = frozenset(
 """Kinds of entity a context may hold, so the kinds lexical retrieval finds."""
 
 _NAMES = re.compile(r"[^\W\d]\w*")
+_ALPHANUMERIC = re.compile(r"[^\W_]+")
 _MAX_SIGNATURE_NAMES = 24
 _TEXT_KINDS = frozenset({EntityKind.REQUIREMENT, EntityKind.DECISION})
 _CALLABLE_KINDS = frozenset({EntityKind.METHOD, EntityKind.FUNCTION})
@@ -123,4 +124,7 @@ class MemoryIndex:
 
 
 def _terms(text: str) -> Counter[str]:
-    return Counter(word for name in _NAMES.findall(text) for word in identifier_words(name))
+    """The terms of a field as the graph file's index has them (FTS5's ``unicode61``
+    tokenizer: each run of letters and digits, lower-cased), without stemming: a
+    document's words already hold each name's split words, and its name whole."""
+    return Counter(run.lower() for run in _ALPHANUMERIC.findall(text))
