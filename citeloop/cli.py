@@ -19,6 +19,7 @@ import argparse
 import dataclasses
 import importlib
 import json
+import math
 import os
 import shlex
 import sqlite3
@@ -278,9 +279,73 @@ def _load_context(path: str) -> tuple[Any, str]:
                 '`citeloop context --json`) or {"context_entities": [...]} (as printed by '
                 "`citeloop run --json`), or be context text"
             )
-        shown = data.get("text" if key == "entities" else "context_text")
-        return data[key], shown if isinstance(shown, str) else ""
+        text_key = "text" if key == "entities" else "context_text"
+        shown = data.get(text_key)
+        if shown is not None and not isinstance(shown, str):
+            raise UsageError(
+                f'context file {path!r}: "{text_key}" must be the context text (a string), '
+                f"got {type(shown).__name__}; write it as printed, or leave it out"
+            )
+        _check_entities(data[key], key, path)
+        return data[key], shown or ""
     return text, ""
+
+
+_TEXT_FIELDS = ("name", "kind", "tier", "id", "path", "signature", "summary", "reason")
+"""The fields of a saved context's entity that hold text (or null)."""
+
+
+def _check_entities(entities: list[Any], key: str, path: str) -> None:
+    """Refuse an entity of a saved context with a field the validator would misread or
+    silently drop: text that is not a string, a ``line``/``end_line`` that is not a line
+    number (``"x"``, ``1.5``, ``true``, ``NaN``, ``1e400``), a span that ends before it
+    starts, a ``score`` that is not a finite number.
+
+    Raises:
+        UsageError: Naming the file, the entity (``entities[3] ('Cart')``), the field
+            and the fix.
+    """
+    for position, entity in enumerate(entities):
+        if not isinstance(entity, dict):
+            continue  # a bare name, or no entity at all: the validator says which
+        name = entity.get("name")
+        where = f"context file {path!r}: {key}[{position}]"
+        where += f" ({name[:60]!r})" if isinstance(name, str) else ""
+        for field in _TEXT_FIELDS:
+            value = entity.get(field)
+            if value is not None and not isinstance(value, str):
+                raise UsageError(
+                    f'{where}: "{field}" must be a string, got {type(value).__name__}; '
+                    "write it as `citeloop context --json` prints it"
+                    + (", or leave it out" if field != "name" else "")
+                )
+        line, end_line = entity.get("line"), entity.get("end_line")
+        for field, value in (("line", line), ("end_line", end_line)):
+            if value is not None and not (type(value) is int and value >= 1):
+                raise UsageError(
+                    f'{where}: "{field}" must be a line number (a whole number, 1 or more), '
+                    f"got {_as_json(value)}; write the line, or null when it is not known"
+                )
+        if line is not None and end_line is not None and end_line < line:
+            raise UsageError(
+                f'{where}: "end_line" {end_line} is before "line" {line}; write the last '
+                "line of the definition (at least its first), or null"
+            )
+        score = entity.get("score")
+        if score is not None and not (type(score) in (int, float) and math.isfinite(score)):
+            raise UsageError(
+                f'{where}: "score" must be a finite number, got {_as_json(score)}; '
+                "write it as printed, or leave it out"
+            )
+
+
+def _as_json(value: Any) -> str:
+    """``value`` as JSON writes it (``NaN``, ``Infinity`` for ``1e400``), cut to 40
+    characters for an error message; an object or array by its kind."""
+    if isinstance(value, dict | list):
+        return "an object" if isinstance(value, dict) else "an array"
+    text = json.dumps(value)
+    return text if len(text) <= 40 else f"{text[:37]}..."
 
 
 def _answer_of(text: str, path: str) -> str:

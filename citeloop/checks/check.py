@@ -22,6 +22,7 @@ Example:
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Literal
@@ -224,10 +225,22 @@ def require_text(text: object) -> str:
 def require_checks(checks: Iterable[object]) -> tuple[Check, ...]:
     """``checks`` as a tuple, each a :class:`Check`.
 
+    ``checks`` is a list (or any ordered iterable: checks run in order) of checks.
+
     Raises:
-        ConfigurationError: An item that is not a :class:`Check` (the message says how
-            to wrap a function).
+        ConfigurationError: ``checks`` is one :class:`Check`, a string, a mapping, a set
+            or no iterable at all (the message says to pass a list), or an item is not a
+            :class:`Check` (the message says how to wrap a function).
     """
+    if isinstance(checks, Check):
+        raise ConfigurationError(
+            f"checks must be a list of checks, got the single check {checks!r}; pass checks=[check]"
+        )
+    if isinstance(checks, str | bytes | Mapping | AbstractSet) or not isinstance(checks, Iterable):
+        raise ConfigurationError(
+            f"checks must be a list of citeloop.checks.Check objects, in the order to run "
+            f"them, got {type(checks).__name__}; pass e.g. checks=[json_check()]"
+        )
     found = tuple(checks)
     for check in found:
         if not isinstance(check, Check):

@@ -164,8 +164,9 @@ def evidence_from_jsonl(path: str | Path) -> EvidenceIndex:
     Each non-blank line is a JSON object ``{"id": ..., "source": ..., "text": ...}``
     with optional ``"attributes"``, an object of string values (``{"subject": "Hamlet",
     "date": "1603"}``); ``id`` and ``source`` are non-empty, other keys are refused.
-    The file is UTF-8 (a byte order mark is allowed); blank lines are skipped. The
-    version is :func:`file_version` of the file's bytes.
+    The file is UTF-8 (a byte order mark is allowed); blank lines are skipped, but a
+    file without a document is refused (an audit against no evidence is surely of the
+    wrong file). The version is :func:`file_version` of the file's bytes.
 
     Args:
         path: The file.
@@ -174,10 +175,11 @@ def evidence_from_jsonl(path: str | Path) -> EvidenceIndex:
         The index, units in file order.
 
     Raises:
-        ConfigurationError: The file is missing or unreadable, or a line is not UTF-8,
-            not JSON, not an object, lacks a field, has a field of the wrong type or an
-            unknown one, or repeats an earlier id; the message names the file, the line
-            (1-based) and the field.
+        ConfigurationError: The file is missing or unreadable, holds no document (it
+            is empty, or blank lines only), or a line is not UTF-8, not JSON, not an
+            object, lacks a field, has a field of the wrong type or an unknown one, or
+            repeats an earlier id; the message names the file, the line (1-based) and the
+            field.
 
     Example:
         >>> import pathlib, tempfile
@@ -211,6 +213,12 @@ def evidence_from_jsonl(path: str | Path) -> EvidenceIndex:
             )
         first_line[unit.id] = number
         units[unit.id] = unit
+    if not units:
+        raise ConfigurationError(
+            f"the evidence file {str(path)!r} holds no documents (it is empty, or blank "
+            'lines only); write one JSON object per line: {"id": ..., "source": ..., '
+            '"text": ...}'
+        )
     return EvidenceIndex(version=file_version(data), units=units)
 
 
@@ -239,9 +247,9 @@ def load_model(path: str | Path, model_cls: type[ModelT]) -> ModelT:
         The validated model.
 
     Raises:
-        ConfigurationError: The file is missing or unreadable, is not UTF-8 JSON (with
-            the line and column), or does not validate (each pydantic error's location,
-            such as ``evidence[0].attributes.date``, and message).
+        ConfigurationError: The file is missing, unreadable or empty, is not UTF-8 JSON
+            (with the line and column), or does not validate (each pydantic error's
+            location, such as ``evidence[0].attributes.date``, and message).
     """
     path = Path(path)
     if model_cls is EvidenceIndex and path.suffix.lower() == ".jsonl":
@@ -251,6 +259,11 @@ def load_model(path: str | Path, model_cls: type[ModelT]) -> ModelT:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as error:
         raise ConfigurationError(f"{path}: not UTF-8 (byte {error.start + 1})") from None
+    if not text.strip():
+        raise ConfigurationError(
+            f"the {model_cls.__name__} file {str(path)!r} is empty; write the "
+            f"{model_cls.__name__} as JSON (e.g. its model_dump_json())"
+        )
     value = _json_value(text, str(path), lines=True)
     try:
         return model_cls.model_validate(value)

@@ -73,9 +73,10 @@ def build_grounded_answer_graph(
         ``GroundedAnswerContext``.
 
     Raises:
-        ConfigurationError: If ``model`` is a spec that cannot be resolved, or
+        ConfigurationError: If ``model`` is a spec that cannot be resolved,
             ``injector`` has no ``store`` or no ``inject`` (a retriever goes into the
-            injector: ``ContextInjector(store, retriever=...)``).
+            injector: ``ContextInjector(store, retriever=...)``), or ``checks`` is not a
+            list of ``Check`` objects (one ``Check`` alone is refused: pass ``[check]``).
 
     Example:
         >>> graph = build_grounded_answer_graph()

@@ -62,7 +62,8 @@ def build_output_guard_graph(
         ``messages``), output ``OutputState``, context ``OutputGuardContext``.
 
     Raises:
-        ConfigurationError: An item of ``checks`` that is not a ``Check``.
+        ConfigurationError: ``checks`` is not a list (one ``Check`` alone, a string, a
+            mapping, a set), or an item of it is not a ``Check``.
 
     Example:
         >>> from citeloop.checks import json_check

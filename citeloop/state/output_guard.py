@@ -10,9 +10,9 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from langchain_core.messages import AnyMessage
-from langgraph.graph.message import add_messages
 from typing_extensions import TypedDict  # pydantic needs it for JSON schemas on Python < 3.12
 
+from citeloop.state.messages import add_chat_messages
 from citeloop.state.tokens import TokenUsage
 
 Outcome = Literal["passed", "failed", "exhausted", "stalled", "error"]
@@ -32,7 +32,7 @@ class InputState(TypedDict, total=False):
 
     task: str
     system_prompt: str | list[str | dict[str, Any]]
-    messages: Annotated[list[AnyMessage], add_messages]
+    messages: Annotated[list[AnyMessage], add_chat_messages]
 
 
 class OutputState(TypedDict, total=False):
@@ -62,7 +62,7 @@ class OutputState(TypedDict, total=False):
     attempts: int
     tokens: TokenUsage
     error: str
-    messages: Annotated[list[AnyMessage], add_messages]
+    messages: Annotated[list[AnyMessage], add_chat_messages]
 
 
 class State(InputState, OutputState, total=False):

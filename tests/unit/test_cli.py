@@ -318,6 +318,45 @@ def test_check_names_the_context_file_with_malformed_entities(tmp_path, capsys):
     assert "ctx.json" in err and "Traceback" not in err
 
 
+CART = '{"name": "Cart", "kind": "class", "tier": "core", "path": "shop/cart.py", '
+
+
+@pytest.mark.parametrize(
+    ("fields", "message"),
+    [
+        ('"line": "x"}', "entities[1] ('Cart'): \"line\" must be a line number"),
+        ('"line": 5, "end_line": 2}', '"end_line" 2 is before "line" 5; write the last line'),
+        ('"line": 1e400}', '"line" must be a line number (a whole number, 1 or more), got Inf'),
+        ('"line": NaN}', '"line" must be a line number (a whole number, 1 or more), got NaN'),
+        ('"line": true}', '"line" must be a line number (a whole number, 1 or more), got true'),
+        ('"line": 1, "end_line": 2.5}', '"end_line" must be a line number'),
+        ('"line": 1, "score": NaN}', '"score" must be a finite number, got NaN'),
+        ('"line": 1, "path": 5}', '"path" must be a string, got int; write it as'),
+    ],
+)
+def test_check_refuses_a_context_entity_with_a_bad_field(tmp_path, capsys, fields, message):
+    context = tmp_path / "ctx.json"
+    context.write_text('{"entities": ["Shop", ' + CART + fields + "]}", "utf-8")
+    response = tmp_path / "answer.md"
+    response.write_text("`Cart` holds items.\n\n## Entities used\n- Cart\n", "utf-8")
+    code, out, err = run(capsys, "check", "--context", str(context), "--response", str(response))
+    assert code == EXIT_USAGE and out == "" and "Traceback" not in err
+    assert f"citeloop: error: context file '{context}': " in err and message in err
+
+
+def test_check_refuses_a_context_text_that_is_no_string(tmp_path, capsys):
+    context = tmp_path / "ctx.json"
+    context.write_text('{"text": 5, "entities": [' + CART + '"line": 1}]}', "utf-8")
+    response = tmp_path / "answer.md"
+    response.write_text("`Cart` holds items.\n\n## Entities used\n- Cart\n", "utf-8")
+    code, out, err = run(capsys, "check", "--context", str(context), "--response", str(response))
+    assert code == EXIT_USAGE and out == ""
+    assert '"text" must be the context text (a string), got int' in err
+    context.write_text('{"text": "class Cart", "entities": [' + CART + '"line": 1}]}', "utf-8")
+    code, out, _ = run(capsys, "check", "--context", str(context), "--response", str(response))
+    assert code == EXIT_OK, out
+
+
 def test_index_into_an_uncreatable_path_is_a_usage_error(tmp_path, capsys):
     (tmp_path / "file").write_text("x")
     code, _, err = run(
@@ -537,6 +576,16 @@ def test_audit_names_a_bad_input_file(tmp_path, capsys):
     code, out, err = run(capsys, "audit", *argv, "--model", _replay(tmp_path, "x"))
     assert code == EXIT_USAGE
     assert "plan.json" in err and "question" in err and out == ""
+
+
+def test_audit_refuses_an_empty_index_file(tmp_path, capsys):
+    argv = _audit_files(tmp_path)
+    empty = tmp_path / "index.jsonl"
+    empty.write_text("", encoding="utf-8")
+    argv[argv.index("--index") + 1] = str(empty)
+    code, out, err = run(capsys, "audit", *argv, "--model", _replay(tmp_path, "x"))
+    assert code == EXIT_USAGE and out == ""
+    assert f"citeloop: error: the evidence file '{empty}' holds no documents" in err
 
 
 # --- threads and checkpointers (run, explain, audit) ---------------------------------

@@ -496,10 +496,15 @@ def test_jsonl_with_a_byte_order_mark_and_crlf(tmp_path):
     assert list(evidence_from_jsonl(path).units) == ["d1"]
 
 
-def test_an_empty_jsonl_file_is_an_empty_index(tmp_path):
+@pytest.mark.parametrize("data", [b"", b"\n  \r\n\n", b"\xef\xbb\xbf\n"])
+def test_a_jsonl_file_without_documents_is_refused(tmp_path, data):
     path = tmp_path / "empty.jsonl"
-    path.write_bytes(b"")
-    assert evidence_from_jsonl(path) == EvidenceIndex(version=file_version(b""))
+    path.write_bytes(data)
+    message = r"the evidence file '.*empty\.jsonl' holds no documents .*one JSON object per line"
+    with pytest.raises(ConfigurationError, match=message):
+        evidence_from_jsonl(path)
+    with pytest.raises(ConfigurationError, match=message):
+        load_index(path)
 
 
 @pytest.mark.parametrize(
@@ -594,6 +599,15 @@ def test_load_model_reads_a_plan_a_result_and_an_index(tmp_path):
     assert load_model(str(tmp_path / "result.json"), AnswerResult) == result
     assert load_model(tmp_path / "index.json", EvidenceIndex) == index
     assert load_index(tmp_path / "index.json") == index
+
+
+@pytest.mark.parametrize("model_cls", [Plan, AnswerResult, EvidenceIndex])
+def test_an_empty_json_file_is_refused_as_empty(tmp_path, model_cls):
+    path = tmp_path / "file.json"
+    path.write_text(" \n", encoding="utf-8")
+    message = rf"the {model_cls.__name__} file '.*file\.json' is empty; write the"
+    with pytest.raises(ConfigurationError, match=message):
+        load_model(path, model_cls)
 
 
 def test_load_index_reads_jsonl_documents(tmp_path):

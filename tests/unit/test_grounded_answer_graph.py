@@ -277,6 +277,25 @@ async def test_missing_task_is_a_configuration_error(store):
     assert model.calls == 0
 
 
+@pytest.mark.parametrize(
+    ("messages", "match"),
+    [
+        ([("human", 5)], r"messages\[0\] must be .* got \('human', 5\): its content is int"),
+        (
+            [("human", "Hi"), ("human", None)],
+            r"messages\[1\] .* its content is NoneType, not text; pass the text as a string",
+        ),
+        ([3], r"messages\[0\] must be a chat message.*got 3"),
+        (5, r"messages must be a list of chat messages .*got 5"),
+    ],
+)
+def test_a_message_that_is_not_a_chat_message_is_a_configuration_error(store, messages, match):
+    model = ScriptedChatModel(script=[])
+    with pytest.raises(ConfigurationError, match=match):
+        build(model, store).invoke({"messages": messages})
+    assert model.calls == 0
+
+
 async def test_an_empty_graph_or_a_folder_as_db_path_is_a_configuration_error(tmp_path):
     """A mistyped path opened for writing creates an empty graph: the run says so before
     any model call instead of asking for a task that names code."""
@@ -534,6 +553,12 @@ def test_an_exception_check_raises_out_of_the_run(store, core):
 def test_checks_must_be_check_objects(store):
     with pytest.raises(ConfigurationError, match="Check"):
         build_grounded_answer_graph(store=store, checks=[_no_todo])
+
+
+@pytest.mark.parametrize("checks", [Check("no_todo", _no_todo), None, "no_todo"])
+def test_checks_that_are_no_list_are_refused(store, checks):
+    with pytest.raises(ConfigurationError, match=r"checks must be a list"):
+        build_grounded_answer_graph(store=store, checks=checks)
 
 
 async def test_no_blocking_call_on_the_event_loop_when_the_answer_is_retried(store, core, tmp_path):

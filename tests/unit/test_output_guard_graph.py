@@ -186,6 +186,13 @@ def test_a_missing_task_fails_before_any_model_call(inputs):
     assert model.calls == 0
 
 
+def test_a_message_with_no_text_fails_before_any_model_call():
+    model = ScriptedChatModel(script=["Fine."])
+    with pytest.raises(ConfigurationError, match=r"messages\[0\] .* its content is int, not text"):
+        build(model, Check("no_todo", no_todo)).invoke({"messages": [("human", 5)]})
+    assert model.calls == 0
+
+
 def test_a_system_prompt_that_is_no_string_fails_before_any_model_call():
     model = ScriptedChatModel(script=["Fine."])
     with pytest.raises(ConfigurationError, match=r"system_prompt must be a string.*got dict"):
@@ -231,6 +238,29 @@ async def test_ainvoke_matches_invoke():
 def test_checks_must_be_check_objects():
     with pytest.raises(ConfigurationError, match="Check"):
         build_output_guard_graph(checks=[no_todo])
+
+
+def test_one_check_instead_of_a_list_is_refused_with_the_fix():
+    check = Check("no_todo", no_todo)
+    with pytest.raises(ConfigurationError, match=r"checks must be a list.*checks=\[check\]"):
+        build_output_guard_graph(checks=check)
+
+
+@pytest.mark.parametrize(
+    "checks",
+    ["json", {"no_todo": Check("no_todo", no_todo)}, {Check("no_todo", no_todo)}, no_todo, 3],
+)
+def test_checks_that_are_no_list_are_refused(checks):
+    with pytest.raises(ConfigurationError, match=r"checks must be a list.*pass e\.g\."):
+        build_output_guard_graph(checks=checks)
+
+
+def test_checks_may_be_any_ordered_iterable():
+    model = ScriptedChatModel(script=["A TODO.", "Fine."])
+    graph = build_output_guard_graph(
+        model, checks=(c for c in [Check("no_todo", no_todo)]), model_retry=NO_RETRY_DELAY
+    )
+    assert graph.invoke({"task": TASK})["outcome"] == "passed"
 
 
 @pytest.mark.parametrize("bad", [{"max_retries": -1}, {"max_retries": "2"}, {"mode": 3}])
