@@ -21,16 +21,17 @@ from a dotted name of code by its last label: a generic top-level domain that no
 Python code base writes as an attribute (``com``, ``org``, ``edu``, ``gov``), or a
 documentation host (``github.io``, ``readthedocs.io``).
 
-Scanning is linear: the start of a URL is a fixed alternation, its end the first
-stopping character after it, and an address is grown from each ``@`` at most 64
-characters back and 255 forward.
+Scanning is linear: a URL is found from each ``://`` (a scheme at most five letters
+back) or ``www.``, and ends at the first stopping character after it; an address is
+grown from each ``@`` at most 64 characters back and 255 forward.
 """
 
 from __future__ import annotations
 
 import re
 
-_URL_START = re.compile(r"\b(?:(?:https?|s?ftp|ssh|file|git|wss?|svn)://|www\.)", re.IGNORECASE)
+_SCHEMES = frozenset({"http", "https", "ftp", "sftp", "ssh", "file", "git", "ws", "wss", "svn"})
+_LONGEST_SCHEME = max(len(scheme) for scheme in _SCHEMES)
 _URL_STOP = re.compile(r"[\s<>\"'`)\]}|]")
 _TRAILING = ".,;:!?*_"
 """Punctuation that ends a sentence or closes emphasis after an address, not part of it."""
@@ -79,15 +80,43 @@ def is_host_name(parts: list[str]) -> bool:
 
 def _urls(text: str) -> list[tuple[int, int]]:
     spans = []
-    position = 0
-    while match := _URL_START.search(text, position):
-        stop = _URL_STOP.search(text, match.end())
+    for start, after in _url_starts(text):
+        if spans and start < spans[-1][1]:
+            continue  # inside the last one (``https://www.x.org``)
+        stop = _URL_STOP.search(text, after)
         end = stop.start() if stop else len(text)
-        while end > match.end() and text[end - 1] in _TRAILING:
+        while end > after and text[end - 1] in _TRAILING:
             end -= 1
-        spans.append((match.start(), end))
-        position = max(end, match.end())
+        spans.append((start, max(end, after)))
     return spans
+
+
+def _url_starts(text: str) -> list[tuple[int, int]]:
+    """``(start, end of the scheme or www.)`` of each URL, in order: a scheme of
+    :data:`_SCHEMES` before ``://``, or ``www.``, neither inside a longer word. Found
+    with ``str.find`` (a regex tried at every word would cost more than the rest of the
+    scan)."""
+    starts = []
+    at = text.find("://")
+    while at >= 0:
+        start = at
+        while start > 0 and at - start < _LONGEST_SCHEME and text[start - 1].isalpha():
+            start -= 1
+        if text[start:at].lower() in _SCHEMES and not _after_word(text, start):
+            starts.append((start, at + 3))
+        at = text.find("://", at + 3)
+    if "www." in text or "WWW." in text:
+        lower = text.lower()
+        at = lower.find("www.")
+        while at >= 0:
+            if not _after_word(text, at):
+                starts.append((at, at + 4))
+            at = lower.find("www.", at + 4)
+    return sorted(starts)
+
+
+def _after_word(text: str, start: int) -> bool:
+    return start > 0 and (text[start - 1].isalnum() or text[start - 1] == "_")
 
 
 def _addresses(text: str) -> list[tuple[int, int]]:

@@ -307,12 +307,10 @@ def _code_spans(text: str) -> list[tuple[str, str]]:
     of ```nan'`` in one paragraph does not pair with a backtick of the next, which
     would make the words between two later code spans code: a played answer was failed
     for the verbs of "`fit` uses `kneighbors`"). One pass over the runs: linear. Web
-    and e-mail addresses outside fences are blanked out (:func:`~citeloop.grounding.
-    links.without_links`): ``docs.python.org`` and ``ops_team`` of them name no code."""
-    return [
-        (piece if kind == "fence" else without_links(piece), kind)
-        for piece, kind in _split_code(without_invisible(normalize_text(text)))
-    ]
+    and e-mail addresses are blanked out first (:func:`~citeloop.grounding.links.
+    without_links`; no backtick, blank line or list marker is in one):
+    ``docs.python.org`` and ``ops_team`` of them name no code."""
+    return list(_split_code(without_links(without_invisible(normalize_text(text)))))
 
 
 _BLOCK_START = re.compile(r"\n[ \t]*\n|\n(?=[ \t]*(?:[-*+]|\d{1,9}[.)]|#{1,6})[ \t])")
