@@ -4,7 +4,9 @@ An answer is *grounded* when its body (the text outside the citation section)
 references enough of the core entities of the context, and its ``## Entities used``
 section cites every core entity and nothing outside the context. Entities whose last
 dotted part starts with ``_`` are private: reported, never required. Supporting entities
-may be cited, never required.
+may be cited, never required. A core entity named by one lower-case word (``process``)
+is referenced only where the body writes it as code, as a task's plain word is never
+core.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from citeloop.grounding.citation_section import (
 )
 from citeloop.grounding.entities import CORE, ContextName, context_names, namesake_choices
 from citeloop.grounding.matching import NameScanner
+from citeloop.grounding.mentions import answer_mentions
 from citeloop.grounding.resolve import (
     check_locations,
     cited_members,
@@ -428,6 +431,7 @@ class GraphContextValidator:
         # cites under its class (`NearestCentroid.decision_function (path:line)`): the
         # answer's own list says which one it means, beside another class of that name.
         required |= {member for member in members_cited if index.members[member] in referenced}
+        required -= _only_in_prose(core & required, body)
         core_referenced = core & required
         missing_core_citations = core - cited - members_cited
         entities_missing = core - required
@@ -634,3 +638,15 @@ def _blanked(body: str, spans: list[tuple[int, int]]) -> str:
         parts += [body[at:start], re.sub(r"[^\n]", " ", body[start:end])]
         at = end
     return "".join([*parts, body[at:]])
+
+
+def _only_in_prose(names: set[str], body: str) -> set[str]:
+    """Of ``names`` (core names the body references), those that are one lower-case
+    English-looking word the body never writes as code (in backticks, called, or dotted
+    onto another name): "we process the order" references no core ``process``, as a
+    task's plain word makes none core."""
+    plain = {name for name in names if name.isalpha() and name.islower()}
+    if not plain:
+        return set()
+    written = {mention.name.rpartition(".")[2] for mention in answer_mentions(body, most=None)}
+    return plain - written

@@ -54,7 +54,7 @@ NAMES = [
     "neighbours",
     "parse_module",
 ]
-BODY = "Uses " + ", ".join(NAMES) + ".\n\n"
+BODY = "Uses " + ", ".join(f"`{name}`" for name in NAMES) + ".\n\n"
 
 
 def validate(response: str, context: object = CONTEXT, **settings: object) -> GraphValidationResult:
@@ -303,7 +303,7 @@ def test_multi_token_names_match_same_tokens_and_separators() -> None:
 def test_unicode_identifiers() -> None:
     names = ["Straße", "数据", "café"]
     response = (
-        f"Die Straße, 数据 und {unicodedata.normalize('NFD', 'café')}; nicht Straßenbahn.\n\n"
+        f"Die Straße, 数据 und `{unicodedata.normalize('NFD', 'café')}`; nicht Straßenbahn.\n\n"
         "## Entities used\n- Straße\n- 数据\n- café\n"
     )
     result = validate(response, names)
@@ -334,6 +334,24 @@ def test_structured_context_tiers_supporting_may_be_cited_never_required() -> No
     assert cited.citations == ("Cache", "GraphStore", "build_index")
     assert cited.cited_not_used == ("Cache",)
     assert cited.passed
+
+
+@pytest.mark.parametrize(
+    ("body", "found"),
+    [
+        ("We process the order and return it; the cart is not involved.", []),
+        ("`Cart` goes in, and the process ends.", ["Cart"]),
+        ("`process` takes the `Cart`.", ["Cart", "process"]),
+        ("Calling process() empties Cart.", ["Cart", "process"]),
+        ("Shop.process takes the Cart.", ["Cart", "process"]),
+    ],
+)
+def test_a_core_name_that_is_a_plain_word_is_referenced_only_as_code(body, found) -> None:
+    # A task's plain word is never core; an answer's plain word ("we process the order")
+    # does not reference a core `process` either. A helper found it passing at 50%.
+    context = [{"name": "process", "tier": "core"}, {"name": "Cart", "tier": "core"}]
+    result = validate(body + "\n\n## Entities used\n- process\n- Cart\n", context)
+    assert list(result.entities_found) == found
 
 
 @pytest.mark.parametrize(

@@ -79,7 +79,7 @@ def core(store) -> list[str]:
 
 
 def good_answer(names: list[str]) -> str:
-    body = "The answer relies on " + ", ".join(names) + "."
+    body = "The answer relies on " + ", ".join(f"`{n}`" for n in names) + "."
     return body + "\n\n## Entities used\n" + "".join(f"- {n}\n" for n in names)
 
 
