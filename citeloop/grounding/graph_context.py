@@ -24,7 +24,7 @@ from citeloop.grounding.citation_section import (
 )
 from citeloop.grounding.entities import CORE, ContextName, context_names, namesake_choices
 from citeloop.grounding.matching import NameScanner
-from citeloop.grounding.mentions import answer_mentions
+from citeloop.grounding.mentions import Mention, answer_code
 from citeloop.grounding.resolve import (
     check_locations,
     cited_members,
@@ -431,7 +431,8 @@ class GraphContextValidator:
         # cites under its class (`NearestCentroid.decision_function (path:line)`): the
         # answer's own list says which one it means, beside another class of that name.
         required |= {member for member in members_cited if index.members[member] in referenced}
-        required -= _only_in_prose(core & required, body)
+        code = answer_code(body)  # the body's code names, read once
+        required -= _only_in_prose(core & required, code[0])
         core_referenced = core & required
         missing_core_citations = core - cited - members_cited
         entities_missing = core - required
@@ -452,7 +453,9 @@ class GraphContextValidator:
 
         texts = [prompt] if isinstance(prompt, str) else list(prompt)
         texts.append(_shown_text(context))
-        ungrounded = ungrounded_names(body, names | index.owners, graph_names, prompt=texts)
+        ungrounded = ungrounded_names(
+            body, names | index.owners, graph_names, prompt=texts, code=code
+        )
         invented, asked_for = ungrounded.invented, ()
         if invented and (spans := listed_item_spans(body)):
             # A name written only in the answer's list of what the context lacks is
@@ -640,13 +643,13 @@ def _blanked(body: str, spans: list[tuple[int, int]]) -> str:
     return "".join([*parts, body[at:]])
 
 
-def _only_in_prose(names: set[str], body: str) -> set[str]:
+def _only_in_prose(names: set[str], mentions: Sequence[Mention]) -> set[str]:
     """Of ``names`` (core names the body references), those that are one lower-case
-    English-looking word the body never writes as code (in backticks, called, or dotted
+    English-looking word the body never writes as code (``mentions``, the body's
+    :func:`~citeloop.grounding.mentions.answer_code`: in backticks, called, or dotted
     onto another name): "we process the order" references no core ``process``, as a
     task's plain word makes none core."""
     plain = {name for name in names if name.isalpha() and name.islower()}
     if not plain:
         return set()
-    written = {mention.name.rpartition(".")[2] for mention in answer_mentions(body, most=None)}
-    return plain - written
+    return plain - {mention.name.rpartition(".")[2] for mention in mentions}

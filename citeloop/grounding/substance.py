@@ -276,6 +276,7 @@ def ungrounded_names(
     graph: GraphNames | None = None,
     *,
     prompt: Sequence[str] = (),
+    code: tuple[Sequence[Mention], frozenset[str]] | None = None,
 ) -> UngroundedNames:
     """The code names of ``body`` that are not grounded (see the module docstring).
 
@@ -285,12 +286,13 @@ def ungrounded_names(
         graph: The knowledge graph's names, or ``None``.
         prompt: Texts whose identifiers are grounded too (:func:`prompt_names`); read
             only when a name is not grounded otherwise.
+        code: ``answer_code(body)`` when the caller has it (it is not read again).
 
     Returns:
         The ungrounded names, split by whether the graph has them.
     """
     has = _in_graph(graph)
-    mentions, own = answer_code(body)
+    mentions, own = answer_code(body) if code is None else code
     written: frozenset[str] | None = None
     words: frozenset[str] | None = None
 
