@@ -103,7 +103,11 @@ location (a plain-text context without file headings or ``# L`` marks)."""
 
 NAME_PROBLEMS: tuple[tuple[str, str], ...] = (
     ("missing_core_citations", "- Cite these core entities (they were missing): {names}"),
-    ("entities_missing", "- Reference these core entities in the body of the answer: {names}"),
+    (
+        "entities_missing",
+        "- Reference these core entities in the body of the answer, written as code "
+        "(`name`): {names}",
+    ),
     (
         "invalid_citations",
         "- Do not cite these names, they are not entities of the context (a name only "

@@ -678,7 +678,10 @@ def test_retry_prompt_lists_problems_and_asks_for_the_section() -> None:
     missing = "Cite these core entities (they were missing): DEC-7; REQ-008-013;"
     assert missing in prompt
     assert "line of its own): CacheLayer" in prompt
-    assert "Reference these core entities in the body of the answer: DEC-7;" in prompt
+    assert (
+        "Reference these core entities in the body of the answer, written as code (`name`): DEC-7;"
+        in prompt
+    )
     assert "marks it core" not in prompt
     # A payload that writes one is named as where it was written.
     with_payload = build_retry_prompt("Explain the graph store.", result, payload="See DEC-7.")
