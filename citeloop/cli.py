@@ -183,7 +183,14 @@ def cmd_context(args: argparse.Namespace) -> int:
             f"{shlex.quote(args.db)}` again",
             file=sys.stderr,
         )
-    if unknown:
+    standard = [name for name in unknown if name.partition(".")[0] in sys.stdlib_module_names]
+    if standard:
+        print(
+            "note: the task names Python's standard library, which the knowledge graph "
+            f"does not index: {', '.join(standard)}",
+            file=sys.stderr,
+        )
+    if unknown := [name for name in unknown if name not in standard]:
         print(
             f"note: the task names code the knowledge graph does not have: {', '.join(unknown)} "
             f"(is {args.db!r} the graph of that code?)",

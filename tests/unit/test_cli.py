@@ -767,6 +767,17 @@ def test_context_names_the_code_a_task_names_that_the_graph_lacks(db, capsys):
     assert "does not have" not in err
 
 
+def test_context_says_standard_library_code_is_not_indexed(db, capsys):
+    # `os.path.join` is Python's: asking whether the graph is the right one misleads.
+    task = "Does `Circle` use `os.path.join` or `BigShape.grow`?"
+    code, _, err = run(capsys, "context", "--db", str(db), "--task", task)
+    assert code == EXIT_OK
+    standard = next(line for line in err.splitlines() if "standard library" in line)
+    assert "os.path.join" in standard and "BigShape" not in standard
+    lacking = next(line for line in err.splitlines() if "does not have" in line)
+    assert "BigShape.grow" in lacking and "os.path" not in lacking
+
+
 def test_a_bad_replay_file_is_refused_before_its_thread_starts(db, tmp_path, capsys):
     """An empty replay file stops the command before the run: the thread is not left
     with an interrupted run that `--thread` would then resume."""
