@@ -120,17 +120,19 @@ def named_groups(
     outside = dotted[0] in sys.stdlib_module_names
     for size in range(min(len(dotted), MAX_QUALIFIED_PARTS), 1, -1):
         suffix = ".".join(dotted[-size:])
+        leading = dotted[:-size] if outside and size < len(dotted) else None
         matches = [
             entity
             for entity in named.get(dotted[-1], [])
             if (entity.id == suffix or entity.id.endswith("." + suffix))
-            and not (outside and size < len(dotted) and not _within(dotted[:-size], entity.id))
+            and (leading is None or _within(leading, entity.id))
         ]
         if matches:
             owners = {owner_id(entity.id) for entity in matches}
             found = [e for e in named.get(dotted[-2], []) if e.id in owners]
             return [matches, found] if found else [matches]
-    exported = [e for e in named.get(dotted[-1], []) if _within(dotted[:-1], e.id)]
+    qualifier = dotted[:-1]
+    exported = [e for e in named.get(dotted[-1], []) if _within(qualifier, e.id)]
     first = named.get(dotted[0], [])
     groups = [exported, bare(first) if bare is not None and first else first]
     if is_code_shaped(dotted[-1]) and not exported:
@@ -143,7 +145,8 @@ def _within(qualifier: Sequence[str], entity_id: str) -> bool:
     parts of the packages, modules and classes ``entity_id`` is defined in: a name
     written by the package that re-exports it (``click.echo`` for
     ``click.utils.echo``), not by a library outside (``pathlib.Path.resolve`` is no
-    project's ``Path.resolve``)."""
+    project's ``Path.resolve``). It stops at the first part not found: at most as many
+    steps as ``entity_id`` has parts."""
     parts = iter(entity_id.split(".")[:-1])
     return all(any(part == wanted for part in parts) for wanted in qualifier)
 
