@@ -8,6 +8,8 @@ import sys
 import time
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from citeloop.grounding import GraphContextValidator, GraphValidationResult, sayings
 from citeloop.grounding.context_text import Place
@@ -1385,3 +1387,30 @@ def test_a_bold_sentence_is_no_heading() -> None:
 )
 def test_wrapped_paths_and_spelled_ranges(answer: str, expected: tuple) -> None:
     assert lacking_lines(answer) == expected
+
+
+_ANCHOR_TEXT = st.lists(
+    st.sampled_from([*sayings._ANCHOR_WORDS, "x", "_", "1", "é", " ", "\n", "`", '"', ".", "s"]),
+    max_size=40,
+).map("".join)
+
+
+@given(_ANCHOR_TEXT)
+@settings(max_examples=300, deadline=None)
+def test_anchor_words_are_found_as_the_pattern_finds_them(text: str) -> None:
+    # One str.find pass a word finds the whole words the anchor pattern finds.
+    expected = [(m.start(), m.end()) for m in sayings._ANCHORS.finditer(text)]
+    assert sayings._anchor_words(text) == expected
+
+
+@given(_ANCHOR_TEXT)
+@settings(max_examples=300, deadline=None)
+def test_quotes_are_blanked_near_anchors_as_if_blanked_everywhere(text: str) -> None:
+    # Blanking the quotations only on the lines within reach of an anchor leaves the
+    # same anchors and the same text around them as blanking every quotation.
+    everywhere = sayings._QUOTED.sub(sayings._blanked, text)
+    near = sayings._quotes_blanked_near(text, sayings._anchor_words(text))
+    assert sayings._anchor_words(near) == sayings._anchor_words(everywhere)
+    for at, stop in sayings._anchor_words(everywhere):
+        start, end = max(0, at - sayings._BEFORE), stop + sayings._AFTER
+        assert near[start:end] == everywhere[start:end]
