@@ -159,6 +159,12 @@ CHARS_PER_TOKEN = 4
 with BPE tokenizers (https://help.openai.com/en/articles/4936856)."""
 
 
+def is_word_char(char: str) -> bool:
+    """Whether ``char`` is a word character as ``\\w`` and ``\\b`` of a ``str`` pattern
+    have it: a letter or digit of any script (``str.isalnum``), or ``_``."""
+    return char.isalnum() or char == "_"
+
+
 def estimated_tokens(text: str) -> int:
     """``ceil(len(text) / CHARS_PER_TOKEN)``: the token count used where no tokenizer is
     given (0 for empty text)."""

@@ -30,6 +30,8 @@ from __future__ import annotations
 
 import re
 
+from citeloop.text import is_word_char
+
 _SCHEMES = frozenset({"http", "https", "ftp", "sftp", "ssh", "file", "git", "ws", "wss", "svn"})
 _LONGEST_SCHEME = max(len(scheme) for scheme in _SCHEMES)
 _URL_STOP = re.compile(r"[\s<>\"'`)\]}|]")
@@ -116,7 +118,7 @@ def _url_starts(text: str) -> list[tuple[int, int]]:
 
 
 def _after_word(text: str, start: int) -> bool:
-    return start > 0 and (text[start - 1].isalnum() or text[start - 1] == "_")
+    return start > 0 and is_word_char(text[start - 1])
 
 
 def _addresses(text: str) -> list[tuple[int, int]]:

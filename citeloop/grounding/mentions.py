@@ -37,7 +37,7 @@ from dataclasses import dataclass
 
 from citeloop.grounding.links import is_host_name, without_links
 from citeloop.grounding.proper_nouns import PROPER_NOUNS
-from citeloop.text import normalize_text, without_invisible
+from citeloop.text import is_word_char, normalize_text, without_invisible
 
 _IDENTIFIER = r"[^\W\d]\w*"
 _TOKEN = re.compile(
@@ -531,7 +531,7 @@ def _answer_tokens(pieces: list[tuple[str, str]]) -> Iterator[tuple[str, str]]:
         elif kind == "text" and not _plain_lower_case(segment):
             for match in _SHAPED_TOKEN.finditer(segment):
                 start = match.start()
-                if start > 1 and segment[start - 1] == "*" and _is_word(segment[start - 2]):
+                if start > 1 and segment[start - 1] == "*" and is_word_char(segment[start - 2]):
                     continue  # the tail of a pattern (`get_*_schema`)
                 token = _unglobbed(match.group(), segment, start, match.end())
                 if token and (form := _form(token)):
@@ -539,10 +539,6 @@ def _answer_tokens(pieces: list[tuple[str, str]]) -> Iterator[tuple[str, str]]:
 
 
 _ELLIPSES = ("\u2026", "...")
-
-
-def _is_word(char: str) -> bool:
-    return char.isalnum() or char == "_"
 
 
 def _unglobbed(token: str, text: str, start: int, end: int) -> str:

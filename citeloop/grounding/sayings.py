@@ -27,7 +27,7 @@ from citeloop.grounding.mentions import (
     query_words,
 )
 from citeloop.markdown import fenced
-from citeloop.text import replace_chars
+from citeloop.text import is_word_char, replace_chars
 
 _CONTEXT = (
     r"(?:the )?(?:provided |given |supplied |available |injected |above |shown |widened "
@@ -815,15 +815,12 @@ def _anchor_words(text: str) -> list[tuple[int, int]]:
         at = text.find(word)
         while at >= 0:
             stop = at + len(word)
-            if not (at and _is_word(text[at - 1])) and not (stop < size and _is_word(text[stop])):
+            before = at and is_word_char(text[at - 1])
+            if not before and not (stop < size and is_word_char(text[stop])):
                 spans.append((at, stop))
             at = text.find(word, stop)
     spans.sort()
     return spans
-
-
-def _is_word(char: str) -> bool:
-    return char.isalnum() or char == "_"
 
 
 def _quotes_blanked_near(text: str, anchors: list[tuple[int, int]]) -> str:
