@@ -7,6 +7,7 @@ The format (rendered by ``citeloop.knowledge.ContextInjector``, or written by ha
     def function_name(arg: int = 1) -> str  # L40-52 — Summary.
     ClassName.method(x) -> None  # L55            (or ClassName.method())
     ClassName.attribute: int = 3  # L20
+    ClassName members: run() L90, size L84; not shown: 3 more
     NAME = 'value'  # L3
     Child inherits from Base
     Child.load() overrides Base.load()   (a property's line without brackets)
@@ -32,11 +33,13 @@ entity only when an ``inherits`` line names it) nor its member list (a member is
 entity only when a member line names it); the function name of a ``def`` line, not its
 arguments; both sides of ``inherits from``, ``overrides`` and ``calls`` (not the
 `` (path:line)`` after a name there, which only says which of two entities of one name
-it is); both parts of
-``Owner.member`` on a member line (``Owner.member(`` or ``Owner.member: ``/`` = ``); the
-name of a module attribute line (``NAME = ...``); every ``REQ-...`` id, except in a
-rendered line's place and summary (from ``  # L<line>`` on, which names nothing); the id
-before ``:`` on each line under ``## Prior decisions``.
+it is); both parts of ``Owner.member`` on a member line (``Owner.member(`` or
+``Owner.member: ``/`` = ``); the name of a module attribute line (``NAME = ...``); each
+name of a class's member list (``Owner members: a() L3, b L12``; what follows ``; not
+shown:`` names nothing), defined at its ``L<line>`` (the member's first line: a place of
+one line); every ``REQ-...`` id, except in a rendered line's place and summary (from
+``  # L<line>`` on, which names nothing); the id before ``:`` on each line under ``##
+Prior decisions``.
 
 The place of a defined entity is its file's heading and the ``L<start>-<end>`` (or
 ``L<line>``) after ``  # `` on its line (:attr:`ParsedEntity.places`). On ``inherits``
@@ -85,6 +88,9 @@ _SIGNATURE_LINE = re.compile(r"\s*(\w+\.\w+)[(\[]")
 _ATTRIBUTE_LINE = re.compile(r"\s*(\w+\.\w+)(?::\s|\s=\s)")
 _MODULE_ATTRIBUTE_LINE = re.compile(r"(\w+)(?::\s.*?)?\s=\s")
 _DECISION_LINE = re.compile(r"\s*([\w-]+)\s*:")
+_MEMBERS_LINE = re.compile(r"\s*(\w+) members: ")
+_LISTED_MEMBER = re.compile(r"(\w+)(\(\))?(?: L(\d+))?")
+_NOT_SHOWN = "; not shown:"
 _DECISIONS_HEADING = "prior decisions"
 _WHERE = re.compile(r"  # L(\d+)(?:-(\d+))?")
 _REQUIREMENT_PREFIX = "REQ-"
@@ -161,6 +167,21 @@ def _parse_line(line: str) -> tuple[list[ParsedEntity], bool]:
     return [], False
 
 
+def _listed_members(
+    items: str, owner: str, path: str | None
+) -> list[tuple[ParsedEntity, Place | None]]:
+    """The members a class's member list names (``a() L3, b L12; not shown: 4 more``),
+    each with its place (its first line) when the file is known."""
+    found = []
+    for item in items.partition(_NOT_SHOWN)[0].split(", "):
+        if match := _LISTED_MEMBER.fullmatch(item.strip()):
+            entity = ParsedEntity(match[1], "method" if match[2] else "attribute")
+            line = int(match[3]) if match[3] else None
+            place = Place(path, line, line, owner) if path and line else None
+            found.append((entity, place))
+    return found
+
+
 def _is_heading(stripped: str) -> bool:
     return stripped.startswith("#")
 
@@ -212,6 +233,11 @@ def parse_context_entities(text: str) -> tuple[ParsedEntity, ...]:
             continue
         if in_decisions and (match := _DECISION_LINE.match(line)):
             add(ParsedEntity(match[1], "decision"))
+        elif match := _MEMBERS_LINE.match(line):
+            for entity, place in _listed_members(line[match.end() :], match[1], path):
+                add(entity, True)
+                if place is not None:
+                    places.setdefault(entity.name, []).append(place)
         else:
             start = end = None
             if where := _WHERE.search(line):  # a rendered line's place and summary

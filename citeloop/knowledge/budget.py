@@ -71,6 +71,9 @@ class Filled(NamedTuple):
     """The core entities that entered without their excerpt (it did not fit)."""
     brief: frozenset[str]
     """The entities whose line is brief (see the module docstring)."""
+    used: float
+    """The tokens their lines take, as :func:`line_cost` counts them (a break after
+    each line)."""
 
 
 def fill_budget(
@@ -110,7 +113,7 @@ def fill_budget(
             (:func:`~citeloop.knowledge.render.omitted_callees`; those chosen later
             only shorten it).
     """
-    piece: Callable[[str], float] = _characters if count is estimated_tokens else count
+    piece = line_cost(count)
     newline = piece("\n")
     links: dict[str, list[Fact]] = {}
     for fact in facts:
@@ -153,7 +156,7 @@ def fill_budget(
             brief_lines=brief_lines,
             core_least=least,
         )
-        return Filled(selected, frozenset(bare), frozenset(brief)), used
+        return Filled(selected, frozenset(bare), frozenset(brief), used), used
 
     # No line is brief when every entity fits whole; the sum of their own lines and
     # excerpts, a lower bound of that, skips the trial on a graph larger than the budget
@@ -380,6 +383,13 @@ def _least_line(entity: Entity) -> float:
     if not is_data_line(name):
         return 0.0
     return (len(name.rstrip()) + 1) / CHARS_PER_TOKEN
+
+
+def line_cost(count: Callable[[str], int]) -> Callable[[str], float]:
+    """What a line adds to a text's count: its characters / 4 with the default estimator
+    (which rounds up once for the whole text), else ``count`` of the line alone (see the
+    module docstring)."""
+    return _characters if count is estimated_tokens else count
 
 
 def _characters(text: str) -> float:

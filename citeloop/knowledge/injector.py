@@ -28,7 +28,7 @@ from typing import Any, NamedTuple
 
 from citeloop.knowledge.assignments import assignment_sites
 from citeloop.knowledge.body_lines import focus_terms
-from citeloop.knowledge.budget import fill_budget
+from citeloop.knowledge.budget import fill_budget, line_cost
 from citeloop.knowledge.candidate_order import (
     asked_code_of,
     best_hit_first,
@@ -57,8 +57,16 @@ from citeloop.knowledge.finding import (
 from citeloop.knowledge.implementations import used_implementations
 from citeloop.knowledge.imports import imported_names
 from citeloop.knowledge.injector_settings import check_settings
+from citeloop.knowledge.member_lists import (
+    MEMBER_LIST_SHARE,
+    REFILL_SHARE,
+    MemberList,
+    class_members,
+    fit_member_lists,
+)
 from citeloop.knowledge.model import (
     DEFAULT_MAX_CONTEXT_TOKENS,
+    LISTED_BY_OTHERS,
     ContextEntity,
     ContextExpansion,
     Entity,
@@ -78,7 +86,12 @@ from citeloop.knowledge.neighbourhood import (
     requirement_closure,
     walk,
 )
-from citeloop.knowledge.render import MEMBER_KINDS, RENDERED_RELATIONS, ContextText
+from citeloop.knowledge.render import (
+    MEMBER_KINDS,
+    RENDERED_RELATIONS,
+    ContextText,
+    member_list_line,
+)
 from citeloop.knowledge.retrieval import RANK_DECAY, RetrievedSeeds, Retriever
 from citeloop.knowledge.reuse import CONTEXTS_KEPT, ReusedContexts, SourceRecorder
 from citeloop.knowledge.seeds import linked_ids, near_context, nearest_package, owner_id
@@ -136,6 +149,9 @@ class _Selection(NamedTuple):
     """The selected ids whose line is brief (:mod:`~citeloop.knowledge.budget`)."""
     callees: dict[str, list[Entity]]
     """What each candidate calls (:func:`known_callees`)."""
+    listed: dict[str, MemberList]
+    """The members listed under a selected class's line, by class id
+    (:mod:`~citeloop.knowledge.member_lists`)."""
 
 
 def payload_text(payload: str | Mapping[str, Any] | Sequence[Any]) -> str:
@@ -289,11 +305,13 @@ class ContextInjector:
                 (the default is selected again, as without it).
             keep: With ``expansion``, the entity ids of an earlier widening of the
                 same payload (the context a previous retry showed, without the
-                ``owner`` entities): the widened context keeps them too, so a context
-                only grows from one retry to the next. Ids the graph no longer has, and
-                those of what no context holds (a module, an unresolved name), are left
-                out. A mapping also gives, by id, the source lines that widening's
-                excerpts showed (``dict(context.excerpts)``): they are shown again.
+                ``owner`` and ``member`` entities, :data:`LISTED_BY_OTHERS`): the widened
+                context keeps them too, so a context only grows from one retry to the
+                next (a class kept lists its members again, as the room allows). Ids
+                the graph no longer has, and those of what no context holds (a module,
+                an unresolved name), are left out. A mapping also gives, by id, the
+                source lines that widening's excerpts showed
+                (``dict(context.excerpts)``): they are shown again.
 
         Returns:
             The rendered text, the entities with tiers and reasons in rank order, the
@@ -318,11 +336,10 @@ class ContextInjector:
                     return reused
                 source = SourceRecorder(reader) if reuse and reader is not None else reader
                 snapshot = self._reads.snapshot()
-                found, selected, core_ids, scores, owners, excerpts, brief, callees = self._read(
-                    text, task_type, expansion, default, keep, snapshot, source
-                )
+                chosen = self._read(text, task_type, expansion, default, keep, snapshot, source)
             if not changed_during(session):
                 break
+        found, selected, core_ids, scores, owners, excerpts, brief, callees, listed = chosen
         entities = [found.entities[entity_id] for entity_id in selected]
         position = {entity_id: at for at, entity_id in enumerate(selected)}
         facts = sorted(
@@ -333,7 +350,7 @@ class ContextInjector:
             ),
             key=lambda fact: (position[fact.subject], position[fact.object]),
         )
-        text = ContextText(entities, owners, brief, callees).render(
+        text = ContextText(entities, owners, brief, callees, listed).render(
             [fact for fact in facts if fact.relation in RENDERED_RELATIONS], excerpts.blocks
         )
         core_set = set(core_ids)
@@ -347,6 +364,11 @@ class ContextInjector:
             for entity in entities
         ]
         context_entities.extend(self._owner_entities(owners, selected, found))
+        context_entities.extend(
+            _context_entity(member, Tier.SUPPORTING, Reason.MEMBER, scores.get(member.id, 0.0))
+            for of_class in listed.values()
+            for member in of_class.members
+        )
         context = InjectedContext(
             text=text,
             entities=tuple(context_entities),
@@ -634,27 +656,48 @@ class ContextInjector:
         # A kept entity the walk did not reach: what it calls, read whole (its calls
         # line had read as all it calls, its facts seen only from its callees').
         callees.update(read_calls(self._reads, found, unwalked, scores))
-        selected, without_excerpt, brief = fill_budget(
-            offered,
-            found.entities,
-            found.facts.values(),
-            budget,
-            limit,
-            first,
-            self.count_tokens,
-            owners,
-            excerpts.blocks,
-            [entity_id for entity_id in shown or {} if entity_id in excerpts.blocks],
-            full=[*core_ids, *(entity.id for entity in named)],
-            callees=callees,
-        )
+        # The lines leave the budget's last share to the classes' member lists; what
+        # the lists do not take goes to the lines, filled again (once).
+        piece = line_cost(self.count_tokens)
+        room = budget * MEMBER_LIST_SHARE
+        listable: dict[str, list[Entity]] = {}  # the members of the classes, read once
+        for _ in range(2):
+            selected, without_excerpt, brief, used = fill_budget(
+                offered,
+                found.entities,
+                found.facts.values(),
+                budget - room,
+                limit,
+                first,
+                self.count_tokens,
+                owners,
+                excerpts.blocks,
+                [entity_id for entity_id in shown or {} if entity_id in excerpts.blocks],
+                full=[*core_ids, *(entity.id for entity in named)],
+                callees=callees,
+            )
+            chosen = set(selected)
+            classes = [e for i in selected if (e := found.entities[i]).kind is EntityKind.CLASS]
+            held = [found.entities[i].name for i in selected]
+            listed = fit_member_lists(
+                classes,
+                class_members(self._reads, classes, chosen, scores, follow_tests, listable),
+                budget - used,
+                piece,
+                held,
+            )
+            taken = sum(piece(member_list_line(found.entities[i].name, *listed[i])) for i in listed)
+            if room - taken <= budget * REFILL_SHARE:
+                break
+            room = taken
         selected.sort(key=rank.__getitem__)
-        chosen = set(selected)
         owners = {member: owner for member, owner in owners.items() if member in chosen}
         excerpts = excerpts.within(chosen - without_excerpt)
         if source is not None:
             excerpts = excerpts.nested_merged(found.entities, source)
-        return _Selection(found, selected, core_ids, scores, owners, excerpts, brief, callees)
+        return _Selection(
+            found, selected, core_ids, scores, owners, excerpts, brief, callees, listed
+        )
 
     def _focus(
         self,
@@ -794,11 +837,11 @@ def _takes_keep(inject: Any) -> bool:
 
 def _selected_ids(default: InjectedContext | None, snapshot: str) -> list[str] | None:
     """The ids :meth:`ContextInjector._select` chose for ``default``, in order (its
-    entities without the owners appended after them), or ``None`` when ``default`` is
-    missing, widened itself, or of another snapshot."""
+    entities without the owners and listed members appended after them), or ``None``
+    when ``default`` is missing, widened itself, or of another snapshot."""
     if default is None or default.expansion is not None or default.snapshot != snapshot:
         return None
-    return [entity.id for entity in default.entities if entity.reason != Reason.OWNER]
+    return [entity.id for entity in default.entities if entity.reason not in LISTED_BY_OTHERS]
 
 
 def _context_entity(entity: Entity, tier: Tier, reason: Reason, score: float) -> ContextEntity:

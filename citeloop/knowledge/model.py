@@ -323,6 +323,13 @@ class Reason(StrEnum):
     """A previous answer named it (a widened context brings it in)."""
     OWNER = "owner"
     """It is the class of a member in the context (its line names it)."""
+    MEMBER = "member"
+    """It is listed on its class's member line (:mod:`~citeloop.knowledge.member_lists`)."""
+
+
+LISTED_BY_OTHERS = frozenset({Reason.OWNER, Reason.MEMBER})
+"""Reasons of the entities a context names on other entities' lines, not selected: a
+widening keeps what was selected and lists these again."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,6 +9,7 @@ line per relation, a caller's calls on one line; then the decisions::
     def function_name(arg: int = 1) -> str  # L40-52 — ...   a function (or test)
     Owner.method(x) -> None  # L55 — ...                     a method, by its class
     Owner.attribute: int = 3  # L20 — ...                    an attribute or property
+    Name members: run() L90, size L84; not shown: 3 more      a class's other members
     NAME = 'value'  # L3                                     a module attribute
     REQ-008-013 requirement title
     Child inherits from Base
@@ -367,6 +368,21 @@ def relation_name(
     return f"{owner}.{entity.name}", place(entity) if owner_ambiguous else ""
 
 
+def listed_member(entity: Entity) -> str:
+    """A member as its class's member list writes it: ``name() L13`` (a method or test),
+    ``name L5`` (an attribute or property), with its first line when it has one (the
+    line a citation of it gives; its last line would cost a fifth more of the list)."""
+    brackets = "" if entity.kind is EntityKind.ATTRIBUTE else "()"
+    return f"{entity.name}{brackets}{f' L{entity.line}' if entity.line else ''}"
+
+
+def member_list_line(owner: str, members: Sequence[Entity], omitted: int) -> str:
+    """The member list under a class's line (:mod:`~citeloop.knowledge.member_lists`):
+    ``Owner members: a() L3, b L12; not shown: 4 more``, through :func:`data_line`."""
+    more = f"; not shown: {omitted} more" if omitted else ""
+    return data_line(f"{owner} members: {', '.join(map(listed_member, members))}{more}")
+
+
 def omitted_callees(count: int, name: str | None = None) -> str:
     """What a ``calls`` line says of the ``count`` callees of its caller that the
     context does not hold: ``; not shown: name() and 3 more``, naming ``name`` (the best
@@ -422,6 +438,8 @@ class ContextText:
         callees: What each caller is known to call, best first, by caller id: its
             ``calls`` line names those the context does not hold
             (:func:`omitted_callees`).
+        member_lists: The members listed under a class's line, and how many more it
+            has, by class id (:mod:`~citeloop.knowledge.member_lists`).
     """
 
     def __init__(
@@ -430,8 +448,10 @@ class ContextText:
         owners: Mapping[str, str],
         brief: Collection[str] = frozenset(),
         callees: Mapping[str, Sequence[Entity]] | None = None,
+        member_lists: Mapping[str, tuple[Sequence[Entity], int]] | None = None,
     ) -> None:
         self.entities = list(entities)
+        self.member_lists = member_lists or {}
         self.owners = owners
         self.brief = brief
         claims: dict[str, set[str]] = {}
@@ -476,6 +496,8 @@ class ContextText:
             for entity in entities:
                 lines.append(entity_line(entity, self.owner(entity), entity.id in self.brief))
                 lines.extend(excerpts.get(entity.id, ()))
+                if listed := self.member_lists.get(entity.id):
+                    lines.append(member_list_line(entity.name, *listed))
         lines.extend(
             entity_line(entity, None)
             for entity in self.entities

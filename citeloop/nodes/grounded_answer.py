@@ -55,7 +55,7 @@ from citeloop.knowledge import (
 )
 from citeloop.knowledge.imports import imported_from_outside
 from citeloop.knowledge.injector import takes_keep
-from citeloop.knowledge.model import Reason
+from citeloop.knowledge.model import LISTED_BY_OTHERS
 from citeloop.knowledge.store import BatchedGraphStore
 from citeloop.nodes.chat import (
     achat_model,
@@ -367,7 +367,7 @@ class GroundedAnswerNodes:
         keep = {
             e["id"]: lines.get(e["id"], [])
             for e in shown
-            if e.get("id") and e.get("reason") != Reason.OWNER
+            if e.get("id") and e.get("reason") not in LISTED_BY_OTHERS
         }
         if self.injector is not None:
             if not takes_keep(self.injector):  # a user's own `inject`, without `keep`

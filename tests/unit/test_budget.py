@@ -97,7 +97,7 @@ def test_the_rendered_context_fits_the_budget_it_was_filled_to(
     for fact in facts:
         if fact.relation is RelationKind.CALLS and fact.subject != fact.object:
             callees.setdefault(fact.subject, []).append(by_id[fact.object])
-    chosen, _, brief = fill_budget(
+    chosen, _, brief, _ = fill_budget(
         order, by_id, facts, budget, None, (), estimated_tokens, owners, callees=callees
     )
     among = [f for f in facts if f.relation in RENDERED_RELATIONS]
@@ -146,7 +146,7 @@ def test_a_member_of_a_class_another_class_s_name_has_is_costed_with_its_place()
     owners = {"m.C0.get": "m.C0", "m.C0.Job": "m.C0", "m.C0.run": "m.C0", "n.C0.run": "n.C0"}
     facts = [Fact("m.C0", RelationKind.CALLS, "m.C0.run")]
     for budget in range(20, 80):
-        chosen, _, brief = fill_budget(
+        chosen, _, brief, _ = fill_budget(
             list(by_id), by_id, facts, budget, None, (), estimated_tokens, owners
         )
         text = ContextText([by_id[i] for i in chosen], owners, brief).render(
@@ -172,7 +172,7 @@ def test_a_calls_line_that_can_name_no_callee_is_costed_by_its_count() -> None:
     callees = {"m.C0": [by_id["m.Gone.x"]]}
     for budget in range(10, 40):
         for order in itertools.permutations(by_id):
-            chosen, _, brief = fill_budget(
+            chosen, _, brief, _ = fill_budget(
                 list(order), by_id, facts, budget, None, (), estimated_tokens, {}, callees=callees
             )
             among = [f for f in facts if f.subject in chosen and f.object in chosen]
@@ -290,17 +290,17 @@ def test_a_core_entity_enters_without_an_excerpt_that_does_not_fit() -> None:
     # second enters bare; an excerpt never rides on a line already over the budget.
     line_cost = estimated_tokens("def first()  # L1\n")
     budget = 2 * line_cost + estimated_tokens(excerpts["m.first"][0] + "\n") + 6
-    chosen, bare, _ = fill_budget(
+    chosen, bare, _, _ = fill_budget(
         list(entities), entities, [], budget, None, list(entities), estimated_tokens, {}, excerpts
     )
     assert chosen == ["m.first", "m.second"] and bare == {"m.second"}
-    chosen, bare, _ = fill_budget(
+    chosen, bare, _, _ = fill_budget(
         list(entities), entities, [], 1, None, list(entities), estimated_tokens, {}, excerpts
     )
     assert chosen == ["m.first", "m.second"] and bare == {"m.first", "m.second"}
     # On a retry, an excerpt the context being widened showed enters with its entity,
     # as its line does: a context only grows.
-    chosen, bare, _ = fill_budget(
+    chosen, bare, _, _ = fill_budget(
         list(entities),
         entities,
         [],
@@ -326,7 +326,7 @@ def test_past_half_the_budget_lines_are_brief_unless_core_named_or_excerpted() -
     order = ["m.f11", *(f"m.f{i}" for i in range(11))]  # f11 is core, so first
     excerpts = {"m.f8": ["    81 | return load(path)"]}
     budget = 120
-    chosen, _, brief = fill_budget(
+    chosen, _, brief, _ = fill_budget(
         order,
         entities,
         [],
@@ -362,13 +362,13 @@ def test_no_line_is_brief_when_every_entity_fits_whole() -> None:
     }
     whole = sum(estimated_tokens(entity_line(e, None) + "\n") for e in entities.values())
     budget = whole + 10  # all fit whole, and they take more than half of it
-    chosen, _, brief = fill_budget(
+    chosen, _, brief, _ = fill_budget(
         list(entities), entities, [], budget, None, (), estimated_tokens, {}
     )
     assert chosen == list(entities) and not brief
     # One more entity than fits whole: the tail goes brief and all of them enter.
     entities["m.g"] = Entity("m.g", EntityKind.FUNCTION, "g", "m.py", 9, signature)
-    chosen, _, brief = fill_budget(
+    chosen, _, brief, _ = fill_budget(
         list(entities), entities, [], budget, None, (), estimated_tokens, {}
     )
     assert chosen == list(entities) and brief
@@ -383,7 +383,7 @@ def test_an_entity_that_enters_anyway_is_brief_only_when_its_whole_line_overflow
     kept = list(entities)  # a widening's pinned entities: they enter whatever they cost
     text = ContextText(list(entities.values()), {}, {"m.f1", "m.f2"}).render([])
     budget = estimated_tokens(text)  # the first whole, the rest brief, to the token
-    chosen, _, brief = fill_budget(
+    chosen, _, brief, _ = fill_budget(
         kept, entities, [], budget, None, kept, estimated_tokens, {}, full=()
     )
     assert chosen == kept and brief == {"m.f1", "m.f2"}  # the first fits whole

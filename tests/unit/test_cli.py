@@ -92,7 +92,10 @@ def test_context_explain_says_why_each_entity_is_there(db, capsys):
     assert all(len(row) <= 100 for row in legend)  # the legend reads on a terminal
     table = [row for row in rows.splitlines() if not row.startswith("--")][1:]
     assert any(row.startswith("core") and " mention " in row for row in table)
-    assert all(row.split()[1] in {"mention", "lexical", "named", "graph", "owner"} for row in table)
+    assert all(
+        row.split()[1] in {"mention", "lexical", "named", "graph", "owner", "member"}
+        for row in table
+    )
     assert any(
         "shapes/circle.py:8" in row and row.endswith("shapes.circle.Circle") for row in table
     )

@@ -37,7 +37,7 @@ from citeloop.knowledge.finding import (
     task_words,
 )
 from citeloop.knowledge.imports import imported_from_outside, outside_imports
-from citeloop.knowledge.model import is_example_path, is_test_path
+from citeloop.knowledge.model import LISTED_BY_OTHERS, is_example_path, is_test_path
 from citeloop.knowledge.render import relation_line
 from citeloop.knowledge.seeds import near_context
 from citeloop.knowledge.store import batched
@@ -737,7 +737,7 @@ def test_a_later_widening_keeps_what_the_earlier_one_showed(store: SqliteGraphSt
     assert "typed_circle" in names(first)
     second = ContextExpansion.for_attempt(1, ("Shape",))
     assert "typed_circle" not in names(injector.inject("`Kreis`", expansion=second))
-    ids = [e.id for e in first.entities if e.reason != "owner"]
+    ids = [e.id for e in first.entities if e.reason not in LISTED_BY_OTHERS]
     kept = injector.inject("`Kreis`", expansion=second, keep=[*ids, "gone.Entity"])
     assert {e.id for e in first.entities} <= {e.id for e in kept.entities}
     assert "Shape" in names(kept)
@@ -1125,7 +1125,10 @@ def test_the_members_of_a_class_said_lacking_come_before_what_the_context_kept()
         wider = injector.inject("How is it tested?", expansion=expansion, keep=kept)
         assert set(kept) <= set(ids(wider.entities))  # the kept ones still enter
         assert wider.tokens <= wider.budget
-        return [e.id for e in wider.entities if e.id.startswith("t.Mixin.")]
+        # those with a line (the rest of the class is listed under its line)
+        return [
+            e.id for e in wider.entities if e.id.startswith("t.Mixin.") and e.reason != "member"
+        ]
 
     assert len(members(("Mixin",))) == MEMBERS_ASKED
     assert members(()) == []
@@ -1330,7 +1333,9 @@ def test_a_calls_line_counts_callees_the_walk_did_not_add() -> None:
 
 def test_requirement_closure(store: SqliteGraphStore) -> None:
     injector = ContextInjector(store, hops=0)
-    assert "area" not in names(injector.inject("REQ-003-001"))
+    default = injector.inject("REQ-003-001")
+    assert "shapes.circle.Circle.area" not in ids(default.entities)
+    assert "area() L10" in default.text  # Shape's, listed under its line
     closed = injector.inject(
         "REQ-003-001", expansion=ContextExpansion(include_requirement_closure=True)
     )
@@ -1533,7 +1538,7 @@ def test_a_line_a_retry_showed_whole_stays_whole_at_the_next_retry() -> None:
         task, expansion=ContextExpansion.for_attempt(0, (named,)), default=default
     )
     assert whole in first.text
-    keep = {entity.id: () for entity in first.entities}
+    keep = {entity.id: () for entity in first.entities if entity.reason not in LISTED_BY_OTHERS}
     second = injector.inject(
         task, expansion=ContextExpansion.for_attempt(1, ()), default=default, keep=keep
     )

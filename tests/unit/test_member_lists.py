@@ -1,0 +1,185 @@
+"""A class's members listed under its line: what is listed, in what order, within the
+budget, parsed back, kept across a widening and citable."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from citeloop.grounding import GraphContextValidator, parse_context_entities
+from citeloop.knowledge import ContextInjector, MemoryGraphStore
+from citeloop.knowledge.budget import line_cost
+from citeloop.knowledge.member_lists import class_members, fit_member_lists
+from citeloop.knowledge.model import ContextExpansion, Entity, EntityKind, Fact, RelationKind
+from citeloop.knowledge.render import member_list_line
+from citeloop.knowledge.store import batched
+from citeloop.text import estimated_tokens
+
+PIECE = line_cost(estimated_tokens)
+SIGNATURE = "(self, source: str, *, strict: bool = True) -> Report"
+TASK = "How does `Hub` run its steps?"
+
+
+def _hub(members: int = 60) -> MemoryGraphStore:
+    """``Hub`` (m.py L1-700) with ``members`` methods ``step<i>`` at L10*i+5 and five
+    attributes ``field<i>``."""
+    entities = [
+        Entity("m.Hub", EntityKind.CLASS, "Hub", "m.py", 1, end_line=700),
+        *(
+            Entity(f"m.Hub.step{i}", EntityKind.METHOD, f"step{i}", "m.py", 10 * i + 5, SIGNATURE)
+            for i in range(members)
+        ),
+        *(
+            Entity(f"m.Hub.field{i}", EntityKind.ATTRIBUTE, f"field{i}", "m.py", 2 + i)
+            for i in range(5)
+        ),
+    ]
+    facts = [Fact("m.Hub", RelationKind.DEFINES, e.id) for e in entities[1:]]
+    return MemoryGraphStore(entities, facts)
+
+
+def _listed(context) -> list[str]:
+    return [e.name for e in context.entities if e.reason == "member"]
+
+
+def test_a_class_lists_its_members_that_have_no_line_of_their_own() -> None:
+    context = ContextInjector(_hub(), max_context_tokens=300).inject(TASK)
+    (line,) = [line for line in context.text.splitlines() if line.startswith("Hub members: ")]
+    listed = _listed(context)
+    assert listed and len(listed) + sum(1 for e in context.entities if e.reason != "member") > 12
+    # each entity once: a listed member has no line of its own, a member with a line is
+    # not listed
+    for name in listed:
+        assert f"Hub.{name}(" not in context.text
+        assert f"{name}() L" in line or f"{name} L" in line
+    with_lines = [e.name for e in context.entities if e.reason != "member" and e.name != "Hub"]
+    assert with_lines and not any(re.search(rf"\b{name}\b", line) for name in with_lines)
+    assert all(e.tier == "supporting" for e in context.entities if e.reason == "member")
+    step = next(e for e in context.entities if e.reason == "member" and e.kind == "method")
+    assert f"{step.name}() L{step.line}" in line  # its first line, a citation's line
+    assert context.tokens <= context.budget
+
+
+@pytest.mark.parametrize("budget", range(40, 700, 53))
+def test_lines_and_lists_stay_within_the_budget(budget: int) -> None:
+    context = ContextInjector(_hub(), max_context_tokens=budget).inject(TASK)
+    assert context.tokens <= budget
+    listed = _listed(context)
+    parsed = {e.name for e in parse_context_entities(context.text)}
+    assert set(listed) <= parsed  # the text names every listed entity
+
+
+def test_a_small_class_leaves_its_list_room_to_the_lines() -> None:
+    """Listing three members takes a fraction of the list's share: the lines get the
+    rest (filled again), so the context still fills its budget."""
+    entities = [Entity("m.Hub", EntityKind.CLASS, "Hub", "m.py", 1)]
+    entities += [
+        Entity(f"m.f{i}", EntityKind.FUNCTION, f"f{i}", "m.py", 100 + i, SIGNATURE)
+        for i in range(60)
+    ]
+    entities += [Entity(f"m.Hub.m{i}", EntityKind.METHOD, f"m{i}", "m.py", 2 + i) for i in range(3)]
+    facts = [Fact("m.Hub", RelationKind.CALLS, f"m.f{i}") for i in range(60)]
+    facts += [Fact("m.Hub", RelationKind.DEFINES, f"m.Hub.m{i}") for i in range(3)]
+    context = ContextInjector(MemoryGraphStore(entities, facts), max_context_tokens=400).inject(
+        "`Hub`"
+    )
+    assert context.tokens > 400 * 0.9
+
+
+def test_members_are_ranked_by_score_then_in_source_order() -> None:
+    store = _hub(6)
+    (hub,) = store.entities_named("Hub")
+    scores = {"m.Hub.step4": 0.5, "m.Hub.step2": 0.1}
+    lists = class_members(batched(store), [hub], {"m.Hub.step0"}, scores, False, {})
+    names = [e.name for e in lists["m.Hub"]]
+    assert names[:2] == ["step4", "step2"]
+    assert names[2:] == [
+        "field0",
+        "field1",
+        "field2",
+        "field3",
+        "field4",
+        "step1",
+        "step3",
+        "step5",
+    ]
+
+
+def _classes(names: list[str], member: str) -> tuple[list[Entity], dict[str, list[Entity]]]:
+    classes = [Entity(f"m.{n}", EntityKind.CLASS, n, "m.py", 1) for n in names]
+    members = {
+        c.id: [Entity(f"{c.id}.{member}", EntityKind.METHOD, member, "m.py", 2)] for c in classes
+    }
+    return classes, members
+
+
+def test_a_list_that_does_not_fit_leaves_the_room_to_the_next_class() -> None:
+    classes, members = _classes(["A", "B"], "run")
+    members["m.A"] = [Entity("m.A.x", EntityKind.METHOD, "x" * 200, "m.py", 2)]
+    fitted = fit_member_lists(classes, members, 30, PIECE)
+    assert list(fitted) == ["m.B"] and fitted["m.B"].omitted == 0
+
+
+def test_a_list_stops_where_the_room_ends_and_counts_the_rest() -> None:
+    store = _hub(40)
+    (hub,) = store.entities_named("Hub")
+    ranked = class_members(batched(store), [hub], set(), {}, False, {})["m.Hub"]
+    assert fit_member_lists([hub], {hub.id: ranked}, 10, PIECE) == {}  # not one fits
+    for room in (25, 60, 120):
+        fitted = fit_member_lists([hub], {hub.id: ranked}, room, PIECE)
+        listed = fitted[hub.id]
+        line = member_list_line("Hub", listed.members, listed.omitted)
+        assert PIECE(line) + PIECE("\n") <= room
+        assert listed.members == ranked[: len(listed.members)]  # in rank order
+        assert listed.omitted == len(ranked) - len(listed.members)
+        assert line.endswith(f"; not shown: {listed.omitted} more")
+
+
+def test_lists_show_a_name_at_most_three_times() -> None:
+    """Eight plugins each define `_get_streams`: three of a name show what it is."""
+    classes, members = _classes([f"Site{i}" for i in range(8)], "_get_streams")
+    fitted = fit_member_lists(classes, members, 1000, PIECE, held=["_get_streams"])
+    assert len(fitted) == 2  # the context held one already
+    assert fit_member_lists(classes, members, 1000, PIECE, held=()).keys() == {
+        "m.Site0",
+        "m.Site1",
+        "m.Site2",
+    }
+
+
+def test_a_member_list_parses_back_to_its_members_and_places() -> None:
+    text = "# m.py\nclass Hub  # L1-700\nHub members: step3() L35, field0 L2; not shown: 4 more\n"
+    parsed = {e.name: e for e in parse_context_entities(text)}
+    assert parsed.keys() == {"Hub", "step3", "field0"}
+    assert parsed["step3"].kind == "method" and parsed["field0"].kind == "attribute"
+    (place,) = parsed["step3"].places
+    assert (place.path, place.start, place.end, place.owner) == ("m.py", 35, 35, "Hub")
+
+
+def test_a_widening_lists_the_members_again_and_gives_a_named_one_its_line() -> None:
+    injector = ContextInjector(_hub(), max_context_tokens=300)
+    default = injector.inject(TASK)
+    listed = _listed(default)
+    wider = injector.inject(TASK, expansion=ContextExpansion.for_attempt(0), default=default)
+    assert set(listed) <= {e.name for e in wider.entities}
+    # a listed member is not kept as a line of its own: the wider budget lists it again
+    assert not any(f"Hub.{name}(" in wider.text for name in listed[:3])
+    named = next(e.name for e in default.entities if e.reason == "member" and e.kind == "method")
+    asked = injector.inject(
+        TASK, expansion=ContextExpansion.for_attempt(0, (named,)), default=default
+    )
+    assert f"Hub.{named}(source: str, *, strict: bool = True) -> Report" in asked.text
+    assert next(e for e in asked.entities if e.name == named).reason == "named"
+
+
+def test_an_answer_may_cite_a_listed_member() -> None:
+    context = ContextInjector(_hub(), max_context_tokens=300).inject(TASK)
+    member = next(e for e in context.entities if e.reason == "member" and e.kind == "method")
+    answer = (
+        f"`Hub` runs each step through its methods, such as `{member.name}()`.\n\n"
+        f"## Entities used\n- Hub (m.py:1)\n- {member.name} (m.py:{member.line})\n"
+    )
+    assert GraphContextValidator().validate(answer, context).passed
+    wrong = answer.replace(f"(m.py:{member.line})", "(m.py:9999)")
+    assert not GraphContextValidator().validate(wrong, context).passed
