@@ -657,7 +657,8 @@ class ContextInjector:
         # line had read as all it calls, its facts seen only from its callees').
         callees.update(read_calls(self._reads, found, unwalked, scores))
         # The lines leave the budget's last share to the classes' member lists; what
-        # the lists do not take goes to the lines, filled again (once).
+        # the lists do not take goes to the lines, filled again (once, and only when
+        # some line was left out).
         piece = line_cost(self.count_tokens)
         room = budget * MEMBER_LIST_SHARE
         listable: dict[str, list[Entity]] = {}  # the members of the classes, read once
@@ -687,8 +688,8 @@ class ContextInjector:
                 held,
             )
             taken = sum(piece(member_list_line(found.entities[i].name, *listed[i])) for i in listed)
-            if room - taken <= budget * REFILL_SHARE:
-                break
+            if room - taken <= budget * REFILL_SHARE or len(selected) == len(offered):
+                break  # the lists took their room, or every line is in already
             room = taken
         selected.sort(key=rank.__getitem__)
         owners = {member: owner for member, owner in owners.items() if member in chosen}

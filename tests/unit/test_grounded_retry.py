@@ -256,14 +256,14 @@ def usage(total_in: int, total_out: int) -> dict:
     }
 
 
-@pytest.mark.parametrize("budget", [600, 900])
+@pytest.mark.parametrize("budget", [700, 900])
 async def test_an_attempt_with_no_room_for_another_is_the_last(store, core, budget):
-    # 600 spent: at the budget (600), or short of it (900) with no room for the next
+    # 700 spent: at the budget (700), or short of it (900) with no room for the next
     # prompt: the caveat is reported, not failed, and the run ends at once.
     hedge = good_answer(core).replace(
         "The answer relies on", "The context does not show how prices are stored. It relies on"
     )
-    model = ScriptedChatModel(script=[AIMessage(content=hedge, usage_metadata=usage(500, 100))] * 2)
+    model = ScriptedChatModel(script=[AIMessage(content=hedge, usage_metadata=usage(600, 100))] * 2)
     out = await build(model, store).ainvoke(
         {"task": TASK}, context=GroundedAnswerContext(max_retries=2, max_total_tokens=budget)
     )

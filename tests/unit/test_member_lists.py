@@ -10,7 +10,13 @@ import pytest
 from citeloop.grounding import GraphContextValidator, parse_context_entities
 from citeloop.knowledge import ContextInjector, MemoryGraphStore
 from citeloop.knowledge.budget import line_cost
-from citeloop.knowledge.member_lists import class_members, fit_member_lists
+from citeloop.knowledge.member_lists import (
+    MAX_LISTED,
+    MAX_UNRANKED,
+    MemberList,
+    class_members,
+    fit_member_lists,
+)
 from citeloop.knowledge.model import ContextExpansion, Entity, EntityKind, Fact, RelationKind
 from citeloop.knowledge.render import member_list_line
 from citeloop.knowledge.store import batched
@@ -92,7 +98,7 @@ def test_members_are_ranked_by_score_then_in_source_order() -> None:
     (hub,) = store.entities_named("Hub")
     scores = {"m.Hub.step4": 0.5, "m.Hub.step2": 0.1}
     lists = class_members(batched(store), [hub], {"m.Hub.step0"}, scores, False, {})
-    names = [e.name for e in lists["m.Hub"]]
+    names = [e.name for e in lists["m.Hub"].members]
     assert names[:2] == ["step4", "step2"]
     assert names[2:] == [
         "field0",
@@ -104,19 +110,40 @@ def test_members_are_ranked_by_score_then_in_source_order() -> None:
         "step3",
         "step5",
     ]
+    assert lists["m.Hub"].omitted == 0
 
 
-def _classes(names: list[str], member: str) -> tuple[list[Entity], dict[str, list[Entity]]]:
+def test_a_hub_lists_few_members_the_ranking_did_not_reach() -> None:
+    """A hub's sixty members, none of them ranked, offer the first few in source order;
+    a ranked one comes first whatever its place."""
+    store = _hub(60)
+    (hub,) = store.entities_named("Hub")
+    offered = class_members(batched(store), [hub], set(), {"m.Hub.step50": 0.2}, False, {})
+    members, cut = offered["m.Hub"]
+    assert members[0].name == "step50" and len(members) == 1 + MAX_UNRANKED
+    lines = [e.line for e in members[1:]]
+    assert lines == sorted(lines) and lines[0] == 2  # in source order, from the first
+    assert cut == 65 - len(members)
+    (fitted,) = fit_member_lists([hub], offered, 1000, PIECE).values()
+    assert fitted.members == members and fitted.omitted == cut  # counted as not shown
+    every = {f"m.Hub.step{i}": 1.0 / (i + 1) for i in range(60)}  # all ranked
+    members, cut = class_members(batched(store), [hub], set(), every, False, {})["m.Hub"]
+    assert [e.name for e in members] == [f"step{i}" for i in range(MAX_LISTED)]
+    assert cut == 65 - MAX_LISTED
+
+
+def _classes(names: list[str], member: str) -> tuple[list[Entity], dict[str, MemberList]]:
     classes = [Entity(f"m.{n}", EntityKind.CLASS, n, "m.py", 1) for n in names]
     members = {
-        c.id: [Entity(f"{c.id}.{member}", EntityKind.METHOD, member, "m.py", 2)] for c in classes
+        c.id: MemberList([Entity(f"{c.id}.{member}", EntityKind.METHOD, member, "m.py", 2)], 0)
+        for c in classes
     }
     return classes, members
 
 
 def test_a_list_that_does_not_fit_leaves_the_room_to_the_next_class() -> None:
     classes, members = _classes(["A", "B"], "run")
-    members["m.A"] = [Entity("m.A.x", EntityKind.METHOD, "x" * 200, "m.py", 2)]
+    members["m.A"] = MemberList([Entity("m.A.x", EntityKind.METHOD, "x" * 200, "m.py", 2)], 0)
     fitted = fit_member_lists(classes, members, 30, PIECE)
     assert list(fitted) == ["m.B"] and fitted["m.B"].omitted == 0
 
@@ -124,15 +151,15 @@ def test_a_list_that_does_not_fit_leaves_the_room_to_the_next_class() -> None:
 def test_a_list_stops_where_the_room_ends_and_counts_the_rest() -> None:
     store = _hub(40)
     (hub,) = store.entities_named("Hub")
-    ranked = class_members(batched(store), [hub], set(), {}, False, {})["m.Hub"]
-    assert fit_member_lists([hub], {hub.id: ranked}, 10, PIECE) == {}  # not one fits
-    for room in (25, 60, 120):
-        fitted = fit_member_lists([hub], {hub.id: ranked}, room, PIECE)
-        listed = fitted[hub.id]
+    offered = class_members(batched(store), [hub], set(), {}, False, {})
+    members, cut = offered["m.Hub"]
+    assert fit_member_lists([hub], offered, 10, PIECE) == {}  # not one fits
+    for room in (18, 25, 60):
+        listed = fit_member_lists([hub], offered, room, PIECE)[hub.id]
         line = member_list_line("Hub", listed.members, listed.omitted)
         assert PIECE(line) + PIECE("\n") <= room
-        assert listed.members == ranked[: len(listed.members)]  # in rank order
-        assert listed.omitted == len(ranked) - len(listed.members)
+        assert listed.members == members[: len(listed.members)]  # in rank order
+        assert listed.omitted == len(members) + cut - len(listed.members)
         assert line.endswith(f"; not shown: {listed.omitted} more")
 
 
