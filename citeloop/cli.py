@@ -252,7 +252,7 @@ def _explanation(injected: InjectedContext) -> str:
         f"{core} core",
         "-- reason: mention = the task names it as code; lexical = its words match the task's;",
         "--   retrieved = the injector's retriever returned it; graph = related to those;",
-        "--   owner = the class of a member shown; member = on its class's member list",
+        "--   owner = the class of a member shown; member = on a class's or file's member list",
         f"{'tier':<10} {'reason':<9} {'score':>7}  {'where':<40} entity",
     ]
     for entity in injected.entities:

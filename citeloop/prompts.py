@@ -21,8 +21,9 @@ that you would need rather than guess what they do.
 method says `@staticmethod` or `@classmethod` after its place); a line whose parameters \
 are `(...)` is brief: name it as lacking if you need its parameters or docstring.
 - A line `Owner members: run() L90, size L84` lists members of the class `Owner` that \
-have no line of their own, each at its first line (cite one as `Owner.run (path:90)`): \
-name one as lacking if you need its signature or source.
+have no line of their own, each at its first line (cite one as `Owner.run (path:90)`), \
+and `module members: f() L12, Cls L40` under a file's heading lists that file's other \
+functions and classes: name one as lacking if you need its signature or source.
 - End your answer with a section headed `## Entities used` that lists, one per line, \
 every context entity your answer relies on, each with its location: \
 `- Name (path:line)`, the path from the file heading above the entity in the context and \

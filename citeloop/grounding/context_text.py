@@ -8,6 +8,7 @@ The format (rendered by ``citeloop.knowledge.ContextInjector``, or written by ha
     ClassName.method(x) -> None  # L55            (or ClassName.method())
     ClassName.attribute: int = 3  # L20
     ClassName members: run() L90, size L84; not shown: 3 more
+    module members: helper() L70, Other L75    (under a file heading: its other code)
     NAME = 'value'  # L3
     Child inherits from Base
     Child.load() overrides Base.load()   (a property's line without brackets)
@@ -35,11 +36,11 @@ arguments; both sides of ``inherits from``, ``overrides`` and ``calls`` (not the
 `` (path:line)`` after a name there, which only says which of two entities of one name
 it is); both parts of ``Owner.member`` on a member line (``Owner.member(`` or
 ``Owner.member: ``/`` = ``); the name of a module attribute line (``NAME = ...``); each
-name of a class's member list (``Owner members: a() L3, b L12``; what follows ``; not
-shown:`` names nothing), defined at its ``L<line>`` (the member's first line: a place of
-one line); every ``REQ-...`` id, except in a rendered line's place and summary (from
-``  # L<line>`` on, which names nothing); the id before ``:`` on each line under ``##
-Prior decisions``.
+name of a class's member list (``Owner members: a() L3, b L12``, or a file's: ``module
+members: f() L3, Cls L40``; what follows ``; not shown:`` names nothing), defined at its
+``L<line>`` (the member's first line: a place of one line); every ``REQ-...`` id, except
+in a rendered line's place and summary (from ``  # L<line>`` on, which names nothing);
+the id before ``:`` on each line under ``## Prior decisions``.
 
 The place of a defined entity is its file's heading and the ``L<start>-<end>`` (or
 ``L<line>``) after ``  # `` on its line (:attr:`ParsedEntity.places`). On ``inherits``
@@ -91,6 +92,7 @@ _DECISION_LINE = re.compile(r"\s*([\w-]+)\s*:")
 _MEMBERS_LINE = re.compile(r"\s*(\w+) members: ")
 _LISTED_MEMBER = re.compile(r"(\w+)(\(\))?(?: L(\d+))?")
 _NOT_SHOWN = "; not shown:"
+_MODULE_LABEL = "module"
 _DECISIONS_HEADING = "prior decisions"
 _WHERE = re.compile(r"  # L(\d+)(?:-(\d+))?")
 _REQUIREMENT_PREFIX = "REQ-"
@@ -170,14 +172,17 @@ def _parse_line(line: str) -> tuple[list[ParsedEntity], bool]:
 def _listed_members(
     items: str, owner: str, path: str | None
 ) -> list[tuple[ParsedEntity, Place | None]]:
-    """The members a class's member list names (``a() L3, b L12; not shown: 4 more``),
-    each with its place (its first line) when the file is known."""
+    """The members a member list names (``a() L3, b L12; not shown: 4 more``), each with
+    its place (its first line) when the file is known: a class's methods and attributes,
+    or under a file's heading (``module members:``) its functions and classes."""
     found = []
+    module = owner == _MODULE_LABEL  # a file's classes and functions
+    called, bare = ("function", "class") if module else ("method", "attribute")
     for item in items.partition(_NOT_SHOWN)[0].split(", "):
         if match := _LISTED_MEMBER.fullmatch(item.strip()):
-            entity = ParsedEntity(match[1], "method" if match[2] else "attribute")
+            entity = ParsedEntity(match[1], called if match[2] else bare)
             line = int(match[3]) if match[3] else None
-            place = Place(path, line, line, owner) if path and line else None
+            place = Place(path, line, line, "" if module else owner) if path and line else None
             found.append((entity, place))
     return found
 

@@ -61,8 +61,10 @@ from citeloop.knowledge.member_lists import (
     MEMBER_LIST_SHARE,
     REFILL_SHARE,
     MemberList,
-    class_members,
     fit_member_lists,
+    list_label,
+    modules_of,
+    owned_members,
 )
 from citeloop.knowledge.model import (
     DEFAULT_MAX_CONTEXT_TOKENS,
@@ -350,7 +352,12 @@ class ContextInjector:
             ),
             key=lambda fact: (position[fact.subject], position[fact.object]),
         )
-        text = ContextText(entities, owners, brief, callees, listed).render(
+        of_files = {
+            found.entities[i].path: of
+            for i, of in listed.items()
+            if found.entities[i].kind is EntityKind.MODULE
+        }
+        text = ContextText(entities, owners, brief, callees, listed, of_files).render(
             [fact for fact in facts if fact.relation in RENDERED_RELATIONS], excerpts.blocks
         )
         core_set = set(core_ids)
@@ -661,7 +668,7 @@ class ContextInjector:
         # some line was left out).
         piece = line_cost(self.count_tokens)
         room = budget * MEMBER_LIST_SHARE
-        listable: dict[str, list[Entity]] = {}  # the members of the classes, read once
+        listable: dict[str, list[Entity]] = {}  # the members of the holders, read once
         for _ in range(2):
             selected, without_excerpt, brief, used = fill_budget(
                 offered,
@@ -678,16 +685,25 @@ class ContextInjector:
                 callees=callees,
             )
             chosen = set(selected)
+            # The classes first, then the modules of the files (their classes and
+            # functions), each in rank order; a module read joins found.entities.
             classes = [e for i in selected if (e := found.entities[i]).kind is EntityKind.CLASS]
-            held = [found.entities[i].name for i in selected]
+            modules = modules_of(self._reads, [found.entities[i] for i in selected])
+            for module in modules:
+                found.entities.setdefault(module.id, module)
+            holders = [*classes, *modules]
             listed = fit_member_lists(
-                classes,
-                class_members(self._reads, classes, chosen, scores, follow_tests, listable),
+                holders,
+                owned_members(self._reads, holders, chosen, scores, follow_tests, listable),
                 budget - used,
                 piece,
-                held,
+                [found.entities[i].name for i in selected],
+                None if limit is None else max(0, limit - len(selected)),
             )
-            taken = sum(piece(member_list_line(found.entities[i].name, *listed[i])) for i in listed)
+            taken = sum(
+                piece(member_list_line(list_label(found.entities[i]), *of))
+                for i, of in listed.items()
+            )
             if room - taken <= budget * REFILL_SHARE or len(selected) == len(offered):
                 break  # the lists took their room, or every line is in already
             room = taken

@@ -1,21 +1,27 @@
-"""A class's members listed under its line: their names and places, not their lines.
+"""Members listed under their class's line, or their file's heading: names and places.
 
 A context's budget holds some 40 entity lines; a class it holds defines many more
-members than that. After the ranked entities fill their share of the budget, each class
-of the context, in rank order, lists the members that have no line of their own, those
-the ranking reached first (best first), then up to :data:`MAX_UNRANKED` others in source
-order, at most :data:`MAX_LISTED`, on one line under the class's line::
+members than that, and a file more functions and classes. After the ranked entities fill
+their share of the budget, each class of the context, in rank order, lists the members
+that have no line of their own, those the ranking reached first (best first), then up to
+:data:`MAX_UNRANKED` others in source order, at most :data:`MAX_LISTED`, on one line
+under the class's line; then each file of the context lists its other classes and
+functions likewise, under its heading::
 
+    # sphinx/ext/autodoc/_sentinels.py
+    module members: _AllTC L63, _EmptyTC L71
+    class _Sentinel  # L8-39
     _Sentinel members: __new__() L13, __setattr__() L24, __or__() L31; not shown: 2 more
 
 while the budget's last :data:`MEMBER_LIST_SHARE` lasts (with what the lines left).
 Each listed member is an entity of the context (reason ``member``): an answer may name
-and cite it, and a widening brings its whole line when the answer names it. The list is
-the skeleton of a class that a repository map shows (aider's repo map lists a class's
-member definitions under it); a line of its own per member would cost about five times
-as much. On the SWE-QA context benchmark (``benchmarks/bench_context.py``) the lists,
-ranked by the same scores as the lines, hold 4 to 8 points more of the reference entities
-than the same budget spent on lines alone.
+and cite it, and a widening brings its whole line when the answer names it. The lists
+are the skeleton of a file that a repository map shows (aider's repo map lists a file's
+definitions, and a class's under it); a line of its own per member would cost about
+five times as much. On the SWE-QA context benchmark (``benchmarks/bench_context.py``)
+the class lists hold 4 to 8 points more of the reference entities than the same budget
+spent on lines alone, and the file lists after them 0 to 1.3 points more again (to 2.9
+on repositories the benchmark does not use).
 """
 
 from __future__ import annotations
@@ -24,15 +30,15 @@ from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import NamedTuple
 
-from citeloop.knowledge.model import Entity
+from citeloop.knowledge.model import Entity, EntityKind
 from citeloop.knowledge.neighbourhood import admissible, defined_by
-from citeloop.knowledge.render import MEMBER_KINDS, listed_member, member_list_line
+from citeloop.knowledge.render import MEMBER_KINDS, MODULE_LABEL, listed_member, member_list_line
 from citeloop.knowledge.seeds import MAX_PER_NAME
 from citeloop.knowledge.store import BatchedGraphStore
 
 MEMBER_LIST_SHARE = 0.25
-"""Share of a context's budget kept for its classes' member lists (what the entity lines
-leave of the budget is theirs too)."""
+"""Share of a context's budget kept for the member lists (what the entity lines leave of
+the budget is theirs too)."""
 
 MAX_UNRANKED = 12
 """Most members a class's list shows that the ranking did not reach (no score: the walk
@@ -58,7 +64,34 @@ class MemberList(NamedTuple):
     omitted: int
 
 
-def class_members(
+_LISTED_KINDS = {
+    EntityKind.CLASS: MEMBER_KINDS,
+    EntityKind.MODULE: frozenset({EntityKind.FUNCTION, EntityKind.CLASS}),
+}
+"""What a list shows of its owner: a class's members, a module's classes and functions."""
+
+
+def modules_of(reads: BatchedGraphStore, entities: Sequence[Entity]) -> list[Entity]:
+    """The modules that define ``entities`` (a function, class or module attribute, or
+    the class of a method), in the order of their first entity; one batched read of the
+    ids' prefixes."""
+    prefixes: list[list[str]] = []
+    for entity in entities:
+        if entity.kind in (EntityKind.FUNCTION, EntityKind.CLASS, EntityKind.ATTRIBUTE):
+            owner = entity.id.rpartition(".")[0]
+            prefixes.append([owner, owner.rpartition(".")[0]])
+    wanted = list(dict.fromkeys(prefix for pair in prefixes for prefix in pair if prefix))
+    read = reads.get_entities(wanted) if wanted else {}
+    modules: dict[str, Entity] = {}
+    for pair in prefixes:
+        for prefix in pair:
+            if (module := read.get(prefix)) is not None and module.kind is EntityKind.MODULE:
+                modules.setdefault(prefix, module)
+                break
+    return list(modules.values())
+
+
+def owned_members(
     reads: BatchedGraphStore,
     classes: Sequence[Entity],
     chosen: Collection[str],
@@ -66,14 +99,15 @@ def class_members(
     follow_tests: bool,
     known: dict[str, list[Entity]],
 ) -> dict[str, MemberList]:
-    """The members of each class of ``classes`` that a list may show, best first, by class
-    id: those without a line in the context (ids not in ``chosen``), ranked by
-    ``scores`` (a candidate's rank score), then in source order, at most
-    :data:`MAX_UNRANKED` of those without a score and :data:`MAX_LISTED` in all (the
-    rest counted in ``omitted``).
-    ``known`` holds the members read before, by class id: those of the classes it lacks
+    """The members of each class of ``classes`` (its methods and attributes), or module
+    (its functions and classes), that a list may show, best first, by owner id: those
+    without a line in the context (ids not in ``chosen``), ranked by ``scores`` (a
+    candidate's rank score), then in source order, at most :data:`MAX_UNRANKED` of those
+    without a score and :data:`MAX_LISTED` in all (the rest counted in ``omitted``).
+    ``known`` holds the members read before, by owner id: those of the owners it lacks
     are read (one batched read) and added to it."""
     missing = [entity.id for entity in classes if entity.id not in known]
+    kinds_of = {entity.id: _LISTED_KINDS[entity.kind] for entity in classes}
     if missing:
         defined = defined_by(reads, missing)
         wanted = [i for ids in defined.values() for i in ids]
@@ -83,7 +117,7 @@ def class_members(
                 entity
                 for i in ids
                 if (entity := read.get(i)) is not None
-                and entity.kind in MEMBER_KINDS
+                and entity.kind in kinds_of[class_id]
                 and admissible(entity, follow_tests)
             ]
     lists: dict[str, MemberList] = {}
@@ -108,6 +142,7 @@ def fit_member_lists(
     room: float,
     piece: Callable[[str], float],
     held: Iterable[str] = (),
+    most: int | None = None,
 ) -> dict[str, MemberList]:
     """The member lists that fit in ``room`` tokens, classes in the order given, each
     list as long as the room left allows (see the module docstring), by class id;
@@ -120,6 +155,7 @@ def fit_member_lists(
     :data:`~citeloop.knowledge.seeds.MAX_PER_NAME` times (eight plugins' lists would
     each show ``_get_streams``; :func:`~citeloop.knowledge.candidate_order.few_of_a_name`
     keeps the lines to three of a name likewise); its list counts it as not shown.
+    ``most`` bounds the members listed in all (``None``: no bound).
     """
     newline = piece("\n")
     names = Counter(held)
@@ -130,9 +166,11 @@ def fit_member_lists(
         offered, cut = members[owner.id]
         total = len(offered) + cut
         # Costed item by item, the "not shown" part at its longest, then checked whole.
-        left = room - newline - piece(member_list_line(owner.name, [], total))
+        left = room - newline - piece(member_list_line(list_label(owner), [], total))
         taken: list[Entity] = []
         for member in offered:
+            if most is not None and len(taken) >= most:
+                break
             if names[member.name] >= MAX_PER_NAME:
                 continue
             cost = piece(listed_member(member)) + piece(", ")
@@ -141,12 +179,18 @@ def fit_member_lists(
             left -= cost
             taken.append(member)
         while taken:
-            line = member_list_line(owner.name, taken, total - len(taken))
+            line = member_list_line(list_label(owner), taken, total - len(taken))
             cost = piece(line) + newline
             if cost <= room:
                 room -= cost
                 fitted[owner.id] = MemberList(taken, total - len(taken))
                 names.update(member.name for member in taken)
+                most = None if most is None else most - len(taken)
                 break
             taken.pop()
     return fitted
+
+
+def list_label(owner: Entity) -> str:
+    """What a list's line starts with: its class's name, or ``module``."""
+    return MODULE_LABEL if owner.kind is EntityKind.MODULE else owner.name

@@ -10,6 +10,7 @@ line per relation, a caller's calls on one line; then the decisions::
     Owner.method(x) -> None  # L55 — ...                     a method, by its class
     Owner.attribute: int = 3  # L20 — ...                    an attribute or property
     Name members: run() L90, size L84; not shown: 3 more      a class's other members
+    module members: helper() L70, Other L75     (under a heading: the file's other code)
     NAME = 'value'  # L3                                     a module attribute
     REQ-008-013 requirement title
     Child inherits from Base
@@ -71,6 +72,10 @@ MAX_BRIEF_RETURN = 40
 
 MEMBER_KINDS = frozenset({EntityKind.METHOD, EntityKind.ATTRIBUTE, EntityKind.TEST})
 """Kinds of entity a line names by its class (``Owner.member``) when it has one."""
+
+MODULE_LABEL = "module"
+"""What a file's list of its other classes and functions starts with (``module
+members: ...``, under the file's heading)."""
 
 RENDERED_RELATIONS = (RelationKind.INHERITS, RelationKind.OVERRIDES, RelationKind.CALLS)
 """The relations a context text has lines for (the others only rank its entities)."""
@@ -369,10 +374,11 @@ def relation_name(
 
 
 def listed_member(entity: Entity) -> str:
-    """A member as its class's member list writes it: ``name() L13`` (a method or test),
-    ``name L5`` (an attribute or property), with its first line when it has one (the
-    line a citation of it gives; its last line would cost a fifth more of the list)."""
-    brackets = "" if entity.kind is EntityKind.ATTRIBUTE else "()"
+    """A member as a member list writes it: ``name() L13`` (a method, function or test),
+    ``name L5`` (an attribute, property or class), with its first line when it has one
+    (the line a citation of it gives; its last line would cost a fifth more of the
+    list)."""
+    brackets = "" if entity.kind in (EntityKind.ATTRIBUTE, EntityKind.CLASS) else "()"
     return f"{entity.name}{brackets}{f' L{entity.line}' if entity.line else ''}"
 
 
@@ -440,6 +446,8 @@ class ContextText:
             (:func:`omitted_callees`).
         member_lists: The members listed under a class's line, and how many more it
             has, by class id (:mod:`~citeloop.knowledge.member_lists`).
+        module_lists: The classes and functions listed under a file's heading, and how
+            many more it has, by path.
     """
 
     def __init__(
@@ -449,9 +457,11 @@ class ContextText:
         brief: Collection[str] = frozenset(),
         callees: Mapping[str, Sequence[Entity]] | None = None,
         member_lists: Mapping[str, tuple[Sequence[Entity], int]] | None = None,
+        module_lists: Mapping[str | None, tuple[Sequence[Entity], int]] | None = None,
     ) -> None:
         self.entities = list(entities)
         self.member_lists = member_lists or {}
+        self.module_lists = module_lists or {}
         self.owners = owners
         self.brief = brief
         claims: dict[str, set[str]] = {}
@@ -492,6 +502,8 @@ class ContextText:
         for path, entities in groups.items():
             if path:
                 lines.append(file_heading(path))
+                if listed := self.module_lists.get(path):
+                    lines.append(member_list_line(MODULE_LABEL, *listed))
             entities.sort(key=lambda entity: entity.line or 0)
             for entity in entities:
                 lines.append(entity_line(entity, self.owner(entity), entity.id in self.brief))

@@ -1,5 +1,5 @@
-"""A class's members listed under its line: what is listed, in what order, within the
-budget, parsed back, kept across a widening and citable."""
+"""Members listed under their class's line or their file's heading: what is listed, in
+what order, within the budget, parsed back, kept across a widening and citable."""
 
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ from citeloop.knowledge.member_lists import (
     MAX_LISTED,
     MAX_UNRANKED,
     MemberList,
-    class_members,
     fit_member_lists,
+    owned_members,
 )
 from citeloop.knowledge.model import ContextExpansion, Entity, EntityKind, Fact, RelationKind
 from citeloop.knowledge.render import member_list_line
@@ -97,7 +97,7 @@ def test_members_are_ranked_by_score_then_in_source_order() -> None:
     store = _hub(6)
     (hub,) = store.entities_named("Hub")
     scores = {"m.Hub.step4": 0.5, "m.Hub.step2": 0.1}
-    lists = class_members(batched(store), [hub], {"m.Hub.step0"}, scores, False, {})
+    lists = owned_members(batched(store), [hub], {"m.Hub.step0"}, scores, False, {})
     names = [e.name for e in lists["m.Hub"].members]
     assert names[:2] == ["step4", "step2"]
     assert names[2:] == [
@@ -118,7 +118,7 @@ def test_a_hub_lists_few_members_the_ranking_did_not_reach() -> None:
     a ranked one comes first whatever its place."""
     store = _hub(60)
     (hub,) = store.entities_named("Hub")
-    offered = class_members(batched(store), [hub], set(), {"m.Hub.step50": 0.2}, False, {})
+    offered = owned_members(batched(store), [hub], set(), {"m.Hub.step50": 0.2}, False, {})
     members, cut = offered["m.Hub"]
     assert members[0].name == "step50" and len(members) == 1 + MAX_UNRANKED
     lines = [e.line for e in members[1:]]
@@ -127,7 +127,7 @@ def test_a_hub_lists_few_members_the_ranking_did_not_reach() -> None:
     (fitted,) = fit_member_lists([hub], offered, 1000, PIECE).values()
     assert fitted.members == members and fitted.omitted == cut  # counted as not shown
     every = {f"m.Hub.step{i}": 1.0 / (i + 1) for i in range(60)}  # all ranked
-    members, cut = class_members(batched(store), [hub], set(), every, False, {})["m.Hub"]
+    members, cut = owned_members(batched(store), [hub], set(), every, False, {})["m.Hub"]
     assert [e.name for e in members] == [f"step{i}" for i in range(MAX_LISTED)]
     assert cut == 65 - MAX_LISTED
 
@@ -151,7 +151,7 @@ def test_a_list_that_does_not_fit_leaves_the_room_to_the_next_class() -> None:
 def test_a_list_stops_where_the_room_ends_and_counts_the_rest() -> None:
     store = _hub(40)
     (hub,) = store.entities_named("Hub")
-    offered = class_members(batched(store), [hub], set(), {}, False, {})
+    offered = owned_members(batched(store), [hub], set(), {}, False, {})
     members, cut = offered["m.Hub"]
     assert fit_member_lists([hub], offered, 10, PIECE) == {}  # not one fits
     for room in (18, 25, 60):
@@ -210,3 +210,50 @@ def test_an_answer_may_cite_a_listed_member() -> None:
     assert GraphContextValidator().validate(answer, context).passed
     wrong = answer.replace(f"(m.py:{member.line})", "(m.py:9999)")
     assert not GraphContextValidator().validate(wrong, context).passed
+
+
+def _module_store() -> MemoryGraphStore:
+    """``m.py`` defines ``run``, which calls ``helper``, and ten other functions and a
+    class the task does not reach."""
+    entities = [
+        Entity("m", EntityKind.MODULE, "m", "m.py", 1),
+        Entity("m.run", EntityKind.FUNCTION, "run", "m.py", 3, "(x)"),
+        Entity("m.helper", EntityKind.FUNCTION, "helper", "m.py", 9, "(x)"),
+        *(
+            Entity(f"m.other{i}", EntityKind.FUNCTION, f"other{i}", "m.py", 20 + i)
+            for i in range(10)
+        ),
+        Entity("m.Registry", EntityKind.CLASS, "Registry", "m.py", 40),
+        Entity("m.LIMIT", EntityKind.ATTRIBUTE, "LIMIT", "m.py", 2, " = 3"),
+    ]
+    facts = [Fact("m", RelationKind.DEFINES, e.id) for e in entities[1:]]
+    facts.append(Fact("m.run", RelationKind.CALLS, "m.helper"))
+    return MemoryGraphStore(entities, facts)
+
+
+def test_a_file_lists_its_other_functions_and_classes_under_its_heading() -> None:
+    context = ContextInjector(_module_store(), hops=1, max_context_tokens=120).inject(
+        "How does `run` work?"
+    )
+    lines = context.text.splitlines()
+    assert lines[0] == "# m.py"
+    assert lines[1].startswith("module members: ")  # right under the heading
+    listed = {e.name: e for e in context.entities if e.reason == "member"}
+    assert "Registry L40" in lines[1] and "Registry" in listed  # a class: no brackets
+    assert "LIMIT" not in listed  # a module attribute is not listed
+    for name, entity in listed.items():
+        assert not any(line.startswith(f"def {name}(") for line in lines)  # each once
+        assert f"{name}() L{entity.line}" in lines[1] or f"{name} L{entity.line}" in lines[1]
+    parsed = {e.name: e for e in parse_context_entities(context.text)}
+    assert parsed["Registry"].kind == "class" and parsed["other0"].kind == "function"
+    assert parsed["other0"].places[0].owner == ""  # a module's, no class
+    assert context.tokens <= context.budget
+
+
+def test_max_entities_bounds_the_listed_members_too() -> None:
+    for most in (1, 5, 12):
+        context = ContextInjector(_hub(), max_entities=most).inject(TASK)
+        assert len([e for e in context.entities if e.reason != "owner"]) <= most
+    # the budget ends the lines first: the lists take the rest of the 40
+    context = ContextInjector(_hub(), max_entities=40, max_context_tokens=300).inject(TASK)
+    assert _listed(context) and len([e for e in context.entities if e.reason != "owner"]) <= 40
