@@ -41,16 +41,17 @@ MEMBER_LIST_SHARE = 0.25
 the budget is theirs too)."""
 
 MAX_UNRANKED = 12
-"""Most members a class's list shows that the ranking did not reach (no score: the walk
-found them from no seed), after those it did: a hub's seventy members had filled its
-list (``Pregel``'s, on the demo), though at most twelve cost no recall on the SWE-QA
+"""Most members one list shows that the ranking did not reach (no score: the walk found
+them from no seed), after those it did: a hub's seventy members had filled its list
+(``Pregel``'s, on the demo), though at most twelve cost no recall on the SWE-QA
 questions (a point less at four)."""
 
-MAX_LISTED = 32
-"""Most members one class's list shows: a hub the walk reaches ranks most of its members
+MAX_LISTED = 48
+"""Most members one list shows: a hub the walk reaches ranks most of its members
 (``Pregel``'s seventy, on the demo, most of them nothing the task is about); the room
-goes to the other classes' lists and to the lines. On the SWE-QA questions, 32 cost a
-quarter of a point of recall on average over the four repositories (20: half a point)."""
+goes to the other lists and to the lines. On the SWE-QA questions, 48 hold 0.65 points
+more of the reference entities than 32 on average over the four repositories (pytest
+2.2), and 0 to 1.9 more on four held out; 20 held half a point less than 32."""
 
 REFILL_SHARE = 0.05
 """Share of the budget that the member lists may leave of their room before the lines are
@@ -58,7 +59,7 @@ filled again with it (once: a small graph's classes list a few members)."""
 
 
 class MemberList(NamedTuple):
-    """The members one class's list shows (or may show), and how many it leaves out."""
+    """The members one list shows (or may show), and how many it leaves out."""
 
     members: list[Entity]
     omitted: int
@@ -93,35 +94,35 @@ def modules_of(reads: BatchedGraphStore, entities: Sequence[Entity]) -> list[Ent
 
 def owned_members(
     reads: BatchedGraphStore,
-    classes: Sequence[Entity],
+    owners: Sequence[Entity],
     chosen: Collection[str],
     scores: Mapping[str, float],
     follow_tests: bool,
     known: dict[str, list[Entity]],
 ) -> dict[str, MemberList]:
-    """The members of each class of ``classes`` (its methods and attributes), or module
+    """The members of each class of ``owners`` (its methods and attributes), or module
     (its functions and classes), that a list may show, best first, by owner id: those
     without a line in the context (ids not in ``chosen``), ranked by ``scores`` (a
     candidate's rank score), then in source order, at most :data:`MAX_UNRANKED` of those
     without a score and :data:`MAX_LISTED` in all (the rest counted in ``omitted``).
     ``known`` holds the members read before, by owner id: those of the owners it lacks
     are read (one batched read) and added to it."""
-    missing = [entity.id for entity in classes if entity.id not in known]
-    kinds_of = {entity.id: _LISTED_KINDS[entity.kind] for entity in classes}
+    missing = [entity.id for entity in owners if entity.id not in known]
+    kinds_of = {entity.id: _LISTED_KINDS[entity.kind] for entity in owners}
     if missing:
         defined = defined_by(reads, missing)
         wanted = [i for ids in defined.values() for i in ids]
         read = reads.get_entities(wanted) if wanted else {}
-        for class_id, ids in defined.items():
-            known[class_id] = [
+        for owner_id, ids in defined.items():
+            known[owner_id] = [
                 entity
                 for i in ids
                 if (entity := read.get(i)) is not None
-                and entity.kind in kinds_of[class_id]
+                and entity.kind in kinds_of[owner_id]
                 and admissible(entity, follow_tests)
             ]
     lists: dict[str, MemberList] = {}
-    for owner in classes:
+    for owner in owners:
         if members := [entity for entity in known[owner.id] if entity.id not in chosen]:
             ranked = sorted(
                 (e for e in members if scores.get(e.id, 0.0) > 0.0),
@@ -137,19 +138,19 @@ def owned_members(
 
 
 def fit_member_lists(
-    classes: Sequence[Entity],
+    owners: Sequence[Entity],
     members: Mapping[str, MemberList],
     room: float,
     piece: Callable[[str], float],
     held: Iterable[str] = (),
     most: int | None = None,
 ) -> dict[str, MemberList]:
-    """The member lists that fit in ``room`` tokens, classes in the order given, each
-    list as long as the room left allows (see the module docstring), by class id;
-    ``members`` are those :func:`class_members` offers.
+    """The member lists that fit in ``room`` tokens, owners in the order given, each list
+    as long as the room left allows (see the module docstring), by owner id; ``members``
+    are those :func:`owned_members` offers.
 
     ``piece`` costs a line and its break apart
-    (:func:`~citeloop.knowledge.budget.line_cost`); a class whose first member does not
+    (:func:`~citeloop.knowledge.budget.line_cost`); an owner whose first member does not
     fit gets no list, and the next may still. ``held`` are the names of the context's
     other entities: no list shows a name the context already holds
     :data:`~citeloop.knowledge.seeds.MAX_PER_NAME` times (eight plugins' lists would
@@ -160,7 +161,7 @@ def fit_member_lists(
     newline = piece("\n")
     names = Counter(held)
     fitted: dict[str, MemberList] = {}
-    for owner in classes:
+    for owner in owners:
         if owner.id not in members:
             continue
         offered, cut = members[owner.id]
