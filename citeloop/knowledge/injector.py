@@ -152,8 +152,8 @@ class _Selection(NamedTuple):
     callees: dict[str, list[Entity]]
     """What each candidate calls (:func:`known_callees`)."""
     listed: dict[str, MemberList]
-    """The members listed under a selected class's line, by class id
-    (:mod:`~citeloop.knowledge.member_lists`)."""
+    """The members listed under a selected class's line, or a file's heading, by class or
+    module id (:mod:`~citeloop.knowledge.member_lists`)."""
 
 
 def payload_text(payload: str | Mapping[str, Any] | Sequence[Any]) -> str:
@@ -663,9 +663,9 @@ class ContextInjector:
         # A kept entity the walk did not reach: what it calls, read whole (its calls
         # line had read as all it calls, its facts seen only from its callees').
         callees.update(read_calls(self._reads, found, unwalked, scores))
-        # The lines leave the budget's last share to the classes' member lists; what
-        # the lists do not take goes to the lines, filled again (once, and only when
-        # some line was left out).
+        # The lines leave the budget's last share to the member lists; what the lists
+        # do not take goes to the lines, filled again (once, and only when some line
+        # was left out).
         piece = line_cost(self.count_tokens)
         room = budget * MEMBER_LIST_SHARE
         listable: dict[str, list[Entity]] = {}  # the members of the holders, read once
