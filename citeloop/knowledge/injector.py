@@ -685,6 +685,9 @@ class ContextInjector:
                 callees=callees,
             )
             chosen = set(selected)
+            # A class the lines name by a member of it (`Owner.member`) is an entity of
+            # the context already: its file's list does not name it again.
+            on_lines = chosen | {owners[i] for i in chosen if i in owners}
             # The classes first, then the modules of the files (their classes and
             # functions), each in rank order; a module read joins found.entities.
             classes = [e for i in selected if (e := found.entities[i]).kind is EntityKind.CLASS]
@@ -694,7 +697,7 @@ class ContextInjector:
             holders = [*classes, *modules]
             listed = fit_member_lists(
                 holders,
-                owned_members(self._reads, holders, chosen, scores, follow_tests, listable),
+                owned_members(self._reads, holders, on_lines, scores, follow_tests, listable),
                 budget - used,
                 piece,
                 [found.entities[i].name for i in selected],

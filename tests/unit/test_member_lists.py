@@ -257,3 +257,25 @@ def test_max_entities_bounds_the_listed_members_too() -> None:
     # the budget ends the lines first: the lists take the rest of the 40
     context = ContextInjector(_hub(), max_entities=40, max_context_tokens=300).inject(TASK)
     assert _listed(context) and len([e for e in context.entities if e.reason != "owner"]) <= 40
+
+
+def test_a_file_does_not_list_a_class_its_members_lines_name() -> None:
+    """`Reg.go()` names `Reg`: the file's list does not name it a second time."""
+    entities = [
+        Entity("m", EntityKind.MODULE, "m", "m.py", 1),
+        Entity("m.run", EntityKind.FUNCTION, "run", "m.py", 3, "(x)"),
+        Entity("m.Reg", EntityKind.CLASS, "Reg", "m.py", 40, end_line=80),
+        Entity("m.Reg.go", EntityKind.METHOD, "go", "m.py", 45, "(self)"),
+        *(Entity(f"m.f{i}", EntityKind.FUNCTION, f"f{i}", "m.py", 100 + i) for i in range(5)),
+    ]
+    facts = [Fact("m", RelationKind.DEFINES, e.id) for e in entities if e.id.count(".") == 1]
+    facts += [
+        Fact("m.Reg", RelationKind.DEFINES, "m.Reg.go"),
+        Fact("m.run", RelationKind.CALLS, "m.Reg.go"),
+    ]
+    context = ContextInjector(
+        MemoryGraphStore(entities, facts), hops=1, max_context_tokens=120
+    ).inject("How does `run` work?")
+    assert "Reg.go()  # L45" in context.text and "f0() L100" in context.text
+    assert "Reg L40" not in context.text
+    assert [e.reason for e in context.entities if e.name == "Reg"] == ["owner"]
