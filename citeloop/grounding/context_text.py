@@ -37,7 +37,8 @@ arguments; both sides of ``inherits from``, ``overrides`` and ``calls`` (not the
 it is); both parts of ``Owner.member`` on a member line (``Owner.member(`` or
 ``Owner.member: ``/`` = ``); the name of a module attribute line (``NAME = ...``); each
 name of a class's member list (``Owner members: a() L3, b L12``, or a file's: ``module
-members: f() L3, Cls L40``; what follows ``; not shown:`` names nothing), defined at its
+members: f() L3, Cls L40``, but a class's when the line above is ``class module``'s;
+what follows ``; not shown:`` names nothing), defined at its
 ``L<line>`` (the member's first line: a place of one line); every ``REQ-...`` id, except
 in a rendered line's place and summary (from ``  # L<line>`` on, which names nothing);
 the id before ``:`` on each line under ``## Prior decisions``.
@@ -170,13 +171,12 @@ def _parse_line(line: str) -> tuple[list[ParsedEntity], bool]:
 
 
 def _listed_members(
-    items: str, owner: str, path: str | None
+    items: str, owner: str, path: str | None, module: bool
 ) -> list[tuple[ParsedEntity, Place | None]]:
     """The members a member list names (``a() L3, b L12; not shown: 4 more``), each with
     its place (its first line) when the file is known: a class's methods and attributes,
-    or under a file's heading (``module members:``) its functions and classes."""
+    or, ``module``, a file's functions and classes."""
     found = []
-    module = owner == _MODULE_LABEL  # a file's classes and functions
     called, bare = ("function", "class") if module else ("method", "attribute")
     for item in items.partition(_NOT_SHOWN)[0].split(", "):
         if match := _LISTED_MEMBER.fullmatch(item.strip()):
@@ -226,6 +226,9 @@ def parse_context_entities(text: str) -> tuple[ParsedEntity, ...]:
     places: dict[str, list[Place]] = {}
     in_decisions = False
     path: str | None = None
+    # The class the line before defines: `module members:` under `class module` is that
+    # class's list, not its file's.
+    above: str | None = None
     # Only \n, \r\n and \r end a line: a U+2028 or a form feed inside a rendered summary
     # is text of that line, never a line that could add an entity.
     for line in _LINE_END.split(text):
@@ -235,11 +238,14 @@ def parse_context_entities(text: str) -> tuple[ParsedEntity, ...]:
         if _is_heading(stripped):
             in_decisions = stripped.lstrip("#").strip().lower() == _DECISIONS_HEADING
             path = _file_heading(stripped)
+            above = None
             continue
+        of_class, above = above, (match[1] if (match := _CLASS_LINE.match(line)) else None)
         if in_decisions and (match := _DECISION_LINE.match(line)):
             add(ParsedEntity(match[1], "decision"))
         elif match := _MEMBERS_LINE.match(line):
-            for entity, place in _listed_members(line[match.end() :], match[1], path):
+            module = match[1] == _MODULE_LABEL and of_class != _MODULE_LABEL
+            for entity, place in _listed_members(line[match.end() :], match[1], path, module):
                 add(entity, True)
                 if place is not None:
                     places.setdefault(entity.name, []).append(place)

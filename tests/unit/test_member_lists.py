@@ -279,3 +279,19 @@ def test_a_file_does_not_list_a_class_its_members_lines_name() -> None:
     assert "Reg.go()  # L45" in context.text and "f0() L100" in context.text
     assert "Reg L40" not in context.text
     assert [e.reason for e in context.entities if e.name == "Reg"] == ["owner"]
+
+
+def test_the_list_of_a_class_named_module_is_the_class_s() -> None:
+    """`module members:` under `class module` lists that class's methods: a bare
+    citation of another class's namesake at its own line holds."""
+    text = (
+        "# m.py\nmodule members: run() L90\nclass module  # L5-9\n"
+        "module members: call() L6\nclass Other  # L10-19\nOther members: call() L11\n"
+    )
+    parsed = {e.name: e for e in parse_context_entities(text)}
+    assert parsed["run"].kind == "function" and parsed["run"].places[0].owner == ""
+    assert parsed["call"].kind == "method"
+    assert {place.owner for place in parsed["call"].places} == {"module", "Other"}
+    answer = "`Other` has `call`.\n\n## Entities used\n- Other (m.py:10)\n- call (m.py:11)\n"
+    result = GraphContextValidator().validate(answer, text)
+    assert not result.invalid_locations and not result.invalid_citations
