@@ -100,6 +100,8 @@ _REQUIREMENT_PREFIX = "REQ-"
 _LINE_END = re.compile(r"\r\n?|\n")
 _EXCERPT_LINE = re.compile(r" +[0-9]* \| ")
 """A source excerpt's line (``    12 | code``, ``       | … 3 more lines``): names nothing."""
+_MAX_LINE_DIGITS = 9
+"""Longest line number read, in digits (no int() of a huge digit string)."""
 
 
 class Place(NamedTuple):
@@ -181,10 +183,16 @@ def _listed_members(
     for item in items.partition(_NOT_SHOWN)[0].split(", "):
         if match := _LISTED_MEMBER.fullmatch(item.strip()):
             entity = ParsedEntity(match[1], called if match[2] else bare)
-            line = int(match[3]) if match[3] else None
+            line = _line_number(match[3])
             place = Place(path, line, line, "" if module else owner) if path and line else None
             found.append((entity, place))
     return found
+
+
+def _line_number(digits: str | None) -> int | None:
+    """The line ``digits`` write, or ``None`` for none, or more than
+    :data:`_MAX_LINE_DIGITS` digits."""
+    return int(digits) if digits and len(digits) <= _MAX_LINE_DIGITS else None
 
 
 def _is_heading(stripped: str) -> bool:
@@ -253,8 +261,8 @@ def parse_context_entities(text: str) -> tuple[ParsedEntity, ...]:
             start = end = None
             if where := _WHERE.search(line):  # a rendered line's place and summary
                 line = line[: where.start()]  # name nothing
-                start = int(where[1])
-                end = int(where[2]) if where[2] else start
+                start = _line_number(where[1])
+                end = _line_number(where[2]) if where[2] else start
             entities, defined = _parse_line(line)
             for entity in entities:
                 add(entity, defined)

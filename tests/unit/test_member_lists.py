@@ -295,3 +295,11 @@ def test_the_list_of_a_class_named_module_is_the_class_s() -> None:
     answer = "`Other` has `call`.\n\n## Entities used\n- Other (m.py:10)\n- call (m.py:11)\n"
     result = GraphContextValidator().validate(answer, text)
     assert not result.invalid_locations and not result.invalid_citations
+
+
+def test_a_huge_line_number_on_a_hand_edited_line_is_no_place() -> None:
+    digits = "1" * 5000  # int() refuses more than 4300 digits
+    text = f"# m.py\nclass Hub  # L{digits}\nHub members: step() L{digits}, size L4\n"
+    parsed = {e.name: e for e in parse_context_entities(text)}
+    assert parsed["Hub"].places == () and parsed["step"].places == ()
+    assert parsed["size"].places[0].start == 4
