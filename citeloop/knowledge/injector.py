@@ -406,20 +406,23 @@ class ContextInjector:
         they showed."""
         pinned: list[str] = []
         shown: dict[str, tuple[int, ...]] = {}  # the source shown, kept if widened
+        listed: list[str] = []  # the members the default listed: the answer saw them
         if expansion is not None:  # a wider context keeps the default and `keep`
             pinned = _selected_ids(default, snapshot)
             if pinned is None:
                 chosen = self._select(text, task_type, ContextExpansion(), [], source=source)
                 pinned, shown = chosen.selected, chosen.excerpts.shown
-            else:
-                shown = dict(default.excerpts) if default is not None else {}
+                listed = [member.id for of in chosen.listed.values() for member in of.members]
+            elif default is not None:
+                shown = dict(default.excerpts)
+                listed = [e.id for e in default.entities if e.reason == Reason.MEMBER]
             pinned = list(dict.fromkeys([*pinned, *keep]))
             if isinstance(keep, Mapping):  # only those that showed source
                 for entity_id, lines in keep.items():
                     if lines:
                         shown[entity_id] = tuple(sorted({*shown.get(entity_id, ()), *lines}))
         widening = expansion or ContextExpansion()
-        return self._select(text, task_type, widening, pinned, shown, source)
+        return self._select(text, task_type, widening, pinned, shown, source, listed)
 
     def _select(
         self,
@@ -429,10 +432,12 @@ class ContextInjector:
         pinned: list[str],
         shown: Mapping[str, tuple[int, ...]] | None = None,
         source: LineSource | None = None,
+        listed: Collection[str] = (),
     ) -> _Selection:
         """What the context holds (``shown``: the lines each entity of the context being
         widened showed, by entity id; shown again, right after the core; ``source``: the
-        indexed lines, ``None`` for no excerpts)."""
+        indexed lines, ``None`` for no excerpts; ``listed``: the ids of the members that
+        context listed)."""
         follow_tests = widening.include_tested_by or task_type in TEST_TASK_TYPES
         budget = self.max_context_tokens * widening.limit_multiplier
         limit = self.max_entities * widening.limit_multiplier if self.max_entities else None
@@ -474,7 +479,9 @@ class ContextInjector:
             if admissible(entity, True)
         }
         saw = [*core, *kept.values()] if widening.names else []
-        near, lacks, seen = near_context(saw), set(widening.lacking), {e.id for e in saw}
+        # What it saw listed too: a file's `helper() L70` as much as a class's members.
+        seen = {*(e.id for e in saw), *listed} if saw else set()
+        near, lacks = near_context(saw), set(widening.lacking)
         linked = cache(lambda: linked_ids(self._reads, saw))
         # The names the code shown writes that its files do not import (`_args` of
         # `f(*_args)`; not `ContextT` of `Generic[StateT, ContextT]`, imported)

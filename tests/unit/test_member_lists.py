@@ -303,3 +303,21 @@ def test_a_huge_line_number_on_a_hand_edited_line_is_no_place() -> None:
     parsed = {e.name: e for e in parse_context_entities(text)}
     assert parsed["Hub"].places == () and parsed["step"].places == ()
     assert parsed["size"].places[0].start == 4
+
+
+def test_a_widening_gives_a_function_its_file_listed_its_line_when_named() -> None:
+    """`other0` is one plain word: named by the answer, it is the one the file's list
+    showed."""
+    store = _module_store()
+    injector = ContextInjector(store, hops=0, max_context_tokens=40)
+    default = injector.inject("How does `run` work?")
+    listed = {e.name for e in default.entities if e.reason == "member"}
+    assert "other0" in listed
+    for given in (default, None):
+        wider = injector.inject(
+            "How does `run` work?",
+            expansion=ContextExpansion.for_attempt(0, ("other0",)),
+            default=given,
+        )
+        assert next(e for e in wider.entities if e.name == "other0").reason == "named"
+        assert "def other0()  # L20" in wider.text
