@@ -698,7 +698,14 @@ class ContextInjector:
             # The classes first, then the modules of the files (their classes and
             # functions), each in rank order; a module read joins found.entities.
             classes = [e for i in selected if (e := found.entities[i]).kind is EntityKind.CLASS]
-            modules = modules_of(self._reads, [found.entities[i] for i in selected])
+            # A module's list goes under its file's heading: none for a module whose
+            # path no line's file is (nor for one without a path).
+            paths = {found.entities[i].path for i in selected} - {None, ""}
+            modules = [
+                module
+                for module in modules_of(self._reads, [found.entities[i] for i in selected])
+                if module.path in paths
+            ]
             for module in modules:
                 found.entities.setdefault(module.id, module)
             holders = [*classes, *modules]

@@ -321,3 +321,19 @@ def test_a_widening_gives_a_function_its_file_listed_its_line_when_named() -> No
         )
         assert next(e for e in wider.entities if e.name == "other0").reason == "named"
         assert "def other0()  # L20" in wider.text
+
+
+@pytest.mark.parametrize("path", [None, "other.py"])
+def test_a_module_whose_file_has_no_heading_lists_nothing(path: str | None) -> None:
+    """A list goes under its file's heading: of a module whose path is no line's file,
+    none, rather than members the context holds and its text does not show."""
+    entities = [
+        Entity("m", EntityKind.MODULE, "m", path, 1),
+        Entity("m.run", EntityKind.FUNCTION, "run", "m.py", 3, "(x)"),
+        *(Entity(f"m.f{i}", EntityKind.FUNCTION, f"f{i}", "m.py", 10 + i) for i in range(8)),
+    ]
+    facts = [Fact("m", RelationKind.DEFINES, e.id) for e in entities[1:]]
+    store = MemoryGraphStore(entities, facts)
+    context = ContextInjector(store, hops=1, max_context_tokens=40).inject("`run`")
+    parsed = {e.name for e in parse_context_entities(context.text)}
+    assert {e.name for e in context.entities} <= parsed
