@@ -61,10 +61,9 @@ from citeloop.knowledge.member_lists import (
     MEMBER_LIST_SHARE,
     REFILL_SHARE,
     MemberList,
-    fit_member_lists,
+    MemberListSettings,
+    choose_member_lists,
     list_label,
-    modules_of,
-    owned_members,
 )
 from citeloop.knowledge.model import (
     DEFAULT_MAX_CONTEXT_TOKENS,
@@ -692,29 +691,14 @@ class ContextInjector:
                 callees=callees,
             )
             chosen = set(selected)
-            # A class the lines name by a member of it (`Owner.member`) is an entity of
-            # the context already: its file's list does not name it again.
-            on_lines = chosen | {owners[i] for i in chosen if i in owners}
-            # The classes first, then the modules of the files (their classes and
-            # functions), each in rank order; a module read joins found.entities.
-            classes = [e for i in selected if (e := found.entities[i]).kind is EntityKind.CLASS]
-            # A module's list goes under its file's heading: none for a module whose
-            # path no line's file is (nor for one without a path).
-            paths = {found.entities[i].path for i in selected} - {None, ""}
-            modules = [
-                module
-                for module in modules_of(self._reads, [found.entities[i] for i in selected])
-                if module.path in paths
-            ]
-            for module in modules:
-                found.entities.setdefault(module.id, module)
-            holders = [*classes, *modules]
-            listed = fit_member_lists(
-                holders,
-                owned_members(self._reads, holders, on_lines, scores, follow_tests, listable),
+            listed = choose_member_lists(
+                self._reads,
+                found.entities,
+                selected,
+                owners,
+                MemberListSettings(scores, follow_tests, listable),
                 budget - used,
                 piece,
-                [found.entities[i].name for i in selected],
                 None if limit is None else max(0, limit - len(selected)),
             )
             taken = sum(

@@ -58,6 +58,17 @@ REFILL_SHARE = 0.05
 filled again with it (once: a small graph's classes list a few members)."""
 
 
+class MemberListSettings(NamedTuple):
+    """How :func:`choose_member_lists` ranks and reads the members it may list."""
+
+    scores: Mapping[str, float]
+    """The candidates' rank scores, by id."""
+    follow_tests: bool
+    """Whether tests may be listed."""
+    known: dict[str, list[Entity]]
+    """The members read before, by owner id (:func:`owned_members`)."""
+
+
 class MemberList(NamedTuple):
     """The members one list shows (or may show), and how many it leaves out."""
 
@@ -190,6 +201,46 @@ def fit_member_lists(
                 break
             taken.pop()
     return fitted
+
+
+def choose_member_lists(
+    reads: BatchedGraphStore,
+    entities: dict[str, Entity],
+    selected: Sequence[str],
+    owners: Mapping[str, str],
+    settings: MemberListSettings,
+    room: float,
+    piece: Callable[[str], float],
+    most: int | None,
+) -> dict[str, MemberList]:
+    """The member lists of a context whose lines hold ``selected`` (ids of ``entities``,
+    in rank order): its classes' first, then its files' (:func:`fit_member_lists`), in
+    ``room`` tokens, at most ``most`` members in all. A class the lines name by a member
+    of it (``owners``: the class of each member, by id) is an entity of the context
+    already: its file's list does not name it again. A module's list goes under its
+    file's heading: none for a module whose path is no file of the lines' (nor for one
+    without a path). A module read joins ``entities``."""
+    chosen = set(selected)
+    on_lines = chosen | {owners[i] for i in chosen if i in owners}
+    classes = [e for i in selected if (e := entities[i]).kind is EntityKind.CLASS]
+    paths = {entities[i].path for i in selected} - {None, ""}
+    modules = [
+        module
+        for module in modules_of(reads, [entities[i] for i in selected])
+        if module.path in paths
+    ]
+    for module in modules:
+        entities.setdefault(module.id, module)
+    holders = [*classes, *modules]
+    scores, follow_tests, known = settings
+    return fit_member_lists(
+        holders,
+        owned_members(reads, holders, on_lines, scores, follow_tests, known),
+        room,
+        piece,
+        [entities[i].name for i in selected],
+        most,
+    )
 
 
 def list_label(owner: Entity) -> str:
