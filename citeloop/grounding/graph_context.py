@@ -28,6 +28,7 @@ from citeloop.grounding.mentions import Mention, answer_code
 from citeloop.grounding.resolve import (
     check_locations,
     cited_members,
+    cited_owners,
     resolve_citation,
     section_rank,
 )
@@ -434,7 +435,9 @@ class GraphContextValidator:
         code = answer_code(body)  # the body's code names, read once
         required -= _only_in_prose(core & required, code[0])
         core_referenced = core & required
-        missing_core_citations = core - cited - members_cited
+        # A class cited through a member written under it (`StateGraph.compile`).
+        owners_cited = cited_owners(section, entities, names, scanner)
+        missing_core_citations = core - cited - members_cited - owners_cited
         entities_missing = core - required
         # Namesakes the task's one bare name chose among (`fit`: three classes' `fit`)
         # are one requirement: any of them referenced, or cited, meets it.

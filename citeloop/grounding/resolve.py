@@ -124,6 +124,33 @@ def _other_owners(name: str, places: Sequence[Place]) -> bool:
     return bool(owner) and all(place.owner and place.owner != owner for place in places)
 
 
+def cited_owners(
+    section: CitationSection | None,
+    entities: Sequence[ContextName],
+    names: Collection[str],
+    scanner: NameScanner,
+) -> set[str]:
+    """The classes of the context the citation section cites through a member it writes
+    under them: ``StateGraph.compile (state.py:1177)`` names ``StateGraph``, and its
+    location lies inside that class, so it cites the class as well as the method (a
+    played answer about ``StateGraph.compile`` that cited ``StateGraph.compile``,
+    ``StateGraph.add_node`` and ``StateGraph.nodes`` had been rejected for not citing
+    ``StateGraph``). The member must be one the context shows under that class."""
+    if section is None:
+        return set()
+    members_of = {
+        (place.owner, entity.name) for entity in entities for place in entity.places if place.owner
+    }
+    found = set()
+    for item in section.items:
+        owner = _owner_written(item)
+        if owner and owner in names and owner not in found:
+            targets, _ = resolve_citation(item, names, scanner)
+            if any((owner, target) in members_of for target in targets):
+                found.add(owner)
+    return found
+
+
 def cited_members(
     section: CitationSection | None,
     members: Mapping[str, str],

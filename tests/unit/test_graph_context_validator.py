@@ -480,6 +480,41 @@ def test_a_name_one_class_defines_is_required_as_before() -> None:
     assert validate("", text).core_entities == ("Context", "Group", "invoke")
 
 
+def test_a_member_cited_under_its_class_cites_the_class_too() -> None:
+    """`Group.invoke (core.py:2020)` writes `Group` and lies inside it: a played answer
+    about `StateGraph.compile` that cited `StateGraph.compile` and other members but
+    not `StateGraph` alone had been rejected for the class. A member the context
+    shows under no such class, or a class cited through a member of another, cites
+    nothing more."""
+    section = "\n\n## Entities used\n- Context\n- Group.invoke (core.py:2020)\n"
+    section += "- Context.invoke (core.py:861)\n"
+    result = validate(INVOKES_BODY + section, INVOKES)
+    assert result.passed, result.reasons
+    assert result.missing_core_citations == ()
+    # `Group.forward` is no member the context shows under `Group`.
+    other = [
+        *INVOKES,
+        {
+            "id": "core.Context.forward",
+            "kind": "method",
+            "name": "forward",
+            "tier": "supporting",
+            "path": "core.py",
+            "line": 900,
+            "end_line": 905,
+        },
+    ]
+    section = "\n\n## Entities used\n- Context\n- Group.forward\n- Group.invoke\n"
+    result = validate(INVOKES_BODY + section + "- Context.invoke\n", other)
+    assert result.missing_core_citations == ()  # through `Group.invoke`
+    result = validate(
+        INVOKES_BODY + "\n\n## Entities used\n- Context\n- Group.forward\n"
+        "- Context.invoke\n- invoke (core.py:2030)\n",
+        other,
+    )
+    assert result.missing_core_citations == ("Group",)
+
+
 def test_another_class_at_a_core_members_lines_cites_neither() -> None:
     # `Command.invoke` is not in a context without it, wherever its location points.
     context = [e for e in INVOKES if e["id"] != "core.Command.invoke"]
