@@ -14,7 +14,7 @@ from citeloop._lazy import lazy_exports
 if TYPE_CHECKING:  # the names as type checkers and IDEs see them
     from citeloop.knowledge.indexing.indexer import IndexReport, ProgressCallback, index_tree
     from citeloop.knowledge.indexing.sources import SkippedFile, check_root
-    from citeloop.knowledge.injector import TEST_TASK_TYPES, ContextInjector
+    from citeloop.knowledge.injector import ContextInjector
     from citeloop.knowledge.model import (
         ContextEntity,
         ContextExpansion,
@@ -42,6 +42,7 @@ if TYPE_CHECKING:  # the names as type checkers and IDEs see them
     )
     from citeloop.knowledge.render import DECISIONS_HEADING
     from citeloop.knowledge.retrieval import Retriever
+    from citeloop.knowledge.selection import TEST_TASK_TYPES
     from citeloop.knowledge.sqlite_store import SqliteGraphStore
     from citeloop.knowledge.store import (
         BatchedGraphStore,
@@ -60,10 +61,7 @@ _EXPORTS_BY_MODULE: dict[str, tuple[str, ...]] = {
         "SkippedFile",
         "check_root",
     ),
-    "citeloop.knowledge.injector": (
-        "TEST_TASK_TYPES",
-        "ContextInjector",
-    ),
+    "citeloop.knowledge.injector": ("ContextInjector",),
     "citeloop.knowledge.model": (
         "ContextEntity",
         "ContextExpansion",
@@ -91,6 +89,7 @@ _EXPORTS_BY_MODULE: dict[str, tuple[str, ...]] = {
     ),
     "citeloop.knowledge.render": ("DECISIONS_HEADING",),
     "citeloop.knowledge.retrieval": ("Retriever",),
+    "citeloop.knowledge.selection": ("TEST_TASK_TYPES",),
     "citeloop.knowledge.sqlite_store": ("SqliteGraphStore",),
     "citeloop.knowledge.store": (
         "BatchedGraphStore",

@@ -15,56 +15,31 @@
 4. **Budget** (:mod:`~citeloop.knowledge.budget`): core entities first, then the others
    in rank order while their lines fit in ``max_context_tokens`` (each line with the
    relation lines it adds), a member of a class bringing its class's name in
-   (:mod:`~citeloop.knowledge.render`).
+   (:mod:`~citeloop.knowledge.render`), and member lists in the last share
+   (:mod:`~citeloop.knowledge.member_lists`).
+
+:class:`~citeloop.knowledge.selection.Selector` chooses what a context holds (steps 1 to
+4); the injector reads the graph for it in one session, widens a default context on a
+retry, renders the text and reuses a default context built before.
 """
 
 from __future__ import annotations
 
 import inspect
 from collections.abc import Callable, Collection, Mapping, Sequence
-from functools import cache, lru_cache
+from functools import lru_cache
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
-from citeloop.knowledge.assignments import assignment_sites
-from citeloop.knowledge.body_lines import focus_terms
-from citeloop.knowledge.budget import fill_budget, line_cost
-from citeloop.knowledge.candidate_order import (
-    asked_code_of,
-    best_hit_first,
-    few_of_a_name,
-    members_follow,
-    rank_scores,
-)
 from citeloop.knowledge.excerpts import (
     EXCERPT_SHARE,
-    MAX_EXCERPTS,
-    Excerpts,
-    candidates,
-    choose_excerpts,
-    of_members,
-    shown_tokens,
-    with_asked_lines,
 )
 from citeloop.knowledge.finding import (
     LEXICAL_HITS,
     TEXTS_KEPT,
     EntityFinder,
-    about_tests,
-    kind_factor,
-    task_words,
 )
-from citeloop.knowledge.implementations import used_implementations
-from citeloop.knowledge.imports import imported_names
 from citeloop.knowledge.injector_settings import check_settings
-from citeloop.knowledge.member_lists import (
-    MEMBER_LIST_SHARE,
-    REFILL_SHARE,
-    MemberList,
-    MemberListSettings,
-    choose_member_lists,
-    list_label,
-)
 from citeloop.knowledge.model import (
     DEFAULT_MAX_CONTEXT_TOKENS,
     LISTED_BY_OTHERS,
@@ -74,29 +49,18 @@ from citeloop.knowledge.model import (
     EntityKind,
     InjectedContext,
     Reason,
-    RelationKind,
     Tier,
-    is_example_path,
 )
 from citeloop.knowledge.neighbourhood import (
-    BUILTIN_NAMES,
     Candidates,
-    admissible,
-    known_callees,
-    read_calls,
-    requirement_closure,
-    walk,
 )
 from citeloop.knowledge.render import (
-    MEMBER_KINDS,
     RENDERED_RELATIONS,
     ContextText,
-    member_list_line,
 )
-from citeloop.knowledge.retrieval import RANK_DECAY, RetrievedSeeds, Retriever
+from citeloop.knowledge.retrieval import RetrievedSeeds, Retriever
 from citeloop.knowledge.reuse import CONTEXTS_KEPT, ReusedContexts, SourceRecorder
-from citeloop.knowledge.seeds import linked_ids, near_context, nearest_package, owner_id
-from citeloop.knowledge.shown_code import shown_callees, shown_members
+from citeloop.knowledge.selection import Selection, Selector
 from citeloop.knowledge.source import LineSource, SourceReader
 from citeloop.knowledge.store import (
     READ_ATTEMPTS,
@@ -106,21 +70,6 @@ from citeloop.knowledge.store import (
     changed_during,
 )
 from citeloop.text import estimated_tokens
-
-TEST_TASK_TYPES = frozenset({"test", "tests", "testing"})
-"""Task types that follow ``tested_by`` relations as if ``include_tested_by`` were set."""
-
-_SEED_WEIGHTS = {
-    Reason.MENTION: 1.0,
-    Reason.NAMED: 0.6,
-    Reason.LEXICAL: 0.5,
-    Reason.RETRIEVED: 1.0,
-}
-"""A seed's weight in the ranking by why it is one. A retriever's first document weighs
-as a mention of the task does (it is what the retriever, or a chat model rewriting the
-task, says the task is about) without becoming core: with the recorded rewrites of
-``benchmarks/bench_context.py`` it gave 1.6 points more recall than a lexical hit's
-weight, and more on each repository."""
 
 
 def _source_root(store: GraphStore) -> tuple[Path, Callable[..., dict[str, str]]] | None:
@@ -133,26 +82,6 @@ def _source_root(store: GraphStore) -> tuple[Path, Callable[..., dict[str, str]]
         return None
     root = source_root()
     return (root, digests) if root is not None and root.is_dir() else None
-
-
-class _Selection(NamedTuple):
-    """What :meth:`ContextInjector._select` chose for a context."""
-
-    found: Candidates
-    selected: list[str]
-    """The selected ids in rank order (core first, then the pinned)."""
-    core_ids: list[str]
-    scores: dict[str, float]
-    owners: dict[str, str]
-    """The class of each selected member, by member id."""
-    excerpts: Excerpts
-    brief: frozenset[str]
-    """The selected ids whose line is brief (:mod:`~citeloop.knowledge.budget`)."""
-    callees: dict[str, list[Entity]]
-    """What each candidate calls (:func:`known_callees`)."""
-    listed: dict[str, MemberList]
-    """The members listed under a selected class's line, or a file's heading, by class or
-    module id (:mod:`~citeloop.knowledge.member_lists`)."""
 
 
 def payload_text(payload: str | Mapping[str, Any] | Sequence[Any]) -> str:
@@ -296,7 +225,8 @@ class ContextInjector:
         Args:
             payload: The task text, or a mapping/sequence whose string values are the
                 task and payload texts.
-            task_type: Optional task type; ``"test"`` (see :data:`TEST_TASK_TYPES`)
+            task_type: Optional task type; ``"test"`` (see
+                :data:`~citeloop.knowledge.selection.TEST_TASK_TYPES`)
                 includes tests via ``tested_by``. Other values change nothing.
             expansion: How much to widen the default context; ``None`` for the default.
             default: With ``expansion``, the default context of the same payload and
@@ -398,7 +328,7 @@ class ContextInjector:
         keep: Sequence[str] | Mapping[str, Sequence[int]],
         snapshot: str,
         source: LineSource | None,
-    ) -> _Selection:
+    ) -> Selection:
         """:meth:`_select` of :meth:`inject`'s arguments, in the caller's read session
         (of the graph's ``snapshot``): a widening selects the default first, unless
         ``default`` is given and of that snapshot, and keeps it, ``keep`` and the source
@@ -432,324 +362,20 @@ class ContextInjector:
         shown: Mapping[str, tuple[int, ...]] | None = None,
         source: LineSource | None = None,
         listed: Collection[str] = (),
-    ) -> _Selection:
-        """What the context holds (``shown``: the lines each entity of the context being
-        widened showed, by entity id; shown again, right after the core; ``source``: the
-        indexed lines, ``None`` for no excerpts; ``listed``: the ids of the members that
-        context listed)."""
-        follow_tests = widening.include_tested_by or task_type in TEST_TASK_TYPES
-        budget = self.max_context_tokens * widening.limit_multiplier
-        limit = self.max_entities * widening.limit_multiplier if self.max_entities else None
-        # The core is the task's, the same in every widening: following tests does not
-        # change which of several namesakes the task means (a played retry had asked for
-        # citations of two test classes' `inverse_transform` its first context never held).
-        about = task_type in TEST_TASK_TYPES or about_tests(text)
-        tests = follow_tests or about
-        core = self.seeds(text, tests=about)
-        found = Candidates()
-        for entity in core:
-            found.seed(entity, Reason.MENTION, _SEED_WEIGHTS[Reason.MENTION])
-        for entity in self._finder.capitalized_classes(text, tests):
-            found.seed(entity, Reason.LEXICAL, _SEED_WEIGHTS[Reason.LEXICAL])
-        words_of_task = task_words(text)
-        self._lexical(words_of_task, found, follow_tests)
-        # The members of the classes the task names that its words describe.
-        for entity, share in self._finder.members_matching(core, words_of_task, follow_tests):
-            found.seed(entity, Reason.LEXICAL, _SEED_WEIGHTS[Reason.LEXICAL] * share)
-        self._retrieve(text, found, follow_tests)
-        # The implementation a class found uses of a method found on one of its bases.
-        for implementation, base in used_implementations(self._reads, found.seeds, found.entities):
-            found.seed(implementation, Reason.GRAPH, found.seeds[base])
-        # The names the task found, before an answer's: they choose an excerpt's lines,
-        # the same at every widening of the task.
-        found_by_task = {found.entities[entity_id].name for entity_id in found.seeds}
-        # What the answer said the context lacks in words, searched with the task's when
-        # it named none of the code it lacks: beside named code, words such as "fit",
-        # "name" or "module" only found look-alikes (on 21 played questions, the widened
-        # contexts held no more of the code the reference answers name).
-        words = tuple(dict.fromkeys([*widening.lacking_words, *words_of_task]))
-        if widening.lacking_words and not widening.lacking:
-            self._lexical(words, found, follow_tests)
-        # What the answer saw: the names it used mean the entities in or beside it.
-        # The context widened (only what a context may hold: `keep` is the caller's).
-        kept = {
-            entity_id: entity
-            for entity_id, entity in (self._reads.get_entities(pinned) if pinned else {}).items()
-            if admissible(entity, True)
-        }
-        saw = [*core, *kept.values()] if widening.names else []
-        # What it saw listed too: a file's `helper() L70` as much as a class's members.
-        seen = {*(e.id for e in saw), *listed} if saw else set()
-        near, lacks = near_context(saw), set(widening.lacking)
-        linked = cache(lambda: linked_ids(self._reads, saw))
-        # The names the code shown writes that its files do not import (`_args` of
-        # `f(*_args)`; not `ContextT` of `Generic[StateT, ContextT]`, imported)
-        paths = {entity.path for entity in saw if entity.path}
-        local_names = frozenset(widening.written) - imported_names(
-            self._reads, widening.written, paths
-        )
-        nearest, sourced, files = nearest_package(saw, linked), set(shown or ()), widening.files
-        named = self._finder.named(
-            widening.names,
-            near,
-            lacks,
-            seen,
-            nearest,
-            files,
-            sourced,
-            written=local_names,
-            linked=linked,
-        )
-        for entity in named:
-            found.seed(entity, Reason.NAMED, _SEED_WEIGHTS[Reason.NAMED])
-        walk(self._reads, found, self.hops + widening.extra_hops, follow_tests)
-        if widening.include_requirement_closure:
-            requirement_closure(self._reads, found, _SEED_WEIGHTS[Reason.LEXICAL])
-        unwalked = [entity_id for entity_id in kept if entity_id not in found.entities]
-        for entity_id, entity in kept.items():
-            found.entities.setdefault(entity_id, entity)
-        pinned = [entity_id for entity_id in pinned if entity_id in found.entities]
-        scores = rank_scores(found, follow_tests, damp_tests=not tests)
-        ranked = sorted(scores, key=lambda entity_id: (-scores[entity_id], entity_id))
-        core_ids = [entity.id for entity in core]
-        core_names = [entity.name for entity in core]
-        first = list(dict.fromkeys([*core_ids, *pinned]))
-        order = first + [entity_id for entity_id in ranked if entity_id not in first]
-        # The core, what the context keeps, what the answer named, and the members of
-        # the classes the task or the answer named are not counted out.
-        asked_ids = [entity.id for entity in named]
-        named_classes = {*core_ids, *asked_ids}
-        exempt = {*first, *asked_ids, *(i for i in order if owner_id(i) in named_classes)}
-        order = few_of_a_name(order, found.entities, exempt)
-        excerpts = Excerpts({}, {}, 0)
-        # The entities the last answer said the context lacks.
-        lacked = (
-            self._finder.named(widening.lacking, near, lacks, seen, nearest, files, sourced)
-            if widening.lacking
-            else []
-        )
-        lacking = dict.fromkeys(entity.id for entity in lacked)
-        # The lines the last answer asked for, and those that set an attribute it lacks.
-        asked_for = [*widening.lines]
-        if source is not None and lacked:
-            asked_for += assignment_sites(self._reads, lacked, source)
-        holders: list[str] = []  # the entities that hold those lines
-        if source is not None and asked_for:
-            # The lines asked for take half the share of source of an answer that said
-            # it lacks code; when it also named code it lacks that no context showed,
-            # half of what the source shown before leaves, the first looks at that code
-            # taking the other half (the demo's third context had shown asked lines of
-            # `compile` and no line of `attach_edge`, asked for by name twice).
-            said = budget * min(1.0, self.excerpt_share * 2)
-            room = said / 2
-            if any(entity_id not in (shown or {}) for entity_id in lacking):
-                before = shown_tokens(shown or {}, found.entities, source, self.count_tokens)
-                room = min(room, max(0.0, said - before) / 2)
-            asked_lines, asked_groups = of_members(self._reads, asked_for, found)
-            holders = list(dict.fromkeys(entity_id for entity_id, _, _ in asked_lines))
-            # A method no walk reached is ranked last; one that few_of_a_name counted
-            # out (an `__init__` among many) comes back.
-            in_order = set(order)
-            for entity_id in holders:
-                scores.setdefault(entity_id, 0.0)
-                if entity_id not in in_order:
-                    order.append(entity_id)
-            # The task's words and the names the answer said lacking choose the lines
-            # of a range asked for that does not fit whole.
-            terms = focus_terms(words, (), lacking=widening.lacking, core=core_names)
-            shown = with_asked_lines(
-                asked_lines,
-                found.entities,
-                source,
-                shown or {},
-                room,
-                self.count_tokens,
-                terms,
-                asked_groups,
-            )
-        members, asked_code = asked_code_of(
+    ) -> Selection:
+        """:meth:`~citeloop.knowledge.selection.Selector.select` with this injector's
+        settings as they are now."""
+        selector = Selector(
             self._reads,
-            widening,
-            order,
-            found,
-            scores,
-            list(lacking),
-            follow_tests,
-            source,
-            shown,
-            # the members of a class said lacking that the words it said it lacks find
-            lambda classes: self._finder.members_matching(classes, words, follow_tests),
+            self._finder,
+            self._retrieved,
+            hops=self.hops,
+            max_context_tokens=self.max_context_tokens,
+            max_entities=self.max_entities,
+            excerpt_share=self.excerpt_share,
+            count_tokens=self.count_tokens,
         )
-        if source is not None:
-            # A widening shows again the source the context it widens showed (``shown``);
-            # what the last answer said it lacks, then the rest it named, look first
-            # (choose_excerpts), the core and what was shown before leading the ranks.
-            before = [i for i in shown or {} if i in found.entities]
-            asked = [entity.id for entity in named if entity.id in scores]
-            # An example or documentation script shows source only when named: its
-            # usage of the library took the share from the library's own code.
-            ranked = best_hit_first(
-                [
-                    i
-                    for i in members_follow(order, found)
-                    if not is_example_path(found.entities[i].path)
-                ],
-                found,
-                tests,
-            )
-            # What the last answer said it lacks is offered right after the core: past
-            # the first `most` candidates it had no excerpt (the demo's `attach_edge`,
-            # asked for twice, never showed its body).
-            lacked = [*asked_code, *(i for i in lacking if i in scores)]
-            best = [*core_ids, *lacked, *before, *asked, *pinned, *ranked]
-            # An answer that said the context lacks code gets twice the share of source.
-            said_lacking = lacking or widening.lacking_words
-            share = budget * min(1.0, self.excerpt_share * (2 if said_lacking else 1))
-            most = MAX_EXCERPTS * widening.limit_multiplier
-            focus = self._focus(
-                best, found, words, found_by_task, most, widening.lacking, core_names
-            )
-            excerpts = choose_excerpts(
-                best,
-                found.entities,
-                source,
-                share,
-                self.count_tokens,
-                focus,
-                shown,
-                named=[*core_ids, *asked],
-                most=most,
-                more=[*asked_code, *lacking],
-                # What the answer did not name shows no more source than in a first
-                # context: played widenings had filled the larger share with bodies no
-                # answer asked for (`run_command`, `_validate_key`, unrelated tests).
-                rest_budget=self.max_context_tokens * self.excerpt_share,
-            )
-        # What the source shown calls, and the attributes it reads on `self`, come
-        # after it, though counted out among namesakes (:mod:`shown_code`).
-        called = [
-            entity_id
-            for entity_id in [
-                *shown_callees(found, excerpts),
-                *shown_members(self._reads, found, excerpts),
-            ]
-            if admissible(found.entities[entity_id], follow_tests)
-        ]
-        ranked_ids = set(order)
-        order += [entity_id for entity_id in called if entity_id not in ranked_ids]
-        owners = self._owners(order, found)
-        # An entity with an excerpt is offered right after the core and the pinned, its
-        # line and its excerpt costed together: both fit in the budget, or neither shows
-        # (a core or pinned entity enters anyway; its excerpt only if it fits). What the
-        # last answer said the context lacks, with its source, then without (a constant
-        # such as `_IS_32BIT` has none: asked for twice, it had been offered in rank
-        # order after the pinned, and never came), and what holds the lines it asked
-        # for that no context held (a played `Response.__init__`, which sets the
-        # `_content` asked for, had been offered after the pinned and left out), then
-        # the best members of a class it said the context lacks (those that use another
-        # name it said lacking first, with their source), come before the pinned: they
-        # still enter, their lines brief where whole ones would not fit beside it.
-        rank = {entity_id: at for at, entity_id in enumerate(order)}
-        blocks = [entity_id for entity_id in excerpts.blocks if entity_id in rank]
-        sought = {*lacking, *asked_code, *(i for i in holders if i not in first)}
-        wanted = [i for i in blocks if i in sought]
-        wanted += [i for i in [*lacking, *asked_code] if i in rank]
-        offered = dict.fromkeys(
-            [
-                *core_ids,
-                *wanted,
-                *members,
-                *first,
-                *blocks,
-                *called,
-                *order,
-            ]
-        )
-        callees = known_callees(self._reads, found, scores)
-        # A kept entity the walk did not reach: what it calls, read whole (its calls
-        # line had read as all it calls, its facts seen only from its callees').
-        callees.update(read_calls(self._reads, found, unwalked, scores))
-        # The lines leave the budget's last share to the member lists; what the lists
-        # do not take goes to the lines, filled again (once, and only when some line
-        # was left out).
-        piece = line_cost(self.count_tokens)
-        room = budget * MEMBER_LIST_SHARE
-        listable: dict[str, list[Entity]] = {}  # the members of the holders, read once
-        for _ in range(2):
-            selected, without_excerpt, brief, used = fill_budget(
-                offered,
-                found.entities,
-                found.facts.values(),
-                budget - room,
-                limit,
-                first,
-                self.count_tokens,
-                owners,
-                excerpts.blocks,
-                [entity_id for entity_id in shown or {} if entity_id in excerpts.blocks],
-                full=[*core_ids, *(entity.id for entity in named)],
-                callees=callees,
-            )
-            chosen = set(selected)
-            listed = choose_member_lists(
-                self._reads,
-                found.entities,
-                selected,
-                owners,
-                MemberListSettings(scores, follow_tests, listable),
-                budget - used,
-                piece,
-                None if limit is None else max(0, limit - len(selected)),
-            )
-            taken = sum(
-                piece(member_list_line(list_label(found.entities[i]), *of))
-                for i, of in listed.items()
-            )
-            if room - taken <= budget * REFILL_SHARE or len(selected) == len(offered):
-                break  # the lists took their room, or every line is in already
-            room = taken
-        selected.sort(key=rank.__getitem__)
-        owners = {member: owner for member, owner in owners.items() if member in chosen}
-        excerpts = excerpts.within(chosen - without_excerpt)
-        if source is not None:
-            excerpts = excerpts.nested_merged(found.entities, source)
-        return _Selection(
-            found, selected, core_ids, scores, owners, excerpts, brief, callees, listed
-        )
-
-    def _focus(
-        self,
-        best: Sequence[str],
-        found: Candidates,
-        words: Sequence[str],
-        found_by_task: Collection[str],
-        most: int,
-        lacking: Sequence[str],
-        core: Sequence[str],
-    ) -> Callable[[Entity], dict[str, int]]:
-        """The terms that choose the lines of an entity's long excerpt
-        (:func:`~citeloop.knowledge.body_lines.focus_terms`): the names of what it calls
-        (but a builtin's or a builtin type's method it calls unresolved: every body
-        calls ``getattr``, ``isinstance`` or a dict's ``.get``, and a played excerpt of
-        flask's ``add_url_rule`` had shown those lines, not the branches the task asked
-        about), those the task found weighing more, the task's words, the names of the
-        core (``core``) wherever a line uses them, and the names a retry's answer said
-        the context lacks weighing most (a name a later answer merely used does not
-        change them)."""
-        ids = [entity.id for entity in candidates(best, found.entities, most)]
-        calls = {
-            entity_id: [
-                name
-                for fact in facts
-                if fact.relation is RelationKind.CALLS and fact.subject == entity_id
-                for name in [fact.object.rpartition(".")[2].lstrip("?")]
-                if not (fact.object.startswith("?") and name in BUILTIN_NAMES)
-            ]
-            for entity_id, facts in self._reads.facts_of_many(ids).items()
-        }
-        return lambda entity: focus_terms(
-            words, calls.get(entity.id, ()), found_by_task, lacking, core
-        )
+        return selector.select(text, task_type, widening, pinned, shown, source, listed)
 
     def _source_reader(self) -> SourceReader | None:
         """The reader of the folder the graph was indexed from (a new one when a
@@ -780,41 +406,6 @@ class ContextInjector:
             The entities, at most ``max_entities`` when a cap is set.
         """
         return self._finder.core(text, tests, self.max_entities)
-
-    def _lexical(self, words: Sequence[str], found: Candidates, follow_tests: bool) -> None:
-        """Seed the best :attr:`lexical_hits` admissible entities ``words`` find
-        (:meth:`~citeloop.knowledge.finding.EntityFinder.lexical`), weighted by their
-        score against the best of them."""
-        for entity, share in self._finder.lexical(words, follow_tests):
-            found.seed(entity, Reason.LEXICAL, _SEED_WEIGHTS[Reason.LEXICAL] * share)
-
-    def _retrieve(self, text: str, found: Candidates, follow_tests: bool) -> None:
-        """Seed what the retriever returns for ``text`` (see
-        :class:`~citeloop.knowledge.retrieval.RetrievedSeeds`), the n-th at
-        :data:`~citeloop.knowledge.retrieval.RANK_DECAY` ``** n`` of the first's weight
-        (an attribute's scaled as for a lexical hit)."""
-        if self._retrieved is None:
-            return
-        for rank, entity in enumerate(self._retrieved.entities(text, follow_tests)):
-            weight = _SEED_WEIGHTS[Reason.RETRIEVED] * kind_factor(entity) * RANK_DECAY**rank
-            found.seed(entity, Reason.RETRIEVED, weight)
-
-    def _owners(self, ids: list[str], found: Candidates) -> dict[str, str]:
-        """The class of each member among ``ids`` that a class defines, by member id, in
-        the order of ``ids`` (a member's line names its class: ``Owner.member``); a
-        class read for it joins ``found.entities``."""
-        members = [e for e in ids if found.entities[e].kind in MEMBER_KINDS]
-        parents = dict.fromkeys(member.rpartition(".")[0] for member in members)
-        missing = [parent for parent in parents if parent not in found.entities]
-        for parent, entity in self._reads.get_entities(missing).items():
-            if entity.kind is EntityKind.CLASS:
-                found.entities[parent] = entity
-        return {
-            member: parent
-            for member in members
-            if (parent := member.rpartition(".")[0]) in found.entities
-            and found.entities[parent].kind is EntityKind.CLASS
-        }
 
     def _owner_entities(
         self, owners: Mapping[str, str], selected: list[str], found: Candidates
