@@ -20,6 +20,12 @@ the context it widens had) keeps its whole line unless that, its relation lines 
 brief lines and headings of those that enter anyway after it would overflow the budget;
 when every entity offered fits with whole lines, no line is brief.
 
+Relation lines take at most :data:`RELATION_SHARE` of the budget: once those written
+take it, an entity that enters adds no ``inherits`` or ``overrides`` line and no new
+``calls`` line (a callee still joins a ``calls`` line already written, so that the line
+names every callee the context holds). :attr:`Filled.relations` says which facts have
+their line; the text writes those only.
+
 Every line is costed as the text will write it (through
 :func:`~citeloop.text.data_line`, a member by its class only when ``owners`` has it).
 With the default estimator (:func:`citeloop.text.estimated_tokens`, characters / 4
@@ -31,6 +37,7 @@ counts and of BPE tokenizers in practice, not of a count that rounds down).
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from functools import partial
@@ -55,11 +62,27 @@ _NOT_IN_FILES = frozenset({EntityKind.REQUIREMENT, EntityKind.DECISION})
 """Kinds the text lists after the files (decisions under their own heading)."""
 
 
-FULL_LINES_SHARE = 0.5
+FULL_LINES_SHARE = 0.4
 """Share of the budget that entity lines fill in full; past it, lines are brief. On the
 SWE-QA context benchmark (``benchmarks/bench_context.py``, 4 repositories), brief lines
-past half the budget hold 3 to 5 points more of the reference entities than whole lines
-throughout; past a third or two thirds, about a point more or less."""
+past half the budget held 3 to 5 points more of the reference entities than whole lines
+throughout; past a third or two thirds, about a point more or less. With relation lines
+bounded (:data:`RELATION_SHARE`) the lines chosen reach the share later in rank order:
+then 0.4 holds 3.5 points more (summed over the four) than 0.5, 0.3 and 0.35 as much as
+0.4, 0.45 1.1 less and 0.6 6.3 less; and 2.2 more than 0.5 over nine repositories the
+benchmark does not use."""
+
+RELATION_SHARE = 0.05
+"""Share of the budget that relation lines may take (see the module docstring): about a
+hundred tokens of a default context, eight to ten lines, those between the entities that
+enter first (the core, then what shows source). Unbounded, they took about 13% of the
+SWE-QA contexts (``calls`` lines most of it), and each token of them held fewer of the
+reference entities than the entity lines and member lists they left out. With
+:data:`FULL_LINES_SHARE` at 0.4, 5% holds 9.2 points more (summed over the four
+repositories) than no bound (3% 8.5, 7% 7.0; no relation lines at all 12.9), and 19.9
+more over nine held out, each of them more (1.7 on django, 4.7 on sympy). A relation
+line is substance for the answering model, which a recall count does not weigh: the
+share keeps the relations among what the context is most about."""
 
 
 class Filled(NamedTuple):
@@ -74,6 +97,9 @@ class Filled(NamedTuple):
     used: float
     """The tokens their lines take, as :func:`line_cost` counts them (a break after
     each line)."""
+    relations: frozenset[str]
+    """The ids of the facts whose relation lines were costed (see
+    :data:`RELATION_SHARE`): the text writes those, and no other."""
 
 
 def fill_budget(
@@ -124,6 +150,7 @@ def fill_budget(
     order = list(order)
     full = core if full is None else full
     excerpts = excerpts or {}
+    relation_room = budget * RELATION_SHARE  # also when the core's least is costed
 
     fill = partial(
         _fill,
@@ -136,6 +163,7 @@ def fill_budget(
         owners=owners,
         full=full,
         callees=callees or {},
+        relation_room=relation_room,
     )
 
     def filled(brief_lines: bool) -> tuple[Filled, float]:
@@ -148,7 +176,7 @@ def fill_budget(
         if must and order[: len(must)] != must:  # another comes before some of the core
             # the core at its least: brief lines, with the relation lines among them
             least = fill(must, excerpts={}, reserve=0.0, brief_lines=True, budget=0)[3]
-        selected, bare, brief, used = fill(
+        selected, bare, brief, used, written = fill(
             order,
             excerpts=excerpts,
             reserve=reserve,
@@ -156,7 +184,7 @@ def fill_budget(
             brief_lines=brief_lines,
             core_least=least,
         )
-        return Filled(selected, frozenset(bare), frozenset(brief), used), used
+        return Filled(selected, frozenset(bare), frozenset(brief), used, written), used
 
     # No line is brief when every entity fits whole; the sum of their own lines and
     # excerpts, a lower bound of that, skips the trial on a graph larger than the budget
@@ -191,10 +219,12 @@ def _fill(
     brief_lines: bool = True,
     core_least: float = 0.0,
     callees: Mapping[str, Sequence[Entity]] = MappingProxyType({}),
-) -> tuple[list[str], set[str], set[str], float]:
-    """(selected, core ids without their excerpt, brief ids, tokens used) of
-    :func:`fill_budget`; ``reserve`` is what the core's lines alone take; without
-    ``brief_lines`` every line is whole."""
+    relation_room: float = math.inf,
+) -> tuple[list[str], set[str], set[str], float, frozenset[str]]:
+    """(selected, core ids without their excerpt, brief ids, tokens used, ids of the
+    facts whose lines were costed) of :func:`fill_budget`; ``reserve`` is what the
+    core's lines alone take; without ``brief_lines`` every line is whole;
+    ``relation_room``: what relation lines may take (:data:`RELATION_SHARE`)."""
     newline = piece("\n")
     selected: list[str] = []
     bare: set[str] = set()
@@ -206,7 +236,8 @@ def _fill(
     first_named: dict[str, str] = {}  # a name's first chosen entity
     claims: dict[str, set[str]] = {}  # the ids the chosen entities' lines write by name
     shown: Counter[str] = Counter()  # times a chosen entity's name is on a relation line
-    used = excerpts_used = 0.0
+    used = excerpts_used = relations_used = 0.0
+    written: set[str] = set()  # the facts whose lines are costed
     name_bound = _least_line if piece is _characters else None
     # What the core entities not yet placed take at least (their brief lines and file
     # headings; they come first): one that enters anyway gets its whole line only while
@@ -269,10 +300,18 @@ def _fill(
                 )
         new_callers: set[str] = set()
         new_shown: list[str] = []  # the chosen entities this one's lines name
+        new_written: list[str] = []
+        relations = 0.0  # what its relation lines add
         for fact in links.get(entity_id, ()):
             other = fact.object if fact.subject == entity_id else fact.subject
             if other not in chosen and other != entity_id:
                 continue
+            adds_callee = fact.relation is RelationKind.CALLS and (
+                fact.subject in callers or fact.subject in new_callers
+            )
+            if not adds_callee and relations_used + relations >= relation_room:
+                continue  # the relation lines took their share: no new line
+            before = cost
             (subject, subject_place), (object_, object_place) = (
                 _written(entities[end], joining, claims, owners)
                 for end in (fact.subject, fact.object)
@@ -303,6 +342,8 @@ def _fill(
                 new_shown += (fact.subject, fact.object)
                 if fact.relation is RelationKind.CALLS:
                     new_callers.add(fact.subject)
+            relations += cost - before
+            new_written.append(fact.fact_id)
         if entity_id in least_core:
             core_left -= least_core[entity_id]
             core_to_place -= 1
@@ -326,6 +367,8 @@ def _fill(
             chosen.add(entity_id)
             used += cost
             callers |= new_callers
+            relations_used += relations
+            written.update(new_written)
             for named in new_shown:
                 shown[named] += 1
             for claimed_name, claimed in joining:
@@ -333,7 +376,7 @@ def _fill(
             first_named.setdefault(entity.name, entity_id)
             if heading is not None:
                 headings.add(heading)
-    return selected, bare, brief, used
+    return selected, bare, brief, used, frozenset(written)
 
 
 def _least_core(

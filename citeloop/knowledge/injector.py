@@ -55,7 +55,6 @@ from citeloop.knowledge.neighbourhood import (
     Candidates,
 )
 from citeloop.knowledge.render import (
-    RENDERED_RELATIONS,
     ContextText,
 )
 from citeloop.knowledge.retrieval import RetrievedSeeds, Retriever
@@ -270,7 +269,7 @@ class ContextInjector:
                 chosen = self._read(text, task_type, expansion, default, keep, snapshot, source)
             if not changed_during(session):
                 break
-        found, selected, core_ids, scores, owners, excerpts, brief, callees, listed = chosen
+        found, selected, core_ids, scores, owners, excerpts, brief, callees, listed, lines = chosen
         entities = [found.entities[entity_id] for entity_id in selected]
         position = {entity_id: at for at, entity_id in enumerate(selected)}
         facts = sorted(
@@ -287,7 +286,7 @@ class ContextInjector:
             if found.entities[i].kind is EntityKind.MODULE
         }
         text = ContextText(entities, owners, brief, callees, listed, of_files).render(
-            [fact for fact in facts if fact.relation in RENDERED_RELATIONS], excerpts.blocks
+            [fact for fact in facts if fact.fact_id in lines], excerpts.blocks
         )
         core_set = set(core_ids)
         context_entities = [

@@ -2,7 +2,9 @@
 
 The entities come in groups, one per file (files in the order of their best-ranked
 entity, entities in line order), each under a heading with the file's path; then one
-line per relation, a caller's calls on one line; then the decisions::
+line per relation (those the budget has room for,
+:data:`~citeloop.knowledge.budget.RELATION_SHARE`), a caller's calls on one line; then
+the decisions::
 
     # path/to/mod.py
     class Name(Base, ...)  # L12-80 — Summary.               a class

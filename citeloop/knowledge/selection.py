@@ -102,6 +102,9 @@ class Selection(NamedTuple):
     listed: dict[str, MemberList]
     """The members listed under a selected class's line, or a file's heading, by class or
     module id (:mod:`~citeloop.knowledge.member_lists`)."""
+    relations: frozenset[str]
+    """The ids of the facts the text writes a relation line for (the budget's,
+    :attr:`~citeloop.knowledge.budget.Filled.relations`)."""
 
 
 class Selector:
@@ -374,7 +377,7 @@ class Selector:
             callees,
             MemberListSettings(scores, follow_tests, {}),
         )
-        selected, without_excerpt, brief, _ = filled
+        selected, without_excerpt, brief, _, relations = filled
         chosen = set(selected)
         selected.sort(key=rank.__getitem__)
         owners = {member: owner for member, owner in owners.items() if member in chosen}
@@ -382,7 +385,16 @@ class Selector:
         if source is not None:
             excerpts = excerpts.nested_merged(found.entities, source)
         return Selection(
-            found, selected, core_ids, scores, owners, excerpts, brief, callees, listed
+            found,
+            selected,
+            core_ids,
+            scores,
+            owners,
+            excerpts,
+            brief,
+            callees,
+            listed,
+            relations,
         )
 
     def _asked_lines(

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from citeloop.knowledge import ContextExpansion, ContextInjector, MemoryGraphStore
-from citeloop.knowledge.budget import FULL_LINES_SHARE, fill_budget
+from citeloop.knowledge.budget import FULL_LINES_SHARE, RELATION_SHARE, fill_budget
 from citeloop.knowledge.model import Entity, EntityKind, Fact, RelationKind
 from citeloop.knowledge.render import MEMBER_KINDS, RENDERED_RELATIONS, ContextText, entity_line
 from citeloop.text import estimated_tokens
@@ -97,14 +97,15 @@ def test_the_rendered_context_fits_the_budget_it_was_filled_to(
     for fact in facts:
         if fact.relation is RelationKind.CALLS and fact.subject != fact.object:
             callees.setdefault(fact.subject, []).append(by_id[fact.object])
-    chosen, _, brief, _ = fill_budget(
+    chosen, _, brief, _, lines = fill_budget(
         order, by_id, facts, budget, None, (), estimated_tokens, owners, callees=callees
     )
-    among = [f for f in facts if f.relation in RENDERED_RELATIONS]
     text = ContextText([by_id[i] for i in chosen], owners, brief, callees).render(
-        [f for f in among if f.subject in chosen and f.object in chosen]
+        [f for f in facts if f.fact_id in lines]
     )
     assert estimated_tokens(text) <= budget
+    among = [f for f in facts if f.subject in chosen and f.object in chosen]
+    assert lines <= {f.fact_id for f in among if f.relation in RENDERED_RELATIONS}
 
 
 def _quarter_characters(text: str) -> float:
@@ -146,7 +147,7 @@ def test_a_member_of_a_class_another_class_s_name_has_is_costed_with_its_place()
     owners = {"m.C0.get": "m.C0", "m.C0.Job": "m.C0", "m.C0.run": "m.C0", "n.C0.run": "n.C0"}
     facts = [Fact("m.C0", RelationKind.CALLS, "m.C0.run")]
     for budget in range(20, 80):
-        chosen, _, brief, _ = fill_budget(
+        chosen, _, brief, *_ = fill_budget(
             list(by_id), by_id, facts, budget, None, (), estimated_tokens, owners
         )
         text = ContextText([by_id[i] for i in chosen], owners, brief).render(
@@ -172,7 +173,7 @@ def test_a_calls_line_that_can_name_no_callee_is_costed_by_its_count() -> None:
     callees = {"m.C0": [by_id["m.Gone.x"]]}
     for budget in range(10, 40):
         for order in itertools.permutations(by_id):
-            chosen, _, brief, _ = fill_budget(
+            chosen, _, brief, *_ = fill_budget(
                 list(order), by_id, facts, budget, None, (), estimated_tokens, {}, callees=callees
             )
             among = [f for f in facts if f.subject in chosen and f.object in chosen]
@@ -290,17 +291,17 @@ def test_a_core_entity_enters_without_an_excerpt_that_does_not_fit() -> None:
     # second enters bare; an excerpt never rides on a line already over the budget.
     line_cost = estimated_tokens("def first()  # L1\n")
     budget = 2 * line_cost + estimated_tokens(excerpts["m.first"][0] + "\n") + 6
-    chosen, bare, _, _ = fill_budget(
+    chosen, bare, _, *_ = fill_budget(
         list(entities), entities, [], budget, None, list(entities), estimated_tokens, {}, excerpts
     )
     assert chosen == ["m.first", "m.second"] and bare == {"m.second"}
-    chosen, bare, _, _ = fill_budget(
+    chosen, bare, _, *_ = fill_budget(
         list(entities), entities, [], 1, None, list(entities), estimated_tokens, {}, excerpts
     )
     assert chosen == ["m.first", "m.second"] and bare == {"m.first", "m.second"}
     # On a retry, an excerpt the context being widened showed enters with its entity,
     # as its line does: a context only grows.
-    chosen, bare, _, _ = fill_budget(
+    chosen, bare, _, *_ = fill_budget(
         list(entities),
         entities,
         [],
@@ -326,7 +327,7 @@ def test_past_half_the_budget_lines_are_brief_unless_core_named_or_excerpted() -
     order = ["m.f11", *(f"m.f{i}" for i in range(11))]  # f11 is core, so first
     excerpts = {"m.f8": ["    81 | return load(path)"]}
     budget = 120
-    chosen, _, brief, _ = fill_budget(
+    chosen, _, brief, *_ = fill_budget(
         order,
         entities,
         [],
@@ -362,13 +363,13 @@ def test_no_line_is_brief_when_every_entity_fits_whole() -> None:
     }
     whole = sum(estimated_tokens(entity_line(e, None) + "\n") for e in entities.values())
     budget = whole + 10  # all fit whole, and they take more than half of it
-    chosen, _, brief, _ = fill_budget(
+    chosen, _, brief, *_ = fill_budget(
         list(entities), entities, [], budget, None, (), estimated_tokens, {}
     )
     assert chosen == list(entities) and not brief
     # One more entity than fits whole: the tail goes brief and all of them enter.
     entities["m.g"] = Entity("m.g", EntityKind.FUNCTION, "g", "m.py", 9, signature)
-    chosen, _, brief, _ = fill_budget(
+    chosen, _, brief, *_ = fill_budget(
         list(entities), entities, [], budget, None, (), estimated_tokens, {}
     )
     assert chosen == list(entities) and brief
@@ -383,7 +384,7 @@ def test_an_entity_that_enters_anyway_is_brief_only_when_its_whole_line_overflow
     kept = list(entities)  # a widening's pinned entities: they enter whatever they cost
     text = ContextText(list(entities.values()), {}, {"m.f1", "m.f2"}).render([])
     budget = estimated_tokens(text)  # the first whole, the rest brief, to the token
-    chosen, _, brief, _ = fill_budget(
+    chosen, _, brief, *_ = fill_budget(
         kept, entities, [], budget, None, kept, estimated_tokens, {}, full=()
     )
     assert chosen == kept and brief == {"m.f1", "m.f2"}  # the first fits whole
@@ -423,3 +424,46 @@ def test_what_is_offered_before_the_core_fits_beside_all_of_it_with_its_relation
     assert rendered(fits.selected, fits.brief) <= everything
     tight = fill_budget(order, *args, everything - 8, *rest, full=())
     assert "n.asked" not in tight.selected  # it would push the kept ones past the budget
+
+
+def _functions(names: list[str]) -> dict[str, Entity]:
+    return {
+        f"m.{n}": Entity(f"m.{n}", EntityKind.FUNCTION, n, "m.py", i + 1)
+        for i, n in enumerate(names)
+    }
+
+
+def test_relation_lines_take_their_share_of_the_budget_and_no_more() -> None:
+    """A chain of calls: each function that enters adds a ``calls`` line until those
+    written take :data:`RELATION_SHARE` of the budget; the rest enter without one, and
+    the text writes the lines costed only."""
+    names = [f"step{i}" for i in range(30)]
+    entities = _functions(names)
+    facts = [Fact(f"m.{a}", RelationKind.CALLS, f"m.{b}") for a, b in itertools.pairwise(names)]
+    budget = 600
+    filled = fill_budget(list(entities), entities, facts, budget, None, (), estimated_tokens, {})
+    assert filled.selected == list(entities)  # every line fits
+    written = [f for f in facts if f.fact_id in filled.relations]
+    assert 0 < len(written) < len(facts)
+    lines = [f"{f.subject[2:]}() calls {f.object[2:]}()" for f in written]
+    room = budget * RELATION_SHARE
+    assert sum(len(line) + 1 for line in lines[:-1]) / 4 < room  # one more was room left
+    assert sum(len(line) + 1 for line in lines) / 4 >= room
+    text = ContextText([entities[i] for i in filled.selected], {}).render(written)
+    assert text.endswith("\n".join(lines)) and estimated_tokens(text) <= budget
+    roomy = fill_budget(
+        list(entities), entities, facts, 20 * budget, None, (), estimated_tokens, {}
+    )
+    assert roomy.relations == {f.fact_id for f in facts}  # a larger budget writes them all
+
+
+def test_a_callee_joins_a_calls_line_written_past_the_share() -> None:
+    """Past the share, a callee that enters still joins its caller's line: the line
+    names every callee the context holds."""
+    names = ["main", *(f"part{i}" for i in range(12))]
+    entities = _functions(names)
+    facts = [Fact("m.main", RelationKind.CALLS, f"m.{n}") for n in names[1:]]
+    budget = 200  # a room of ten tokens: the line passes it at its third callee
+    filled = fill_budget(list(entities), entities, facts, budget, None, (), estimated_tokens, {})
+    assert filled.selected == list(entities)
+    assert filled.relations == {f.fact_id for f in facts}
