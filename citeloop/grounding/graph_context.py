@@ -435,9 +435,9 @@ class GraphContextValidator:
         code = answer_code(body)  # the body's code names, read once
         required -= _only_in_prose(core & required, code[0])
         core_referenced = core & required
-        # A class cited through a member written under it (`StateGraph.compile`).
-        owners_cited = cited_owners(section, entities, names, scanner)
-        missing_core_citations = core - cited - members_cited - owners_cited
+        missing_core_citations = core - cited - members_cited
+        if missing_core_citations:  # a class cited through a member written under it
+            missing_core_citations -= cited_owners(section, entities, names, scanner)
         entities_missing = core - required
         # Namesakes the task's one bare name chose among (`fit`: three classes' `fit`)
         # are one requirement: any of them referenced, or cited, meets it.
