@@ -373,6 +373,8 @@ class ContextInjector:
             max_entities=self.max_entities,
             excerpt_share=self.excerpt_share,
             count_tokens=self.count_tokens,
+            # `seeds` is public: a subclass's own chooses the core, as it always did.
+            seeds=lambda task, tests: self.seeds(task, tests=tests),
         )
         return selector.select(text, task_type, widening, pinned, shown, source, listed)
 

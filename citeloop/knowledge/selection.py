@@ -121,6 +121,11 @@ class Selector:
         max_entities: Optional cap on a default context's entities.
         excerpt_share: Share of the budget source excerpts may take.
         count_tokens: Counts a text's tokens.
+        seeds: The core of a task text (its entities named as code), given the text and
+            whether the task is about tests; ``None``: ``finder``'s, at most
+            ``max_entities`` (an injector passes its own
+            :meth:`~citeloop.knowledge.injector.ContextInjector.seeds`, which a subclass
+            may override).
     """
 
     def __init__(
@@ -134,6 +139,7 @@ class Selector:
         max_entities: int | None,
         excerpt_share: float,
         count_tokens: Callable[[str], int],
+        seeds: Callable[[str, bool], Sequence[Entity]] | None = None,
     ) -> None:
         self._reads = reads
         self._finder = finder
@@ -143,6 +149,7 @@ class Selector:
         self.max_entities = max_entities
         self.excerpt_share = excerpt_share
         self.count_tokens = count_tokens
+        self._seeds = seeds
 
     def select(
         self,
@@ -166,7 +173,11 @@ class Selector:
         # citations of two test classes' `inverse_transform` its first context never held).
         about = task_type in TEST_TASK_TYPES or about_tests(text)
         tests = follow_tests or about
-        core = self._finder.core(text, about, self.max_entities)
+        core = (
+            list(self._seeds(text, about))
+            if self._seeds is not None
+            else self._finder.core(text, about, self.max_entities)
+        )
         found = Candidates()
         for entity in core:
             found.seed(entity, Reason.MENTION, SEED_WEIGHTS[Reason.MENTION])

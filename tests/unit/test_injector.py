@@ -1828,3 +1828,24 @@ def test_an_attribute_the_source_shown_reads_on_self_has_its_line(tmp_path: Path
         context = injector.inject("How does `Response.__getstate__` pickle a response?")
         assert "for attr in self.__attrs__" in context.text
         assert "pkg.models.Response.__attrs__" in ids(context.entities)
+
+
+def test_a_subclass_s_seeds_choose_the_core_of_its_contexts() -> None:
+    """``seeds`` is what a context's core is: a subclass that overrides it (to drop a
+    name, or to add one its own way) gets contexts with that core, default and widened,
+    as before the selection moved out of the injector."""
+
+    class OnlyCheckout(ContextInjector):
+        def seeds(self, text, *, tests=None):
+            found = super().seeds(text, tests=tests)
+            return [entity for entity in found if entity.name != "read"]
+
+    task = "Does `read` block? And `command()`?"
+    plain = ContextInjector(PLAIN_WORD_STORE).inject(task)
+    assert {e.id for e in plain.core} == {"click.testing.EchoingStdin.read", "click.core.command"}
+    injector = OnlyCheckout(PLAIN_WORD_STORE)
+    assert ids(injector.seeds(task)) == ["click.core.command"]
+    context = injector.inject(task)
+    assert ids(context.core) == ["click.core.command"]
+    widened = injector.inject(task, None, ContextExpansion.for_attempt(0), default=context)
+    assert ids(widened.core) == ["click.core.command"]
