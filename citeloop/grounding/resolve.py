@@ -135,7 +135,9 @@ def cited_owners(
     location lies inside that class, so it cites the class as well as the method (a
     played answer about ``StateGraph.compile`` that cited ``StateGraph.compile``,
     ``StateGraph.add_node`` and ``StateGraph.nodes`` had been rejected for not citing
-    ``StateGraph``). The member must be one the context shows under that class."""
+    ``StateGraph``). The member must be one the context shows under that class; the
+    item's location is not checked here (a location outside the member fails the
+    ``locations`` rule)."""
     if section is None:
         return set()
     members_of = {

@@ -20,10 +20,11 @@ the context it widens had) keeps its whole line unless that, its relation lines 
 brief lines and headings of those that enter anyway after it would overflow the budget;
 when every entity offered fits with whole lines, no line is brief.
 
-Relation lines take at most :data:`RELATION_SHARE` of the budget: once those written
-take it, an entity that enters adds no ``inherits`` or ``overrides`` line and no new
-``calls`` line (a callee still joins a ``calls`` line already written, so that the line
-names every callee the context holds). :attr:`Filled.relations` says which facts have
+Relation lines stop at :data:`RELATION_SHARE` of the budget: once those written take
+it (the entity whose lines cross it keeps them), an entity that enters adds no
+``inherits`` or ``overrides`` line and no new ``calls`` line (a callee still joins a
+``calls`` line already written, so that the line names every callee the context
+holds). :attr:`Filled.relations` says which facts have
 their line; the text writes those only.
 
 Every line is costed as the text will write it (through

@@ -473,6 +473,13 @@ class ContextText:
         self._ambiguous = {name for name, ids in claims.items() if len(ids) > 1}
         self._by_id = {entity.id: entity for entity in entities}
         self._named = {entity.name for entity in entities}
+        # The names a calls line's tail does not write: a listed member is an entity
+        # of the context too (`not shown: _owner_entities()` beside a list naming it).
+        self._unnamed = self._named | {
+            member.name
+            for members, _ in (*self.member_lists.values(), *self.module_lists.values())
+            for member in members
+        }
         self._callees = callees or {}
 
     def owner(self, entity: Entity) -> str | None:
@@ -550,9 +557,10 @@ class ContextText:
             names, places = zip(*map(self.written, (subject, *callees)), strict=True)
             kind = self._by_id[subject].kind
             omitted = [e.name for e in self._callees.get(subject, ()) if e.id not in self._by_id]
-            # The name written is the best one no entity of the context has (the demo
-            # had read `compile() calls validate(); not shown: validate() and 4 more`).
-            name = next((name for name in omitted if name not in self._named), None)
+            # The name written is the best one no entity of the context has, listed or
+            # not (the demo had read `compile() calls validate(); not shown: validate()
+            # and 4 more`); the budget costed the longest of those with no line.
+            name = next((name for name in omitted if name not in self._unnamed), None)
             line = relation_line(fact, names[0], names[1:], kind, places, len(omitted), name)
             lines.append(line)
         return inherits + lines

@@ -346,7 +346,7 @@ def audit_input_from_grounded(
     entities it joins and, with ``source_root``, the source lines of its provenance
     (:func:`~citeloop.contract.graph_evidence.evidence_from_graph`), so the auditor can check
     what the answer says the code does, not only which entities it names. The result's
-    evidence is the facts between them (the facts its context showed), and its index
+    evidence is the facts between them (those its context held), and its index
     version is the snapshot the context was read from, so a graph re-indexed in between
     is a ``scope/mixed_snapshot``. A run that ended with outcome ``error`` failed in the
     ``service`` stage (``model_error``); one that spent its budget, in ``verification``

@@ -284,6 +284,14 @@ def test_a_calls_line_says_which_callees_the_context_does_not_hold() -> None:
     assert both.render(facts).splitlines()[-1] == "f() calls g(); not shown: h() and 1 more"
     alone = ContextText([caller, held], {}, callees={"m.f": [held, twin]}).render(facts)
     assert alone.splitlines()[-1] == "f() calls g(); not shown: 1 more"
+    # Nor is a member a list of the context names (`_owner_entities() L409` listed):
+    # it is counted, as it has no line, and the next best is written.
+    lists = {"m.C": ([others[0]], 0)}
+    listed = ContextText([caller, held], {}, callees={"m.f": [held, *others]}, member_lists=lists)
+    assert listed.render(facts).splitlines()[-1] == "f() calls g(); not shown: k() and 2 more"
+    files = {"m.py": ([others[0], others[1]], 0)}
+    listed = ContextText([caller, held], {}, callees={"m.f": [held, *others]}, module_lists=files)
+    assert listed.render(facts).splitlines()[-1] == "f() calls g(); not shown: l() and 2 more"
 
 
 def test_a_class_named_only_by_its_members_lines_makes_its_name_ambiguous() -> None:
