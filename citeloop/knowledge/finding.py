@@ -196,13 +196,20 @@ class EntityFinder:
             :class:`~citeloop.knowledge.store.SearchableGraphStore` (else none).
         reads: The store's reads as the injector makes them
             (:func:`~citeloop.knowledge.store.batched`).
-        lexical_hits: Entities a lexical lookup returns at most, >= 0.
+        lexical_hits: Entities a lexical lookup returns at most, >= 0 (an attribute of
+            that name, which the injector sets to its own at each ``inject``).
     """
 
     def __init__(self, store: GraphStore, reads: BatchedGraphStore, lexical_hits: int) -> None:
         self._store = store
         self._reads = reads
-        self._lexical_hits = lexical_hits if isinstance(store, SearchableGraphStore) else 0
+        self._searchable = isinstance(store, SearchableGraphStore)
+        self.lexical_hits = lexical_hits
+
+    @property
+    def _lexical_hits(self) -> int:
+        """:attr:`lexical_hits`, or 0 for a store without full-text search."""
+        return self.lexical_hits if self._searchable else 0
 
     def core(self, text: str, tests: bool | None, limit: int | None) -> list[Entity]:
         """The entities ``text`` names as code, in order of first mention, an ambiguous

@@ -39,7 +39,7 @@ from citeloop.knowledge.finding import (
     TEXTS_KEPT,
     EntityFinder,
 )
-from citeloop.knowledge.injector_settings import check_settings
+from citeloop.knowledge.injector_settings import check_settings, check_values
 from citeloop.knowledge.model import (
     DEFAULT_MAX_CONTEXT_TOKENS,
     LISTED_BY_OTHERS,
@@ -151,8 +151,8 @@ class ContextInjector:
             ``max_context_tokens``, ``max_entities``, ``lexical_hits``, ``excerpt_share``
             or ``reuse_contexts`` is out of range, or
             ``retriever`` has no ``invoke`` (or is a class, not an instance); from
-            :meth:`inject`, if the retriever returns anything but documents with entity
-            ids.
+            :meth:`inject`, if one of those settings was set out of range since, or the
+            retriever returns anything but documents with entity ids.
 
     Example:
         >>> injector = ContextInjector(store)  # doctest: +SKIP
@@ -251,16 +251,34 @@ class ContextInjector:
 
         Raises:
             TypeError: If ``payload`` is not a str, mapping or sequence.
+            ConfigurationError: If ``hops``, ``max_context_tokens``, ``max_entities``,
+                ``lexical_hits`` or ``excerpt_share``, set since, is out of range.
         """
         text = payload_text(payload)
         widening = expansion or ContextExpansion()
+        # The settings are attributes a caller may change between calls.
+        check_values(
+            hops=self.hops,
+            max_context_tokens=self.max_context_tokens,
+            max_entities=self.max_entities,
+            lexical_hits=self.lexical_hits,
+            excerpt_share=self.excerpt_share,
+        )
+        self._finder.lexical_hits = self.lexical_hits
         for _ in range(READ_ATTEMPTS):  # its entities, lines and source of one version
             with self._reads.reading() as session:
                 reader = self._source_reader() if self.excerpt_share else None
                 version = getattr(session, "version", None)
-                # The settings are attributes a caller may change between calls.
                 settings = (self.hops, self.max_context_tokens, self.max_entities)
-                key = (text, task_type, version, *settings, self.count_tokens, self.excerpt_share)
+                key = (
+                    text,
+                    task_type,
+                    version,
+                    *settings,
+                    self.lexical_hits,
+                    self.count_tokens,
+                    self.excerpt_share,
+                )
                 reuse = self._reused is not None and expansion is None and version is not None
                 if reuse and (reused := self._reused.get(key, reader)) is not None:
                     return reused

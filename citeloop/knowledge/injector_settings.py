@@ -39,9 +39,37 @@ def check_settings(
             f"store must be a graph store, got {given or type(store).__name__} (it has "
             f"no {', '.join(missing)}); open one: ContextInjector(SqliteGraphStore(path))"
         )
+    if isinstance(reuse_contexts, bool) or not isinstance(reuse_contexts, Integral):
+        raise ConfigurationError(f"reuse_contexts must be an int, got {reuse_contexts!r}")
+    if reuse_contexts < 0:
+        raise ConfigurationError(
+            f"reuse_contexts must be >= 0, got {reuse_contexts}; use 0 to build every context"
+        )
+    check_values(
+        hops=hops,
+        max_context_tokens=max_context_tokens,
+        max_entities=max_entities,
+        lexical_hits=lexical_hits,
+        excerpt_share=excerpt_share,
+    )
+
+
+def check_values(
+    *,
+    hops: Any,
+    max_context_tokens: Any,
+    max_entities: Any,
+    lexical_hits: Any,
+    excerpt_share: Any,
+) -> None:
+    """Check the settings an injector reads at every ``inject`` (its attributes of these
+    names, which a caller may change between calls), as :func:`check_settings` does.
+
+    Raises:
+        ConfigurationError: Naming the setting, what it got, and what to pass.
+    """
     for name, value, kind in (
         ("hops", hops, "an int"),
-        ("reuse_contexts", reuse_contexts, "an int"),
         ("max_context_tokens", max_context_tokens, "an int"),
         ("lexical_hits", lexical_hits, "an int"),
         ("max_entities", 1 if max_entities is None else max_entities, "an int or None"),
@@ -59,10 +87,6 @@ def check_settings(
     if lexical_hits < 0:
         raise ConfigurationError(
             f"lexical_hits must be >= 0, got {lexical_hits}; use 0 for no lexical retrieval"
-        )
-    if reuse_contexts < 0:
-        raise ConfigurationError(
-            f"reuse_contexts must be >= 0, got {reuse_contexts}; use 0 to build every context"
         )
     if isinstance(excerpt_share, bool) or not isinstance(excerpt_share, Real):
         raise ConfigurationError(

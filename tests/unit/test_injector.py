@@ -1391,6 +1391,37 @@ def test_bad_settings(settings: dict[str, object]) -> None:
         ContextInjector(MemoryGraphStore([], []), **settings)
 
 
+@pytest.mark.parametrize(
+    "settings",
+    [{"hops": -1}, {"max_entities": 0}, {"max_context_tokens": 0}, {"excerpt_share": 2}],
+)
+def test_a_setting_changed_out_of_range_is_refused_by_the_next_inject(
+    settings: dict[str, object],
+) -> None:
+    """The settings are attributes a caller may change between calls: a budget set to 0
+    had given a context of budget 0, and `max_entities = 0` no cap at all."""
+    injector = ContextInjector(MemoryGraphStore([Entity("m.f", EntityKind.FUNCTION, "f")], []))
+    for name, value in settings.items():
+        setattr(injector, name, value)
+    with pytest.raises(ConfigurationError, match=next(iter(settings))):
+        injector.inject("What does `f` do?")
+
+
+def test_lexical_hits_changed_between_calls_bound_the_next_context() -> None:
+    """`lexical_hits` set after construction had changed nothing (the finder kept the
+    first value), and a reused context had not been told apart by it."""
+    found = [
+        Entity(f"m.parse_config_{i}", EntityKind.FUNCTION, f"parse_config_{i}") for i in range(4)
+    ]
+    injector = ContextInjector(MemoryGraphStore(found, []), hops=0)
+    task = "How does it parse the config?"
+    assert len(injector.inject(task).entities) == 4
+    injector.lexical_hits = 1
+    assert len(injector.inject(task).entities) == 1
+    injector.lexical_hits = 0
+    assert injector.inject(task).entities == ()
+
+
 @pytest.mark.parametrize("store", ["graph.db", Path("graph.db"), None])
 def test_a_path_or_nothing_for_a_store_is_refused_with_the_fix(store: object) -> None:
     """``ContextInjector("graph.db")`` is a natural mistake: the error says to open it."""
