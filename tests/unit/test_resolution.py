@@ -434,6 +434,41 @@ def test_values_of_typed_mappings(tmp_path: Path) -> None:
     }
 
 
+def test_values_of_typed_mappings_held_in_attributes(tmp_path: Path) -> None:
+    """`self.clients.values()` of an attribute `clients: dict[str, Client]` had been
+    left unresolved (`?c.get`), while `self.clients[key]` and a parameter's `.values()`
+    resolved: a newcomer's `sum(i.value() for i in self.items.values())` had no calls
+    line to `Item.value`."""
+    store = build(
+        tmp_path,
+        {
+            "app/hub.py": """
+            from app.net import Client, Pool
+
+
+            class Hub:
+                def __init__(self) -> None:
+                    self.clients: dict[str, Client] = {}
+                    self.pools: dict[str, Pool] = {}
+
+                def each(self) -> None:
+                    for c in self.clients.values():
+                        c.get()
+
+                def one(self, key: str) -> None:
+                    self.pools.get(key).acquire()
+
+                def pairs(self) -> None:
+                    for name, pool in self.pools.items():
+                        pool.acquire()
+            """
+        },
+    )
+    assert calls(store, "app.hub.Hub.each") == {"app.net.Client.get", "?clients.values"}
+    assert calls(store, "app.hub.Hub.one") == {"app.net.Pool.acquire", "?pools.get"}
+    assert calls(store, "app.hub.Hub.pairs") == {"app.net.Pool.acquire", "?pools.items"}
+
+
 def _wrappers() -> list[str]:
     from citeloop.knowledge.indexing import chains
 

@@ -352,6 +352,14 @@ values (a list, or a mapping's values): ``d.get(k)`` a value, ``d.items()`` pair
 item 1 is a value."""
 
 
+def accessed(chain: str, method: str) -> str | None:
+    """The chain of ``x.method()`` for an ``x`` whose chain, ``chain``, is a collection
+    of values (:data:`_ACCESSORS`: ``get``, ``values``, ``items``...), or ``None`` for
+    another method."""
+    accessor = _ACCESSORS.get(method)
+    return accessor(chain) if accessor is not None else None
+
+
 def _first_element(
     node: ast.expr, lookup: Lookup, annotate: Callable[[ast.expr], str | None], depth: int
 ) -> str | None:

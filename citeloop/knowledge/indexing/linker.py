@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from citeloop.knowledge.indexing.chains import (
+    accessed,
     alternatives,
     extend,
     is_collection,
@@ -280,11 +281,26 @@ class Resolver:
             return None
         state = self.apply(self.value_of(named), parts[index - 1][1])
         for name, ops in parts[index:]:
+            through = self._accessed(state, name, ops)
+            if through is not None:  # `self.items.values()`: a container's method
+                state = through
+                continue
             member = self.member(state, name)
             if member is None:
                 return None
             state = self.apply(self.value_of(member), ops)
         return state
+
+    def _accessed(self, state: State | None, name: str, ops: str) -> State | None:
+        """The value of ``x.name()`` and the operations after the call (``ops`` are those
+        of the step), for an ``x`` whose value, ``state``, is a collection and ``name`` a
+        container's accessor (:func:`~citeloop.knowledge.indexing.chains.accessed`:
+        ``self.items.get(k)`` of an attribute ``items: dict[str, Item]`` is an
+        ``Item``); else ``None``."""
+        if state is None or state[0] != _COLLECTION or not ops.startswith("()"):
+            return None
+        chain = accessed(state[1], name)  # type: ignore[arg-type]
+        return self.apply(self.evaluate(chain), ops[2:]) if chain is not None else None
 
     def head(self, parts: list[tuple[str, str]]) -> tuple[str | None, int]:
         """The entity the leading names of a chain name (the longest prefix that names
@@ -368,7 +384,8 @@ class Resolver:
         named, index = self.head(parts)
         if named is None:
             return None
-        for position in range(index, len(parts) + 1):
+        position = index
+        while position <= len(parts):
             ops = parts[position - 1][1]
             last = position == len(parts)
             if last and not ops:
@@ -378,9 +395,17 @@ class Resolver:
                 if state is None or state[0] == _COLLECTION or state[1]:
                     return None
                 return state[0]  # type: ignore[return-value]
+            # `self.items.get(k).value()`: the container's method calls no entity; what
+            # it gives does.
+            while (through := self._accessed(state, *parts[position])) is not None:
+                position += 1
+                if position == len(parts):
+                    return None
+                state = through
             named = self.member(state, parts[position][0])  # type: ignore[assignment]
             if named is None:
                 return None
+            position += 1
         return None
 
     def _callable(self, entity_id: str) -> str:
