@@ -291,6 +291,11 @@ def cmd_check(args: argparse.Namespace) -> int:
             print(f"FAILED ({counted(len(result.reasons), 'problem')}):")
         for reason in result.reasons:
             print(f"  - {reason}")
+        if result.passed and result.insufficient_context:  # --allow-insufficient
+            print(
+                "  note: the answer says its context lacks something (reported, not "
+                "failed): read what it names as missing before relying on it"
+            )
         if isinstance(context, str) and not result.passed:
             print(
                 "  note: a text context has no tiers, so every public entity counts as "

@@ -77,6 +77,12 @@ def test_run_json_keeps_the_messages_and_check_reads_it_as_context(db, tmp_path,
     assert code == EXIT_FAILED and "not enough" in out
     code, out, _ = run(capsys, *argv, "--allow-insufficient", "--json")
     assert code == EXIT_OK and json.loads(out)["insufficient_context"] is True
+    # Printed, the pass says so too (it had read as any other pass).
+    code, out, _ = run(capsys, *argv, "--allow-insufficient")
+    assert code == EXIT_OK and out.startswith("PASSED")
+    assert "note: the answer says its context lacks something (reported, not failed)" in out
+    code, out, _ = run(capsys, "check", "--context", str(ran), "--response", str(ran))
+    assert "lacks something" not in out
 
 
 def test_an_exhausted_replay_names_the_command_in_use(db, tmp_path, capsys):
