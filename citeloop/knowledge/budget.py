@@ -24,8 +24,8 @@ Relation lines stop at :data:`RELATION_SHARE` of the budget: once those written 
 it (the entity whose lines cross it keeps them), an entity that enters adds no
 ``inherits`` or ``overrides`` line and no new ``calls`` line (a callee still joins a
 ``calls`` line already written, so that the line names every callee the context
-holds). :attr:`Filled.relations` says which facts have
-their line; the text writes those only.
+holds). :attr:`Filled.relations` says which facts have their line; the text writes
+those only.
 
 Every line is costed as the text will write it (through
 :func:`~citeloop.text.data_line`, a member by its class only when ``owners`` has it).
