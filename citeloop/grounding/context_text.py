@@ -16,6 +16,7 @@ The format (rendered by ``citeloop.knowledge.ContextInjector``, or written by ha
                                           "; not shown: x() and 2 more" names nothing)
     formatter calls StrictFormatter()    (a variable set by a call: no brackets)
     Name (a/mod.py:12) inherits from Name (b/base.py:40)     (twins told apart by place)
+    ## Requirements
     REQ-008-013 graph context validation
     ## Prior decisions
       DEC-7: rationale text
@@ -25,8 +26,8 @@ A source excerpt under an entity line (``    41 | code``, indented, a line numbe
 it names nothing, whatever its code says.
 
 The older format's lines (``class Name(Base): method_a, method_b``, ``def f(a, b)``,
-``ClassName.method()``, one callee per ``calls`` line) parse the same way, so a context
-saved before still validates.
+``ClassName.method()``, one callee per ``calls`` line, a requirement with no heading of
+its own) parse the same way, so a context saved before still validates.
 
 Which parts are entities (the shared cases in ``shared/cases/graph_context.json`` pin
 this down): the class name of a ``class`` line, but neither its bases (a base is an

@@ -49,6 +49,7 @@ from citeloop.knowledge.model import Entity, EntityKind, Fact, RelationKind
 from citeloop.knowledge.render import (
     DECISIONS_HEADING,
     RENDERED_RELATIONS,
+    REQUIREMENTS_HEADING,
     entity_line,
     file_heading,
     member_owner,
@@ -58,10 +59,6 @@ from citeloop.knowledge.render import (
     relation_name,
 )
 from citeloop.text import CHARS_PER_TOKEN, data_line, estimated_tokens, is_data_line
-
-_NOT_IN_FILES = frozenset({EntityKind.REQUIREMENT, EntityKind.DECISION})
-"""Kinds the text lists after the files (decisions under their own heading)."""
-
 
 FULL_LINES_SHARE = 0.4
 """Share of the budget that entity lines fill in full; past it, lines are brief. On the
@@ -403,19 +400,27 @@ def _least_core(
     return least
 
 
+_REQUIREMENTS_KEY = "\0requirements"
+"""The :func:`_heading_key` of a requirement (no path holds a NUL)."""
+
+
 def _heading_key(entity: Entity) -> str | None:
     """Which heading an entity's line comes under: its file's path, ``""`` for a
-    decision (the decisions' heading), ``None`` for none (a requirement, or an entity
-    without a path)."""
+    decision (the decisions' heading), :data:`_REQUIREMENTS_KEY` for a requirement,
+    ``None`` for none (an entity without a path)."""
     if entity.kind is EntityKind.DECISION:
         return ""
-    if entity.kind in _NOT_IN_FILES or not entity.path:
+    if entity.kind is EntityKind.REQUIREMENT:
+        return _REQUIREMENTS_KEY
+    if not entity.path:
         return None
     return entity.path
 
 
 def _heading(key: str) -> str:
     """The heading line of a :func:`_heading_key`."""
+    if key == _REQUIREMENTS_KEY:
+        return REQUIREMENTS_HEADING
     return file_heading(key) if key else DECISIONS_HEADING
 
 

@@ -4,7 +4,7 @@ The entities come in groups, one per file (files in the order of their best-rank
 entity, entities in line order), each under a heading with the file's path; then one
 line per relation (those the budget has room for,
 :data:`~citeloop.knowledge.budget.RELATION_SHARE`), a caller's calls on one line; then
-the decisions::
+the requirements and the decisions, each under its heading::
 
     # path/to/mod.py
     class Name(Base, ...)  # L12-80 — Summary.               a class
@@ -14,12 +14,13 @@ the decisions::
     Name members: run() L90, size L84; not shown: 3 more      a class's other members
     module members: helper() L70, Other L75     (under a heading: the file's other code)
     NAME = 'value'  # L3                                     a module attribute
-    REQ-008-013 requirement title
     Child inherits from Base
     Child.run() overrides Base.run()    (a property's without brackets)
     caller() calls callee(), other()    (Owner.caller() when another entity has its name)
     caller() calls callee(); not shown: other() and 2 more    (callees not in the context)
     Name (a/mod.py:12) inherits from Name (b/base.py:40)    (module-level twins: places)
+    ## Requirements
+    REQ-008-013 requirement title
     ## Prior decisions
       DEC-7: rationale text
 
@@ -58,6 +59,10 @@ from citeloop.knowledge.names import RECEIVERS
 from citeloop.text import data_line
 
 DECISIONS_HEADING = "## Prior decisions"
+REQUIREMENTS_HEADING = "## Requirements"
+"""The heading of a context's requirements, after the relation lines: without one, a
+requirement's line read as code of the file heading above it (a newcomer's `REQ-001`,
+written in `store.py`, had shown under `# inventory/items.py`)."""
 
 MAX_LINE_SUMMARY = 100
 """Longest docstring summary on a line, in characters (cut at a word, ``…``)."""
@@ -519,12 +524,11 @@ class ContextText:
                 lines.extend(excerpts.get(entity.id, ()))
                 if listed := self.member_lists.get(entity.id):
                     lines.append(member_list_line(entity.name, *listed))
-        lines.extend(
-            entity_line(entity, None)
-            for entity in self.entities
-            if entity.kind is EntityKind.REQUIREMENT
-        )
         lines.extend(self._relation_lines(facts))
+        requirements = [e for e in self.entities if e.kind is EntityKind.REQUIREMENT]
+        if requirements:
+            lines.append(REQUIREMENTS_HEADING)
+            lines.extend(entity_line(entity, None) for entity in requirements)
         decisions = [e for e in self.entities if e.kind is EntityKind.DECISION]
         if decisions:
             lines.append(DECISIONS_HEADING)

@@ -125,3 +125,16 @@ def test_a_context_saved_in_the_older_format_still_validates() -> None:
     )
     assert GraphContextValidator().validate(answer, context).passed
     assert GraphContextValidator().validate(answer, text).passed is False  # text: all core
+
+
+def test_requirements_under_their_heading_parse_as_before_and_belong_to_no_file() -> None:
+    """Requirements come under `## Requirements` (without it, one read as code of the
+    file heading above); a context saved with them right after the files parses the
+    same."""
+    requirement = "REQ-001 quantities never go negative\n"
+    new = f"# inv/items.py\nclass Item  # L1-9\n## Requirements\n{requirement}"
+    old = f"# inv/items.py\nclass Item  # L1-9\n{requirement}"
+    for text in (new, old):
+        parsed = {entity.name: entity for entity in parse_context_entities(text)}
+        assert parsed["REQ-001"].kind == "requirement" and parsed["REQ-001"].places == ()
+        assert parsed["Item"].places[0].path == "inv/items.py"

@@ -38,7 +38,7 @@ from citeloop.knowledge.finding import (
 )
 from citeloop.knowledge.imports import imported_from_outside, outside_imports
 from citeloop.knowledge.model import LISTED_BY_OTHERS, is_example_path, is_test_path
-from citeloop.knowledge.render import relation_line
+from citeloop.knowledge.render import REQUIREMENTS_HEADING, relation_line
 from citeloop.knowledge.seeds import near_context
 from citeloop.knowledge.store import batched
 from citeloop.text import estimated_tokens
@@ -57,6 +57,7 @@ LINE_SHAPES = [
     re.compile(rf"{_REF}(\(\))? calls {_REF}\(\)(, {_REF}\(\))*"),
     re.compile(r"REQ-\w+(-\w+)*( .+)?"),
     re.compile(re.escape(DECISIONS_HEADING)),
+    re.compile(re.escape(REQUIREMENTS_HEADING)),
     re.compile(r"  [\w-]+: .+"),
     re.compile(r"    +\d* \|( .*)?"),  # a source excerpt's line (a blank one ends at |)
 ]
@@ -1466,6 +1467,11 @@ def test_text_lines_and_entities_match(store: SqliteGraphStore) -> None:
     assert "Circle inherits from Shape" in lines
     assert "describe() calls format_area(), Shape.area(), _cache_key()" in lines
     assert "REQ-001-002 area is never negative" in lines
+    # Under their own heading, after the files and relation lines (without one, a
+    # requirement read as code of the file above it).
+    heading = lines.index(REQUIREMENTS_HEADING)
+    assert lines[heading + 1] == "REQ-001-002 area is never negative"
+    assert lines.index("Circle inherits from Shape") < heading < lines.index(DECISIONS_HEADING)
     # Each entity has one line; unresolved call targets are neither entities nor shown.
     assert sum(line.startswith("class Circle") for line in lines) == 1
     shown = [line for line in lines if not LINE_SHAPES[-1].fullmatch(line)]

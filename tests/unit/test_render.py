@@ -236,9 +236,10 @@ def test_files_group_their_entities_in_line_order_and_relations_follow() -> None
         "Group.invoke()  # L35",
         "# util.py",
         "def helper()  # L3",
-        "REQ-1 commands run",
         "Group inherits from Command",
         "Group.invoke() calls Command.invoke(), helper()",
+        "## Requirements",
+        "REQ-1 commands run",
     ]
 
 
