@@ -4,9 +4,10 @@ The pipeline, one module a step:
 
 - :mod:`~.sources` finds the files; :mod:`~.modules` names them as Python imports them;
 - :mod:`~.syntax` parses each, lowering syntax newer than the running Python;
-- :mod:`~.python_index` walks one file (with :mod:`~.scopes` for what names are bound
-  to, :mod:`~.signatures` for how definitions read, :mod:`~.chains` for static values,
-  :mod:`~.references` for what is linked later); :mod:`~.decisions` reads decision
+- :mod:`~.python_index` walks one file (with :mod:`~.definitions` recording what it
+  defines, :mod:`~.expressions` what expressions call and name, :mod:`~.scopes` what
+  names are bound to, :mod:`~.signatures` how definitions read, :mod:`~.chains` static
+  values, :mod:`~.references` what is linked later); :mod:`~.decisions` reads decision
   records; each file's result is a :class:`~.records.FileIndex`;
 - :mod:`~.linker` resolves references across files (through :mod:`~.symbols` when the
   graph file holds the rest of the tree), and :mod:`~.writer` applies a run's changes

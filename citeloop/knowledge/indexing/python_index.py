@@ -14,6 +14,10 @@ bodies are not. The names in a function's or an attribute's annotations are refe
 too. A method's body is walked after its class's body, so that the class's own
 attributes come before those its methods set.
 
+This module is the walk over statements; :mod:`~citeloop.knowledge.indexing.definitions`
+records what it defines (and holds the walk's state), and
+:mod:`~citeloop.knowledge.indexing.expressions` sweeps expressions for calls and names.
+
 In a package's ``__init__.py``, a module-level definition whose name is also a
 submodule of the package is not recorded, nor anything inside it: importing the
 submodule rebinds that name (and its members' ids are the submodule's).
@@ -23,28 +27,22 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Collection, Iterable, Mapping
-from dataclasses import replace
 
 from citeloop.knowledge.indexing.chains import dotted
+from citeloop.knowledge.indexing.definitions import TYPE_ALIAS, DefinitionRecorder
+from citeloop.knowledge.indexing.expressions import ExpressionSweep
 from citeloop.knowledge.indexing.records import FileIndex
 from citeloop.knowledge.indexing.references import (
-    REQUIREMENT_MARK,
-    CallSite,
-    ValueName,
     annotation_references,
     base_reference,
     call_references,
     chain_references,
-    may_name_class,
-    names_class,
     override_references,
     requirement_references,
-    requirement_texts,
     string_references,
 )
-from citeloop.knowledge.indexing.scopes import Bindings, Scope
+from citeloop.knowledge.indexing.scopes import Scope
 from citeloop.knowledge.indexing.signatures import (
-    SourceText,
     attribute_signature,
     bounded_docstring,
     class_signature,
@@ -52,48 +50,10 @@ from citeloop.knowledge.indexing.signatures import (
     docstring,
     function_signature,
     is_property_decorator,
-    native_type_params,
 )
-from citeloop.knowledge.model import (
-    Entity,
-    EntityKind,
-    Fact,
-    Provenance,
-    RelationKind,
-    is_test_path,
-)
+from citeloop.knowledge.model import Entity, EntityKind, RelationKind
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
-_COMPREHENSIONS = frozenset({ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp})
-_NO_CHILDREN = frozenset(
-    {"ctx", "id", "attr", "arg", "name", "asname", "module", "level", "kind", "names"}
-    | {"type_comment", "is_async", "conversion", "simple", "op", "ops"}
-)
-"""Fields of expression nodes that never hold a node that can contain a call."""
-_FIELDS: dict[type, tuple[str, ...]] = {}
-
-
-def _child_fields(kind: type) -> tuple[str, ...]:
-    """The fields of a node type that may hold nodes (cached per type)."""
-    found = _FIELDS[kind] = tuple(f for f in kind._fields if f not in _NO_CHILDREN)  # type: ignore[attr-defined]
-    return found
-
-
-_LEAF_TYPES = frozenset(
-    {
-        ast.Name,
-        ast.Constant,
-        ast.Load,
-        ast.Store,
-        ast.Del,
-        ast.alias,
-        *ast.operator.__subclasses__(),
-    }
-    | set(ast.cmpop.__subclasses__())
-    | set(ast.unaryop.__subclasses__())
-    | set(ast.boolop.__subclasses__())
-    | {str, int, type(None)}
-)
 
 
 def is_main_guard(test: ast.expr) -> bool:
@@ -120,7 +80,6 @@ _SIMPLE = (
     ast.Nonlocal,
 )
 _ENUM_BASES = frozenset({"Enum", "IntEnum", "StrEnum", "Flag", "IntFlag"})
-_TYPE_ALIAS = getattr(ast, "TypeAlias", None)  # Python 3.12+
 
 
 def _span_start(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> int:
@@ -130,13 +89,6 @@ def _span_start(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> 
 _Stack = list[tuple["ast.stmt | None", "Scope", str]]
 """Statements to visit, with their scope and attribute docstring; ``None`` flushes a
 class's deferred method bodies."""
-
-
-_VALUE_NAMES = frozenset({ast.Name, ast.Attribute})
-"""Expressions of a call's argument that may name a class (:meth:`_FileWalker.value`)."""
-
-_DEFINITIONS = frozenset({EntityKind.FUNCTION, EntityKind.METHOD, EntityKind.TEST})
-"""Kinds of entity a ``def`` statement defines (a property is an attribute)."""
 
 
 def _paired_values(target: ast.Tuple | ast.List, value: ast.expr | None) -> list[ast.expr] | None:
@@ -149,66 +101,8 @@ def _paired_values(target: ast.Tuple | ast.List, value: ast.expr | None) -> list
     return list(value.elts)
 
 
-_CLASS_BOOKKEEPING = frozenset(
-    {"__doc__", "__module__", "__qualname__", "__annotations__", "__dict__", "__weakref__"}
-)
-"""A class's dunders that say nothing of what its instances can do (Python sets them)."""
-
-
-class _FileWalker:
+class _FileWalker(ExpressionSweep, DefinitionRecorder):
     """Collects one file's entities, facts and references in one pass over its tree."""
-
-    def __init__(
-        self,
-        path: str,
-        digest: str,
-        module: str,
-        source: str,
-        submodules: Collection[str],
-        type_params: Mapping[int, str],
-        type_aliases: Collection[int],
-    ) -> None:
-        self.path = path
-        self.module = module
-        self.source = source
-        self.text = SourceText(source)
-        self.digest = digest
-        self.submodules = submodules
-        self.type_params = type_params
-        self.type_aliases = type_aliases
-        self.is_tests = is_test_path(path)
-        self.is_package = path.endswith("__init__.py")
-        self.requirements = REQUIREMENT_MARK in source
-        self.top_names: set[str] = set()
-        self.index = FileIndex(path, digest, module)
-        self.bindings = Bindings(module)
-        self.entities: dict[str, int] = {}  # id -> position in index.entities
-        self.overloads: set[str] = set()
-        self.spans: list[tuple[int, int, str]] = []
-        self.calls: list[CallSite] = []
-        self.strings: list[tuple[str, str, int]] = []  # (subject, class name, line)
-        self.values: list[ValueName] = []  # names passed, raised or caught as values
-        self.valued: set[tuple[str, ...]] = set()  # (subject, *name) of those kept
-        self.bases: list[tuple[str, Scope, ast.expr]] = []
-        self.members: list[tuple[str, str, str, int]] = []  # (id, class id, name, line)
-        self.documented: list[tuple[str, tuple[tuple[str, int], ...]]] = []
-        # (attribute id, scope of the value, line, annotation, value): types resolved at the
-        # end. Values and call sites are kept as small copies (compact.py), so that a block's
-        # tree can be let go once walked.
-        self.compact = self.bindings.compact
-        self.attribute_values: list[tuple[str, Scope, int, ast.expr | None, ast.expr | None]] = []
-        self.returns: list[tuple[str, Scope, ast.expr]] = []
-        self.annotated: list[tuple[str, Scope, ast.expr]] = []  # (subject, scope, annotation)
-        self.enums: set[str] = set()
-        self.deferred: dict[int, list[tuple[list[ast.stmt], Scope]]] = {}
-
-    def document(self, entity_id: str, node: ast.AST) -> None:
-        """Keep a definition for its requirement ids, when the file has any."""
-        if self.requirements:
-            self.documented.append((entity_id, requirement_texts(node)))
-
-    def provenance(self, start: int, end: int) -> Provenance:
-        return Provenance(self.path, start, end, self.digest)
 
     # -- the walk -------------------------------------------------------------------
 
@@ -278,7 +172,7 @@ class _FileWalker:
                 self.visit_assignment(node, scope, doc)
             elif isinstance(node, ast.Import | ast.ImportFrom):
                 self.visit_import(node, scope)
-            elif _TYPE_ALIAS is not None and isinstance(node, _TYPE_ALIAS):
+            elif TYPE_ALIAS is not None and isinstance(node, TYPE_ALIAS):
                 self.visit_type_alias(node, scope, doc)
             else:
                 self.visit_compound(node, scope, stack)
@@ -298,82 +192,6 @@ class _FileWalker:
                 ):
                     doc = bounded_docstring(following.value.value)
             stack.append((node, scope, doc))
-
-    def sweep(
-        self,
-        node: ast.AST | None,
-        scope: Scope,
-        shadow: frozenset[str] = frozenset(),
-        caller: str | None = None,
-    ) -> None:
-        """Record the calls, the strings that may name a class (and walrus and
-        comprehension bindings) inside an expression of a function, or of a module or
-        class attribute's value when ``caller`` is that attribute; ``shadow`` holds the
-        parameters of the lambdas around it. The hot loop of indexing: it reads child
-        fields directly."""
-        if node is None or (caller is None and scope.kind != "function"):
-            return
-        caller = caller or scope.id
-        stack: list = [node]
-        pop, push, extend = stack.pop, stack.append, stack.extend
-        leaves, fields_of = _LEAF_TYPES, _child_fields
-        while stack:
-            current = pop()
-            kind = type(current)
-            if kind in leaves:
-                value = current.value if kind is ast.Constant else None
-                if type(value) is str and names_class(value):
-                    self.strings.append((caller, value, current.lineno))
-                continue
-            if kind is ast.Call:
-                end = current.end_lineno or current.lineno
-                callee = self.compact.callee(current)
-                site = (caller, scope, callee, shadow, current.lineno, end, current.col_offset)
-                self.calls.append(site)
-                for argument in current.args:
-                    if type(argument) in _VALUE_NAMES:
-                        self.value(caller, scope, argument, shadow)
-                for keyword in current.keywords:
-                    if type(keyword.value) in _VALUE_NAMES:
-                        self.value(caller, scope, keyword.value, shadow)
-            elif kind is ast.Raise and current.exc is not None:
-                self.value(caller, scope, current.exc, shadow)
-            elif kind is ast.JoinedStr:  # an f-string's text is not a name: its fields are
-                extend(part for part in current.values if type(part) is not ast.Constant)
-                continue
-            elif kind is ast.Expr and type(current.value) is ast.Constant:
-                continue  # a docstring, or a string as a comment
-            elif kind is ast.Lambda:
-                args = current.args
-                names = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)}
-                names |= {a.arg for a in (args.vararg, args.kwarg) if a is not None}
-                extend((*args.defaults, *(d for d in args.kw_defaults if d is not None)))
-                self.sweep(current.body, scope, shadow | names, caller)
-                continue
-            elif kind is ast.NamedExpr and type(current.target) is ast.Name:
-                self.bindings.bind(scope, current.target.id, current.lineno, "expr", current.value)
-            elif kind in _COMPREHENSIONS:
-                # Bound just before the line, so the element expression sees them.
-                for generator in current.generators:
-                    self.bindings.bind_loop(
-                        generator.target, generator.iter, scope, current.lineno - 0.5
-                    )
-            for name in _FIELDS.get(kind) or fields_of(kind):
-                value = getattr(current, name)
-                if type(value) is list:
-                    extend(value)
-                else:
-                    push(value)
-
-    def value(self, caller: str, scope: Scope, node: ast.expr, shadow: frozenset[str]) -> None:
-        """Keep a name ``caller`` passes, raises or catches as a value (``vo_warn(W39)``,
-        ``raise Error``, ``except Error:``) when it may name a class
-        (:func:`~citeloop.knowledge.indexing.references.may_name_class`): the linker
-        keeps those naming a class of the tree as ``references`` facts."""
-        parts = may_name_class(node, shadow)
-        if parts is not None and (key := (caller, *parts)) not in self.valued:
-            self.valued.add(key)  # its first place only, as the linker keeps
-            self.values.append((caller, scope, parts, node.lineno, node.end_lineno or node.lineno))
 
     def visit_compound(self, node: ast.stmt, scope: Scope, stack: _Stack) -> None:
         in_function = scope.kind == "function"
@@ -425,51 +243,6 @@ class _FileWalker:
             self.sweep(clause.type, scope)
         elif isinstance(clause, ast.match_case):
             self.sweep(clause.guard, scope)
-
-    # -- definitions ----------------------------------------------------------------
-
-    def add_entity(self, entity: Entity, container: str | None, start: int | None = None) -> bool:
-        """Add an entity (and its ``defines`` fact); ``False`` when the id is taken."""
-        if entity.id in self.entities and entity.id not in self.overloads:
-            return False
-        fact = None
-        if container is not None:
-            where = self.provenance(start or entity.line or 1, entity.end_line or entity.line or 1)
-            fact = Fact(container, RelationKind.DEFINES, entity.id, where)
-        if entity.id in self.entities:  # the implementation after its @overload stubs
-            position = self.entities[entity.id]
-            self.index.entities[position] = entity
-            self.index.facts = [f for f in self.index.facts if f.object != entity.id]
-            self.overloads.discard(entity.id)
-        else:
-            self.entities[entity.id] = len(self.index.entities)
-            self.index.entities.append(entity)
-        if fact is not None:
-            self.index.facts.append(fact)
-        return True
-
-    def extend_property(self, entity_id: str, end: int) -> None:
-        """A property's setter or deleter (``@name.setter``) is the property's: its
-        calls are credited to it, so its line span runs to the accessor's end and its
-        excerpt shows them (a played context had said ``ucd calls check_ucd()`` of a
-        getter that calls nothing, its setter never shown)."""
-        position = self.entities.get(entity_id)
-        if position is None:
-            return
-        entity = self.index.entities[position]
-        if entity.kind is not EntityKind.ATTRIBUTE or (entity.end_line or 0) >= end:
-            return
-        self.index.entities[position] = replace(entity, end_line=end)
-        self.spans = [
-            (first, end if owner == entity_id else last, owner) for first, last, owner in self.spans
-        ]
-
-    def shadowed(self, scope: Scope, name: str) -> bool:
-        """A module-level name that a submodule of this package rebinds on import."""
-        if scope.kind != "module" or not self.is_package:
-            return False
-        self.top_names.add(name)
-        return name in self.submodules
 
     def visit_function(
         self,
@@ -606,153 +379,10 @@ class _FileWalker:
                         if attribute is not None and own is not None:
                             self.sweep(own, scope, caller=attribute)
 
-    def bind_target(
-        self,
-        target: ast.expr,
-        scope: Scope,
-        line: int,
-        annotation: ast.expr | None,
-        value: ast.expr | None,
-    ) -> None:
-        if isinstance(target, ast.Name):
-            if annotation is not None:
-                self.bindings.bind(scope, target.id, line, "annotation", annotation)
-            elif value is not None:
-                self.bindings.bind(scope, target.id, line, "expr", value)
-        elif isinstance(target, ast.Tuple | ast.List):
-            self.bindings.bind_unpacked(target, value, scope, line, ())
-            # `_, self.labels_, _ = k_means(...)` sets an instance attribute too.
-            elements = list(target.elts)
-            while elements:
-                element = elements.pop()
-                if isinstance(element, ast.Starred):
-                    element = element.value
-                if isinstance(element, ast.Tuple | ast.List):
-                    elements.extend(element.elts)
-                elif isinstance(element, ast.Attribute):
-                    self.bind_target(element, scope, line, None, None)
-        elif (
-            isinstance(target, ast.Attribute)
-            and isinstance(target.value, ast.Name)
-            and scope.class_id is not None
-            and self.bindings.is_receiver(scope, target.value.id)
-        ):
-            self.define_instance_attribute(scope, target, line, annotation, value)
-
-    def define_attribute(
-        self,
-        scope: Scope,
-        name: str,
-        node: ast.stmt,
-        annotation: ast.expr | None,
-        value: ast.expr | None,
-        doc: str,
-    ) -> str | None:
-        """Define a module or class attribute; return its id (``None`` when the name is
-        a module's dunder such as ``__all__``, shadowed by a submodule, or bound by an
-        import; a class's ``__slots__`` or ``__hash__ = None`` says what its instances
-        can do, and is one)."""
-        dunder = name.startswith("__") and name.endswith("__")
-        if dunder and (scope.kind != "class" or len(name) <= 4 or name in _CLASS_BOOKKEEPING):
-            return None
-        if self.shadowed(scope, name):
-            return None
-        if scope.kind == "module" and name in self.bindings.imports:
-            return None  # e.g. `try: from x import y / except ImportError: y = None`
-        entity_id = f"{scope.id}.{name}"
-        end = node.end_lineno or node.lineno
-        entity = Entity(
-            entity_id,
-            EntityKind.ATTRIBUTE,
-            name,
-            self.path,
-            node.lineno,
-            attribute_signature(annotation, value, self.text),
-            True,
-            end,
-            doc,
-            assignments=1,
-        )
-        if not self.add_entity(entity, scope.id, node.lineno):
-            self.reassigned(entity_id, scope)
-        self.attribute_values.append(
-            (entity_id, scope, node.lineno, annotation, self.compact.value(value))
-        )
-        scope.names.setdefault(name, entity_id)
-        if node.lineno in self.type_aliases or (_TYPE_ALIAS and isinstance(node, _TYPE_ALIAS)):
-            self.mark_type_alias(entity_id, node)
-        return entity_id
-
-    def redefined(self, entity_id: str) -> None:
-        """One more ``def`` of a function's name in its scope (``if sys.byteorder ==
-        "little": def swap(x): ... else: def swap(x): ...``): its line shows the first,
-        and says how many (a played context had shown one of two conditional
-        definitions as the function, and the answer had read the other's code into
-        it)."""
-        position = self.entities[entity_id]
-        known = self.index.entities[position]
-        if known.kind in _DEFINITIONS:
-            defined = max(known.assignments, 1) + 1
-            self.index.entities[position] = replace(known, assignments=defined)
-
-    def reassigned(self, entity_id: str, scope: Scope) -> None:
-        """One more statement of its module or class body sets attribute ``entity_id``
-        (``model = ...`` twice, ``NAMES += (...)``): its line shows the first, and says
-        how many (a played context had shown a module variable's first value as all
-        of it, and its second value's call beside it)."""
-        if scope.kind == "function" or (position := self.entities.get(entity_id)) is None:
-            return
-        known = self.index.entities[position]
-        if known.kind is EntityKind.ATTRIBUTE and known.assignments:
-            self.index.entities[position] = replace(known, assignments=known.assignments + 1)
-
-    def define_instance_attribute(
-        self,
-        scope: Scope,
-        target: ast.Attribute,
-        line: int,
-        annotation: ast.expr | None,
-        value: ast.expr | None,
-    ) -> None:
-        class_id = scope.class_id or ""
-        name = target.attr
-        entity_id = f"{class_id}.{name}"
-        if name.startswith("__") and name.endswith("__"):
-            return
-        kept = self.compact.value(value)
-        self.attribute_values.append((entity_id, scope, line, annotation, kept))
-        if entity_id in self.entities:
-            position = self.entities[entity_id]
-            known = self.index.entities[position]
-            if known.assignments:  # an instance attribute: one more statement sets it
-                self.index.entities[position] = replace(known, assignments=known.assignments + 1)
-            return
-        entity = Entity(
-            entity_id,
-            EntityKind.ATTRIBUTE,
-            name,
-            self.path,
-            line,
-            attribute_signature(annotation, value, self.text),
-            True,
-            target.end_lineno or line,
-            set_in=scope.id.removeprefix(class_id + ".") if class_id else "",
-            assignments=1,
-        )
-        self.add_entity(entity, class_id, line)
-
     def visit_type_alias(self, node: ast.AST, scope: Scope, doc: str) -> None:
         """A PEP 695 ``type X = ...`` statement, as parsed by Python 3.12+."""
         name = node.name.id  # type: ignore[attr-defined]
         self.define_attribute(scope, name, node, None, node.value, doc)  # type: ignore[arg-type, attr-defined]
-
-    def mark_type_alias(self, entity_id: str, node: ast.stmt) -> None:
-        """Prefix a type alias's signature with its type parameters (``[T] = ...``)."""
-        position = self.entities.get(entity_id)
-        params = self.type_params.get(node.lineno) or native_type_params(node, self.text)
-        if position is not None and params:
-            entity = self.index.entities[position]
-            self.index.entities[position] = replace(entity, signature=params + entity.signature)
 
     def visit_import(self, node: ast.Import | ast.ImportFrom, scope: Scope) -> None:
         if isinstance(node, ast.Import):
@@ -792,42 +422,6 @@ class _FileWalker:
             package.pop()
         base = package[: len(package) - (level - 1)] if level > 1 else package
         return ".".join([*base, module] if module else base)
-
-    # -- bindings and chains --------------------------------------------------------
-
-    def resolve_types(self) -> None:
-        types = self.index.types
-        for entity_id, scope, node in self.returns:
-            if entity_id not in types:
-                chain = self.bindings.annotation(node, scope, node.lineno)
-                if chain is not None:
-                    types[entity_id] = chain
-        values = sorted(self.attribute_values, key=_value_order)
-        kinds = {entity.id: entity.kind for entity in self.index.entities}
-        for entity_id, scope, line, annotation, value in values:
-            if entity_id in types or kinds.get(entity_id) is not EntityKind.ATTRIBUTE:
-                continue
-            if annotation is not None:
-                chain = self.bindings.annotation(annotation, scope, line)
-            elif value is not None:
-                chain = self.bindings.chain_of("expr", value, scope, line)
-            else:
-                chain = None
-            owner = entity_id.rpartition(".")[0]
-            if chain is None and owner in self.enums and annotation is None:
-                chain = owner + "()"
-            if chain is not None:
-                types[entity_id] = chain
-
-
-def _value_order(item: tuple[str, Scope, int, ast.expr | None, ast.expr | None]) -> tuple:
-    """Which assignment gives an attribute its type, first: an annotated one; then for
-    a module or class attribute the last (what code sees once the body has run), for
-    an instance attribute the first in ``__init__``, then in other methods in order."""
-    _, scope, line, annotation, _ = item
-    if scope.kind != "function":
-        return (annotation is None, False, -line)
-    return (annotation is None, not scope.id.endswith(".__init__"), line)
 
 
 def index_python(
