@@ -1,7 +1,7 @@
 """Which code of a context an answer asks for by line: ``L249-265`` of what entity.
 
 An answer that says its context lacks lines (``app.py L249-265``, or ``L249-265`` alone;
-read by :func:`~citeloop.grounding.sayings.lacking_lines`) asks for the lines of an
+read by :func:`~citeloop.grounding.lacking.lacking_lines`) asks for the lines of an
 entity the context holds; a widening then shows them (:attr:`ContextExpansion.lines
 <citeloop.knowledge.model.ContextExpansion.lines>`).
 """
@@ -30,13 +30,13 @@ def asked_lines(
     excerpts: Mapping[str, Sequence[int]] | None = None,
 ) -> tuple[tuple[str, int, int], ...]:
     """``(entity id, first, last)`` for each of ``ranges`` (the lines an answer says its
-    context lacks: :func:`~citeloop.grounding.sayings.lacking_lines`) that an entity of
+    context lacks: :func:`~citeloop.grounding.lacking.lacking_lines`) that an entity of
     the context holds: the innermost whose span holds it, in the range's file when it
     names one. A range without a file that entities of several files hold goes to the
     innermost in the file of the ones whose excerpt (``excerpts``: the lines each
     entity's excerpt showed, by id) left out exactly that range (``… 17 lines
     (L249-265)``, the label the answer copied), else of the ones the answer named among
-    ``names`` (:func:`~citeloop.grounding.sayings.lacking_names`; a dotted one by the
+    ``names`` (:func:`~citeloop.grounding.lacking.lacking_names`; a dotted one by the
     tail of the id: `` `_TableBaseHDU.__init__` L312-336`` is not every ``__init__``'s;
     a name such as ``fit`` is many entities': a played answer that copied three gaps of
     ``transform``'s excerpt and said it lacked ``fit`` had been shown the lines of

@@ -23,6 +23,7 @@ from citeloop.grounding.citation_section import (
     split_citation_section,
 )
 from citeloop.grounding.entities import CORE, ContextName, context_names, namesake_choices
+from citeloop.grounding.lacking_passages import listed_item_spans
 from citeloop.grounding.matching import NameScanner
 from citeloop.grounding.mentions import Mention, answer_code
 from citeloop.grounding.resolve import (
@@ -34,7 +35,7 @@ from citeloop.grounding.resolve import (
 )
 from citeloop.grounding.results import GraphValidationResult, ValidationResult
 from citeloop.grounding.retry_prompt import build_retry_prompt
-from citeloop.grounding.sayings import listed_item_spans, says_context_insufficient
+from citeloop.grounding.sayings import says_context_insufficient
 from citeloop.grounding.substance import GraphNames, only_lists, ungrounded_names
 from citeloop.markdown import unescape, visible_text
 from citeloop.text import listed, normalize_text, without_invisible

@@ -50,7 +50,7 @@ class GraphValidationResult:
         ungrounded_in_graph: Code names of the body outside the context and prompt
             that the knowledge graph has (reported; widening brings them in).
         lacking_not_in_graph: Code names the body writes only in its list of what the
-            context lacks (:func:`~citeloop.grounding.sayings.listed_item_spans`) that
+            context lacks (:func:`~citeloop.grounding.lacking_passages.listed_item_spans`) that
             the knowledge graph has not either: asked for, not claimed, so not
             ``invented_names`` (code outside the indexed source, such as a
             dependency's, or a guess); empty when no graph was searched.

@@ -17,8 +17,8 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from citeloop.grounding.citation_section import find_citation_section
+from citeloop.grounding.lacking_passages import listed_spans
 from citeloop.grounding.mentions import code_mentions
-from citeloop.grounding.sayings import listed_spans
 from citeloop.markdown import line_start
 from citeloop.prompts import EXCERPT_MIDDLE_NOTE
 from citeloop.text import MAX_DRAFT_CHARS, excerpt, in_data_block, listed
@@ -212,7 +212,7 @@ def shown_answer(answer: str) -> str:
     """The previous answer as a retry shows it: whole up to
     :data:`~citeloop.text.MAX_DRAFT_CHARS` characters; longer, its beginning, the
     sections a heading says are what the context lacks (:func:`~citeloop.grounding.
-    sayings.listed_spans`: its own list of what it needs, at most a third of the room)
+    lacking_passages.listed_spans`: its own list of what it needs, at most a third of the room)
     and its citation section (at most a third), what is cut between them replaced by a
     note (:data:`~citeloop.prompts.EXCERPT_MIDDLE_NOTE`), so the model sees what it
     asked for and what it cited; or its beginning when it has neither."""

@@ -404,13 +404,13 @@ class ContextExpansion:
         lacking_words: The words in which the answer said what the context lacks where
             it named no code ("the context does not show the test that checks term
             references": ``test``, ``checks``, ``term``, ``references``; see
-            :func:`citeloop.grounding.sayings.lacking_words`): they choose the lines of
+            :func:`citeloop.grounding.lacking.lacking_words`): they choose the lines of
             long excerpts, and when ``lacking`` is empty (it named none of the code it
             lacks), with the task's words they find entities as a task's words do
             (lexical hits).
         members: Those of ``lacking`` whose body or members the answer said the context
             lacks ("the test methods of `Mixin`"; see
-            :func:`citeloop.grounding.sayings.lacking_members`): of such a class, the
+            :func:`citeloop.grounding.lacking.lacking_members`): of such a class, the
             widened context holds its best members, at most
             :data:`~citeloop.knowledge.candidate_order.MEMBERS_ASKED`, before what the context
             it widens held.
@@ -423,11 +423,11 @@ class ContextExpansion:
             widened context's share of source.
         files: The paths of the files the answer said code it lacks is in ("the
             body of `predict` in `sklearn/ensemble/_bagging.py`"; see
-            :func:`citeloop.grounding.sayings.lacking_files`): a name of ``lacking``
+            :func:`citeloop.grounding.lacking.lacking_files`): a name of ``lacking``
             that several entities have means those defined there, when some are.
         callers: Those of ``lacking`` whose callers the answer said the context lacks
             ("the method that calls `save_session`"; see
-            :func:`citeloop.grounding.sayings.lacking_callers`): the widened context
+            :func:`citeloop.grounding.lacking.lacking_callers`): the widened context
             shows the code that calls such an entity, at most
             :data:`~citeloop.knowledge.neighbourhood.CALLERS_ASKED` of each, with its
             source, before what the context it widens held.

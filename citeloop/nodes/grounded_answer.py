@@ -35,9 +35,7 @@ from citeloop.grounding import GraphContextValidator, GraphValidationResult, bui
 from citeloop.grounding.asked_lines import asked_lines
 from citeloop.grounding.dismissals import dismissed_names
 from citeloop.grounding.graph_context import IndexedContext
-from citeloop.grounding.mentions import code_mentions, qualified
-from citeloop.grounding.retry_prompt import UNSEEN_PROBLEM
-from citeloop.grounding.sayings import (
+from citeloop.grounding.lacking import (
     lacking_callers,
     lacking_files,
     lacking_lines,
@@ -46,6 +44,8 @@ from citeloop.grounding.sayings import (
     lacking_words,
     listed_lacking_names,
 )
+from citeloop.grounding.mentions import code_mentions, qualified
+from citeloop.grounding.retry_prompt import UNSEEN_PROBLEM
 from citeloop.grounding.substance import prompt_names
 from citeloop.knowledge import (
     ContextExpansion,

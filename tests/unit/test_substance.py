@@ -11,12 +11,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from citeloop.grounding import GraphContextValidator, GraphValidationResult, sayings
+from citeloop.grounding import (
+    GraphContextValidator,
+    GraphValidationResult,
+    lacking_passages,
+    sayings,
+)
 from citeloop.grounding.context_text import Place
-from citeloop.grounding.mentions import answer_code, answer_mentions, defined_in_code
-from citeloop.grounding.sayings import (
+from citeloop.grounding.lacking import (
     LACKING_WORDS,
-    insufficient_passages,
     lacking_callers,
     lacking_files,
     lacking_lines,
@@ -24,8 +27,10 @@ from citeloop.grounding.sayings import (
     lacking_names,
     lacking_words,
     listed_lacking_names,
-    says_context_insufficient,
 )
+from citeloop.grounding.lacking_passages import insufficient_passages
+from citeloop.grounding.mentions import answer_code, answer_mentions, defined_in_code
+from citeloop.grounding.sayings import says_context_insufficient
 from citeloop.grounding.substance import (
     CALLED,
     location_valid,
@@ -954,7 +959,7 @@ def test_the_words_of_what_is_lacking_are_found_in_linear_time(unit: str) -> Non
         text = "The context lacks it. " + unit * (size // len(unit))
         times = []
         for _ in range(3):
-            sayings._read.cache_clear()  # each read from the start, not from the cache
+            lacking_passages._read.cache_clear()  # each read from the start, not from the cache
             start = time.perf_counter()
             lacking_words(text)
             times.append(time.perf_counter() - start)

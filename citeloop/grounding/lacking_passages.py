@@ -1,0 +1,220 @@
+"""Where an answer says its context lacks what it needs: the passages of its sayings.
+
+The sayings of :mod:`~citeloop.grounding.sayings` read into passages: the paragraph or
+list item of each, and under a heading that says it the whole section
+(:func:`insufficient_passages`); the sections so headed, the answer's own list of what
+it needs (:func:`listed_spans`, :func:`listed_item_spans`); the sentence of each saying
+(:func:`lacking_sentences`). An answer is read once for all of them. Everything is
+linear in the length of the answer.
+"""
+
+from __future__ import annotations
+
+import bisect
+import functools
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from citeloop.grounding.sayings import SENTENCE_END, sayings_in, without_fences
+
+
+def insufficient_passages(body: str) -> list[str]:
+    r"""The passages of ``body`` that say what its context lacks, in order: the paragraph
+    or list item of each saying, and under a heading that says it (``## What the context
+    does not show``) the whole section, to the next heading. Fenced code says nothing
+    (``# ... other methods not shown`` is a comment of the code).
+
+    Example:
+        >>> insufficient_passages("It uses `a`.\n\n- The body of `b` is not shown.\n- `c`")
+        ['- The body of `b` is not shown.']
+    """
+    return [body[span.start : span.end].strip() for span in _passages(body)]
+
+
+def listed_and_said(body: str) -> tuple[list[str], list[str]]:
+    """:func:`insufficient_passages`, those a heading says (a section headed as what
+    the context lacks, ``## Still missing``, ``**What the context lacks:**``: the
+    answer's own list of what it needs), then the others, each in order; a passage in
+    an answer's prose also cites the lines it did see (``validate_params (L150-233)
+    calls it at L208-209``)."""
+    passages = _passages(body)
+    # A section under a heading of its own first: a saying that a list follows may be
+    # an item of the answer's prose ("3. **How the failure becomes `SSLError`.** ... is
+    # not shown:" and its sub-items had come before a played answer's "## Still missing").
+    headed = sorted((p for p in passages if p.by_heading), key=lambda p: not p.headed)
+    listed = [body[p.start : p.end].strip() for p in headed]
+    said = [body[p.start : p.end].strip() for p in passages if not p.by_heading]
+    return listed, said
+
+
+def listed_spans(body: str) -> list[tuple[int, int]]:
+    """The ``(start, end)`` offsets in ``body`` of the sections a heading says are
+    what the context lacks (``## Still missing``, ``**What the context lacks:**``): the
+    answer's own list of what it needs, in order."""
+    return [(p.start, p.end) for p in _passages(body) if p.by_heading]
+
+
+def listed_item_spans(body: str) -> list[tuple[int, int]]:
+    """The ``(start, end)`` offsets in ``body`` of the list items of the sections a
+    heading says are what the context lacks (:func:`listed_spans`): each item's line
+    and the indented lines that go on with it, in order. What the answer lists there it
+    asks for; its prose under the same heading may still claim."""
+    text = _read(body)[0]
+    spans: list[tuple[int, int]] = []
+    for start, end in listed_spans(body):
+        item: int | None = None
+        at = start
+        while at < end:
+            line_end = text.find("\n", at, end)
+            line_end = end if line_end < 0 else line_end
+            line = text[at:line_end]
+            if _LIST_ITEM.match(line):
+                if item is not None:
+                    spans.append((item, at))
+                item = at
+            elif item is not None and not (line.strip() and line[:1] in " \t"):
+                spans.append((item, at))
+                item = None
+            at = line_end + 1
+        if item is not None:
+            spans.append((item, end))
+    return spans
+
+
+_LIST_ITEM = re.compile(r"[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]")
+"""A list item's first line."""
+
+
+def asked_first(body: str) -> list[str]:
+    """:func:`insufficient_passages`, those a heading says first
+    (:func:`listed_and_said`)."""
+    listed, said = listed_and_said(body)
+    return listed + said
+
+
+@dataclass(frozen=True, slots=True)
+class _Passage:
+    start: int
+    end: int
+    by_heading: bool  # said by the heading the passage starts with: its whole section
+    headed: bool  # by a heading of its own (not a saying that a list follows)
+    sayings: tuple[tuple[int, int], ...]  # the spans of its sayings
+
+
+def _passages(body: str) -> tuple[_Passage, ...]:
+    """The passages of :func:`insufficient_passages`, with their sayings (offsets are
+    ``body``'s)."""
+    return _read(body)[1]
+
+
+@functools.lru_cache(maxsize=8)
+def _read(body: str) -> tuple[str, tuple[_Passage, ...]]:
+    """``body`` with its fenced code blanked, and its passages: read once for the
+    answer a widening reads twice (:func:`~citeloop.grounding.lacking.lacking_names`,
+    then :func:`~citeloop.grounding.lacking.lacking_words`)."""
+    text = without_fences(body)
+    starts = [0, *(block.end() for block in _BLOCK.finditer(text)), len(text)]
+    found: list[tuple[int, int, bool, bool, list[tuple[int, int]]]] = []
+    for saying in sayings_in(text):
+        if found and saying.start() < found[-1][1]:
+            found[-1][4].append(saying.span())  # in the passage of the one before
+            continue
+        at = bisect.bisect_right(starts, saying.start()) - 1
+        start, end = starts[at], starts[at + 1]
+        lead = text[start : saying.start()]
+        head = start + len(lead) - len(lead.lstrip())  # a heading after blank lines
+        by_heading = bool(_HEADING.match(text, head)) and "\n" not in text[head : saying.start()]
+        headed = by_heading
+        if by_heading:  # to the next heading (a `#` one's: to the next `#` heading)
+            following = (_ATX if text.startswith("#", head) else _HEADING).search(text, end)
+            end = following.start() if following else len(text)
+        # a label that ends with its colon ("Missing:") is on the line the list follows
+        elif (listed := _list_after(text, saying.end() - saying.group().endswith(":"))) is not None:
+            by_heading, end = True, listed  # "Still missing from the context:" and a list
+        elif (label := _LABEL.match(text, head)) and saying.end() <= label.end():
+            by_heading = True  # "**Still missing:** `a`; the body of `b`": its paragraph
+        found.append((start, max(end, saying.end()), by_heading, headed, [saying.span()]))
+    return text, tuple(_Passage(a, b, c, h, tuple(d)) for a, b, c, h, d in found)
+
+
+_LIST_LINE = re.compile(r"[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]|[ \t]+\S")
+"""A list item's line, or a line that goes on with an item (indented)."""
+
+
+def _list_after(text: str, at: int) -> int | None:
+    """Where the list ends that follows the line ``at`` is on, when that line ends with
+    a colon ("Still missing from the context:", then "1. ...", "2. ..."): the list says
+    what is missing, as a heading's section does. ``None`` when the line ends otherwise
+    or no list follows. Reads each line once."""
+    line_end = text.find("\n", at)
+    if line_end < 0 or not text[at:line_end].rstrip().endswith(":"):
+        return None
+    end, position, items = None, line_end + 1, 0
+    while position < len(text):
+        next_end = text.find("\n", position)
+        next_end = len(text) if next_end < 0 else next_end
+        line = text[position:next_end]
+        if _LIST_LINE.match(line):
+            items, end = items + 1, next_end
+        elif line.strip():  # prose ends it (blank lines do not)
+            break
+        position = next_end + 1
+    return end if items else None
+
+
+def lacking_sentences(body: str) -> Iterator[str]:
+    """The text of each span of :func:`_lacking_spans`."""
+    return (body[start:end] for start, end in _lacking_spans(body))
+
+
+def _lacking_spans(body: str) -> list[tuple[int, int]]:
+    """The ``(start, end)`` offsets in ``body`` of what it says its context lacks: the
+    sentence of each saying of :func:`insufficient_passages` (from the end of the
+    sentence before to the first end after it: a saying may run over a line break), or
+    the whole section under a heading that says it (each of its items says what is
+    missing); a sentence holding several sayings, once; in order."""
+    text, passages = _read(body)
+    if not passages:
+        return []
+    ends = [end.end() for end in SENTENCE_END.finditer(text)]
+    spans = []
+    for passage in passages:
+        if passage.by_heading:
+            spans.append((passage.start, passage.end))
+            continue
+        last = -1
+        for start, end in passage.sayings:
+            first = bisect.bisect_right(ends, start) - 1  # the last end before the saying
+            after = bisect.bisect_left(ends, end)  # the first end at or after it
+            if after == last:
+                continue
+            last = after
+            begin = max(passage.start, ends[first] if first >= 0 else 0)
+            spans.append((begin, min(passage.end, ends[after] if after < len(ends) else len(body))))
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(spans):  # a saying over a sentence's end overlaps the next
+        if merged and start < merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    return merged
+
+
+_BLOCK = re.compile(r"\n(?=[ \t\r]*\n|[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]| {0,3}(?:#|```|~~~))")
+"""Where a block of Markdown starts: after a blank line, at a list item, a heading or a
+code fence."""
+_HEADING = re.compile(
+    r"^ {0,3}(?:#|(?:\*\*|__)[^*_\n]{1,80}(?<![.!?])(?:\*\*|__):?[ \t]*$)", re.MULTILINE
+)
+"""A heading: an ATX heading, or a short line that is all bold and no sentence
+(``**What the context lacks**``, not ``**Note: the body is not shown.**``), as models
+write a heading (each part excludes the next: linear)."""
+_LABEL = re.compile(r" {0,3}(?:\*\*|__)[^*_\n]{1,80}?(?::(?:\*\*|__)|(?:\*\*|__):)[ \t]*\S")
+"""A bold label that ends with a colon and opens a paragraph, its text on the same line
+(``**Still missing:** the definition of `f`; ...``): when it says what the context
+lacks, its paragraph is the answer's own list of what it needs, as a heading's section
+is (each part excludes the next: linear)."""
+_ATX = re.compile(r"^ {0,3}#", re.MULTILINE)
+"""An ATX heading: what ends a section a ``#`` heading starts (a bold label inside it
+does not)."""
