@@ -38,6 +38,7 @@ from citeloop.knowledge.seeds import (
     named_groups,
     namesake_hints,
     owner_id,
+    quoted_code,
 )
 from citeloop.knowledge.store import BatchedGraphStore, GraphStore, SearchableGraphStore
 from citeloop.text import normalize_text, without_invisible
@@ -228,6 +229,7 @@ class EntityFinder:
         groups = [group for group in groups if group]
         hints: dict[str, float] = {}
         bases: set[str] = set()
+        quoted: dict[str, int] = {}
         if ambiguous := [group for group in groups if len(group) > 1]:
             bases = self._bases(groups)
             # What the task's other words find tells the namesakes apart.
@@ -240,7 +242,9 @@ class EntityFinder:
             held = hit_weights(self.lexical(other, follow_tests=not library))
             for group in ambiguous:
                 hints.update(namesake_hints(group, held))
-        return choose(groups, limit, library, self._heads, hints, bases)
+            mentions = [m.name for m in task_mentions(text) if m.form != "capitalized"]
+            quoted = quoted_code(self._reads, ambiguous, mentions)
+        return choose(groups, limit, library, self._heads, hints, bases, quoted)
 
     def capitalized_classes(self, text: str, tests: bool | None) -> list[Entity]:
         """The classes named by a capitalized word inside a sentence (``the Frozen

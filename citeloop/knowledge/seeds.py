@@ -7,10 +7,13 @@ When a name is ambiguous, the candidate defined in, or beside, an entity that an
 unambiguous mention names wins (``add_edge`` next to ``StateGraph``; beside: in its
 module, or in its file: the ``inverse_transform`` of a test file's ``Transf`` beside
 the ``NoInvTransf`` it defines, not a library class's; or in a class a named class
-inherits from, ``bases``: the ``predict_proba`` ``NuSVC`` inherits), then the one the
-task's other words point at: its class or module holds what they find (the ``fit`` of
-the class whose ``label_distributions_`` and ``predict_proba`` a question about
-"label distribution" finds, not a gallery script's); then, unless the task is about
+inherits from, ``bases``: the ``predict_proba`` ``NuSVC`` inherits), then the one whose
+class bears, or whose own code calls or names, more of the other code the task writes
+(:func:`quoted_code`: the ``get_queryset`` that calls the quoted ``queryset.all()``),
+then the one the task's other words point at: its class or module holds what they
+find (the ``fit`` of the class whose ``label_distributions_`` and ``predict_proba`` a
+question about "label distribution" finds, not a gallery script's); then, unless the
+task is about
 tests, definitions outside test code and example scripts
 (:func:`~citeloop.knowledge.model.is_test_path`,
 :func:`~citeloop.knowledge.model.is_example_path`: a ``ModelForm`` a test defines for
@@ -22,6 +25,7 @@ more than that rank alike, the subclasses that keep their base's name are left o
 
 from __future__ import annotations
 
+import builtins
 import re
 import sys
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
@@ -284,6 +288,71 @@ def namesake_hints(group: Sequence[Entity], held: Mapping[str, float]) -> dict[s
     return {entity_id: value / best for entity_id, value in holds.items() if value}
 
 
+MAX_CALLERS_READ = 256
+"""Same-named entities of one mention whose calls :func:`quoted_code` reads, at most (a
+name defined more often, such as ``__init__``, is told apart without them)."""
+
+QUOTED_RELATIONS = frozenset({RelationKind.CALLS, RelationKind.REFERENCES})
+"""The facts of an entity :func:`quoted_code` reads: what its code calls or names."""
+
+_BUILTINS = frozenset(dir(builtins))
+
+
+def quoted_code(
+    reads: BatchedGraphStore, groups: Sequence[list[Entity]], mentions: Sequence[str]
+) -> dict[str, int]:
+    """How many of the other names a task writes as code each same-named entity's class
+    bears or its own code calls or names, by id (absent: none): "the conditional
+    invocation of `queryset.all()` versus `self.model._default_manager.all()` in
+    `get_queryset`" means the ``get_queryset`` (of 66) whose body calls
+    ``queryset.all`` and ``model._default_manager.all``, not a test manager's whose
+    class name holds "ordered"; "`CanvasFrame` objects within `MyApp`'s `OnInit`" the
+    ``MyApp.OnInit`` that calls ``CanvasFrame``, of a dozen ``OnInit``.
+
+    A name (``self.`` or ``cls.`` dropped) is matched by a callee's id or unresolved
+    call chain that is it or ends with ``.`` and it; the group's own name, and a
+    builtin's name alone (``isinstance``), match nothing. The calls of groups of more
+    than :data:`MAX_CALLERS_READ` are not read; one read for all the others.
+
+    Args:
+        reads: The graph's reads.
+        groups: The groups of same-named candidates (one per ambiguous mention).
+        mentions: The names the task writes as code.
+    """
+    groups = [group for group in groups if len(group) > 1]
+    quoted = [name for name in map(_without_receiver, mentions) if name]
+    if not groups or not quoted:
+        return {}
+    read = [entity.id for group in groups if len(group) <= MAX_CALLERS_READ for entity in group]
+    facts = reads.facts_of_many(read) if read else {}
+    counts: dict[str, int] = {}
+    for group in groups:
+        own = group[0].name
+        others = [
+            name
+            for name in quoted
+            if name.rpartition(".")[2] != own and not ("." not in name and name in _BUILTINS)
+        ]
+        for entity in group:
+            callees = {
+                fact.object.removeprefix("?")
+                for fact in facts.get(entity.id, ())
+                if fact.subject == entity.id and fact.relation in QUOTED_RELATIONS
+            }
+            owner = owner_id(entity.id).rpartition(".")[2]
+            if found := sum(
+                owner == name or any(c == name or c.endswith("." + name) for c in callees)
+                for name in others
+            ):
+                counts[entity.id] = found
+    return counts
+
+
+def _without_receiver(name: str) -> str:
+    head, dot, rest = name.partition(".")
+    return rest if dot and head in ("self", "cls") else name
+
+
 HINT_SHARE = 0.5
 """Of the namesakes the task's other words point at, those with at least this share of
 the best one's :func:`namesake_hints` are chosen (at most :data:`MAX_PER_NAME`)."""
@@ -294,10 +363,15 @@ _FILE = "\x00"
 
 
 def _key(
-    entity: Entity, anchors: Collection[str], library: bool, hints: Mapping[str, float]
-) -> tuple[bool, bool, bool, bool, int]:
+    entity: Entity,
+    anchors: Collection[str],
+    library: bool,
+    hints: Mapping[str, float],
+    quoted: Mapping[str, int],
+) -> tuple[bool, int, bool, bool, bool, int]:
     return (
         owner_id(entity.id) not in anchors and _FILE + (entity.path or "") not in anchors,
+        -quoted.get(entity.id, 0),
         not _hint(entity, hints),
         library and (is_test_path(entity.path) or is_example_path(entity.path)),
         entity.name.startswith("_"),
@@ -316,6 +390,7 @@ def choose(
     heads: Callable[[list[Entity]], list[Entity]] | None = None,
     hints: Mapping[str, float] | None = None,
     bases: Collection[str] = (),
+    quoted: Mapping[str, int] | None = None,
 ) -> list[Entity]:
     """The core entities of candidate groups, in order: a group with one candidate
     anchors the others; of each group, the best ranked (see the module docstring:
@@ -325,13 +400,14 @@ def choose(
     more than that rank alike, ``heads`` (:func:`family_heads`) may leave some out
     first."""
     hints = hints or {}
+    quoted = quoted or {}
     anchors = {group[0].id for group in groups if len(group) == 1}
     anchors |= {owner_id(anchor) for anchor in anchors}
     anchors |= {_FILE + path for group in groups if len(group) == 1 if (path := group[0].path)}
     anchors |= set(bases)
     chosen: dict[str, Entity] = {}
     for group in groups:
-        keys = {entity.id: _key(entity, anchors, library, hints) for entity in group}
+        keys = {entity.id: _key(entity, anchors, library, hints, quoted) for entity in group}
         best = min(keys.values())
         ranked = sorted(
             (e for e in group if keys[e.id] == best), key=lambda e: (-_hint(e, hints), e.id)
