@@ -43,6 +43,10 @@ MAX_COMMENT_ABOVE = 4
 """Most lines of a comment shown above the line before a focus line (so a comment is
 read from its start)."""
 
+STUB_RAISE_LINES = 3
+"""Most lines of a ``raise NotImplementedError`` that is a stub's body alone
+(:meth:`BodyLines.says_nothing_more`): its message may run over a few lines."""
+
 
 def excerpt_lines(
     entity: Entity, lines: tuple[str, ...], shown: int, focus: Mapping[str, int] | None = None
@@ -118,6 +122,32 @@ class BodyLines:
         """By a line :meth:`_taken` takes beside a focus line (the comment above it, the
         line after it): that focus line."""
         self._code_after: dict[int, int] | None = None
+
+    def says_nothing_more(self) -> bool:
+        """Whether the definition's lines past its signature and docstring, comments
+        and blank lines aside, are none or a stub alone (``pass``, ``...``, or a
+        ``raise NotImplementedError`` of at most :data:`STUB_RAISE_LINES` lines): its
+        entity line already says what an excerpt would (``JSONTag.check(value) -> bool
+        — Check if the given value should be tagged by this tag.``). A class's shows
+        its docstring: never."""
+        if self.signature_end is None or self.signature_end >= self.end:
+            return False  # not a function's definition, a class's head, or on one line
+        skipped = {n for first, last in self._left_out() for n in range(first, last + 1)}
+        code = [
+            text
+            for n in range(self.signature_end + 1, self.end + 1)
+            if n not in skipped and (text := self.lines[n - 1].strip()) and text[0] != "#"
+        ]
+        if not code:
+            return True
+        if code[0].startswith("raise NotImplementedError"):
+            depth = 0
+            for count, text in enumerate(code[:STUB_RAISE_LINES], 1):
+                depth += text.count("(") - text.count(")")
+                if depth <= 0:  # the statement ends here: the stub, if nothing follows
+                    return count == len(code)
+            return False
+        return len(code) == 1 and code[0].partition("#")[0].rstrip() in ("pass", "...")
 
     def lines_of_code(self, most: int) -> int:
         """How many lines of code an excerpt of at most ``most`` shows."""

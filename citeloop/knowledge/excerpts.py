@@ -17,6 +17,10 @@ a class says what it is for, and a line for the rest of its body: :func:`shows_d
         78 |             return get_select_statement_info(self.selectable, self.dialect)
            | … 66 more lines (L79-144)
 
+A body that says nothing its entity line does not (a docstring, ``pass``, ``...``, a
+``raise NotImplementedError``: :meth:`~citeloop.knowledge.body_lines.BodyLines.says_nothing_more`)
+shows none unless the task or an answer named it: its place goes to the next.
+
 Lines a retry's answer asked for are shown too (:func:`with_asked_lines`; a range of a
 class's lines goes to the methods that hold them: :func:`of_members`). How the lines of
 one body are chosen, and how an excerpt line reads: :mod:`citeloop.knowledge.body_lines`.
@@ -367,10 +371,21 @@ def choose_excerpts(
     # What was shown before is shown again, however many lacking names come first (a
     # played third context had dropped four bodies the answer cited for the first
     # `most` ranked ahead of them).
-    wanted = candidates(ids, entities, most, {*more, *previous}, kept=previous)
-    if not wanted or budget <= 0:
+    classes = {*more, *previous}
+    pool = candidates(ids, entities, 2 * most, classes, kept=previous)
+    if not pool or budget <= 0:
         return Excerpts({}, {}, 0)
-    files = reader.lines({entity.path for entity in wanted if entity.path})
+    files = reader.lines({entity.path for entity in pool if entity.path})
+    # A body that says nothing its entity line does not (a docstring, a stub) gives its
+    # place to the next, unless the task or an answer named it.
+    asked_for = {*named, *previous, *more}
+    wanted = candidates(
+        [entity.id for entity in pool if entity.id in asked_for or not _stub(entity, files)],
+        entities,
+        most,
+        classes,
+        kept=previous,
+    )
     bodies = {}
     for entity in wanted:
         lines = files.get(entity.path or "")
@@ -382,7 +397,7 @@ def choose_excerpts(
     reserve = sum(kept.values())
     chosen: dict[str, tuple[int, int]] = {}  # (lines of code shown, tokens) by id
     used = 0
-    named = {*named, *previous, *more}
+    named = asked_for
     first = [entity.id for entity in wanted if entity.id in named and entity.id in bodies]
 
     pending = dict(kept)  # the room reserved for what was shown before, until it shows
@@ -441,6 +456,16 @@ def choose_excerpts(
             found.blocks[entity.id] = bodies[entity.id].excerpt(shown)
             found.shown[entity.id] = tuple(bodies[entity.id].numbers(shown))
     return found
+
+
+def _stub(entity: Entity, files: Mapping[str, tuple[str, ...]]) -> bool:
+    """Whether ``entity``'s body says nothing more than its entity line
+    (:meth:`~citeloop.knowledge.body_lines.BodyLines.says_nothing_more`; ``files``:
+    the lines of the files read)."""
+    lines = files.get(entity.path or "")
+    if lines is None or (entity.line or 0) > len(lines):
+        return False
+    return BodyLines(entity, lines, {}).says_nothing_more()
 
 
 def _fit(

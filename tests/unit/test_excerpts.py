@@ -365,7 +365,7 @@ def test_what_an_answer_said_it_lacks_looks_first_and_again_where_shown_before()
 def test_an_excerpt_too_big_to_cut_is_left_out_and_the_next_tried() -> None:
     body = tuple("x" * 150 for _ in range(60))
     entities = {"m.a": function("a", 1, 60), "m.b": function("b", 1, 2, "b.py")}
-    reader = Files({"m.py": body, "b.py": ("def b():", "    pass")})
+    reader = Files({"m.py": body, "b.py": ("def b():", "    return 1")})
     chosen, _, used = choose_excerpts(["m.a", "m.b"], entities, reader, 30, estimated_tokens)
     assert list(chosen) == ["m.b"] and used <= 30
 
