@@ -4,7 +4,8 @@ A context's entity lines are a map (names, signatures, summaries, where); a ques
 about what a function does is answered by its body. So the best-placed functions,
 methods and properties show their lines under their entity line, while they fit in a
 share (:data:`EXCERPT_SHARE`) of the token budget: first a look at each of the core and
-of what a previous answer named (:data:`FIRST_LOOK_LINES`), so that no long body leaves
+of what a previous answer named (:data:`FIRST_LOOK_LINES`; a glance of
+:data:`MIN_EXCERPT_LINES` at each of the core before), so that no long body leaves
 another of them without source, then longer bodies for those, then the rest in rank
 order (a class shows none: its best members follow it in that order, unless a retry's
 answer said the context lacks it, when it shows its ``class`` line and docstring, where
@@ -402,15 +403,15 @@ def choose_excerpts(
 
     pending = dict(kept)  # the room reserved for what was shown before, until it shows
 
-    def look(ids: Iterable[str], extra: int) -> None:
+    def look(ids: Iterable[str], extra: int, size: int = FIRST_LOOK_LINES) -> None:
         """A look at each of ``ids``, best first: what it showed before (kept whole: its
-        room is reserved) and ``extra`` lines more, or at least FIRST_LOOK_LINES."""
+        room is reserved) and ``extra`` lines more, or at least ``size``."""
         nonlocal used, reserve
         for entity_id in ids:
             body, floor = bodies[entity_id], floors.get(entity_id, 0)
             shown, cost = chosen.get(entity_id, (0, 0))
             reserve -= pending.pop(entity_id, 0)
-            lines = min(body.lines_of_code(MAX_EXCERPT_LINES), max(FIRST_LOOK_LINES, floor + extra))
+            lines = min(body.lines_of_code(MAX_EXCERPT_LINES), max(size, floor + extra))
             # what it showed is never cut, nor made to grow to MIN_EXCERPT_LINES to stay
             least = max(floor, shown) if floor else max(MIN_EXCERPT_LINES, shown)
             room = max(budget - used - reserve + cost, kept.get(entity_id, 0))
@@ -422,10 +423,13 @@ def choose_excerpts(
     # What a retry's answer said the context lacks comes first: a first look at what of
     # it was not shown, then a look more where it was (breadth before depth: code asked
     # for by name twice had never come, its room taken by bodies shown before growing);
-    # then the other named ones look, best first.
+    # then the other named ones: a glance at each of them first, so that where the share
+    # holds no first look of every one, none is left without source (three tests the
+    # task named had left the `Variable.concat` they call, named too, without any).
     asked = [i for i in first if i in more]
     look(asked, 0)
     look([i for i in asked if floors.get(i)], FIRST_LOOK_LINES)
+    look([i for i in first if i not in more], 0, MIN_EXCERPT_LINES)
     look([i for i in first if i not in more], 0)
     # Then the named ones grow, and the others follow, best first: a long body takes at
     # most half the share while another excerpt may follow it.

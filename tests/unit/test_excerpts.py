@@ -286,6 +286,22 @@ def test_every_named_entity_gets_a_first_look_before_one_long_body_grows() -> No
     assert len(roomy.shown["m.a"]) >= len(roomy.shown["m.c"])
 
 
+def test_where_first_looks_at_every_named_one_do_not_fit_each_gets_a_glance() -> None:
+    """Four named bodies and a share for about three first looks: each shows source
+    (three tests the task named had left the `Variable.concat` they call, named last,
+    without any)."""
+    bodies = {name: tuple(f"    {name}_{n} = {n}" for n in range(1, 61)) for name in "abcd"}
+    entities = {f"m.{name}": function(name, 1, 60, f"{name}.py") for name in "abcd"}
+    reader = Files({f"{name}.py": body for name, body in bodies.items()})
+    ids = list(entities)
+    first_look = excerpt_lines(entities["m.a"], bodies["a"], FIRST_LOOK_LINES)
+    one_look = estimated_tokens("\n".join(first_look)) + 1
+    share = 3 * one_look + one_look // 2
+    chosen = choose_excerpts(ids, entities, reader, share, estimated_tokens, named=ids)
+    assert list(chosen.blocks) == ids and chosen.tokens <= share
+    assert all(len(lines) >= MIN_EXCERPT_LINES for lines in chosen.shown.values())
+
+
 def test_a_named_entity_looks_first_and_the_others_follow_in_rank_order() -> None:
     entities, reader, ids = three_long_functions()
     ranked = choose_excerpts(ids, entities, reader, 300, estimated_tokens)
