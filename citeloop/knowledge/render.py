@@ -479,12 +479,18 @@ class ContextText:
         self._by_id = {entity.id: entity for entity in entities}
         self._named = {entity.name for entity in entities}
         # The names a calls line's tail does not write: a listed member is an entity
-        # of the context too (`not shown: _owner_entities()` beside a list naming it).
-        self._unnamed = self._named | {
-            member.name
-            for members, _ in (*self.member_lists.values(), *self.module_lists.values())
-            for member in members
-        }
+        # of the context too (`not shown: _owner_entities()` beside a list naming it),
+        # and so is the class a member's line names (`not shown: CompiledStateGraph()`
+        # under `CompiledStateGraph.attach_node(...)`).
+        self._unnamed = (
+            self._named
+            | {
+                member.name
+                for members, _ in (*self.member_lists.values(), *self.module_lists.values())
+                for member in members
+            }
+            | {owner for entity in entities if (owner := member_owner(entity, owners))}
+        )
         self._callees = callees or {}
 
     def owner(self, entity: Entity) -> str | None:

@@ -295,6 +295,27 @@ def test_a_calls_line_says_which_callees_the_context_does_not_hold() -> None:
     assert listed.render(facts).splitlines()[-1] == "f() calls g(); not shown: l() and 2 more"
 
 
+def test_a_calls_line_tail_does_not_name_the_class_of_a_member_line() -> None:
+    """A class whose member has a line is an entity of the context (its member's line
+    names it), even without a line of its own: a calls line's tail does not name it as
+    code the context does not show (`compile() calls attach_node(); not shown:
+    CompiledStateGraph() and 10 more` under `CompiledStateGraph.attach_node(...)`)."""
+    caller = Entity("m.f", EntityKind.FUNCTION, "f", path="m.py", line=1)
+    attach = method("m.Graph.attach", path="m.py", line=20)
+    graph = Entity("m.Graph", EntityKind.CLASS, "Graph", path="m.py", line=18)
+    other = Entity("m.h", EntityKind.FUNCTION, "h", path="m.py", line=40)
+    facts = [Fact("m.f", RelationKind.CALLS, "m.Graph.attach")]
+    text = ContextText(
+        [caller, attach], {"m.Graph.attach": "m.Graph"}, callees={"m.f": [attach, graph, other]}
+    ).render(facts)
+    assert "Graph.attach()  # L20" in text.splitlines()
+    assert text.splitlines()[-1] == "f() calls attach(); not shown: h() and 1 more"
+    alone = ContextText(
+        [caller, attach], {"m.Graph.attach": "m.Graph"}, callees={"m.f": [attach, graph]}
+    ).render(facts)
+    assert alone.splitlines()[-1] == "f() calls attach(); not shown: 1 more"
+
+
 def test_a_class_named_only_by_its_members_lines_makes_its_name_ambiguous() -> None:
     """A played context showed `Interval.low: float` of a dataclass (its class line
     left out) beside the constraint class `Interval`: `Interval inherits from
