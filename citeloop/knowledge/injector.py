@@ -149,7 +149,7 @@ class ContextInjector:
     Raises:
         ConfigurationError: If ``store`` is no graph store (a path, say), if ``hops``,
             ``max_context_tokens``, ``max_entities``, ``lexical_hits``, ``excerpt_share``
-            or ``reuse_contexts`` is out of range, or
+            or ``reuse_contexts`` is out of range, ``count_tokens`` is not callable, or
             ``retriever`` has no ``invoke`` (or is a class, not an instance); from
             :meth:`inject`, if one of those settings was set out of range since, or the
             retriever returns anything but documents with entity ids.
@@ -182,8 +182,9 @@ class ContextInjector:
             lexical_hits=lexical_hits,
             excerpt_share=excerpt_share,
             reuse_contexts=reuse_contexts,
+            count_tokens=count_tokens,
         )
-        self.store = store
+        self._store = store
         self.hops = int(hops)
         self.max_context_tokens = int(max_context_tokens)
         self.max_entities = None if max_entities is None else int(max_entities)
@@ -197,6 +198,13 @@ class ContextInjector:
         self.excerpt_share = float(excerpt_share)
         self._sources: tuple[Path, SourceReader] | None = None  # (root, reader)
         self._reused = ReusedContexts(reuse_contexts) if reuse_contexts else None
+
+    @property
+    def store(self) -> GraphStore:
+        """The graph store given at construction (read-only: the injector's reads, its
+        finder and its reused contexts are of it; build another injector for another
+        store)."""
+        return self._store
 
     @property
     def retriever(self) -> Retriever | None:
@@ -252,7 +260,8 @@ class ContextInjector:
         Raises:
             TypeError: If ``payload`` is not a str, mapping or sequence.
             ConfigurationError: If ``hops``, ``max_context_tokens``, ``max_entities``,
-                ``lexical_hits`` or ``excerpt_share``, set since, is out of range.
+                ``lexical_hits`` or ``excerpt_share``, set since, is out of range, or
+                ``count_tokens``, set since, is not callable.
         """
         text = payload_text(payload)
         widening = expansion or ContextExpansion()
@@ -263,6 +272,7 @@ class ContextInjector:
             max_entities=self.max_entities,
             lexical_hits=self.lexical_hits,
             excerpt_share=self.excerpt_share,
+            count_tokens=self.count_tokens,
         )
         self._finder.lexical_hits = self.lexical_hits
         for _ in range(READ_ATTEMPTS):  # its entities, lines and source of one version
@@ -401,7 +411,7 @@ class ContextInjector:
         re-index names another folder: the snapshot id stays the same when the code
         does), or ``None`` for a store that does not say which, or whose folder is gone
         (no excerpts)."""
-        found = _source_root(self.store)
+        found = _source_root(self._store)
         if found is None:
             return None
         root, digests = found

@@ -8,6 +8,7 @@ from typing import Any
 
 from citeloop.errors import ConfigurationError
 from citeloop.knowledge.model import MAX_CONTEXT_TOKENS
+from citeloop.text import estimated_tokens
 
 STORE_READS = ("entities_named", "names", "get_entity", "facts_of", "snapshot")
 """What an injector reads of its store (:class:`~citeloop.knowledge.store.GraphStore`)."""
@@ -22,6 +23,7 @@ def check_settings(
     lexical_hits: Any,
     excerpt_share: Any,
     reuse_contexts: Any,
+    count_tokens: Any = None,
 ) -> None:
     """Check an injector's arguments (see
     :class:`~citeloop.knowledge.injector.ContextInjector` for their ranges).
@@ -30,7 +32,8 @@ def check_settings(
         ConfigurationError: Naming the argument, what it got, and what to pass: a
             ``store`` without the reads of :data:`STORE_READS` (a path, say), a count
             that is no int (``True`` is none) or out of range, an ``excerpt_share``
-            that is no number between 0 and 1.
+            that is no number between 0 and 1, a ``count_tokens`` that is neither
+            ``None`` (the default counter) nor callable.
     """
     missing = [name for name in STORE_READS if not callable(getattr(store, name, None))]
     if missing:
@@ -51,6 +54,7 @@ def check_settings(
         max_entities=max_entities,
         lexical_hits=lexical_hits,
         excerpt_share=excerpt_share,
+        count_tokens=estimated_tokens if count_tokens is None else count_tokens,
     )
 
 
@@ -61,6 +65,7 @@ def check_values(
     max_entities: Any,
     lexical_hits: Any,
     excerpt_share: Any,
+    count_tokens: Any,
 ) -> None:
     """Check the settings an injector reads at every ``inject`` (its attributes of these
     names, which a caller may change between calls), as :func:`check_settings` does.
@@ -68,6 +73,12 @@ def check_values(
     Raises:
         ConfigurationError: Naming the setting, what it got, and what to pass.
     """
+    if not callable(count_tokens):
+        raise ConfigurationError(
+            f"count_tokens must be a function that counts a text's tokens (str -> int), "
+            f"got {count_tokens!r}; pass one (lambda text: len(encoding.encode(text))), or "
+            "citeloop.text.estimated_tokens, the default, for about 4 characters a token"
+        )
     for name, value, kind in (
         ("hops", hops, "an int"),
         ("max_context_tokens", max_context_tokens, "an int"),

@@ -1385,6 +1385,7 @@ def test_max_entities_caps_the_default_context() -> None:
         {"max_entities": "40"},
         {"max_context_tokens": None},
         {"lexical_hits": True},
+        {"count_tokens": 5},
     ],
 )
 def test_bad_settings(settings: dict[str, object]) -> None:
@@ -1394,7 +1395,14 @@ def test_bad_settings(settings: dict[str, object]) -> None:
 
 @pytest.mark.parametrize(
     "settings",
-    [{"hops": -1}, {"max_entities": 0}, {"max_context_tokens": 0}, {"excerpt_share": 2}],
+    [
+        {"hops": -1},
+        {"max_entities": 0},
+        {"max_context_tokens": 0},
+        {"excerpt_share": 2},
+        # A counter that cannot count had raised a TypeError from deep in the budget.
+        {"count_tokens": None},
+    ],
 )
 def test_a_setting_changed_out_of_range_is_refused_by_the_next_inject(
     settings: dict[str, object],
@@ -1421,6 +1429,18 @@ def test_lexical_hits_changed_between_calls_bound_the_next_context() -> None:
     assert len(injector.inject(task).entities) == 1
     injector.lexical_hits = 0
     assert injector.inject(task).entities == ()
+
+
+def test_the_store_cannot_be_replaced_after_construction() -> None:
+    """The injector's reads, finder and reused contexts are of the store it was built
+    with: a store set since had been read for the source lines alone, the graph still
+    read from the first one."""
+    first = MemoryGraphStore([Entity("m.f", EntityKind.FUNCTION, "f")], [])
+    injector = ContextInjector(first)
+    with pytest.raises(AttributeError, match="store"):
+        injector.store = MemoryGraphStore([], [])  # type: ignore[misc]
+    assert injector.store is first
+    assert [e.name for e in injector.inject("What does `f` do?").core] == ["f"]
 
 
 @pytest.mark.parametrize("store", ["graph.db", Path("graph.db"), None])
