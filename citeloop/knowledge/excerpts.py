@@ -29,6 +29,7 @@ one body are chosen, and how an excerpt line reads: :mod:`citeloop.knowledge.bod
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from typing import NamedTuple
 
@@ -141,16 +142,29 @@ class Excerpts(NamedTuple):
         shown = {key: lines for key, lines in self.shown.items() if key in blocks}
         return self._replace(blocks=blocks, shown=shown)
 
-    def nested_merged(self, entities: Mapping[str, Entity], reader: LineSource) -> Excerpts:
+    def nested_merged(
+        self,
+        entities: Mapping[str, Entity],
+        reader: LineSource,
+        piece: Callable[[str], float] | None = None,
+        room: float = math.inf,
+    ) -> Excerpts:
         """With the excerpt of a nested function (or class, or method of a nested class)
         shown in that of the function enclosing it, when both have one: the enclosing
         excerpt shows the lines of both, and the nested one's goes (a played context
         showed the same lines of a decorator's ``wrapper`` twice, under it and under
         the function that defines it, each with gaps the other filled). The innermost
         enclosing function takes it, and an excerpt with nested ones of its own takes
-        theirs first. ``tokens`` stays what the chosen ones took; the lines are fewer.
+        theirs first. ``tokens`` stays what the chosen ones took.
         A file ``reader`` no longer gives leaves a nested excerpt that shows nothing
-        more than its enclosing one out, and the others as they were."""
+        more than its enclosing one out, and the others as they were.
+
+        A merged excerpt can be longer than the two it replaces (a nested excerpt in a
+        run the enclosing one leaves out splits that run's marker in two, and its line
+        numbers take the enclosing one's width): with ``piece`` (what a line adds to the
+        text's tokens, as the budget counts it), a merge is made only while what it
+        adds, each line with its break, fits in ``room``; one that shortens the text
+        gives its tokens back. The two excerpts of a merge left out stay as they were."""
         spans = {key: _span(entities[key]) for key in self.shown if key in entities}
         into: dict[str, str] = {}
         for key, (path, first, last) in spans.items():
@@ -180,10 +194,23 @@ class Excerpts(NamedTuple):
                     del blocks[key], shown[key]
                 continue
             body = BodyLines(entities[target], lines, {})
-            blocks[target] = body.render(union)
+            block = body.render(union)
+            if piece is not None:
+                added = _cost(block, piece) - _cost(blocks[target], piece)
+                added -= _cost(blocks[key], piece)
+                if added > room:
+                    continue  # both stay: the budget has no room for what it adds
+                room -= added
+            blocks[target] = block
             shown[target] = tuple(union)
             del blocks[key], shown[key]
         return self._replace(blocks=blocks, shown=shown)
+
+
+def _cost(block: Sequence[str], piece: Callable[[str], float]) -> float:
+    """What the lines of ``block`` add to a text, each with its line break."""
+    newline = piece("\n")
+    return sum(piece(line) + newline for line in block)
 
 
 _ENCLOSING_KINDS = frozenset({EntityKind.FUNCTION, EntityKind.METHOD, EntityKind.TEST})

@@ -394,7 +394,16 @@ class Selector:
         owners = {member: owner for member, owner in owners.items() if member in chosen}
         excerpts = excerpts.within(chosen - without_excerpt)
         if source is not None:
-            excerpts = excerpts.nested_merged(found.entities, source)
+            # A merged excerpt may be longer than the two it replaces: it takes no more
+            # than the lines and lists leave of the budget.
+            piece = line_cost(self.count_tokens)
+            newline = piece("\n")
+            room = budget - filled.used
+            room -= sum(
+                piece(member_list_line(list_label(found.entities[i]), *of)) + newline
+                for i, of in listed.items()
+            )
+            excerpts = excerpts.nested_merged(found.entities, source, piece, room)
         return Selection(
             found,
             selected,

@@ -445,6 +445,43 @@ def test_a_nested_function_s_excerpt_is_shown_in_its_enclosing_one() -> None:
     assert list(within.nested_merged(long_entities, gone).blocks) == ["m.outer"]
 
 
+def test_a_merge_that_lengthens_the_text_is_made_only_within_the_room_left() -> None:
+    """A nested excerpt in a run its enclosing one leaves out splits that run's marker in
+    two, and its lines take the enclosing one's wider numbers: the merged excerpt is
+    longer than the two it replaces (a context of 1,000 tokens had taken 1,002). With
+    what a line costs, a merge adds at most the room left; else both stay."""
+    body = ("def outer():", *[f"    x_{i} = {i}" for i in range(97)], "    def inner():",
+            "        return 1", "    return inner()")  # fmt: skip
+    entities = {"m.outer": function("outer", 1, 101), "m.inner": function("inner", 99, 100)}
+    reader = Files({"m.py": body})
+    blocks = {
+        "m.outer": BodyLines(entities["m.outer"], body, {}).render([1, 2]),
+        "m.inner": BodyLines(entities["m.inner"], body, {}).render([99, 100]),
+    }
+    both = Excerpts(blocks, {"m.outer": (1, 2), "m.inner": (99, 100)}, 0)
+
+    def cost(block: list[str]) -> int:
+        return sum(len(line) + 1 for line in block)
+
+    merged = both.nested_merged(entities, reader)
+    assert list(merged.blocks) == ["m.outer"]
+    added = cost(merged.blocks["m.outer"]) - cost(blocks["m.outer"]) - cost(blocks["m.inner"])
+    assert added > 0  # longer than the two
+    assert both.nested_merged(entities, reader, len, added).blocks == merged.blocks
+    kept = both.nested_merged(entities, reader, len, added - 1)
+    assert kept.blocks == blocks and kept.shown == both.shown
+    # One that shortens the text is made whatever the room (lines shown twice go).
+    twice = Excerpts(
+        {
+            "m.outer": BodyLines(entities["m.outer"], body, {}).render([1, 99, 100]),
+            "m.inner": BodyLines(entities["m.inner"], body, {}).render([99, 100]),
+        },
+        {"m.outer": (1, 99, 100), "m.inner": (99, 100)},
+        0,
+    )
+    assert list(twice.nested_merged(entities, reader, len, -50).blocks) == ["m.outer"]
+
+
 @pytest.mark.parametrize(("line", "end"), [(-5, -1), (0, 3), (4, 2)])
 def test_a_span_that_is_no_span_of_the_file_shows_no_source(line: int, end: int) -> None:
     entities = {"m.a": function("a", line, end)}
