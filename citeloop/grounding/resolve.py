@@ -144,7 +144,8 @@ def cited_owners(
         (place.owner, entity.name) for entity in entities for place in entity.places if place.owner
     }
     found = set()
-    for item in section.items:
+    # A group label (an item with sub-items) cites as an item does.
+    for item in section.items + section.group_labels:
         owner = _owner_written(item)
         if owner and owner in names and owner not in found:
             targets, _ = resolve_citation(item, names, scanner)
@@ -167,7 +168,7 @@ def cited_members(
     if section is None or not members:
         return set()
     found = set()
-    for item in section.items:
+    for item in section.items + section.group_labels:  # a group label cites as an item
         targets, _ = resolve_citation(item, names, scanner)
         owner = _owner_written(item)
         found.update(key for target in targets if (key := f"{owner}.{target}") in members)

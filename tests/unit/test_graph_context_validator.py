@@ -515,6 +515,23 @@ def test_a_member_cited_under_its_class_cites_the_class_too() -> None:
     assert result.missing_core_citations == ("Group",)
 
 
+def test_a_member_cited_with_sub_items_cites_itself_and_its_class_as_an_item_does() -> None:
+    """A citation list may nest: `- Group.invoke` with its sub-items under it is a
+    group label, which cites what it names. It had cited neither `Group` (the class of
+    the member it writes) nor `Group.invoke` among the namesakes `invoke`, so the
+    nested list failed where the flat one passed."""
+    flat = "\n\n## Entities used\n- Context\n- Group.invoke\n- Context.invoke\n"
+    assert validate(INVOKES_BODY + flat, INVOKES).passed
+    nested = "\n\n## Entities used\n- Group.invoke\n  - Context\n  - Context.invoke\n"
+    result = validate(INVOKES_BODY + nested, INVOKES)
+    assert result.passed, result.reasons
+    assert result.missing_core_citations == ()
+    located = "\n\n## Entities used\n- Group.invoke (core.py:2020)\n"
+    located += "  - Context.invoke (core.py:861)\n    - Context\n"
+    result = validate(INVOKES_BODY + located, INVOKES)
+    assert result.passed, result.reasons
+
+
 def test_another_class_at_a_core_members_lines_cites_neither() -> None:
     # `Command.invoke` is not in a context without it, wherever its location points.
     context = [e for e in INVOKES if e["id"] != "core.Command.invoke"]
