@@ -116,18 +116,39 @@ def _clean(name: str) -> str:
 def _split_name(part: str) -> tuple[str, str]:
     """(the name as written, what follows it: link target, description or nothing)."""
     part = part.strip()
-    for opening, closing in (("[", "]"), ("`", "`")):
-        close = part.find(closing, 1) if part.startswith(opening) else -1
+    if part.startswith("["):
+        close = part.find("]", 1)
         if close > 0:
             rest = part[close + 1 :]
-            if opening == "[" and rest.startswith("("):
+            if rest.startswith("("):
                 # The link target is part of the link, not a description.
                 target_end = rest.find(")")
                 rest = rest[target_end + 1 :] if target_end != -1 else ""
             return part[1:close], rest
+    elif part.startswith("`"):
+        # A code span: its opening run of backticks, to a closing run as long
+        # (``Item.total`` — a.py:12, as reStructuredText writes code).
+        run = len(part) - len(part.lstrip("`"))
+        close = _closing_run(part, run)
+        if close > 0:
+            return part[run:close], part[close + run :]
     cuts = (part.find(separator) for separator in _DESCRIPTION_SEPARATORS)
     cut = min((cut for cut in cuts if cut > 0), default=len(part))
     return part[:cut], part[cut:]
+
+
+def _closing_run(text: str, length: int) -> int:
+    """Where the first run of exactly ``length`` backticks after the opening one of
+    ``text`` starts (a code span's end), or -1. Each run is looked at once: linear."""
+    at = text.find("`", length)
+    while at != -1:
+        end = at
+        while end < len(text) and text[end] == "`":
+            end += 1
+        if end - at == length:
+            return at
+        at = text.find("`", end)
+    return -1
 
 
 def _name_of(part: str) -> str:

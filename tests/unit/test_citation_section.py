@@ -498,6 +498,9 @@ def section_of(item: str, is_entity: Callable[[str], bool] | None = None) -> Cit
         ("Name (pkg/a.py line 12)", "pkg/a.py", 12, 12),
         ("Name (pkg/a.py lines 12-40)", "pkg/a.py", 12, 40),
         ("`Name` ([pkg/a.py:12](pkg/a.py#L12))", "pkg/a.py", 12, 12),
+        # Double backticks, as reStructuredText writes code (and Markdown a code span).
+        ("``Name`` (a.py:2)", "a.py", 2, 2),
+        ("``Name()`` — a.py:2", "a.py", 2, 2),
     ],
 )
 def test_item_location(item: str, path: str, start: int, end: int) -> None:
@@ -505,6 +508,24 @@ def test_item_location(item: str, path: str, start: int, end: int) -> None:
         section = section_of(item, is_entity=is_entity)
         assert section.items == ("Name",)
         assert section.locations == (CitedLocation("Name", path, start, end, item),)
+
+
+@pytest.mark.parametrize(
+    "item",
+    [
+        "``Name`` — the builder",
+        "``Name``: the builder",
+        "```Name``` - the builder",
+        "`` `Name` `` - the builder",
+    ],
+)
+def test_a_name_in_a_code_span_of_several_backticks_is_cited(item: str) -> None:
+    """A code span opened by a run of backticks ends at a run as long: the item
+    ``Name`` followed by a description had cited nothing (the name was read up to the
+    second backtick of the opening run, and was empty)."""
+    assert section_of(item).items == ("Name",)
+    result = validate("`Name` builds it.\n\n## Entities used\n- " + item + "\n", "class Name\n")
+    assert result.citations == ("Name",) and result.passed, result.reasons
 
 
 @pytest.mark.parametrize(
