@@ -138,6 +138,18 @@ def without_invisible(text: str) -> str:
     return replace_chars(text, _INVISIBLE, "")
 
 
+_HYPHENS = "\u2010\u2011"
+"""Hyphens other than ``-`` that read as one: hyphen, non-breaking hyphen (which chat
+models write in ids: ``REQ\u2011002``)."""
+
+
+def plain_hyphens(text: str) -> str:
+    """``text`` with each hyphen of :data:`_HYPHENS` written ``-`` (a requirement id
+    ``REQ\u2011002`` is ``REQ-002``, as it shows); ``text`` itself when it has none.
+    Dashes (``–``, ``−``) stay: they separate, as in a range ``L3–9``."""
+    return replace_chars(text, _HYPHENS, "-")
+
+
 def replace_chars(text: str, chars: str, by: str) -> str:
     """``text`` with each of ``chars`` (characters that are not ASCII) replaced by
     ``by``; ``text`` itself when it has none of them.

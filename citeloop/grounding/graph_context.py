@@ -38,7 +38,7 @@ from citeloop.grounding.retry_prompt import build_retry_prompt
 from citeloop.grounding.sayings import says_context_insufficient
 from citeloop.grounding.substance import GraphNames, only_lists, ungrounded_names
 from citeloop.markdown import unescape, visible_text
-from citeloop.text import listed, normalize_text, without_invisible
+from citeloop.text import listed, normalize_text, plain_hyphens, without_invisible
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -393,8 +393,9 @@ class GraphContextValidator:
         # Of several candidate sections the last one citing an entity by name is the
         # list; a later label line of prose ("Citations: StateGraph is the key one.",
         # "Citations: none beyond the list above.") is not.
-        # What a reader sees: no invisible characters inside names, no HTML comments.
-        shown = visible_text(without_invisible(normalize_text(response)))
+        # What a reader sees: no invisible characters inside names, no HTML comments,
+        # a hyphen as `-` (`REQ\u2011002` is `REQ-002`).
+        shown = visible_text(plain_hyphens(without_invisible(normalize_text(response))))
         body, section = split_citation_section(
             shown,
             self.section_labels,

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 
 from citeloop.grounding.links import is_host_name, without_links
 from citeloop.grounding.proper_nouns import PROPER_NOUNS
-from citeloop.text import is_word_char, normalize_text, without_invisible
+from citeloop.text import is_word_char, normalize_text, plain_hyphens, without_invisible
 
 _IDENTIFIER = r"[^\W\d]\w*"
 _TOKEN = re.compile(
@@ -300,17 +300,19 @@ class Mention:
 
 def _code_spans(text: str) -> list[tuple[str, str]]:
     """``(segment, kind)`` pieces of ``normalize_text(text)`` without invisible
-    characters, ``kind`` ``"text"``, ``"span"`` or ``"fence"``: a run of backticks opens
-    a code span that the next run of the same length in its block closes (a paragraph,
-    a list item or a heading: Markdown's inline content, CommonMark §6.1), or a fence
-    that the next run of its length closes; a run that nothing closes is text (a quote
-    of ```nan'`` in one paragraph does not pair with a backtick of the next, which
-    would make the words between two later code spans code: a played answer was failed
-    for the verbs of "`fit` uses `kneighbors`"). One pass over the runs: linear. Web
-    and e-mail addresses are blanked out first (:func:`~citeloop.grounding.links.
-    without_links`; no backtick, blank line or list marker is in one):
-    ``docs.python.org`` and ``ops_team`` of them name no code."""
-    return list(_split_code(without_links(without_invisible(normalize_text(text)))))
+    characters, its hyphens ``-`` (:func:`~citeloop.text.plain_hyphens`), ``kind``
+    ``"text"``, ``"span"`` or ``"fence"``: a run of backticks opens a code span that the
+    next run of the same length in its block closes (a paragraph, a list item or a
+    heading: Markdown's inline content, CommonMark §6.1), or a fence that the next run
+    of its length closes; a run that nothing closes is text (a quote of ```nan'`` in
+    one paragraph does not pair with a backtick of the next, which would make the words
+    between two later code spans code: a played answer was failed for the verbs of
+    "`fit` uses `kneighbors`"). One pass over the runs: linear. Web and e-mail
+    addresses are blanked out first (:func:`~citeloop.grounding.links.without_links`;
+    no backtick, blank line or list marker is in one): ``docs.python.org`` and
+    ``ops_team`` of them name no code."""
+    shown = plain_hyphens(without_invisible(normalize_text(text)))
+    return list(_split_code(without_links(shown)))
 
 
 _BLOCK_START = re.compile(r"\n[ \t]*\n|\n(?=[ \t]*(?:[-*+]|\d{1,9}[.)]|#{1,6})[ \t])")

@@ -33,7 +33,7 @@ from citeloop.grounding.retry_prompt import (
     SAID_LACKING_ASK,
     SAID_LACKING_PROBLEM,
 )
-from citeloop.text import normalize_text, stream_safe, without_invisible
+from citeloop.text import normalize_text, plain_hyphens, stream_safe, without_invisible
 
 CONTEXT = (
     "class GraphStore(Protocol): add_entity, neighbours\n"
@@ -930,6 +930,22 @@ def test_without_invisible_drops_each_invisible_character_and_keeps_the_rest() -
     assert without_invisible("caf\u00e9") == "caf\u00e9"
     ascii_text = "plain text"
     assert without_invisible(ascii_text) is ascii_text
+
+
+@pytest.mark.parametrize("hyphen", ["\u2011", "\u2010"])
+def test_an_id_written_with_a_unicode_hyphen_is_the_id(hyphen: str) -> None:
+    """Chat models write a non-breaking hyphen in ids (`REQ\u2011008\u2011013`): it
+    shows as `REQ-008-013`, and had been neither a reference of it nor its citation,
+    but a citation of something the context does not have."""
+    written = {"REQ-008-013": "REQ-008-013".replace("-", hyphen), "DEC-7": f"DEC{hyphen}7"}
+    body = BODY
+    section = "## Entities used\n" + "".join(f"- {name}\n" for name in NAMES)
+    for name, shown in written.items():
+        body, section = body.replace(name, shown), section.replace(name, shown)
+    result = validate(body + section)
+    assert result.passed, result.reasons
+    assert result.invalid_citations == () and result.entities_missing == ()
+    assert plain_hyphens("a\u2011b\u2010c \u2013 d") == "a-b-c \u2013 d"  # a dash stays
 
 
 def test_name_after_a_long_run_of_marks_is_found() -> None:

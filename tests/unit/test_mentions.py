@@ -86,6 +86,14 @@ def test_invisible_characters_do_not_split_a_name() -> None:
     }
 
 
+def test_an_id_written_with_a_non_breaking_hyphen_is_the_id() -> None:
+    """`REQ\u2011002` shows as `REQ-002`: a task written so names the requirement."""
+    assert mentioned("What does REQ\u2011002 require of `DEC\u20107`?") == {
+        "REQ-002": "id",
+        "DEC-7": "backticks",
+    }
+
+
 def test_an_unclosed_backtick_is_text() -> None:
     assert mentioned("a ` lone tick and read") == {}
     assert mentioned("``a` b`` c`") == {"a": "backticks", "b": "backticks"}
