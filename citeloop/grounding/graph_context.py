@@ -225,9 +225,10 @@ class GraphContextValidator:
 
     Raises:
         ValueError: ``reference_threshold`` is outside [0, 1], ``threshold`` and
-            ``reference_threshold`` disagree, ``section_labels`` is empty, or
-            ``min_citations`` is negative.
-        TypeError: ``reference_threshold`` is not a number, or ``min_citations`` not an int.
+            ``reference_threshold`` disagree, ``section_labels`` is empty or holds a
+            blank label, or ``min_citations`` is negative.
+        TypeError: ``reference_threshold`` is not a number, ``min_citations`` not an
+            int, or ``section_labels`` a str (not a list of labels).
 
     Example:
         >>> validator = GraphContextValidator(reference_threshold=1.0)
@@ -270,12 +271,32 @@ class GraphContextValidator:
                 f"reference_threshold must be in [0, 1], got {threshold!r}; "
                 "e.g. 0.5 requires half of the core entities in the body"
             )
-        if not self.section_labels:
+        if isinstance(self.section_labels, str):
+            # Each of its characters had been a label: no answer's section was found.
+            raise TypeError(
+                f"section_labels must be a list of labels, got the str "
+                f"{self.section_labels[:60]!r}; pass ({self.section_labels[:60]!r},)"
+            )
+        labels = tuple(self.section_labels)
+        if not labels:
             raise ValueError("section_labels is empty; pass at least one label")
+        if not all(isinstance(label, str) and label.strip() for label in labels):
+            raise ValueError(
+                f"section_labels must be non-blank strings, got {labels!r}; pass the "
+                "words of the heading of the answer's citation list, e.g. 'Entities used'"
+            )
+        object.__setattr__(self, "section_labels", labels)
         if isinstance(self.min_citations, bool) or not isinstance(self.min_citations, int):
             raise TypeError(f"min_citations must be an int, got {self.min_citations!r}")
         if self.min_citations < 0:
             raise ValueError(f"min_citations must be >= 0, got {self.min_citations}")
+
+    def _section_heading(self) -> str:
+        """The heading a reason asks for: ``Entities used``, or the first of the labels
+        given (an answer under ``## Entities used`` has no section they accept)."""
+        if self.section_labels == DEFAULT_SECTION_LABELS:
+            return "Entities used"
+        return " ".join(self.section_labels[0].split())
 
     def validate(
         self,
@@ -496,7 +517,8 @@ class GraphContextValidator:
             )
         if require:
             if section is None and core:
-                rules.append(("citation_section", "no citation section ('## Entities used')"))
+                heading = self._section_heading()
+                rules.append(("citation_section", f"no citation section ('## {heading}')"))
             if missing_core_citations:
                 missing = listed(sorted(missing_core_citations))
                 rules.append(("core_citations", f"core entities not cited: {missing}"))
@@ -509,7 +531,8 @@ class GraphContextValidator:
                         "min_citations",
                         f"the task names no code of the context: cite at least "
                         f"{self.min_citations} of "
-                        f"the context's entities the answer uses under '## Entities used' "
+                        f"the context's entities the answer uses under "
+                        f"'## {self._section_heading()}' "
                         f"({len(cited)} cited)",
                     )
                 )

@@ -705,6 +705,28 @@ def test_threshold_not_a_number(threshold: object) -> None:
         GraphContextValidator(threshold=threshold)  # type: ignore[arg-type]
 
 
+def test_section_labels_must_be_labels() -> None:
+    """A str had been taken as its characters, one label each: no answer's section was
+    ever found. A blank label names no heading."""
+    with pytest.raises(TypeError, match=r"section_labels must be a list .*\('Sources',\)"):
+        GraphContextValidator(section_labels="Sources")  # type: ignore[arg-type]
+    for labels in ([], [""], ["  "], [None]):
+        with pytest.raises(ValueError, match="section_labels"):
+            GraphContextValidator(section_labels=labels)  # type: ignore[arg-type]
+    assert GraphContextValidator(section_labels=["Sources"]).section_labels == ("Sources",)
+
+
+def test_a_missing_section_is_named_by_the_labels_given() -> None:
+    """With labels of one's own, the reason asks for a heading they accept, not for
+    '## Entities used', which they do not."""
+    result = validate(BODY, section_labels=("Sources",))
+    assert "no citation section ('## Sources')" in result.reasons
+    assert validate(BODY + "## Sources\n" + "".join(f"- {n}\n" for n in NAMES),
+                    section_labels=("Sources",)).passed  # fmt: skip
+    bare = validate("Nothing here.", ["x", "y"], core_entities=[], section_labels=("Sources",))
+    assert any("under '## Sources'" in reason for reason in bare.reasons)
+
+
 def test_no_threshold_means_the_documented_half() -> None:
     assert GraphContextValidator(reference_threshold=None).reference_threshold == 0.5
     with pytest.raises(ValueError, match="disagree"):
