@@ -112,9 +112,11 @@ def is_file_suffix(word: str) -> bool:
 
 def same_file(cited: str, known: str) -> bool:
     """Whether a cited path names the file ``known`` (relative to the indexed root): the
-    same path, or one ends with the other at a ``/`` (``src/pkg/a.py`` and ``pkg/a.py``)."""
-    cited = cited.strip().removeprefix("./")
-    known = known.strip().removeprefix("./")
+    same path, or one ends with the other at a ``/`` (``src/pkg/a.py`` and ``pkg/a.py``).
+    A ``\\`` separates as ``/`` does, on either side (a context of a store of one's own,
+    written on Windows, has ``pkg\\a.py``)."""
+    cited = cited.strip().replace("\\", "/").removeprefix("./")
+    known = known.strip().replace("\\", "/").removeprefix("./")
     if not cited or not known:
         return False
     return cited == known or cited.endswith("/" + known) or known.endswith("/" + cited)

@@ -695,6 +695,16 @@ def test_location_helpers() -> None:
     assert same_file("./a/b.py", "a/b.py") and not same_file("", "a/b.py")
 
 
+def test_a_backslash_separates_a_path_on_either_side() -> None:
+    """A context whose paths a store of one's own wrote on Windows (`pkg\\a.py`): an
+    answer citing `pkg/a.py:12`, or `pkg\\a.py:12`, had been refused."""
+    windows = [Place("src\\pkg\\a.py", 10, 20)]
+    assert location_valid("pkg/a.py", 12, 12, windows)
+    assert location_valid("pkg\\a.py", 12, 12, windows)
+    assert location_valid("src/pkg/a.py", 12, 12, [Place("pkg\\a.py", 10, 20)])
+    assert not location_valid("pkg/b.py", 12, 12, windows)
+
+
 # --- the context is not enough --------------------------------------------------------
 
 
