@@ -39,7 +39,7 @@ _SAYINGS = (
     r"(?:does not|doesn't|did not|didn't|do not|don't) (?:\w+ ){0,2}?"
     r"(?:show|include|contain|provide|have|cover|mention|define|describe|specify"
     r"|reveal|say|explain|expose|give)",
-    _CONTEXT + r" (?:is|seems|appears|was) (?:to be )?(?:\w+ )?(?:insufficient"
+    _CONTEXT + r" (?:is|seems|appears|was) (?:to be )?(?:(?!not )\w+ )?(?:insufficient"
     r"|incomplete|not enough|not sufficient|too limited|missing)",
     _CONTEXT + r" (?:lacks|omits|is missing|leaves out)",
     _CONTEXT + r" (?:still |also |only |itself |here )?(?:shows|gives|contains|includes|has)"
@@ -232,11 +232,16 @@ BACK_REFERENCE = re.compile(
 _NEEDED_WINDOW = 400
 """Characters after a saying read for a "not needed" (a bounded window each: linear)."""
 _NOTHING_MISSING = re.compile(
-    r"\bnothing\b[^.;:!?\n]{0,60}?\b(?:is|was)\s+(?:missing|lacking|absent)\b", re.IGNORECASE
+    r"\b(?:nothing\b[^.;:!?\n]{0,60}?|no\s+(?:\w+\s+){1,3}?)(?:is|are|was|were)\s+"
+    r"(?:missing|lacking|absent)\b",
+    re.IGNORECASE,
 )
 """What says that nothing the answer needs is lacking ("Nothing needed for the question
-is missing": what else the answer says is not shown is an aside). Bounded between its
-words, so each match is short: linear."""
+is missing", "No code is missing from the context": what else the answer says is not
+shown is an aside). Bounded between its words, so each match is short: linear."""
+_LEAD_WINDOW = 80
+"""Characters before a saying read for the start of its sentence, which may deny it
+("Nothing is missing from the context.")."""
 
 
 _NOTHING = re.compile(
@@ -262,6 +267,10 @@ def _needed(text: str, saying: re.Match[str]) -> bool:
     complete were asked again for such lists."""
     if _NOTHING.match(text, saying.end()):
         return False
+    lead = max(0, saying.start() - _LEAD_WINDOW)
+    opens = max(text.rfind(stop, lead, saying.start()) for stop in (". ", "! ", "? ", "\n"))
+    if _NOTHING_MISSING.search(text, max(lead, opens + 1), saying.end()):
+        return False  # its own sentence denies it: "Nothing is missing from the context."
     window = text[saying.start() : saying.end() + _NEEDED_WINDOW]
     end = SENTENCE_END.search(window, saying.end() - saying.start())
     after = SENTENCE_END.search(window, end.end() + 1) if end is not None else None

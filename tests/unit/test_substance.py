@@ -764,6 +764,10 @@ def test_a_backslash_separates_a_path_on_either_side() -> None:
         "The body of `compile` is not shown. `add_node` is not needed.",
         "`add_node` is not needed. The context does not show `compile`.",
         "\n\n**Missing:** the body of `compile`; none of the rest.",
+        # A "no" that denies nothing.
+        "The context has no body for `f`, which is missing from the context.",
+        "No test is shown; the fixture is missing from the context.",
+        "Nothing else matters. The body of `f` is missing from the context.",
     ],
 )
 def test_an_answer_that_says_the_context_is_not_enough_fails(sentence: str) -> None:
@@ -822,6 +826,12 @@ def test_an_answer_that_says_the_context_is_not_enough_fails(sentence: str) -> N
         "Nothing needed for the question is missing. The test `test_radian` is listed but "
         "its body is not shown, so I cannot say what it checks.",
         "The body of `log` is not shown. Nothing the question needs is missing, though.",
+        # A sentence that denies the saying it holds.
+        "Nothing is missing from the context.",
+        "No code is missing from the context.",
+        "No needed entity is absent from the context.",
+        "The context is not missing anything.",
+        "Nothing needed is absent from the context.",
         # A label that says nothing is lacking, or that what follows is not needed.
         "**Missing:** nothing the question needs.",
         "\n\n**Not shown, though not needed.** The context doesn't show where `_variant` is set.",
