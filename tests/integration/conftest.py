@@ -1,4 +1,5 @@
-"""Fixtures of the integration tests: a PostgreSQL database for the checkpointer tests.
+"""Fixtures of the integration tests: a PostgreSQL database for the checkpointer tests,
+and a graph of the installed langgraph source.
 
 The server comes from ``CITELOOP_TEST_POSTGRES_URL`` (``.ci/run`` starts a private one
 and sets it). Without it the PostgreSQL tests skip and say why, unless
@@ -10,9 +11,13 @@ from __future__ import annotations
 import os
 import uuid
 from collections.abc import Iterator
+from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
+import langgraph.graph
 import pytest
+
+from citeloop.knowledge import SqliteGraphStore, index_tree
 
 POSTGRES_URL_ENV = "CITELOOP_TEST_POSTGRES_URL"
 REQUIRE_POSTGRES_ENV = "CITELOOP_REQUIRE_POSTGRES"
@@ -55,3 +60,12 @@ def postgres_url() -> Iterator[str]:
         with psycopg.connect(url, autocommit=True, connect_timeout=10) as conn:
             drop = sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)")
             conn.execute(drop.format(sql.Identifier(name)))
+
+
+@pytest.fixture(scope="session")
+def langgraph_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The graph file of the installed langgraph source, indexed once a session."""
+    db = tmp_path_factory.mktemp("langgraph") / "graph.db"
+    with SqliteGraphStore(db) as store:
+        index_tree(Path(langgraph.graph.__file__).parents[1], store)
+    return db

@@ -5,27 +5,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import langgraph.graph
-import pytest
-
-from citeloop.knowledge import ContextInjector, SqliteGraphStore, Tier, index_tree
+from citeloop.knowledge import ContextInjector, SqliteGraphStore, Tier
 
 
-@pytest.fixture(scope="module")
-def graph_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    db = tmp_path_factory.mktemp("langgraph") / "graph.db"
-    with SqliteGraphStore(db) as store:
-        index_tree(Path(langgraph.graph.__file__).parents[1], store)
-    return db
-
-
-def test_a_merged_nested_excerpt_keeps_the_context_within_its_budget(graph_file: Path) -> None:
+def test_a_merged_nested_excerpt_keeps_the_context_within_its_budget(langgraph_db: Path) -> None:
     """`agenerate_structured_response`'s excerpt, merged into that of the
     `create_react_agent` that defines it, had split a marker of the enclosing excerpt in
     two after the budget was filled: the context took 1,002 of its 1,000 tokens, its
     core two short lines."""
     task = "How does `StructuredResponseSchema` and `error_type` work?"
-    with SqliteGraphStore(graph_file, read_only=True) as store:
+    with SqliteGraphStore(langgraph_db, read_only=True) as store:
         context = ContextInjector(store, max_context_tokens=1000).inject(task)
     assert any(entity.tier == Tier.SUPPORTING for entity in context.entities)
     assert context.tokens <= context.budget == 1000

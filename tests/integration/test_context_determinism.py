@@ -8,10 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-import langgraph.graph
-import pytest
-
-from citeloop.knowledge import ContextExpansion, ContextInjector, SqliteGraphStore, index_tree
+from citeloop.knowledge import ContextExpansion, ContextInjector, SqliteGraphStore
 
 TASK = "How does StateGraph.compile produce a CompiledStateGraph, and where do add_node fit in?"
 OTHER_TASKS = (
@@ -19,14 +16,6 @@ OTHER_TASKS = (
     "Where are channels written after a node runs, and what does BinaryOperatorAggregate do?",
     "How does the checkpointer save a thread's state?",
 )
-
-
-@pytest.fixture(scope="module")
-def graph_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    db = tmp_path_factory.mktemp("langgraph") / "graph.db"
-    with SqliteGraphStore(db) as store:
-        index_tree(Path(langgraph.graph.__file__).parents[1], store)
-    return db
 
 
 def contexts(store: SqliteGraphStore) -> list[str]:
@@ -38,10 +27,10 @@ def contexts(store: SqliteGraphStore) -> list[str]:
     return [default.text, *(context.text for context in widened)]
 
 
-def test_a_warm_read_cache_builds_the_same_context_as_a_cold_one(graph_file: Path) -> None:
-    with SqliteGraphStore(graph_file, read_only=True) as cold:
+def test_a_warm_read_cache_builds_the_same_context_as_a_cold_one(langgraph_db: Path) -> None:
+    with SqliteGraphStore(langgraph_db, read_only=True) as cold:
         expected = contexts(cold)
-    with SqliteGraphStore(graph_file, read_only=True) as warm:
+    with SqliteGraphStore(langgraph_db, read_only=True) as warm:
         injector = ContextInjector(warm)
         for task in OTHER_TASKS:
             injector.inject(task)
@@ -63,12 +52,12 @@ print(json.dumps([[(e.id, e.reason, e.score) for e in c.entities] for c in conte
 """
 
 
-def test_a_context_s_entities_do_not_depend_on_the_string_hash_seed(graph_file: Path) -> None:
+def test_a_context_s_entities_do_not_depend_on_the_string_hash_seed(langgraph_db: Path) -> None:
     """Every entity in the same place, with the same reason and score, in every process
     (the owners appended last included): state and checkpoints are reproducible."""
     runs = [
         subprocess.run(
-            [sys.executable, "-c", _ENTITIES_OF_A_RUN, str(graph_file), TASK],
+            [sys.executable, "-c", _ENTITIES_OF_A_RUN, str(langgraph_db), TASK],
             capture_output=True,
             text=True,
             check=True,

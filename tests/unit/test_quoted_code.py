@@ -103,9 +103,9 @@ def test_an_ambiguous_class_name_picks_its_member_that_calls_the_other_code() ->
         Fact("ex.mathtext.MyApp.OnInit", RelationKind.CALLS, "ex.mathtext.CanvasFrame"),
         Fact("ex.wx4.App.OnInit", RelationKind.CALLS, "ex.wx4.CanvasFrame"),
     ]
-    finder = ContextInjector(MemoryGraphStore(entities, facts))
+    injector = ContextInjector(MemoryGraphStore(entities, facts))
     task = "Why does creating `CanvasFrame` objects in `MyApp`'s `OnInit` cost memory?"
-    on_init = [e.id for e in finder.seeds(task) if e.name == "OnInit"]
+    on_init = [e.id for e in injector.seeds(task) if e.name == "OnInit"]
     assert on_init == ["ex.mathtext.MyApp.OnInit"]
 
 
