@@ -244,20 +244,25 @@ MAX_LISTED_NAME_CHARS = 80
 """Longest name a reason or a problem line shows whole (a longer one is cut, ``…``)."""
 
 
-def listed(names: Iterable[str], separator: str = ", ", most: int = MAX_LISTED_NAMES) -> str:
+def clipped(name: str) -> str:
+    """``name`` cut at :data:`MAX_LISTED_NAME_CHARS` characters (``…`` last), or whole."""
+    return name if len(name) <= MAX_LISTED_NAME_CHARS else name[: MAX_LISTED_NAME_CHARS - 1] + "…"
+
+
+def listed(
+    names: Iterable[str], separator: str = ", ", most: int = MAX_LISTED_NAMES, *, cut: bool = True
+) -> str:
     """``names`` joined for a reason, a prompt line or an error: at most ``most`` of
-    them, each cut at :data:`MAX_LISTED_NAME_CHARS` characters, then how many more
-    (the full lists stay in the result's fields).
+    them, each cut at :data:`MAX_LISTED_NAME_CHARS` characters (``cut=False``: whole,
+    as items of names :func:`clipped` each are), then how many more (the full lists
+    stay in the result's fields).
 
     Example:
         >>> listed(f"n{i}" for i in range(22))[-24:]
         'n17, n18, n19 and 2 more'
     """
     names = list(names)
-    shown = [
-        name if len(name) <= MAX_LISTED_NAME_CHARS else name[: MAX_LISTED_NAME_CHARS - 1] + "…"
-        for name in names[:most]
-    ]
+    shown = [clipped(name) if cut else name for name in names[:most]]
     more = len(names) - len(shown)
     return separator.join(shown) + (f" and {more} more" if more else "")
 

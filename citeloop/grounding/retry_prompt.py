@@ -21,7 +21,7 @@ from citeloop.grounding.lacking_passages import listed_spans
 from citeloop.grounding.mentions import code_mentions
 from citeloop.markdown import line_start
 from citeloop.prompts import EXCERPT_MIDDLE_NOTE
-from citeloop.text import MAX_DRAFT_CHARS, excerpt, in_data_block, listed
+from citeloop.text import MAX_DRAFT_CHARS, clipped, excerpt, in_data_block, listed
 
 if TYPE_CHECKING:
     from citeloop.grounding.results import GraphValidationResult
@@ -264,20 +264,22 @@ def _why(name: str, mentions: Sequence[tuple[str, dict[str, str]]]) -> str:
     for where, written_names in mentions:
         for written in written_names:
             if name == written or written.endswith("." + name) or written.startswith(name + "."):
-                return f" (the {where} writes `{written}`)"
+                return f" (the {where} writes `{clipped(written)}`)"
     return ""
 
 
 def _with_reasons(names: Sequence[str], mentions: Sequence[tuple[str, dict[str, str]]]) -> str:
-    return listed((f"{name}{_why(name, mentions)}" for name in names), "; ")
+    # Each name cut on its own, not inside the backticks of what the task writes.
+    return listed((f"{clipped(name)}{_why(name, mentions)}" for name in names), "; ", cut=False)
 
 
 def _imported_line(origins: Mapping[str, str]) -> list[str]:
     """:data:`IMPORTED_PROBLEM` for ``origins`` (none without them)."""
     if not origins:
         return []
-    pairs = listed((f"{name} is {target}" for name, target in origins.items()), "; ")
-    return [IMPORTED_PROBLEM.format(names=pairs)]
+    # Each name cut on its own: a pair cut as one had ended mid-name ("memo_compo…").
+    pairs = (f"{clipped(name)} is {clipped(target)}" for name, target in origins.items())
+    return [IMPORTED_PROBLEM.format(names=listed(pairs, "; ", cut=False))]
 
 
 def _problem_lines(

@@ -39,6 +39,7 @@ from citeloop.grounding.substance import (
     same_file,
     ungrounded_names,
 )
+from citeloop.text import MAX_LISTED_NAME_CHARS
 
 CONTEXT = """\
 # graph/state.py
@@ -201,6 +202,19 @@ def test_a_lacking_name_imported_from_outside_the_graph_is_said_to_be_so() -> No
     every = {"on_change": "reflex_base.components.on_change", **origins}
     prompt = GraphContextValidator.build_retry_prompt(TASK, result, origins=every)
     assert "graph either" not in prompt and "on_change is reflex_base" in prompt
+
+
+def test_a_long_imported_pair_is_cut_name_by_name_not_mid_name() -> None:
+    """Each side of ``name is target`` is cut on its own: a pair cut as one had ended
+    the line mid-name (``...templates.memo_compo…``)."""
+    result = validate(STILL_MISSING + SECTION)
+    target = "reflex_base.compiler." + "templates." * 8 + "memo_components_template"
+    prompt = GraphContextValidator.build_retry_prompt(TASK, result, origins={"EventSpec": target})
+    (line,) = [line for line in prompt.splitlines() if "imports from outside" in line]
+    assert line.endswith(f": EventSpec is {target[: MAX_LISTED_NAME_CHARS - 1]}…")
+    short = {"templates.page_template": "reflex_base.compiler.templates.page_template"}
+    prompt = GraphContextValidator.build_retry_prompt(TASK, result, origins=short)
+    assert "templates.page_template is reflex_base.compiler.templates.page_template" in prompt
 
 
 def test_a_product_s_name_in_prose_is_no_invented_name() -> None:
