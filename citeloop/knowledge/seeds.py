@@ -13,8 +13,7 @@ class bears, or whose own code calls or names, more of the other code the task w
 then the one the task's other words point at: its class or module holds what they
 find (the ``fit`` of the class whose ``label_distributions_`` and ``predict_proba`` a
 question about "label distribution" finds, not a gallery script's); then, unless the
-task is about
-tests, definitions outside test code and example scripts
+task is about tests, definitions outside test code and example scripts
 (:func:`~citeloop.knowledge.model.is_test_path`,
 :func:`~citeloop.knowledge.model.is_example_path`: a ``ModelForm`` a test defines for
 itself is not the one a task names), then public ones (classes, then
@@ -310,9 +309,10 @@ def quoted_code(
     ``MyApp.OnInit`` that calls ``CanvasFrame``, of a dozen ``OnInit``.
 
     A name (``self.`` or ``cls.`` dropped) is matched by a callee's id or unresolved
-    call chain that is it or ends with ``.`` and it; the group's own name, and a
-    builtin's name alone (``isinstance``), match nothing. The calls of groups of more
-    than :data:`MAX_CALLERS_READ` are not read; one read for all the others.
+    call chain that is it or ends with ``.`` and it, each name once; the group's own
+    name, and a builtin's name alone (``isinstance``), match nothing. The calls of
+    groups of more than :data:`MAX_CALLERS_READ` are not read; one read for all the
+    others; then linear in the parts of the callees read.
 
     Args:
         reads: The graph's reads.
@@ -328,22 +328,19 @@ def quoted_code(
     counts: dict[str, int] = {}
     for group in groups:
         own = group[0].name
-        others = [
+        others = {
             name
             for name in quoted
             if name.rpartition(".")[2] != own and not ("." not in name and name in _BUILTINS)
-        ]
+        }
         for entity in group:
-            callees = {
-                fact.object.removeprefix("?")
-                for fact in facts.get(entity.id, ())
-                if fact.subject == entity.id and fact.relation in QUOTED_RELATIONS
-            }
-            owner = owner_id(entity.id).rpartition(".")[2]
-            if found := sum(
-                owner == name or any(c == name or c.endswith("." + name) for c in callees)
-                for name in others
-            ):
+            # Its class's name, and each dotted ending of what its code calls or names.
+            names = {owner_id(entity.id).rpartition(".")[2]}
+            for fact in facts.get(entity.id, ()):
+                if fact.subject == entity.id and fact.relation in QUOTED_RELATIONS:
+                    parts = fact.object.removeprefix("?").split(".")
+                    names.update(".".join(parts[start:]) for start in range(len(parts)))
+            if found := len(others & names):
                 counts[entity.id] = found
     return counts
 
