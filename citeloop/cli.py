@@ -200,6 +200,7 @@ def cmd_context(args: argparse.Namespace) -> int:
     if args.json:
         print_json(
             {
+                "task": args.task,
                 "text": injected.text,
                 "snapshot": injected.snapshot,
                 "tokens": injected.tokens,
@@ -266,15 +267,20 @@ def _explanation(injected: InjectedContext) -> str:
 def cmd_check(args: argparse.Namespace) -> int:
     from citeloop.grounding.graph_context import GraphContextValidator
 
-    context, shown = load_context(args.context)
+    saved = load_context(args.context)
+    context = saved.context
     response = answer_of(read_text(args.response, "response"), args.response)
+    # The task the answer was asked (the saved one, or --task): its names are grounded, and
+    # a bare name it writes is one requirement, as in the run.
+    task = (args.task,) if args.task else saved.prompt
+    prompt = [*task, saved.shown] if task else saved.shown
     validator = GraphContextValidator(
         reference_threshold=args.threshold,
         require_citations=not args.no_require_citations,
         fail_on_insufficient=not args.allow_insufficient,
     )
     try:
-        result = validator.validate(response, context, prompt=shown)
+        result = validator.validate(response, context, prompt=prompt)
     except (TypeError, ValueError) as exc:
         raise UsageError(f"context file {args.context!r}: {exc}") from None
     if result.vacuous:  # surely the wrong file (or swapped files), not a pass
@@ -467,6 +473,11 @@ def build_parser() -> argparse.ArgumentParser:
     check = sub.add_parser("check", help="validate an answer against a graph context")
     check.add_argument("--context", required=True, help="context text, or .json with entities")
     check.add_argument("--response", required=True, help="the answer to check")
+    check.add_argument(
+        "--task",
+        type=_text,
+        help="the task the answer was asked (default: the one a JSON context holds)",
+    )
     check.add_argument("--threshold", type=_threshold, default=0.5, help="reference threshold")
     check.add_argument(
         "--no-require-citations", action="store_true", help="do not require citations"

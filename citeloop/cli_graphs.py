@@ -275,6 +275,12 @@ def cmd_run(args: argparse.Namespace) -> int:
             shown["messages"] = messages_to_dict(shown["messages"])
         if final.get("context_text"):  # what the model was shown: `check` grounds its names
             shown["context_text"] = final["context_text"]
+        # What it was asked: `check` grounds its names and reads its bare names as the run.
+        shown["task"] = final.get("task") or args.task.strip()
+        if payload := final.get("payload") or (
+            read_text(args.payload, "payload") if args.payload else ""
+        ):
+            shown["payload"] = payload
         print_json(shown)
     elif outcome != "error":  # an error run has nothing to show but the error, below
         report = final.get("report") or {}

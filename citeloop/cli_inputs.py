@@ -9,17 +9,31 @@ from __future__ import annotations
 import json
 import math
 import sys
-from typing import Any
+from typing import Any, NamedTuple
 
 from citeloop.cli_common import UsageError, read_text
 from citeloop.errors import TOO_LONG_NUMBER
 
 
-def load_context(path: str) -> tuple[Any, str]:
+class SavedContext(NamedTuple):
+    """A context file as ``check`` reads it."""
+
+    context: Any
+    """The entities of a JSON context (a list of dicts), or the context text."""
+    shown: str
+    """The context text a JSON context holds, else ``""``: the names its lines show (an
+    excerpt's code) are grounded, as when it is text."""
+    prompt: tuple[str, ...]
+    """The task and payload a JSON context was built for (``"task"`` and
+    ``"payload"``, as ``context --json`` and ``run --json`` print them), those it
+    holds: the names they write are grounded, and a bare name the task writes is one
+    requirement, as in the run."""
+
+
+def load_context(path: str) -> SavedContext:
     """JSON with an ``entities`` list (text starting with ``{``), or context text; and
     the context text a JSON context holds (``context --json``'s ``text``, ``run
-    --json``'s ``context_text``), else ``""``:
-    the names its lines show (an excerpt's code) are grounded, as when it is text."""
+    --json``'s ``context_text``), else ``""``; and its task and payload, else none."""
     text = read_text(path, "context")
     # Decided by content, not by name: `--context <(citeloop context --json)` has none.
     if text.lstrip().startswith("{"):
@@ -38,15 +52,16 @@ def load_context(path: str) -> tuple[Any, str]:
                 "`citeloop run --json`), or be context text"
             )
         text_key = "text" if key == "entities" else "context_text"
-        shown = data.get(text_key)
-        if shown is not None and not isinstance(shown, str):
-            raise UsageError(
-                f'context file {path!r}: "{text_key}" must be the context text (a string), '
-                f"got {type(shown).__name__}; write it as printed, or leave it out"
-            )
+        for field, what in ((text_key, "context"), ("task", "task"), ("payload", "payload")):
+            if data.get(field) is not None and not isinstance(data[field], str):
+                raise UsageError(
+                    f'context file {path!r}: "{field}" must be the {what} text (a string), '
+                    f"got {type(data[field]).__name__}; write it as printed, or leave it out"
+                )
         _check_entities(data[key], key, path)
-        return data[key], shown or ""
-    return text, ""
+        prompt = tuple(data[field] for field in ("task", "payload") if data.get(field))
+        return SavedContext(data[key], data.get(text_key) or "", prompt)
+    return SavedContext(text, "", ())
 
 
 _TEXT_FIELDS = ("name", "kind", "tier", "id", "path", "signature", "summary", "reason")

@@ -192,9 +192,9 @@ def test_run_with_a_replay_model(db, tmp_path, capsys):
     assert code == EXIT_OK
     final = json.loads(out)
     assert (final["outcome"], final["attempts"], final["expanded"]) == ("passed", 2, True)
-    # The output state, and the context the last attempt was shown.
-    assert set(final) - {"context_text"} <= set(OutputState.__annotations__)
-    assert final["context_text"].startswith("# ")
+    # The output state, the context the last attempt was shown, and the task it answered.
+    assert set(final) - {"context_text", "task"} <= set(OutputState.__annotations__)
+    assert final["context_text"].startswith("# ") and final["task"] == TASK
     # Progress shows each node as it runs, on stderr.
     for node in ("inject_context", "call_model", "validate", "expand_context"):
         assert f"> {node}" in err
@@ -753,6 +753,68 @@ def test_check_grounds_the_names_a_run_json_context_text_shows(db, tmp_path, cap
     response.write_text(answer.replace("undefined_helper", "made_up_helper"), encoding="utf-8")
     code, out, _ = run(capsys, "check", "--context", str(saved), "--response", str(response))
     assert code == EXIT_FAILED and "made_up_helper" in out
+
+
+def test_check_judges_a_bare_name_of_the_task_as_the_run_does(db, tmp_path, capsys):
+    """A task that writes `area` bare asks for one of its methods: `check` reads the task
+    a saved context holds (or --task) and passes an answer citing `Circle.area`, as the
+    run does; without the task every `area` of the core is required."""
+    task = "What does `area` do?"
+    code, out, _ = run(capsys, "context", "--db", str(db), "--task", task, "--json")
+    saved = json.loads(out)
+    assert code == EXIT_OK and saved["task"] == task
+    assert len([e for e in saved["entities"] if e["tier"] == "core"]) > 1
+    context = tmp_path / "context.json"
+    context.write_text(out, encoding="utf-8")
+    answer = tmp_path / "answer.md"
+    answer.write_text(
+        "Circle.area returns pi times the radius squared.\n\n## Entities used\n"
+        "- Circle.area (shapes/circle.py:12)\n",
+        encoding="utf-8",
+    )
+    check = ["check", "--context", str(context), "--response", str(answer)]
+    code, out, _ = run(capsys, *check)
+    assert code == EXIT_OK, out
+    del saved["task"]
+    context.write_text(json.dumps(saved), encoding="utf-8")
+    code, out, _ = run(capsys, *check)
+    assert code == EXIT_FAILED and "core entities not cited: Shape.area" in out
+    code, out, _ = run(capsys, *check, "--task", task)
+    assert code == EXIT_OK, out
+
+
+def test_run_json_holds_the_task_check_reads(db, tmp_path, capsys):
+    """A run's output names the task: `check` of that output grounds the names it
+    writes (`redirect_to`, which the answer says `Circle` lacks)."""
+    task = "Does `Circle` have a `redirect_to` method?"
+    answer = (
+        "`Circle` defines no `redirect_to`; Circle.area is its method.\n\n"
+        "## Entities used\n- Circle (shapes/circle.py:8)\n- Circle.area (shapes/circle.py:12)\n"
+    )
+    replay = tmp_path / "turns.jsonl"
+    replay.write_text(json.dumps({"content": answer}) + "\n", encoding="utf-8")
+    argv = ["--db", str(db), "--task", task, "--model", f"replay:{replay}", "--json"]
+    code, out, _ = run(capsys, "run", *argv)
+    assert code == EXIT_OK and json.loads(out)["task"] == task
+    saved = tmp_path / "run.json"
+    saved.write_text(out, encoding="utf-8")
+    response = tmp_path / "answer.md"
+    response.write_text(answer, encoding="utf-8")
+    code, out, _ = run(capsys, "check", "--context", str(saved), "--response", str(response))
+    assert code == EXIT_OK, out
+    assert "redirect_to" not in out
+
+
+def test_check_refuses_a_saved_task_that_is_no_string(db, tmp_path, capsys):
+    code, out, _ = run(capsys, "context", "--db", str(db), "--task", TASK, "--json")
+    saved = json.loads(out)
+    saved["task"] = 5
+    context = tmp_path / "context.json"
+    context.write_text(json.dumps(saved), encoding="utf-8")
+    answer = tmp_path / "answer.md"
+    answer.write_text(answer_citing(["Circle"]), encoding="utf-8")
+    code, _, err = run(capsys, "check", "--context", str(context), "--response", str(answer))
+    assert code == EXIT_USAGE and '"task" must be the task text (a string), got int' in err
 
 
 def test_context_names_the_code_a_task_names_that_the_graph_lacks(db, capsys):
