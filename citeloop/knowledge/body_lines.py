@@ -253,8 +253,8 @@ class BodyLines:
         describes; a property's getter first),
         each after the lines that open its blocks, outermost first
         (:func:`~citeloop.knowledge.block_headers.block_headers`: the ``for`` it is in,
-        the ``try:`` of an ``except``) and followed by the lines before and after it;
-        then the rest from the top."""
+        the ``try:`` of an ``except``) and followed by the lines before and after it,
+        each after the lines that open its own blocks; then the rest from the top."""
         if self._order is not None:
             return self._order
         head = self.head
@@ -306,6 +306,13 @@ class BodyLines:
                     if near in rest and near not in order and near not in headers:
                         self._beside[near] = number
                 for near in (*headers, number, *self._comment_above(number - 1, rest), number + 1):
+                    # A line beside it after the lines that open its own blocks too: the
+                    # line after an `if` body's last is often past the `if` (a played
+                    # excerpt had shown `default_value = None` without its `if`).
+                    for header in opened.get(near, ())[::-1] if near not in headers else ():
+                        if header in rest and header not in order:
+                            self._beside.setdefault(header, number)
+                            order.setdefault(header)
                     if near in rest:
                         order.setdefault(near)
         order.update(dict.fromkeys(numbers))

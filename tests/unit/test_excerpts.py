@@ -692,17 +692,19 @@ def test_a_line_shown_for_what_it_uses_brings_the_lines_that_open_its_blocks() -
         "        done()",
     )
     entity = function("wrapper", 1, 15)
-    # The first line, then the `try:` before the `except` that uses the term.
+    # The first line, then the `try:` before the `except` that uses the term, and the
+    # `with` of the line before it: a line beside a focus line comes after the lines
+    # that open its own blocks too.
     assert excerpt_lines(entity, source, 6, {"paramerror": 2, "done": 1}) == [
         "     1 | def wrapper(*args):",
         "       | … 4 lines (L2-5)",
         "     6 |     try:",
-        "       | … 3 lines (L7-9)",
+        "     7 |         with context(",
+        "       | … 2 lines (L8-9)",
         "    10 |             return run(*args)",
         "    11 |     except ParamError as e:",
         "    12 |         msg = reword(e)",
-        "    13 |         raise ParamError(msg) from e",
-        "       | … 2 more lines (L14-15)",
+        "       | … 3 more lines (L13-15)",
     ]
     # A line inside a `finally:` comes after it and its `try:`, outermost first.
     assert excerpt_lines(entity, source, 4, {"done": 1})[2:] == [
@@ -1479,7 +1481,8 @@ def test_a_cut_body_shows_its_def_line_after_decorators_and_no_signature_line_by
         "     1 |     @some.decorator(",
         "       | … 2 lines (L2-3)",
         "     4 |     def compile(",
-        "       | … 5 lines (L5-9)",
+        "       | … 4 lines (L5-8)",
+        "     9 |         for start, end in self.edges:",
         "    10 |             nodes[start].attach(end)",
         "    11 |         graph = CompiledGraph(nodes)",
         "       | … 2 more lines (L12-13)",
