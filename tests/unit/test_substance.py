@@ -782,6 +782,12 @@ def test_a_backslash_separates_a_path_on_either_side() -> None:
         "The context has no body for `f`, which is missing from the context.",
         "No test is shown; the fixture is missing from the context.",
         "Nothing else matters. The body of `f` is missing from the context.",
+        # A "no ... is missing" said of the code's data, not of the context.
+        "When no values are missing, the mask is skipped. The context does not show how "
+        "NaN is detected.",
+        "It checks that no keys are missing; the context does not show how they are built.",
+        "No rows were missing in the test data, but the context does not show the fixture.",
+        "No doubt the fixture is missing from the context.",
     ],
 )
 def test_an_answer_that_says_the_context_is_not_enough_fails(sentence: str) -> None:
