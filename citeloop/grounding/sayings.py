@@ -232,16 +232,18 @@ BACK_REFERENCE = re.compile(
 _NEEDED_WINDOW = 400
 """Characters after a saying read for a "not needed" (a bounded window each: linear)."""
 _NOTHING_MISSING = re.compile(
-    r"\b(?:nothing\b[^.;:!?\n]{0,60}?(?:is|are|was|were)\s+(?:missing|lacking|absent)\b"
+    r"\b(?:nothing\b(?:(?!\b(?:and|but|because|so|though|although|yet|while|whereas)\b)"
+    r"[^.,;:!?\n]){0,60}?(?:is|are|was|were)\s+(?:missing|lacking|absent)\b"
     r"|no\s+(?!doubt\b|wonder\b)(?:\w+\s+){1,3}?(?:is|are|was|were)\s+(?:missing|lacking"
     r"|absent)\s+(?:from|in)\s+" + _CONTEXT.replace(" ", r"\s+") + ")",
     re.IGNORECASE,
 )
 """What says that nothing the answer needs is lacking ("Nothing needed for the question
 is missing", "No code is missing from the context": what else the answer says is not
-shown is an aside). A "no ..." says so of the context only: "no values are missing"
-is what code does with its data, not a denial. Bounded between its words, so each
-match is short: linear."""
+shown is an aside). Its subject is one clause: in "There is nothing wrong with `f`,
+but its body is missing" the nothing is another clause's. A "no ..." says so of the
+context only: "no values are missing" is what code does with its data, not a denial.
+Bounded between its words, so each match is short: linear."""
 _LEAD_WINDOW = 80
 """Characters before a saying read for the start of its sentence, which may deny it
 ("Nothing is missing from the context.")."""

@@ -788,6 +788,9 @@ def test_a_backslash_separates_a_path_on_either_side() -> None:
         "It checks that no keys are missing; the context does not show how they are built.",
         "No rows were missing in the test data, but the context does not show the fixture.",
         "No doubt the fixture is missing from the context.",
+        # A "nothing" of another clause of the saying's sentence.
+        "There is nothing wrong with `f`, but its body is missing from the context.",
+        "It returns nothing, and the definition of `g` is absent from the context.",
     ],
 )
 def test_an_answer_that_says_the_context_is_not_enough_fails(sentence: str) -> None:
