@@ -312,7 +312,9 @@ def quoted_code(
     call chain that is it or ends with ``.`` and it, each name once; the group's own
     name, and a builtin's name alone (``isinstance``), match nothing. The calls of
     groups of more than :data:`MAX_CALLERS_READ` are not read; one read for all the
-    others; then linear in the parts of the callees read.
+    others; then linear in the callees read (times the numbers of parts the names
+    have: only endings of those many parts are made, not every ending of a chain of
+    thousands of parts).
 
     Args:
         reads: The graph's reads.
@@ -325,6 +327,7 @@ def quoted_code(
         return {}
     read = [entity.id for group in groups if len(group) <= MAX_CALLERS_READ for entity in group]
     facts = reads.facts_of_many(read) if read else {}
+    sizes = sorted({name.count(".") + 1 for name in quoted})
     counts: dict[str, int] = {}
     for group in groups:
         own = group[0].name
@@ -334,12 +337,13 @@ def quoted_code(
             if name.rpartition(".")[2] != own and not ("." not in name and name in _BUILTINS)
         }
         for entity in group:
-            # Its class's name, and each dotted ending of what its code calls or names.
+            # Its class's name, and each dotted ending of what its code calls or names
+            # of as many parts as a name has.
             names = {owner_id(entity.id).rpartition(".")[2]}
             for fact in facts.get(entity.id, ()):
                 if fact.subject == entity.id and fact.relation in QUOTED_RELATIONS:
                     parts = fact.object.removeprefix("?").split(".")
-                    names.update(".".join(parts[start:]) for start in range(len(parts)))
+                    names.update(".".join(parts[-size:]) for size in sizes if size <= len(parts))
             if found := len(others & names):
                 counts[entity.id] = found
     return counts

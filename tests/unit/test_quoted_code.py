@@ -3,6 +3,8 @@ own code calls or names, and the class it is in (:func:`citeloop.knowledge.seeds
 
 from __future__ import annotations
 
+import time
+
 from citeloop.knowledge import ContextInjector, Entity, EntityKind, Fact, RelationKind
 from citeloop.knowledge import seeds as seeds_module
 from citeloop.knowledge.seeds import quoted_code
@@ -148,3 +150,27 @@ def test_the_calls_of_a_name_defined_too_often_are_not_read(monkeypatch) -> None
     found = quoted_code(Spy(), [group], ["queryset.all", "OrderedObjectManager"])
     assert read == []
     assert found == {"tests.models.OrderedObjectManager.get_queryset": 1}
+
+
+def _seconds_for_a_chain_of(parts: int) -> float:
+    """Seconds :func:`quoted_code` takes over two namesakes whose code calls a chain of
+    ``parts`` names."""
+    entities, facts = [], []
+    for index in range(2):
+        method = _method(f"m{index}.C{index}", "run", f"m{index}.py", 2)
+        entities.append(method)
+        chain = ".".join(f"a{part}" for part in range(parts))
+        facts.append(Fact(method.id, RelationKind.CALLS, f"?{chain}"))
+    reads = batched(MemoryGraphStore(entities, facts))
+    started = time.perf_counter()
+    found = quoted_code(reads, [entities], ["a5.a6", f"a{parts - 2}.a{parts - 1}", "other"])
+    seconds = time.perf_counter() - started
+    assert found == {entity.id: 1 for entity in entities}
+    return seconds
+
+
+def test_a_long_call_chain_takes_linear_time() -> None:
+    """Only the endings of as many parts as a quoted name has are made of a callee: every
+    ending of a chain of 20,000 parts had been made, quadratic in its length (seconds)."""
+    short, long = _seconds_for_a_chain_of(2_000), _seconds_for_a_chain_of(20_000)
+    assert long < 30 * short + 0.5
