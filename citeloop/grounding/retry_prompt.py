@@ -17,11 +17,19 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from citeloop.grounding.citation_section import find_citation_section
+from citeloop.grounding.cited_items import item_names
 from citeloop.grounding.lacking_passages import listed_spans
 from citeloop.grounding.mentions import code_mentions
 from citeloop.markdown import line_start
 from citeloop.prompts import EXCERPT_MIDDLE_NOTE
-from citeloop.text import MAX_DRAFT_CHARS, clipped, excerpt, in_data_block, listed
+from citeloop.text import (
+    MAX_DRAFT_CHARS,
+    MAX_LISTED_NAME_CHARS,
+    clipped,
+    excerpt,
+    in_data_block,
+    listed,
+)
 
 if TYPE_CHECKING:
     from citeloop.grounding.results import GraphValidationResult
@@ -273,6 +281,27 @@ def _with_reasons(names: Sequence[str], mentions: Sequence[tuple[str, dict[str, 
     return listed((f"{clipped(name)}{_why(name, mentions)}" for name in names), "; ", cut=False)
 
 
+def _location_item(text: str) -> str:
+    """An invalid location as the answer wrote it, or, when longer than
+    :data:`~citeloop.text.MAX_LISTED_NAME_CHARS`, its name and its path each cut on its
+    own and its lines whole (```Name` (path:12-40)``): cut as one item, a long one had
+    ended inside its line numbers (``state.py:123…`` for ``state.py:1234-1300``), which
+    the model is asked to correct."""
+    if len(text) <= MAX_LISTED_NAME_CHARS:
+        return text
+    locations = item_names(text, None)[2]
+    if len(locations) != 1 or not locations[0].start:
+        return clipped(text)
+    found = locations[0]
+    path = found.path
+    if len(path) > MAX_LISTED_NAME_CHARS:  # its file name, at the end, kept
+        path = "…" + path[len(path) - MAX_LISTED_NAME_CHARS + 1 :]
+    lines = f"{found.start}" if found.end == found.start else f"{found.start}-{found.end}"
+    if not found.name:
+        return f"{path}:{lines}"
+    return f"`{clipped(found.name)}` ({path}:{lines})"
+
+
 def _imported_line(origins: Mapping[str, str]) -> list[str]:
     """:data:`IMPORTED_PROBLEM` for ``origins`` (none without them)."""
     if not origins:
@@ -302,11 +331,12 @@ def _problem_lines(
         if not result.graph_searched:
             template = CONTEXT_ONLY_PROBLEMS.get(field, template)
         if names:
-            shown = (
-                _with_reasons(names, mentions)
-                if field in _CORE_FIELDS
-                else listed(names, "; " if field == "invalid_locations" else ", ")
-            )
+            if field in _CORE_FIELDS:
+                shown = _with_reasons(names, mentions)
+            elif field == "invalid_locations":
+                shown = listed(map(_location_item, names), "; ", cut=False)
+            else:
+                shown = listed(names)
             lines.append(template.format(names=shown))
     lines += _imported_line(origins)
     if result.insufficient_context:

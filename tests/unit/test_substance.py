@@ -217,6 +217,25 @@ def test_a_long_imported_pair_is_cut_name_by_name_not_mid_name() -> None:
     assert "templates.page_template is reflex_base.compiler.templates.page_template" in prompt
 
 
+def test_a_long_invalid_location_keeps_its_lines_whole() -> None:
+    """A location longer than a listed name is shown as its name and path with its lines
+    whole: cut as one item, a location written after a description had been cut before
+    its lines, which the model is asked to correct."""
+    item = (
+        "`StateGraph.compile` \u2014 builds the compiled graph from its nodes, edges and "
+        "channels (graph/state.py:1234-1300)"
+    )
+    answer = "`StateGraph.compile` builds the graph.\n\n## Entities used\n- StateGraph\n"
+    result = validate(f"{answer}- {item}\n")
+    assert result.failed_rules == ("locations",) and result.invalid_locations == (item,)
+    prompt = GraphContextValidator.build_retry_prompt(TASK, result)
+    (line,) = [line for line in prompt.splitlines() if "not inside the cited entity" in line]
+    assert line.endswith(": `StateGraph.compile` (graph/state.py:1234-1300)")
+    short = "`StateGraph.compile` (graph/state.py:12)"
+    result = validate(f"{answer}- {short}\n")
+    assert GraphContextValidator.build_retry_prompt(TASK, result).count(f": {short}\n") == 1
+
+
 def test_a_product_s_name_in_prose_is_no_invented_name() -> None:
     # A played answer was rejected for "CPython" (and its retry spent) in a sentence on
     # why repeated parsing costs time.
