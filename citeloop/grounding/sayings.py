@@ -231,11 +231,20 @@ BACK_REFERENCE = re.compile(
 ...", "They are not part of ...", "That is not needed to answer ...")."""
 _NEEDED_WINDOW = 400
 """Characters after a saying read for a "not needed" (a bounded window each: linear)."""
+_IN_CONTEXT = r"\s+(?:from|in)\s+" + _CONTEXT.replace(" ", r"\s+")
+_BUT_FOR = (
+    r"(?!(?:" + _IN_CONTEXT + r")?(?:\s+but\b|\s*,?\s*(?:except|besides|apart\s+from"
+    r"|aside\s+from|other\s+than|save\s+for)\b))"
+)
+"""What makes a denial an exception's frame: "Nothing is missing from the context
+except the body of `f`" (or "but the body of `f`") says that body is missing; ", but"
+opens another clause, an aside."""
 _NOTHING_MISSING = re.compile(
     r"\b(?:nothing\b(?:(?!\b(?:and|but|because|so|though|although|yet|while|whereas)\b)"
     r"[^.,;:!?\n]){0,60}?(?:is|are|was|were)\s+(?:missing|lacking|absent)\b"
-    r"|no\s+(?!doubt\b|wonder\b)(?:\w+\s+){1,3}?(?:is|are|was|were)\s+(?:missing|lacking"
-    r"|absent)\s+(?:from|in)\s+" + _CONTEXT.replace(" ", r"\s+") + ")",
+    + _BUT_FOR
+    + r"|no\s+(?!doubt\b|wonder\b)(?:\w+\s+){1,3}?(?:is|are|was|were)\s+(?:missing|lacking"
+    r"|absent)\b" + _BUT_FOR + _IN_CONTEXT + ")",
     re.IGNORECASE,
 )
 """What says that nothing the answer needs is lacking ("Nothing needed for the question
@@ -243,7 +252,8 @@ is missing", "No code is missing from the context": what else the answer says is
 shown is an aside). Its subject is one clause: in "There is nothing wrong with `f`,
 but its body is missing" the nothing is another clause's. A "no ..." says so of the
 context only: "no values are missing" is what code does with its data, not a denial.
-Bounded between its words, so each match is short: linear."""
+Neither is one followed by an exception (:data:`_BUT_FOR`). Bounded between its words,
+so each match is short: linear."""
 _LEAD_WINDOW = 80
 """Characters before a saying read for the start of its sentence, which may deny it
 ("Nothing is missing from the context.")."""
@@ -274,7 +284,10 @@ def _needed(text: str, saying: re.Match[str]) -> bool:
         return False
     lead = max(0, saying.start() - _LEAD_WINDOW)
     opens = max(text.rfind(stop, lead, saying.start()) for stop in (". ", "! ", "? ", "\n"))
-    if _NOTHING_MISSING.search(text, max(lead, opens + 1), saying.end()):
+    # A denial that starts in its sentence before it ends, read on past its end for an
+    # exception ("... from the context but the body of `f`").
+    denial = _NOTHING_MISSING.search(text, max(lead, opens + 1), saying.end() + _LEAD_WINDOW)
+    if denial is not None and denial.start() < saying.end():
         return False  # its own sentence denies it: "Nothing is missing from the context."
     window = text[saying.start() : saying.end() + _NEEDED_WINDOW]
     end = SENTENCE_END.search(window, saying.end() - saying.start())

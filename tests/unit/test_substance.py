@@ -810,6 +810,9 @@ def test_a_backslash_separates_a_path_on_either_side() -> None:
         # A "nothing" of another clause of the saying's sentence.
         "There is nothing wrong with `f`, but its body is missing from the context.",
         "It returns nothing, and the definition of `g` is absent from the context.",
+        # A denial followed by an exception: what it excepts is missing.
+        "Nothing is missing from the context but the body of `f`.",
+        "No code is missing from the context, except the body of `f`.",
     ],
 )
 def test_an_answer_that_says_the_context_is_not_enough_fails(sentence: str) -> None:
