@@ -739,20 +739,28 @@ def test_check_grounds_the_names_a_run_json_context_text_shows(db, tmp_path, cap
     task = "How does `Circle.label` work?"
     cited = "\n\n## Entities used\n- Circle\n- label\n"
     answer = "`Circle.label` adds `undefined_helper()`." + cited
-    replay = tmp_path / "turns.jsonl"
-    replay.write_text(json.dumps({"content": answer}) + "\n", encoding="utf-8")
-    argv = ["--db", str(db), "--task", task, "--model", f"replay:{replay}", "--json"]
-    code, out, _ = run(capsys, "run", *argv)
-    assert code == EXIT_OK and "undefined_helper()" in json.loads(out)["context_text"]
-    saved = tmp_path / "run.json"
-    saved.write_text(out, encoding="utf-8")
-    response = tmp_path / "answer.md"
-    response.write_text(answer, encoding="utf-8")
+    output, saved, response = _run_and_save(db, tmp_path, capsys, task, answer)
+    assert "undefined_helper()" in output["context_text"]
     code, out, _ = run(capsys, "check", "--context", str(saved), "--response", str(response))
     assert code == EXIT_OK, out
     response.write_text(answer.replace("undefined_helper", "made_up_helper"), encoding="utf-8")
     code, out, _ = run(capsys, "check", "--context", str(saved), "--response", str(response))
     assert code == EXIT_FAILED and "made_up_helper" in out
+
+
+def _run_and_save(db: Path, tmp_path: Path, capsys, task: str, answer: str):
+    """``run --json`` of ``task`` with a model that answers ``answer`` (it must pass at
+    once): its output, and the files it and the answer are saved in."""
+    replay = tmp_path / "turns.jsonl"
+    replay.write_text(json.dumps({"content": answer}) + "\n", encoding="utf-8")
+    argv = ["--db", str(db), "--task", task, "--model", f"replay:{replay}", "--json"]
+    code, out, _ = run(capsys, "run", *argv)
+    assert code == EXIT_OK, out
+    saved = tmp_path / "run.json"
+    saved.write_text(out, encoding="utf-8")
+    response = tmp_path / "answer.md"
+    response.write_text(answer, encoding="utf-8")
+    return json.loads(out), saved, response
 
 
 def test_check_judges_a_bare_name_of_the_task_as_the_run_does(db, tmp_path, capsys):
@@ -791,15 +799,8 @@ def test_run_json_holds_the_task_check_reads(db, tmp_path, capsys):
         "`Circle` defines no `redirect_to`; Circle.area is its method.\n\n"
         "## Entities used\n- Circle (shapes/circle.py:8)\n- Circle.area (shapes/circle.py:12)\n"
     )
-    replay = tmp_path / "turns.jsonl"
-    replay.write_text(json.dumps({"content": answer}) + "\n", encoding="utf-8")
-    argv = ["--db", str(db), "--task", task, "--model", f"replay:{replay}", "--json"]
-    code, out, _ = run(capsys, "run", *argv)
-    assert code == EXIT_OK and json.loads(out)["task"] == task
-    saved = tmp_path / "run.json"
-    saved.write_text(out, encoding="utf-8")
-    response = tmp_path / "answer.md"
-    response.write_text(answer, encoding="utf-8")
+    output, saved, response = _run_and_save(db, tmp_path, capsys, task, answer)
+    assert output["task"] == task
     code, out, _ = run(capsys, "check", "--context", str(saved), "--response", str(response))
     assert code == EXIT_OK, out
     assert "redirect_to" not in out
