@@ -300,7 +300,7 @@ class Mention:
     """Written as a call: ``()`` or arguments followed it."""
 
 
-def _code_spans(text: str) -> list[tuple[str, str]]:
+def code_pieces(text: str) -> list[tuple[str, str]]:
     """``(segment, kind)`` pieces of ``normalize_text(text)`` without invisible
     characters, its hyphens ``-`` (:func:`~citeloop.text.plain_hyphens`), ``kind``
     ``"text"``, ``"span"`` or ``"fence"``: a run of backticks opens a code span that the
@@ -462,7 +462,7 @@ def product_names(text: str) -> list[str]:
     return list(
         dict.fromkeys(
             match.group()
-            for segment, kind in _code_spans(text)
+            for segment, kind in code_pieces(text)
             if kind == "text"
             for match in _TOKEN.finditer(segment)
             if match.group() in PROPER_NOUNS
@@ -471,7 +471,7 @@ def product_names(text: str) -> list[str]:
 
 
 def _task_tokens(text: str) -> Iterator[tuple[str, str]]:
-    for segment, kind in _code_spans(text):
+    for segment, kind in code_pieces(text):
         if kind == "span" and _kind_of_file(segment):
             continue
         for match in _TOKEN.finditer(segment):
@@ -508,13 +508,13 @@ def answer_mentions(text: str, most: int | None = MAX_MENTIONS) -> list[Mention]
         >>> [m.name for m in answer_mentions("Use `read` and StateGraph; the Graph ends.")]
         ['read', 'StateGraph']
     """
-    return _first_mentions(_answer_tokens(_code_spans(text)), most)
+    return _first_mentions(_answer_tokens(code_pieces(text)), most)
 
 
 def answer_code(text: str) -> tuple[list[Mention], frozenset[str]]:
     """``(answer_mentions(text, most=None), defined_in_code(text))``, reading the text's
     code spans once."""
-    pieces = _code_spans(text)
+    pieces = code_pieces(text)
     return _first_mentions(_answer_tokens(pieces), None), _defined(pieces)
 
 
@@ -606,7 +606,7 @@ def defined_in_code(text: str) -> frozenset[str]:
     """
     if "`" not in text:
         return frozenset()
-    return _defined(_code_spans(text))
+    return _defined(code_pieces(text))
 
 
 def _defined(pieces: list[tuple[str, str]]) -> frozenset[str]:

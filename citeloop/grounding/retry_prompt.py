@@ -125,7 +125,8 @@ NAME_PROBLEMS: tuple[tuple[str, str], ...] = (
         "invented_names",
         "- These names are in neither the context nor the code base's knowledge graph (its "
         "modules' classes, functions and attributes); remove them or use "
-        "what the context shows instead: {names}",
+        "what the context shows instead (code you propose to add, call new: "
+        '"a new `name`"): {names}',
     ),
     (
         "ungrounded_in_graph",
@@ -151,7 +152,8 @@ the order a retry prompt lists them; core entities carry how the task (or payloa
 named them."""
 CONTEXT_ONLY_PROBLEMS: dict[str, str] = {
     "invented_names": "- These names are not in the context (only the context was searched, "
-    "not the code base); remove them or use what the context shows instead: {names}",
+    "not the code base); remove them or use what the context shows instead (code you "
+    'propose to add, call new: "a new `name`"): {names}',
 }
 """The templates of :data:`NAME_PROBLEMS` that differ when no knowledge graph was
 searched."""

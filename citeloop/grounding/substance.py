@@ -17,7 +17,9 @@ Four checks of :class:`~citeloop.grounding.GraphContextValidator`:
   of a builtin type (``self._nodes.items``) is Python's. Names the answer's own code
   examples define (:func:`~citeloop.grounding.mentions.defined_in_code`) are grounded
   too. A name of one letter (`` `d` ``, `` `X` ``: a variable, an index, a term of a
-  formula) is never held against the answer. An ungrounded name the
+  formula) is never held against the answer, nor one its prose proposes as new code
+  ("a new `test_1_cases`": :mod:`~citeloop.grounding.proposals`) when nothing grounds
+  it. An ungrounded name the
   knowledge graph has is *in the graph* (the next widening can bring it in); one it
   has not is *invented*, unless it is an SQL key word or an HTTP method written alone
   (`` `LIMIT` ``, `` `GET` ``: :data:`_NOT_CODE_WORDS`), the name of an identifier
@@ -60,6 +62,7 @@ from citeloop.grounding.mentions import (
     is_file_name,
     same_file,
 )
+from citeloop.grounding.proposals import proposed_names
 from citeloop.markdown import atx_heading, lines_of, list_item
 
 GraphNames = Collection[str] | Callable[[str], bool]
@@ -295,6 +298,7 @@ def ungrounded_names(
     mentions, own = answer_code(body) if code is None else code
     written: frozenset[str] | None = None
     words: frozenset[str] | None = None
+    proposed: frozenset[str] | None = None  # read once, when a name would be invented
 
     def ungrounded(part: str) -> bool:
         nonlocal written, words
@@ -348,7 +352,9 @@ def ungrounded_names(
             and not _nested_key(mention.name)
             and not any(shape.fullmatch(mention.name) for shape in _NOT_CODE_SHAPES)
         ):
-            invented.append(mention.name)  # `LIMIT`, `GET`, camelCase, not `self.LIMIT`
+            proposed = proposed_names(body) if proposed is None else proposed
+            if mention.name not in proposed:  # "a new `test_1_cases`" claims no code
+                invented.append(mention.name)  # `LIMIT`, `GET`, camelCase, not `self.LIMIT`
     return UngroundedNames(tuple(in_graph), tuple(invented))
 
 

@@ -1,0 +1,110 @@
+"""The new names an answer proposes in its prose: code that does not exist yet.
+
+A refactoring or design answer names what it would add: "keep the old `test_1` next to
+a new `test_1_cases`", "rename `run` to `run_once`", "add a `timeout` parameter". Such a
+name is in no context and no graph, and it claims nothing of the code base; failing it
+as invented code (:func:`~citeloop.grounding.substance.ungrounded_names`) had a played
+answer drop its proposal on the retry. A name is *proposed* when the prose right before
+its code span, in the same sentence, says so:
+
+- ``new``, ``proposed`` or ``hypothetical`` among the last three words (five when the
+  last is ``called`` or ``named``: "a new test function called `X`"), with no code span
+  between: "a new `X`", "a new private helper `X`";
+- ``to`` last, after a form of ``rename`` in the sentence's last six words: "rename
+  `run` to `run_once`", "renamed to `X`";
+- a verb of adding (``add``, ``create``, ``define``, ``extract``, ``introduce``,
+  ``write``) and ``a`` or ``an``, then at most one word: "add a `timeout` parameter";
+  ``introduce`` alone too: "introduce `Retry`".
+
+Only a name nothing else grounds is spared by this (a proposed name the graph has is
+still the graph's, to bring in: "returns a new `Variable`"); fenced code defines its own
+names (:func:`~citeloop.grounding.mentions.defined_in_code`). One pass over the words
+and code spans: linear.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import deque
+
+from citeloop.grounding.mentions import code_pieces
+
+_NEW = frozenset({"new", "proposed", "hypothetical"})
+_NAMING = frozenset({"called", "named"})
+_RENAME = frozenset({"rename", "renamed", "renames", "renaming"})
+_ADD = frozenset({"add", "create", "define", "extract", "introduce", "write"})
+_ARTICLES = frozenset({"a", "an"})
+_SPAN = "`"
+"""A code span among the sentence's words."""
+_WINDOW = 6
+"""The words (and spans) of the sentence kept before a code span: a rename's reach."""
+_WORD = re.compile(r"[A-Za-z]+|[.!?;:\n]")
+"""A word, or the end of a sentence, clause or line: one character class each, linear."""
+_NAME = re.compile(r"[^\W\d][\w.]*")
+"""A code span's leading name, dotted or not (`` `Session.retry_once()` ``)."""
+_KEYWORDS = ("class ", "def ", "async def ")
+
+
+def proposed_names(text: str) -> frozenset[str]:
+    """The names ``text`` proposes as new code (see the module docstring), as written
+    in their code spans without a call's brackets (``"Session.retry_once"``).
+
+    Example:
+        >>> sorted(proposed_names("Keep `test_1` next to a new `test_1_cases`."))
+        ['test_1_cases']
+        >>> sorted(proposed_names("Rename `run` to `run_once` and add a `timeout` flag."))
+        ['run_once', 'timeout']
+    """
+    if "`" not in text:
+        return frozenset()
+    names: set[str] = set()
+    before: deque[str] = deque(maxlen=_WINDOW)  # the sentence's last words and spans
+    for segment, kind in code_pieces(text):
+        if kind == "fence":
+            before.clear()
+        elif kind == "text":
+            for match in _WORD.finditer(segment):
+                word = match.group()
+                if word in ".!?;:\n":
+                    before.clear()
+                else:
+                    before.append(word.lower())
+        else:
+            if _proposes(list(before)) and (name := _span_name(segment)):
+                names.add(name)
+            before.append(_SPAN)
+    return frozenset(names)
+
+
+def _proposes(before: list[str]) -> bool:
+    """Whether the words (and spans) before a code span, in its sentence, propose it."""
+    words: list[str] = []  # the words after the last span, last first
+    for word in reversed(before):
+        if word == _SPAN:
+            break
+        words.append(word)
+    reach = 5 if words[:1] and words[0] in _NAMING else 3
+    if _NEW.intersection(words[:reach]):
+        return True
+    if words[:1] == ["to"] and _RENAME.intersection(before):
+        return True
+    if "introduce" in words[:3]:
+        return True
+    # a verb of adding, an article, and at most one word: "add a `timeout` parameter"
+    return any(
+        words[at] in _ARTICLES and words[at + 1 : at + 2] and words[at + 1] in _ADD
+        for at in (0, 1)
+        if at < len(words)
+    )
+
+
+def _span_name(code: str) -> str:
+    """The name a code span writes first (after ``class``/``def``), without a trailing
+    dot: ``"class Retry(Base)"`` gives ``"Retry"``."""
+    code = code.strip()
+    for keyword in _KEYWORDS:
+        if code.startswith(keyword):
+            code = code[len(keyword) :].lstrip()
+            break
+    match = _NAME.match(code)
+    return match.group().rstrip(".") if match else ""

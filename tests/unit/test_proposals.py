@@ -1,0 +1,86 @@
+"""Names an answer's prose proposes as new code are never held against it as invented."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from citeloop.grounding.proposals import proposed_names
+from citeloop.grounding.substance import ungrounded_names
+
+# A played answer to "How would you refactor a minimal test function like test_1 to
+# implement a parameterized testing strategy ...?" (pytest), failed as inventing
+# `test_1_cases`; its retry was told to remove the proposal.
+PLAYED = (
+    "  - The test IDs change from `test_1` to `test_1[default]`, `test_1[one]`, and so on. "
+    "Anything that selects the test by exact node ID must be updated, or the old "
+    "unparametrized `test_1` can be kept next to a new `test_1_cases`."
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "proposed"),
+    [
+        (PLAYED, {"test_1_cases"}),
+        ("Add a new private helper `_retry_once()` to the session.", {"_retry_once"}),
+        ("It needs a new test function called `test_parse_cases`.", {"test_parse_cases"}),
+        ("Introduce `RetryPolicy` and pass it down.", {"RetryPolicy"}),
+        ("Rename `run` to `run_once`; callers keep working.", {"run_once"}),
+        ("The option was renamed to `max_tries`.", {"max_tries"}),
+        ("We could add a `timeout` parameter.", {"timeout"}),
+        ("Then add a boolean `strict` argument to `parse`.", {"strict"}),
+        ("A new `Session.retry_once()` method would do.", {"Session.retry_once"}),
+        ("Define a new `class RetryError(RequestException)` for it.", {"RetryError"}),
+    ],
+)
+def test_proposals_in_prose_are_found(text: str, proposed: set[str]) -> None:
+    assert proposed_names(text) == proposed
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "`FooBar` returns the parsed value.",  # a claim about the code base
+        "This is new. `FooBar` then parses it.",  # another sentence
+        "It is new: `FooBar` parses it.",  # another clause
+        "New checks should follow `_check_cryptography`'s pattern.",  # four words back
+        "Pass the result to `finish_run`.",  # `to` without a rename
+        "A new `Variable` or `FooBar` is returned.",  # a span between the cue and it
+        "It adds `FooBar` to the list.",  # no article: what the code does
+        "```python\nnew = 1\n```\n`FooBar` parses.",  # the fence ends the sentence
+    ],
+)
+def test_names_the_prose_does_not_propose(text: str) -> None:
+    assert "FooBar" not in proposed_names(text)
+    assert "_check_cryptography" not in proposed_names(text)
+    assert "finish_run" not in proposed_names(text)
+
+
+def test_a_proposed_name_is_not_invented() -> None:
+    graph = {"test_1", "Variable"}.__contains__
+    found = ungrounded_names(PLAYED, {"test_1"}, graph)
+    assert found.invented == ()
+    # Without the proposal, the same name is invented.
+    claimed = ungrounded_names("It uses `test_1_cases` for that.", {"test_1"}, graph)
+    assert claimed.invented == ("test_1_cases",)
+
+
+def test_a_proposed_name_the_graph_has_is_still_brought_in() -> None:
+    # "returns a new `Variable`": the graph's class, which the context does not show.
+    found = ungrounded_names("It returns a new `Variable`.", set(), {"Variable"}.__contains__)
+    assert found.in_graph == ("Variable",)
+    assert found.invented == ()
+
+
+@pytest.mark.parametrize("unit", ["a new `x` ", "rename `a` to ", "add a ", "`", "new new "])
+def test_scanning_stays_linear(unit: str) -> None:
+    # 4x the text must take about 4x the time (a rescan from each span would take 16x).
+    def seconds(text: str) -> float:
+        started = time.perf_counter()
+        proposed_names(text)
+        return time.perf_counter() - started
+
+    size = 40_000 // len(unit)
+    short, long = seconds(unit * size), seconds(unit * 4 * size)
+    assert long < 10 * short + 0.5
