@@ -279,8 +279,15 @@ def cmd_check(args: argparse.Namespace) -> int:
         require_citations=not args.no_require_citations,
         fail_on_insufficient=not args.allow_insufficient,
     )
+    names = None
+    if args.db is not None:  # the code base's names tell invented ones apart
+        from citeloop.knowledge.store import batched
+        from citeloop.nodes.graph_files import graph_names
+
+        with open_graph(args.db) as store:
+            names = graph_names(batched(store))
     try:
-        result = validator.validate(response, context, prompt=prompt)
+        result = validator.validate(response, context, prompt=prompt, graph_names=names)
     except (TypeError, ValueError) as exc:
         raise UsageError(f"context file {args.context!r}: {exc}") from None
     if result.vacuous:  # surely the wrong file (or swapped files), not a pass
@@ -301,6 +308,17 @@ def cmd_check(args: argparse.Namespace) -> int:
             print(
                 "  note: the answer says its context lacks something (reported, not "
                 "failed): read what it names as missing before relying on it"
+            )
+        if result.ungrounded_in_graph:
+            print(
+                "  note: the code base has these names, but the context does not show them, "
+                f"so nothing the answer says of them is grounded: "
+                f"{', '.join(result.ungrounded_in_graph)}"
+            )
+        if names is None and result.invented_names:
+            print(
+                "  note: without --db every name the context lacks counts as invented; "
+                "pass the graph (--db) to tell the code base's names apart"
             )
         if isinstance(context, str) and not result.passed:
             print(
@@ -477,6 +495,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--task",
         type=_text,
         help="the task the answer was asked (default: the one a JSON context holds)",
+    )
+    check.add_argument(
+        "--db",
+        help="SQLite graph from `citeloop index`: a name the answer uses that the code base "
+        "has but the context does not is reported, not failed as invented",
     )
     check.add_argument("--threshold", type=_threshold, default=0.5, help="reference threshold")
     check.add_argument(

@@ -157,6 +157,33 @@ def test_check_exit_code_follows_the_verdict(db, tmp_path, capsys, cited):
         assert field in result
 
 
+def test_check_with_the_graph_tells_the_code_bases_names_from_invented_ones(db, tmp_path, capsys):
+    # `test_circle_area` is the sample's test, which the context of TASK does not show.
+    code, out, _ = run(capsys, "context", "--db", str(db), "--task", TASK, "--json")
+    assert "test_circle_area" not in {e["name"] for e in json.loads(out)["entities"]}
+    context = tmp_path / "context.json"
+    context.write_text(out, encoding="utf-8")
+    response = tmp_path / "answer.md"
+    response.write_text(
+        "`Circle.area` squares the radius; `test_circle_area` checks it.\n\n"
+        "## Entities used\n- Circle (shapes/circle.py:8)\n",
+        encoding="utf-8",
+    )
+    argv = ["check", "--context", str(context), "--response", str(response)]
+    code, out, _ = run(capsys, *argv)
+    assert code == EXIT_FAILED
+    assert "test_circle_area" in out and "pass the graph (--db)" in out
+    code, out, _ = run(capsys, *argv, "--db", str(db))
+    assert code == EXIT_OK, out
+    assert "the code base has these names, but the context does not show them" in out
+    code, out, _ = run(capsys, *argv, "--db", str(db), "--json")
+    result = json.loads(out)
+    assert result["ungrounded_in_graph"] == ["test_circle_area"]
+    assert result["invented_names"] == [] and result["graph_searched"] is True
+    code, _, err = run(capsys, *argv, "--db", str(tmp_path / "nope.db"))
+    assert code == EXIT_USAGE and "nope.db" in err and "Traceback" not in err
+
+
 def test_check_reads_context_text(tmp_path, capsys):
     context = tmp_path / "context.txt"
     context.write_text("class GraphStore(Protocol): add_entity\n", encoding="utf-8")
