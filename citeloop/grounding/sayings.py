@@ -26,10 +26,14 @@ _CONTEXT = (
     r"|graph context)\b"
 )
 _NOT = r"(?:not|isn't|aren't|wasn't|weren't)"
-_END = r"(?=\s*(?:[.,;:!?()\]\n]|\*\*|$)|\s+(?:and|so|but|which|because|or|yet|though|although)\b)"
+_END = (
+    r"(?=\s*(?:[.,;:!?()\]\n]|\*\*|$)"
+    r"|\s+(?:and|so|but|which|because|or|yet|though|although|except|besides)\b)"
+)
 """The end of a clause: "X is not in the context." (or the end of a bold line: "**Missing
 from the context**", or what a parenthesis adds: "**Missing from the context (needed
-to answer)**") but not "not in the context dict"."""
+to answer)**", or an exception: "Nothing is missing from the context except the body
+of `f`") but not "not in the context dict"."""
 _HEADING_SAYING = (
     r"(?:still missing|is missing|are missing|'s missing|not shown|not visible|still hidden"
     r"|remains? hidden|not in the context|i would need|i'd need)"
@@ -39,7 +43,7 @@ _SAYINGS = (
     r"(?:does not|doesn't|did not|didn't|do not|don't) (?:\w+ ){0,2}?"
     r"(?:show|include|contain|provide|have|cover|mention|define|describe|specify"
     r"|reveal|say|explain|expose|give)",
-    _CONTEXT + r" (?:is|seems|appears|was) (?:to be )?(?:(?!not )\w+ )?(?:insufficient"
+    _CONTEXT + r" (?:is|seems|appears|was) (?:to be )?(?:(?!not |never )\w+ )?(?:insufficient"
     r"|incomplete|not enough|not sufficient|too limited|missing)",
     _CONTEXT + r" (?:lacks|omits|is missing|leaves out)",
     _CONTEXT + r" (?:still |also |only |itself |here )?(?:shows|gives|contains|includes|has)"

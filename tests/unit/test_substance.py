@@ -813,6 +813,8 @@ def test_a_backslash_separates_a_path_on_either_side() -> None:
         # A denial followed by an exception: what it excepts is missing.
         "Nothing is missing from the context but the body of `f`.",
         "No code is missing from the context, except the body of `f`.",
+        "Nothing is missing from the context except the body of `f`.",
+        "The body of `f` is missing from the context besides its docstring.",
     ],
 )
 def test_an_answer_that_says_the_context_is_not_enough_fails(sentence: str) -> None:
@@ -876,6 +878,7 @@ def test_an_answer_that_says_the_context_is_not_enough_fails(sentence: str) -> N
         "No code is missing from the context.",
         "No needed entity is absent from the context.",
         "The context is not missing anything.",
+        "The context is never missing anything.",
         "Nothing needed is absent from the context.",
         # A label that says nothing is lacking, or that what follows is not needed.
         "**Missing:** nothing the question needs.",
