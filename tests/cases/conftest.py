@@ -34,9 +34,16 @@ def chosen_cases_dir(
 
 def missing_cases() -> str | None:
     """What to do when the cases folder is missing, or ``None`` when it is there."""
-    directory = chosen_cases_dir(os.environ.get(CASES_DIR_ENV))
+    env = os.environ.get(CASES_DIR_ENV)
+    directory = chosen_cases_dir(env)
     if directory.is_dir():
         return None
+    if env:  # the folder the variable names: its value is what to fix
+        return (
+            f"cases folder not found: {directory}, which {CASES_DIR_ENV} names. Set it to "
+            f"the folder holding the case JSON files, or unset it to read the shared "
+            f"folder beside the repository (or the copy in tests/cases/data)."
+        )
     return (
         f"shared cases folder not found: {directory}. Check out `shared/` next to the "
         f"repository, or set {CASES_DIR_ENV} to the folder holding the case JSON files."

@@ -29,7 +29,9 @@ def test_a_run_that_collects_the_cases_stops_with_the_fix_and_no_snapshot_advice
     done = run_pytest("tests/cases")
     assert done.returncode == 4, done.stdout + done.stderr
     output = done.stdout + done.stderr
-    assert "shared cases folder not found" in output and "CITELOOP_CASES_DIR" in output
+    assert "cases folder not found" in output and "no-such-cases-folder" in output
+    # The variable was set: the fix is its value, not to set it.
+    assert "which CITELOOP_CASES_DIR names" in output and "or unset it" in output
     # Nothing was collected, so no snapshot is called unused (the advice to update
     # them would delete every one).
     assert "snapshot" not in output
