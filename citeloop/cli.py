@@ -50,6 +50,7 @@ from citeloop.text import counted
 if TYPE_CHECKING:
     from citeloop.knowledge import InjectedContext, SqliteGraphStore
     from citeloop.knowledge.indexing.modules import PackageRoot
+    from citeloop.knowledge.model import ContextEntity
     from citeloop.retrievers import QueryRewriteRetriever
 
 
@@ -254,14 +255,39 @@ def _explanation(injected: InjectedContext) -> str:
         "-- reason: mention = the task names it as code; lexical = its words match the task's;",
         "--   retrieved = the injector's retriever returned it; graph = related to those;",
         "--   owner = the class of a member shown; member = on a class's or file's member list",
+        "--   (one row a list, its best score; --json gives every member)",
         f"{'tier':<10} {'reason':<9} {'score':>7}  {'where':<40} entity",
     ]
-    for entity in injected.entities:
+    for group in _member_lists(injected.entities):
+        entity = group[0]
         where = f"{entity.path}:{entity.line}" if entity.path and entity.line else "-"
-        lines.append(
-            f"{entity.tier:<10} {entity.reason:<9} {entity.score:>7.4f}  {where:<40} {entity.id}"
-        )
+        what = entity.id
+        if len(group) > 1:  # the members a list shows: the owner, how many, which
+            owner = entity.id.rpartition(".")[0]
+            names = [member.id.rpartition(".")[2] for member in group]
+            more = ", ..." if len(names) > 4 else ""
+            what = f"{owner}: {len(group)} members ({', '.join(names[:4])}{more})"
+        score = max(member.score for member in group)
+        lines.append(f"{entity.tier:<10} {entity.reason:<9} {score:>7.4f}  {where:<40} {what}")
     return "\n".join(lines)
+
+
+def _member_lists(entities: Sequence[ContextEntity]) -> list[list[ContextEntity]]:
+    """``entities`` in order, the members that one list shows (consecutive, of one
+    owner and tier, reason ``member``) in one group; every other entity alone."""
+    groups: list[list[ContextEntity]] = []
+    for entity in entities:
+        last = groups[-1][-1] if groups else None
+        if (
+            last is not None
+            and entity.reason == last.reason == "member"
+            and entity.tier == last.tier
+            and entity.id.rpartition(".")[0] == last.id.rpartition(".")[0]
+        ):
+            groups[-1].append(entity)
+        else:
+            groups.append([entity])
+    return groups
 
 
 def cmd_check(args: argparse.Namespace) -> int:

@@ -79,6 +79,37 @@ def test_context_shows_source_lines_unless_told_not_to(db, capsys):
     assert "Circle.area()  # L12-15" in out and " | " not in out
 
 
+def test_context_explain_gives_a_member_list_one_row():
+    from types import SimpleNamespace
+
+    from citeloop.cli import _explanation
+    from citeloop.knowledge.model import ContextEntity, EntityKind
+
+    def entity(entity_id: str, reason: str, score: float, line: int) -> ContextEntity:
+        name = entity_id.rpartition(".")[2]
+        return ContextEntity(
+            name, EntityKind.METHOD, "supporting", entity_id, "m.py", line, reason=reason,
+            score=score,
+        )  # fmt: skip
+
+    members = [entity(f"m.Box.{c}", "member", 0.001 * n, n) for n, c in enumerate("abcdef", 1)]
+    injected = SimpleNamespace(
+        tokens=10,
+        budget=2000,
+        entities=[
+            entity("m.Box", "graph", 0.5, 1),
+            *members,
+            entity("m.Bag.put", "member", 0.002, 20),  # another owner's list
+            entity("m.helper", "lexical", 0.1, 30),
+        ],
+    )
+    table = _explanation(injected).splitlines()[6:]
+    assert len(table) == 4
+    assert table[1].endswith("m.Box: 6 members (a, b, c, d, ...)")
+    assert " 0.0060 " in table[1] and "m.py:1 " in table[1]  # its best score, first line
+    assert table[2].endswith("m.Bag.put") and table[3].endswith("m.helper")
+
+
 def test_context_explain_says_why_each_entity_is_there(db, capsys):
     code, out, _ = run(capsys, "context", "--db", str(db), "--task", TASK, "--explain")
     assert code == EXIT_OK
