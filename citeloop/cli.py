@@ -292,14 +292,16 @@ def _member_lists(entities: Sequence[ContextEntity]) -> list[list[ContextEntity]
 
 def cmd_check(args: argparse.Namespace) -> int:
     from citeloop.grounding.graph_context import GraphContextValidator
+    from citeloop.grounding.retry_prompt import as_written
 
     saved = load_context(args.context)
     context = saved.context
     response = answer_of(read_text(args.response, "response"), args.response)
     # The task the answer was asked (the saved one, or --task): its names are grounded, and
     # a bare name it writes is one requirement, as in the run.
-    task = (args.task,) if args.task else saved.prompt
-    prompt = [*task, saved.shown] if task else saved.shown
+    task = args.task or saved.task
+    given = [text for text in (task, saved.payload) if text]
+    prompt = [*given, saved.shown] if given else saved.shown
     validator = GraphContextValidator(
         reference_threshold=args.threshold,
         require_citations=not args.no_require_citations,
@@ -330,6 +332,8 @@ def cmd_check(args: argparse.Namespace) -> int:
             print(f"FAILED ({counted(len(result.reasons), 'problem')}):")
         for reason in result.reasons:
             print(f"  - {reason}")
+        if written := as_written(result.missing_core_citations, task, saved.payload):
+            print(f"  note: as the task names them: {'; '.join(written)}")
         if result.passed and result.insufficient_context:  # --allow-insufficient
             print(
                 "  note: the answer says its context lacks something (reported, not "

@@ -23,11 +23,13 @@ class SavedContext(NamedTuple):
     shown: str
     """The context text a JSON context holds, else ``""``: the names its lines show (an
     excerpt's code) are grounded, as when it is text."""
-    prompt: tuple[str, ...]
-    """The task and payload a JSON context was built for (``"task"`` and
-    ``"payload"``, as ``context --json`` and ``run --json`` print them), those it
-    holds: the names they write are grounded, and a bare name the task writes is one
-    requirement, as in the run."""
+    task: str
+    """The task a JSON context was built for (``"task"``, as ``context --json`` and
+    ``run --json`` print it), else ``""``: the names it writes are grounded, and a bare
+    name it writes is one requirement, as in the run."""
+    payload: str
+    """The payload of a ``run --json`` output (``"payload"``), else ``""``: the names it
+    writes are grounded too."""
 
 
 def load_context(path: str) -> SavedContext:
@@ -59,9 +61,10 @@ def load_context(path: str) -> SavedContext:
                     f"got {type(data[field]).__name__}; write it as printed, or leave it out"
                 )
         _check_entities(data[key], key, path)
-        prompt = tuple(data[field] for field in ("task", "payload") if data.get(field))
-        return SavedContext(data[key], data.get(text_key) or "", prompt)
-    return SavedContext(text, "", ())
+        return SavedContext(
+            data[key], data.get(text_key) or "", data.get("task") or "", data.get("payload") or ""
+        )
+    return SavedContext(text, "", "", "")
 
 
 _TEXT_FIELDS = ("name", "kind", "tier", "id", "path", "signature", "summary", "reason")

@@ -283,6 +283,27 @@ def _with_reasons(names: Sequence[str], mentions: Sequence[tuple[str, dict[str, 
     return listed((f"{clipped(name)}{_why(name, mentions)}" for name in names), "; ", cut=False)
 
 
+def _written(task: str, payload: str) -> list[tuple[str, dict[str, str]]]:
+    """The code names the task and the payload write, by where (for :func:`_why`)."""
+    return [
+        (where, {mention.name: mention.form for mention in code_mentions(text)})
+        for where, text in (("task", task), ("payload", payload))
+        if text
+    ]
+
+
+def as_written(names: Sequence[str], task: str, payload: str = "") -> list[str]:
+    """Those of ``names`` (core entities) that the task or the payload writes otherwise,
+    each with how, as a retry prompt lists them: ``"forward (the task writes
+    `Context.forward`)"``."""
+    mentions = _written(task, payload)
+    return [
+        f"{clipped(name)}{why}"
+        for name in names
+        if (why := _why(name, mentions)) and why != f" (the task writes `{clipped(name)}`)"
+    ]
+
+
 def _location_item(text: str) -> str:
     """An invalid location as the answer wrote it, or, when longer than
     :data:`~citeloop.text.MAX_LISTED_NAME_CHARS`, its name and its path each cut on its
@@ -320,11 +341,7 @@ def _problem_lines(
     widened: bool,
     origins: Mapping[str, str],
 ) -> list[str]:
-    mentions = [
-        (where, {mention.name: mention.form for mention in code_mentions(text)})
-        for where, text in (("task", task), ("payload", payload))
-        if text
-    ]
+    mentions = _written(task, payload)
     lines: list[str] = []
     if not result.has_citation_section and result.core_entities:
         lines.append(NO_SECTION_PROBLEM)

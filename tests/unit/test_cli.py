@@ -215,6 +215,23 @@ def test_check_with_the_graph_tells_the_code_bases_names_from_invented_ones(db, 
     assert code == EXIT_USAGE and "nope.db" in err and "Traceback" not in err
 
 
+def test_check_names_a_missing_core_citation_as_the_task_writes_it(db, tmp_path, capsys):
+    # `format_area` is one function: cited as `format_area`, the task writes it dotted.
+    task = "How does `Circle.area` use `base.format_area`?"
+    code, out, _ = run(capsys, "context", "--db", str(db), "--task", task, "--json")
+    context = tmp_path / "context.json"
+    context.write_text(out, encoding="utf-8")
+    response = tmp_path / "answer.md"
+    response.write_text("It multiplies.\n\n## Entities used\n- Circle\n", encoding="utf-8")
+    code, out, _ = run(capsys, "check", "--context", str(context), "--response", str(response))
+    assert code == EXIT_FAILED
+    assert "core entities not cited: Circle.area, format_area" in out
+    # Only the name the task writes otherwise gets the note.
+    assert out.rstrip().endswith(
+        "note: as the task names them: format_area (the task writes `base.format_area`)"
+    )
+
+
 def test_check_reads_context_text(tmp_path, capsys):
     context = tmp_path / "context.txt"
     context.write_text("class GraphStore(Protocol): add_entity\n", encoding="utf-8")
