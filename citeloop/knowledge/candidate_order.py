@@ -22,6 +22,7 @@ from citeloop.knowledge.model import (
     Entity,
     EntityKind,
     Reason,
+    RelationKind,
     enclosing,
     is_test_path,
 )
@@ -127,6 +128,38 @@ def best_hit_first(order: list[str], found: Candidates, tests: bool = True) -> l
         return order
     best = max(hits, key=lambda i: found.seeds[i])  # the first of the largest weight
     return [best, *(i for i in order if i != best)]
+
+
+BRIDGES = 3
+"""Most members of core classes that lead to other core code (:func:`bridges`)."""
+
+_BRIDGE_RELATIONS = frozenset({RelationKind.CALLS, RelationKind.REFERENCES})
+
+
+def bridges(order: Sequence[str], found: Candidates, core: Collection[str]) -> list[str]:
+    """The code between the core entities, best first, at most :data:`BRIDGES`: each
+    excerptable member of a core class (not core itself) that calls or references
+    another core entity or a member of one. The task names both ends, so the code that
+    joins them is likely what it asks about: "Why does `DatasetRolling` create
+    `DataArrayRolling` objects only for ..." is answered by ``DatasetRolling.__init__``,
+    which calls ``DataArrayRolling`` (a played first context had shown three other
+    methods of the class and no line of it). One pass over the facts read."""
+    if len(core) < 2:
+        return []
+
+    def side(entity_id: str) -> str | None:  # the core entity an id is, or is of
+        if entity_id in core:
+            return entity_id
+        owner = owner_id(entity_id)
+        return owner if owner in core else None
+
+    joined = set()
+    for fact in found.facts.values():
+        if fact.relation in _BRIDGE_RELATIONS and fact.subject not in core:
+            start, end = side(fact.subject), side(fact.object)
+            if start is not None and end is not None and start != end:
+                joined.add(fact.subject)
+    return [i for i in order if i in joined and excerptable(found.entities[i])][:BRIDGES]
 
 
 MEMBERS_FOLLOWING = 3

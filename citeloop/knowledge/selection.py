@@ -20,6 +20,7 @@ from citeloop.knowledge.budget import Filled, fill_budget, line_cost
 from citeloop.knowledge.candidate_order import (
     asked_code_of,
     best_hit_first,
+    bridges,
     few_of_a_name,
     members_follow,
     rank_scores,
@@ -307,7 +308,9 @@ class Selector:
             # the first `most` candidates it had no excerpt (the demo's `attach_edge`,
             # asked for twice, never showed its body).
             lacked = [*asked_code, *(i for i in lacking if i in scores)]
-            best = [*core_ids, *lacked, *before, *asked, *pinned, *ranked]
+            # The code between two named entities looks right after them.
+            between = bridges(order, found, core_ids)
+            best = [*core_ids, *between, *lacked, *before, *asked, *pinned, *ranked]
             # An answer that said the context lacks code gets twice the share of source.
             said_lacking = lacking or widening.lacking_words
             share = budget * min(1.0, self.excerpt_share * (2 if said_lacking else 1))
@@ -323,7 +326,7 @@ class Selector:
                 self.count_tokens,
                 focus,
                 shown,
-                named=[*core_ids, *asked],
+                named=[*core_ids, *between, *asked],
                 most=most,
                 more=[*asked_code, *lacking],
                 # What the answer did not name shows no more source than in a first
