@@ -7,14 +7,17 @@ as invented code (:func:`~citeloop.grounding.substance.ungrounded_names`) had a 
 answer drop its proposal on the retry. A name is *proposed* when the prose right before
 its code span, in the same sentence, says so:
 
-- ``new``, ``proposed`` or ``hypothetical`` among the last three words (five when the
-  last is ``called`` or ``named``: "a new test function called `X`"), with no code span
-  between: "a new `X`", "a new private helper `X`";
+- ``new``, ``proposed``, ``hypothetical`` or ``introduce`` among the last three words
+  (five when the last is ``called`` or ``named``: "a new test function called `X`"),
+  with no code span between, nor a word that ties the span to another noun
+  (:data:`_LINKS`: "a new test for `X`", "a new subclass of `X`" name the code base's
+  `X`); ``new`` right after ``a``/``an`` or a verb of adding: "a new `X`", "a new
+  private helper `X`", "add new `X` helpers", "introduce `Retry`", not "the new API
+  exposes `X`";
 - ``to`` last, after a form of ``rename`` in the sentence's last six words: "rename
   `run` to `run_once`", "renamed to `X`";
 - a verb of adding (``add``, ``create``, ``define``, ``extract``, ``introduce``,
-  ``write``) and ``a`` or ``an``, then at most one word: "add a `timeout` parameter";
-  ``introduce`` alone too: "introduce `Retry`".
+  ``write``) and ``a`` or ``an``, then at most one word: "add a `timeout` parameter".
 
 Only a name nothing else grounds is spared by this (a proposed name the graph has is
 still the graph's, to bring in: "returns a new `Variable`"); fenced code defines its own
@@ -34,6 +37,13 @@ _NAMING = frozenset({"called", "named"})
 _RENAME = frozenset({"rename", "renamed", "renames", "renaming"})
 _ADD = frozenset({"add", "create", "define", "extract", "introduce", "write"})
 _ARTICLES = frozenset({"a", "an"})
+_LINKS = frozenset(
+    {"about", "as", "at", "by", "for", "from", "in", "into", "like", "of", "on", "onto"}
+    | {"over", "per", "than", "that", "to", "under", "via", "where", "which", "with"}
+)
+"""Words after which a span is another noun's, not the one a cue opens."""
+_OPENERS = _ARTICLES | _ADD
+"""The words right before a ``new`` that opens its noun phrase."""
 _SPAN = "`"
 """A code span among the sentence's words."""
 _WINDOW = 6
@@ -84,11 +94,14 @@ def _proposes(before: list[str]) -> bool:
             break
         words.append(word)
     reach = 5 if words[:1] and words[0] in _NAMING else 3
-    if _NEW.intersection(words[:reach]):
-        return True
+    for at, word in enumerate(words[:reach]):
+        if word in _LINKS:
+            break  # "a new test for `parse`": `parse` is not what is new
+        if word == "introduce":
+            return True
+        if word in _NEW and (word != "new" or _OPENERS.intersection(words[at + 1 : at + 2])):
+            return True  # "a new `X`", "add new `X` helpers"; not "the new API exposes `X`"
     if words[:1] == ["to"] and _RENAME.intersection(before):
-        return True
-    if "introduce" in words[:3]:
         return True
     # a verb of adding, an article, and at most one word: "add a `timeout` parameter"
     return any(

@@ -57,6 +57,23 @@ def test_names_the_prose_does_not_propose(text: str) -> None:
     assert "finish_run" not in proposed_names(text)
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        # "new" of another noun: the name is the code base's, what is new is not it
+        "Write a new test for `FooBar`.",
+        "Create a new subclass of `FooBar` for it.",
+        "Add a new helper next to `FooBar`.",
+        "The new API exposes `FooBar` for this.",
+        "In the new version, `FooBar` handles it.",
+        "Its new `FooBar` handles it.",
+        "I'd introduce it in `FooBar`.",
+    ],
+)
+def test_new_proposes_only_the_name_it_opens(text: str) -> None:
+    assert proposed_names(text) == frozenset()
+
+
 def test_a_proposed_name_is_not_invented() -> None:
     graph = {"test_1", "Variable"}.__contains__
     found = ungrounded_names(PLAYED, {"test_1"}, graph)
