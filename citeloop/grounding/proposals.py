@@ -13,14 +13,16 @@ its code span, in the same sentence, says so:
   (:data:`_LINKS`: "a new test for `X`", "a new subclass of `X`" name the code base's
   `X`); ``new`` right after ``a``/``an`` or a verb of adding: "a new `X`", "a new
   private helper `X`", "add new `X` helpers", "introduce `Retry`", not "the new API
-  exposes `X`";
-- ``to`` last, after a form of ``rename`` in the sentence's last six words: "rename
+  exposes `X`"; and not after a verb that says what the code does or did, its
+  third-person or past form (:func:`_does`): "`send` creates a new `X`",
+  "it returns a new `X`", "`Session` has a new `X`" claim the code base's class `X`;
+- ``to`` last, after a form of ``rename`` in the sentence's last seven words: "rename
   `run` to `run_once`", "renamed to `X`";
 - a verb of adding (``add``, ``create``, ``define``, ``extract``, ``introduce``,
   ``write``) and ``a`` or ``an``, then at most one word: "add a `timeout` parameter".
 
 Only a name nothing else grounds is spared by this (a proposed name the graph has is
-still the graph's, to bring in: "returns a new `Variable`"); fenced code defines its own
+still the graph's, to bring in: "wrap it in a new `Variable`"); fenced code defines its own
 names (:func:`~citeloop.grounding.mentions.defined_in_code`). One pass over the words
 and code spans: linear.
 """
@@ -32,7 +34,7 @@ from collections import deque
 
 from citeloop.grounding.mentions import code_pieces
 
-_NEW = frozenset({"new", "proposed", "hypothetical"})
+_CUES = frozenset({"proposed", "hypothetical", "introduce"})
 _NAMING = frozenset({"called", "named"})
 _RENAME = frozenset({"rename", "renamed", "renames", "renaming"})
 _ADD = frozenset({"add", "create", "define", "extract", "introduce", "write"})
@@ -42,12 +44,16 @@ _LINKS = frozenset(
     | {"over", "per", "than", "that", "to", "under", "via", "where", "which", "with"}
 )
 """Words after which a span is another noun's, not the one a cue opens."""
-_OPENERS = _ARTICLES | _ADD
-"""The words right before a ``new`` that opens its noun phrase."""
+_NOT_VERBS = frozenset(
+    {"as", "besides", "perhaps", "plus", "thus", "unless", "whereas"}
+    | {"need", "needs", "requires", "indeed", "instead"}
+)
+"""Words ending like a verb's third-person or past form that say nothing the code does."""
 _SPAN = "`"
 """A code span among the sentence's words."""
-_WINDOW = 6
-"""The words (and spans) of the sentence kept before a code span: a rename's reach."""
+_WINDOW = 7
+"""The words (and spans) of the sentence kept before a code span: the longest cue's
+("needs a new private test function called `X`"), a rename's reach."""
 _WORD = re.compile(r"[A-Za-z]+|[.!?;:\n]")
 """A word, or the end of a sentence, clause or line: one character class each, linear."""
 _NAME = re.compile(r"[^\W\d][\w.]*")
@@ -97,10 +103,13 @@ def _proposes(before: list[str]) -> bool:
     for at, word in enumerate(words[:reach]):
         if word in _LINKS:
             break  # "a new test for `parse`": `parse` is not what is new
-        if word == "introduce":
+        if word in _CUES:
             return True
-        if word in _NEW and (word != "new" or _OPENERS.intersection(words[at + 1 : at + 2])):
-            return True  # "a new `X`", "add new `X` helpers"; not "the new API exposes `X`"
+        # "a new `X`", "add new `X` helpers"; not "the new API exposes `X`", nor "it
+        # creates a new `X`" (the code base's class `X`)
+        opener, verb = [*words[at + 1 : at + 3], "", ""][:2]
+        if word == "new" and (opener in _ADD or (opener in _ARTICLES and not _does(verb))):
+            return True
     if words[:1] == ["to"] and _RENAME.intersection(before):
         return True
     # a verb of adding, an article, and at most one word: "add a `timeout` parameter"
@@ -109,6 +118,13 @@ def _proposes(before: list[str]) -> bool:
         for at in (0, 1)
         if at < len(words)
     )
+
+
+def _does(verb: str) -> bool:
+    """Whether a word right before "a new" is a verb's third-person or past form
+    ("creates", "returns", "has", "is", "used"), not a proposal's ("add", "need")."""
+    third_person = verb.endswith("s") and not verb.endswith("ss")
+    return (third_person or verb.endswith("ed")) and verb not in _NOT_VERBS
 
 
 def _span_name(code: str) -> str:

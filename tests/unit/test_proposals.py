@@ -74,6 +74,36 @@ def test_new_proposes_only_the_name_it_opens(text: str) -> None:
     assert proposed_names(text) == frozenset()
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a verb saying what the code does or did: an instance of the code's class
+        "`Session.send` creates a new `FooBar` object.",
+        "The class defines a new `FooBar` attribute in `__init__`.",
+        "Each call returns a new `FooBar`.",
+        "`Session` has a new `FooBar` since 2.0.",
+        "It's a new `FooBar`.",
+        "The old loop used a new `FooBar` per request.",
+    ],
+)
+def test_new_after_what_the_code_does_is_a_claim(text: str) -> None:
+    assert "FooBar" not in proposed_names(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "We need a new `FooBar` class.",
+        "This requires a new `FooBar` class.",
+        "Register it as a new `FooBar`.",
+        "Perhaps a new `FooBar` would do.",
+        "It needs a new private test function called `FooBar`.",
+    ],
+)
+def test_new_after_what_a_proposal_needs_proposes(text: str) -> None:
+    assert proposed_names(text) == {"FooBar"}
+
+
 def test_a_proposed_name_is_not_invented() -> None:
     graph = {"test_1", "Variable"}.__contains__
     found = ungrounded_names(PLAYED, {"test_1"}, graph)
@@ -84,8 +114,10 @@ def test_a_proposed_name_is_not_invented() -> None:
 
 
 def test_a_proposed_name_the_graph_has_is_still_brought_in() -> None:
-    # "returns a new `Variable`": the graph's class, which the context does not show.
-    found = ungrounded_names("It returns a new `Variable`.", set(), {"Variable"}.__contains__)
+    # "in a new `Variable`": the graph's class, which the context does not show.
+    text = "Wrap it in a new `Variable`."
+    assert proposed_names(text) == {"Variable"}
+    found = ungrounded_names(text, set(), {"Variable"}.__contains__)
     assert found.in_graph == ("Variable",)
     assert found.invented == ()
 
