@@ -21,6 +21,10 @@ its code span, in the same sentence, says so:
 - a verb of adding (``add``, ``create``, ``define``, ``extract``, ``introduce``,
   ``write``) and ``a`` or ``an``, then at most one word: "add a `timeout` parameter".
 
+A span whose next word says the code uses its name (:data:`_USES`: "add a `close()`
+call", "a new `Session` object", "create a `Session` instance") is not proposed: the
+name is the code base's.
+
 Only a name nothing else grounds is spared by this (a proposed name the graph has is
 still the graph's, to bring in: "wrap it in a new `Variable`"); fenced code defines its own
 names (:func:`~citeloop.grounding.mentions.defined_in_code`). One pass over the words
@@ -49,6 +53,9 @@ _NOT_VERBS = frozenset(
     | {"need", "needs", "requires", "indeed", "instead"}
 )
 """Words ending like a verb's third-person or past form that say nothing the code does."""
+_USES = frozenset({"call", "calls", "check", "import", "instance", "instances", "object"})
+"""Words after a span that say the code uses its name, so has it: "add a `close()`
+call", "a new `Session` object"."""
 _SPAN = "`"
 """A code span among the sentence's words."""
 _WINDOW = 7
@@ -75,20 +82,28 @@ def proposed_names(text: str) -> frozenset[str]:
         return frozenset()
     names: set[str] = set()
     before: deque[str] = deque(maxlen=_WINDOW)  # the sentence's last words and spans
+    proposed = ""  # the last span's name, if proposed, until the next word keeps it
     for segment, kind in code_pieces(text):
-        if kind == "fence":
-            before.clear()
-        elif kind == "text":
+        if kind == "text":
             for match in _WORD.finditer(segment):
-                word = match.group()
+                word = match.group().lower()
+                if word not in _USES:  # not "add a `close()` call": `close` exists
+                    names.add(proposed)
+                proposed = ""
                 if word in ".!?;:\n":
                     before.clear()
                 else:
-                    before.append(word.lower())
+                    before.append(word)
+            continue
+        names.add(proposed)
+        proposed = ""
+        if kind == "fence":
+            before.clear()
         else:
-            if _proposes(list(before)) and (name := _span_name(segment)):
-                names.add(name)
+            proposed = _span_name(segment) if _proposes(list(before)) else ""
             before.append(_SPAN)
+    names.add(proposed)
+    names.discard("")
     return frozenset(names)
 
 

@@ -93,6 +93,21 @@ def test_new_after_what_the_code_does_is_a_claim(text: str) -> None:
 @pytest.mark.parametrize(
     "text",
     [
+        # the span's next word says the code is used, not defined: it exists
+        "Add a `FooBar()` call after `send`.",
+        "Add a `FooBar()` check first.",
+        "Create a `FooBar` instance per thread.",
+        "Keep it in a new `FooBar` object.",
+        "Add a `FooBar` import at the top.",
+    ],
+)
+def test_a_name_the_proposal_uses_is_a_claim(text: str) -> None:
+    assert "FooBar" not in proposed_names(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
         "We need a new `FooBar` class.",
         "This requires a new `FooBar` class.",
         "Register it as a new `FooBar`.",
