@@ -16,8 +16,12 @@ its code span, in the same sentence, says so:
   exposes `X`"; and not after a verb that says what the code does or did, its
   third-person or past form (:func:`_does`): "`send` creates a new `X`",
   "it returns a new `X`", "`Session` has a new `X`" claim the code base's class `X`;
-- ``to`` last, after a form of ``rename`` in the sentence's last seven words: "rename
-  `run` to `run_once`", "renamed to `X`";
+- ``to`` last, after ``rename`` or ``renaming`` with no ``and``/``or``/``then``/``but``
+  between (:func:`_renames`), in the sentence's last seven words: "rename `run` to
+  `run_once`", "renaming the `run` method to `X`", or after ``be renamed``: "it should
+  be renamed to `X`"; not "it was renamed to `X`", "the migration renames `a` to `X`"
+  (a rename done, or one the code does: `X` is the code base's name), "rename it and
+  pass it to `X`";
 - a verb of adding (``add``, ``create``, ``define``, ``extract``, ``introduce``,
   ``write``) and ``a`` or ``an``, then at most one word: "add a `timeout` parameter".
 
@@ -40,7 +44,8 @@ from citeloop.grounding.mentions import code_pieces
 
 _CUES = frozenset({"proposed", "hypothetical", "introduce"})
 _NAMING = frozenset({"called", "named"})
-_RENAME = frozenset({"rename", "renamed", "renames", "renaming"})
+_RENAMING = frozenset({"rename", "renaming"})
+_CONJUNCTIONS = frozenset({"and", "or", "then", "but"})
 _ADD = frozenset({"add", "create", "define", "extract", "introduce", "write"})
 _ARTICLES = frozenset({"a", "an"})
 _LINKS = frozenset(
@@ -125,7 +130,7 @@ def _proposes(before: list[str]) -> bool:
         opener, verb = [*words[at + 1 : at + 3], "", ""][:2]
         if word == "new" and (opener in _ADD or (opener in _ARTICLES and not _does(verb))):
             return True
-    if words[:1] == ["to"] and _RENAME.intersection(before):
+    if words[:1] == ["to"] and _renames(before):
         return True
     # a verb of adding, an article, and at most one word: "add a `timeout` parameter"
     return any(
@@ -133,6 +138,20 @@ def _proposes(before: list[str]) -> bool:
         for at in (0, 1)
         if at < len(words)
     )
+
+
+def _renames(before: list[str]) -> bool:
+    """Whether the ``to`` that ends ``before`` is a proposed rename's (see the module
+    docstring)."""
+    for at in range(len(before) - 2, -1, -1):
+        word = before[at]
+        if word in _CONJUNCTIONS:
+            return False  # "rename it and pass it to `X`"
+        if word in _RENAMING:
+            return True
+        if word == "renamed":
+            return before[at - 1 : at] == ["be"]  # "should be renamed", not "was renamed"
+    return False
 
 
 def _does(verb: str) -> bool:

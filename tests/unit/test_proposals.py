@@ -27,7 +27,8 @@ PLAYED = (
         ("It needs a new test function called `test_parse_cases`.", {"test_parse_cases"}),
         ("Introduce `RetryPolicy` and pass it down.", {"RetryPolicy"}),
         ("Rename `run` to `run_once`; callers keep working.", {"run_once"}),
-        ("The option was renamed to `max_tries`.", {"max_tries"}),
+        ("The option should be renamed to `max_tries`.", {"max_tries"}),
+        ("I'd suggest renaming the `run` method to `run_once`.", {"run_once"}),
         ("We could add a `timeout` parameter.", {"timeout"}),
         ("Then add a boolean `strict` argument to `parse`.", {"strict"}),
         ("A new `Session.retry_once()` method would do.", {"Session.retry_once"}),
@@ -102,6 +103,23 @@ def test_new_after_what_the_code_does_is_a_claim(text: str) -> None:
     ],
 )
 def test_a_name_the_proposal_uses_is_a_claim(text: str) -> None:
+    assert "FooBar" not in proposed_names(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a rename done, or done by the code: `FooBar` is the code base's name now
+        "The option was renamed to `FooBar`.",
+        "`run` has been renamed to `FooBar` in 2.0.",
+        "`run` is renamed to `FooBar` there.",
+        "The migration renames `run` to `FooBar`.",
+        # a rename, then another verb: "to" is the other verb's
+        "Rename it and pass it to `FooBar`.",
+        "Rename it, then hand it to `FooBar`.",
+    ],
+)
+def test_a_rename_that_is_no_proposal(text: str) -> None:
     assert "FooBar" not in proposed_names(text)
 
 
