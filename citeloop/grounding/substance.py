@@ -19,7 +19,8 @@ Four checks of :class:`~citeloop.grounding.GraphContextValidator`:
   too. A name of one letter (`` `d` ``, `` `X` ``: a variable, an index, a term of a
   formula) is never held against the answer, nor one its prose proposes as new code
   ("a new `test_1_cases`": :mod:`~citeloop.grounding.proposals`) when nothing grounds
-  it. An ungrounded name the
+  it; of a dotted one, only the last part is new ("a new `Session.retry_once()`
+  method" still claims the class `Session`). An ungrounded name the
   knowledge graph has is *in the graph* (the next widening can bring it in); one it
   has not is *invented*, unless it is an SQL key word or an HTTP method written alone
   (`` `LIMIT` ``, `` `GET` ``: :data:`_NOT_CODE_WORDS`), the name of an identifier
@@ -355,7 +356,13 @@ def ungrounded_names(
             proposed = proposed_names(body) if proposed is None else proposed
             if mention.name not in proposed:  # "a new `test_1_cases`" claims no code
                 invented.append(mention.name)  # `LIMIT`, `GET`, camelCase, not `self.LIMIT`
-    return UngroundedNames(tuple(in_graph), tuple(invented))
+            elif len(checked) > 1 and checked[1] in missing:
+                # "a new `Session.retry_once()` method": a new method of a class it claims
+                if has(checked[1]):
+                    in_graph.append(checked[1])
+                else:
+                    invented.append(mention.name)
+    return UngroundedNames(tuple(dict.fromkeys(in_graph)), tuple(invented))
 
 
 def location_valid(path: str, start: int, end: int, places: Iterable[Place]) -> bool:

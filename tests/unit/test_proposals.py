@@ -166,3 +166,15 @@ def test_scanning_stays_linear(unit: str) -> None:
     size = 40_000 // len(unit)
     short, long = seconds(unit * size), seconds(unit * 4 * size)
     assert long < 10 * short + 0.5
+
+
+def test_a_proposal_proposes_the_last_part_of_a_dotted_name() -> None:
+    # "a new `Session.retry_once()` method" claims the class `Session` exists.
+    text = "Add a new `{}.retry_once()` method."
+    graph = {"Session"}.__contains__
+    shown = ungrounded_names(text.format("Session"), {"Session"}, graph)
+    assert shown.in_graph == shown.invented == ()
+    hidden = ungrounded_names(text.format("Session"), set(), graph)
+    assert hidden.in_graph == ("Session",) and hidden.invented == ()
+    made_up = ungrounded_names(text.format("PoolPlanner"), set(), graph)
+    assert made_up.invented == ("PoolPlanner.retry_once",)
