@@ -16,12 +16,13 @@ its code span, in the same sentence, says so:
   exposes `X`"; and not after a verb that says what the code does or did, its
   third-person or past form (:func:`_does`): "`send` creates a new `X`",
   "it returns a new `X`", "`Session` has a new `X`" claim the code base's class `X`;
-- ``to`` last, after ``rename`` or ``renaming`` with no ``and``/``or``/``then``/``but``
-  between (:func:`_renames`), in the sentence's last seven words: "rename `run` to
-  `run_once`", "renaming the `run` method to `X`", or after ``be renamed``: "it should
-  be renamed to `X`"; not "it was renamed to `X`", "the migration renames `a` to `X`"
-  (a rename done, or one the code does: `X` is the code base's name), "rename it and
-  pass it to `X`";
+- ``to`` or ``into`` last, after ``rename``, ``extract`` or ``factor`` (or their
+  ``-ing`` form) with no ``and``/``or``/``then``/``but`` between (:func:`_moves`), in
+  the sentence's last seven words: "rename `run` to `run_once`", "renaming the `run`
+  method to `X`", "extract the check into `X`", or after ``be renamed``/``be
+  extracted``/``be factored``: "it should be renamed to `X`"; not "it was renamed to
+  `X`", "the migration renames `a` to `X`" (a rename done, or one the code does: `X` is
+  the code base's name), "rename it and pass it to `X`";
 - a verb of adding (``add``, ``create``, ``define``, ``extract``, ``introduce``,
   ``write``) and ``a`` or ``an``, then at most one word: "add a `timeout` parameter".
 
@@ -44,7 +45,9 @@ from citeloop.grounding.mentions import code_pieces
 
 _CUES = frozenset({"proposed", "hypothetical", "introduce"})
 _NAMING = frozenset({"called", "named"})
-_RENAMING = frozenset({"rename", "renaming"})
+_MOVING = frozenset({"rename", "renaming", "extract", "extracting", "factor", "factoring"})
+_MOVED = frozenset({"renamed", "extracted", "factored"})
+_TO = frozenset({"to", "into"})
 _CONJUNCTIONS = frozenset({"and", "or", "then", "but"})
 _ADD = frozenset({"add", "create", "define", "extract", "introduce", "write"})
 _ARTICLES = frozenset({"a", "an"})
@@ -130,7 +133,7 @@ def _proposes(before: list[str]) -> bool:
         opener, verb = [*words[at + 1 : at + 3], "", ""][:2]
         if word == "new" and (opener in _ADD or (opener in _ARTICLES and not _does(verb))):
             return True
-    if words[:1] == ["to"] and _renames(before):
+    if _TO.intersection(words[:1]) and _moves(before):
         return True
     # a verb of adding, an article, and at most one word: "add a `timeout` parameter"
     return any(
@@ -140,16 +143,16 @@ def _proposes(before: list[str]) -> bool:
     )
 
 
-def _renames(before: list[str]) -> bool:
-    """Whether the ``to`` that ends ``before`` is a proposed rename's (see the module
-    docstring)."""
+def _moves(before: list[str]) -> bool:
+    """Whether the ``to`` or ``into`` that ends ``before`` is a proposed rename's or
+    extraction's (see the module docstring)."""
     for at in range(len(before) - 2, -1, -1):
         word = before[at]
         if word in _CONJUNCTIONS:
             return False  # "rename it and pass it to `X`"
-        if word in _RENAMING:
+        if word in _MOVING:
             return True
-        if word == "renamed":
+        if word in _MOVED:
             return before[at - 1 : at] == ["be"]  # "should be renamed", not "was renamed"
     return False
 

@@ -29,6 +29,9 @@ PLAYED = (
         ("Rename `run` to `run_once`; callers keep working.", {"run_once"}),
         ("The option should be renamed to `max_tries`.", {"max_tries"}),
         ("I'd suggest renaming the `run` method to `run_once`.", {"run_once"}),
+        ("Extract the check into `_validate_positions()`.", {"_validate_positions"}),
+        ("Factor the loop out to `_run_once`.", {"_run_once"}),
+        ("It should be extracted into `_check`.", {"_check"}),
         ("We could add a `timeout` parameter.", {"timeout"}),
         ("Then add a boolean `strict` argument to `parse`.", {"strict"}),
         ("A new `Session.retry_once()` method would do.", {"Session.retry_once"}),
@@ -117,9 +120,12 @@ def test_a_name_the_proposal_uses_is_a_claim(text: str) -> None:
         # a rename, then another verb: "to" is the other verb's
         "Rename it and pass it to `FooBar`.",
         "Rename it, then hand it to `FooBar`.",
+        "The check was extracted into `FooBar`.",
+        "`parse` extracts the header into `FooBar`.",
+        "Extract it and pass it to `FooBar`.",
     ],
 )
-def test_a_rename_that_is_no_proposal(text: str) -> None:
+def test_a_rename_or_extraction_that_is_no_proposal(text: str) -> None:
     assert "FooBar" not in proposed_names(text)
 
 
