@@ -161,7 +161,18 @@ def test_a_proposed_name_the_graph_has_is_still_brought_in() -> None:
     assert found.invented == ()
 
 
-@pytest.mark.parametrize("unit", ["a new `x` ", "rename `a` to ", "add a ", "`", "new new "])
+@pytest.mark.parametrize(
+    "unit",
+    [
+        "a new `x` ",
+        "rename `a` to ",
+        "add a ",
+        "`",
+        "new new ",
+        "be renamed to `q` ",
+        "`f()` call ",
+    ],
+)
 def test_scanning_stays_linear(unit: str) -> None:
     # 4x the text must take about 4x the time (a rescan from each span would take 16x).
     def seconds(text: str) -> float:
