@@ -326,7 +326,7 @@ class Selector:
                 self.count_tokens,
                 focus,
                 shown,
-                named=[*core_ids, *between, *asked],
+                named=[*core_ids, *asked],
                 most=most,
                 more=[*asked_code, *lacking],
                 # What the answer did not name shows no more source than in a first

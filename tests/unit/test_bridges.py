@@ -5,8 +5,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from citeloop.knowledge import ContextInjector, Entity, EntityKind, SqliteGraphStore, index_tree
+from citeloop.knowledge import (
+    ContextInjector,
+    Entity,
+    EntityKind,
+    SqliteGraphStore,
+    index_tree,
+    selection,
+)
 from citeloop.knowledge.candidate_order import BRIDGES, bridges
+from citeloop.knowledge.excerpts import choose_excerpts
 from citeloop.knowledge.model import Fact, RelationKind
 from citeloop.knowledge.neighbourhood import Candidates
 
@@ -49,17 +57,8 @@ def test_at_most_a_few_bridges_are_taken_in_rank_order() -> None:
     assert bridges(order, found, {"m.Pool", "m.Worker"}) == list(reversed(names))[:BRIDGES]
 
 
-DECOYS = "".join(
-    f"""
-    def heavy_jobs_{n}(self):
-        \"\"\"Count the heavy jobs of the pool's workers ({n}).\"\"\"
-        heavy = [job for job in self.jobs if job.heavy]
-        return len(heavy) / max(len(self.workers), 1) + {n}
-"""
-    for n in range(12)
-)
-SOURCE = (
-    """class Worker:
+SOURCE = """\
+class Worker:
     \"\"\"Runs one job.\"\"\"
 
     def run(self, job):
@@ -68,9 +67,11 @@ SOURCE = (
 
 class Pool:
     \"\"\"Workers for jobs.\"\"\"
-"""
-    + DECOYS
-    + """
+
+    def make_heavy_objects(self):
+        \"\"\"Make objects for the heavy jobs of the pool.\"\"\"
+        return [object() for job in self.jobs if job.heavy]
+
     def __init__(self, jobs):
         self.jobs = jobs
         self.workers = []
@@ -78,18 +79,25 @@ class Pool:
             if job.heavy:
                 self.workers.append(Worker())
 """
-)
 
 
-def test_the_bridge_shows_its_source_before_word_matches(tmp_path: Path) -> None:
-    # Twelve methods match the task's words better; `__init__`, which makes the
-    # `Worker`s, had shown no line in a small context.
+def test_the_bridge_is_offered_source_right_after_the_core(tmp_path: Path, monkeypatch) -> None:
+    # `make_heavy_objects` matches the task's words best; `__init__`, which makes the
+    # `Worker`s, is offered its source first.
+    offered: list[list[str]] = []
+
+    def spy(ids, *args, **kwargs):
+        offered.append(list(ids))
+        return choose_excerpts(ids, *args, **kwargs)
+
+    monkeypatch.setattr(selection, "choose_excerpts", spy)
     (tmp_path / "pool.py").write_text(SOURCE, encoding="utf-8")
     db = tmp_path / "graph.db"
     with SqliteGraphStore(db) as store:
         index_tree(tmp_path, store)
     task = "Why does `Pool` make `Worker` objects only for heavy jobs of the pool?"
     with SqliteGraphStore(db, read_only=True) as store:
-        injector = ContextInjector(store, max_context_tokens=300, reuse_contexts=0)
-        context = injector.inject(task)
+        context = ContextInjector(store, reuse_contexts=0).inject(task)
+    assert sorted(offered[0][:2]) == ["pool.Pool", "pool.Worker"]
+    assert offered[0][2] == "pool.Pool.__init__"
     assert "self.workers.append(Worker())" in context.text
