@@ -263,6 +263,7 @@ def _explanation(injected: InjectedContext) -> str:
         where = f"{entity.path}:{entity.line}" if entity.path and entity.line else "-"
         what = entity.id
         if len(group) > 1:  # the members a list shows: the owner, how many, which
+            where = entity.path or "-"  # a line of one member would read as the owner's
             owner = entity.id.rpartition(".")[0]
             names = [member.id.rpartition(".")[2] for member in group]
             more = ", ..." if len(names) > 4 else ""
@@ -293,6 +294,7 @@ def _member_lists(entities: Sequence[ContextEntity]) -> list[list[ContextEntity]
 def cmd_check(args: argparse.Namespace) -> int:
     from citeloop.grounding.graph_context import GraphContextValidator
     from citeloop.grounding.retry_prompt import as_written
+    from citeloop.grounding.sayings import first_saying
 
     saved = load_context(args.context)
     context = saved.context
@@ -334,6 +336,11 @@ def cmd_check(args: argparse.Namespace) -> int:
             print(f"  - {reason}")
         if written := as_written(result.missing_core_citations, task, saved.payload):
             print(f"  note: as the task names them: {'; '.join(written)}")
+        if not result.passed and "insufficient_context" in result.failed_rules:
+            print(
+                f'  note: it says so here: "{first_saying(response)}"; --allow-insufficient '
+                "reports this, not fails it, as a run's last attempt does"
+            )
         if result.passed and result.insufficient_context:  # --allow-insufficient
             print(
                 "  note: the answer says its context lacks something (reported, not "

@@ -325,6 +325,36 @@ def sayings_in(body: str) -> Iterator[re.Match[str]]:
     return (saying for saying in _all_sayings_in(body) if _needed(body, saying))
 
 
+SENTENCE_SHOWN = 200
+"""Most characters of the sentence :func:`first_saying` gives."""
+
+
+SAID_BEFORE = 60
+"""Most characters of a long sentence :func:`first_saying` gives before its saying."""
+
+
+def first_saying(body: str) -> str | None:
+    """The sentence of ``body`` that first says its context lacks what it needs, on one
+    line, or ``None``: what a reader fixes, or checks, when the rule fails. A sentence
+    longer than :data:`SENTENCE_SHOWN` characters is cut (``…``) to at most
+    :data:`SAID_BEFORE` of them before the saying, and to that length."""
+    saying = next(sayings_in(body), None)
+    if saying is None:
+        return None
+    start = max(0, saying.start() - SENTENCE_SHOWN)
+    before = [end.end() for end in SENTENCE_END.finditer(body, start, saying.start())]
+    start = before[-1] if before else start
+    end = SENTENCE_END.search(body, saying.end(), saying.end() + SENTENCE_SHOWN)
+    stop = end.end() if end else saying.end() + SENTENCE_SHOWN
+    lead = ""
+    if stop - start > SENTENCE_SHOWN and saying.start() - start > SAID_BEFORE:
+        start, lead = saying.start() - SAID_BEFORE, "…"
+    sentence = lead + " ".join(body[start:stop].split())
+    if len(sentence) > SENTENCE_SHOWN:
+        sentence = sentence[: SENTENCE_SHOWN - 1] + "…"
+    return sentence
+
+
 def _anchor_words(text: str) -> list[tuple[int, int]]:
     """The ``(start, end)`` of each :data:`_ANCHOR_WORDS` word of lower-cased ``text``,
     in order: what :data:`_ANCHORS` finds (a whole word: no word character, ``\\w``, on

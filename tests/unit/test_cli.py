@@ -106,7 +106,7 @@ def test_context_explain_gives_a_member_list_one_row():
     table = _explanation(injected).splitlines()[6:]
     assert len(table) == 4
     assert table[1].endswith("m.Box: 6 members (a, b, c, d, ...)")
-    assert " 0.0060 " in table[1] and "m.py:1 " in table[1]  # its best score, first line
+    assert " 0.0060 " in table[1] and " m.py " in table[1]  # its best score, its file
     assert table[2].endswith("m.Bag.put") and table[3].endswith("m.helper")
 
 
@@ -230,6 +230,24 @@ def test_check_names_a_missing_core_citation_as_the_task_writes_it(db, tmp_path,
     assert out.rstrip().endswith(
         "note: as the task names them: format_area (the task writes `base.format_area`)"
     )
+
+
+def test_check_quotes_where_the_answer_says_its_context_is_not_enough(tmp_path, capsys):
+    context = tmp_path / "context.txt"
+    context.write_text("class GraphStore(Protocol): add_entity\n", encoding="utf-8")
+    response = tmp_path / "answer.md"
+    body = (
+        "`GraphStore` stores entities. It uses `add_entity`, whose body the context does "
+        "not show. Otherwise it is plain."
+    )
+    response.write_text(body + "\n\n## Entities used\n- GraphStore\n", encoding="utf-8")
+    argv = ["check", "--context", str(context), "--response", str(response)]
+    code, out, _ = run(capsys, *argv)
+    assert code == EXIT_FAILED
+    assert 'it says so here: "It uses `add_entity`, whose body the context does not show."' in out
+    assert "--allow-insufficient reports this" in out
+    code, out, _ = run(capsys, *argv, "--allow-insufficient")
+    assert code == EXIT_OK and "it says so here" not in out
 
 
 def test_check_reads_context_text(tmp_path, capsys):

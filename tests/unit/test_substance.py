@@ -1487,3 +1487,17 @@ def test_quotes_are_blanked_near_anchors_as_if_blanked_everywhere(text: str) -> 
     for at, stop in sayings._anchor_words(everywhere):
         start, end = max(0, at - sayings._BEFORE), stop + sayings._AFTER
         assert near[start:end] == everywhere[start:end]
+
+
+def test_first_saying_gives_the_sentence_that_says_the_context_is_not_enough() -> None:
+    from citeloop.grounding.sayings import SENTENCE_SHOWN, first_saying
+
+    body = "It builds the graph.\n\nThe body of\n`compile` is not shown. The rest is clear."
+    assert first_saying(body) == "The body of `compile` is not shown."
+    assert first_saying("It builds the graph.") is None
+    # A long sentence is cut to the words before its saying, and to its length.
+    said = first_saying("x " * 400 + "the context does not show `f`." + " y" * 400)
+    assert said is not None and len(said) <= SENTENCE_SHOWN
+    assert said.startswith("…x x") and "the context does not show `f`." in said
+    said = first_saying("The context does not show `f`" + " y" * 400)
+    assert said is not None and len(said) == SENTENCE_SHOWN and said.endswith("y…")
