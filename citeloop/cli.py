@@ -299,6 +299,11 @@ def cmd_check(args: argparse.Namespace) -> int:
     saved = load_context(args.context)
     context = saved.context
     response = answer_of(read_text(args.response, "response"), args.response)
+    if not response.strip():  # surely the wrong file: an answer says something
+        raise UsageError(
+            f"response file {args.response!r} is empty; pass the file that holds the answer "
+            "(its text, or a `run --json` output)"
+        )
     # The task the answer was asked (the saved one, or --task): its names are grounded, and
     # a bare name it writes is one requirement, as in the run.
     task = args.task or saved.task

@@ -41,7 +41,10 @@ def read_text(path: str, what: str) -> str:
             raise UsageError(f"{what} file {path!r} is larger than {MAX_INPUT_BYTES} bytes")
         return data.decode("utf-8-sig")  # a leading BOM (Windows editors) is no content
     except FileNotFoundError:
-        raise UsageError(f"{what} file {path!r} does not exist") from None
+        raise UsageError(
+            f"{what} file {path!r} does not exist; check the path (relative to the "
+            "folder the command runs in)"
+        ) from None
     except UnicodeDecodeError:
         raise UsageError(f"{what} file {path!r} is not UTF-8 text") from None
     except OSError as exc:

@@ -311,7 +311,9 @@ def _provider_model(spec: str) -> BaseChatModel:
     except ImportError as exc:
         raise ConfigurationError(
             f"model {spec!r} needs a provider package that is not installed: {exc} "
-            "(citeloop's extras install them: openai, anthropic, ollama)"
+            "(citeloop's extras install them: openai, anthropic, ollama; the provider's "
+            "API key is read from its environment variable, e.g. OPENAI_API_KEY), or "
+            "use the model 'replay:PATH' to play back recorded answers offline"
         ) from None
     except Exception as exc:
         raise ConfigurationError(

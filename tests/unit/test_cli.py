@@ -265,7 +265,17 @@ def test_check_with_a_missing_file_is_a_usage_error(tmp_path, capsys):
         capsys, "check", "--context", str(tmp_path / "c.txt"), "--response", str(tmp_path / "r")
     )
     assert code == EXIT_USAGE
-    assert "c.txt" in err
+    assert "c.txt" in err and "does not exist; check the path" in err
+
+
+def test_check_of_an_empty_answer_is_a_usage_error(tmp_path, capsys):
+    context = tmp_path / "context.txt"
+    context.write_text("class GraphStore(Protocol): add_entity\n", encoding="utf-8")
+    response = tmp_path / "answer.md"
+    response.write_text(" \n", encoding="utf-8")
+    code, out, err = run(capsys, "check", "--context", str(context), "--response", str(response))
+    assert code == EXIT_USAGE and out == ""
+    assert "answer.md' is empty; pass the file that holds the answer" in err
 
 
 def test_bad_threshold_is_a_usage_error(tmp_path, capsys):

@@ -351,6 +351,17 @@ def test_a_replay_path_that_is_no_readable_file_is_named(tmp_path):
     assert load_replay_turns(tmp_path / "turns.jsonl") == [{"content": "x"}]
 
 
+def test_a_provider_package_not_installed_says_how_to_run_without_it():
+    from citeloop.models import resolve_chat_model
+
+    # No extra installs Mistral's package, so its model spec cannot be created here.
+    with pytest.raises(ConfigurationError) as error:
+        resolve_chat_model("mistralai:mistral-small")
+    message = str(error.value)
+    assert "needs a provider package that is not installed" in message
+    assert "API key" in message and "'replay:PATH'" in message
+
+
 async def test_replay_model_and_recorder_round_trip(store, core, tmp_path):
     recorded = tmp_path / "turns.jsonl"
     live = ScriptedChatModel(script=[BAD_ANSWER, good_answer(core)])
