@@ -44,6 +44,21 @@ def answer_citing(names: list[str]) -> str:
     return "Uses " + ", ".join(names) + ".\n\n## Entities used\n" + "\n".join(names) + "\n"
 
 
+def saved_context(capsys, db: Path, tmp_path: Path, task: str) -> tuple[Path, dict]:
+    """``context --json`` of ``task`` saved to a file: the file, and what it holds."""
+    code, out, _ = run(capsys, "context", "--db", str(db), "--task", task, "--json")
+    assert code == EXIT_OK
+    path = tmp_path / "context.json"
+    path.write_text(out, encoding="utf-8")
+    return path, json.loads(out)
+
+
+def answer_file(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "answer.md"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
 def test_index_reports_counts_and_skipped_files(sample_repo, tmp_path, capsys):
     root = sample_repo
     (root / "shapes" / "broken.py").write_text("def broken(:\n", encoding="utf-8")
@@ -190,15 +205,12 @@ def test_check_exit_code_follows_the_verdict(db, tmp_path, capsys, cited):
 
 def test_check_with_the_graph_tells_the_code_bases_names_from_invented_ones(db, tmp_path, capsys):
     # `test_circle_area` is the sample's test, which the context of TASK does not show.
-    code, out, _ = run(capsys, "context", "--db", str(db), "--task", TASK, "--json")
-    assert "test_circle_area" not in {e["name"] for e in json.loads(out)["entities"]}
-    context = tmp_path / "context.json"
-    context.write_text(out, encoding="utf-8")
-    response = tmp_path / "answer.md"
-    response.write_text(
+    context, saved = saved_context(capsys, db, tmp_path, TASK)
+    assert "test_circle_area" not in {e["name"] for e in saved["entities"]}
+    response = answer_file(
+        tmp_path,
         "`Circle.area` squares the radius; `test_circle_area` checks it.\n\n"
         "## Entities used\n- Circle (shapes/circle.py:8)\n",
-        encoding="utf-8",
     )
     argv = ["check", "--context", str(context), "--response", str(response)]
     code, out, _ = run(capsys, *argv)
@@ -218,11 +230,8 @@ def test_check_with_the_graph_tells_the_code_bases_names_from_invented_ones(db, 
 def test_check_names_a_missing_core_citation_as_the_task_writes_it(db, tmp_path, capsys):
     # `format_area` is one function: cited as `format_area`, the task writes it dotted.
     task = "How does `Circle.area` use `base.format_area`?"
-    code, out, _ = run(capsys, "context", "--db", str(db), "--task", task, "--json")
-    context = tmp_path / "context.json"
-    context.write_text(out, encoding="utf-8")
-    response = tmp_path / "answer.md"
-    response.write_text("It multiplies.\n\n## Entities used\n- Circle\n", encoding="utf-8")
+    context, _ = saved_context(capsys, db, tmp_path, task)
+    response = answer_file(tmp_path, "It multiplies.\n\n## Entities used\n- Circle\n")
     code, out, _ = run(capsys, "check", "--context", str(context), "--response", str(response))
     assert code == EXIT_FAILED
     assert "core entities not cited: Circle.area, format_area" in out
@@ -871,17 +880,13 @@ def test_check_judges_a_bare_name_of_the_task_as_the_run_does(db, tmp_path, caps
     a saved context holds (or --task) and passes an answer citing `Circle.area`, as the
     run does; without the task every `area` of the core is required."""
     task = "What does `area` do?"
-    code, out, _ = run(capsys, "context", "--db", str(db), "--task", task, "--json")
-    saved = json.loads(out)
-    assert code == EXIT_OK and saved["task"] == task
+    context, saved = saved_context(capsys, db, tmp_path, task)
+    assert saved["task"] == task
     assert len([e for e in saved["entities"] if e["tier"] == "core"]) > 1
-    context = tmp_path / "context.json"
-    context.write_text(out, encoding="utf-8")
-    answer = tmp_path / "answer.md"
-    answer.write_text(
+    answer = answer_file(
+        tmp_path,
         "Circle.area returns pi times the radius squared.\n\n## Entities used\n"
         "- Circle.area (shapes/circle.py:12)\n",
-        encoding="utf-8",
     )
     check = ["check", "--context", str(context), "--response", str(answer)]
     code, out, _ = run(capsys, *check)

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from citeloop.grounding.links import is_host_name, without_links
+from tests.linear import scans_linearly
 
 
 @pytest.mark.parametrize(
@@ -55,12 +54,4 @@ def test_is_host_name(parts: list[str], host: bool) -> None:
     "unit", ["https://", "a@", "@a.", "www.", "http://a" + "@" * 3, "a" * 63 + "@"]
 )
 def test_scanning_stays_linear(unit: str) -> None:
-    # 4x the text must take about 4x the time (a rescan from each start would take 16x).
-    def seconds(text: str) -> float:
-        started = time.perf_counter()
-        without_links(text)
-        return time.perf_counter() - started
-
-    size = 20_000 // len(unit)
-    short, long = seconds(unit * size), seconds(unit * 4 * size)
-    assert long < 10 * short + 0.5
+    assert scans_linearly(without_links, unit, 20_000)

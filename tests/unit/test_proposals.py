@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from citeloop.grounding.proposals import proposed_names
 from citeloop.grounding.substance import ungrounded_names
+from tests.linear import scans_linearly
 
 # A played answer to "How would you refactor a minimal test function like test_1 to
 # implement a parameterized testing strategy ...?" (pytest), failed as inventing
@@ -174,15 +173,7 @@ def test_a_proposed_name_the_graph_has_is_still_brought_in() -> None:
     ],
 )
 def test_scanning_stays_linear(unit: str) -> None:
-    # 4x the text must take about 4x the time (a rescan from each span would take 16x).
-    def seconds(text: str) -> float:
-        started = time.perf_counter()
-        proposed_names(text)
-        return time.perf_counter() - started
-
-    size = 40_000 // len(unit)
-    short, long = seconds(unit * size), seconds(unit * 4 * size)
-    assert long < 10 * short + 0.5
+    assert scans_linearly(proposed_names, unit, 40_000)
 
 
 def test_a_proposal_proposes_the_last_part_of_a_dotted_name() -> None:
