@@ -337,12 +337,18 @@ def first_saying(body: str) -> str | None:
     """The sentence of ``body`` that first says its context lacks what it needs, on one
     line, or ``None``: what a reader fixes, or checks, when the rule fails. A sentence
     longer than :data:`SENTENCE_SHOWN` characters is cut (``…``) to at most
-    :data:`SAID_BEFORE` of them before the saying, and to that length."""
+    :data:`SAID_BEFORE` of them before the saying, and to that length. Fenced code is
+    read as :func:`says_context_insufficient` reads it: not at all (a code comment "the
+    context does not show ..." is no saying)."""
+    body = without_fences(body)  # blanked, the same length: a fence is no sentence
     saying = next(sayings_in(body), None)
     if saying is None:
         return None
     start = max(0, saying.start() - SENTENCE_SHOWN)
-    before = [end.end() for end in SENTENCE_END.finditer(body, start, saying.start())]
+    # One character past the saying's start, so that a stop's look-ahead sees the word
+    # that opens it ("It calls f. The context ..."); only the ends before it count.
+    ends = SENTENCE_END.finditer(body, start, saying.start() + 1)
+    before = [end.end() for end in ends if end.end() <= saying.start()]
     start = before[-1] if before else start
     end = SENTENCE_END.search(body, saying.end(), saying.end() + SENTENCE_SHOWN)
     stop = end.end() if end else saying.end() + SENTENCE_SHOWN

@@ -1501,3 +1501,21 @@ def test_first_saying_gives_the_sentence_that_says_the_context_is_not_enough() -
     assert said.startswith("…x x") and "the context does not show `f`." in said
     said = first_saying("The context does not show `f`" + " y" * 400)
     assert said is not None and len(said) == SENTENCE_SHOWN and said.endswith("y…")
+
+
+def test_first_saying_starts_at_its_own_sentence_and_skips_fenced_code() -> None:
+    from citeloop.grounding.sayings import first_saying
+
+    # A stop and a space (or a line break) right before the saying end the sentence before.
+    assert first_saying("It calls f. The context does not show g.") == (
+        "The context does not show g."
+    )
+    assert first_saying("It calls f.\r\nThe context does not show g.") == (
+        "The context does not show g."
+    )
+    # A code comment in a fence says nothing of the context (the rule reads no fence).
+    body = (
+        "It calls f:\n\n```\n# the context does not show this\n```\n\n"
+        "I would need `g`; it is not shown in the context.\n"
+    )
+    assert first_saying(body) == "I would need `g`; it is not shown in the context."
