@@ -292,7 +292,7 @@ def _member_lists(entities: Sequence[ContextEntity]) -> list[list[ContextEntity]
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from citeloop.grounding.graph_context import GraphContextValidator
+    from citeloop.grounding.graph_context import GraphContextValidator, as_read
     from citeloop.grounding.retry_prompt import as_written
     from citeloop.grounding.sayings import first_saying
 
@@ -342,9 +342,11 @@ def cmd_check(args: argparse.Namespace) -> int:
         if written := as_written(result.missing_core_citations, task, saved.payload):
             print(f"  note: as the task names them: {'; '.join(written)}")
         if not result.passed and "insufficient_context" in result.failed_rules:
+            said = first_saying(as_read(response))  # the text the rule read
+            where = f'it says so here: "{said}"' if said else "it says so"
             print(
-                f'  note: it says so here: "{first_saying(response)}"; --allow-insufficient '
-                "reports this, not fails it, as a run's last attempt does"
+                f"  note: {where}; --allow-insufficient reports this, not fails it, as a "
+                "run's last attempt does"
             )
         if result.passed and result.insufficient_context:  # --allow-insufficient
             print(

@@ -41,6 +41,14 @@ from citeloop.markdown import unescape, visible_text
 from citeloop.text import listed, normalize_text, plain_hyphens, without_invisible
 
 
+def as_read(response: str) -> str:
+    """``response`` as :class:`GraphContextValidator` reads it: what a reader sees, with
+    no invisible characters inside names, no HTML comments, a hyphen as ``-``
+    (``REQ\\u2011002`` is ``REQ-002``). What quotes the answer to explain a verdict
+    quotes this text, so that it quotes what was judged."""
+    return visible_text(plain_hyphens(without_invisible(normalize_text(response))))
+
+
 @dataclass(frozen=True, slots=True, eq=False)
 class IndexedContext:
     """The entities of a context, parsed, with what the rules read of them: validating
@@ -414,9 +422,7 @@ class GraphContextValidator:
         # Of several candidate sections the last one citing an entity by name is the
         # list; a later label line of prose ("Citations: StateGraph is the key one.",
         # "Citations: none beyond the list above.") is not.
-        # What a reader sees: no invisible characters inside names, no HTML comments,
-        # a hyphen as `-` (`REQ\u2011002` is `REQ-002`).
-        shown = visible_text(plain_hyphens(without_invisible(normalize_text(response))))
+        shown = as_read(response)
         body, section = split_citation_section(
             shown,
             self.section_labels,

@@ -1009,3 +1009,22 @@ def test_an_interrupted_run_in_memory_promises_no_resume(db, tmp_path, capsys, m
     argv = ["--db", str(db), "--task", TASK, "--model", _replay(tmp_path, "x")]
     code, _, err = run(capsys, "run", *argv, "--checkpointer", "sqlite::memory:")
     assert code == 130 and "interrupted" in err and "to resume" not in err
+
+
+def test_check_quotes_the_saying_as_the_check_read_it(tmp_path, capsys):
+    # The rule reads the answer without invisible characters and HTML comments: so does
+    # the quote (it had printed "None", or a comment the rule had not read).
+    context = tmp_path / "context.txt"
+    context.write_text("class GraphStore(Protocol): add_entity\n", encoding="utf-8")
+    section = "\n\n## Entities used\n- GraphStore\n"
+    argv = ["check", "--context", str(context), "--response"]
+    hidden = "`GraphStore` stores entities. The context does not sh\u200bow `add_entity`."
+    code, out, _ = run(capsys, *argv, str(answer_file(tmp_path, hidden + section)))
+    assert code == EXIT_FAILED
+    assert 'it says so here: "The context does not show `add_entity`."' in out
+    commented = "<!-- the context does not show a draft -->\n" + (
+        "`GraphStore` stores entities. Its context lacks the body of `add_entity`."
+    )
+    code, out, _ = run(capsys, *argv, str(answer_file(tmp_path, commented + section)))
+    assert code == EXIT_FAILED
+    assert 'it says so here: "Its context lacks the body of `add_entity`."' in out
