@@ -320,6 +320,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         from citeloop.nodes.graph_files import graph_names
 
         with open_graph(args.db) as store:
+            _check_same_code_base(store, context, args.db, args.context)
             names = graph_names(batched(store))
     try:
         result = validator.validate(response, context, prompt=prompt, graph_names=names)
@@ -370,6 +371,25 @@ def cmd_check(args: argparse.Namespace) -> int:
                 "core; pass `citeloop context --json` output to require only the core"
             )
     return EXIT_OK if result.passed else EXIT_FAILED
+
+
+def _check_same_code_base(store: SqliteGraphStore, context: Any, db: str, path: str) -> None:
+    """Refuse a ``--db`` that has none of a JSON context's entities (by id): the graph of
+    another code base, whose names would spare what the answer invents as "the code
+    base has these names". A context text names no ids, and is not checked.
+
+    Raises:
+        UsageError: Naming both files and the fix.
+    """
+    if not isinstance(context, list):
+        return
+    ids = [e["id"] for e in context if isinstance(e, dict) and isinstance(e.get("id"), str)]
+    if ids and not store.get_entities(ids):
+        raise UsageError(
+            f"knowledge graph {db!r} has none of the context's entities (e.g. "
+            f"{ids[0]!r}): it is not the graph of the code context file {path!r} was "
+            "built from; pass that graph as --db"
+        )
 
 
 def _threshold(value: str) -> float:

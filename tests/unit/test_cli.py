@@ -227,6 +227,28 @@ def test_check_with_the_graph_tells_the_code_bases_names_from_invented_ones(db, 
     assert code == EXIT_USAGE and "nope.db" in err and "Traceback" not in err
 
 
+def test_check_refuses_a_graph_of_another_code_base(db, tmp_path, capsys):
+    # A graph that has none of the context's entities is another code base's: its names
+    # would spare what the answer invents ("the code base has these names"), a pass.
+    context, _ = saved_context(capsys, db, tmp_path, TASK)
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "tool.py").write_text("def compute_perimeter():\n    return 1\n", encoding="utf-8")
+    other_db = tmp_path / "other.db"
+    assert run(capsys, "index", str(other), "--db", str(other_db), "--quiet")[0] == EXIT_OK
+    response = answer_file(
+        tmp_path,
+        "`Circle.area` calls `compute_perimeter`.\n\n## Entities used\n"
+        "- Circle (shapes/circle.py:8)\n",
+    )
+    argv = ["check", "--context", str(context), "--response", str(response), "--db"]
+    code, out, err = run(capsys, *argv, str(other_db))
+    assert code == EXIT_USAGE and out == ""
+    assert "has none of the context's entities" in err and "other.db" in err
+    code, out, _ = run(capsys, *argv, str(db))
+    assert code == EXIT_FAILED and "compute_perimeter" in out
+
+
 def test_check_names_a_missing_core_citation_as_the_task_writes_it(db, tmp_path, capsys):
     # `format_area` is one function: cited as `format_area`, the task writes it dotted.
     task = "How does `Circle.area` use `base.format_area`?"
