@@ -351,7 +351,9 @@ def first_saying(body: str) -> str | None:
     before = [end.end() for end in ends if end.end() <= saying.start()]
     start = before[-1] if before else start
     end = SENTENCE_END.search(body, saying.end(), saying.end() + SENTENCE_SHOWN)
-    stop = end.end() if end else saying.end() + SENTENCE_SHOWN
+    stop = saying.end() + SENTENCE_SHOWN
+    if end is not None:  # after its stop; before a line break or the heading that ends it
+        stop = end.end() if body[end.start()] in ".!?" else end.start()
     lead = ""
     if stop - start > SENTENCE_SHOWN and saying.start() - start > SAID_BEFORE:
         start, lead = saying.start() - SAID_BEFORE, "…"

@@ -1519,3 +1519,6 @@ def test_first_saying_starts_at_its_own_sentence_and_skips_fenced_code() -> None
         "I would need `g`; it is not shown in the context.\n"
     )
     assert first_saying(body) == "I would need `g`; it is not shown in the context."
+    # A heading on the next line ends the sentence; it is not part of it.
+    body = "Nothing is missing from the context except `f`\n# Details\nIt is plain."
+    assert first_saying(body) == "Nothing is missing from the context except `f`"
