@@ -28,12 +28,13 @@ _CONTEXT = (
 _NOT = r"(?:not|isn't|aren't|wasn't|weren't)"
 _END = (
     r"(?=\s*(?:[.,;:!?()\]\n]|\*\*|$)"
-    r"|\s+(?:and|so|but|which|because|or|yet|though|although|except|besides)\b)"
+    r"|\s+(?:and|so|but|which|because|or|yet|though|although|except|besides"
+    r"|apart\s+from|aside\s+from|other\s+than|save\s+for)\b)"
 )
 """The end of a clause: "X is not in the context." (or the end of a bold line: "**Missing
 from the context**", or what a parenthesis adds: "**Missing from the context (needed
-to answer)**", or an exception: "Nothing is missing from the context except the body
-of `f`") but not "not in the context dict"."""
+to answer)**", or an exception, each of :data:`_BUT_FOR`'s: "Nothing is missing from
+the context except the body of `f`") but not "not in the context dict"."""
 _HEADING_SAYING = (
     r"(?:still missing|is missing|are missing|'s missing|not shown|not visible|still hidden"
     r"|remains? hidden|not in the context|i would need|i'd need)"

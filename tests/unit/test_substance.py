@@ -815,6 +815,11 @@ def test_a_backslash_separates_a_path_on_either_side() -> None:
         "No code is missing from the context, except the body of `f`.",
         "Nothing is missing from the context except the body of `f`.",
         "The body of `f` is missing from the context besides its docstring.",
+        # The other exceptions a denial may open, without a comma too.
+        "Nothing is missing from the context apart from the body of `f`.",
+        "No code is missing from the context other than the body of `f`.",
+        "Nothing is missing from the context aside from `f`.",
+        "Nothing is missing from the context save for the body of `f`.",
     ],
 )
 def test_an_answer_that_says_the_context_is_not_enough_fails(sentence: str) -> None:
