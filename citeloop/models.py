@@ -301,6 +301,28 @@ def _replay_model(path: Path, mtime_ns: int, size: int) -> ReplayChatModel:
     return ReplayChatModel.from_file(path)
 
 
+_API_KEYS = {
+    "openai": "OPENAI_API_KEY",
+    "anthropic": "ANTHROPIC_API_KEY",
+    "mistralai": "MISTRAL_API_KEY",
+    "google_genai": "GOOGLE_API_KEY",
+    "groq": "GROQ_API_KEY",
+}
+"""The environment variable each provider's package reads its API key from."""
+
+
+def _api_key(spec: str) -> str:
+    """Where the provider of ``spec`` (``provider:model``) reads its API key, for an
+    error message: its own variable (a message that said ``OPENAI_API_KEY`` for every
+    provider misled an Anthropic user), none for Ollama, which runs locally."""
+    provider = spec.partition(":")[0] if ":" in spec else ""
+    if provider == "ollama":
+        return "an Ollama server runs locally and needs no API key"
+    if provider in _API_KEYS:
+        return f"its API key is read from the environment variable {_API_KEYS[provider]}"
+    return "the provider's API key is read from its environment variable"
+
+
 @lru_cache(maxsize=16)
 def _provider_model(spec: str) -> BaseChatModel:
     """One chat model per spec and process: provider clients are reusable."""
@@ -311,9 +333,8 @@ def _provider_model(spec: str) -> BaseChatModel:
     except ImportError as exc:
         raise ConfigurationError(
             f"model {spec!r} needs a provider package that is not installed: {exc} "
-            "(citeloop's extras install them: openai, anthropic, ollama; the provider's "
-            "API key is read from its environment variable, e.g. OPENAI_API_KEY), or "
-            "use the model 'replay:PATH' to play back recorded answers offline"
+            f"(citeloop's extras install them: openai, anthropic, ollama; {_api_key(spec)}), "
+            "or use the model 'replay:PATH' to play back recorded answers offline"
         ) from None
     except Exception as exc:
         raise ConfigurationError(

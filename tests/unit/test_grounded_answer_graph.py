@@ -360,6 +360,26 @@ def test_a_provider_package_not_installed_says_how_to_run_without_it():
     message = str(error.value)
     assert "needs a provider package that is not installed" in message
     assert "API key" in message and "'replay:PATH'" in message
+    assert "MISTRAL_API_KEY" in message and "OPENAI_API_KEY" not in message
+
+
+@pytest.mark.parametrize(
+    ("spec", "said"),
+    [
+        ("anthropic:claude-3-5-haiku-latest", "ANTHROPIC_API_KEY"),
+        ("ollama:llama3", "needs no API key"),
+    ],
+)
+def test_a_provider_package_not_installed_names_that_providers_key(spec, said):
+    # Each provider's own variable (the message had said OPENAI_API_KEY for each).
+    from citeloop.models import resolve_chat_model
+
+    with pytest.raises(ConfigurationError) as error:
+        resolve_chat_model(spec)
+    message = str(error.value)
+    if "needs a provider package" not in message:
+        pytest.skip(f"the package of {spec} is installed")
+    assert said in message and "OPENAI_API_KEY" not in message
 
 
 async def test_replay_model_and_recorder_round_trip(store, core, tmp_path):
