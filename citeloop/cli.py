@@ -298,8 +298,14 @@ def cmd_check(args: argparse.Namespace) -> int:
 
     saved = load_context(args.context)
     context = saved.context
-    response = answer_of(read_text(args.response, "response"), args.response)
+    text = read_text(args.response, "response")
+    response = answer_of(text, args.response)
     if not response.strip():  # surely the wrong file: an answer says something
+        if response != text:  # a run output's answer, not the file, is blank
+            raise UsageError(
+                f"the answer of run output {args.response!r} is empty; pass the output of "
+                "a run that answered"
+            )
         raise UsageError(
             f"response file {args.response!r} is empty; pass the file that holds the answer "
             "(its text, or a `run --json` output)"

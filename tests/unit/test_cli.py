@@ -307,6 +307,12 @@ def test_check_of_an_empty_answer_is_a_usage_error(tmp_path, capsys):
     code, out, err = run(capsys, "check", "--context", str(context), "--response", str(response))
     assert code == EXIT_USAGE and out == ""
     assert "answer.md' is empty; pass the file that holds the answer" in err
+    # A run output whose answer is blank is not an empty file: its answer is empty.
+    response.write_text('{"outcome": "exhausted", "answer": " "}', encoding="utf-8")
+    code, out, err = run(capsys, "check", "--context", str(context), "--response", str(response))
+    assert code == EXIT_USAGE and out == ""
+    assert "the answer of run output" in err and "answer.md' is empty" in err
+    assert "pass the output of a run that answered" in err
 
 
 def test_bad_threshold_is_a_usage_error(tmp_path, capsys):
