@@ -138,12 +138,15 @@ _BRIDGE_RELATIONS = frozenset({RelationKind.CALLS, RelationKind.REFERENCES})
 
 def bridges(order: Sequence[str], found: Candidates, core: Collection[str]) -> list[str]:
     """The code between the core entities, best first, at most :data:`BRIDGES`: each
-    excerptable member of a core class (not core itself) that calls or references
-    another core entity or a member of one. The task names both ends, so the code that
-    joins them is likely what it asks about: "Why does `DatasetRolling` create
-    `DataArrayRolling` objects only for ..." is answered by ``DatasetRolling.__init__``,
-    which calls ``DataArrayRolling`` (a played first context had shown three other
-    methods of the class and no line of it). One pass over the facts read."""
+    excerptable member of a core class, or function nested in a core function (not core
+    itself), that calls or references another core entity or a member of one. The task
+    names both ends, so the code that joins them is likely what it asks about: "Why
+    does `DatasetRolling` create `DataArrayRolling` objects only for ..." is answered by
+    ``DatasetRolling.__init__``, which calls ``DataArrayRolling`` (a played first
+    context had shown three other methods of the class and no line of it). A method the
+    task names of a class it names is another core entity too, so its callers in that
+    class are bridges (``PyCollector.istestclass`` for "`isnosetest` ... `PyCollector`",
+    which a judge of a played answer had found missing). One pass over the facts read."""
     if len(core) < 2:
         return []
 
