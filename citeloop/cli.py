@@ -347,7 +347,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         for reason in result.reasons:
             print(f"  - {reason}")
         if written := as_written(result.missing_core_citations, task, saved.payload):
-            print(f"  note: as the task names them: {'; '.join(written)}")
+            print(f"  note: {'; '.join(written)}")
         if not result.passed and "insufficient_context" in result.failed_rules:
             said = first_saying(as_read(response))  # the text the rule read
             where = f'it says so here: "{said}"' if said else "it says so"

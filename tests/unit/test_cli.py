@@ -258,9 +258,7 @@ def test_check_names_a_missing_core_citation_as_the_task_writes_it(db, tmp_path,
     assert code == EXIT_FAILED
     assert "core entities not cited: Circle.area, format_area" in out
     # Only the name the task writes otherwise gets the note.
-    assert out.rstrip().endswith(
-        "note: as the task names them: format_area (the task writes `base.format_area`)"
-    )
+    assert out.rstrip().endswith("note: format_area (the task writes `base.format_area`)")
 
 
 def test_check_quotes_where_the_answer_says_its_context_is_not_enough(tmp_path, capsys):
