@@ -147,6 +147,7 @@ def bridges(order: Sequence[str], found: Candidates, core: Collection[str]) -> l
     task names of a class it names is another core entity too, so its callers in that
     class are bridges (``PyCollector.istestclass`` for "`isnosetest` ... `PyCollector`",
     which a judge of a played answer had found missing). One pass over the facts read."""
+    core = frozenset(core)
     if len(core) < 2:
         return []
 

@@ -308,7 +308,7 @@ class Selector:
             # the first `most` candidates it had no excerpt (the demo's `attach_edge`,
             # asked for twice, never showed its body).
             lacked = [*asked_code, *(i for i in lacking if i in scores)]
-            # The code between two named entities looks right after them.
+            # The code between two named entities is the first of the others.
             between = bridges(order, found, core_ids)
             best = [*core_ids, *between, *lacked, *before, *asked, *pinned, *ranked]
             # An answer that said the context lacks code gets twice the share of source.
