@@ -55,7 +55,8 @@ def open_graph(path: str) -> SqliteGraphStore:
     """An existing, non-empty knowledge graph, opened read-only.
 
     Raises:
-        UsageError: It is missing, a directory, or holds no entity.
+        UsageError: It is missing, a directory or another kind of file that is not a
+            regular one, or holds no entity.
     """
     from citeloop.knowledge.sqlite_store import SqliteGraphStore
 
@@ -64,6 +65,11 @@ def open_graph(path: str) -> SqliteGraphStore:
         raise UsageError(
             f"--db {path!r} is a directory; pass the graph file `citeloop index PATH --db "
             "FILE` wrote"
+        )
+    if db.exists() and not db.is_file():  # a device or a pipe (/dev/null), not a file
+        raise UsageError(
+            f"--db {path!r} is not a regular file; pass the graph file `citeloop index PATH "
+            "--db FILE` wrote"
         )
     if not db.is_file():
         raise UsageError(

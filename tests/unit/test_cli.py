@@ -297,6 +297,16 @@ def test_check_with_a_missing_file_is_a_usage_error(tmp_path, capsys):
     assert "c.txt" in err and "does not exist; check the path" in err
 
 
+def test_a_graph_path_that_is_no_regular_file_is_named(tmp_path, capsys):
+    for path, problem in (
+        ("/dev/null", "'/dev/null' is not a regular file; pass the graph file"),
+        (str(tmp_path), "is a directory; pass the graph file"),
+        (str(tmp_path / "nope.db"), "does not exist; build it first with `citeloop index"),
+    ):
+        code, out, err = run(capsys, "context", "--db", path, "--task", TASK)
+        assert code == EXIT_USAGE and out == "" and problem in err, err
+
+
 def test_check_of_an_empty_answer_is_a_usage_error(tmp_path, capsys):
     context = tmp_path / "context.txt"
     context.write_text("class GraphStore(Protocol): add_entity\n", encoding="utf-8")
