@@ -266,16 +266,23 @@ def _within(spans: list[tuple[int, int]], room: int) -> list[tuple[int, int]]:
     return kept
 
 
+def _written_as(name: str, mentions: Sequence[tuple[str, dict[str, str]]]) -> tuple[str, str]:
+    """``(where, how)`` the task or the payload writes a core entity (``("task",
+    "StateGraph.compile")``), or ``("", "")`` when neither does."""
+    for where, written_names in mentions:
+        for written in written_names:
+            if name == written or written.endswith("." + name) or written.startswith(name + "."):
+                return where, written
+    return "", ""
+
+
 def _why(name: str, mentions: Sequence[tuple[str, dict[str, str]]]) -> str:
     """`` (how the task named it)`` for a core entity (``" (the task writes
     `StateGraph.compile`)"``), or the payload; ``""`` when neither writes it (its core
     tier came from the context: every entity of a text context is core, and the model
     was shown no tiers, so nothing true is said of how)."""
-    for where, written_names in mentions:
-        for written in written_names:
-            if name == written or written.endswith("." + name) or written.startswith(name + "."):
-                return f" (the {where} writes `{clipped(written)}`)"
-    return ""
+    where, written = _written_as(name, mentions)
+    return f" (the {where} writes `{clipped(written)}`)" if where else ""
 
 
 def _with_reasons(names: Sequence[str], mentions: Sequence[tuple[str, dict[str, str]]]) -> str:
@@ -298,9 +305,9 @@ def as_written(names: Sequence[str], task: str, payload: str = "") -> list[str]:
     `Context.forward`)"``."""
     mentions = _written(task, payload)
     return [
-        f"{clipped(name)}{why}"
+        f"{clipped(name)}{_why(name, mentions)}"
         for name in names
-        if (why := _why(name, mentions)) and why != f" (the task writes `{clipped(name)}`)"
+        if _written_as(name, mentions)[1] not in ("", name)
     ]
 
 
