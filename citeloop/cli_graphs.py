@@ -89,7 +89,7 @@ def _describe_update(node: str, update: dict[str, Any]) -> str:
     return ""
 
 
-async def _run_graph(args: argparse.Namespace) -> dict[str, Any]:
+async def _run_graph(args: argparse.Namespace, payload: str) -> dict[str, Any]:
     open_graph(args.db).close()  # refuse a missing or empty graph before the run
     context = GroundedAnswerContext(
         model=args.model,
@@ -99,9 +99,9 @@ async def _run_graph(args: argparse.Namespace) -> dict[str, Any]:
     )
     inputs: dict[str, Any] = {"task": args.task}
     if args.payload:
-        inputs["payload"] = read_text(args.payload, "payload")
+        inputs["payload"] = payload
     # Resuming compares the task as the graph keeps it (stripped) and the payload.
-    same = {"task": args.task.strip(), "payload": inputs.get("payload", "")}
+    same = {"task": args.task.strip(), "payload": payload}
     return await _run_on_thread(
         args, build_grounded_answer_graph, inputs, _run_config(args), context, same
     )
@@ -267,7 +267,8 @@ _RUN_EXIT = {"passed": EXIT_OK, "exhausted": EXIT_FAILED}
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    final = run_interruptible(_run_graph(args))
+    payload = read_text(args.payload, "payload") if args.payload else ""  # read once
+    final = run_interruptible(_run_graph(args, payload))
     outcome = final.get("outcome")
     if args.json:
         shown = {key: final[key] for key in sorted(OutputState.__annotations__) if key in final}
@@ -277,10 +278,8 @@ def cmd_run(args: argparse.Namespace) -> int:
             shown["context_text"] = final["context_text"]
         # What it was asked: `check` grounds its names and reads its bare names as the run.
         shown["task"] = final.get("task") or args.task.strip()
-        if payload := final.get("payload") or (
-            read_text(args.payload, "payload") if args.payload else ""
-        ):
-            shown["payload"] = payload
+        if asked := final.get("payload") or payload:
+            shown["payload"] = asked
         print_json(shown)
     elif outcome != "error":  # an error run has nothing to show but the error, below
         report = final.get("report") or {}
