@@ -26,15 +26,16 @@ _CONTEXT = (
     r"|graph context)\b"
 )
 _NOT = r"(?:not|isn't|aren't|wasn't|weren't)"
+_EXCEPT = r"(?:except|besides|apart\s+from|aside\s+from|other\s+than|save\s+for)"
+"""The words that open an exception ("... except the body of `f`")."""
 _END = (
     r"(?=\s*(?:[.,;:!?()\]\n]|\*\*|$)"
-    r"|\s+(?:and|so|but|which|because|or|yet|though|although|except|besides"
-    r"|apart\s+from|aside\s+from|other\s+than|save\s+for)\b)"
+    r"|\s+(?:and|so|but|which|because|or|yet|though|although|" + _EXCEPT + r")\b)"
 )
 """The end of a clause: "X is not in the context." (or the end of a bold line: "**Missing
 from the context**", or what a parenthesis adds: "**Missing from the context (needed
-to answer)**", or an exception, each of :data:`_BUT_FOR`'s: "Nothing is missing from
-the context except the body of `f`") but not "not in the context dict"."""
+to answer)**", or an exception: "Nothing is missing from the context except the body
+of `f`") but not "not in the context dict"."""
 _HEADING_SAYING = (
     r"(?:still missing|is missing|are missing|'s missing|not shown|not visible|still hidden"
     r"|remains? hidden|not in the context|i would need|i'd need)"
@@ -237,10 +238,7 @@ BACK_REFERENCE = re.compile(
 _NEEDED_WINDOW = 400
 """Characters after a saying read for a "not needed" (a bounded window each: linear)."""
 _IN_CONTEXT = r"\s+(?:from|in)\s+" + _CONTEXT.replace(" ", r"\s+")
-_BUT_FOR = (
-    r"(?!(?:" + _IN_CONTEXT + r")?(?:\s+but\b|\s*,?\s*(?:except|besides|apart\s+from"
-    r"|aside\s+from|other\s+than|save\s+for)\b))"
-)
+_BUT_FOR = r"(?!(?:" + _IN_CONTEXT + r")?(?:\s+but\b|\s*,?\s*" + _EXCEPT + r"\b))"
 """What makes a denial an exception's frame: "Nothing is missing from the context
 except the body of `f`" (or "but the body of `f`") says that body is missing; ", but"
 opens another clause, an aside."""
