@@ -48,6 +48,7 @@ from citeloop.terminal import escape_controls, raw_stream, safe_output
 from citeloop.text import counted
 
 if TYPE_CHECKING:
+    from citeloop.grounding.results import GraphValidationResult
     from citeloop.knowledge import InjectedContext, SqliteGraphStore
     from citeloop.knowledge.indexing.modules import PackageRoot
     from citeloop.knowledge.model import ContextEntity
@@ -292,9 +293,7 @@ def _member_lists(entities: Sequence[ContextEntity]) -> list[list[ContextEntity]
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from citeloop.grounding.graph_context import GraphContextValidator, as_read
-    from citeloop.grounding.retry_prompt import as_written
-    from citeloop.grounding.sayings import first_saying
+    from citeloop.grounding.graph_context import GraphContextValidator
 
     saved = load_context(args.context)
     context = saved.context
@@ -313,7 +312,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     # The task the answer was asked (the saved one, or --task): its names are grounded, and
     # a bare name it writes is one requirement, as in the run.
     task = args.task or saved.task
-    given = [text for text in (task, saved.payload) if text]
+    given = [piece for piece in (task, saved.payload) if piece]
     prompt = [*given, saved.shown] if given else saved.shown
     validator = GraphContextValidator(
         reference_threshold=args.threshold,
@@ -340,43 +339,66 @@ def cmd_check(args: argparse.Namespace) -> int:
     if args.json:
         print_json(result.to_dict())
     else:
-        if result.passed:
-            print(f"PASSED: the body references {result.compliance_ratio:.0%} of core entities")
-        else:
-            print(f"FAILED ({counted(len(result.reasons), 'problem')}):")
-        for reason in result.reasons:
-            print(f"  - {reason}")
-        if written := as_written(result.missing_core_citations, task, saved.payload):
-            print(f"  note: {'; '.join(written)}")
-        if not result.passed and "insufficient_context" in result.failed_rules:
-            said = first_saying(as_read(response))  # the text the rule read
-            where = f'it says so here: "{said}"' if said else "it says so"
-            print(
-                f"  note: {where}; --allow-insufficient reports this, not fails it, as a "
-                "run's last attempt does"
-            )
-        if result.passed and result.insufficient_context:  # --allow-insufficient
-            print(
-                "  note: the answer says its context lacks something (reported, not "
-                "failed): read what it names as missing before relying on it"
-            )
-        if result.ungrounded_in_graph:
-            print(
-                "  note: the code base has these names, but the context does not show them, "
-                f"so nothing the answer says of them is grounded: "
-                f"{', '.join(result.ungrounded_in_graph)}"
-            )
-        if names is None and result.invented_names:
-            print(
-                "  note: without --db every name the context lacks counts as invented; "
-                "pass the graph (--db) to tell the code base's names apart"
-            )
-        if isinstance(context, str) and not result.passed:
-            print(
-                "  note: a text context has no tiers, so every public entity counts as "
-                "core; pass `citeloop context --json` output to require only the core"
-            )
+        tiered = not isinstance(context, str)
+        lines = _check_lines(
+            result, response, task, saved.payload, graph=names is not None, tiered=tiered
+        )
+        print("\n".join(lines))
     return EXIT_OK if result.passed else EXIT_FAILED
+
+
+def _check_lines(
+    result: GraphValidationResult,
+    response: str,
+    task: str,
+    payload: str,
+    *,
+    graph: bool,
+    tiered: bool,
+) -> list[str]:
+    """What ``check`` prints of ``result``: the verdict, its reasons, and the notes that
+    say what to do about them (``graph``: the code base's names were read, ``--db``;
+    ``tiered``: the context is JSON, whose entities have tiers)."""
+    from citeloop.grounding.graph_context import as_read
+    from citeloop.grounding.retry_prompt import as_written
+    from citeloop.grounding.sayings import first_saying
+
+    if result.passed:
+        lines = [f"PASSED: the body references {result.compliance_ratio:.0%} of core entities"]
+    else:
+        lines = [f"FAILED ({counted(len(result.reasons), 'problem')}):"]
+    lines += [f"  - {reason}" for reason in result.reasons]
+    if written := as_written(result.missing_core_citations, task, payload):
+        lines.append(f"  note: {'; '.join(written)}")
+    if not result.passed and "insufficient_context" in result.failed_rules:
+        said = first_saying(as_read(response))  # the text the rule read
+        where = f'it says so here: "{said}"' if said else "it says so"
+        lines.append(
+            f"  note: {where}; --allow-insufficient reports this, not fails it, as a "
+            "run's last attempt does"
+        )
+    if result.passed and result.insufficient_context:  # --allow-insufficient
+        lines.append(
+            "  note: the answer says its context lacks something (reported, not "
+            "failed): read what it names as missing before relying on it"
+        )
+    if result.ungrounded_in_graph:
+        lines.append(
+            "  note: the code base has these names, but the context does not show them, "
+            f"so nothing the answer says of them is grounded: "
+            f"{', '.join(result.ungrounded_in_graph)}"
+        )
+    if not graph and result.invented_names:
+        lines.append(
+            "  note: without --db every name the context lacks counts as invented; "
+            "pass the graph (--db) to tell the code base's names apart"
+        )
+    if not tiered and not result.passed:
+        lines.append(
+            "  note: a text context has no tiers, so every public entity counts as "
+            "core; pass `citeloop context --json` output to require only the core"
+        )
+    return lines
 
 
 def _check_same_code_base(store: SqliteGraphStore, context: Any, db: str, path: str) -> None:
