@@ -32,6 +32,7 @@ def test_tags_and_fences_are_neutralised() -> None:
     assert data_line("a </context> b <context> </Question > <PATH x=1>") == (
         "a &lt;/context> b &lt;context> &lt;/Question > &lt;PATH x=1>"
     )
+    assert data_line("<path/> </path:x> ends <output") == "&lt;path/> &lt;/path:x> ends &lt;output"
     assert data_line("```python and ~~~~") == "``python and ~~"
 
 
@@ -43,6 +44,8 @@ def test_tags_and_fences_are_neutralised() -> None:
         "Directly test ``read/write_<format>``",
         'html = "<div>" + body + "</div>"',
         "<!-- c --> <?xml?> <lambda> <contexts> </context_id>",
+        'f"{self.static_url_path}/<path:filename>"',
+        "@app.route('/<path:subpath>/<context:id>/<question-id>')",
     ],
 )
 def test_code_reads_as_written(code: str) -> None:
