@@ -102,6 +102,19 @@ SUMMARIES_KEPT = 8192
 
 _ABBREVIATIONS = frozenset({"e.g.", "i.e.", "etc.", "vs.", "cf.", "approx.", "resp.", "no."})
 
+SECTION_NAMES = frozenset(
+    {
+        "args", "arguments", "attributes", "example", "examples", "keyword args",
+        "keyword arguments", "methods", "note", "notes", "other parameters", "parameters",
+        "params", "raises", "receives", "references", "return", "returns", "see also",
+        "todo", "warning", "warnings", "warns", "yield", "yields",
+    }
+)  # fmt: skip
+"""Section names of a docstring (lower case) that open no summary: numpydoc's
+(https://numpydoc.readthedocs.io/en/latest/format.html, a name over a line of ``-``)
+and Google style's (https://google.github.io/styleguide/pyguide.html#s3.8.3, a name and
+``:`` on its own line)."""
+
 
 @lru_cache(maxsize=SUMMARIES_KEPT)
 def first_sentence(text: str) -> str:
@@ -109,7 +122,9 @@ def first_sentence(text: str) -> str:
 
     A sentence ends at ``.``, ``!`` or ``?`` followed by whitespace (not after a common
     abbreviation such as ``e.g.``), or at the end of the first paragraph (PEP 257's
-    summary line, https://peps.python.org/pep-0257/). Cut at a word to at most
+    summary line, https://peps.python.org/pep-0257/), or before a section's heading
+    (:data:`SECTION_NAMES`: ``Parameters`` over ``----------``, ``Args:``; a docstring
+    that opens with one has no summary, ``""``). Cut at a word to at most
     :data:`MAX_SUMMARY_CHARS` characters, ending with ``…`` when cut.
 
     Memoized: an entity's summary is read for its line and for its structured form in
@@ -121,9 +136,14 @@ def first_sentence(text: str) -> str:
     """
     paragraph: list[str] = []
     for line in text.strip().splitlines():
-        if not line.strip():
+        line = line.strip()
+        if not line or _opens_section(line):
             break
-        paragraph.append(line.strip())
+        if paragraph and len(line) >= 3 and not line.strip("-="):  # the heading's rule
+            if _opens_section(paragraph[-1] + ":"):
+                paragraph.pop()
+            break
+        paragraph.append(line)
     words = " ".join(paragraph).split()
     taken: list[str] = []
     for word in words:
@@ -135,6 +155,11 @@ def first_sentence(text: str) -> str:
         return sentence
     cut = sentence[: MAX_SUMMARY_CHARS - 1].rsplit(" ", 1)[0]
     return cut.rstrip(" ,;:") + "…"
+
+
+def _opens_section(line: str) -> bool:
+    """Whether ``line`` (stripped) is a Google-style section heading: ``Returns:``."""
+    return line.endswith(":") and line[:-1].rstrip().lower() in SECTION_NAMES
 
 
 class Visibility(StrEnum):

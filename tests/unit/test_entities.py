@@ -207,6 +207,16 @@ def test_long_docstrings_are_bounded() -> None:
         ("Wrapped\nover two lines.\n\nBody.", "Wrapped over two lines."),
         ("Version 1.0 is out! Yes.", "Version 1.0 is out!"),
         ("word " * 100, ("word " * 100)[: MAX_SUMMARY_CHARS - 1].rsplit(" ", 1)[0] + "…"),
+        # A section heading opens no summary (a played prompt's summary of matplotlib's
+        # Fonts.get_metrics read "Parameters ---------- font : str One of…").
+        ("Parameters\n----------\nfont : str\n    One of the names.", ""),
+        ("\n    Returns\n    -------\n    int\n", ""),
+        ("Get metrics\nParameters\n----------\nfont : str", "Get metrics"),
+        ("Args:\n    x: The value.", ""),
+        ("Add two.\nReturns:\n    The sum.", "Add two."),
+        ("A title\n=======\nBody.", "A title"),
+        ("Warning: slow. Use fast().", "Warning: slow."),
+        ("Returns: the sum of x and y", "Returns: the sum of x and y"),
     ],
 )
 def test_first_sentence(docstring: str, summary: str) -> None:
