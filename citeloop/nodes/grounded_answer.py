@@ -55,7 +55,7 @@ from citeloop.knowledge import (
 )
 from citeloop.knowledge.imports import imported_from_outside
 from citeloop.knowledge.injector import takes_keep
-from citeloop.knowledge.model import LISTED_BY_OTHERS
+from citeloop.knowledge.model import LISTED_BY_OTHERS, EntityKind
 from citeloop.knowledge.store import BatchedGraphStore
 from citeloop.nodes.chat import (
     achat_model,
@@ -692,20 +692,29 @@ class GroundedAnswerNodes:
         A name the graph has (a resolved entity's, or a module its code
         imports: ``SSLError`` is a class of requests and urllib3's name in another of
         its files; ``requests`` imports ``requests``) is left out: which one the answer
-        meant is not known. A call the indexer could not resolve is no code of the
-        graph's (``templates.document_root_template``, called through a module that
-        re-exports another package's whole)."""
+        meant is not known; so is a dotted name whose first part names a class or
+        function of the graph (``Filter._skip``, where a file that imports ``Filter``
+        from a library defines its own ``Filter`` when that import fails). A call the
+        indexer could not resolve is no code of the graph's
+        (``templates.document_root_template``, called through a module that re-exports
+        another package's whole)."""
         paths = list(dict.fromkeys(e.path for e in context.entities if e.path))
         if not names or not paths:
             return {}
         reads = self._injector(ctx).reads
         with reads.reading():
-            named = reads.entities_named_many(list(names))
+            heads = {name: name.partition(".")[0] for name in names}
+            named = reads.entities_named_many({*names, *heads.values()})
             imported = getattr(reads, "imported_modules", frozenset)()
             wanted = [
                 name
                 for name in names
-                if name not in imported and not any(e.resolved for e in named.get(name, ()))
+                if name not in imported
+                and not any(e.resolved for e in named.get(name, ()))
+                and not any(
+                    e.resolved and e.kind is not EntityKind.MODULE
+                    for e in named.get(heads[name], ())
+                )
             ]
             return imported_from_outside(reads, wanted, paths) if wanted else {}
 

@@ -1131,3 +1131,46 @@ async def test_the_retry_says_a_name_a_re_export_takes_from_outside_is_that_code
         assert imported.endswith(": templates.receipt is storefront.templates.receipt")
     finally:
         store.close()
+
+
+async def test_the_retry_does_not_send_a_name_to_a_library_when_the_file_defines_it_too(
+    tmp_path, core
+):
+    """A played answer listed `Filter._skip` as lacking where pylint's spelling checker
+    imports `Filter` from pyenchant and defines a stand-in `Filter` when that import
+    fails; the retry had told it "Filter._skip is enchant.tokenize.Filter._skip",
+    beside the stand-in's source. Which one the answer meant is not known: no note.
+    A dotted name whose first part the graph does not define is still told."""
+    files = {
+        **SOURCE,
+        "shop/checkout.py": (
+            "from shop.cart import Cart\n"
+            "from payments import Gateway\n"
+            "try:\n"
+            "    from payments.errors import Declined\n"
+            "except ImportError:\n"
+            "    class Declined(Exception):\n"
+            "        def code(self) -> int:\n"
+            "            raise NotImplementedError\n\n\n"
+            "class Checkout:\n"
+            "    def pay(self, cart: Cart):\n"
+            "        try:\n"
+            "            return Gateway.charge(cart.total())\n"
+            "        except Declined as declined:\n"
+            "            return declined.code()\n"
+        ),
+    }
+    store = indexed(tmp_path, files)
+    try:
+        said = (
+            "Checkout pays the `Cart` total.\n\n"
+            "## Still missing\n- `Declined.code`, the real one.\n- `Gateway.charge`.\n"
+        )
+        model = ScriptedChatModel(script=[said, good_answer(core)])
+        await build(model, store).ainvoke({"task": TASK})
+        retry = prompts(model)[1]
+        (imported,) = [line for line in retry.splitlines() if "imports from outside" in line]
+        assert imported.endswith(": Gateway.charge is payments.Gateway.charge")
+        assert "payments.errors" not in imported
+    finally:
+        store.close()
