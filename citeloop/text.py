@@ -189,11 +189,27 @@ cut, and the prompt says so), so a runaway answer cannot grow the next prompt.""
 
 
 def excerpt(text: str, limit: int = MAX_DRAFT_CHARS) -> str:
-    """``text``, cut after ``limit`` characters with a note saying how much was shown
-    (:data:`citeloop.prompts.EXCERPT_NOTE`)."""
+    """``text``, cut after at most ``limit`` characters (:func:`break_before`) with a
+    note saying how much was shown (:data:`citeloop.prompts.EXCERPT_NOTE`)."""
     if len(text) <= limit:
         return text
-    return text[:limit] + EXCERPT_NOTE.format(shown=limit, total=len(text))
+    end = break_before(text, limit)
+    return text[:end] + EXCERPT_NOTE.format(shown=end, total=len(text))
+
+
+def break_before(text: str, end: int, start: int = 0) -> int:
+    """Where to cut ``text[start:end]`` so that it ends with a line or a word: after
+    its last line break, or else after its last space, found in its second half;
+    ``end`` when it has neither there or is not cut (``end >= len(text)``). A quoted
+    answer cut mid-word (``TransformSchema.__init__ stores `fu``) reads as a typo."""
+    if end >= len(text) or end <= start:
+        return end
+    floor = start + (end - start) // 2
+    for mark in ("\n", " "):
+        at = text.rfind(mark, floor, end)
+        if at >= 0:
+            return at + 1
+    return end
 
 
 _BREAKS = "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"

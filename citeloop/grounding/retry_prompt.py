@@ -25,6 +25,7 @@ from citeloop.prompts import EXCERPT_MIDDLE_NOTE
 from citeloop.text import (
     MAX_DRAFT_CHARS,
     MAX_LISTED_NAME_CHARS,
+    break_before,
     clipped,
     excerpt,
     in_data_block,
@@ -242,11 +243,14 @@ def shown_answer(answer: str) -> str:
         if not kept or kept[0][0] >= head_end:
             break
         kept = [(max(start, head_end), end) for start, end in kept if end > head_end]
+    # Each piece ends with a line or a word (break_before), never mid-word.
+    head_end = break_before(answer, head_end)
     pieces, shown_to = [answer[:head_end]], head_end
     for start, end in [*kept, tail]:
         if start > shown_to:
             note = EXCERPT_MIDDLE_NOTE.format(left_out=start - shown_to, total=len(answer))
             pieces.append(note)
+        end = break_before(answer, end, max(start, shown_to))
         pieces.append(answer[max(start, shown_to) : end])  # not twice what came before
         shown_to = max(shown_to, end)
     if shown_to < len(answer):  # a citation section longer than its room

@@ -3,6 +3,7 @@ budget. Scripted fake chat models over a small indexed tree."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -326,7 +327,10 @@ def test_a_long_previous_answer_is_cut_with_a_note(core):
     answer = "Checkout " * 5_000
     result = GraphContextValidator().validate(answer, core)
     prompt = build_retry_prompt(TASK, result, previous_answer=answer)
-    assert f"[cut here: {MAX_DRAFT_CHARS} of {len(answer)} characters shown]" in prompt
+    # Cut at the last word that fits, never mid-word.
+    shown = MAX_DRAFT_CHARS // 9 * 9
+    note = f"[cut here: {shown} of {len(answer)} characters shown]"
+    assert re.search(r"Checkout \s*" + re.escape(note), prompt)
     assert len(prompt) < MAX_DRAFT_CHARS + 3_000
     # With a citation section, the middle is cut: the model sees what it cited.
     cited = answer + "\n\n## Entities used\n" + "".join(f"- {name}\n" for name in core)
@@ -353,6 +357,8 @@ def test_a_cut_previous_answer_keeps_its_list_of_what_is_missing(core):
         assert shown.startswith("Checkout pays.") and len(shown) < MAX_DRAFT_CHARS + 100
         assert missing in shown and shown.endswith(cited)
         assert shown.index("characters left out]") < shown.index(missing)
+        # The beginning ends with a whole line (a played one ended "stores `fu").
+        assert shown[: shown.index("[cut here:")].rstrip().endswith("Checkout pays.")
 
 
 async def test_a_second_widening_keeps_what_the_first_one_showed(store, core):
