@@ -197,16 +197,21 @@ def excerpt(text: str, limit: int = MAX_DRAFT_CHARS) -> str:
     return text[:end] + EXCERPT_NOTE.format(shown=end, total=len(text))
 
 
+BREAK_REACH = 200
+"""Characters a cut goes back at most to end with a whole line (:func:`break_before`)."""
+
+
 def break_before(text: str, end: int, start: int = 0) -> int:
     """Where to cut ``text[start:end]`` so that it ends with a line or a word: after
-    its last line break, or else after its last space, found in its second half;
-    ``end`` when it has neither there or is not cut (``end >= len(text)``). A quoted
-    answer cut mid-word (``TransformSchema.__init__ stores `fu``) reads as a typo."""
+    its last line break within :data:`BREAK_REACH` characters of ``end``, or else after
+    its last space in its second half; ``end`` when it has neither or is not cut (``end
+    >= len(text)``). A quoted answer cut mid-word (``TransformSchema.__init__ stores
+    `fu``) reads as a typo; a long paragraph is cut at a word, not left out whole."""
     if end >= len(text) or end <= start:
         return end
     floor = start + (end - start) // 2
-    for mark in ("\n", " "):
-        at = text.rfind(mark, floor, end)
+    for mark, reach in (("\n", max(floor, end - BREAK_REACH)), (" ", floor)):
+        at = text.rfind(mark, reach, end)
         if at >= 0:
             return at + 1
     return end
