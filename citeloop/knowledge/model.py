@@ -285,6 +285,12 @@ class Entity:
             statements of its scope define it when more than one (conditional
             definitions, of which ``line`` and ``signature`` show the first). ``0``
             for any other entity (and for one a user's store gives without saying).
+        under: For a class, function or attribute of a module's or class's body, the
+            innermost clause of a compound statement of that body it is defined in, as
+            its header reads, with its line: ``"except ImportError (L34)"``, ``"if
+            TYPE_CHECKING (L12)"``, ``"else of if sys.version_info >= (3, 11) (L40)"``
+            (it exists only when that clause runs); ``""`` at the body's top level and
+            for any other entity.
     """
 
     id: str
@@ -299,6 +305,7 @@ class Entity:
     decorators: tuple[str, ...] = ()
     set_in: str = ""
     assignments: int = 0
+    under: str = ""
 
     @property
     def visibility(self) -> Visibility:

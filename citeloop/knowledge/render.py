@@ -229,7 +229,8 @@ def _where(entity: Entity, brief: bool = False) -> str:
     decorators, and what it is defined inside when that is not its module or its class:
     ``inside _fit_context``; for an instance attribute, the method that sets it: ``set
     in __init__``; for an attribute set by several statements, how many: ``set 4
-    times``), or what of it the entity has (``L12`` for a one-line
+    times``; the clause of its body it is defined under: ``under except ImportError
+    (L34)``), or what of it the entity has (``L12`` for a one-line
     definition or an unknown end); ``brief``: no summary, and only a method's
     ``@staticmethod`` or ``@classmethod``. The decorators stand after the place, where a
     line names nothing."""
@@ -247,6 +248,8 @@ def _where(entity: Entity, brief: bool = False) -> str:
             where = f" set {entity.assignments} times"  # `model = ...` twice in a module
         elif entity.assignments > 1:  # `def swap` under `if` and under `else`
             where += f"{',' if where else ''} defined {entity.assignments} times"
+        if entity.under:  # `except ImportError (L34)`: it exists when that clause runs
+            where += f"{',' if where else ''} under {_PLACE_MARK.sub(' #', entity.under)}"
         parts.append(place + _decorators(entity, brief) + where)
     summary = "" if brief else entity.summary
     if len(summary) > MAX_LINE_SUMMARY:

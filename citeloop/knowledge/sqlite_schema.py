@@ -11,12 +11,12 @@ APPLICATION_ID = 0x43544C50  # "CTLP"
 """The SQLite header's application id of a citeloop graph file
 (https://sqlite.org/pragma.html#pragma_application_id): tells our files from others'."""
 
-SCHEMA_VERSION = 10
+SCHEMA_VERSION = 11
 """``PRAGMA user_version`` of the tables below and of the values they hold: a relation
-or entity kind a reader may not know (``overrides``, new in 10) is a new version, so
-that an older citeloop refuses the file with the fix instead of failing on the value. A
-writer drops the tables of another version (a graph is derived data: the next index run
-rebuilds it); a reader refuses them."""
+or entity kind a reader may not know (``overrides``, new in 10), or a column (``under``,
+new in 11), is a new version, so that an older citeloop refuses the file with the fix
+instead of failing on the value. A writer drops the tables of another version (a graph
+is derived data: the next index run rebuilds it); a reader refuses them."""
 
 TABLES = ("meta", "files", "entities", "facts", "refs", "aliases", "types", "deps", "search")
 
@@ -30,7 +30,7 @@ CREATE TABLE IF NOT EXISTS entities (
     id TEXT PRIMARY KEY, kind TEXT NOT NULL, name TEXT NOT NULL, path TEXT, line INTEGER,
     end_line INTEGER, signature TEXT NOT NULL, docstring TEXT NOT NULL,
     decorators TEXT NOT NULL, resolved INTEGER NOT NULL, derived INTEGER NOT NULL,
-    set_in TEXT NOT NULL, assignments INTEGER NOT NULL
+    set_in TEXT NOT NULL, assignments INTEGER NOT NULL, under TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS entities_by_name ON entities (name);
 CREATE INDEX IF NOT EXISTS entities_by_path ON entities (path);
@@ -80,7 +80,7 @@ def index_name(statement: str) -> str:
 
 ENTITY_COLUMNS = (
     "id, kind, name, path, line, signature, resolved, end_line, docstring, decorators, set_in, "
-    "assignments"
+    "assignments, under"
 )
 FACT_COLUMNS = "fact_id, subject, relation, object, path, start_line, end_line, digest"
 STAR = ".*"
@@ -107,6 +107,7 @@ def entity_from_row(row: tuple) -> Entity:
         decorators,
         set_in,
         assignments,
+        under,
     ) = row
     return Entity(
         entity_id,
@@ -121,6 +122,7 @@ def entity_from_row(row: tuple) -> Entity:
         tuple(decorators.split("\n")) if decorators else (),
         set_in,
         assignments,
+        under,
     )
 
 
@@ -149,6 +151,7 @@ def entity_row(entity: Entity, derived: bool) -> tuple:
         int(derived),
         entity.set_in,
         entity.assignments,
+        entity.under,
     )
 
 

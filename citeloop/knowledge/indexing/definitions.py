@@ -17,6 +17,7 @@ import ast
 from collections.abc import Collection, Mapping
 from dataclasses import replace
 
+from citeloop.knowledge.indexing.clauses import ClauseSpans
 from citeloop.knowledge.indexing.records import FileIndex
 from citeloop.knowledge.indexing.references import (
     REQUIREMENT_MARK,
@@ -97,6 +98,7 @@ class DefinitionRecorder:
         self.annotated: list[tuple[str, Scope, ast.expr]] = []  # (subject, scope, annotation)
         self.enums: set[str] = set()
         self.deferred: dict[int, list[tuple[list[ast.stmt], Scope]]] = {}
+        self.clauses = ClauseSpans(self.text.lines)
 
     def document(self, entity_id: str, node: ast.AST) -> None:
         """Keep a definition for its requirement ids, when the file has any."""
@@ -227,6 +229,33 @@ class DefinitionRecorder:
         if node.lineno in self.type_aliases or (TYPE_ALIAS and isinstance(node, TYPE_ALIAS)):
             self.mark_type_alias(entity_id, node)
         return entity_id
+
+    def mark_clauses(self) -> None:
+        """Give each definition of a module's or class's body (not an instance
+        attribute, a method's) the clause of that body it is under, once the file is
+        walked (:mod:`~citeloop.knowledge.indexing.clauses`)."""
+        entities = self.index.entities
+        in_bodies = [
+            position
+            for position, entity in enumerate(entities)
+            if entity.kind is not EntityKind.MODULE
+            and entity.line
+            and not entity.set_in
+            and self._in_body(entity.id)
+        ]
+        under = self.clauses.under(entities[position].line or 0 for position in in_bodies)
+        for position in in_bodies:
+            clause = under.get(entities[position].line or 0)
+            if clause:
+                entities[position] = replace(entities[position], under=clause)
+
+    def _in_body(self, entity_id: str) -> bool:
+        """Whether ``entity_id`` is defined by its module's or a class's body."""
+        parent = entity_id.rpartition(".")[0]
+        if parent == self.module:
+            return True
+        position = self.entities.get(parent)
+        return position is not None and self.index.entities[position].kind is EntityKind.CLASS
 
     def redefined(self, entity_id: str) -> None:
         """One more ``def`` of a function's name in its scope (``if sys.byteorder ==

@@ -131,6 +131,7 @@ class _FileWalker(ExpressionSweep, DefinitionRecorder):
             self.walk(block.body, self.bindings.module)
             self.compact.forget()  # before the block's nodes, which key its memo, are freed
             del block
+        self.mark_clauses()
         self.index.references.extend(
             reference
             for class_id, scope, base in self.bases
@@ -205,6 +206,8 @@ class _FileWalker(ExpressionSweep, DefinitionRecorder):
             # ...` are no module attributes. Its `else:` runs on import.
             self.push(stack, node.orelse, scope)
             return
+        if not in_function:  # what its definitions are under (`except ImportError:`)
+            self.clauses.add(node)
         if isinstance(node, ast.For | ast.AsyncFor) and in_function:
             self.bindings.bind_loop(node.target, node.iter, scope, node.lineno)
         elif isinstance(node, ast.With | ast.AsyncWith) and in_function:
@@ -353,6 +356,7 @@ class _FileWalker(ExpressionSweep, DefinitionRecorder):
         if hidden:
             return
         inner = Scope("class", entity_id, scope, entity_id)
+        self.clauses.add_class(node)
         stack.append((None, inner, ""))  # pops after the body: then the method bodies
         self.push(stack, node.body, inner)
 
