@@ -148,7 +148,8 @@ def first_sentence(text: str) -> str:
     taken: list[str] = []
     for word in words:
         taken.append(word)
-        if word[-1:] in ".!?" and word.lower() not in _ABBREVIATIONS:
+        # "(i.e." and "(e.g." open a parenthesis: no sentence ends there
+        if word[-1:] in ".!?" and word.lower().lstrip("([\"'\u201c\u2018") not in _ABBREVIATIONS:
             break
     sentence = " ".join(taken)
     if len(sentence) <= MAX_SUMMARY_CHARS:

@@ -216,6 +216,12 @@ def test_long_docstrings_are_bounded() -> None:
         ("Add two.\nReturns:\n    The sum.", "Add two."),
         ("A title\n=======\nBody.", "A title"),
         ("Warning: slow. Use fast().", "Warning: slow."),
+        # pylint's BaseChecker.open had read "Called before visiting project (i.e."
+        (
+            "Called before visiting project (i.e. set of modules).",
+            "Called before visiting project (i.e. set of modules).",
+        ),
+        ('Quoted "e.g. this" too. Then.', 'Quoted "e.g. this" too.'),
         ("Returns: the sum of x and y", "Returns: the sum of x and y"),
     ],
 )
