@@ -1394,8 +1394,32 @@ def test_a_comment_before_the_docstring_does_not_hide_it() -> None:
     """A comment is no statement: the string after it is still the docstring."""
     lines = ("def f():", "    # noqa: D401", "", '    """Do it.', '    """', "    return 1")
     block = excerpt_lines(function("f", 1, 6), lines, 4)
-    assert "      | … docstring (L4-5)" in block
-    assert not any('"""' in line for line in block)
+    # Left out as the docstring, with the comment above it and the blank line between
+    # (a blank line is never shown alone): the code after it is shown.
+    assert block == ["    1 | def f():", "      | … 4 lines (L2-5)", "    6 |     return 1"]
+
+
+def test_no_blank_line_is_shown_for_a_line_of_code() -> None:
+    """A played excerpt of scikit-learn's `_fit_context` had shown its `def` line and
+    the blank line after its docstring, and nothing of what the function does."""
+    lines = (
+        "def f(x):",
+        '    """Decorate.',
+        "",
+        '    More."""',
+        "",
+        "    def inner():",
+        "        return x",
+        "",
+        "    return inner",
+    )
+    block = excerpt_lines(function("f", 1, 9), lines, 2)
+    assert block == [
+        "    1 | def f(x):",
+        "      | … 4 lines (L2-5)",
+        "    6 |     def inner():",
+        "      | … 3 more lines (L7-9)",
+    ]
 
 
 def test_a_folder_moved_and_indexed_again_shows_its_source(tmp_path: Path) -> None:
