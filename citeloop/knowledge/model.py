@@ -280,7 +280,9 @@ class Entity:
             (``"__init__"``), where its ``line`` is; ``""`` for any other entity.
         assignments: For an attribute, how many statements assign it: of an instance
             attribute, its class's methods' (``self.x = ...``); of a module or class
-            attribute, its body's (``x = ...``, ``x += ...``) and its methods'. More than
+            attribute, its body's (``x = ...``, ``x += ...``) and its methods'; a bare
+            annotation (``cookies: CookieJar``) declares it and counts none, and
+            ``line`` and ``signature`` are then the declaration's. More than
             one when branches or methods set it differently, of which ``line`` and
             ``signature`` show the first. For a function or method, how many ``def``
             statements of its scope define it when more than one (conditional

@@ -599,6 +599,53 @@ def test_a_module_variable_set_twice_says_so(tmp_path: Path) -> None:
     assert line("LIMIT") == "LIMIT = 3  # L6"
 
 
+def test_a_declaration_is_no_assignment(tmp_path: Path) -> None:
+    """A bare annotation declares an attribute and sets nothing: a played context had
+    said `Session.cookies: RequestsCookieJar  # L424 set 2 times` of requests' class
+    declaration and its one `self.cookies = ...` in `__init__`."""
+    store = build(
+        tmp_path,
+        {
+            "app/jar.py": """
+            LIMIT: int
+            LIMIT = 3
+            LIMIT = 4
+            WIDTH: int
+
+            class Session:
+                cookies: dict
+                headers: dict
+
+                def __init__(self):
+                    self.cookies = {}
+                    self.headers = {}
+                    self.headers = {"a": 1}
+
+                @property
+                def size(self) -> int:
+                    return 1
+
+                @size.setter
+                def size(self, value):
+                    self._size = value
+
+                def grow(self):
+                    self.size = 2
+            """,
+        },
+    )
+
+    def line(name: str, owner: str | None = None) -> str:
+        return entity_line(store.get_entity(f"app.jar.{name}"), owner)
+
+    assert line("Session.cookies", "Session") == "Session.cookies: dict  # L8"
+    assert line("Session.headers", "Session") == "Session.headers: dict  # L9 set 2 times"
+    assert line("LIMIT") == "LIMIT: int = ...  # L2 set 2 times"
+    assert line("WIDTH") == "WIDTH: int = ...  # L5"
+    # A property's setter called through `self.size = 2` is no assignment either.
+    assert store.get_entity("app.jar.Session.size").assignments == 0
+
+
 def test_a_function_defined_twice_says_so(tmp_path: Path) -> None:
     """A function defined under `if` and again under `else` (or twice in one body) shows
     its first definition and says it is one of several: a played context had shown one

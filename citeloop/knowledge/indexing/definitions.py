@@ -99,6 +99,7 @@ class DefinitionRecorder:
         self.enums: set[str] = set()
         self.deferred: dict[int, list[tuple[list[ast.stmt], Scope]]] = {}
         self.clauses = ClauseSpans(self.text.lines)
+        self.declared: set[str] = set()  # attributes a bare annotation declares first
 
     def document(self, entity_id: str, node: ast.AST) -> None:
         """Keep a definition for its requirement ids, when the file has any."""
@@ -208,6 +209,9 @@ class DefinitionRecorder:
             return None  # e.g. `try: from x import y / except ImportError: y = None`
         entity_id = f"{scope.id}.{name}"
         end = node.end_lineno or node.lineno
+        # `cookies: RequestsCookieJar` declares, and assigns nothing (a played context
+        # had said `Session.cookies ... set 2 times` of it and one `self.cookies = ...`)
+        declared = isinstance(node, ast.AnnAssign) and node.value is None
         entity = Entity(
             entity_id,
             EntityKind.ATTRIBUTE,
@@ -218,9 +222,12 @@ class DefinitionRecorder:
             True,
             end,
             doc,
-            assignments=1,
+            assignments=0 if declared else 1,
         )
-        if not self.add_entity(entity, scope.id, node.lineno):
+        if self.add_entity(entity, scope.id, node.lineno):
+            if declared:
+                self.declared.add(entity_id)
+        elif not declared:
             self.reassigned(entity_id, scope)
         self.attribute_values.append(
             (entity_id, scope, node.lineno, annotation, self.compact.value(value))
@@ -277,7 +284,7 @@ class DefinitionRecorder:
         if scope.kind == "function" or (position := self.entities.get(entity_id)) is None:
             return
         known = self.index.entities[position]
-        if known.kind is EntityKind.ATTRIBUTE and known.assignments:
+        if known.kind is EntityKind.ATTRIBUTE and (known.assignments or entity_id in self.declared):
             self.index.entities[position] = replace(known, assignments=known.assignments + 1)
 
     def define_instance_attribute(
@@ -298,7 +305,9 @@ class DefinitionRecorder:
         if entity_id in self.entities:
             position = self.entities[entity_id]
             known = self.index.entities[position]
-            if known.assignments:  # an instance attribute: one more statement sets it
+            # An attribute, or one its class declares: one more statement sets it (not
+            # a property's setter, which `self.x = ...` calls)
+            if known.assignments or entity_id in self.declared:
                 self.index.entities[position] = replace(known, assignments=known.assignments + 1)
             return
         entity = Entity(
