@@ -24,10 +24,12 @@ from citeloop.knowledge.model import (
     Reason,
     RelationKind,
     enclosing,
+    is_example_path,
     is_test_path,
 )
 from citeloop.knowledge.neighbourhood import Candidates, admissible, callers_of
 from citeloop.knowledge.ranking import (
+    EXAMPLE_CODE_FACTOR,
     NESTED_FACTOR,
     PRIVATE_FACTOR,
     TEST_CODE_FACTOR,
@@ -46,22 +48,19 @@ def rank_scores(found: Candidates, follow_tests: bool, damp_tests: bool) -> dict
     only when ``follow_tests``, or when it is a member of a class the task names: a task
     about ``TestGetItem`` is about its tests): its personalized PageRank from the seeds
     (:func:`~citeloop.knowledge.ranking.personalized_pagerank`; a seed in test code
-    weighs less when ``damp_tests``), times :func:`~citeloop.knowledge.ranking.hub_factor`
-    of its degree among the candidates, and the private, test-code (when ``damp_tests``)
-    and nested (not a seed) factors of :mod:`citeloop.knowledge.ranking`.
+    weighs less when ``damp_tests``, one in an example script always), times
+    :func:`~citeloop.knowledge.ranking.hub_factor` of its degree among the candidates,
+    and the private, test-code (when ``damp_tests``), example-script and nested (not a
+    seed) factors of :mod:`citeloop.knowledge.ranking`.
 
     Returns:
         Score (>= 0, unbounded: compare them, do not read them) by entity id.
     """
     facts = [*found.facts.values(), *found.guesses]
-    seeds = found.seeds
-    if damp_tests:  # a walk that starts in test code stays there
-        seeds = {
-            entity_id: weight * TEST_CODE_FACTOR
-            if is_test_path(found.entities[entity_id].path)
-            else weight
-            for entity_id, weight in seeds.items()
-        }
+    seeds = {  # a walk that starts in test code or an example script stays there
+        entity_id: weight * _code_factor(found.entities[entity_id].path, damp_tests)
+        for entity_id, weight in found.seeds.items()
+    }
     scores = personalized_pagerank(found.entities, facts, seeds)
     degree: dict[str, int] = dict.fromkeys(found.entities, 0)
     for fact in found.facts.values():
@@ -78,12 +77,20 @@ def rank_scores(found: Candidates, follow_tests: bool, damp_tests: bool) -> dict
         score = scores.get(entity_id, 0.0) * hub_factor(degree[entity_id])
         if entity.name.startswith("_"):
             score *= PRIVATE_FACTOR
-        if damp_tests and is_test_path(entity.path):
-            score *= TEST_CODE_FACTOR
+        score *= _code_factor(entity.path, damp_tests)
         if entity_id not in found.seeds and enclosing(entity):
             score *= NESTED_FACTOR
         result[entity_id] = score
     return result
+
+
+def _code_factor(path: str | None, damp_tests: bool) -> float:
+    """:data:`~citeloop.knowledge.ranking.TEST_CODE_FACTOR` for test code (when
+    ``damp_tests``), :data:`~citeloop.knowledge.ranking.EXAMPLE_CODE_FACTOR` for an
+    example script, else 1."""
+    if damp_tests and is_test_path(path):
+        return TEST_CODE_FACTOR
+    return EXAMPLE_CODE_FACTOR if is_example_path(path) else 1.0
 
 
 def few_of_a_name(

@@ -162,3 +162,28 @@ def test_a_process_that_keeps_walking_imports_numpy_once_its_walks_add_up():
     assert ranking.IMPORT_EDGES == 20_000
     # 6,000 edges a walk (two per fact): the fourth walk reaches 24,000 >= 20,000.
     assert _numpy_loaded_after_each(4, 3000) == [False, False, False, True]
+
+
+def test_an_example_script_ranks_below_the_library_it_matches_as_well() -> None:
+    """Two lexical hits of the same weight, one in the library and one in a
+    documentation script (`doc/conf.py`'s `github_token`): the script's ranks below, and
+    a test's only when the task is not about tests."""
+    from citeloop.knowledge import Entity, EntityKind
+    from citeloop.knowledge.candidate_order import rank_scores
+    from citeloop.knowledge.model import Reason
+    from citeloop.knowledge.neighbourhood import Candidates
+
+    found = Candidates()
+    for entity_id, path in (
+        ("pkg.text.token", "pkg/text.py"),
+        ("conf.github_token", "doc/conf.py"),
+        ("tests.test_text.token", "tests/test_text.py"),
+    ):
+        entity = Entity(entity_id, EntityKind.FUNCTION, entity_id.rpartition(".")[2], path, 1)
+        found.seed(entity, Reason.LEXICAL, 1.0)
+    scores = rank_scores(found, follow_tests=True, damp_tests=True)
+    assert scores["pkg.text.token"] > scores["conf.github_token"]
+    assert scores["pkg.text.token"] > scores["tests.test_text.token"]
+    about_tests = rank_scores(found, follow_tests=True, damp_tests=False)
+    assert about_tests["tests.test_text.token"] == about_tests["pkg.text.token"]
+    assert about_tests["pkg.text.token"] > about_tests["conf.github_token"]
