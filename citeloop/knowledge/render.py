@@ -249,7 +249,7 @@ def _where(entity: Entity, brief: bool = False) -> str:
         elif entity.assignments > 1:  # `def swap` under `if` and under `else`
             where += f"{',' if where else ''} defined {entity.assignments} times"
         if entity.under:  # `except ImportError (L34)`: it exists when that clause runs
-            where += f"{',' if where else ''} under {_PLACE_MARK.sub(' #', entity.under)}"
+            where += f"{',' if where else ''} under {_clause(entity.under)}"
         parts.append(place + _decorators(entity, brief) + where)
     summary = "" if brief else entity.summary
     if len(summary) > MAX_LINE_SUMMARY:
@@ -257,6 +257,15 @@ def _where(entity: Entity, brief: bool = False) -> str:
     if summary:
         parts.append(_PLACE_MARK.sub(" #", summary))
     return f"  # {' — '.join(parts)}" if parts else ""
+
+
+def _clause(under: str) -> str:
+    """A clause label (``except ImportError (L34)``) as a line writes it: no place mark
+    of its own, and a code span its header opens closed (``if x == "`" (L15)``)."""
+    header, mark, line = under.rpartition(" (L")
+    if not mark:
+        header, line = under, ""
+    return _PLACE_MARK.sub(" #", _code_closed(header)) + (f"{mark}{line}" if mark else "")
 
 
 def _class_inside(entity: Entity) -> str | None:

@@ -100,7 +100,7 @@ def under(store: SqliteGraphStore, name: str) -> str:
         ("get_tokenizer", "except ImportError (L7)"),  # its decorator's line counts
         ("AVAILABLE", "try (L2)"),  # the first of its two assignments
         ("VERSION", "else of try (L17)"),
-        ("LOADED", "finally of try (L2)"),
+        ("LOADED", "finally (L19)"),
         ("RegExFilter.newer", "if sys.version_info >= (3, 11) (L27)"),
         ("RegExFilter.middle", "elif sys.version_info >= (3, 10) (L30)"),
         ("RegExFilter.older", "else of elif sys.version_info >= (3, 10) (L33)"),
@@ -148,3 +148,78 @@ def test_a_long_clause_header_is_cut(tmp_path: Path) -> None:
         index_tree(root, store)
         clause = store.get_entity("long.LIMIT").under
     assert clause.endswith("… (L1)") and len(clause) <= MAX_CLAUSE_CHARS + len(" (L1)")
+
+
+ODD = """\
+from typing import TYPE_CHECKING
+try:
+    from typing import Protocol
+except ImportError:
+    class Protocol: pass
+try:
+    import numpy
+except (
+    ImportError,
+    ModuleNotFoundError,
+):  # no numpy
+    class Array:
+        pass
+if a and \\
+        b:
+    JOINED = 1
+if x == {"a": 1}: DICT = 1
+if line.startswith("  #"):# a comment
+    HASH = 1
+match cmd:
+    case (
+        "multi"
+    ):
+        MULTI = 1
+if a:
+    pass
+else:
+    @register(
+        elsewhere=True,
+    )
+    def registered():
+        pass
+if TYPE_CHECKING:
+    registry: dict
+registry = {}
+"""
+
+
+@pytest.mark.parametrize(
+    ("name", "clause"),
+    [
+        ("Protocol", "except ImportError (L4)"),  # a class on one line
+        ("Array", "except ( ImportError, ModuleNotFoundError, ) (L8)"),  # over lines
+        ("JOINED", "if a and b (L14)"),  # a continued line
+        ("DICT", 'if x == {"a": 1} (L17)'),  # `: ` inside the header
+        ("HASH", 'if line.startswith("  #") (L18)'),  # `  #` in a string, then a comment
+        ("MULTI", 'case "multi" (L21)'),  # the `case` line, not the pattern's
+        ("registered", "else of if a (L27)"),  # not the decorator's `elsewhere=`
+        # A declaration under `if TYPE_CHECKING:` of a name the module sets anyway.
+        ("registry", ""),
+    ],
+)
+def test_a_header_is_read_from_the_syntax_tree(tmp_path: Path, name: str, clause: str) -> None:
+    """A tester's cases: the header as the source writes each expression, on one line,
+    with the line of its keyword."""
+    root = tmp_path / "tree"
+    root.mkdir()
+    (root / "odd.py").write_text(ODD, encoding="utf-8")
+    with SqliteGraphStore(tmp_path / "graph.db") as store:
+        index_tree(root, store)
+        assert store.get_entity(f"odd.{name}").under == clause
+
+
+def test_a_header_s_backtick_is_closed_on_the_line() -> None:
+    """A header that writes a lone backtick would pair with the next one a model
+    writes (a tester's case: `if sys.argv[-1] == "`":`)."""
+    from citeloop.knowledge import Entity, EntityKind
+
+    entity = Entity(
+        "m.TICK", EntityKind.ATTRIBUTE, "TICK", "m.py", 16, " = 1", under='if a == "`" (L15)'
+    )
+    assert entity_line(entity, None) == 'TICK = 1  # L16 under if a == "`"` (L15)'

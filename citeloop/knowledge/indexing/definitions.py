@@ -98,7 +98,7 @@ class DefinitionRecorder:
         self.annotated: list[tuple[str, Scope, ast.expr]] = []  # (subject, scope, annotation)
         self.enums: set[str] = set()
         self.deferred: dict[int, list[tuple[list[ast.stmt], Scope]]] = {}
-        self.clauses = ClauseSpans(self.text.lines)
+        self.clauses = ClauseSpans(self.text)
         self.declared: set[str] = set()  # attributes a bare annotation declares first
 
     def document(self, entity_id: str, node: ast.AST) -> None:
@@ -242,12 +242,15 @@ class DefinitionRecorder:
         attribute, a method's) the clause of that body it is under, once the file is
         walked (:mod:`~citeloop.knowledge.indexing.clauses`)."""
         entities = self.index.entities
+        # Not a declaration assigned elsewhere: `registry: dict` under `if TYPE_CHECKING:`
+        # says nothing of where `registry = {}` is.
         in_bodies = [
             position
             for position, entity in enumerate(entities)
             if entity.kind is not EntityKind.MODULE
             and entity.line
             and not entity.set_in
+            and not (entity.id in self.declared and entity.assignments)
             and self._in_body(entity.id)
         ]
         under = self.clauses.under(entities[position].line or 0 for position in in_bodies)
