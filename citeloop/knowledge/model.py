@@ -101,6 +101,8 @@ SUMMARIES_KEPT = 8192
 """Docstring summaries :func:`first_sentence` keeps (docstrings are bounded)."""
 
 _ABBREVIATIONS = frozenset({"e.g.", "i.e.", "etc.", "vs.", "cf.", "approx.", "resp.", "no."})
+_OPENERS = "([{<\"'`*_\u201c\u2018"
+"""What may open a word before an abbreviation: ``(i.e.``, ```e.g.``, ``*e.g.``."""
 
 SECTION_NAMES = frozenset(
     {
@@ -139,7 +141,9 @@ def first_sentence(text: str) -> str:
         line = line.strip()
         if not line or _opens_section(line):
             break
-        if paragraph and len(line) >= 3 and not line.strip("-="):  # the heading's rule
+        if len(line) >= 3 and not line.strip("-=~_*^#"):  # a rule (reStructuredText's)
+            if not paragraph:
+                continue  # a heading's overline, or a rule above the text
             if _opens_section(paragraph[-1] + ":"):
                 paragraph.pop()
             break
@@ -148,8 +152,8 @@ def first_sentence(text: str) -> str:
     taken: list[str] = []
     for word in words:
         taken.append(word)
-        # "(i.e." and "(e.g." open a parenthesis: no sentence ends there
-        if word[-1:] in ".!?" and word.lower().lstrip("([\"'\u201c\u2018") not in _ABBREVIATIONS:
+        # "(i.e." and "`e.g." open a parenthesis or a span: no sentence ends there
+        if word[-1:] in ".!?" and word.lower().lstrip(_OPENERS) not in _ABBREVIATIONS:
             break
     sentence = " ".join(taken)
     if len(sentence) <= MAX_SUMMARY_CHARS:

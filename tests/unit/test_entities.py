@@ -222,6 +222,13 @@ def test_long_docstrings_are_bounded() -> None:
             "Called before visiting project (i.e. set of modules).",
         ),
         ('Quoted "e.g. this" too. Then.', 'Quoted "e.g. this" too.'),
+        ("Use `i.e. this` form. Next", "Use `i.e. this` form."),
+        ("Emphasis *e.g. this* works. Next", "Emphasis *e.g. this* works."),
+        # Rules above the text, overlines, and other underline characters (a tester's)
+        ("----------\nParameters\n----------\nx : int", ""),
+        ("==========\nTitle\n==========\n\nBody text.", "Title"),
+        ("-------\nSummary text. More.", "Summary text."),
+        ("Raises\n~~~~~~\nValueError", ""),
         ("Returns: the sum of x and y", "Returns: the sum of x and y"),
     ],
 )
