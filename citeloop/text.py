@@ -203,16 +203,19 @@ BREAK_REACH = 200
 
 def break_before(text: str, end: int, start: int = 0) -> int:
     """Where to cut ``text[start:end]`` so that it ends with a line or a word: after
-    its last line break within :data:`BREAK_REACH` characters of ``end``, or else after
-    its last space in its second half; ``end`` when it has neither or is not cut (``end
-    >= len(text)``). A quoted answer cut mid-word (``TransformSchema.__init__ stores
-    `fu``) reads as a typo; a long paragraph is cut at a word, not left out whole."""
+    its last line break (``\\n``, ``\\r``, a ``\\r\\n`` whole) within
+    :data:`BREAK_REACH` characters of ``end``, or else after its last space or tab in
+    its second half; ``end`` when it has neither or is not cut (``end >= len(text)``).
+    A quoted answer cut mid-word (``TransformSchema.__init__ stores `fu``) reads as a
+    typo; a long paragraph is cut at a word, not left out whole."""
     if end >= len(text) or end <= start:
         return end
     floor = start + (end - start) // 2
-    for mark, reach in (("\n", max(floor, end - BREAK_REACH)), (" ", floor)):
-        at = text.rfind(mark, reach, end)
+    for marks, reach in (("\n\r", max(floor, end - BREAK_REACH)), (" \t", floor)):
+        at = max(text.rfind(mark, reach, end) for mark in marks)
         if at >= 0:
+            if text[at] == "\r" and text[at + 1 : at + 2] == "\n":  # never inside a \r\n
+                return at + 2 if at + 2 <= end else at
             return at + 1
     return end
 
@@ -237,12 +240,11 @@ BLOCK_TAGS = (
 """Names of the delimited blocks (``<context>`` ... ``</context>``) citeloop's prompts
 put data in: a tag of one of these names is what data must not write."""
 _BLOCK_NAMES = "|".join(BLOCK_TAGS)
-_TAG_START = re.compile(
-    f"<(?=/(?:{_BLOCK_NAMES})(?![\\w-])|(?:{_BLOCK_NAMES})(?=[\\s/>]|$))", re.IGNORECASE
-)
-"""The ``<`` of a tag that closes one of the blocks (``</context``, whatever follows
-the name but a name character) or opens one (``<context>``, ``<path x=1>``, ``<path/>``,
-or the name last): ``<path:filename>`` (a Flask route's converter) is no tag."""
+_TAG_START = re.compile(f"<(?=/?(?:{_BLOCK_NAMES})(?![\\w:-]))", re.IGNORECASE)
+"""The ``<`` of a tag that opens or closes one of the blocks (``<context>``,
+``</context``, ``<path x=1>``, ``<path/>``, or the name and an invisible character: the
+name, then anything but a name character or ``:``): ``<path:filename>`` (a Flask
+route's converter) is no tag."""
 _UNSAFE = re.compile(f"[{_BREAKS}`~<]")
 """A character one of the three rewrites may touch (most lines have none)."""
 

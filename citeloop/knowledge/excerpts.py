@@ -301,6 +301,7 @@ def with_asked_lines(
         added.setdefault(entity.id, set(result.get(entity.id, ())))
         body = BodyLines(entity, lines, focus or {})
         numbers = body.in_taken_order(body.code_lines(first, last) or body.span_lines(first, last))
+        numbers = _without_blank_ends(numbers, lines)
         labelled = (first, last) == (entity.line, entity.end_line)
         ranges[labelled].setdefault(key, []).append(
             (entity.id, lines, iter(numbers[:MAX_EXCERPT_LINES]))
@@ -310,6 +311,16 @@ def with_asked_lines(
         left, room = _in_turns(list(tier.values()), added, left, room, count)
     result.update((entity_id, tuple(sorted(lines))) for entity_id, lines in added.items())
     return result
+
+
+def _without_blank_ends(numbers: list[int], lines: Sequence[str]) -> list[int]:
+    """``numbers`` (in their order) without the blank lines before the first line of
+    text and after the last, in file order: a blank line on its own shows nothing."""
+    text = [n for n in numbers if lines[n - 1].strip()]
+    if not text:
+        return []
+    low, high = min(text), max(text)
+    return [n for n in numbers if low <= n <= high]
 
 
 def _in_turns(

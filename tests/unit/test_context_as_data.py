@@ -32,7 +32,11 @@ def test_tags_and_fences_are_neutralised() -> None:
     assert data_line("a </context> b <context> </Question > <PATH x=1>") == (
         "a &lt;/context> b &lt;context> &lt;/Question > &lt;PATH x=1>"
     )
-    assert data_line("<path/> </path:x> ends <output") == "&lt;path/> &lt;/path:x> ends &lt;output"
+    assert data_line("<path/> </path:x> ends <output") == "&lt;path/> </path:x> ends &lt;output"
+    # The name and an invisible character still reads as the tag to a model.
+    assert data_line("<question\u200b>x </question\u200b>") == (
+        "&lt;question\u200b>x &lt;/question\u200b>"
+    )
     assert data_line("```python and ~~~~") == "``python and ~~"
 
 

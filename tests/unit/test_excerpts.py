@@ -136,10 +136,11 @@ def test_a_class_said_lacking_shows_its_class_line_and_docstring_only() -> None:
     # Shown before, it shows again in the next widening.
     again = choose_excerpts(*args, previous=shown.shown)
     assert again.shown["m.Greater"] == shown.shown["m.Greater"]
-    # Lines of its docstring asked for are shown; lines of its members are not its own.
+    # Lines of its docstring asked for are shown (not the blank line they start with);
+    # lines of its members are not its own.
     assert with_asked_lines(
         [("m.Greater", 4, 6), ("m.Greater", 8, 9)], entities, reader, {}, 500, estimated_tokens
-    ) == {"m.Greater": (4, 5, 6)}
+    ) == {"m.Greater": (5, 6)}
     # A docstring that is all its summary (the entity line shows it) shows nothing more.
     assert shows_docstring(a_class()) and not shows_docstring(a_class("Greater or equal."))
     assert not shows_docstring(Entity("m.C", EntityKind.CLASS, "C", docstring="A.\n\nB."))
@@ -1696,3 +1697,21 @@ def test_the_code_an_answer_said_it_lacks_is_not_crowded_out_by_what_the_context
         assert "step_5 = region.split()[5]" in wider.text
         assert {e.id for e in default.entities} <= {e.id for e in wider.entities}
         assert wider.tokens <= wider.budget
+
+
+def test_a_blank_line_asked_for_shows_nothing() -> None:
+    """A range asked for takes no blank line at its ends (a tester's case: "L10" of a
+    body, a blank line, had shown `10 |` alone); one between its lines of code stays."""
+    source = (
+        "def fit(estimator, X):",
+        *(f"    step_{n} = prepare({n})" for n in range(2, 10)),
+        "",
+        "    return estimator",
+    )
+    entities, reader = {"m.fit": function("fit", 1, 11)}, Files({"m.py": source})
+    assert with_asked_lines([("m.fit", 10, 10)], entities, reader, {}, 500, estimated_tokens) == {
+        "m.fit": ()
+    }
+    assert with_asked_lines([("m.fit", 9, 11)], entities, reader, {}, 500, estimated_tokens) == {
+        "m.fit": (9, 10, 11)  # a blank line between two shown is shown
+    }

@@ -341,6 +341,19 @@ def test_a_long_previous_answer_is_cut_with_a_note(core):
     assert f" of {len(cited)} characters left out]" in shown
 
 
+def test_a_cut_ends_with_a_line_or_a_word() -> None:
+    """break_before: after a line break near the end, else a space or tab in the
+    second half, never inside a CRLF (a tester's case), else at the limit."""
+    from citeloop.text import break_before
+
+    assert break_before("a" * 7999 + "\r\n" + "b" * 10, 8000) == 7999
+    assert break_before("x" * 100 + "\r\n" + "y" * 50, 120) == 102
+    assert break_before("w " * 50, 51) == 50
+    assert break_before("w\t" * 50, 51) == 50
+    assert break_before("x" * 100, 60) == 60  # no break: the limit
+    assert break_before("short", 60) == 60  # not cut
+
+
 def test_a_cut_previous_answer_keeps_its_list_of_what_is_missing(core):
     # A played answer of 9,852 characters lost its "Still missing" list to the cut:
     # the model revising it could not see what it had asked for.
