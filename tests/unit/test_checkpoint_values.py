@@ -198,3 +198,19 @@ def test_an_attempt_stores_a_small_multiple_of_its_payload(indexed, tmp_path):
     for (stored, payload), (plain_stored, _) in zip(ours, theirs, strict=True):
         assert stored < 3 * payload
         assert stored < plain_stored / 2
+
+
+def test_a_list_of_small_dicts_is_stored_as_one_value(tmp_path):
+    """A context's entities, dicts of a few hundred bytes of the same keys, are one
+    value of their list, compressed together, not a row and a reference each."""
+    entities = [
+        {"name": f"E{i}", "summary": prose(30, i), "line": i, "kind": "method"} for i in range(40)
+    ]
+    file = tmp_path / "c.db"
+    with open_checkpointer(str(file)) as saver:
+        put(saver, {"context_entities": entities}, CONFIG)
+        found = saver.get_tuple(CONFIG)
+    assert found.checkpoint["channel_values"]["context_entities"] == entities
+    with sqlite3.connect(file) as conn:
+        (rows,) = conn.execute("SELECT count(*) FROM citeloop_values").fetchone()
+    assert rows == 1
