@@ -1137,19 +1137,26 @@ async def test_the_retry_says_a_name_a_re_export_takes_from_outside_is_that_code
             "        return templates.receipt(cart.total())\n"
         ),
     }
+    said = (
+        "`Checkout.pay` renders `templates.receipt` with `Cart.total()`.\n\n"
+        "**Still missing:** the definition of `templates.receipt`.\n"
+    )
+    imported = await _imports_line(tmp_path, files, said, core)
+    assert imported.endswith(": templates.receipt is storefront.templates.receipt")
+
+
+async def _imports_line(tmp_path, files: dict[str, str], said: str, core) -> str:
+    """The retry's line saying what names the answer ``said`` lacks are imported from
+    outside the graph (there must be one), over an indexed tree of ``files``."""
     store = indexed(tmp_path, files)
     try:
-        said = (
-            "`Checkout.pay` renders `templates.receipt` with `Cart.total()`.\n\n"
-            "**Still missing:** the definition of `templates.receipt`.\n"
-        )
         model = ScriptedChatModel(script=[said, good_answer(core)])
         await build(model, store).ainvoke({"task": TASK})
         retry = prompts(model)[1]
-        (imported,) = [line for line in retry.splitlines() if "imports from outside" in line]
-        assert imported.endswith(": templates.receipt is storefront.templates.receipt")
     finally:
         store.close()
+    (imported,) = [line for line in retry.splitlines() if "imports from outside" in line]
+    return imported
 
 
 async def test_the_retry_does_not_send_a_name_to_a_library_when_the_file_defines_it_too(
@@ -1179,17 +1186,10 @@ async def test_the_retry_does_not_send_a_name_to_a_library_when_the_file_defines
             "            return declined.code()\n"
         ),
     }
-    store = indexed(tmp_path, files)
-    try:
-        said = (
-            "Checkout pays the `Cart` total.\n\n"
-            "## Still missing\n- `Declined.code`, the real one.\n- `Gateway.charge`.\n"
-        )
-        model = ScriptedChatModel(script=[said, good_answer(core)])
-        await build(model, store).ainvoke({"task": TASK})
-        retry = prompts(model)[1]
-        (imported,) = [line for line in retry.splitlines() if "imports from outside" in line]
-        assert imported.endswith(": Gateway.charge is payments.Gateway.charge")
-        assert "payments.errors" not in imported
-    finally:
-        store.close()
+    said = (
+        "Checkout pays the `Cart` total.\n\n"
+        "## Still missing\n- `Declined.code`, the real one.\n- `Gateway.charge`.\n"
+    )
+    imported = await _imports_line(tmp_path, files, said, core)
+    assert imported.endswith(": Gateway.charge is payments.Gateway.charge")
+    assert "payments.errors" not in imported
