@@ -285,7 +285,11 @@ def _why(name: str, mentions: Sequence[tuple[str, dict[str, str]]]) -> str:
     `StateGraph.compile`)"``), or the payload; ``""`` when neither writes it (its core
     tier came from the context: every entity of a text context is core, and the model
     was shown no tiers, so nothing true is said of how)."""
-    where, written = _written_as(name, mentions)
+    return _said(*_written_as(name, mentions))
+
+
+def _said(where: str, written: str) -> str:
+    """`` (the task writes `written`)``, or ``""`` when ``where`` is."""
     return f" (the {where} writes `{clipped(written)}`)" if where else ""
 
 
@@ -308,11 +312,8 @@ def as_written(names: Sequence[str], task: str, payload: str = "") -> list[str]:
     each with how, as a retry prompt lists them: ``"forward (the task writes
     `Context.forward`)"``."""
     mentions = _written(task, payload)
-    return [
-        f"{clipped(name)}{_why(name, mentions)}"
-        for name in names
-        if _written_as(name, mentions)[1] not in ("", name)
-    ]
+    found = [(name, _written_as(name, mentions)) for name in names]
+    return [f"{clipped(name)}{_said(*how)}" for name, how in found if how[1] not in ("", name)]
 
 
 def _location_item(text: str) -> str:

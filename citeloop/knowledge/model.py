@@ -144,7 +144,7 @@ def first_sentence(text: str) -> str:
         if len(line) >= 3 and not line.strip("-=~_*^#"):  # a rule (reStructuredText's)
             if not paragraph:
                 continue  # a heading's overline, or a rule above the text
-            if _opens_section(paragraph[-1] + ":"):
+            if _is_section_name(paragraph[-1]):  # numpydoc's `Parameters` over its rule
                 paragraph.pop()
             break
         paragraph.append(line)
@@ -164,7 +164,12 @@ def first_sentence(text: str) -> str:
 
 def _opens_section(line: str) -> bool:
     """Whether ``line`` (stripped) is a Google-style section heading: ``Returns:``."""
-    return line.endswith(":") and line[:-1].rstrip().lower() in SECTION_NAMES
+    return line.endswith(":") and _is_section_name(line[:-1].rstrip())
+
+
+def _is_section_name(title: str) -> bool:
+    """Whether ``title`` names a docstring section (:data:`SECTION_NAMES`, any case)."""
+    return title.lower() in SECTION_NAMES
 
 
 class Visibility(StrEnum):
