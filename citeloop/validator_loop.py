@@ -19,7 +19,7 @@ attempt's context text.
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from enum import Enum
 from numbers import Integral
@@ -35,7 +35,7 @@ from citeloop.errors import ConfigurationError
 from citeloop.graphs.grounded_answer import build_grounded_answer_graph
 from citeloop.grounding import GraphValidationResult, ValidationResult
 from citeloop.knowledge import ContextExpansion, ContextInjector, InjectedContext
-from citeloop.knowledge.injector import takes_keep
+from citeloop.knowledge.injector import taken_options
 from citeloop.nodes.chat import DEFAULT_MODEL_RETRY
 from citeloop.nodes.grounded_answer import supersteps_needed
 from citeloop.prompts import GROUNDED_ANSWER_PROMPT, GROUNDED_PAYLOAD_BLOCK
@@ -110,11 +110,12 @@ class _TypedInjector:
         expansion: ContextExpansion | None = None,
         *,
         keep: Sequence[str] | Mapping[str, Sequence[int]] = (),
+        relations: Collection[str] = (),
     ) -> InjectedContext:
         chosen = self.task_type if task_type is None else task_type
-        if not takes_keep(self.injector):  # the user's `inject` has no `keep`
-            return self.injector.inject(payload, task_type=chosen, expansion=expansion)
-        return self.injector.inject(payload, task_type=chosen, expansion=expansion, keep=keep)
+        # what the user's `inject` takes of `keep` and `relations`
+        options = taken_options(self.injector, {"keep": keep, "relations": relations})
+        return self.injector.inject(payload, task_type=chosen, expansion=expansion, **options)
 
 
 def _task_type(value: Any) -> str | None:

@@ -25,7 +25,8 @@ it (the entity whose lines cross it keeps them), an entity that enters adds no
 ``inherits`` or ``overrides`` line and no new ``calls`` line (a callee still joins a
 ``calls`` line already written, so that the line names every callee the context
 holds). :attr:`Filled.relations` says which facts have their line; the text writes
-those only.
+those only. A fact the context being widened wrote a line for (``rewritten``) is written
+again whatever the share: a context only grows from one retry to the next.
 
 Every line is costed as the text will write it (through
 :func:`~citeloop.text.data_line`, a member by its class only when ``owners`` has it).
@@ -113,6 +114,7 @@ def fill_budget(
     shown_before: Collection[str] = (),
     full: Collection[str] | None = None,
     callees: Mapping[str, Sequence[Entity]] | None = None,
+    rewritten: Collection[str] = (),
 ) -> Filled:
     """The entities that fit, in ``order`` (see the module docstring).
 
@@ -136,6 +138,8 @@ def fill_budget(
             costs what it says of those the context does not hold
             (:func:`~citeloop.knowledge.render.omitted_callees`; those chosen later
             only shorten it).
+        rewritten: Ids of the facts whose relation lines the context being widened
+            wrote: costed whatever :data:`RELATION_SHARE` leaves, when both ends enter.
     """
     piece = line_cost(count)
     newline = piece("\n")
@@ -162,6 +166,7 @@ def fill_budget(
         full=full,
         callees=callees or {},
         relation_room=relation_room,
+        rewritten=rewritten,
     )
 
     def filled(brief_lines: bool) -> tuple[Filled, float]:
@@ -218,11 +223,13 @@ def _fill(
     core_least: float = 0.0,
     callees: Mapping[str, Sequence[Entity]] = MappingProxyType({}),
     relation_room: float = math.inf,
+    rewritten: Collection[str] = (),
 ) -> tuple[list[str], set[str], set[str], float, frozenset[str]]:
     """(selected, core ids without their excerpt, brief ids, tokens used, ids of the
     facts whose lines were costed) of :func:`fill_budget`; ``reserve`` is what the
     core's lines alone take; without ``brief_lines`` every line is whole;
-    ``relation_room``: what relation lines may take (:data:`RELATION_SHARE`)."""
+    ``relation_room``: what relation lines may take (:data:`RELATION_SHARE`), but for
+    the facts of ``rewritten``."""
     newline = piece("\n")
     selected: list[str] = []
     bare: set[str] = set()
@@ -307,7 +314,8 @@ def _fill(
             adds_callee = fact.relation is RelationKind.CALLS and (
                 fact.subject in callers or fact.subject in new_callers
             )
-            if not adds_callee and relations_used + relations >= relation_room:
+            full_room = relations_used + relations >= relation_room
+            if not adds_callee and full_room and fact.fact_id not in rewritten:
                 continue  # the relation lines took their share: no new line
             before = cost
             (subject, subject_place), (object_, object_place) = (

@@ -226,6 +226,7 @@ class ContextInjector:
         *,
         default: InjectedContext | None = None,
         keep: Sequence[str] | Mapping[str, Sequence[int]] = (),
+        relations: Collection[str] = (),
     ) -> InjectedContext:
         """Build the context for a task.
 
@@ -250,6 +251,10 @@ class ContextInjector:
                 an unresolved name), are left out. A mapping also gives, by id, the
                 source lines that widening's excerpts showed
                 (``dict(context.excerpts)``): they are shown again.
+            relations: With ``expansion``, the ids of the facts that widening wrote
+                relation lines for (``context.relations``): written again, whatever
+                share of the budget relation lines take (those of ``default`` too),
+                so that no relation line a model read goes missing on the retry.
 
         Returns:
             The rendered text, the entities with tiers and reasons in rank order, the
@@ -294,7 +299,9 @@ class ContextInjector:
                     return reused
                 source = SourceRecorder(reader) if reuse and reader is not None else reader
                 snapshot = self._reads.snapshot()
-                chosen = self._read(text, task_type, expansion, default, keep, snapshot, source)
+                chosen = self._read(
+                    text, task_type, expansion, default, keep, snapshot, source, relations
+                )
             if not changed_during(session):
                 break
         found, selected, core_ids, scores, owners, excerpts, brief, callees, listed, lines = chosen
@@ -313,8 +320,9 @@ class ContextInjector:
             for i, of in listed.items()
             if found.entities[i].kind is EntityKind.MODULE
         }
+        written = [fact for fact in facts if fact.fact_id in lines]
         text = ContextText(entities, owners, brief, callees, listed, of_files).render(
-            [fact for fact in facts if fact.fact_id in lines], excerpts.blocks
+            written, excerpts.blocks
         )
         core_set = set(core_ids)
         context_entities = [
@@ -341,6 +349,7 @@ class ContextInjector:
             tokens=self.count_tokens(text),
             budget=self.max_context_tokens * widening.limit_multiplier,
             excerpts=tuple(excerpts.shown.items()),
+            relations=tuple(fact.fact_id for fact in written),
         )
         if reuse and self._reused is not None and not changed_during(session):
             self._reused.put(key, context, source if isinstance(source, SourceRecorder) else None)
@@ -355,30 +364,34 @@ class ContextInjector:
         keep: Sequence[str] | Mapping[str, Sequence[int]],
         snapshot: str,
         source: LineSource | None,
+        relations: Collection[str] = (),
     ) -> Selection:
         """:meth:`_select` of :meth:`inject`'s arguments, in the caller's read session
         (of the graph's ``snapshot``): a widening selects the default first, unless
         ``default`` is given and of that snapshot, and keeps it, ``keep`` and the source
-        they showed."""
+        and relation lines they showed."""
         pinned: list[str] = []
         shown: dict[str, tuple[int, ...]] = {}  # the source shown, kept if widened
         listed: list[str] = []  # the members the default listed: the answer saw them
+        written = set(relations)  # the facts whose relation lines it read
         if expansion is not None:  # a wider context keeps the default and `keep`
             pinned = _selected_ids(default, snapshot)
             if pinned is None:
                 chosen = self._select(text, task_type, ContextExpansion(), [], source=source)
                 pinned, shown = chosen.selected, chosen.excerpts.shown
                 listed = [member.id for of in chosen.listed.values() for member in of.members]
+                written.update(chosen.relations)
             elif default is not None:
                 shown = dict(default.excerpts)
                 listed = [e.id for e in default.entities if e.reason == Reason.MEMBER]
+                written.update(default.relations)
             pinned = list(dict.fromkeys([*pinned, *keep]))
             if isinstance(keep, Mapping):  # only those that showed source
                 for entity_id, lines in keep.items():
                     if lines:
                         shown[entity_id] = tuple(sorted({*shown.get(entity_id, ()), *lines}))
         widening = expansion or ContextExpansion()
-        return self._select(text, task_type, widening, pinned, shown, source, listed)
+        return self._select(text, task_type, widening, pinned, shown, source, listed, written)
 
     def _select(
         self,
@@ -389,6 +402,7 @@ class ContextInjector:
         shown: Mapping[str, tuple[int, ...]] | None = None,
         source: LineSource | None = None,
         listed: Collection[str] = (),
+        written: Collection[str] = (),
     ) -> Selection:
         """:meth:`~citeloop.knowledge.selection.Selector.select` with this injector's
         settings as they are now."""
@@ -404,7 +418,7 @@ class ContextInjector:
             # `seeds` is public: a subclass's own chooses the core, as it always did.
             seeds=lambda task, tests: self.seeds(task, tests=tests),
         )
-        return selector.select(text, task_type, widening, pinned, shown, source, listed)
+        return selector.select(text, task_type, widening, pinned, shown, source, listed, written)
 
     def _source_reader(self) -> SourceReader | None:
         """The reader of the folder the graph was indexed from (a new one when a
@@ -447,30 +461,32 @@ class ContextInjector:
         ]
 
 
-def takes_keep(injector: Any) -> bool:
-    """Whether ``injector.inject`` takes ``keep=`` (:meth:`ContextInjector.inject`'s, or
-    a ``**kwargs`` that forwards it): a subclass or a user's injector whose own
-    ``inject`` has no ``keep`` is called without it, as before ``keep`` existed. The
-    answer is kept per ``inject`` function (a graph asks it at every widening)."""
+def taken_options(injector: Any, options: Mapping[str, Any]) -> dict[str, Any]:
+    """The ``options`` (keyword arguments added to :meth:`ContextInjector.inject` over
+    time: ``keep``, ``relations``) that ``injector.inject`` takes, by name or through a
+    ``**kwargs`` that forwards them: a subclass or a user's injector whose own
+    ``inject`` lacks one is called without it, as before it existed. Which names an
+    ``inject`` takes is kept per ``inject`` function (a graph asks at every widening)."""
     inject = getattr(injector, "inject", None)
     function = getattr(inject, "__func__", inject)  # a method's function, shared by instances
     try:
-        return _takes_keep(function)
+        names = _keywords(function)
     except TypeError:  # an unhashable callable: asked afresh
-        return _takes_keep.__wrapped__(function)
+        names = _keywords.__wrapped__(function)
+    return {name: value for name, value in options.items() if names is None or name in names}
 
 
 @lru_cache(maxsize=64)
-def _takes_keep(inject: Any) -> bool:
+def _keywords(inject: Any) -> frozenset[str] | None:
+    """The names ``inject`` takes by keyword; ``None`` for any (a ``**kwargs``)."""
     try:
         parameters = inspect.signature(inject).parameters.values()
     except (TypeError, ValueError):
-        return False
-    return any(
-        parameter.kind is inspect.Parameter.VAR_KEYWORD
-        or (parameter.name == "keep" and parameter.kind is not inspect.Parameter.VAR_POSITIONAL)
-        for parameter in parameters
-    )
+        return frozenset()
+    if any(parameter.kind is inspect.Parameter.VAR_KEYWORD for parameter in parameters):
+        return None
+    by_keyword = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+    return frozenset(parameter.name for parameter in parameters if parameter.kind in by_keyword)
 
 
 def _selected_ids(default: InjectedContext | None, snapshot: str) -> list[str] | None:

@@ -580,6 +580,8 @@ class InjectedContext:
         budget: The token budget it was filled to (core entities may exceed it).
         excerpts: ``(entity id, line numbers shown)`` of each entity whose source
             the text shows (:mod:`citeloop.knowledge.excerpts`), best first.
+        relations: The ids of the facts the text writes a relation line for (of
+            ``facts``, in their order): a widening writes them again.
     """
 
     text: str
@@ -590,6 +592,7 @@ class InjectedContext:
     tokens: int = 0
     budget: int = 0
     excerpts: tuple[tuple[str, tuple[int, ...]], ...] = ()
+    relations: tuple[str, ...] = ()
 
     @property
     def core(self) -> tuple[ContextEntity, ...]:

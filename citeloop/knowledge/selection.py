@@ -161,11 +161,13 @@ class Selector:
         shown: Mapping[str, tuple[int, ...]] | None = None,
         source: LineSource | None = None,
         listed: Collection[str] = (),
+        written: Collection[str] = (),
     ) -> Selection:
         """What the context holds (``shown``: the lines each entity of the context being
         widened showed, by entity id; shown again, right after the core; ``source``: the
         indexed lines, ``None`` for no excerpts; ``listed``: the ids of the members that
-        context listed)."""
+        context listed; ``written``: the ids of the facts it wrote relation lines for,
+        written again)."""
         follow_tests = widening.include_tested_by or task_type in TEST_TASK_TYPES
         budget = self.max_context_tokens * widening.limit_multiplier
         limit = self.max_entities * widening.limit_multiplier if self.max_entities else None
@@ -390,6 +392,7 @@ class Selector:
             [*core_ids, *(entity.id for entity in named)],
             callees,
             MemberListSettings(scores, follow_tests, {}),
+            written,
         )
         selected, without_excerpt, brief, _, relations = filled
         chosen = set(selected)
@@ -481,6 +484,7 @@ class Selector:
         full: list[str],
         callees: Mapping[str, Sequence[Entity]],
         settings: MemberListSettings,
+        written: Collection[str] = (),
     ) -> tuple[Filled, dict[str, MemberList]]:
         """The lines that fit (:func:`~citeloop.knowledge.budget.fill_budget` of the
         ``offered`` ids) and the member lists under them
@@ -488,7 +492,8 @@ class Selector:
         the budget's last :data:`~citeloop.knowledge.member_lists.MEMBER_LIST_SHARE` to
         the lists, and what the lists do not take goes to the lines, filled again once,
         when more than :data:`~citeloop.knowledge.member_lists.REFILL_SHARE` of the
-        budget is left and some line was left out."""
+        budget is left and some line was left out; the facts of ``written`` keep their
+        relation lines."""
         piece = line_cost(self.count_tokens)
         room = budget * MEMBER_LIST_SHARE
         for _ in range(2):
@@ -505,6 +510,7 @@ class Selector:
                 shown_before,
                 full=full,
                 callees=callees,
+                rewritten=written,
             )
             listed = choose_member_lists(
                 self._reads,

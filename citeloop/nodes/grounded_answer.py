@@ -54,7 +54,7 @@ from citeloop.knowledge import (
     InjectedContext,
 )
 from citeloop.knowledge.imports import imported_from_outside
-from citeloop.knowledge.injector import takes_keep
+from citeloop.knowledge.injector import taken_options
 from citeloop.knowledge.model import LISTED_BY_OTHERS, EntityKind
 from citeloop.knowledge.store import BatchedGraphStore
 from citeloop.nodes.chat import (
@@ -199,6 +199,7 @@ def _context_update(injected: InjectedContext) -> dict[str, Any]:
         ],
         "snapshot": injected.snapshot,
         "context_excerpts": {entity_id: list(lines) for entity_id, lines in injected.excerpts},
+        "context_relations": list(injected.relations),
     }
 
 
@@ -369,15 +370,19 @@ class GroundedAnswerNodes:
             for e in shown
             if e.get("id") and e.get("reason") not in LISTED_BY_OTHERS
         }
+        # and the relation lines it wrote
+        relations = (state.get("context_relations") or []) if expansion is not None else []
         if self.injector is not None:
-            if not takes_keep(self.injector):  # a user's own `inject`, without `keep`
-                return self.injector.inject(texts, expansion=expansion)
-            return self.injector.inject(texts, expansion=expansion, keep=keep)
+            # a user's own `inject` may lack `keep` or `relations`
+            options = taken_options(self.injector, {"keep": keep, "relations": relations})
+            return self.injector.inject(texts, expansion=expansion, **options)
         injector = self._injector(ctx)
         key = (*texts, ctx.hops, ctx.max_context_tokens, ctx.max_entities, self._rewriter(ctx))
         if expansion is not None:
             default = self._defaults.get(key)
-            return injector.inject(texts, expansion=expansion, default=default, keep=keep)
+            return injector.inject(
+                texts, expansion=expansion, default=default, keep=keep, relations=relations
+            )
         injected = injector.inject(texts)
         self._defaults.put(key, injected)
         return injected

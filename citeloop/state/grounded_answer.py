@@ -88,6 +88,8 @@ class State(InputState, OutputState, total=False):
         context_text: The injected knowledge-graph context, in the documented format.
         context_excerpts: The source line numbers its excerpts show, by entity id (a
             widening shows them again).
+        context_relations: The ids of the facts it writes relation lines for (a
+            widening writes them again).
         best: The best answer so far and its report (``{"answer", "report"}``): fewest
             failed rules, then the highest share of core entities referenced.
         widened: Whether the last widening added to the context (its text changed):
@@ -98,5 +100,6 @@ class State(InputState, OutputState, total=False):
     feedback: str
     context_text: str
     context_excerpts: dict[str, list[int]]
+    context_relations: list[str]
     best: dict[str, Any]
     widened: bool

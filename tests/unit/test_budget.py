@@ -457,6 +457,27 @@ def test_relation_lines_take_their_share_of_the_budget_and_no_more() -> None:
     assert roomy.relations == {f.fact_id for f in facts}  # a larger budget writes them all
 
 
+def test_a_relation_line_the_widened_context_wrote_is_written_past_the_share() -> None:
+    """The chain of the test above: the facts given as ``rewritten`` (lines the context
+    being widened wrote) are written though the share is full, and count in the budget;
+    the other facts past the share still get no line."""
+    names = [f"step{i}" for i in range(30)]
+    entities = _functions(names)
+    facts = [Fact(f"m.{a}", RelationKind.CALLS, f"m.{b}") for a, b in itertools.pairwise(names)]
+    budget = 600
+    plain = fill_budget(list(entities), entities, facts, budget, None, (), estimated_tokens, {})
+    late = {facts[-1].fact_id, facts[-5].fact_id}
+    assert not late & plain.relations  # past the share in a plain fill
+    again = fill_budget(
+        list(entities), entities, facts, budget, None, (), estimated_tokens, {}, rewritten=late
+    )
+    assert again.relations == plain.relations | late
+    assert again.used > plain.used
+    written = [f for f in facts if f.fact_id in again.relations]
+    text = ContextText([entities[i] for i in again.selected], {}).render(written)
+    assert "step28() calls step29()" in text and estimated_tokens(text) <= budget
+
+
 def test_a_callee_joins_a_calls_line_written_past_the_share() -> None:
     """Past the share, a callee that enters still joins its caller's line: the line
     names every callee the context holds."""

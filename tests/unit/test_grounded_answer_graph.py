@@ -141,12 +141,16 @@ async def test_widened_context_keeps_the_core(store, core):
     assert len(widened) > len(first)
 
 
-async def test_a_widening_is_given_the_ids_and_source_lines_the_last_context_showed(store):
+async def test_a_widening_is_given_the_ids_source_and_relation_lines_the_last_context_showed(
+    store,
+):
     kept: list[object] = []
+    written: list[object] = []
 
     class Recording(ContextInjector):
         def inject(self, payload, task_type=None, expansion=None, **kwargs):
             kept.append(kwargs.get("keep"))
+            written.append(kwargs.get("relations"))
             return super().inject(payload, task_type, expansion, **kwargs)
 
     model = ScriptedChatModel(script=[BAD_ANSWER] * 3)
@@ -159,12 +163,15 @@ async def test_a_widening_is_given_the_ids_and_source_lines_the_last_context_sho
             if node in ("inject_context", "expand_context"):
                 states.append(values)
     assert len(states) == 3 and any(state["context_excerpts"] for state in states)
-    for before, keep in zip(states[:2], kept[1:], strict=True):
+    assert states[0]["context_relations"]
+    for before, keep, relations in zip(states[:2], kept[1:], written[1:], strict=True):
         shown = {e["id"] for e in before["context_entities"] if e["reason"] != "owner"}
         assert keep == {i: before["context_excerpts"].get(i, []) for i in shown}
+        assert relations == before["context_relations"]
     for before, after in itertools.pairwise(states):
         for entity_id, lines in before["context_excerpts"].items():
             assert set(lines) <= set(after["context_excerpts"].get(entity_id, [])), entity_id
+        assert set(before["context_relations"]) <= set(after["context_relations"])
 
 
 async def test_budget_exhausted(store):

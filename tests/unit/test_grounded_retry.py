@@ -442,8 +442,8 @@ async def test_the_validator_loop_keeps_what_its_first_widening_showed(store, co
     assert set(shown[1]) <= set(shown[2])
 
 
-def test_whether_an_inject_takes_keep_is_read_from_its_signature() -> None:
-    from citeloop.knowledge.injector import takes_keep
+def test_which_options_an_inject_takes_is_read_from_its_signature() -> None:
+    from citeloop.knowledge.injector import taken_options
 
     class Forwarding:
         __hash__ = None  # an unhashable callable object as `inject`
@@ -451,12 +451,18 @@ def test_whether_an_inject_takes_keep_is_read_from_its_signature() -> None:
         def __call__(self, payload, **options):
             return options
 
+    class KeepOnly(ContextInjector):
+        def inject(self, payload, task_type=None, expansion=None, *, keep=()):
+            return super().inject(payload, task_type, expansion, keep=keep)
+
     holder = type("Holder", (), {})()
     holder.inject = Forwarding()
-    assert takes_keep(ContextInjector.__new__(ContextInjector))
-    assert not takes_keep(_OwnInject.__new__(_OwnInject))
-    assert takes_keep(holder)
-    assert not takes_keep(object())  # no inject at all
+    options = {"keep": {"a": [1]}, "relations": ["f"]}
+    assert taken_options(ContextInjector.__new__(ContextInjector), options) == options
+    assert taken_options(KeepOnly.__new__(KeepOnly), options) == {"keep": {"a": [1]}}
+    assert taken_options(_OwnInject.__new__(_OwnInject), options) == {}
+    assert taken_options(holder, options) == options
+    assert taken_options(object(), options) == {}  # no inject at all
 
 
 class _Recording(ContextInjector):

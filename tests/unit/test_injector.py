@@ -24,6 +24,7 @@ from citeloop.knowledge import (
     RelationKind,
     SqliteGraphStore,
     Tier,
+    budget,
     index_tree,
 )
 from citeloop.knowledge.candidate_order import MEMBERS_ASKED
@@ -744,6 +745,28 @@ def test_a_later_widening_keeps_what_the_earlier_one_showed(store: SqliteGraphSt
     # take the room of a file's list).
     assert set(ids) <= {e.id for e in kept.entities}
     assert "Shape" in names(kept)
+
+
+def test_a_widening_writes_again_the_relation_lines_the_context_it_widens_wrote(
+    store: SqliteGraphStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With no share of the widened budget left to relation lines, the facts given as
+    ``relations`` (or the default's, when given) keep their lines; without, none has one."""
+    injector = ContextInjector(store)
+    task = "How does `Circle` compute its area with `Shape`?"
+    first = injector.inject(task)
+    lines = [line for line in first.text.splitlines() if " calls " in line]
+    assert first.relations and lines  # "describe() calls Shape.area(), ..."
+    monkeypatch.setattr(budget, "RELATION_SHARE", 0.0)
+    expansion = ContextExpansion.for_attempt(0, ("area",))
+    ids = [e.id for e in first.entities if e.reason not in LISTED_BY_OTHERS]
+    assert not injector.inject(task, expansion=expansion, keep=ids).relations
+    for wider in (
+        injector.inject(task, expansion=expansion, keep=ids, relations=first.relations),
+        injector.inject(task, expansion=expansion, default=first),
+    ):
+        assert set(first.relations) <= set(wider.relations)
+        assert set(lines) <= set(wider.text.splitlines())
 
 
 def test_a_widening_keeps_only_what_a_context_may_hold() -> None:
