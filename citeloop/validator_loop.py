@@ -111,10 +111,12 @@ class _TypedInjector:
         *,
         keep: Sequence[str] | Mapping[str, Sequence[int]] = (),
         relations: Collection[str] = (),
+        listed: Sequence[str] = (),
     ) -> InjectedContext:
         chosen = self.task_type if task_type is None else task_type
-        # what the user's `inject` takes of `keep` and `relations`
-        options = taken_options(self.injector, {"keep": keep, "relations": relations})
+        # what the user's `inject` takes of `keep`, `relations` and `listed`
+        options = {"keep": keep, "relations": relations, "listed": listed}
+        options = taken_options(self.injector, options)
         return self.injector.inject(payload, task_type=chosen, expansion=expansion, **options)
 
 

@@ -227,6 +227,7 @@ class ContextInjector:
         default: InjectedContext | None = None,
         keep: Sequence[str] | Mapping[str, Sequence[int]] = (),
         relations: Collection[str] = (),
+        listed: Sequence[str] = (),
     ) -> InjectedContext:
         """Build the context for a task.
 
@@ -255,6 +256,9 @@ class ContextInjector:
                 relation lines for (``context.relations``): written again, whatever
                 share of the budget relation lines take (those of ``default`` too),
                 so that no relation line a model read goes missing on the retry.
+            listed: With ``expansion``, the ids of the members that widening listed
+                (its entities of reason ``member``, in order): listed first again, in
+                that order, before those ``default`` listed, as the room allows.
 
         Returns:
             The rendered text, the entities with tiers and reasons in rank order, the
@@ -300,7 +304,15 @@ class ContextInjector:
                 source = SourceRecorder(reader) if reuse and reader is not None else reader
                 snapshot = self._reads.snapshot()
                 chosen = self._read(
-                    text, task_type, expansion, default, keep, snapshot, source, relations
+                    text,
+                    task_type,
+                    expansion,
+                    default,
+                    keep,
+                    snapshot,
+                    source,
+                    relations,
+                    listed,
                 )
             if not changed_during(session):
                 break
@@ -365,11 +377,12 @@ class ContextInjector:
         snapshot: str,
         source: LineSource | None,
         relations: Collection[str] = (),
+        listed_before: Sequence[str] = (),
     ) -> Selection:
         """:meth:`_select` of :meth:`inject`'s arguments, in the caller's read session
         (of the graph's ``snapshot``): a widening selects the default first, unless
-        ``default`` is given and of that snapshot, and keeps it, ``keep`` and the source
-        and relation lines they showed."""
+        ``default`` is given and of that snapshot, and keeps it, ``keep`` and the source,
+        relation lines and member lists they showed."""
         pinned: list[str] = []
         shown: dict[str, tuple[int, ...]] = {}  # the source shown, kept if widened
         listed: list[str] = []  # the members the default listed: the answer saw them
@@ -386,6 +399,7 @@ class ContextInjector:
                 listed = [e.id for e in default.entities if e.reason == Reason.MEMBER]
                 written.update(default.relations)
             pinned = list(dict.fromkeys([*pinned, *keep]))
+            listed = list(dict.fromkeys([*listed_before, *listed]))
             if isinstance(keep, Mapping):  # only those that showed source
                 for entity_id, lines in keep.items():
                     if lines:

@@ -13,7 +13,9 @@ functions likewise, under its heading::
     class _Sentinel  # L8-39
     _Sentinel members: __new__() L13, __setattr__() L24, __or__() L31; not shown: 2 more
 
-while the budget's last :data:`MEMBER_LIST_SHARE` lasts (with what the lines left).
+while the budget's last :data:`MEMBER_LIST_SHARE` lasts (with what the lines left). A
+widened context lists again first what the context it widens listed: those lists come
+first, and those members lead them (:attr:`MemberListSettings.before`).
 Each listed member is an entity of the context (reason ``member``): an answer may name
 and cite it, and a widening brings its whole line when the answer names it. The lists
 are the skeleton of a file that a repository map shows (aider's repo map lists a file's
@@ -28,6 +30,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from types import MappingProxyType
 from typing import NamedTuple
 
 from citeloop.knowledge.model import Entity, EntityKind
@@ -67,6 +70,9 @@ class MemberListSettings(NamedTuple):
     """Whether tests may be listed."""
     known: dict[str, list[Entity]]
     """The members read before, by owner id (:func:`owned_members`)."""
+    before: Mapping[str, int] = MappingProxyType({})
+    """The members the context being widened listed, by id, with their place in it:
+    listed first again, in that order."""
 
 
 class MemberList(NamedTuple):
@@ -110,6 +116,7 @@ def owned_members(
     scores: Mapping[str, float],
     follow_tests: bool,
     known: dict[str, list[Entity]],
+    before: Mapping[str, int] = MappingProxyType({}),
 ) -> dict[str, MemberList]:
     """The members of each class of ``owners`` (its methods and attributes), or module
     (its functions and classes), that a list may show, best first, by owner id: those
@@ -117,7 +124,9 @@ def owned_members(
     candidate's rank score), then in source order, at most :data:`MAX_UNRANKED` of those
     without a score and :data:`MAX_LISTED` in all (the rest counted in ``omitted``).
     ``known`` holds the members read before, by owner id: those of the owners it lacks
-    are read (one batched read) and added to it."""
+    are read (one batched read) and added to it. The members of ``before`` (listed by
+    the context being widened, by their place in it) come first, in that order,
+    whatever the bounds."""
     missing = [entity.id for entity in owners if entity.id not in known]
     kinds_of = {entity.id: _LISTED_KINDS[entity.kind] for entity in owners}
     if missing:
@@ -135,15 +144,16 @@ def owned_members(
     lists: dict[str, MemberList] = {}
     for owner in owners:
         if members := [entity for entity in known[owner.id] if entity.id not in chosen]:
+            again = sorted((e for e in members if e.id in before), key=lambda e: before[e.id])
             ranked = sorted(
-                (e for e in members if scores.get(e.id, 0.0) > 0.0),
+                (e for e in members if scores.get(e.id, 0.0) > 0.0 and e.id not in before),
                 key=lambda e: (-scores[e.id], e.line or 0, e.name),
             )
             unranked = sorted(
-                (e for e in members if scores.get(e.id, 0.0) <= 0.0),
+                (e for e in members if scores.get(e.id, 0.0) <= 0.0 and e.id not in before),
                 key=lambda e: (e.line or 0, e.name),
             )
-            shown = (ranked + unranked[:MAX_UNRANKED])[:MAX_LISTED]
+            shown = (again + ranked + unranked[:MAX_UNRANKED])[: max(MAX_LISTED, len(again))]
             lists[owner.id] = MemberList(shown, len(members) - len(shown))
     return lists
 
@@ -232,10 +242,14 @@ def choose_member_lists(
     for module in modules:
         entities.setdefault(module.id, module)
     holders = [*classes, *modules]
-    scores, follow_tests, known = settings
+    scores, follow_tests, known, before = settings
+    offered = owned_members(reads, holders, on_lines, scores, follow_tests, known, before)
+    if before:  # the lists the context being widened showed come first again
+        listed_before = {owner_id for owner_id, of in offered.items() if of.members[0].id in before}
+        holders.sort(key=lambda owner: owner.id not in listed_before)
     return fit_member_lists(
         holders,
-        owned_members(reads, holders, on_lines, scores, follow_tests, known),
+        offered,
         room,
         piece,
         [entities[i].name for i in selected],

@@ -391,7 +391,7 @@ class Selector:
             [entity_id for entity_id in shown or {} if entity_id in excerpts.blocks],
             [*core_ids, *(entity.id for entity in named)],
             callees,
-            MemberListSettings(scores, follow_tests, {}),
+            MemberListSettings(scores, follow_tests, {}, {i: at for at, i in enumerate(listed)}),
             written,
         )
         selected, without_excerpt, brief, _, relations = filled

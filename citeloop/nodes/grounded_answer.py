@@ -55,7 +55,7 @@ from citeloop.knowledge import (
 )
 from citeloop.knowledge.imports import imported_from_outside
 from citeloop.knowledge.injector import taken_options
-from citeloop.knowledge.model import LISTED_BY_OTHERS, EntityKind
+from citeloop.knowledge.model import LISTED_BY_OTHERS, EntityKind, Reason
 from citeloop.knowledge.store import BatchedGraphStore
 from citeloop.nodes.chat import (
     achat_model,
@@ -370,18 +370,25 @@ class GroundedAnswerNodes:
             for e in shown
             if e.get("id") and e.get("reason") not in LISTED_BY_OTHERS
         }
-        # and the relation lines it wrote
+        # and the relation lines it wrote and the members it listed
         relations = (state.get("context_relations") or []) if expansion is not None else []
+        listed = [e["id"] for e in shown if e.get("id") and e.get("reason") == Reason.MEMBER]
         if self.injector is not None:
-            # a user's own `inject` may lack `keep` or `relations`
-            options = taken_options(self.injector, {"keep": keep, "relations": relations})
+            # a user's own `inject` may lack `keep`, `relations` or `listed`
+            options = {"keep": keep, "relations": relations, "listed": listed}
+            options = taken_options(self.injector, options)
             return self.injector.inject(texts, expansion=expansion, **options)
         injector = self._injector(ctx)
         key = (*texts, ctx.hops, ctx.max_context_tokens, ctx.max_entities, self._rewriter(ctx))
         if expansion is not None:
             default = self._defaults.get(key)
             return injector.inject(
-                texts, expansion=expansion, default=default, keep=keep, relations=relations
+                texts,
+                expansion=expansion,
+                default=default,
+                keep=keep,
+                relations=relations,
+                listed=listed,
             )
         injected = injector.inject(texts)
         self._defaults.put(key, injected)

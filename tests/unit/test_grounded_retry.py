@@ -457,7 +457,7 @@ def test_which_options_an_inject_takes_is_read_from_its_signature() -> None:
 
     holder = type("Holder", (), {})()
     holder.inject = Forwarding()
-    options = {"keep": {"a": [1]}, "relations": ["f"]}
+    options = {"keep": {"a": [1]}, "relations": ["f"], "listed": ["m"]}
     assert taken_options(ContextInjector.__new__(ContextInjector), options) == options
     assert taken_options(KeepOnly.__new__(KeepOnly), options) == {"keep": {"a": [1]}}
     assert taken_options(_OwnInject.__new__(_OwnInject), options) == {}

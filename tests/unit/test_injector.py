@@ -736,10 +736,14 @@ def test_widening_brings_in_the_names_an_answer_used(store: SqliteGraphStore) ->
 def test_a_later_widening_keeps_what_the_earlier_one_showed(store: SqliteGraphStore) -> None:
     injector = ContextInjector(store, hops=0, max_context_tokens=40, excerpt_share=0)
     first = injector.inject("`Kreis`", expansion=ContextExpansion.for_attempt(0, ("typed_circle",)))
-    assert "typed_circle" in names(first)
-    second = ContextExpansion.for_attempt(1, ("Shape",))
-    assert "typed_circle" not in names(injector.inject("`Kreis`", expansion=second))
     ids = [e.id for e in first.entities if e.reason not in LISTED_BY_OTHERS]
+    assert "shapes.circle.typed_circle" in ids  # a line of its own
+    second = ContextExpansion.for_attempt(1, ("Shape",))
+    alone = injector.inject("`Kreis`", expansion=second)
+    # without `keep`, at most listed again (the default lists it)
+    assert "shapes.circle.typed_circle" not in {
+        e.id for e in alone.entities if e.reason not in LISTED_BY_OTHERS
+    }
     kept = injector.inject("`Kreis`", expansion=second, keep=[*ids, "gone.Entity"])
     # Its listed members are listed again as the room allows (the lines it keeps may
     # take the room of a file's list).

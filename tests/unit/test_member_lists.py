@@ -3,6 +3,7 @@ what order, within the budget, parsed back, kept across a widening and citable."
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
 import pytest
@@ -14,6 +15,8 @@ from citeloop.knowledge.member_lists import (
     MAX_LISTED,
     MAX_UNRANKED,
     MemberList,
+    MemberListSettings,
+    choose_member_lists,
     fit_member_lists,
     owned_members,
 )
@@ -132,6 +135,63 @@ def test_a_hub_lists_few_members_the_ranking_did_not_reach() -> None:
     assert cut == 65 - MAX_LISTED
 
 
+def test_the_members_a_widened_context_listed_come_first_past_the_unranked_bound() -> None:
+    """Members listed before (``before``) lead their list again, in their order, ahead
+    of ranked ones, and do not count against :data:`MAX_UNRANKED`."""
+    store = _hub(60)
+    (hub,) = store.entities_named("Hub")
+    before = {f"m.Hub.step{i}": 90 - i for i in range(30, 30 + MAX_UNRANKED + 3)}
+    scores = {"m.Hub.step5": 0.5}
+    members, cut = owned_members(batched(store), [hub], set(), scores, False, {}, before)["m.Hub"]
+    names = [e.name for e in members]
+    assert names[: len(before)] == [f"step{i}" for i in reversed(range(30, 30 + MAX_UNRANKED + 3))]
+    assert names[len(before)] == "step5"
+    assert len(names) == len(before) + 1 + MAX_UNRANKED and cut == 65 - len(names)
+
+
+def test_the_lists_a_widened_context_showed_take_the_room_first() -> None:
+    """Two hubs, the second's list shown before: with room for one list, it is the
+    second's that is shown again."""
+    hubs = [_hub(4), _hub(4)]
+    entities, facts = [], []
+    for at, hub_store in enumerate(hubs):
+        for entity in hub_store.entities_named("Hub") + [
+            e for i in range(4) for e in hub_store.entities_named(f"step{i}")
+        ]:
+            entities.append(dataclasses.replace(entity, id=entity.id.replace("m.", f"m{at}.")))
+    for entity in entities:
+        if entity.kind is EntityKind.METHOD:
+            facts.append(Fact(entity.id.rsplit(".", 1)[0], RelationKind.DEFINES, entity.id))
+    store = MemoryGraphStore(entities, facts)
+    first, second = (e for e in entities if e.kind is EntityKind.CLASS)
+    graph = {e.id: e for e in entities}
+    selected = [first.id, second.id]
+    room = 14  # one list of a few members
+    plain = choose_member_lists(
+        batched(store),
+        dict(graph),
+        selected,
+        {},
+        MemberListSettings({}, False, {}),
+        room,
+        PIECE,
+        None,
+    )
+    assert list(plain) == [first.id]
+    before = {f"{second.id}.step2": 0}
+    again = choose_member_lists(
+        batched(store),
+        dict(graph),
+        selected,
+        {},
+        MemberListSettings({}, False, {}, before),
+        room,
+        PIECE,
+        None,
+    )
+    assert list(again) == [second.id] and again[second.id].members[0].id in before
+
+
 def _classes(names: list[str], member: str) -> tuple[list[Entity], dict[str, MemberList]]:
     classes = [Entity(f"m.{n}", EntityKind.CLASS, n, "m.py", 1) for n in names]
     members = {
@@ -202,6 +262,24 @@ def test_a_widening_lists_the_members_again_and_gives_a_named_one_its_line() -> 
     )
     assert f"Hub.{named}(source: str, *, strict: bool = True) -> Report" in asked.text
     assert next(e for e in asked.entities if e.name == named).reason == "named"
+
+
+def test_a_widening_lists_first_again_the_members_it_is_told_were_listed() -> None:
+    """``listed``: the members a later context listed lead the list again, in that
+    order (those not given a line of their own), ahead of those the default listed
+    and of the ranked."""
+    injector = ContextInjector(_hub(), max_context_tokens=300)
+    default = injector.inject(TASK)
+    told = ["m.Hub.step59", "m.Hub.step6", "m.Hub.step57"]
+    assert not set(told) & {e.id for e in default.entities}
+    expansion = ContextExpansion.for_attempt(1)
+    wider = injector.inject(TASK, expansion=expansion, default=default, listed=told)
+    lines = {e.id for e in wider.entities if e.reason != "member"}  # those with a line
+    expected = [i for i in told if i not in lines]
+    assert len(expected) >= 2
+    assert [e.id for e in wider.entities if e.reason == "member"][: len(expected)] == expected
+    plain = injector.inject(TASK, expansion=expansion, default=default)
+    assert [e.id for e in plain.entities if e.reason == "member"][: len(expected)] != expected
 
 
 def test_an_answer_may_cite_a_listed_member() -> None:
