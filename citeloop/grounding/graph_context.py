@@ -40,6 +40,10 @@ from citeloop.grounding.substance import GraphNames, only_lists, ungrounded_name
 from citeloop.markdown import unescape, visible_text
 from citeloop.text import listed, normalize_text, plain_hyphens, without_invisible
 
+INSUFFICIENT_RULE = "insufficient_context"
+"""The rule an answer fails, while a retry can widen its context, for saying the context
+is not enough (on the last attempt it is reported instead: ``insufficient_context``)."""
+
 
 def as_read(response: str) -> str:
     """``response`` as :class:`GraphContextValidator` reads it: what a reader sees, with
@@ -562,7 +566,7 @@ class GraphContextValidator:
                 parts.append(f"without a location: {listed(unlocated)}")
             rules.append(("locations", "citation locations " + "; ".join(parts)))
         if self.fail_on_insufficient and insufficient:
-            rules.append(("insufficient_context", "the answer says the context is not enough"))
+            rules.append((INSUFFICIENT_RULE, "the answer says the context is not enough"))
         if no_prose:
             rules.append(("no_prose", "the answer is lists of names, with no text that answers"))
         if vacuous:

@@ -166,8 +166,8 @@ class Selector:
         """What the context holds (``shown``: the lines each entity of the context being
         widened showed, by entity id; shown again, right after the core; ``source``: the
         indexed lines, ``None`` for no excerpts; ``listed``: the ids of the members that
-        context listed, listed first again in that order; ``written``: the ids of the facts it wrote relation lines for,
-        written again)."""
+        context listed, listed first again in that order; ``written``: the ids of the
+        facts it wrote relation lines for, written again)."""
         follow_tests = widening.include_tested_by or task_type in TEST_TASK_TYPES
         budget = self.max_context_tokens * widening.limit_multiplier
         limit = self.max_entities * widening.limit_multiplier if self.max_entities else None

@@ -34,7 +34,7 @@ from citeloop.errors import ConfigurationError
 from citeloop.grounding import GraphContextValidator, GraphValidationResult, build_retry_prompt
 from citeloop.grounding.asked_lines import asked_lines
 from citeloop.grounding.dismissals import dismissed_names
-from citeloop.grounding.graph_context import IndexedContext
+from citeloop.grounding.graph_context import INSUFFICIENT_RULE, IndexedContext
 from citeloop.grounding.lacking import (
     lacking_callers,
     lacking_files,
@@ -203,13 +203,24 @@ def _context_update(injected: InjectedContext) -> dict[str, Any]:
     }
 
 
-def _rank(report: dict[str, Any]) -> tuple[bool, int, float]:
-    """How good an answer is by its report: passed, then fewer failed rules, then more
-    core entities referenced."""
+def _rank(report: dict[str, Any]) -> tuple[bool, bool, int, float]:
+    """How good an answer is by its report: passed, then failed only for saying the
+    context is not enough (:func:`_only_insufficient`), then fewer failed rules, then
+    more core entities referenced."""
     return (
         bool(report.get("passed")),
+        _only_insufficient(report),
         -len(report.get("failed_rules") or report.get("reasons") or ()),
         float(report.get("compliance_ratio", 0.0)),
+    )
+
+
+def _only_insufficient(report: dict[str, Any]) -> bool:
+    """Whether an answer failed for saying the context is not enough and nothing else
+    (no other rule, no check's problem): judged as on a last attempt, that is reported,
+    not failed."""
+    return list(report.get("failed_rules") or ()) == [INSUFFICIENT_RULE] and not report.get(
+        "check_problems"
     )
 
 
@@ -487,6 +498,8 @@ class GroundedAnswerNodes:
             "answer": answer,
             "report": best.get("report", {}),
         }
+        if (held := self._held(state, settings(get_runtime()))) is not None:
+            update.update(held)
         if answer:
             update["messages"] = [AIMessage(answer)]
         return update
@@ -621,9 +634,14 @@ class GroundedAnswerNodes:
         update["report"] = report
         best = state.get("best") or {}
         if not best or _rank(report) > _rank(best["report"]):
-            best = update["best"] = {"answer": answer, "report": report}
+            attempt = state.get("attempts", 0)
+            best = update["best"] = {"answer": answer, "report": report, "attempt": attempt}
         if report["passed"]:
             update["outcome"] = "passed"
+        elif (not retries_left(state, ctx) or spent_all) and (
+            held := self._held(state, ctx)
+        ) is not None:
+            update.update(held)
         elif not retries_left(state, ctx):
             update["outcome"] = "exhausted"
         elif spent_all:
@@ -632,6 +650,25 @@ class GroundedAnswerNodes:
             update["messages"] = [AIMessage(update.get("answer", answer))]
             update.update(RUN_INPUTS_CLEARED)
         return update
+
+    def _held(self, state: State, ctx: GroundedAnswerContext) -> dict[str, Any] | None:
+        """The update that ends a run left without a pass ``passed`` with its best earlier
+        answer, when that answer failed only for saying the context is not enough and,
+        judged again as on the last attempt, against the context the run ends with
+        (which holds every entity, source line and relation line of the one it
+        answered), it passes; ``None`` otherwise. A played last answer had dropped the
+        citation of a core entity that its earlier, passing-but-for-its-caveats answer
+        made, and the run had ended ``exhausted`` on a rule no feedback had named."""
+        best = state.get("best") or {}
+        if not best or not _only_insufficient(best["report"]):
+            return None
+        result = self._validation({**state, "answer": best["answer"]}, ctx, last=True)
+        report = _with_empty_context_rule(result.to_dict())
+        if not report["passed"]:
+            return None
+        kept = {key: best["report"][key] for key in ("checks",) if key in best["report"]}
+        report = {**report, **kept, "context_passed": True, "answer_attempt": best.get("attempt")}
+        return {"outcome": "passed", "answer": best["answer"], "report": report}
 
     def expand_context(
         self, state: State, runtime: Runtime[GroundedAnswerContext]

@@ -90,8 +90,10 @@ class State(InputState, OutputState, total=False):
             widening shows them again).
         context_relations: The ids of the facts it writes relation lines for (a
             widening writes them again).
-        best: The best answer so far and its report (``{"answer", "report"}``): fewest
-            failed rules, then the highest share of core entities referenced.
+        best: The best answer so far, its report and its attempt (``{"answer",
+            "report", "attempt"}``): one that failed only for saying the context is not
+            enough first, then fewest failed rules, then the highest share of core
+            entities referenced.
         widened: Whether the last widening added to the context (its text changed):
             when it did not, an answer that only said the context is not enough is
             judged as on a last attempt (asked again, it would see the same context).

@@ -233,6 +233,49 @@ async def test_on_the_last_attempt_other_rules_still_fail_a_hedged_answer(store,
     assert "insufficient_context" not in out["report"]["failed_rules"]
 
 
+@pytest.mark.parametrize("budget", [None, 2500])
+async def test_a_last_answer_that_fails_gives_way_to_an_earlier_one_failed_only_for_its_caveat(
+    store, core, budget
+):
+    """The first answer cites every core entity and says what the context lacks (so it
+    fails while a retry can widen it); the last one drops a core citation (no retry
+    left, or no token budget for a third call). Judged as on the last attempt, the first
+    passes: the run ends ``passed`` with it, and its report says which attempt it was."""
+    hedge = good_answer(core).replace(
+        "The answer relies on", "The context does not show how prices are stored. It relies on"
+    )
+    uncited = good_answer(core).replace(f"- {core[0]}\n", "")
+    script = [
+        AIMessage(content=hedge, usage_metadata=usage(900, 60)),
+        AIMessage(content=uncited, usage_metadata=usage(1400, 10)),
+    ]
+    model = ScriptedChatModel(script=script)
+    retries = 1 if budget is None else 2
+    out = await build(model, store).ainvoke(
+        {"task": TASK},
+        context=GroundedAnswerContext(max_retries=retries, max_total_tokens=budget),
+    )
+    assert (out["outcome"], out["answer"], model.calls) == ("passed", hedge, 2)
+    assert out["report"]["passed"] and out["report"]["answer_attempt"] == 1
+    assert out["report"]["insufficient_context"] is True
+    assert "insufficient_context" not in out["report"]["failed_rules"]
+    assert out["messages"][-1].content == hedge
+
+
+async def test_an_earlier_answer_that_failed_another_rule_does_not_replace_the_last(store, core):
+    hedge = good_answer(core).replace(
+        "The answer relies on", "The context does not show how prices are stored. It relies on"
+    )
+    both = hedge.replace(f"- {core[0]}\n", "")  # its caveat and an uncited core entity
+    uncited = good_answer(core).replace(f"- {core[0]}\n", "")
+    model = ScriptedChatModel(script=[both, uncited])
+    out = await build(model, store).ainvoke(
+        {"task": TASK}, context=GroundedAnswerContext(max_retries=1)
+    )
+    assert (out["outcome"], out["answer"]) == ("exhausted", uncited)
+    assert "answer_attempt" not in out["report"]
+
+
 async def test_wrong_location_fails(store, core):
     located = good_answer(core).replace("- Cart\n", "- Cart (shop/checkout.py:1)\n")
     model = ScriptedChatModel(script=[located, good_answer(core)])
