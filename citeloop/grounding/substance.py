@@ -10,7 +10,8 @@ Four checks of :class:`~citeloop.grounding.GraphContextValidator`:
   identifiers or paths: ``dialect_mysql.py``), or a name of Python itself (builtins,
   keywords, dunders, the standard library's modules and what is dotted onto them:
   ``os.path.join``, and the public names of the most used ones: ``TypedDict``,
-  ``Path``). For a dotted name, a leading
+  ``Path``, and of one the answer writes dotted or its prompt imports:
+  ``encodebytes`` beside ``base64.b64encode``). For a dotted name, a leading
   ``self.``/``cls.`` is dropped and the last part decides, together with the first
   part when it looks like a class (``FakeGraph.compile``); a name pattern
   (``Graph.attach_*``) is checked by what it is dotted onto; a last part that is a method
@@ -91,6 +92,41 @@ _CORE_PYTHON = (
     | {"self", "cls"}
 )
 """Builtins, keywords, standard-library modules, ``self`` and ``cls``."""
+
+
+_NAMED_STDLIB = frozenset(
+    (
+        *_COMMON_STDLIB,
+        "argparse", "array", "ast", "base64", "binascii", "bisect", "calendar", "codecs",
+        "configparser", "contextvars", "copy", "csv", "decimal", "difflib", "errno",
+        "fnmatch", "fractions", "glob", "gzip", "hashlib", "heapq", "hmac", "html",
+        "io", "ipaddress", "locale", "math", "mimetypes", "numbers", "pickle",
+        "platform", "pprint", "random", "secrets", "shlex", "shutil", "socket",
+        "sqlite3", "ssl", "stat", "statistics", "string", "struct", "subprocess",
+        "tempfile", "textwrap", "time", "tokenize", "traceback", "unicodedata",
+        "warnings", "zipfile", "zlib",
+    )
+)  # fmt: skip
+"""Standard-library modules whose public names an answer may write alone once the
+answer or its prompt writes the module dotted (`` `base64.b64encode` `` beside "the
+legacy `` `encodebytes` ``": a played answer was failed for the second) or imports it
+(``import base64``, ``from base64 import b64encode``): each is safe to import to read
+its names (no module whose import acts, such as ``antigravity``)."""
+
+_DOTTED_OR_IMPORTED = re.compile(r"\b(?:(?:import|from)[ \t]+([a-z_]\w*)|([a-z_]\w*)\.[A-Za-z_])")
+"""A module name imported (``import base64``, ``from base64 import``) or dotted onto
+(``base64.b64encode``); one pass, no backtracking."""
+
+
+def named_stdlib(texts: Iterable[str]) -> frozenset[str]:
+    """The modules of :data:`_NAMED_STDLIB` that ``texts`` import or write dotted."""
+    found = set()
+    for text in texts:
+        for imported, dotted in _DOTTED_OR_IMPORTED.findall(text):
+            module = imported or dotted
+            if module in _NAMED_STDLIB:
+                found.add(module)
+    return frozenset(found)
 
 
 @functools.cache
@@ -300,6 +336,7 @@ def ungrounded_names(
     written: frozenset[str] | None = None
     words: frozenset[str] | None = None
     proposed: frozenset[str] | None = None  # read once, when a name would be invented
+    modules: frozenset[str] | None = None  # the standard library's the texts name
 
     def ungrounded(part: str) -> bool:
         nonlocal written, words
@@ -342,6 +379,10 @@ def ungrounded_names(
             continue  # `self._nodes.items()`, `config.get`
         if not missing or _is_python(parts[0]):
             continue  # `dict.items`, `os.path.join`, `ValueError`, `None`
+        if len(parts) == 1:  # `encodebytes`, beside `base64.b64encode` or its import
+            modules = named_stdlib([body, *prompt]) if modules is None else modules
+            if any(parts[0] in _public_names(module) for module in modules):
+                continue
         if not receivers and is_file_name(mention, missing) and not has(parts[-1]):
             continue  # `pyproject.toml`, `CMakeLists.txt`, `Makefile`: files, not code
         if len(mention.name) == 1:

@@ -34,6 +34,7 @@ from citeloop.grounding.sayings import says_context_insufficient
 from citeloop.grounding.substance import (
     CALLED,
     location_valid,
+    named_stdlib,
     prompt_names,
     prompt_words,
     same_file,
@@ -242,6 +243,24 @@ def test_a_product_s_name_in_prose_is_no_invented_name() -> None:
     body = "On CPython, and on PyPy alike, StateGraph.compile parses the URL each time."
     assert validate(body + SECTION).invented_names == ()
     assert validate("StateGraph.compile calls `CPython`." + SECTION).invented_names == ("CPython",)
+
+
+def test_a_standard_library_name_written_alone_beside_its_module_is_no_invented_name() -> None:
+    """A played answer was failed for "`base64.b64encode` never inserts newlines, unlike
+    the legacy `encodebytes`": a public name of a standard-library module the answer
+    writes dotted, or that its prompt imports, is Python's; alone it is still a claim."""
+    body = "`base64.b64encode` never wraps lines, unlike the legacy `encodebytes`."
+    assert ungrounded_names(body, set(), set()).invented == ()
+    alone = "`b64encode` never wraps lines, unlike the legacy `encodebytes`."
+    assert ungrounded_names(alone, set(), set()).invented == ("b64encode", "encodebytes")
+    imported = ["from base64 import b64encode\n"]
+    assert ungrounded_names(alone, set(), set(), prompt=imported).invented == ()
+    # a name no module of those has is still invented; a module whose import acts is
+    # never read for its names
+    assert ungrounded_names(body + " It calls `wrap_lines`.", set(), set()).invented == (
+        "wrap_lines",
+    )
+    assert named_stdlib(["import antigravity; this.s; `base64.b64decode`"]) == {"base64"}
 
 
 def test_a_version_segment_is_no_invented_name() -> None:
