@@ -633,7 +633,7 @@ class GroundedAnswerNodes:
         report["passed"] = report["context_passed"] and not report.get("check_problems")
         update["report"] = report
         best = state.get("best") or {}
-        if not best or _rank(report) > _rank(best["report"]):
+        if not best or _rank(report) >= _rank(best["report"]):  # a later one saw more
             attempt = state.get("attempts", 0)
             best = update["best"] = {"answer": answer, "report": report, "attempt": attempt}
         if report["passed"]:

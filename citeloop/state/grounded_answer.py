@@ -93,7 +93,7 @@ class State(InputState, OutputState, total=False):
         best: The best answer so far, its report and its attempt (``{"answer",
             "report", "attempt"}``): one that failed only for saying the context is not
             enough first, then fewest failed rules, then the highest share of core
-            entities referenced.
+            entities referenced; of two alike, the later.
         widened: Whether the last widening added to the context (its text changed):
             when it did not, an answer that only said the context is not enough is
             judged as on a last attempt (asked again, it would see the same context).

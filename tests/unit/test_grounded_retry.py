@@ -349,6 +349,23 @@ async def test_token_budget_ends_with_the_best_answer(store, core):
     assert out["messages"][-1].content == almost
 
 
+async def test_of_two_answers_alike_the_token_budget_ends_with_the_later(store, core):
+    """Both answers leave the same core entity uncited: the later, which saw the wider
+    context, is the run's best."""
+    almost = good_answer(core).replace("- Cart\n", "")
+    later = almost.replace("The answer relies on", "Checkout totals the cart. It relies on")
+    script = [
+        AIMessage(content=almost, usage_metadata=usage(900, 60)),
+        AIMessage(content=later, usage_metadata=usage(1400, 10)),
+    ]
+    model = ScriptedChatModel(script=script)
+    out = await build(model, store).ainvoke(
+        {"task": TASK}, context=GroundedAnswerContext(max_retries=2, max_total_tokens=2500)
+    )
+    assert (out["outcome"], model.calls) == ("budget_exhausted", 2)
+    assert out["answer"] == later and out["report"]["missing_core_citations"] == ["Cart"]
+
+
 async def test_spent_budget_ends_after_validation(store, core):
     script = [AIMessage(content="No idea.", usage_metadata=usage(3000, 10))]
     model = ScriptedChatModel(script=script)
