@@ -267,12 +267,16 @@ class ContextInjector:
             built before, when a default context is reused: see ``reuse_contexts``).
 
         Raises:
-            TypeError: If ``payload`` is not a str, mapping or sequence.
+            TypeError: If ``payload`` is not a str, mapping or sequence, or ``keep``,
+                ``relations`` or ``listed`` is not a collection of str ids (a str
+                itself would be read one character at a time).
             ConfigurationError: If ``hops``, ``max_context_tokens``, ``max_entities``,
                 ``lexical_hits`` or ``excerpt_share``, set since, is out of range, or
                 ``count_tokens``, set since, is not callable.
         """
         text = payload_text(payload)
+        for name, ids in (("keep", keep), ("relations", relations), ("listed", listed)):
+            _check_ids(name, ids)
         widening = expansion or ContextExpansion()
         # The settings are attributes a caller may change between calls.
         check_values(
@@ -501,6 +505,26 @@ def _keywords(inject: Any) -> frozenset[str] | None:
         return None
     by_keyword = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
     return frozenset(parameter.name for parameter in parameters if parameter.kind in by_keyword)
+
+
+def _check_ids(name: str, ids: object) -> None:
+    """Raise ``TypeError`` unless ``ids`` is a collection of str (``keep`` may be a
+    mapping of them), naming the argument and the fix."""
+    if isinstance(ids, str | bytes):
+        raise TypeError(
+            f"{name} must be a collection of entity or fact ids, got the str {ids!r}; "
+            f"wrap it: [{ids!r}]"
+        )
+    if not isinstance(ids, Collection):
+        raise TypeError(
+            f"{name} must be a collection of entity or fact ids (a list, a tuple, a set), "
+            f"got {type(ids).__name__}"
+        )
+    for item in ids:
+        if not isinstance(item, str):
+            raise TypeError(
+                f"{name} must hold str ids (as InjectedContext gives them), got {item!r}"
+            )
 
 
 def _selected_ids(default: InjectedContext | None, snapshot: str) -> list[str] | None:

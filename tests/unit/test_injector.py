@@ -773,6 +773,25 @@ def test_a_widening_writes_again_the_relation_lines_the_context_it_widens_wrote(
         assert set(lines) <= set(wider.text.splitlines())
 
 
+@pytest.mark.parametrize(
+    ("option", "value", "says"),
+    [
+        ("keep", "pkg.A", "got the str 'pkg.A'; wrap it: ['pkg.A']"),
+        ("relations", "f-1", "got the str 'f-1'"),
+        ("listed", None, "got NoneType"),
+        ("relations", [1], "must hold str ids"),
+        ("listed", ["m.x", None], "got None"),
+    ],
+)
+def test_ids_that_are_no_collection_of_str_are_refused_by_name(
+    store: SqliteGraphStore, option: str, value: object, says: str
+) -> None:
+    expansion = ContextExpansion.for_attempt(0)
+    with pytest.raises(TypeError, match=re.escape(says)) as raised:
+        ContextInjector(store).inject("`Circle`", expansion=expansion, **{option: value})
+    assert str(raised.value).startswith(option)
+
+
 def test_a_widening_keeps_only_what_a_context_may_hold() -> None:
     """``keep`` is the caller's: a module or an unresolved name it holds is no entity
     of a context (it would read as a function, or a class), and a name of dots is none."""
