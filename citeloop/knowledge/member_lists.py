@@ -15,7 +15,8 @@ functions likewise, under its heading::
 
 while the budget's last :data:`MEMBER_LIST_SHARE` lasts (with what the lines left). A
 widened context lists again first what the context it widens listed: those lists come
-first, and those members lead them (:attr:`MemberListSettings.before`).
+first, those members lead them, and the bound on a name's count
+(:func:`fit_member_lists`) does not leave them out (:attr:`MemberListSettings.before`).
 Each listed member is an entity of the context (reason ``member``): an answer may name
 and cite it, and a widening brings its whole line when the answer names it. The lists
 are the skeleton of a file that a repository map shows (aider's repo map lists a file's
@@ -165,6 +166,7 @@ def fit_member_lists(
     piece: Callable[[str], float],
     held: Iterable[str] = (),
     most: int | None = None,
+    again: Collection[str] = (),
 ) -> dict[str, MemberList]:
     """The member lists that fit in ``room`` tokens, owners in the order given, each list
     as long as the room left allows (see the module docstring), by owner id; ``members``
@@ -176,8 +178,10 @@ def fit_member_lists(
     other entities: no list shows a name the context already holds
     :data:`~citeloop.knowledge.seeds.MAX_PER_NAME` times (eight plugins' lists would
     each show ``_get_streams``; :func:`~citeloop.knowledge.candidate_order.few_of_a_name`
-    keeps the lines to three of a name likewise); its list counts it as not shown.
-    ``most`` bounds the members listed in all (``None``: no bound).
+    keeps the lines to three of a name likewise); its list counts it as not shown,
+    unless it is one of ``again`` (ids the context being widened listed: the lists it
+    showed are shown again). ``most`` bounds the members listed in all (``None``: no
+    bound).
     """
     newline = piece("\n")
     names = Counter(held)
@@ -193,7 +197,7 @@ def fit_member_lists(
         for member in offered:
             if most is not None and len(taken) >= most:
                 break
-            if names[member.name] >= MAX_PER_NAME:
+            if names[member.name] >= MAX_PER_NAME and member.id not in again:
                 continue
             cost = piece(listed_member(member)) + piece(", ")
             if cost > left:
@@ -254,6 +258,7 @@ def choose_member_lists(
         piece,
         [entities[i].name for i in selected],
         most,
+        before,
     )
 
 

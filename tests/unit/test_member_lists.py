@@ -233,6 +233,11 @@ def test_lists_show_a_name_at_most_three_times() -> None:
         "m.Site1",
         "m.Site2",
     }
+    # but what the context being widened listed is listed again (a played widening had
+    # dropped `__init__` from `Config members:`, the context holding three by then)
+    again = {"m.Site5._get_streams", "m.Site7._get_streams"}
+    fitted = fit_member_lists(classes, members, 1000, PIECE, held=["_get_streams"] * 3, again=again)
+    assert fitted.keys() == {"m.Site5", "m.Site7"}
 
 
 def test_a_member_list_parses_back_to_its_members_and_places() -> None:
