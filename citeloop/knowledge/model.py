@@ -290,7 +290,8 @@ class Entity:
         assignments: For an attribute, how many statements assign it: of an instance
             attribute, its class's methods' (``self.x = ...``); of a module or class
             attribute, its body's (``x = ...``, ``x += ...``) and its methods'; a bare
-            annotation (``cookies: CookieJar``) declares it and counts none, and
+            annotation (``cookies: CookieJar``, or ``self.x: str`` in a method) declares
+            it and counts none, and
             ``line`` and ``signature`` are then the declaration's. More than
             one when branches or methods set it differently, of which ``line`` and
             ``signature`` show the first. For a function or method, how many ``def``

@@ -228,12 +228,12 @@ def _where(entity: Entity, brief: bool = False) -> str:
     """``"  # L12-40 @dataclass — summary"`` (the definition's first and last line, its
     decorators, and what it is defined inside when that is not its module or its class:
     ``inside _fit_context``; for an instance attribute, the method that sets it: ``set
-    in __init__``; for an attribute set by several statements, how many: ``set 4
-    times``; the clause of its body it is defined under: ``under except ImportError
-    (L34)``), or what of it the entity has (``L12`` for a one-line
-    definition or an unknown end); ``brief``: no summary, and only a method's
-    ``@staticmethod`` or ``@classmethod``. The decorators stand after the place, where a
-    line names nothing."""
+    in __init__`` (``declared in _eval`` for ``self.x: str``, which sets nothing); for
+    an attribute set by several statements, how many: ``set 4 times``; the clause of
+    its body it is defined under: ``under except ImportError (L34)``), or what of it
+    the entity has (``L12`` for a one-line definition or an unknown end); ``brief``: no
+    summary, and only a method's ``@staticmethod`` or ``@classmethod``. The decorators
+    stand after the place, where a line names nothing."""
     parts: list[str] = []
     if entity.path and entity.line:
         end = entity.end_line
@@ -242,6 +242,8 @@ def _where(entity: Entity, brief: bool = False) -> str:
         where = f" inside {inside}" if inside else ""
         if entity.set_in and entity.kind is EntityKind.ATTRIBUTE:  # `self.x = ...` there
             where = f" set in {entity.set_in}"
+            if not entity.assignments and "=" not in entity.signature:  # `self.x: str`
+                where = f" declared in {entity.set_in}"
             if entity.assignments > 1:  # the value shown is the first of several
                 where = f" set {entity.assignments} times, first in {entity.set_in}"
         elif entity.kind is EntityKind.ATTRIBUTE and entity.assignments > 1:

@@ -631,6 +631,11 @@ def test_a_declaration_is_no_assignment(tmp_path: Path) -> None:
 
                 def grow(self):
                     self.size = 2
+
+                def _eval(self):
+                    self.policy: str
+                    self.mode: str
+                    self.mode = "a"
             """,
         },
     )
@@ -644,6 +649,10 @@ def test_a_declaration_is_no_assignment(tmp_path: Path) -> None:
     assert line("WIDTH") == "WIDTH: int = ...  # L5"
     # A property's setter called through `self.size = 2` is no assignment either.
     assert store.get_entity("app.jar.Session.size").assignments == 0
+    # `self.policy: str` in a method declares what a configuration sets (sqlfluff's
+    # rules): a played context had said `set in _eval` of it.
+    assert line("Session.policy", "Session") == "Session.policy: str  # L28 declared in _eval"
+    assert line("Session.mode", "Session") == "Session.mode: str  # L29 set in _eval"
 
 
 def test_a_function_defined_twice_says_so(tmp_path: Path) -> None:

@@ -305,12 +305,13 @@ class DefinitionRecorder:
             return
         kept = self.compact.value(value)
         self.attribute_values.append((entity_id, scope, line, annotation, kept))
+        declared = annotation is not None and value is None  # `self.x: T` sets nothing
         if entity_id in self.entities:
             position = self.entities[entity_id]
             known = self.index.entities[position]
             # An attribute, or one its class declares: one more statement sets it (not
             # a property's setter, which `self.x = ...` calls)
-            if known.assignments or entity_id in self.declared:
+            if not declared and (known.assignments or entity_id in self.declared):
                 self.index.entities[position] = replace(known, assignments=known.assignments + 1)
             return
         entity = Entity(
@@ -323,9 +324,10 @@ class DefinitionRecorder:
             True,
             target.end_lineno or line,
             set_in=scope.id.removeprefix(class_id + ".") if class_id else "",
-            assignments=1,
+            assignments=0 if declared else 1,
         )
-        self.add_entity(entity, class_id, line)
+        if self.add_entity(entity, class_id, line) and declared:
+            self.declared.add(entity_id)
 
     def mark_type_alias(self, entity_id: str, node: ast.stmt) -> None:
         """Prefix a type alias's signature with its type parameters (``[T] = ...``)."""
