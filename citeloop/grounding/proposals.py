@@ -69,8 +69,11 @@ _SPAN = "`"
 _WINDOW = 7
 """The words (and spans) of the sentence kept before a code span: the longest cue's
 ("needs a new private test function called `X`"), a rename's reach."""
-_WORD = re.compile(r"[A-Za-z]+|[.!?;:\n]")
-"""A word, or the end of a sentence, clause or line: one character class each, linear."""
+_WORD = re.compile(r"\b(?:[Ee]\.[Gg]|[Ii]\.[Ee])\.|[A-Za-z]+|[.!?;:\n]")
+"""A word, ``e.g.`` or ``i.e.`` (neither a word of the sentence nor its end: "a
+*proposed* helper, e.g. `_describe_operand`"), or the end of a sentence, clause or
+line: fixed alternatives, linear."""
+_ABBREVIATIONS = frozenset({"e.g.", "i.e."})
 _NAME = re.compile(r"[^\W\d][\w.]*")
 """A code span's leading name, dotted or not (`` `Session.retry_once()` ``)."""
 _KEYWORDS = ("class ", "def ", "async def ")
@@ -98,6 +101,8 @@ def proposed_names(text: str) -> frozenset[str]:
                 if word not in _USES:  # not "add a `close()` call": `close` exists
                     names.add(proposed)
                 proposed = ""
+                if word in _ABBREVIATIONS:
+                    continue
                 if word in ".!?;:\n":
                     before.clear()
                 else:

@@ -260,6 +260,16 @@ so each match is short: linear."""
 _LEAD_WINDOW = 80
 """Characters before a saying read for the start of its sentence, which may deny it
 ("Nothing is missing from the context.")."""
+_NEW_NAMES = re.compile(
+    r"\b(?:(?:is|are)\s+(?:\w+\s+)?(?:new|proposed|hypothetical)|marked\s+\W{0,2}(?:new"
+    r"|proposed|hypothetical))\b",
+    re.IGNORECASE,
+)
+"""What says, in a saying's clause before it, that the names it is about are new code
+the answer proposes ("names marked *proposed* are new and do not exist in the context"):
+a played refactoring answer's heading had been read as saying what its context lacks.
+Fixed words, a bounded gap: linear."""
+_CLAUSE_BREAKS = (". ", "! ", "? ", "\n", ": ", "; ")
 
 
 _NOTHING = re.compile(
@@ -273,7 +283,8 @@ of the bodies ... are shown")."""
 
 
 def _needed(text: str, saying: re.Match[str]) -> bool:
-    """Whether a saying says code is lacking that the answer needs: not when its
+    """Whether a saying says code is lacking that the answer needs: not when its clause
+    says the names it is about are new (:data:`_NEW_NAMES`), nor when its
     sentence, or the next one that goes on about it, says that code is not needed
     ("Still not shown (not needed for the answer above):", "... are left out. This does
     not affect the behaviour asked about."), nor when the bold label or heading that
@@ -292,6 +303,9 @@ def _needed(text: str, saying: re.Match[str]) -> bool:
     denial = _NOTHING_MISSING.search(text, max(lead, opens + 1), saying.end() + _LEAD_WINDOW)
     if denial is not None and denial.start() < saying.end():
         return False  # its own sentence denies it: "Nothing is missing from the context."
+    clause = max(text.rfind(stop, lead, saying.start()) for stop in _CLAUSE_BREAKS)
+    if _NEW_NAMES.search(text, max(lead, clause + 1), saying.start()):
+        return False  # "the names marked *proposed* are new and do not exist in the context"
     window = text[saying.start() : saying.end() + _NEEDED_WINDOW]
     end = SENTENCE_END.search(window, saying.end() - saying.start())
     after = SENTENCE_END.search(window, end.end() + 1) if end is not None else None

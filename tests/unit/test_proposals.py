@@ -35,6 +35,12 @@ PLAYED = (
         ("Then add a boolean `strict` argument to `parse`.", {"strict"}),
         ("A new `Session.retry_once()` method would do.", {"Session.retry_once"}),
         ("Define a new `class RetryError(RequestException)` for it.", {"RetryError"}),
+        # A played refactoring answer (sphinx): "e.g." is no end of the sentence.
+        (
+            "Split it in two (*proposed* helper, e.g. `_describe_operand(signode)`).",
+            {"_describe_operand"},
+        ),
+        ("Use a class constant (*proposed*, i.e. `_id_prefix = 'nx'`).", {"_id_prefix"}),
     ],
 )
 def test_proposals_in_prose_are_found(text: str, proposed: set[str]) -> None:
@@ -52,6 +58,7 @@ def test_proposals_in_prose_are_found(text: str, proposed: set[str]) -> None:
         "A new `Variable` or `FooBar` is returned.",  # a span between the cue and it
         "It adds `FooBar` to the list.",  # no article: what the code does
         "```python\nnew = 1\n```\n`FooBar` parses.",  # the fence ends the sentence
+        "It uses a proposed layout. E.g. `FooBar` parses it.",  # `E.g.` opens no new word
     ],
 )
 def test_names_the_prose_does_not_propose(text: str) -> None:
