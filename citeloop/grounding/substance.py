@@ -32,8 +32,9 @@ Four checks of :class:`~citeloop.grounding.GraphContextValidator`:
   whose lower case the graph has (``NumPy``, ``SciPy``: a library the code imports is
   a graph name, ``numpy``, and prose writes it so), or a name the code calls of another
   library (``add_argument`` of ``parser.add_argument(...)``: :data:`CALLED`), which is
-  grounded. A CamelCase word of prose ending in ``s`` is judged as its singular when
-  that is grounded, in the graph or one of those terms (``DataFrames``, ``NaNs``).
+  grounded. A CamelCase word of prose ending in ``s`` (or ``es``: ``MultiIndexes``)
+  is judged as its singular when that is grounded, in the graph or one of those terms
+  (``DataFrames``, ``NaNs``).
 - **Locations.** A citation's ``path:line`` or ``path:start-end`` is valid when the
   path is the file of a context entity of that name (the same path, or one ends with
   the other at a ``/``) and every cited line lies inside that entity's span.
@@ -270,6 +271,11 @@ def _prose_plural(mention: Mention) -> bool:
     )
 
 
+_ES_PLURALS = ("xes", "ses", "zes", "ches", "shes")
+"""Endings of an English plural in ``es`` (``MultiIndexes``, ``Matches``): its singular
+drops the two letters (a played answer was failed for "including MultiIndexes")."""
+
+
 def _looks_like_class(part: str) -> bool:
     return part[:1].isupper() and any(char.islower() for char in part)
 
@@ -369,11 +375,13 @@ def ungrounded_names(
             checked.append(parts[0])
         missing = [part for part in checked if ungrounded(part)]
         if missing and _prose_plural(mention):  # `NaNs`, `DataFrames`: prose's plurals
-            singular = mention.name[:-1]
-            if singular in _TERMS or not ungrounded(singular):
+            # `MultiIndexes`, `Matches`: an "es" plural of a name ending in x, s, z, ch, sh
+            name = mention.name
+            singulars = [name[:-1], *([name[:-2]] if name.endswith(_ES_PLURALS) else [])]
+            if any(one in _TERMS or not ungrounded(one) for one in singulars):
                 continue
-            if has(singular):
-                in_graph.append(singular)
+            if graph_one := next((one for one in singulars if has(one)), None):
+                in_graph.append(graph_one)
                 continue
         if len(parts) > 1 and parts[-1] in _BUILTIN_METHODS and parts[0] not in missing:
             continue  # `self._nodes.items()`, `config.get`

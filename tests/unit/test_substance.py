@@ -452,7 +452,7 @@ def test_a_library_the_code_imports_written_as_prose_writes_it_is_not_invented()
 
 
 def test_prose_plurals_and_missing_values_are_not_invented() -> None:
-    """A CamelCase word of prose ending in ``s`` is judged as its singular: "checks for
+    """A CamelCase word of prose ending in ``s`` (or ``es``) is judged as its singular: "checks for
     NaNs" (a played answer was failed for it) names the not-a-number value, "two
     DataFrames" the class the graph has, and the plural of a name nothing has is still
     invented, as is a plural in backticks."""
@@ -464,6 +464,11 @@ def test_prose_plurals_and_missing_values_are_not_invented() -> None:
     assert names.invented == ("FooBars",) and names.in_graph == ("DataFrame",)
     grounded = ungrounded_names("It joins two DataFrames.", {"DataFrame"}, set())
     assert grounded.invented == () and grounded.in_graph == ()
+    # An "es" plural (a played answer was failed for "including MultiIndexes" beside
+    # `PandasMultiIndex`); one of a name nothing has is still invented.
+    body = "It keeps MultiIndexes, finds two FooMatches and builds BarBoxes."
+    names = ungrounded_names(body, set(), {"FooMatch"}, prompt=["PandasMultiIndex"])
+    assert names.invented == ("BarBoxes",) and names.in_graph == ("FooMatch",)
 
 
 def test_another_library_s_api_the_code_calls_is_not_invented() -> None:
@@ -839,6 +844,9 @@ def test_a_backslash_separates_a_path_on_either_side() -> None:
         "No code is missing from the context other than the body of `f`.",
         "Nothing is missing from the context aside from `f`.",
         "Nothing is missing from the context save for the body of `f`.",
+        # New names in another clause, or a sentence before: the saying still says so.
+        "This is new: the context does not show `g`.",
+        "The helper is new. The body of `f` is not in the context.",
     ],
 )
 def test_an_answer_that_says_the_context_is_not_enough_fails(sentence: str) -> None:
@@ -907,6 +915,11 @@ def test_an_answer_that_says_the_context_is_not_enough_fails(sentence: str) -> N
         # A label that says nothing is lacking, or that what follows is not needed.
         "**Missing:** nothing the question needs.",
         "\n\n**Not shown, though not needed.** The context doesn't show where `_variant` is set.",
+        # Names said to be new, which no context could hold (a played refactoring
+        # answer's heading).
+        "## Suggested refactoring (names marked *proposed* are new and do not exist in the "
+        "context)",
+        "The helper `_emit` is new and does not exist in the context.",
     ],
 )
 def test_ordinary_sentences_about_the_context_pass(sentence: str) -> None:
