@@ -51,11 +51,13 @@ from __future__ import annotations
 import builtins
 import functools
 import importlib
+import importlib.util
 import keyword
 import re
 import sys
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from citeloop.grounding.context_text import Place
 from citeloop.grounding.mentions import (
@@ -109,29 +111,65 @@ _NAMED_STDLIB = frozenset(
     )
 )  # fmt: skip
 """Standard-library modules whose public names an answer may write alone once the
-answer or its prompt writes the module dotted (`` `base64.b64encode` `` beside "the
-legacy `` `encodebytes` ``": a played answer was failed for the second) or imports it
-(``import base64``, ``from base64 import b64encode``): each is safe to import to read
-its names (no module whose import acts, such as ``antigravity``)."""
+answer writes the module dotted in its code (`` `base64.b64encode` `` beside "the
+legacy `` `encodebytes` ``": a played answer was failed for the second) or its prompt
+imports it in code (``import base64``, ``from base64 import b64encode``); each is read
+only from the standard library's own folder (:func:`_public_names`), and none of them
+acts on import (as ``antigravity`` does)."""
 
-_DOTTED_OR_IMPORTED = re.compile(r"\b(?:(?:import|from)[ \t]+([a-z_]\w*)|([a-z_]\w*)\.[A-Za-z_])")
-"""A module name imported (``import base64``, ``from base64 import``) or dotted onto
-(``base64.b64encode``); one pass, no backtracking."""
+_IMPORTED = re.compile(
+    r"(?m)^(?:[ \t]*\d*[ \t]*\|)?[ \t]*(?:import[ \t]+([a-z_]\w*)"
+    r"|from[ \t]+([a-z_]\w*)(?:\.\w+)*[ \t]+import\b)"
+)
+"""An import statement's module, at the start of a line or of a numbered source line
+(``  12 | import base64``): prose ("built from numbers") imports nothing. Linear: each
+alternative is a fixed sequence of bounded runs."""
+_FILE_SUFFIXES = frozenset({"py", "pyi", "pyx", "txt", "cfg", "toml", "ini", "json", "md"})
+"""A dotted name's last part that makes it a file's name (``calc/ast.py``), not code."""
 
 
-def named_stdlib(texts: Iterable[str]) -> frozenset[str]:
-    """The modules of :data:`_NAMED_STDLIB` that ``texts`` import or write dotted."""
+def named_stdlib(mentions: Iterable[Mention], prompt: Iterable[str] = ()) -> frozenset[str]:
+    """The modules of :data:`_NAMED_STDLIB` that ``mentions`` (an answer's code names)
+    write dotted (``base64.b64encode``, not ``ast.py``), or that ``prompt`` imports in
+    code."""
     found = set()
-    for text in texts:
-        for imported, dotted in _DOTTED_OR_IMPORTED.findall(text):
-            module = imported or dotted
-            if module in _NAMED_STDLIB:
-                found.add(module)
+    for mention in mentions:
+        head, _, rest = mention.name.partition(".")
+        if rest and head in _NAMED_STDLIB and rest.rpartition(".")[2] not in _FILE_SUFFIXES:
+            found.add(head)
+    for text in prompt:
+        for imported, source in _IMPORTED.findall(text):
+            if (imported or source) in _NAMED_STDLIB:
+                found.add(imported or source)
     return frozenset(found)
 
 
 @functools.cache
+def _from_stdlib(module: str) -> bool:
+    """Whether ``module`` is found in the standard library's folder (or built in), not
+    in a file of the working folder that shadows it (``statistics.py``)."""
+    if module in sys.modules:
+        return True
+    try:
+        spec = importlib.util.find_spec(module)
+    except (ImportError, ValueError):
+        return False
+    if spec is None or spec.origin is None:
+        return False
+    if spec.origin in ("built-in", "frozen"):
+        return True
+    import sysconfig  # only when an answer names a module not imported yet
+
+    stdlib = Path(sysconfig.get_paths()["stdlib"]).resolve()
+    return Path(spec.origin).resolve().is_relative_to(stdlib)
+
+
+@functools.cache
 def _public_names(module: str) -> frozenset[str]:
+    """The public names of standard-library ``module`` (none when a file of another
+    folder would be imported under its name)."""
+    if not _from_stdlib(module):
+        return frozenset()
     return frozenset(name for name in dir(importlib.import_module(module)) if name[:1] != "_")
 
 
@@ -387,8 +425,8 @@ def ungrounded_names(
             continue  # `self._nodes.items()`, `config.get`
         if not missing or _is_python(parts[0]):
             continue  # `dict.items`, `os.path.join`, `ValueError`, `None`
-        if len(parts) == 1:  # `encodebytes`, beside `base64.b64encode` or its import
-            modules = named_stdlib([body, *prompt]) if modules is None else modules
+        if len(parts) == 1 and not receivers:  # `encodebytes` beside `base64.b64encode`
+            modules = named_stdlib(mentions, prompt) if modules is None else modules
             if any(parts[0] in _public_names(module) for module in modules):
                 continue
         if not receivers and is_file_name(mention, missing) and not has(parts[-1]):

@@ -3,9 +3,11 @@ answer that says its context is not enough."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -260,7 +262,39 @@ def test_a_standard_library_name_written_alone_beside_its_module_is_no_invented_
     assert ungrounded_names(body + " It calls `wrap_lines`.", set(), set()).invented == (
         "wrap_lines",
     )
-    assert named_stdlib(["import antigravity; this.s; `base64.b64decode`"]) == {"base64"}
+    mentions = answer_code("`ast.py`, `antigravity.fly`, `base64.b64decode`")[0]
+    assert named_stdlib(mentions, ["import antigravity\n  3 | from ast import parse"]) == {
+        "base64",
+        "ast",
+    }
+    # none of these names the module: a file `calc/ast.py`, prose, another object's
+    # method (an attacker's cases)
+    for claim in (
+        "`calc/ast.py` defines `Constant`.",
+        "It is built from numbers: `Real` checks it.",
+        "From time to time it calls `monotonic`.",
+        "It calls `base64.b64encode`, then `self.encodebytes()`.",
+    ):
+        assert ungrounded_names(claim, set(), set()).invented, claim
+
+
+def test_a_file_that_shadows_a_standard_library_module_is_never_imported(tmp_path) -> None:
+    """An answer that names `statistics.fmean` makes the validator read the module's
+    names: a `statistics.py` of the working folder (first on ``sys.path`` under
+    ``python -c``) is not what it reads, and never runs."""
+    (tmp_path / "statistics.py").write_text("open('ran', 'w').close()\n", encoding="utf-8")
+    code = (
+        "from citeloop.grounding.substance import ungrounded_names\n"
+        "print(ungrounded_names('`statistics.mean` or `fmean`', set(), set()).invented)"
+    )
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True
+    )
+    assert out.returncode == 0, out.stderr
+    assert not (tmp_path / "ran").exists()
+    assert out.stdout.strip() == "('fmean',)"  # the shadowing file gives no names
 
 
 def test_a_version_segment_is_no_invented_name() -> None:
