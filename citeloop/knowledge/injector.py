@@ -390,8 +390,9 @@ class ContextInjector:
         pinned: list[str] = []
         shown: dict[str, tuple[int, ...]] = {}  # the source shown, kept if widened
         listed: list[str] = []  # the members the default listed: the answer saw them
-        written = set(relations)  # the facts whose relation lines it read
+        written: set[str] = set()  # the facts whose relation lines it read
         if expansion is not None:  # a wider context keeps the default and `keep`
+            written.update(relations)
             pinned = _selected_ids(default, snapshot)
             if pinned is None:
                 chosen = self._select(text, task_type, ContextExpansion(), [], source=source)
@@ -509,7 +510,8 @@ def _keywords(inject: Any) -> frozenset[str] | None:
 
 def _check_ids(name: str, ids: object) -> None:
     """Raise ``TypeError`` unless ``ids`` is a collection of str (``keep`` may be a
-    mapping of them), naming the argument and the fix."""
+    mapping of them to collections of int line numbers), naming the argument and the
+    fix."""
     if isinstance(ids, str | bytes):
         raise TypeError(
             f"{name} must be a collection of entity or fact ids, got the str {ids!r}; "
@@ -525,6 +527,15 @@ def _check_ids(name: str, ids: object) -> None:
             raise TypeError(
                 f"{name} must hold str ids (as InjectedContext gives them), got {item!r}"
             )
+    if isinstance(ids, Mapping):  # `keep`: the source lines shown, by entity id
+        for entity_id, lines in ids.items():
+            if isinstance(lines, str | bytes) or not isinstance(lines, Collection):
+                raise TypeError(
+                    f"{name}[{entity_id!r}] must be a collection of line numbers (as "
+                    f"dict(context.excerpts) gives them), got {lines!r}"
+                )
+            if any(not isinstance(line, int) or isinstance(line, bool) for line in lines):
+                raise TypeError(f"{name}[{entity_id!r}] must hold int line numbers, got {lines!r}")
 
 
 def _selected_ids(default: InjectedContext | None, snapshot: str) -> list[str] | None:

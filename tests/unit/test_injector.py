@@ -781,6 +781,9 @@ def test_a_widening_writes_again_the_relation_lines_the_context_it_widens_wrote(
         ("listed", None, "got NoneType"),
         ("relations", [1], "must hold str ids"),
         ("listed", ["m.x", None], "got None"),
+        ("keep", {"pkg.A": 12}, "keep['pkg.A'] must be a collection of line numbers"),
+        ("keep", {"pkg.A": "12"}, "must be a collection of line numbers"),
+        ("keep", {"pkg.A": ["12"]}, "keep['pkg.A'] must hold int line numbers"),
     ],
 )
 def test_ids_that_are_no_collection_of_str_are_refused_by_name(
@@ -790,6 +793,22 @@ def test_ids_that_are_no_collection_of_str_are_refused_by_name(
     with pytest.raises(TypeError, match=re.escape(says)) as raised:
         ContextInjector(store).inject("`Circle`", expansion=expansion, **{option: value})
     assert str(raised.value).startswith(option)
+
+
+def test_relations_without_a_widening_change_nothing(
+    store: SqliteGraphStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``relations`` applies to a widening only: a default context given them is the
+    default, and the contexts kept for reuse stay so."""
+    injector = ContextInjector(store)
+    task = "How does `Circle` compute its area with `Shape`?"
+    first = injector.inject(task)
+    monkeypatch.setattr(budget, "RELATION_SHARE", 0.0)
+    plain = ContextInjector(store)
+    default = plain.inject(task)
+    assert not default.relations
+    assert plain.inject(task, relations=first.relations) == default
+    assert plain.inject(task) == default
 
 
 def test_a_widening_keeps_only_what_a_context_may_hold() -> None:
