@@ -534,10 +534,18 @@ class GroundedAnswerNodes:
         return self._answered(state, messages, response)
 
     async def acall_model(self, state: State) -> dict[str, Any]:
-        """Async variant of :meth:`call_model` (no blocking call on the event loop)."""
+        """Async variant of :meth:`call_model` (no blocking call on the event loop: a
+        run that ends over budget judges its best answer again, :meth:`_held`, in a
+        worker thread unless :meth:`_inline` allows it on the loop)."""
         messages = self._messages(state)
-        if (ended := self._over_budget(state, messages)) is not None:
-            return ended
+        if _exceeds_budget(state, messages, settings(get_runtime()).max_total_tokens):
+            best = (state.get("best") or {}).get("answer", "")
+            if self._inline({**state, "answer": best}):
+                ended = self._over_budget(state, messages)
+            else:
+                ended = await run_in_executor(None, self._over_budget, state, messages)
+            if ended is not None:
+                return ended
         try:
             model = await achat_model(self.model, settings(get_runtime()).model)
             response = await model.ainvoke(messages)

@@ -4,6 +4,7 @@ budget. Scripted fake chat models over a small indexed tree."""
 from __future__ import annotations
 
 import re
+import threading
 from pathlib import Path
 
 import pytest
@@ -17,6 +18,7 @@ from citeloop.knowledge import ContextExpansion, ContextInjector
 from citeloop.knowledge.candidate_order import asked_code_of
 from citeloop.knowledge.neighbourhood import Candidates
 from citeloop.knowledge.store import batched
+from citeloop.nodes.grounded_answer import GroundedAnswerNodes
 from citeloop.prompts import RETRY_CONTEXT_SAME
 from citeloop.text import estimated_tokens
 from citeloop.validator_loop import ValidatorLoop
@@ -260,6 +262,30 @@ async def test_a_last_answer_that_fails_gives_way_to_an_earlier_one_failed_only_
     assert out["report"]["insufficient_context"] is True
     assert "insufficient_context" not in out["report"]["failed_rules"]
     assert out["messages"][-1].content == hedge
+
+
+async def test_a_long_earlier_answer_is_judged_again_off_the_event_loop(store, core, monkeypatch):
+    """Over budget before its next call, the run judges its best answer again; one
+    longer than an inline judgement allows is judged in a worker thread."""
+    filler = " ".join(f"`Checkout` hands the `Cart` over in step {i}." for i in range(80))
+    hedge = good_answer(core).replace(
+        "The answer relies on",
+        f"The context does not show how prices are stored. {filler} It relies on",
+    )
+    threads: list[str] = []
+    judge = GroundedAnswerNodes._held
+
+    def spy(self, state, ctx):
+        threads.append(threading.current_thread().name)
+        return judge(self, state, ctx)
+
+    monkeypatch.setattr(GroundedAnswerNodes, "_held", spy)
+    model = ScriptedChatModel(script=[AIMessage(content=hedge, usage_metadata=usage(900, 60))])
+    out = await build(model, store).ainvoke(
+        {"task": TASK}, context=GroundedAnswerContext(max_retries=2, max_total_tokens=2500)
+    )
+    assert (out["outcome"], out["answer"]) == ("passed", hedge)
+    assert threads and threading.main_thread().name not in threads
 
 
 async def test_an_earlier_answer_that_failed_another_rule_does_not_replace_the_last(store, core):
