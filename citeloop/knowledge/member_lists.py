@@ -180,19 +180,37 @@ def fit_member_lists(
     each show ``_get_streams``; :func:`~citeloop.knowledge.candidate_order.few_of_a_name`
     keeps the lines to three of a name likewise); its list counts it as not shown,
     unless it is one of ``again`` (ids the context being widened listed: the lists it
-    showed are shown again). ``most`` bounds the members listed in all (``None``: no
-    bound).
+    showed are shown again, and the room they take with those members is kept for each
+    of them while the lists before it are fitted). ``most`` bounds the members listed
+    in all (``None``: no bound).
     """
     newline = piece("\n")
     names = Counter(held)
     fitted: dict[str, MemberList] = {}
+    # What each list takes with only the members of `again`, kept for it while the
+    # lists before it are fitted: their new members do not take its room.
+    kept = {}
     for owner in owners:
+        if again and owner.id in members:
+            offered, cut = members[owner.id]
+            shown = [member for member in offered if member.id in again]
+            if shown:  # costed as below, item by item
+                total = len(offered) + cut
+                kept[owner.id] = (
+                    newline
+                    + piece(member_list_line(list_label(owner), [], total))
+                    + sum(piece(listed_member(member)) + piece(", ") for member in shown)
+                )
+    later = sum(kept.values())
+    for owner in owners:
+        later -= kept.get(owner.id, 0.0)
         if owner.id not in members:
             continue
         offered, cut = members[owner.id]
         total = len(offered) + cut
         # Costed item by item, the "not shown" part at its longest, then checked whole.
-        left = room - newline - piece(member_list_line(list_label(owner), [], total))
+        room_here = room - later
+        left = room_here - newline - piece(member_list_line(list_label(owner), [], total))
         taken: list[Entity] = []
         for member in offered:
             if most is not None and len(taken) >= most:
@@ -207,7 +225,7 @@ def fit_member_lists(
         while taken:
             line = member_list_line(list_label(owner), taken, total - len(taken))
             cost = piece(line) + newline
-            if cost <= room:
+            if cost <= room_here:
                 room -= cost
                 fitted[owner.id] = MemberList(taken, total - len(taken))
                 names.update(member.name for member in taken)

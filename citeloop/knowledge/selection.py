@@ -523,7 +523,7 @@ class Selector:
                 None if limit is None else max(0, limit - len(filled.selected)),
             )
             taken = sum(
-                piece(member_list_line(list_label(found.entities[i]), *of))
+                piece(member_list_line(list_label(found.entities[i]), *of)) + piece("\n")
                 for i, of in listed.items()
             )
             if room - taken <= budget * REFILL_SHARE or len(filled.selected) == len(offered):

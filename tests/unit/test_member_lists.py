@@ -240,6 +240,28 @@ def test_lists_show_a_name_at_most_three_times() -> None:
     assert fitted.keys() == {"m.Site5", "m.Site7"}
 
 
+def test_the_members_listed_before_keep_their_room_in_every_list() -> None:
+    """A first list's new members do not take the room a later list needs for the
+    members listed before (an attacker's case: all six of B's had gone while A listed
+    fourteen new ones, though the nine listed before fit alone)."""
+
+    def member(owner: str, name: str, line: int) -> Entity:
+        return Entity(f"{owner}.{name}", EntityKind.METHOD, name, f"{owner}.py", line)
+
+    a, b = (Entity(n, EntityKind.CLASS, n, f"{n}.py", 1) for n in ("A", "B"))
+    a_again = [member("A", f"kept_{i}", i + 2) for i in range(3)]
+    a_new = [member("A", f"new_method_number_{i}", i + 10) for i in range(30)]
+    b_again = [member("B", f"b_{i}", i + 2) for i in range(6)]
+    again = {m.id: at for at, m in enumerate(a_again + b_again)}
+    offered = {"A": MemberList(a_again + a_new, 0), "B": MemberList(b_again, 0)}
+    fitted = fit_member_lists([a, b], offered, 120.0, PIECE, (), None, again)
+    shown = {m.id for of in fitted.values() for m in of.members}
+    assert set(again) <= shown
+    assert shown - set(again)  # the rest of the room still lists new members
+    total = sum(PIECE(member_list_line(o.name, *fitted[o.id])) + PIECE("\n") for o in (a, b))
+    assert total <= 120.0
+
+
 def test_a_member_list_parses_back_to_its_members_and_places() -> None:
     text = "# m.py\nclass Hub  # L1-700\nHub members: step3() L35, field0 L2; not shown: 4 more\n"
     parsed = {e.name: e for e in parse_context_entities(text)}
