@@ -118,7 +118,7 @@ only from the standard library's own folder (:func:`_public_names`), and none of
 acts on import (as ``antigravity`` does)."""
 
 _IMPORTED = re.compile(
-    r"(?m)^(?:[ \t]*\d*[ \t]*\|)?[ \t]*(?:import[ \t]+([a-z_]\w*)"
+    r"(?m)^[ \t]*(?:\d+[ \t]*\|[ \t]*)?(?:import[ \t]+([a-z_]\w*)"
     r"|from[ \t]+([a-z_]\w*)(?:\.\w+)*[ \t]+import\b)"
 )
 """An import statement's module, at the start of a line or of a numbered source line

@@ -674,8 +674,9 @@ class GroundedAnswerNodes:
         report = _with_empty_context_rule(result.to_dict())
         if not report["passed"]:
             return None
-        kept = {key: best["report"][key] for key in ("checks",) if key in best["report"]}
-        report = {**report, **kept, "context_passed": True, "answer_attempt": best.get("attempt")}
+        report.update(context_passed=True, answer_attempt=best.get("attempt"))
+        if "checks" in best["report"]:  # the user's checks, run on that answer
+            report["checks"] = best["report"]["checks"]
         return {"outcome": "passed", "answer": best["answer"], "report": report}
 
     def expand_context(

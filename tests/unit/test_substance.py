@@ -43,6 +43,7 @@ from citeloop.grounding.substance import (
     ungrounded_names,
 )
 from citeloop.text import MAX_LISTED_NAME_CHARS
+from tests.linear import scans_linearly
 
 CONTEXT = """\
 # graph/state.py
@@ -262,6 +263,8 @@ def test_a_standard_library_name_written_alone_beside_its_module_is_no_invented_
     assert ungrounded_names(body + " It calls `wrap_lines`.", set(), set()).invented == (
         "wrap_lines",
     )
+    for unit in (" ", "\t1 | ", "from base64 ", "import"):  # scanned in linear time
+        assert scans_linearly(lambda text: named_stdlib((), [text]), unit, 50_000), unit
     mentions = answer_code("`ast.py`, `antigravity.fly`, `base64.b64decode`")[0]
     assert named_stdlib(mentions, ["import antigravity\n  3 | from ast import parse"]) == {
         "base64",
