@@ -64,9 +64,18 @@ def _tier_of(value: Any, name: str) -> str:
     return tier
 
 
+_MAPPING_TYPES: dict[type, bool] = {}
+"""Whether each type of entity item seen is a mapping (read once per type: the
+abstract class check is most of what reading a field costs)."""
+
+
 def _field(item: Any, key: str) -> Any:
     """``item[key]`` of a mapping, ``item.key`` of an object (``None`` when missing)."""
-    if isinstance(item, Mapping):
+    kind = type(item)
+    mapping = _MAPPING_TYPES.get(kind)
+    if mapping is None:
+        mapping = _MAPPING_TYPES[kind] = isinstance(item, Mapping)
+    if mapping:
         return item.get(key)
     return None if isinstance(item, str) else getattr(item, key, None)
 
@@ -90,21 +99,23 @@ def _owner(item: Any, classes: Collection[str]) -> str:
     return ""
 
 
-def _place_of(item: Any, classes: Collection[str]) -> tuple[Place, ...]:
-    path, line, end_line = (_field(item, key) for key in ("path", "line", "end_line"))
+def _place_of(item: Any, owner: str) -> tuple[Place, ...]:
+    path, line, end_line = _field(item, "path"), _field(item, "line"), _field(item, "end_line")
     if not isinstance(path, str) or not path or not isinstance(line, int) or line < 1:
         return ()
     end = end_line if isinstance(end_line, int) and end_line >= line else line
-    return (Place(path, line, end, _owner(item, classes)),)
+    return (Place(path, line, end, owner),)
 
 
-def _entity_of(item: Any, classes: Collection[str] = ()) -> ContextName:
+def _entity_of(item: Any, classes: Collection[str] = (), owner: str | None = None) -> ContextName:
+    """The :class:`ContextName` of ``item``; ``owner``: its :func:`_owner`, when read."""
     if type(item) is ContextName:  # parsed before (see context_names): taken as it is
         return item
     if isinstance(item, str):
         name, tier, places = item, None, ()
     else:
-        name, tier, places = _field(item, "name"), _field(item, "tier"), _place_of(item, classes)
+        owner = _owner(item, classes) if owner is None else owner
+        name, tier, places = _field(item, "name"), _field(item, "tier"), _place_of(item, owner)
     if not isinstance(name, str):
         raise TypeError(
             f"context entity {item!r} has no string name; pass entities as names, "
@@ -133,12 +144,12 @@ def _entities_of(items: Iterable[Any]) -> list[ContextName]:
     owners: dict[str, dict[str, bool]] = {}  # by name: each owner, and whether core
     given: dict[str, tuple[str, ...]] = {}  # the core owners of a ContextName read before
     for item in items:
-        entity = _entity_of(item, classes)
+        owner = "" if isinstance(item, str | ContextName) else _owner(item, classes)
+        entity = _entity_of(item, classes, owner)
         of_name = owners.setdefault(entity.name, {})
         if entity.core_owners:
             given[entity.name] = given.get(entity.name, ()) + entity.core_owners
         else:
-            owner = _owner(item, classes)
             of_name[owner] = of_name.get(owner, False) or entity.tier == CORE
         seen = merged.get(entity.name)
         if seen is not None:
