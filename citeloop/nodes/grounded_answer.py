@@ -485,23 +485,25 @@ class GroundedAnswerNodes:
         """End the run on a permanent error; re-raise a transient one for the retry policy."""
         return _ended_with_error(state, model_failure(exc, self.model_retry))
 
-    def _over_budget(self, state: State, messages: list[BaseMessage]) -> dict[str, Any] | None:
-        """End the run before a call that would spend more than ``max_total_tokens``:
+    def _over_budget(self, state: State, messages: list[BaseMessage]) -> bool:
+        """Whether the call of ``messages`` would spend more than ``max_total_tokens``:
         what was spent, plus the prompt's estimate and the last reply's length."""
-        if not _exceeds_budget(state, messages, settings(get_runtime()).max_total_tokens):
-            return None
+        return _exceeds_budget(state, messages, settings(get_runtime()).max_total_tokens)
+
+    def _budget_spent(self, state: State) -> dict[str, Any]:
+        """End the run before a call over budget (:meth:`_over_budget`) with its best
+        answer (:meth:`_held`: ``passed`` when that passes judged as last)."""
         best = state.get("best") or {}
-        answer = best.get("answer", state.get("answer", ""))
         update: dict[str, Any] = {
             **RUN_INPUTS_CLEARED,
             "outcome": "budget_exhausted",
-            "answer": answer,
+            "answer": best.get("answer", state.get("answer", "")),
             "report": best.get("report", {}),
         }
         if (held := self._held(state, settings(get_runtime()))) is not None:
             update.update(held)
-        if answer:
-            update["messages"] = [AIMessage(answer)]
+        if update["answer"]:
+            update["messages"] = [AIMessage(update["answer"])]
         return update
 
     def _answered(self, state: State, messages: list[BaseMessage], response: Any) -> dict[str, Any]:
@@ -525,8 +527,8 @@ class GroundedAnswerNodes:
         :meth:`acall_model` serves ``ainvoke``/``astream``.
         """
         messages = self._messages(state)
-        if (ended := self._over_budget(state, messages)) is not None:
-            return ended
+        if self._over_budget(state, messages):
+            return self._budget_spent(state)
         try:
             response = self._chat_model(settings(get_runtime())).invoke(messages)
         except Exception as exc:
@@ -538,14 +540,11 @@ class GroundedAnswerNodes:
         run that ends over budget judges its best answer again, :meth:`_held`, in a
         worker thread unless :meth:`_inline` allows it on the loop)."""
         messages = self._messages(state)
-        if _exceeds_budget(state, messages, settings(get_runtime()).max_total_tokens):
+        if self._over_budget(state, messages):
             best = (state.get("best") or {}).get("answer", "")
             if self._inline({**state, "answer": best}):
-                ended = self._over_budget(state, messages)
-            else:
-                ended = await run_in_executor(None, self._over_budget, state, messages)
-            if ended is not None:
-                return ended
+                return self._budget_spent(state)
+            return await run_in_executor(None, self._budget_spent, state)
         try:
             model = await achat_model(self.model, settings(get_runtime()).model)
             response = await model.ainvoke(messages)
