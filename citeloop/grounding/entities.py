@@ -10,7 +10,7 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from citeloop.grounding.context_text import Place, parse_context_entities
+from citeloop.grounding.context_text import ParsedEntity, Place, parse_context_entities
 from citeloop.grounding.matching import has_word_character
 from citeloop.grounding.mentions import code_mentions
 from citeloop.text import normalize_text
@@ -66,64 +66,88 @@ def _tier_of(value: Any, name: str) -> str:
 
 _MAPPING_TYPES: dict[type, bool] = {}
 """Whether each type of entity item seen is a mapping (read once per type: the
-abstract class check is most of what reading a field costs)."""
+abstract class check is most of what reading an item costs)."""
 
 
-def _field(item: Any, key: str) -> Any:
-    """``item[key]`` of a mapping, ``item.key`` of an object (``None`` when missing)."""
+@dataclass(frozen=True, slots=True)
+class _Item:
+    """The fields of one entity item that validation reads, each ``None`` when the
+    item lacks it (a mapping's keys, an object's attributes); ``kind`` as text."""
+
+    id: Any
+    kind: str
+    name: Any
+    tier: Any
+    path: Any
+    line: Any
+    end_line: Any
+
+
+def _read(item: Any) -> _Item:
+    """The :class:`_Item` of an entity object or mapping, each field read once."""
     kind = type(item)
     mapping = _MAPPING_TYPES.get(kind)
     if mapping is None:
         mapping = _MAPPING_TYPES[kind] = isinstance(item, Mapping)
     if mapping:
-        return item.get(key)
-    return None if isinstance(item, str) else getattr(item, key, None)
+        get = item.get
+        fields = (get("id"), get("kind"), get("name"), get("tier"))
+        place = (get("path"), get("line"), get("end_line"))
+    else:
+        fields = (
+            getattr(item, "id", None),
+            getattr(item, "kind", None),
+            getattr(item, "name", None),
+            getattr(item, "tier", None),
+        )
+        place = (
+            getattr(item, "path", None),
+            getattr(item, "line", None),
+            getattr(item, "end_line", None),
+        )
+    entity_id, entity_kind, name, tier = fields
+    text = "" if entity_kind is None else str(getattr(entity_kind, "value", entity_kind))
+    return _Item(entity_id, text, name, tier, *place)
 
 
-def _kind(item: Any) -> str:
-    kind = _field(item, "kind")
-    return "" if kind is None else str(getattr(kind, "value", kind))
-
-
-def _owner(item: Any, classes: Collection[str]) -> str:
+def _owner(item: _Item, classes: Collection[str]) -> str:
     """The short name of the class ``item`` is a member of, as its context line names it
     (``Owner.member``): a method's class, or the class of an attribute or test whose
     class is an entity of the context; ``""`` otherwise (a module-level definition)."""
-    entity_id = _field(item, "id")
-    if not isinstance(entity_id, str):
+    if not isinstance(item.id, str):
         return ""
-    kind, parent = _kind(item), entity_id.rpartition(".")[0]
+    kind, parent = item.kind, item.id.rpartition(".")[0]
     # A method's id is its class's id and its name (``pkg.mod.Class.method``).
     if (kind == "method" and "." in parent) or (kind in _MEMBERS and parent in classes):
         return parent.rpartition(".")[2]
     return ""
 
 
-def _place_of(item: Any, owner: str) -> tuple[Place, ...]:
-    path, line, end_line = _field(item, "path"), _field(item, "line"), _field(item, "end_line")
+def _place_of(item: _Item, owner: str) -> tuple[Place, ...]:
+    path, line, end_line = item.path, item.line, item.end_line
     if not isinstance(path, str) or not path or not isinstance(line, int) or line < 1:
         return ()
     end = end_line if isinstance(end_line, int) and end_line >= line else line
     return (Place(path, line, end, owner),)
 
 
-def _entity_of(item: Any, classes: Collection[str] = (), owner: str | None = None) -> ContextName:
-    """The :class:`ContextName` of ``item``; ``owner``: its :func:`_owner`, when read."""
-    if type(item) is ContextName:  # parsed before (see context_names): taken as it is
-        return item
-    if isinstance(item, str):
-        name, tier, places = item, None, ()
+def _entity_of(given: Any, item: _Item | None, owner: str) -> ContextName:
+    """The :class:`ContextName` of the entity ``given`` (a name, a :class:`ContextName`,
+    or an object or mapping read as ``item``, a member of class ``owner``)."""
+    if type(given) is ContextName:  # parsed before (see context_names): taken as it is
+        return given
+    if item is None:
+        name, tier, places = given, None, ()
     else:
-        owner = _owner(item, classes) if owner is None else owner
-        name, tier, places = _field(item, "name"), _field(item, "tier"), _place_of(item, owner)
+        name, tier, places = item.name, item.tier, _place_of(item, owner)
     if not isinstance(name, str):
         raise TypeError(
-            f"context entity {item!r} has no string name; pass entities as names, "
+            f"context entity {given!r} has no string name; pass entities as names, "
             "objects with a `.name`, or mappings with a 'name' key"
         )
     name = normalize_text(name).strip()
     if not name:
-        raise ValueError(f"context entity {item!r} has an empty name")
+        raise ValueError(f"context entity {given!r} has an empty name")
     if not has_word_character(name):
         # `(*)`, `->` or `--` are also Markdown and prose punctuation: every bullet or
         # arrow would count as a reference, so such a name can never be checked.
@@ -135,32 +159,46 @@ def _entity_of(item: Any, classes: Collection[str] = (), owner: str | None = Non
     return ContextName(name, _tier_of(tier, name), places)
 
 
-def _entities_of(items: Iterable[Any]) -> list[ContextName]:
-    items = list(items)
+def _parsed(entity: ParsedEntity) -> ContextName:
+    """A parsed context line's entity: core, at the places its lines give (as the
+    context text it was parsed from reads)."""
+    return ContextName(normalize_text(entity.name).strip(), CORE, entity.places)
+
+
+def _entities_of(given: Iterable[Any]) -> list[ContextName]:
+    pairs = [
+        (entity, None if isinstance(entity, str | ContextName) else _read(entity))
+        if type(entity) is not ParsedEntity
+        else (_parsed(entity), None)
+        for entity in given
+    ]
     # The classes of the context: an attribute or test under one is its member.
-    ids = (_field(item, "id") for item in items if _kind(item) == "class")
-    classes = {entity_id for entity_id in ids if isinstance(entity_id, str)}
+    classes = {
+        item.id
+        for _, item in pairs
+        if item is not None and item.kind == "class" and isinstance(item.id, str)
+    }
     merged: dict[str, ContextName] = {}
     owners: dict[str, dict[str, bool]] = {}  # by name: each owner, and whether core
-    given: dict[str, tuple[str, ...]] = {}  # the core owners of a ContextName read before
-    for item in items:
-        owner = "" if isinstance(item, str | ContextName) else _owner(item, classes)
-        entity = _entity_of(item, classes, owner)
-        of_name = owners.setdefault(entity.name, {})
-        if entity.core_owners:
-            given[entity.name] = given.get(entity.name, ()) + entity.core_owners
+    named: dict[str, tuple[str, ...]] = {}  # the core owners of a ContextName read before
+    for entity, item in pairs:
+        owner = "" if item is None else _owner(item, classes)
+        read = _entity_of(entity, item, owner)
+        of_name = owners.setdefault(read.name, {})
+        if read.core_owners:
+            named[read.name] = named.get(read.name, ()) + read.core_owners
         else:
-            of_name[owner] = of_name.get(owner, False) or entity.tier == CORE
-        seen = merged.get(entity.name)
+            of_name[owner] = of_name.get(owner, False) or read.tier == CORE
+        seen = merged.get(read.name)
         if seen is not None:
             # The same name twice: core wins, so duplicates never relax what must be
             # cited; the places of both are kept.
-            tier = CORE if CORE in (seen.tier, entity.tier) else seen.tier
-            entity = ContextName(entity.name, tier, seen.places + entity.places)
-        merged[entity.name] = entity
+            tier = CORE if CORE in (seen.tier, read.tier) else seen.tier
+            read = ContextName(read.name, tier, seen.places + read.places)
+        merged[read.name] = read
     return [
-        _with_core_owners(entity, owners[entity.name], given.get(entity.name, ()))
-        for entity in merged.values()
+        _with_core_owners(read, owners[read.name], named.get(read.name, ()))
+        for read in merged.values()
     ]
 
 

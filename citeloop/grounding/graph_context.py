@@ -109,7 +109,7 @@ def _index_of(entities: Sequence[ContextName]) -> IndexedContext:
     core: set[str] = set()
     members: dict[str, str] = {}
     for entity in entities:
-        if entity.tier != CORE or entity.private:
+        if entity.tier != CORE or entity.name in private:
             continue
         for owner in entity.core_owners:
             if owner:

@@ -563,6 +563,19 @@ def test_a_member_location_is_checked_against_the_class_it_names() -> None:
     assert "locations" in result.failed_rules
 
 
+def test_parsed_context_entities_check_locations_as_their_text_does() -> None:
+    # The entities parse_context_entities gives keep the places their lines say: an
+    # answer is judged against them as against the text they were parsed from.
+    text = "# shop/cart.py\nclass Basket  # L10-40\nBasket.total() -> int  # L30-34\n"
+    answer = "`Basket.total` sums the items.\n\n## Entities used\n- Basket\n"
+    answer += "- Basket.total (shop/cart.py:80)\n"
+    from_text = validate(answer, text)
+    from_parsed = validate(answer, parse_context_entities(text))
+    assert from_text.invalid_locations == ("Basket.total (shop/cart.py:80)",)
+    assert from_parsed.invalid_locations == from_text.invalid_locations
+    assert from_parsed.to_dict() == from_text.to_dict()
+
+
 def test_private_entities_reported_never_required() -> None:
     context = ["Loader", "_read_one", "_cache"]
     response = "Loader calls _read_one.\n\n## Entities used\n- Loader\n- _read_one\n"
