@@ -269,6 +269,15 @@ _NEW_NAMES = re.compile(
 the answer proposes ("names marked *proposed* are new and do not exist in the context"):
 a played refactoring answer's heading had been read as saying what its context lacks.
 Fixed words, a bounded gap: linear."""
+_OWN_KNOWLEDGE = re.compile(
+    r"\b(?:general|background|standard)\s+(?:python|knowledge|library|language)\b"
+    r"|\bpython(?:'s)?\s+(?:semantics|behaviou?r|documentation|docs)\b",
+    re.IGNORECASE,
+)
+"""What says, in a saying's clause before it, that what it is about is the answer's own
+knowledge, not code it needs ("### Why `str` + `enum.Enum` (general Python, not shown in
+the context)"): a played answer's section so headed had been read as its list of what
+it lacks. Fixed words: linear."""
 _CLAUSE_BREAKS = (". ", "! ", "? ", "\n", ": ", "; ")
 
 
@@ -284,7 +293,8 @@ of the bodies ... are shown")."""
 
 def _needed(text: str, saying: re.Match[str]) -> bool:
     """Whether a saying says code is lacking that the answer needs: not when its clause
-    says the names it is about are new (:data:`_NEW_NAMES`), nor when its
+    says the names it is about are new (:data:`_NEW_NAMES`) or what it is about is the
+    answer's own knowledge (:data:`_OWN_KNOWLEDGE`), nor when its
     sentence, or the next one that goes on about it, says that code is not needed
     ("Still not shown (not needed for the answer above):", "... are left out. This does
     not affect the behaviour asked about."), nor when the bold label or heading that
@@ -304,8 +314,11 @@ def _needed(text: str, saying: re.Match[str]) -> bool:
     if denial is not None and denial.start() < saying.end():
         return False  # its own sentence denies it: "Nothing is missing from the context."
     clause = max(text.rfind(stop, lead, saying.start()) for stop in _CLAUSE_BREAKS)
-    if _NEW_NAMES.search(text, max(lead, clause + 1), saying.start()):
-        return False  # "the names marked *proposed* are new and do not exist in the context"
+    for says_not_lacking in (_NEW_NAMES, _OWN_KNOWLEDGE):
+        # "the names marked *proposed* are new and do not exist in the context"; a
+        # heading's saying holds its line: "### Why `X` (general Python, not shown ...)"
+        if says_not_lacking.search(text, max(lead, clause + 1), saying.end()):
+            return False
     window = text[saying.start() : saying.end() + _NEEDED_WINDOW]
     end = SENTENCE_END.search(window, saying.end() - saying.start())
     after = SENTENCE_END.search(window, end.end() + 1) if end is not None else None

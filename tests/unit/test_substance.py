@@ -826,6 +826,7 @@ def test_a_backslash_separates_a_path_on_either_side() -> None:
         "THE CONTEXT DOES NOT SHOW IT.",
         "\n\n## What is still missing\n\n- where nodes are stored",
         "\n\n### Still not shown\n- the loop",
+        "\n\n### Callers (not shown in the context)\n- whoever calls `compile`",
         # A line all bold is a heading as models write one.
         "\n\n**Still missing**\n\n- **L269-273:** whether the signs are applied again",
         "\n\n  **What is not shown:**\n- the loop",
@@ -957,6 +958,10 @@ def test_an_answer_that_says_the_context_is_not_enough_fails(sentence: str) -> N
         "## Suggested refactoring (names marked *proposed* are new and do not exist in the "
         "context)",
         "The helper `_emit` is new and does not exist in the context.",
+        # What the answer says from its own knowledge (a played answer's heading: its
+        # section had been read as the list of what the answer lacks).
+        "### Why `str` + `enum.Enum` (general Python, not shown in the context)",
+        "Python's semantics, which the context does not show, make `Enum` members singletons.",
     ],
 )
 def test_ordinary_sentences_about_the_context_pass(sentence: str) -> None:
