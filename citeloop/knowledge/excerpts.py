@@ -375,7 +375,8 @@ def choose_excerpts(
     then a look more at those shown before).
     Then each grows to its whole body (at most :data:`MAX_EXCERPT_LINES`), the named
     first, then the others in order, a long one to at most half of ``budget`` while
-    another excerpt may follow it.
+    another excerpt may follow it; a named one to all the share leaves beside what the
+    named after it take whole: what the task names comes before what it does not.
 
     An excerpt that does not fit whole is cut to the lines that do (at least
     :data:`MIN_EXCERPT_LINES`); one that cannot be cut so is left out and the next one
@@ -470,10 +471,15 @@ def choose_excerpts(
     look([i for i in first if i not in more], 0, MIN_EXCERPT_LINES)
     look([i for i in first if i not in more], 0)
     # Then the named ones grow, and the others follow, best first: a long body takes at
-    # most half the share while another excerpt may follow it.
+    # most half the share while another excerpt may follow it; a named one, all that
+    # the named after it leave when they grow whole (a played core's `try`/`except` the
+    # question asked about had been cut at half, beside another's whole docstring).
     rest = [entity.id for entity in wanted if entity.id not in named and entity.id in bodies]
     others = set(rest)
     order = [*chosen, *rest]
+    # What each named one takes more when whole, and what those after it take so.
+    growth = [max(0, _whole_cost(bodies[i], count) - chosen[i][1]) for i in chosen]
+    later = [sum(growth[at + 1 :]) for at in range(len(growth))]
     rest_left = budget if rest_budget is None else min(budget, rest_budget)
     for position, entity_id in enumerate(order):
         body = bodies[entity_id]
@@ -482,7 +488,9 @@ def choose_excerpts(
         if full <= shown:
             continue
         room = budget - used + cost
-        room = room if position == len(order) - 1 else min(room, max(budget / 2, cost))
+        if position != len(order) - 1:
+            half = min(room, max(budget / 2, cost))
+            room = max(half, room - later[position]) if position < len(later) else half
         if entity_id in others:
             room = min(room, rest_left)
         fitted = _fit(body, full, max(shown, MIN_EXCERPT_LINES), room, count)
@@ -498,6 +506,12 @@ def choose_excerpts(
             found.blocks[entity.id] = bodies[entity.id].excerpt(shown)
             found.shown[entity.id] = tuple(bodies[entity.id].numbers(shown))
     return found
+
+
+def _whole_cost(body: BodyLines, count: Callable[[str], int]) -> int:
+    """Tokens of ``body``'s excerpt at its most (:data:`MAX_EXCERPT_LINES` lines of
+    code), with its line break."""
+    return count("\n".join(body.excerpt(body.lines_of_code(MAX_EXCERPT_LINES)))) + 1
 
 
 def _stub(entity: Entity, files: Mapping[str, tuple[str, ...]]) -> bool:

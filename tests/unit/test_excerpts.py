@@ -314,6 +314,36 @@ def test_a_named_entity_looks_first_and_the_others_follow_in_rank_order() -> Non
     assert "m.a" in chosen.blocks
 
 
+def test_the_last_named_body_grows_whole_past_half_the_share() -> None:
+    """A named entity shows its whole body when the share holds it beside what the
+    named after it need whole, though another excerpt follows (a played core's ``try``/``except`` the question
+    was about had been cut at half the share, beside a whole docstring of another)."""
+    bodies = {name: tuple(f"    {name}_{n} = {n}" for n in range(1, 31)) for name in "ab"}
+    entities = {f"m.{name}": function(name, 1, 30, f"{name}.py") for name in "ab"}
+    reader = Files({f"{name}.py": body for name, body in bodies.items()})
+    whole = estimated_tokens("\n".join(excerpt_lines(entities["m.a"], bodies["a"], 30))) + 1
+    share = whole + whole // 2
+    chosen = choose_excerpts(
+        list(entities), entities, reader, share, estimated_tokens, named=["m.a"]
+    )
+    assert chosen.shown["m.a"] == tuple(range(1, 31)) and chosen.tokens <= share
+    # Not named, the first body is cut at half the share, so that the next one shows too.
+    ranked = choose_excerpts(list(entities), entities, reader, share, estimated_tokens)
+    assert len(ranked.shown["m.a"]) < 30 and "m.b" in ranked.blocks
+    # Named before a short one named too, it grows past half while that one shows whole.
+    entities["m.b"] = function("b", 1, 3, "b.py")
+    both = choose_excerpts(
+        list(entities), entities, reader, share, estimated_tokens, named=list(entities)
+    )
+    assert both.shown == {"m.a": tuple(range(1, 31)), "m.b": (1, 2, 3)}
+    # Two long ones named share it: neither takes what the other needs to show some.
+    entities["m.b"] = function("b", 1, 30, "b.py")
+    long = choose_excerpts(
+        list(entities), entities, reader, share, estimated_tokens, named=list(entities)
+    )
+    assert len(long.shown["m.a"]) < 30 and len(long.shown["m.b"]) >= MIN_EXCERPT_LINES
+
+
 def test_what_was_shown_before_is_shown_again_past_the_most_excerpts() -> None:
     """Two lacking names rank ahead of ``m.c``, which the context being widened showed:
     with room for two excerpts by count (``most``), ``m.c`` still shows every line it
