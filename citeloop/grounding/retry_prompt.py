@@ -178,6 +178,12 @@ IMPORTED_PROBLEM = (
 )
 """The line that says what the code base imports under names an answer listed as
 lacking, from outside the graph (``_ProxyError is urllib3.exceptions.ProxyError``)."""
+NOW_SHOWN_LINE = "- Of what you said the context lacks, the widened context now shows {shown}."
+"""The line that says what a widening brought of the code an answer said its context
+lacks (``the source of `f`, `g`; the line of `h```): played models had searched the
+widened context for it, and asked again for some it held."""
+NOW_SHOWN_PARTS = {"source": "the source of {names}", "line": "the line of {names}"}
+"""The parts of :data:`NOW_SHOWN_LINE`, by what is now shown of the names."""
 MIN_CITATIONS_PROBLEM = "- Cite, under '## Entities used', the context entities your answer uses."
 UNSEEN_PROBLEM = (
     "- Your answer cited only code the context did not show you. The context above now "
@@ -346,12 +352,24 @@ def _imported_line(origins: Mapping[str, str]) -> list[str]:
     return [IMPORTED_PROBLEM.format(names=listed(pairs, "; ", cut=False))]
 
 
+def _now_shown_line(shown: Mapping[str, str]) -> list[str]:
+    """:data:`NOW_SHOWN_LINE` for ``shown`` (``{name: "source" or "line"}``; none
+    without them)."""
+    parts = [
+        part.format(names=listed(name for name, what in shown.items() if what == kind))
+        for kind, part in NOW_SHOWN_PARTS.items()
+        if kind in shown.values()
+    ]
+    return [NOW_SHOWN_LINE.format(shown="; ".join(parts))] if parts else []
+
+
 def _problem_lines(
     result: GraphValidationResult,
     task: str,
     payload: str,
     widened: bool,
     origins: Mapping[str, str],
+    now: Mapping[str, str],
 ) -> list[str]:
     mentions = _written(task, payload)
     lines: list[str] = []
@@ -372,6 +390,7 @@ def _problem_lines(
     lines += _imported_line(origins)
     if result.insufficient_context:
         lines.append(INSUFFICIENT_PROBLEM if widened else SAID_LACKING_PROBLEM)
+        lines += _now_shown_line(now) if widened else []
     if "min_citations" in result.failed_rules:
         lines.append(MIN_CITATIONS_PROBLEM)
     return lines or [f"- {reason}" for reason in result.reasons]
@@ -415,6 +434,7 @@ def build_retry_prompt(
     payload: str = "",
     widened: bool = False,
     origins: Mapping[str, str] | None = None,
+    shown: Mapping[str, str] | None = None,
 ) -> str:
     """Build the prompt that asks again after a failed validation.
 
@@ -441,6 +461,10 @@ def build_retry_prompt(
             answer listed as lacking, by name (``{"_ProxyError":
             "urllib3.exceptions.ProxyError"}``): one line (:data:`IMPORTED_PROBLEM`)
             says so, and they are left out of the names said not to be in the graph.
+        shown: Of the names the answer said the context lacks, those the widened
+            context shows more of, by name: ``"source"`` (their source, new to it) or
+            ``"line"`` (their line, new to it); with ``widened`` and a said-insufficient
+            context, one line (:data:`NOW_SHOWN_LINE`) says so.
 
     Returns:
         ``RETRY_PROMPT_TEMPLATE`` filled with the task; a header naming the failed
@@ -473,7 +497,10 @@ def build_retry_prompt(
     if origins:  # what the code base imports from outside: a line of their own
         outside = tuple(name for name in result.lacking_not_in_graph if name not in origins)
         result = replace(result, lacking_not_in_graph=outside)
-    lines = [] if result.passed else _problem_lines(result, original, payload, widened, origins)
+    shown = dict(shown or {})
+    lines = (
+        [] if result.passed else _problem_lines(result, original, payload, widened, origins, shown)
+    )
     lines += extra_problems
     previous = (
         PREVIOUS_ANSWER_BLOCK.format(
@@ -487,6 +514,7 @@ def build_retry_prompt(
     if said_lacking_only and not extra_problems:
         # Said lacking, nothing else: the header says so, one line asks, no list repeats it.
         lines = [LACKING_ASK if widened else SAID_LACKING_ASK]
+        lines += _now_shown_line(shown) if widened else []
         # What no widening can bring: code the graph does not have, and what the code
         # base imports from outside it.
         if result.lacking_not_in_graph:

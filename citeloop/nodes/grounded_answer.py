@@ -72,6 +72,7 @@ from citeloop.nodes.chat import (
 from citeloop.nodes.graph_files import graph_names, open_graph
 from citeloop.nodes.query_rewrite import RewriteNotMade, counted_rewrites, rewrite_retriever
 from citeloop.nodes.recent import indexed_context
+from citeloop.nodes.widened_news import now_shown
 from citeloop.prompts import (
     GROUNDED_ANSWER_PROMPT,
     GROUNDED_PAYLOAD_BLOCK,
@@ -729,8 +730,20 @@ class GroundedAnswerNodes:
         # What the answer listed as lacking that the code base imports from outside the
         # graph (not what its prose names beside a saying: it also names code it used).
         listed = [*listed_lacking_names(answer), *(report.get("lacking_not_in_graph") or ())]
+        news: dict[str, Any] = {}
         if origins := self._origins(state, list(dict.fromkeys(listed)), injected, ctx):
-            update["report"] = {**report, "lacking_origins": origins}
+            news["lacking_origins"] = origins
+        # What it now shows of what the answer said the context lacks, that it did not.
+        before = state.get("context_excerpts") or {}
+        if shown := now_shown(
+            lacking,
+            injected,
+            state.get("context_entities") or [],
+            [entity_id for entity_id, lines in before.items() if lines],
+        ):
+            news["lacking_shown"] = shown
+        if news:
+            update["report"] = {**report, **news}
         if rewrites:  # the first context's rewrite had failed; this one was made
             update["tokens"] = functools.reduce(add_usage, rewrites, state.get("tokens"))
         return update
@@ -819,6 +832,7 @@ class GroundedAnswerNodes:
             payload=state.get("payload") or "",
             widened=state.get("widened", True),
             origins=report.get("lacking_origins") or {},
+            shown=report.get("lacking_shown") or {},
         )
         return {"feedback": feedback}
 

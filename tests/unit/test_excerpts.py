@@ -314,10 +314,11 @@ def test_a_named_entity_looks_first_and_the_others_follow_in_rank_order() -> Non
     assert "m.a" in chosen.blocks
 
 
-def test_the_last_named_body_grows_whole_past_half_the_share() -> None:
+def test_a_named_body_grows_whole_past_half_the_share() -> None:
     """A named entity shows its whole body when the share holds it beside what the
-    named after it need whole, though another excerpt follows (a played core's ``try``/``except`` the question
-    was about had been cut at half the share, beside a whole docstring of another)."""
+    named after it need whole, though another excerpt follows (a played core's
+    ``try``/``except`` the question was about had been cut at half the share, beside a
+    whole docstring of another)."""
     bodies = {name: tuple(f"    {name}_{n} = {n}" for n in range(1, 31)) for name in "ab"}
     entities = {f"m.{name}": function(name, 1, 30, f"{name}.py") for name in "ab"}
     reader = Files({f"{name}.py": body for name, body in bodies.items()})
