@@ -180,9 +180,13 @@ IMPORTED_PROBLEM = (
 lacking, from outside the graph (``_ProxyError is urllib3.exceptions.ProxyError``)."""
 NOW_SHOWN_LINE = "- Of what you said the context lacks, the widened context now shows {shown}."
 """The line that says what a widening brought of the code an answer said its context
-lacks (``the source of `f`, `g`; the line of `h```): played models had searched the
-widened context for it, and asked again for some it held."""
-NOW_SHOWN_PARTS = {"source": "the source of {names}", "line": "the line of {names}"}
+lacks (``the source of f, g; more lines of h (L12-30); the line of k``): played models
+had searched the widened context for it, and asked again for some it held."""
+NOW_SHOWN_PARTS = {
+    "source": "the source of {names}",
+    "more": "more lines of {names}",
+    "line": "the line of {names}",
+}
 """The parts of :data:`NOW_SHOWN_LINE`, by what is now shown of the names."""
 MIN_CITATIONS_PROBLEM = "- Cite, under '## Entities used', the context entities your answer uses."
 UNSEEN_PROBLEM = (
@@ -352,14 +356,18 @@ def _imported_line(origins: Mapping[str, str]) -> list[str]:
     return [IMPORTED_PROBLEM.format(names=listed(pairs, "; ", cut=False))]
 
 
-def _now_shown_line(shown: Mapping[str, str]) -> list[str]:
-    """:data:`NOW_SHOWN_LINE` for ``shown`` (``{name: "source" or "line"}``; none
-    without them)."""
-    parts = [
-        part.format(names=listed(name for name, what in shown.items() if what == kind))
-        for kind, part in NOW_SHOWN_PARTS.items()
-        if kind in shown.values()
-    ]
+def _now_shown_line(shown: Mapping[str, Mapping[str, str]]) -> list[str]:
+    """:data:`NOW_SHOWN_LINE` for ``shown`` (``{name: {"what": "source", "more" or
+    "line", "lines": "L12-30"}}``; none without them)."""
+    parts = []
+    for kind, part in NOW_SHOWN_PARTS.items():
+        names = [
+            f"{clipped(name)} ({news['lines']})" if news.get("lines") else clipped(name)
+            for name, news in shown.items()
+            if news.get("what") == kind
+        ]
+        if names:
+            parts.append(part.format(names=listed(names, cut=False)))
     return [NOW_SHOWN_LINE.format(shown="; ".join(parts))] if parts else []
 
 
@@ -369,7 +377,7 @@ def _problem_lines(
     payload: str,
     widened: bool,
     origins: Mapping[str, str],
-    now: Mapping[str, str],
+    now: Mapping[str, Mapping[str, str]],
 ) -> list[str]:
     mentions = _written(task, payload)
     lines: list[str] = []
@@ -434,7 +442,7 @@ def build_retry_prompt(
     payload: str = "",
     widened: bool = False,
     origins: Mapping[str, str] | None = None,
-    shown: Mapping[str, str] | None = None,
+    shown: Mapping[str, Mapping[str, str]] | None = None,
 ) -> str:
     """Build the prompt that asks again after a failed validation.
 
@@ -462,9 +470,11 @@ def build_retry_prompt(
             "urllib3.exceptions.ProxyError"}``): one line (:data:`IMPORTED_PROBLEM`)
             says so, and they are left out of the names said not to be in the graph.
         shown: Of the names the answer said the context lacks, those the widened
-            context shows more of, by name: ``"source"`` (their source, new to it) or
-            ``"line"`` (their line, new to it); with ``widened`` and a said-insufficient
-            context, one line (:data:`NOW_SHOWN_LINE`) says so.
+            context shows more of, by name: ``{"what": "source"}`` (their source, new to
+            it), ``{"what": "more", "lines": "L12-30"}`` (more lines of their source) or
+            ``{"what": "line"}`` (their line, new to it), as
+            :func:`citeloop.nodes.widened_news.now_shown` gives them; with ``widened``
+            and a said-insufficient context, one line (:data:`NOW_SHOWN_LINE`) says so.
 
     Returns:
         ``RETRY_PROMPT_TEMPLATE`` filled with the task; a header naming the failed

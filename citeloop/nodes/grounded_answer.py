@@ -733,13 +733,13 @@ class GroundedAnswerNodes:
         news: dict[str, Any] = {}
         if origins := self._origins(state, list(dict.fromkeys(listed)), injected, ctx):
             news["lacking_origins"] = origins
-        # What it now shows of what the answer said the context lacks, that it did not.
-        before = state.get("context_excerpts") or {}
+        # What it now shows, that it did not, of what the answer listed as lacking (of
+        # what its sayings name, when it lists nothing: its prose names code it used too).
         if shown := now_shown(
-            lacking,
+            qualified(listed_lacking_names(answer), among=names) or lacking,
             injected,
             state.get("context_entities") or [],
-            [entity_id for entity_id, lines in before.items() if lines],
+            state.get("context_excerpts") or {},
         ):
             news["lacking_shown"] = shown
         if news:

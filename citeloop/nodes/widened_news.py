@@ -3,48 +3,55 @@
 A widened context is larger than the one the answer saw, and says nothing of which of
 its lines answer the answer's request: played models searched a 6,000-token context for
 the bodies they had asked for, and asked again for some it held. :func:`now_shown` says,
-of the names the answer said lacking, which the widened context shows that the one
-before did not: an entity new to it, or one whose source it now shows. The retry prompt
-writes them on one line (:func:`~citeloop.grounding.retry_prompt.build_retry_prompt`'s
-``shown``).
+of the names the answer said lacking, which the widened context shows more of than the
+one before: source it did not show, more lines of source it showed, or an entity new to
+it. The retry prompt writes them on one line
+(:func:`~citeloop.grounding.retry_prompt.build_retry_prompt`'s ``shown``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from citeloop.knowledge import InjectedContext
 
 SOURCE = "source"
-"""What :func:`now_shown` says of a name whose source the widened context shows."""
+"""A name whose source the widened context shows, and the one before did not."""
+MORE = "more"
+"""A name whose source the widened context shows more lines of."""
 LINE = "line"
-"""What :func:`now_shown` says of a name the widened context holds without its source."""
+"""A name the widened context holds without its source, and the one before did not."""
+
+MAX_RANGES = 3
+"""Most ranges of new lines written for a name (then how many more)."""
 
 
 def now_shown(
     names: Iterable[str],
     widened: InjectedContext,
     before: Iterable[Mapping[str, Any]],
-    sourced_before: Collection[str],
-) -> dict[str, str]:
-    """``{name: SOURCE or LINE}`` for each of ``names`` (what an answer said its context
-    lacks: ``Owner.member`` or a bare name, as written) that ``widened`` shows more of
-    than the context before it: its source, shown now and not before (:data:`SOURCE`),
-    or its line, an entity the context before did not hold (:data:`LINE`); in the order
-    of ``names``. A bare name is any entity of that name; ``Owner.member``, a member of
-    a class of that short name.
+    sourced_before: Mapping[str, Sequence[int]],
+) -> dict[str, dict[str, str]]:
+    """What ``widened`` shows more of than the context before it, of each of ``names``
+    (what an answer said its context lacks: ``Owner.member`` or a bare name, as
+    written), in the order of ``names``: ``{name: {"what": SOURCE}}`` for source it
+    shows now and not before, ``{"what": MORE, "lines": "L951-955, L960-980"}`` for
+    lines of source it shows now beside those shown before, ``{"what": LINE}`` for an
+    entity new to it without source; a name it shows nothing more of is left out. A bare
+    name is any entity of that name; ``Owner.member`` a member of a class (or module) of
+    that short name; a longer dotted name, of its last owner.
 
     Args:
         names: The names the answer said the context lacks.
         widened: The widened context.
         before: The entities of the context the answer saw (``{"id": ...}`` mappings, as
             the graph's state keeps them).
-        sourced_before: Ids of the entities whose source that context showed.
+        sourced_before: The source line numbers that context showed, by entity id.
     """
     held = {entity.get("id") for entity in before}
-    sourced = {entity_id for entity_id, _ in widened.excerpts}
-    shown: dict[str, str] = {}
+    sourced = dict(widened.excerpts)
+    shown: dict[str, dict[str, str]] = {}
     for name in dict.fromkeys(names):
         owner, _, short = name.rpartition(".")
         owner = owner.rpartition(".")[2]  # `pkg.mod.f`: a member of `mod`
@@ -55,8 +62,29 @@ def now_shown(
             and entity.name == short
             and (not owner or entity.id.rpartition(".")[0].rpartition(".")[2] == owner)
         ]
-        if any(i in sourced and i not in sourced_before for i in matches):
-            shown[name] = SOURCE
+        new_lines = {
+            entity_id: sorted(set(sourced[entity_id]) - set(sourced_before.get(entity_id, ())))
+            for entity_id in matches
+            if entity_id in sourced
+        }
+        if any(lines and not sourced_before.get(i) for i, lines in new_lines.items()):
+            shown[name] = {"what": SOURCE}
+        elif more := [n for lines in new_lines.values() for n in lines]:
+            shown[name] = {"what": MORE, "lines": line_ranges(more)}
         elif any(i not in held for i in matches):
-            shown[name] = LINE
+            shown[name] = {"what": LINE}
     return shown
+
+
+def line_ranges(numbers: Iterable[int], most: int = MAX_RANGES) -> str:
+    """``numbers`` as ranges of consecutive lines, ``L3-5, L9``, at most ``most`` of
+    them, then how many more."""
+    ranges: list[list[int]] = []
+    for number in sorted(set(numbers)):
+        if ranges and number == ranges[-1][1] + 1:
+            ranges[-1][1] = number
+        else:
+            ranges.append([number, number])
+    written = [f"L{a}-{b}" if b > a else f"L{a}" for a, b in ranges[:most]]
+    more = len(ranges) - len(written)
+    return ", ".join(written) + (f" and {more} more" if more else "")

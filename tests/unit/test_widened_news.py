@@ -16,7 +16,7 @@ from citeloop.knowledge import (
     InjectedContext,
     Tier,
 )
-from citeloop.nodes.widened_news import LINE, SOURCE, now_shown
+from citeloop.nodes.widened_news import LINE, MORE, SOURCE, line_ranges, now_shown
 from tests.fakes import ScriptedChatModel
 from tests.unit.test_grounded_answer_graph import SOURCE as FILES
 from tests.unit.test_grounded_answer_graph import TASK, build, good_answer, indexed
@@ -42,36 +42,49 @@ WIDENED = InjectedContext(
 def test_what_a_widening_newly_shows_of_the_names_said_lacking() -> None:
     before = [{"id": "shop.cart.Cart"}, {"id": "shop.cart.Cart.total"}, {"id": "shop.cart.x"}]
     names = ["Cart.total", "Ledger.record", "sum_prices", "Cart", "Cart.add_item", "absent"]
-    shown = now_shown(names, WIDENED, before, sourced_before=[])
+    shown = now_shown(names, WIDENED, before, sourced_before={})
     # Cart.total was there as a line, its source is new; Ledger.record is new with its
     # source; sum_prices and Cart.add_item are new lines; Cart shows nothing more.
     assert shown == {
-        "Cart.total": SOURCE,
-        "Ledger.record": SOURCE,
-        "sum_prices": LINE,
-        "Cart.add_item": LINE,
+        "Cart.total": {"what": SOURCE},
+        "Ledger.record": {"what": SOURCE},
+        "sum_prices": {"what": LINE},
+        "Cart.add_item": {"what": LINE},
     }
     assert list(shown) == ["Cart.total", "Ledger.record", "sum_prices", "Cart.add_item"]
 
 
-def test_source_shown_before_is_no_news_and_an_owner_must_match() -> None:
+def test_more_lines_of_source_shown_before_are_named_by_range() -> None:
     before = [{"id": e.id} for e in WIDENED.entities]
-    sourced = ["shop.cart.Cart.total", "shop.ledger.Ledger.record"]
-    assert now_shown(["Cart.total", "record"], WIDENED, before, sourced) == {}
-    # `Basket.total` names another class's member; `ledger.Ledger.record` is dotted by
-    # its module too, and its last owner is the class.
+    sourced = {"shop.cart.Cart.total": [5], "shop.ledger.Ledger.record": [4, 5]}
+    # Ledger.record shows what it showed; Cart.total one line more.
+    assert now_shown(["Cart.total", "record"], WIDENED, before, sourced) == {
+        "Cart.total": {"what": MORE, "lines": "L6"}
+    }
+
+
+def test_an_owner_must_match_and_a_longer_dotted_name_is_read_by_its_last_owner() -> None:
     names = ["Basket.total", "shop.ledger.Ledger.record"]
-    assert now_shown(names, WIDENED, [], []) == {"shop.ledger.Ledger.record": SOURCE}
+    assert now_shown(names, WIDENED, [], {}) == {"shop.ledger.Ledger.record": {"what": SOURCE}}
+
+
+def test_line_ranges() -> None:
+    assert line_ranges([9, 3, 4, 5, 12, 13]) == "L3-5, L9, L12-13"
+    assert line_ranges([1, 3, 5, 7, 9], most=2) == "L1, L3 and 3 more"
 
 
 def test_the_retry_prompt_says_what_the_widened_context_now_shows() -> None:
     answer = "It totals the cart. The context does not show `Cart.total`.\n\n"
     answer += "## Entities used\n- Cart\n"
     result = GraphContextValidator().validate(answer, ["Cart", "Cart.total", "sum_prices"])
-    shown = {"Cart.total": SOURCE, "sum_prices": LINE}
+    shown = {
+        "Cart.total": {"what": SOURCE},
+        "Cart": {"what": MORE, "lines": "L3-5"},
+        "sum_prices": {"what": LINE},
+    }
     prompt = build_retry_prompt(TASK, result, widened=True, shown=shown)
-    line = NOW_SHOWN_LINE.format(shown="the source of Cart.total; the line of sum_prices")
-    assert line in prompt.splitlines()
+    told = "the source of Cart.total; more lines of Cart (L3-5); the line of sum_prices"
+    assert NOW_SHOWN_LINE.format(shown=told) in prompt.splitlines()
     # Not widened, nothing is said of what it shows.
     assert "now shows the" not in build_retry_prompt(TASK, result, shown=shown)
     assert "now shows the" not in build_retry_prompt(TASK, result, widened=True)
@@ -80,7 +93,9 @@ def test_the_retry_prompt_says_what_the_widened_context_now_shows() -> None:
 @pytest.fixture
 def store(tmp_path: Path):
     ledger = "class Ledger:\n    def record(self, row):\n        self.rows.append(row)\n"
-    graph_store = indexed(tmp_path, {**FILES, "shop/ledger.py": ledger})
+    journal = "class Journal:\n    def write(self, line):\n        self.lines.append(line)\n"
+    files = {**FILES, "shop/ledger.py": ledger, "shop/journal.py": journal}
+    graph_store = indexed(tmp_path, files)
     yield graph_store
     graph_store.close()
 
@@ -95,4 +110,22 @@ async def test_a_retry_names_the_code_said_lacking_that_the_widening_brought(sto
     out = await build(model, store).ainvoke({"task": TASK})
     assert (out["outcome"], out["attempts"]) == ("passed", 2)
     retry = model.prompts[1][-1].text
+    assert NOW_SHOWN_LINE.format(shown="the source of Ledger.record") in retry.splitlines()
+
+
+async def test_an_answer_that_lists_what_it_lacks_is_told_of_its_list_only(store) -> None:
+    """Its prose names code beside a saying too (code it used, or mentions): the line
+    says what the widening brought of its list."""
+    core = [e.name for e in ContextInjector(store).inject(TASK).core]
+    hedge = good_answer(core).replace(
+        "The answer relies on",
+        "The context does not show `Journal.write`, which may log it. It relies on",
+    )
+    body, section = hedge.split("\n\n## Entities used")
+    listing = body + "\n\n## Still missing\n- `Ledger.record`\n\n## Entities used" + section
+    model = ScriptedChatModel(script=[listing, good_answer(core)])
+    out = await build(model, store).ainvoke({"task": TASK})
+    assert (out["outcome"], out["attempts"]) == ("passed", 2)
+    retry = model.prompts[1][-1].text
+    assert "Journal.write" in retry.split("<context>")[1]  # brought in, named by the answer
     assert NOW_SHOWN_LINE.format(shown="the source of Ledger.record") in retry.splitlines()
