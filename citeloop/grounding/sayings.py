@@ -47,7 +47,7 @@ _SAYINGS = (
     r"|reveal|say|explain|expose|give)",
     _CONTEXT + r" (?:is|seems|appears|was) (?:to be )?(?:(?!not |never )\w+ )?(?:insufficient"
     r"|incomplete|not enough|not sufficient|too limited|missing)",
-    _CONTEXT + r" (?:lacks|omits|is missing|leaves out)",
+    _CONTEXT + r" (?:still |also |now )?(?:lacks|omits|is missing|leaves out)",
     _CONTEXT + r" (?:still |also |only |itself |here )?(?:shows|gives|contains|includes|has)"
     r" (?:no|nothing)\b",
     r"\b(?:not|no) (?:enough|sufficient) (?:information|context|detail|code)",

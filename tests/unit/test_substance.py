@@ -827,6 +827,9 @@ def test_a_backslash_separates_a_path_on_either_side() -> None:
         "\n\n## What is still missing\n\n- where nodes are stored",
         "\n\n### Still not shown\n- the loop",
         "\n\n### Callers (not shown in the context)\n- whoever calls `compile`",
+        # "still": a played demo answer's heading had passed as no saying at all.
+        "\n\n### What the context still lacks\n- the lines that attach the nodes",
+        "The widened context still lacks the body of `compile`.",
         # A line all bold is a heading as models write one.
         "\n\n**Still missing**\n\n- **L269-273:** whether the signs are applied again",
         "\n\n  **What is not shown:**\n- the loop",
