@@ -180,10 +180,12 @@ IMPORTED_PROBLEM = (
 lacking, from outside the graph (``_ProxyError is urllib3.exceptions.ProxyError``)."""
 NOW_SHOWN_LINE = "- Of what you said the context lacks, the widened context now shows {shown}."
 """The line that says what a widening brought of the code an answer said its context
-lacks (``the source of f, g; more lines of h (L12-30); the line of k``): played models
+lacks (``the source of f; lines of g (L3-9); more lines of h (L12-30); the line of
+k``): played models
 had searched the widened context for it, and asked again for some it held."""
 NOW_SHOWN_PARTS = {
     "source": "the source of {names}",
+    "part": "lines of {names}",
     "more": "more lines of {names}",
     "line": "the line of {names}",
 }
@@ -357,8 +359,8 @@ def _imported_line(origins: Mapping[str, str]) -> list[str]:
 
 
 def _now_shown_line(shown: Mapping[str, Mapping[str, str]]) -> list[str]:
-    """:data:`NOW_SHOWN_LINE` for ``shown`` (``{name: {"what": "source", "more" or
-    "line", "lines": "L12-30"}}``; none without them)."""
+    """:data:`NOW_SHOWN_LINE` for ``shown`` (``{name: {"what": "source", "part", "more"
+    or "line", "lines": "L12-30"}}``; none without them)."""
     parts = []
     for kind, part in NOW_SHOWN_PARTS.items():
         names = [
@@ -470,8 +472,9 @@ def build_retry_prompt(
             "urllib3.exceptions.ProxyError"}``): one line (:data:`IMPORTED_PROBLEM`)
             says so, and they are left out of the names said not to be in the graph.
         shown: Of the names the answer said the context lacks, those the widened
-            context shows more of, by name: ``{"what": "source"}`` (their source, new to
-            it), ``{"what": "more", "lines": "L12-30"}`` (more lines of their source) or
+            context shows more of, by name: ``{"what": "source"}`` (their source whole,
+            new to it), ``{"what": "part", "lines": "L3-9"}`` (some of it, new to it),
+            ``{"what": "more", "lines": "L12-30"}`` (more lines of their source) or
             ``{"what": "line"}`` (their line, new to it), as
             :func:`citeloop.nodes.widened_news.now_shown` gives them; with ``widened``
             and a said-insufficient context, one line (:data:`NOW_SHOWN_LINE`) says so.

@@ -4,8 +4,8 @@ A widened context is larger than the one the answer saw, and says nothing of whi
 its lines answer the answer's request: played models searched a 6,000-token context for
 the bodies they had asked for, and asked again for some it held. :func:`now_shown` says,
 of the names the answer said lacking, which the widened context shows more of than the
-one before: source it did not show, more lines of source it showed, or an entity new to
-it. The retry prompt writes them on one line
+one before: source it did not show (whole, or which lines), more lines of source it
+showed, or an entity new to it. The retry prompt writes them on one line
 (:func:`~citeloop.grounding.retry_prompt.build_retry_prompt`'s ``shown``).
 """
 
@@ -17,7 +17,10 @@ from typing import Any
 from citeloop.knowledge import InjectedContext
 
 SOURCE = "source"
-"""A name whose source the widened context shows, and the one before did not."""
+"""A name whose source the widened context shows whole, and the one before did not."""
+PART = "part"
+"""A name whose source the widened context shows some lines of, and the one before did
+not."""
 MORE = "more"
 """A name whose source the widened context shows more lines of."""
 LINE = "line"
@@ -36,9 +39,10 @@ def now_shown(
     """What ``widened`` shows more of than the context before it, of each of ``names``
     (what an answer said its context lacks: ``Owner.member`` or a bare name, as
     written), in the order of ``names``: ``{name: {"what": SOURCE}}`` for source it
-    shows now and not before, ``{"what": MORE, "lines": "L951-955, L960-980"}`` for
-    lines of source it shows now beside those shown before, ``{"what": LINE}`` for an
-    entity new to it without source; a name it shows nothing more of is left out. A bare
+    shows whole now and not before, ``{"what": PART, "lines": "L12-20, L31"}`` for
+    some of it, ``{"what": MORE, "lines": "L951-955, L960-980"}`` for lines of source
+    it shows now beside those shown before, ``{"what": LINE}`` for an entity new to it
+    without source; a name it shows nothing more of is left out. A bare
     name is any entity of that name; ``Owner.member`` a member of a class (or module) of
     that short name; a longer dotted name, of its last owner.
 
@@ -51,6 +55,7 @@ def now_shown(
     """
     held = {entity.get("id") for entity in before}
     sourced = dict(widened.excerpts)
+    spans = {entity.id: (entity.line, entity.end_line) for entity in widened.entities}
     shown: dict[str, dict[str, str]] = {}
     for name in dict.fromkeys(names):
         owner, _, short = name.rpartition(".")
@@ -67,13 +72,24 @@ def now_shown(
             for entity_id in matches
             if entity_id in sourced
         }
-        if any(lines and not sourced_before.get(i) for i, lines in new_lines.items()):
+        first = [i for i, lines in new_lines.items() if lines and not sourced_before.get(i)]
+        if any(_whole(spans[i], sourced[i]) for i in first):
             shown[name] = {"what": SOURCE}
+        elif first:
+            shown[name] = {"what": PART, "lines": line_ranges(sourced[first[0]])}
         elif more := [n for lines in new_lines.values() for n in lines]:
             shown[name] = {"what": MORE, "lines": line_ranges(more)}
         elif any(i not in held for i in matches):
             shown[name] = {"what": LINE}
     return shown
+
+
+def _whole(span: tuple[int | None, int | None], shown: Sequence[int]) -> bool:
+    """Whether the line numbers ``shown`` cover an entity's ``(line, end_line)``."""
+    first, last = span
+    if first is None:
+        return False
+    return set(range(first, (last or first) + 1)) <= set(shown)
 
 
 def line_ranges(numbers: Iterable[int], most: int = MAX_RANGES) -> str:

@@ -16,26 +16,34 @@ from citeloop.knowledge import (
     InjectedContext,
     Tier,
 )
-from citeloop.nodes.widened_news import LINE, MORE, SOURCE, line_ranges, now_shown
+from citeloop.nodes.widened_news import LINE, MORE, PART, SOURCE, line_ranges, now_shown
 from tests.fakes import ScriptedChatModel
 from tests.unit.test_grounded_answer_graph import SOURCE as FILES
 from tests.unit.test_grounded_answer_graph import TASK, build, good_answer, indexed
 
 
-def entity(entity_id: str, kind: EntityKind = EntityKind.METHOD) -> ContextEntity:
-    return ContextEntity(entity_id.rpartition(".")[2], kind, Tier.SUPPORTING, id=entity_id)
+def entity(entity_id: str, span: tuple[int, int] | None = None) -> ContextEntity:
+    kind = EntityKind.CLASS if entity_id.rpartition(".")[2][0].isupper() else EntityKind.METHOD
+    line, end_line = span or (None, None)
+    name = entity_id.rpartition(".")[2]
+    return ContextEntity(name, kind, Tier.SUPPORTING, entity_id, line=line, end_line=end_line)
 
 
 WIDENED = InjectedContext(
     text="",
     entities=(
-        entity("shop.cart.Cart", EntityKind.CLASS),
-        entity("shop.cart.Cart.total"),
-        entity("shop.cart.Cart.add_item"),
-        entity("shop.ledger.Ledger.record"),
-        entity("shop.cart.sum_prices", EntityKind.FUNCTION),
+        entity("shop.cart.Cart", (1, 9)),
+        entity("shop.cart.Cart.total", (5, 6)),
+        entity("shop.cart.Cart.add_item", (2, 3)),
+        entity("shop.ledger.Ledger.record", (4, 5)),
+        entity("shop.cart.sum_prices", (8, 9)),
+        entity("shop.cart.Basket.empty", (12, 20)),
     ),
-    excerpts=(("shop.cart.Cart.total", (5, 6)), ("shop.ledger.Ledger.record", (4, 5))),
+    excerpts=(
+        ("shop.cart.Cart.total", (5, 6)),
+        ("shop.ledger.Ledger.record", (4, 5)),
+        ("shop.cart.Basket.empty", (12, 13, 18)),
+    ),
 )
 
 
@@ -45,6 +53,9 @@ def test_what_a_widening_newly_shows_of_the_names_said_lacking() -> None:
     shown = now_shown(names, WIDENED, before, sourced_before={})
     # Cart.total was there as a line, its source is new; Ledger.record is new with its
     # source; sum_prices and Cart.add_item are new lines; Cart shows nothing more.
+    assert now_shown(["empty"], WIDENED, before, {}) == {
+        "empty": {"what": PART, "lines": "L12-13, L18"}  # three of its lines
+    }
     assert shown == {
         "Cart.total": {"what": SOURCE},
         "Ledger.record": {"what": SOURCE},
@@ -81,9 +92,11 @@ def test_the_retry_prompt_says_what_the_widened_context_now_shows() -> None:
         "Cart.total": {"what": SOURCE},
         "Cart": {"what": MORE, "lines": "L3-5"},
         "sum_prices": {"what": LINE},
+        "Cart.add_item": {"what": PART, "lines": "L2"},
     }
     prompt = build_retry_prompt(TASK, result, widened=True, shown=shown)
-    told = "the source of Cart.total; more lines of Cart (L3-5); the line of sum_prices"
+    told = "the source of Cart.total; lines of Cart.add_item (L2); more lines of Cart (L3-5); "
+    told += "the line of sum_prices"
     assert NOW_SHOWN_LINE.format(shown=told) in prompt.splitlines()
     # Not widened, nothing is said of what it shows.
     assert "now shows the" not in build_retry_prompt(TASK, result, shown=shown)
