@@ -56,16 +56,18 @@ def now_shown(
     held = {entity.get("id") for entity in before}
     sourced = dict(widened.excerpts)
     spans = {entity.id: (entity.line, entity.end_line) for entity in widened.entities}
+    by_name: dict[str, list[str]] = {}
+    for entity in widened.entities:
+        if entity.id:
+            by_name.setdefault(entity.name, []).append(entity.id)
     shown: dict[str, dict[str, str]] = {}
     for name in dict.fromkeys(names):
         owner, _, short = name.rpartition(".")
         owner = owner.rpartition(".")[2]  # `pkg.mod.f`: a member of `mod`
         matches = [
-            entity.id
-            for entity in widened.entities
-            if entity.id
-            and entity.name == short
-            and (not owner or entity.id.rpartition(".")[0].rpartition(".")[2] == owner)
+            entity_id
+            for entity_id in by_name.get(short, ())
+            if not owner or entity_id.rpartition(".")[0].rpartition(".")[2] == owner
         ]
         new_lines = {
             entity_id: sorted(set(sourced[entity_id]) - set(sourced_before.get(entity_id, ())))
