@@ -26,8 +26,10 @@ MORE = "more"
 LINE = "line"
 """A name the widened context holds without its source, and the one before did not."""
 
-MAX_RANGES = 3
-"""Most ranges of new lines written for a name (then how many more)."""
+MAX_RANGES = 6
+"""Most ranges of new lines written for a name (then how many more): with three, the
+demo's "L1348-1357, L1360-1363, L1367-1379 and 1 more" had hidden the lines its answer
+had asked for most."""
 
 
 def now_shown(
