@@ -31,6 +31,18 @@ PROPER_NOUNS: frozenset[str] = frozenset(
         "CoffeeScript",
         "PyPI",
         "LaTeX",
+        # markup and document formats, and their tools
+        "reST",
+        "reStructuredText",
+        "TeX",
+        "BibTeX",
+        "XeLaTeX",
+        "LuaLaTeX",
+        "MathJax",
+        "KaTeX",
+        "MyST",
+        "CommonMark",
+        "AsciiDoc",
         # operating systems and shells
         "macOS",
         "iOS",
