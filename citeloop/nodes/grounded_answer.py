@@ -734,9 +734,12 @@ class GroundedAnswerNodes:
         if origins := self._origins(state, list(dict.fromkeys(listed)), injected, ctx):
             news["lacking_origins"] = origins
         # What it now shows, that it did not, of what the answer listed as lacking (of
-        # what its sayings name, when it lists nothing: its prose names code it used too).
+        # what its sayings name, when it lists nothing: its prose names code it used too)
+        # and of the code whose lines it asked for.
+        said = [n for n in listed_lacking_names(answer) if n not in dismissed]
+        held = [".".join(entity_id.split(".")[-2:]) for entity_id, _, _ in expansion.lines]
         if shown := now_shown(
-            qualified(listed_lacking_names(answer), among=names) or lacking,
+            [*(qualified(said, among=names) or lacking), *held],
             injected,
             state.get("context_entities") or [],
             state.get("context_excerpts") or {},

@@ -44,9 +44,11 @@ def now_shown(
     shows whole now and not before, ``{"what": PART, "lines": "L12-20, L31"}`` for
     some of it, ``{"what": MORE, "lines": "L951-955, L960-980"}`` for lines of source
     it shows now beside those shown before, ``{"what": LINE}`` for an entity new to it
-    without source; a name it shows nothing more of is left out. A bare
-    name is any entity of that name; ``Owner.member`` a member of a class (or module) of
-    that short name; a longer dotted name, of its last owner.
+    without source; a name it shows nothing more of is left out, and so is a plain
+    lower-case word (``app``, ``ds``: played answers' local names had been told as
+    attributes of unrelated classes). A bare name is any entity of that name;
+    ``Owner.member`` a member of a class (or module) of that short name; a longer dotted
+    name, of its last owner.
 
     Args:
         names: The names the answer said the context lacks.
@@ -64,6 +66,8 @@ def now_shown(
             by_name.setdefault(entity.name, []).append(entity.id)
     shown: dict[str, dict[str, str]] = {}
     for name in dict.fromkeys(names):
+        if name.isalpha() and name.islower():
+            continue  # `app`, `ds`, `join`: a local name as often as an entity's
         owner, _, short = name.rpartition(".")
         owner = owner.rpartition(".")[2]  # `pkg.mod.f`: a member of `mod`
         matches = [

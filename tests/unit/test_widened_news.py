@@ -53,8 +53,8 @@ def test_what_a_widening_newly_shows_of_the_names_said_lacking() -> None:
     shown = now_shown(names, WIDENED, before, sourced_before={})
     # Cart.total was there as a line, its source is new; Ledger.record is new with its
     # source; sum_prices and Cart.add_item are new lines; Cart shows nothing more.
-    assert now_shown(["empty"], WIDENED, before, {}) == {
-        "empty": {"what": PART, "lines": "L12-13, L18"}  # three of its lines
+    assert now_shown(["Basket.empty"], WIDENED, before, {}) == {
+        "Basket.empty": {"what": PART, "lines": "L12-13, L18"}  # three of its lines
     }
     assert shown == {
         "Cart.total": {"what": SOURCE},
@@ -63,13 +63,17 @@ def test_what_a_widening_newly_shows_of_the_names_said_lacking() -> None:
         "Cart.add_item": {"what": LINE},
     }
     assert list(shown) == ["Cart.total", "Ledger.record", "sum_prices", "Cart.add_item"]
+    # A plain lower-case word names a local as often as an entity: it is not told.
+    assert now_shown(["record", "Ledger.record"], WIDENED, before, {}) == {
+        "Ledger.record": {"what": SOURCE}
+    }
 
 
 def test_more_lines_of_source_shown_before_are_named_by_range() -> None:
     before = [{"id": e.id} for e in WIDENED.entities]
     sourced = {"shop.cart.Cart.total": [5], "shop.ledger.Ledger.record": [4, 5]}
     # Ledger.record shows what it showed; Cart.total one line more.
-    assert now_shown(["Cart.total", "record"], WIDENED, before, sourced) == {
+    assert now_shown(["Cart.total", "Ledger.record"], WIDENED, before, sourced) == {
         "Cart.total": {"what": MORE, "lines": "L6"}
     }
 
@@ -107,7 +111,10 @@ def test_the_retry_prompt_says_what_the_widened_context_now_shows() -> None:
 def store(tmp_path: Path):
     ledger = "class Ledger:\n    def record(self, row):\n        self.rows.append(row)\n"
     journal = "class Journal:\n    def write(self, line):\n        self.lines.append(line)\n"
+    steps = "".join(f"    total_{n} = rows[{n}] * {n}\n" for n in range(60))
+    report = f"def build_report(rows):\n{steps}    return total_0\n"
     files = {**FILES, "shop/ledger.py": ledger, "shop/journal.py": journal}
+    files["shop/report.py"] = report
     graph_store = indexed(tmp_path, files)
     yield graph_store
     graph_store.close()
@@ -142,3 +149,18 @@ async def test_an_answer_that_lists_what_it_lacks_is_told_of_its_list_only(store
     retry = model.prompts[1][-1].text
     assert "Journal.write" in retry.split("<context>")[1]  # brought in, named by the answer
     assert NOW_SHOWN_LINE.format(shown="the source of Ledger.record") in retry.splitlines()
+
+
+async def test_lines_asked_by_number_are_told_by_their_entity(store) -> None:
+    """The second answer asks for lines of `build_report` by number alone: the third
+    prompt says the widened context shows more lines of it."""
+    core = [e.name for e in ContextInjector(store).inject(TASK).core]
+    body, section = good_answer(core).split("\n\n## Entities used")
+    first = body + "\n\n## Still missing\n- `build_report`\n\n## Entities used" + section
+    second = body + "\n\n## Still missing\n- shop/report.py:40-50\n\n## Entities used" + section
+    model = ScriptedChatModel(script=[first, second, good_answer(core)])
+    out = await build(model, store).ainvoke({"task": TASK})
+    assert out["attempts"] == 3
+    lines = model.prompts[2][-1].text.splitlines()
+    told = [line for line in lines if line.startswith("- Of what you said")]
+    assert len(told) == 1 and "more lines of report.build_report (L4" in told[0], told
