@@ -325,7 +325,9 @@ def _line(entity: Entity, owner: str | None, brief: bool) -> str:
     elif kind is EntityKind.ATTRIBUTE and owner:
         code = f"{owner}.{name}{signature or ' = ...'}"
     elif kind is EntityKind.ATTRIBUTE:
-        code = f"{name}{signature if ' = ' in signature else signature + ' = ...'}"
+        # A value not shown is `= ...`; a bare annotation (`example: Set[str]`) has none.
+        declared = signature.startswith(":") and not entity.assignments
+        code = f"{name}{signature if ' = ' in signature or declared else signature + ' = ...'}"
     elif owner and kind in MEMBER_KINDS:
         code = f"{owner}.{name}{_signature(signature, True, brief)}"
     else:

@@ -48,8 +48,12 @@ def test_attributes_read_as_attributes() -> None:
     assert entity_line(attribute, "Box") == "Box.size: int = 3"
     constant = Entity("m.PI", EntityKind.ATTRIBUTE, "PI", signature=" = 3.14")
     assert entity_line(constant, None) == "PI = 3.14"
-    annotated = Entity("m.NAME", EntityKind.ATTRIBUTE, "NAME", signature=": str")
-    assert entity_line(annotated, None) == "NAME: str = ..."
+    annotated = Entity("m.NAME", EntityKind.ATTRIBUTE, "NAME", signature=": str", assignments=1)
+    assert entity_line(annotated, None) == "NAME: str = ..."  # its value is not shown
+    # A bare annotation sets nothing (a played context had written `example5: Set[""] =
+    # ...` of pylint's test data, which sets no value).
+    declared = Entity("m.NAME", EntityKind.ATTRIBUTE, "NAME", signature=": str")
+    assert entity_line(declared, None) == "NAME: str"
     # A property without a return annotation still reads (and parses) as an attribute.
     bare = Entity("m.Props.value", EntityKind.ATTRIBUTE, "value")
     assert entity_line(bare, "Props") == "Props.value = ..."
