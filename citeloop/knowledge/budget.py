@@ -115,6 +115,8 @@ def fill_budget(
     full: Collection[str] | None = None,
     callees: Mapping[str, Sequence[Entity]] | None = None,
     rewritten: Collection[str] = (),
+    whole: Collection[str] = (),
+    whole_room: float = 0.0,
 ) -> Filled:
     """The entities that fit, in ``order`` (see the module docstring).
 
@@ -140,6 +142,10 @@ def fill_budget(
             only shorten it).
         rewritten: Ids of the facts whose relation lines the context being widened
             wrote: costed whatever :data:`RELATION_SHARE` leaves, when both ends enter.
+        whole: Ids of ``core`` whose whole line the context being widened wrote: brief
+            only when their whole line would overflow ``budget + whole_room`` (the room
+            the caller keeps past ``budget``, for the member lists: they give way).
+        whole_room: Tokens past ``budget`` the lines of ``whole`` may take.
     """
     piece = line_cost(count)
     newline = piece("\n")
@@ -167,6 +173,8 @@ def fill_budget(
         callees=callees or {},
         relation_room=relation_room,
         rewritten=rewritten,
+        whole=whole,
+        whole_room=whole_room,
     )
 
     def filled(brief_lines: bool) -> tuple[Filled, float]:
@@ -224,6 +232,8 @@ def _fill(
     callees: Mapping[str, Sequence[Entity]] = MappingProxyType({}),
     relation_room: float = math.inf,
     rewritten: Collection[str] = (),
+    whole: Collection[str] = (),
+    whole_room: float = 0.0,
 ) -> tuple[list[str], set[str], set[str], float, frozenset[str]]:
     """(selected, core ids without their excerpt, brief ids, tokens used, ids of the
     facts whose lines were costed) of :func:`fill_budget`; ``reserve`` is what the
@@ -354,7 +364,8 @@ def _fill(
             core_left -= least_core[entity_id]
             core_to_place -= 1
         if may_shorten and entity_id in core:  # it enters anyway: brief when whole overflows
-            short = used + own + cost + core_left + (pad if core_to_place else 0.0) > budget
+            room = budget + (whole_room if entity_id in whole else 0.0)
+            short = used + own + cost + core_left + (pad if core_to_place else 0.0) > room
             if short:
                 own = piece(entity_line(entity, owner, True)) + newline
         cost += own

@@ -228,6 +228,7 @@ class ContextInjector:
         keep: Sequence[str] | Mapping[str, Sequence[int]] = (),
         relations: Collection[str] = (),
         listed: Sequence[str] = (),
+        whole: Collection[str] = (),
     ) -> InjectedContext:
         """Build the context for a task.
 
@@ -259,6 +260,10 @@ class ContextInjector:
             listed: With ``expansion``, the ids of the members that widening listed
                 (its entities of reason ``member``, in order): listed first again, in
                 that order, before those ``default`` listed, as the room allows.
+            whole: With ``expansion``, the ids of ``keep`` whose line that widening
+                wrote whole (its entities but those of ``context.brief``): their lines
+                stay whole, the member lists giving way to them (those of ``default``
+                too), so that no signature or summary a model read goes missing.
 
         Returns:
             The rendered text, the entities with tiers and reasons in rank order, the
@@ -268,14 +273,19 @@ class ContextInjector:
 
         Raises:
             TypeError: If ``payload`` is not a str, mapping or sequence, or ``keep``,
-                ``relations`` or ``listed`` is not a collection of str ids (a str
-                itself would be read one character at a time).
+                ``relations``, ``listed`` or ``whole`` is not a collection of str ids (a
+                str itself would be read one character at a time).
             ConfigurationError: If ``hops``, ``max_context_tokens``, ``max_entities``,
                 ``lexical_hits`` or ``excerpt_share``, set since, is out of range, or
                 ``count_tokens``, set since, is not callable.
         """
         text = payload_text(payload)
-        for name, ids in (("keep", keep), ("relations", relations), ("listed", listed)):
+        for name, ids in (
+            ("keep", keep),
+            ("relations", relations),
+            ("listed", listed),
+            ("whole", whole),
+        ):
             _check_ids(name, ids)
         widening = expansion or ContextExpansion()
         # The settings are attributes a caller may change between calls.
@@ -317,6 +327,7 @@ class ContextInjector:
                     source,
                     relations,
                     listed,
+                    whole,
                 )
             if not changed_during(session):
                 break
@@ -366,6 +377,7 @@ class ContextInjector:
             budget=self.max_context_tokens * widening.limit_multiplier,
             excerpts=tuple(excerpts.shown.items()),
             relations=tuple(fact.fact_id for fact in written),
+            brief=tuple(entity_id for entity_id in selected if entity_id in brief),
         )
         if reuse and self._reused is not None and not changed_during(session):
             self._reused.put(key, context, source if isinstance(source, SourceRecorder) else None)
@@ -382,27 +394,33 @@ class ContextInjector:
         source: LineSource | None,
         relations: Collection[str] = (),
         listed_before: Sequence[str] = (),
+        whole_before: Collection[str] = (),
     ) -> Selection:
         """:meth:`_select` of :meth:`inject`'s arguments, in the caller's read session
         (of the graph's ``snapshot``): a widening selects the default first, unless
         ``default`` is given and of that snapshot, and keeps it, ``keep`` and the source,
-        relation lines and member lists they showed."""
+        relation lines, member lists and whole lines they showed."""
         pinned: list[str] = []
         shown: dict[str, tuple[int, ...]] = {}  # the source shown, kept if widened
         listed: list[str] = []  # the members the default listed: the answer saw them
         written: set[str] = set()  # the facts whose relation lines it read
+        whole: set[str] = set()  # the entities whose whole line it read
         if expansion is not None:  # a wider context keeps the default and `keep`
             written.update(relations)
+            whole.update(whole_before)
             pinned = _selected_ids(default, snapshot)
             if pinned is None:
                 chosen = self._select(text, task_type, ContextExpansion(), [], source=source)
                 pinned, shown = chosen.selected, chosen.excerpts.shown
                 listed = [member.id for of in chosen.listed.values() for member in of.members]
                 written.update(chosen.relations)
+                whole.update(i for i in chosen.selected if i not in chosen.brief)
             elif default is not None:
                 shown = dict(default.excerpts)
                 listed = [e.id for e in default.entities if e.reason == Reason.MEMBER]
                 written.update(default.relations)
+                brief = set(default.brief)
+                whole.update(i for i in pinned if i not in brief)
             pinned = list(dict.fromkeys([*pinned, *keep]))
             listed = list(dict.fromkeys([*listed_before, *listed]))
             if isinstance(keep, Mapping):  # only those that showed source
@@ -410,7 +428,9 @@ class ContextInjector:
                     if lines:
                         shown[entity_id] = tuple(sorted({*shown.get(entity_id, ()), *lines}))
         widening = expansion or ContextExpansion()
-        return self._select(text, task_type, widening, pinned, shown, source, listed, written)
+        return self._select(
+            text, task_type, widening, pinned, shown, source, listed, written, whole
+        )
 
     def _select(
         self,
@@ -422,6 +442,7 @@ class ContextInjector:
         source: LineSource | None = None,
         listed: Collection[str] = (),
         written: Collection[str] = (),
+        whole: Collection[str] = (),
     ) -> Selection:
         """:meth:`~citeloop.knowledge.selection.Selector.select` with this injector's
         settings as they are now."""
@@ -437,7 +458,9 @@ class ContextInjector:
             # `seeds` is public: a subclass's own chooses the core, as it always did.
             seeds=lambda task, tests: self.seeds(task, tests=tests),
         )
-        return selector.select(text, task_type, widening, pinned, shown, source, listed, written)
+        return selector.select(
+            text, task_type, widening, pinned, shown, source, listed, written, whole
+        )
 
     def _source_reader(self) -> SourceReader | None:
         """The reader of the folder the graph was indexed from (a new one when a

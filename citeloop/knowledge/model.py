@@ -583,6 +583,9 @@ class InjectedContext:
             the text shows (:mod:`citeloop.knowledge.excerpts`), best first.
         relations: The ids of the facts the text writes a relation line for (of
             ``facts``, in their order): a widening writes them again.
+        brief: The ids of the entities whose line the text writes brief (a function's
+            parameters ``(...)``, no summary; :mod:`citeloop.knowledge.budget`), in
+            rank order: a widening writes the others' whole again (``inject(whole=)``).
     """
 
     text: str
@@ -594,6 +597,7 @@ class InjectedContext:
     budget: int = 0
     excerpts: tuple[tuple[str, tuple[int, ...]], ...] = ()
     relations: tuple[str, ...] = ()
+    brief: tuple[str, ...] = ()
 
     @property
     def core(self) -> tuple[ContextEntity, ...]:

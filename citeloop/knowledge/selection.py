@@ -162,12 +162,15 @@ class Selector:
         source: LineSource | None = None,
         listed: Collection[str] = (),
         written: Collection[str] = (),
+        whole: Collection[str] = (),
     ) -> Selection:
         """What the context holds (``shown``: the lines each entity of the context being
         widened showed, by entity id; shown again, right after the core; ``source``: the
         indexed lines, ``None`` for no excerpts; ``listed``: the ids of the members that
         context listed, listed first again in that order; ``written``: the ids of the
-        facts it wrote relation lines for, written again)."""
+        facts it wrote relation lines for, written again; ``whole``: the ids of those of
+        ``pinned`` whose line it wrote whole, whole again while the member lists can
+        give way)."""
         follow_tests = widening.include_tested_by or task_type in TEST_TASK_TYPES
         budget = self.max_context_tokens * widening.limit_multiplier
         limit = self.max_entities * widening.limit_multiplier if self.max_entities else None
@@ -393,6 +396,7 @@ class Selector:
             callees,
             MemberListSettings(scores, follow_tests, {}, {i: at for at, i in enumerate(listed)}),
             written,
+            whole,
         )
         selected, without_excerpt, brief, _, relations = filled
         chosen = set(selected)
@@ -485,6 +489,7 @@ class Selector:
         callees: Mapping[str, Sequence[Entity]],
         settings: MemberListSettings,
         written: Collection[str] = (),
+        whole: Collection[str] = (),
     ) -> tuple[Filled, dict[str, MemberList]]:
         """The lines that fit (:func:`~citeloop.knowledge.budget.fill_budget` of the
         ``offered`` ids) and the member lists under them
@@ -493,7 +498,8 @@ class Selector:
         the lists, and what the lists do not take goes to the lines, filled again once,
         when more than :data:`~citeloop.knowledge.member_lists.REFILL_SHARE` of the
         budget is left and some line was left out; the facts of ``written`` keep their
-        relation lines."""
+        relation lines, and the entities of ``whole`` their whole lines, as far as the
+        lists' share reaches."""
         piece = line_cost(self.count_tokens)
         room = budget * MEMBER_LIST_SHARE
         for _ in range(2):
@@ -511,6 +517,8 @@ class Selector:
                 full=full,
                 callees=callees,
                 rewritten=written,
+                whole=whole,
+                whole_room=room,
             )
             listed = choose_member_lists(
                 self._reads,

@@ -201,6 +201,7 @@ def _context_update(injected: InjectedContext) -> dict[str, Any]:
         "snapshot": injected.snapshot,
         "context_excerpts": {entity_id: list(lines) for entity_id, lines in injected.excerpts},
         "context_relations": list(injected.relations),
+        "context_brief": list(injected.brief),
     }
 
 
@@ -382,12 +383,15 @@ class GroundedAnswerNodes:
             for e in shown
             if e.get("id") and e.get("reason") not in LISTED_BY_OTHERS
         }
-        # and the relation lines it wrote and the members it listed
+        # and the relation lines it wrote, the members it listed and the lines it wrote
+        # whole (none known of a thread that kept no `context_brief`)
         relations = (state.get("context_relations") or []) if expansion is not None else []
         listed = [e["id"] for e in shown if e.get("id") and e.get("reason") == Reason.MEMBER]
+        brief = state.get("context_brief")
+        whole = [] if brief is None else [i for i in keep if i not in set(brief)]
         if self.injector is not None:
-            # a user's own `inject` may lack `keep`, `relations` or `listed`
-            options = {"keep": keep, "relations": relations, "listed": listed}
+            # a user's own `inject` may lack `keep`, `relations`, `listed` or `whole`
+            options = {"keep": keep, "relations": relations, "listed": listed, "whole": whole}
             options = taken_options(self.injector, options)
             return self.injector.inject(texts, expansion=expansion, **options)
         injector = self._injector(ctx)
@@ -401,6 +405,7 @@ class GroundedAnswerNodes:
                 keep=keep,
                 relations=relations,
                 listed=listed,
+                whole=whole,
             )
         injected = injector.inject(texts)
         self._defaults.put(key, injected)

@@ -90,6 +90,8 @@ class State(InputState, OutputState, total=False):
             widening shows them again).
         context_relations: The ids of the facts it writes relation lines for (a
             widening writes them again).
+        context_brief: The ids of its entities whose line it writes brief (a widening
+            writes the others' whole again).
         best: The best answer so far, its report and its attempt (``{"answer",
             "report", "attempt"}``): one that failed only for saying the context is not
             enough first, then fewest failed rules, then the highest share of core
@@ -103,5 +105,6 @@ class State(InputState, OutputState, total=False):
     context_text: str
     context_excerpts: dict[str, list[int]]
     context_relations: list[str]
+    context_brief: list[str]
     best: dict[str, Any]
     widened: bool

@@ -395,6 +395,29 @@ def test_an_entity_that_enters_anyway_is_brief_only_when_its_whole_line_overflow
     assert not roomy.brief  # past half the budget, but they were kept, and they fit
 
 
+def test_a_line_written_whole_before_takes_the_room_kept_past_the_budget() -> None:
+    """A widening's entity whose line the context it widens wrote whole stays whole past
+    the lines' budget, within the room the caller keeps for the member lists; the
+    others enter brief as before, and none past that room."""
+    long = "(" + ", ".join(f"p{i}: int" for i in range(12)) + ") -> int"
+    entities = {
+        f"m.f{i}": Entity(f"m.f{i}", EntityKind.FUNCTION, f"f{i}", "m.py", i + 1, long)
+        for i in range(3)
+    }
+    kept = list(entities)
+    text = ContextText(list(entities.values()), {}, {"m.f1", "m.f2"}).render([])
+    budget = estimated_tokens(text)  # the first whole, the rest brief, to the token
+    plain = fill_budget(kept, entities, [], budget, None, kept, estimated_tokens, {}, full=())
+    assert plain.brief == {"m.f1", "m.f2"}
+    whole_text = ContextText(list(entities.values()), {}, {"m.f2"}).render([])
+    room = estimated_tokens(whole_text) - budget  # what f1's whole line takes more
+    fill = [kept, entities, [], budget, None, kept, estimated_tokens, {}]
+    kept_whole = fill_budget(*fill, full=(), whole={"m.f1"}, whole_room=room)
+    assert kept_whole.brief == {"m.f2"} and kept_whole.used <= budget + room
+    short = fill_budget(*fill, full=(), whole={"m.f1"}, whole_room=room - 1)
+    assert short.brief == {"m.f1", "m.f2"}  # a token too few: brief, as without it
+
+
 def test_what_is_offered_before_the_core_fits_beside_all_of_it_with_its_relation_lines() -> None:
     """A widening offers the code its answer said it lacks before the entities it keeps:
     that code enters when it fits beside the kept ones' brief lines and the relation

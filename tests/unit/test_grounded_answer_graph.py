@@ -147,12 +147,14 @@ async def test_a_widening_is_given_the_ids_source_and_relation_lines_the_last_co
     kept: list[object] = []
     written: list[object] = []
     listed: list[object] = []
+    whole: list[object] = []
 
     class Recording(ContextInjector):
         def inject(self, payload, task_type=None, expansion=None, **kwargs):
             kept.append(kwargs.get("keep"))
             written.append(kwargs.get("relations"))
             listed.append(kwargs.get("listed"))
+            whole.append(kwargs.get("whole"))
             return super().inject(payload, task_type, expansion, **kwargs)
 
     model = ScriptedChatModel(script=[BAD_ANSWER] * 3)
@@ -166,12 +168,13 @@ async def test_a_widening_is_given_the_ids_source_and_relation_lines_the_last_co
                 states.append(values)
     assert len(states) == 3 and any(state["context_excerpts"] for state in states)
     assert states[0]["context_relations"]
-    steps = zip(states[:2], kept[1:], written[1:], listed[1:], strict=True)
-    for before, keep, relations, members in steps:
+    steps = zip(states[:2], kept[1:], written[1:], listed[1:], whole[1:], strict=True)
+    for before, keep, relations, members, whole_lines in steps:
         shown = {e["id"] for e in before["context_entities"] if e["reason"] != "owner"}
         assert keep == {i: before["context_excerpts"].get(i, []) for i in shown}
         assert relations == before["context_relations"]
         assert members == [e["id"] for e in before["context_entities"] if e["reason"] == "member"]
+        assert whole_lines == [i for i in keep if i not in before["context_brief"]]
     for before, after in itertools.pairwise(states):
         for entity_id, lines in before["context_excerpts"].items():
             assert set(lines) <= set(after["context_excerpts"].get(entity_id, [])), entity_id

@@ -773,6 +773,44 @@ def test_a_widening_writes_again_the_relation_lines_the_context_it_widens_wrote(
         assert set(lines) <= set(wider.text.splitlines())
 
 
+def test_a_widening_keeps_whole_the_lines_the_context_it_widens_wrote_whole(
+    store: SqliteGraphStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With the member lists' share of the budget large, a second widening's kept
+    entities go brief; given ``whole`` (those the first widening wrote whole), the lists
+    give way and their lines stay whole, within the budget."""
+    from citeloop.knowledge import selection
+
+    monkeypatch.setattr(selection, "MEMBER_LIST_SHARE", 0.6)
+    injector = ContextInjector(store, max_context_tokens=240)
+    task = "How does `Circle` compute its area with `Shape`?"
+    first = injector.inject(task)
+
+    def kept(context):
+        excerpts = dict(context.excerpts)
+        return {
+            e.id: list(excerpts.get(e.id, ()))
+            for e in context.entities
+            if e.id and e.reason not in LISTED_BY_OTHERS
+        }
+
+    wider = injector.inject(
+        task, expansion=ContextExpansion.for_attempt(0, ("area",)), default=first, keep=kept(first)
+    )
+    # The first widening kept whole what the default wrote whole (its `brief` says which).
+    assert not {i for i in kept(first) if i not in first.brief} & set(wider.brief)
+    whole = [i for i in kept(wider) if i not in wider.brief]
+    second = ContextExpansion.for_attempt(1, ("area", "label"))
+    plain = injector.inject(task, expansion=second, keep=kept(wider))
+    kept_whole = injector.inject(task, expansion=second, keep=kept(wider), whole=whole)
+    assert set(whole) & set(plain.brief)  # without it, lines it wrote whole go brief
+    assert not set(whole) & set(kept_whole.brief)
+    assert kept_whole.tokens <= kept_whole.budget and plain.tokens <= plain.budget
+    # `brief` names the entities whose line the text writes brief, in rank order.
+    ranked = [e.id for e in kept_whole.entities]
+    assert list(kept_whole.brief) == sorted(kept_whole.brief, key=ranked.index)
+
+
 @pytest.mark.parametrize(
     ("option", "value", "says"),
     [
@@ -781,6 +819,7 @@ def test_a_widening_writes_again_the_relation_lines_the_context_it_widens_wrote(
         ("listed", None, "got NoneType"),
         ("relations", [1], "must hold str ids"),
         ("listed", ["m.x", None], "got None"),
+        ("whole", "pkg.A", "got the str 'pkg.A'"),
         ("keep", {"pkg.A": 12}, "keep['pkg.A'] must be a collection of line numbers"),
         ("keep", {"pkg.A": "12"}, "must be a collection of line numbers"),
         ("keep", {"pkg.A": ["12"]}, "keep['pkg.A'] must hold int line numbers"),
