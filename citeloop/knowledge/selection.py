@@ -11,7 +11,7 @@ lines and member lists (:mod:`~citeloop.knowledge.budget`,
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping, Sequence
-from functools import cache
+from functools import cache, partial
 from typing import NamedTuple
 
 from citeloop.knowledge.assignments import assignment_sites
@@ -499,11 +499,14 @@ class Selector:
         when more than :data:`~citeloop.knowledge.member_lists.REFILL_SHARE` of the
         budget is left and some line was left out; the facts of ``written`` keep their
         relation lines, and the entities of ``whole`` their whole lines, as far as the
-        lists' share reaches."""
+        lists' share reaches (not at all when what enters anyway after them would then
+        overflow the budget)."""
         piece = line_cost(self.count_tokens)
         room = budget * MEMBER_LIST_SHARE
+        before: tuple[Filled, dict[str, MemberList]] | None = None
         for _ in range(2):
-            filled = fill_budget(
+            fill = partial(
+                fill_budget,
                 offered,
                 found.entities,
                 found.facts.values(),
@@ -517,9 +520,12 @@ class Selector:
                 full=full,
                 callees=callees,
                 rewritten=written,
-                whole=whole,
-                whole_room=room,
             )
+            filled = fill(whole=whole, whole_room=room)
+            if filled.used > budget:  # what entered after the lines kept whole overflows
+                filled = fill()
+                if before is not None and filled.used > budget:
+                    return before  # what enters anyway overflows the lines filled again
             listed = choose_member_lists(
                 self._reads,
                 found.entities,
@@ -536,7 +542,7 @@ class Selector:
             )
             if room - taken <= budget * REFILL_SHARE or len(filled.selected) == len(offered):
                 break  # the lists took their room, or every line is in already
-            room = taken
+            room, before = taken, (filled, listed)
         return filled, listed
 
     def _focus(

@@ -811,6 +811,41 @@ def test_a_widening_keeps_whole_the_lines_the_context_it_widens_wrote_whole(
     assert list(kept_whole.brief) == sorted(kept_whole.brief, key=ranked.index)
 
 
+def test_a_widening_fits_its_budget_when_lines_filled_again_would_overflow(tmp_path: Path) -> None:
+    """A generated code base (tests/fixtures/crowded_repo, its modules kept as ``.txt``)
+    where the member lists took less than their share, and the lines filled again with
+    the rest took more than the whole budget (what enters anyway came after what the
+    larger share let in): the widening keeps the first fill (an attack had found 306
+    tokens in a budget of 300)."""
+    root = tmp_path / "repo"
+    for module in (Path(__file__).parents[1] / "fixtures" / "crowded_repo").rglob("*.py.txt"):
+        target = root / module.parent.name / module.name.removesuffix(".txt")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(module.read_text(encoding="utf-8"), encoding="utf-8")
+    with SqliteGraphStore(tmp_path / "graph.db") as graph:
+        index_tree(root, graph)
+        injector = ContextInjector(graph, max_context_tokens=150)
+        task = "How does `Klass0.method_1` compute the widget total?"
+        first = injector.inject(task)
+        excerpts = dict(first.excerpts)
+        keep = {
+            e.id: list(excerpts.get(e.id, ()))
+            for e in first.entities
+            if e.reason not in LISTED_BY_OTHERS
+        }
+        listed = [e.id for e in first.entities if e.reason == "member"]
+        lacking = ("method_18", "helper_1_3", "Klass0.method_3")
+        wider = injector.inject(
+            task,
+            expansion=ContextExpansion.for_attempt(0, lacking, lacking),
+            default=first,
+            keep=keep,
+            relations=first.relations,
+            listed=listed,
+        )
+        assert first.tokens <= first.budget and wider.tokens <= wider.budget
+
+
 @pytest.mark.parametrize(
     ("option", "value", "says"),
     [
