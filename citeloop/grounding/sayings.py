@@ -270,15 +270,29 @@ the answer proposes ("names marked *proposed* are new and do not exist in the co
 a played refactoring answer's heading had been read as saying what its context lacks.
 Fixed words, a bounded gap: linear."""
 _OWN_KNOWLEDGE = re.compile(
-    r"\b(?:general|background|standard)\s+(?:python|knowledge|library|language)\b"
-    r"|\bpython(?:'s)?\s+(?:semantics|behaviou?r|documentation|docs)\b",
+    r"\s*(?:from\s+|per\s+|by\s+)?(?:(?:general|background|standard)\s+(?:python|knowledge"
+    r"|library|language)\b|python(?:'s)?\s+(?:semantics|behaviou?r|documentation|docs)\b)",
     re.IGNORECASE,
 )
-"""What says, in a saying's clause before it, that what it is about is the answer's own
-knowledge, not code it needs ("### Why `str` + `enum.Enum` (general Python, not shown in
-the context)"): a played answer's section so headed had been read as its list of what
-it lacks. Fixed words: linear."""
+"""What opens the brackets of a saying that qualifies what a section says as the
+answer's own knowledge, not code it needs ("### Why `str` + `enum.Enum` (general
+Python, not shown in the context)"): a played answer's section so headed had been read
+as its list of what it lacks. Fixed words, bounded gaps: linear."""
 _CLAUSE_BREAKS = (". ", "! ", "? ", "\n", ": ", "; ")
+
+
+def _own_knowledge(text: str, start: int, end: int) -> bool:
+    """Whether the saying that ends at ``end`` is in brackets that open, after ``start``
+    (its clause), with the answer's own knowledge (:data:`_OWN_KNOWLEDGE`): "(general
+    Python, not shown in the context)" qualifies what its section says. Not a sentence
+    that says both ("From general Python knowledge I would guess it logs, but the
+    context does not show `Ledger.record`": an attack's answer had passed)."""
+    opened = text.rfind("(", start, end)
+    return (
+        opened >= 0
+        and text.find(")", opened, end) < 0
+        and _OWN_KNOWLEDGE.match(text, opened + 1, end) is not None
+    )
 
 
 _NOTHING = re.compile(
@@ -314,11 +328,10 @@ def _needed(text: str, saying: re.Match[str]) -> bool:
     if denial is not None and denial.start() < saying.end():
         return False  # its own sentence denies it: "Nothing is missing from the context."
     clause = max(text.rfind(stop, lead, saying.start()) for stop in _CLAUSE_BREAKS)
-    for says_not_lacking in (_NEW_NAMES, _OWN_KNOWLEDGE):
-        # "the names marked *proposed* are new and do not exist in the context"; a
-        # heading's saying holds its line: "### Why `X` (general Python, not shown ...)"
-        if says_not_lacking.search(text, max(lead, clause + 1), saying.end()):
-            return False
+    if _NEW_NAMES.search(text, max(lead, clause + 1), saying.start()):
+        return False  # "the names marked *proposed* are new and do not exist in the context"
+    if _own_knowledge(text, max(lead, clause + 1), saying.end()):
+        return False  # "### Why `X` (general Python, not shown in the context)"
     window = text[saying.start() : saying.end() + _NEEDED_WINDOW]
     end = SENTENCE_END.search(window, saying.end() - saying.start())
     after = SENTENCE_END.search(window, end.end() + 1) if end is not None else None

@@ -830,6 +830,13 @@ def test_a_backslash_separates_a_path_on_either_side() -> None:
         # "still": a played demo answer's heading had passed as no saying at all.
         "\n\n### What the context still lacks\n- the lines that attach the nodes",
         "The widened context still lacks the body of `compile`.",
+        # The answer's own knowledge beside a saying, not bracketed with it (an attack's
+        # answers, read as saying nothing of the context when the rule was looser).
+        "From general Python knowledge I would guess it logs, but the context does not "
+        "show where.",
+        "Python's behaviour here depends on the equality, which the context does not show.",
+        "General Python code is not shown in the context, and neither is the cache.",
+        "\n\n## Python semantics and what is still missing\n- the eviction",
         # A line all bold is a heading as models write one.
         "\n\n**Still missing**\n\n- **L269-273:** whether the signs are applied again",
         "\n\n  **What is not shown:**\n- the loop",
@@ -964,7 +971,7 @@ def test_an_answer_that_says_the_context_is_not_enough_fails(sentence: str) -> N
         # What the answer says from its own knowledge (a played answer's heading: its
         # section had been read as the list of what the answer lacks).
         "### Why `str` + `enum.Enum` (general Python, not shown in the context)",
-        "Python's semantics, which the context does not show, make `Enum` members singletons.",
+        "Members are singletons (Python's semantics, not shown in the context).",
     ],
 )
 def test_ordinary_sentences_about_the_context_pass(sentence: str) -> None:
