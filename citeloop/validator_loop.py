@@ -19,7 +19,7 @@ attempt's context text.
 from __future__ import annotations
 
 import json
-from collections.abc import Awaitable, Callable, Collection, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field, fields
 from enum import Enum
 from numbers import Integral
@@ -108,14 +108,11 @@ class _TypedInjector:
         payload: Any,
         task_type: str | None = None,
         expansion: ContextExpansion | None = None,
-        *,
-        keep: Sequence[str] | Mapping[str, Sequence[int]] = (),
-        relations: Collection[str] = (),
-        listed: Sequence[str] = (),
+        **options: Any,
     ) -> InjectedContext:
         chosen = self.task_type if task_type is None else task_type
-        # what the user's `inject` takes of `keep`, `relations` and `listed`
-        options = {"keep": keep, "relations": relations, "listed": listed}
+        # what the user's `inject` takes of the options a widening gives (`keep`,
+        # `relations`, `listed`, `whole`): all of them reach it, as they are added
         options = taken_options(self.injector, options)
         return self.injector.inject(payload, task_type=chosen, expansion=expansion, **options)
 

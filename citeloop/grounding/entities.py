@@ -161,13 +161,14 @@ def _entity_of(given: Any, item: _Item | None, owner: str) -> ContextName:
 
 def _parsed(entity: ParsedEntity) -> ContextName:
     """A parsed context line's entity: core, at the places its lines give (as the
-    context text it was parsed from reads)."""
-    return ContextName(normalize_text(entity.name).strip(), CORE, entity.places)
+    context text it was parsed from reads), its name checked as any name is."""
+    checked = _entity_of(entity.name, None, "")
+    return ContextName(checked.name, CORE, entity.places)
 
 
 def _entities_of(given: Iterable[Any]) -> list[ContextName]:
     pairs = [
-        (entity, None if isinstance(entity, str | ContextName) else _read(entity))
+        (entity, None if isinstance(entity, str) or type(entity) is ContextName else _read(entity))
         if type(entity) is not ParsedEntity
         else (_parsed(entity), None)
         for entity in given

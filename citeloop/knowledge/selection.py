@@ -504,6 +504,7 @@ class Selector:
         piece = line_cost(self.count_tokens)
         room = budget * MEMBER_LIST_SHARE
         before: tuple[Filled, dict[str, MemberList]] | None = None
+        whole_ids = frozenset(whole)
         for _ in range(2):
             fill = partial(
                 fill_budget,
@@ -524,8 +525,12 @@ class Selector:
             filled = fill(whole=whole, whole_room=room)
             if filled.used > budget:  # what entered after the lines kept whole overflows
                 filled = fill()
-                if before is not None and filled.used > budget:
-                    return before  # what enters anyway overflows the lines filled again
+            if before is not None and (
+                filled.used > budget or (filled.brief - before[0].brief) & whole_ids
+            ):
+                # Filled again with what the lists left, what enters anyway overflows, or
+                # what enters first takes the room of a line kept whole: the first fill.
+                return before
             listed = choose_member_lists(
                 self._reads,
                 found.entities,

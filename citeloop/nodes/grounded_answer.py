@@ -388,7 +388,8 @@ class GroundedAnswerNodes:
         relations = (state.get("context_relations") or []) if expansion is not None else []
         listed = [e["id"] for e in shown if e.get("id") and e.get("reason") == Reason.MEMBER]
         brief = state.get("context_brief")
-        whole = [] if brief is None else [i for i in keep if i not in set(brief)]
+        briefs = set(brief or ())
+        whole = [] if brief is None else [i for i in keep if i not in briefs]
         if self.injector is not None:
             # a user's own `inject` may lack `keep`, `relations`, `listed` or `whole`
             options = {"keep": keep, "relations": relations, "listed": listed, "whole": whole}

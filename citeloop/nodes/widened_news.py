@@ -11,10 +11,11 @@ showed, or an entity new to it. The retry prompt writes them on one line
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any
 
-from citeloop.knowledge import InjectedContext
+from citeloop.knowledge import ContextEntity, InjectedContext
+from citeloop.knowledge.model import LISTED_BY_OTHERS
 
 SOURCE = "source"
 """A name whose source the widened context shows whole, and the one before did not."""
@@ -44,11 +45,14 @@ def now_shown(
     shows whole now and not before, ``{"what": PART, "lines": "L12-20, L31"}`` for
     some of it, ``{"what": MORE, "lines": "L951-955, L960-980"}`` for lines of source
     it shows now beside those shown before, ``{"what": LINE}`` for an entity new to it
-    without source; a name it shows nothing more of is left out, and so is a plain
-    lower-case word (``app``, ``ds``: played answers' local names had been told as
-    attributes of unrelated classes). A bare name is any entity of that name;
-    ``Owner.member`` a member of a class (or module) of that short name; a longer dotted
-    name, of its last owner.
+    with a line of its own (not only a name in a member list) and no source; a name it
+    shows nothing more of is left out, and so is a plain lower-case word (``app``,
+    ``ds``: played answers' local names had been told as attributes of unrelated
+    classes). A bare name is any entity of that name; ``Owner.member`` a member of a
+    class (or module) of that short name; a longer dotted name, of its last owner. Of
+    several entities so named, what is said is of one: the first, in the context's
+    order, of those it shows the most of (source whole, then some, then more lines,
+    then a line). Linear in the names and the entities.
 
     Args:
         names: The names the answer said the context lacks.
@@ -59,37 +63,53 @@ def now_shown(
     """
     held = {entity.get("id") for entity in before}
     sourced = dict(widened.excerpts)
-    spans = {entity.id: (entity.line, entity.end_line) for entity in widened.entities}
-    by_name: dict[str, list[str]] = {}
+    by_name: dict[str, list[ContextEntity]] = {}
+    by_owner: dict[tuple[str, str], list[ContextEntity]] = {}
     for entity in widened.entities:
         if entity.id:
-            by_name.setdefault(entity.name, []).append(entity.id)
+            by_name.setdefault(entity.name, []).append(entity)
+            owner = entity.id.rpartition(".")[0].rpartition(".")[2]
+            by_owner.setdefault((entity.name, owner), []).append(entity)
     shown: dict[str, dict[str, str]] = {}
     for name in dict.fromkeys(names):
         if name.isalpha() and name.islower():
             continue  # `app`, `ds`, `join`: a local name as often as an entity's
         owner, _, short = name.rpartition(".")
         owner = owner.rpartition(".")[2]  # `pkg.mod.f`: a member of `mod`
-        matches = [
-            entity_id
-            for entity_id in by_name.get(short, ())
-            if not owner or entity_id.rpartition(".")[0].rpartition(".")[2] == owner
+        matches = by_owner.get((short, owner), ()) if owner else by_name.get(short, ())
+        news = [
+            found
+            for entity in matches
+            if (found := _news(entity, sourced, sourced_before, held)) is not None
         ]
-        new_lines = {
-            entity_id: sorted(set(sourced[entity_id]) - set(sourced_before.get(entity_id, ())))
-            for entity_id in matches
-            if entity_id in sourced
-        }
-        first = [i for i, lines in new_lines.items() if lines and not sourced_before.get(i)]
-        if any(_whole(spans[i], sourced[i]) for i in first):
-            shown[name] = {"what": SOURCE}
-        elif first:
-            shown[name] = {"what": PART, "lines": line_ranges(sourced[first[0]])}
-        elif more := [n for lines in new_lines.values() for n in lines]:
-            shown[name] = {"what": MORE, "lines": line_ranges(more)}
-        elif any(i not in held for i in matches):
-            shown[name] = {"what": LINE}
+        if news:
+            shown[name] = min(news, key=lambda found: _RANK[found["what"]])
     return shown
+
+
+_RANK = {SOURCE: 0, PART: 1, MORE: 2, LINE: 3}
+"""What :func:`now_shown` says first of several entities of a name."""
+
+
+def _news(
+    entity: ContextEntity,
+    sourced: Mapping[str, Sequence[int]],
+    sourced_before: Mapping[str, Sequence[int]],
+    held: Collection[Any],
+) -> dict[str, str] | None:
+    """What the widened context shows more of ``entity`` (:func:`now_shown`), or
+    ``None``."""
+    lines = sourced.get(entity.id, ())
+    earlier = sourced_before.get(entity.id, ())
+    if lines and not earlier:
+        if _whole((entity.line, entity.end_line), lines):
+            return {"what": SOURCE}
+        return {"what": PART, "lines": line_ranges(lines)}
+    if new := sorted(set(lines) - set(earlier)):
+        return {"what": MORE, "lines": line_ranges(new)}
+    if entity.id not in held and entity.reason not in LISTED_BY_OTHERS:
+        return {"what": LINE}
+    return None
 
 
 def _whole(span: tuple[int | None, int | None], shown: Sequence[int]) -> bool:

@@ -576,6 +576,25 @@ def test_parsed_context_entities_check_locations_as_their_text_does() -> None:
     assert from_parsed.to_dict() == from_text.to_dict()
 
 
+@pytest.mark.parametrize(
+    ("name", "error", "says"),
+    [
+        ("", ValueError, "has an empty name"),
+        ("  ", ValueError, "has an empty name"),
+        ("->", ValueError, "has no letter, digit or underscore"),
+        (None, TypeError, "has no string name"),
+        (3, TypeError, "has no string name"),
+    ],
+)
+def test_a_parsed_entity_s_name_is_checked_as_any_name_is(name, error, says) -> None:
+    # An attack had found these accepted (or failing inside) once parsed entities were
+    # read on their own path.
+    from citeloop.grounding.context_text import ParsedEntity
+
+    with pytest.raises(error, match=re.escape(says)):
+        validate("`A` does it.", [ParsedEntity(name, "class")])
+
+
 def test_private_entities_reported_never_required() -> None:
     context = ["Loader", "_read_one", "_cache"]
     response = "Loader calls _read_one.\n\n## Entities used\n- Loader\n- _read_one\n"

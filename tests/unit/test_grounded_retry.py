@@ -509,11 +509,13 @@ async def test_the_validator_loop_keeps_what_its_first_widening_showed(store, co
     """As in the graph: Ledger, brought in by the first answer's citation, stays in the
     second widening although the second answer does not name it."""
     shown: list[list[str]] = []
+    given: list[dict] = []
 
     class Recording(ContextInjector):
         def inject(self, payload, task_type=None, expansion=None, **options):
             injected = super().inject(payload, task_type, expansion, **options)
             shown.append([entity.id for entity in injected.entities])
+            given.append(options)
             return injected
 
     replies = [_first_answer_citing_ledger(core), "Checkout pays.", good_answer(core)]
@@ -526,6 +528,9 @@ async def test_the_validator_loop_keeps_what_its_first_widening_showed(store, co
     assert result.retries == 2 and len(shown) == 3
     assert any(entity_id.endswith(".Ledger") for entity_id in shown[1])
     assert set(shown[1]) <= set(shown[2])
+    # Every option a widening gives reaches the user's injector (an attack had found the
+    # loop's wrapper passing `keep`, `relations` and `listed`, never `whole`).
+    assert set(given[2]) == {"keep", "relations", "listed", "whole"} and given[2]["whole"]
 
 
 def test_which_options_an_inject_takes_is_read_from_its_signature() -> None:

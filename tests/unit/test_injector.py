@@ -811,39 +811,70 @@ def test_a_widening_keeps_whole_the_lines_the_context_it_widens_wrote_whole(
     assert list(kept_whole.brief) == sorted(kept_whole.brief, key=ranked.index)
 
 
-def test_a_widening_fits_its_budget_when_lines_filled_again_would_overflow(tmp_path: Path) -> None:
-    """A generated code base (tests/fixtures/crowded_repo, its modules kept as ``.txt``)
-    where the member lists took less than their share, and the lines filled again with
-    the rest took more than the whole budget (what enters anyway came after what the
-    larger share let in): the widening keeps the first fill (an attack had found 306
-    tokens in a budget of 300)."""
+def crowded(tmp_path: Path, name: str) -> SqliteGraphStore:
+    """The graph of a generated code base of tests/fixtures/crowded (its modules kept as
+    ``.txt``, so that no linter reads them), indexed below ``tmp_path``."""
     root = tmp_path / "repo"
-    for module in (Path(__file__).parents[1] / "fixtures" / "crowded_repo").rglob("*.py.txt"):
+    for module in (Path(__file__).parents[1] / "fixtures" / "crowded" / name).rglob("*.txt"):
         target = root / module.parent.name / module.name.removesuffix(".txt")
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(module.read_text(encoding="utf-8"), encoding="utf-8")
-    with SqliteGraphStore(tmp_path / "graph.db") as graph:
-        index_tree(root, graph)
+    graph = SqliteGraphStore(tmp_path / "graph.db")
+    index_tree(root, graph)
+    return graph
+
+
+def widen_kept(injector, task, before, attempt, lacking, **options):
+    """The widening a graph asks for after ``before``: what it showed kept, its relation
+    lines, listed members and whole lines given."""
+    excerpts = dict(before.excerpts)
+    keep = {
+        e.id: list(excerpts.get(e.id, ()))
+        for e in before.entities
+        if e.reason not in LISTED_BY_OTHERS
+    }
+    listed = [e.id for e in before.entities if e.reason == "member"]
+    whole = [i for i in keep if i not in before.brief]
+    expansion = ContextExpansion.for_attempt(attempt, lacking, lacking)
+    wider = injector.inject(
+        task,
+        expansion=expansion,
+        keep=keep,
+        relations=before.relations,
+        listed=listed,
+        whole=whole,
+        **options,
+    )
+    return wider, whole
+
+
+def test_a_widening_fits_its_budget_when_lines_filled_again_would_overflow(tmp_path: Path) -> None:
+    """The member lists took less than their share, and the lines filled again with the
+    rest took more than the whole budget (what enters anyway came after what the larger
+    share let in): the widening keeps the first fill (an attack had found 306 tokens in a
+    budget of 300)."""
+    with crowded(tmp_path, "budget") as graph:
         injector = ContextInjector(graph, max_context_tokens=150)
         task = "How does `Klass0.method_1` compute the widget total?"
         first = injector.inject(task)
-        excerpts = dict(first.excerpts)
-        keep = {
-            e.id: list(excerpts.get(e.id, ()))
-            for e in first.entities
-            if e.reason not in LISTED_BY_OTHERS
-        }
-        listed = [e.id for e in first.entities if e.reason == "member"]
         lacking = ("method_18", "helper_1_3", "Klass0.method_3")
-        wider = injector.inject(
-            task,
-            expansion=ContextExpansion.for_attempt(0, lacking, lacking),
-            default=first,
-            keep=keep,
-            relations=first.relations,
-            listed=listed,
-        )
+        wider, _ = widen_kept(injector, task, first, 0, lacking, default=first)
         assert first.tokens <= first.budget and wider.tokens <= wider.budget
+
+
+def test_lines_filled_again_never_take_the_room_of_a_line_kept_whole(tmp_path: Path) -> None:
+    """The second widening's lines, filled again with what the member lists left, had let
+    more in ahead of the lines kept whole, and one went brief with room to spare (an
+    attack's `Klass1.method_6(p0: int = 0, p1: int = 1)`)."""
+    with crowded(tmp_path, "whole") as graph:
+        injector = ContextInjector(graph, max_context_tokens=600)
+        task = "How does `Klass2.method_3` compute the widget total?"
+        first = injector.inject(task)
+        asked = ("method_12", "method_7", "method_15", "method_6")
+        wider, _ = widen_kept(injector, task, first, 0, asked, default=first)
+        widest, whole = widen_kept(injector, task, wider, 1, ("method_11", "helper_0_0"))
+        assert whole and not set(whole) & set(widest.brief)
+        assert widest.tokens <= widest.budget
 
 
 @pytest.mark.parametrize(

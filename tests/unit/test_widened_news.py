@@ -3,6 +3,7 @@ prompt's line that says so."""
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -81,6 +82,33 @@ def test_more_lines_of_source_shown_before_are_named_by_range() -> None:
 def test_an_owner_must_match_and_a_longer_dotted_name_is_read_by_its_last_owner() -> None:
     names = ["Basket.total", "shop.ledger.Ledger.record"]
     assert now_shown(names, WIDENED, [], {}) == {"shop.ledger.Ledger.record": {"what": SOURCE}}
+
+
+def test_a_listed_member_has_no_line_and_namesakes_are_told_one_at_a_time() -> None:
+    """A member only named in a list, or a class only named by its members' lines, has
+    no line to tell of; of two entities of one name, the lines told are one's (an attack
+    had read `method_7`'s lines of two classes and files as one range)."""
+    listed = ContextEntity("clear", EntityKind.METHOD, Tier.SUPPORTING, "shop.cart.Cart.clear")
+    listed = dataclasses.replace(listed, reason="member")
+    owner = ContextEntity("Till", EntityKind.CLASS, Tier.SUPPORTING, "shop.till.Till")
+    owner = dataclasses.replace(owner, reason="owner")
+    twins = (entity("shop.cart.Cart.max_size", (30, 40)), entity("shop.box.Box.max_size", (3, 9)))
+    context = dataclasses.replace(
+        WIDENED,
+        entities=(*WIDENED.entities, listed, owner, *twins),
+        excerpts=(
+            *WIDENED.excerpts,
+            ("shop.cart.Cart.max_size", (31, 32)),
+            ("shop.box.Box.max_size", (3, 4)),
+        ),
+    )
+    before = [{"id": e.id} for e in WIDENED.entities]
+    sourced = {"shop.cart.Cart.max_size": [30], "shop.box.Box.max_size": [5]}
+    shown = now_shown(["Cart.clear", "Till", "max_size", "Box.max_size"], context, before, sourced)
+    assert shown == {
+        "max_size": {"what": MORE, "lines": "L31-32"},  # the first's, not L3-4 beside it
+        "Box.max_size": {"what": MORE, "lines": "L3-4"},
+    }
 
 
 def test_line_ranges() -> None:
