@@ -832,8 +832,7 @@ def test_a_backslash_separates_a_path_on_either_side() -> None:
         "The widened context still lacks the body of `compile`.",
         # The answer's own knowledge beside a saying, not bracketed with it (an attack's
         # answers, read as saying nothing of the context when the rule was looser).
-        "From general Python knowledge I would guess it logs, but the context does not "
-        "show where.",
+        "From general Python knowledge I would guess it logs, but the context does not show where.",
         "Python's behaviour here depends on the equality, which the context does not show.",
         "General Python code is not shown in the context, and neither is the cache.",
         "\n\n## Python semantics and what is still missing\n- the eviction",
