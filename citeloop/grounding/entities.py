@@ -162,11 +162,18 @@ def _entity_of(given: Any, item: _Item | None, owner: str) -> ContextName:
 def _parsed(entity: ParsedEntity) -> ContextName:
     """A parsed context line's entity: core, at the places its lines give (as the
     context text it was parsed from reads), its name checked as any name is."""
-    checked = _entity_of(entity.name, None, "")
-    return ContextName(checked.name, CORE, entity.places)
+    name = entity.name
+    if not (type(name) is str and name.isascii() and name.isidentifier()):  # most are
+        name = _entity_of(name, None, "").name
+    return ContextName(name, CORE, entity.places)
 
 
 def _entities_of(given: Iterable[Any]) -> list[ContextName]:
+    given = list(given)
+    if all(type(entity) is ParsedEntity for entity in given):
+        parsed = [_parsed(entity) for entity in given]
+        if len({entity.name for entity in parsed}) == len(parsed):
+            return parsed  # what parse_context_entities gives: as the text it parsed reads
     pairs = [
         (entity, None if isinstance(entity, str) or type(entity) is ContextName else _read(entity))
         if type(entity) is not ParsedEntity
