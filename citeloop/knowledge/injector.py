@@ -505,10 +505,11 @@ class ContextInjector:
 
 def taken_options(injector: Any, options: Mapping[str, Any]) -> dict[str, Any]:
     """The ``options`` (keyword arguments added to :meth:`ContextInjector.inject` over
-    time: ``keep``, ``relations``, ``listed``) that ``injector.inject`` takes, by name or through a
-    ``**kwargs`` that forwards them: a subclass or a user's injector whose own
-    ``inject`` lacks one is called without it, as before it existed. Which names an
-    ``inject`` takes is kept per ``inject`` function (a graph asks at every widening)."""
+    time: ``keep``, ``relations``, ``listed``, ``whole``) that ``injector.inject``
+    takes, by name or through a ``**kwargs`` that forwards them: a subclass or a user's
+    injector whose own ``inject`` lacks one is called without it, as before it existed.
+    Which names an ``inject`` takes is kept per ``inject`` function (a graph asks at
+    every widening)."""
     inject = getattr(injector, "inject", None)
     function = getattr(inject, "__func__", inject)  # a method's function, shared by instances
     try:

@@ -390,24 +390,16 @@ class GroundedAnswerNodes:
         brief = state.get("context_brief")
         briefs = set(brief or ())
         whole = [] if brief is None else [i for i in keep if i not in briefs]
+        options = {"keep": keep, "relations": relations, "listed": listed, "whole": whole}
         if self.injector is not None:
             # a user's own `inject` may lack `keep`, `relations`, `listed` or `whole`
-            options = {"keep": keep, "relations": relations, "listed": listed, "whole": whole}
             options = taken_options(self.injector, options)
             return self.injector.inject(texts, expansion=expansion, **options)
         injector = self._injector(ctx)
         key = (*texts, ctx.hops, ctx.max_context_tokens, ctx.max_entities, self._rewriter(ctx))
         if expansion is not None:
             default = self._defaults.get(key)
-            return injector.inject(
-                texts,
-                expansion=expansion,
-                default=default,
-                keep=keep,
-                relations=relations,
-                listed=listed,
-                whole=whole,
-            )
+            return injector.inject(texts, expansion=expansion, default=default, **options)
         injected = injector.inject(texts)
         self._defaults.put(key, injected)
         return injected
@@ -735,14 +727,15 @@ class GroundedAnswerNodes:
         update = {"expanded": True, "widened": widened, **_context_update(injected)}
         # What the answer listed as lacking that the code base imports from outside the
         # graph (not what its prose names beside a saying: it also names code it used).
-        listed = [*listed_lacking_names(answer), *(report.get("lacking_not_in_graph") or ())]
+        in_list = listed_lacking_names(answer)
+        listed = [*in_list, *(report.get("lacking_not_in_graph") or ())]
         news: dict[str, Any] = {}
         if origins := self._origins(state, list(dict.fromkeys(listed)), injected, ctx):
             news["lacking_origins"] = origins
         # What it now shows, that it did not, of what the answer listed as lacking (of
         # what its sayings name, when it lists nothing: its prose names code it used too)
         # and of the code whose lines it asked for.
-        said = [n for n in listed_lacking_names(answer) if n not in dismissed]
+        said = [name for name in in_list if name not in dismissed]
         held = [".".join(entity_id.split(".")[-2:]) for entity_id, _, _ in expansion.lines]
         if shown := now_shown(
             [*(qualified(said, among=names) or lacking), *held],
