@@ -1282,6 +1282,25 @@ def test_a_plain_line_ending_with_a_colon_heads_the_list_of_what_is_lacking() ->
     assert lacking_names("It x.\n\nThe context does not show it.\n1. `A` is fine.\n") == ()
 
 
+def test_a_colon_after_the_sentence_of_a_saying_introduces_shown_code() -> None:
+    """A played answer's list item said some lines are left out, then "The shown part,
+    L1756-1768, loops over `inferred_slots`:" and listed what those shown lines do: the
+    names of that list (`util.UninferableBase`) were read as asked for, and the retry
+    told it they come from outside the code base as if it had listed them as lacking."""
+    answer = (
+        "It checks slots.\n\n"
+        "2. `_has_valid_slots` decides it. L1749-1755 are left out, so I can't confirm "
+        "that. The shown part, L1756-1768, loops over `inferred_slots`:\n"
+        "   - it returns `False` if a value is `util.UninferableBase` (L1758-1759);\n"
+        "   - L1760 tests `is_iterable(slots)`.\n\n"
+        "## What the context lacks\n- The body of `_check_in_slots`.\n"
+    )
+    assert listed_lacking_names(answer) == ("_check_in_slots",)
+    # The sentence of the saying itself ending the line with a colon still heads a list.
+    said = "It checks slots.\n\nThe shown part loops. Still missing from the context:\n"
+    assert listed_lacking_names(said + "1. `Foo` L3-4.\n") == ("Foo",)
+
+
 @pytest.mark.parametrize(
     "label",
     [
