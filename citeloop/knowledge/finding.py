@@ -363,6 +363,7 @@ class EntityFinder:
         }
         chosen: dict[str, Entity] = {}
         lacking_owners = {name for name in lacking if "." not in name}  # classes said lacking
+        inherited = lru_cache(maxsize=1)(lambda: self._inherited(seen))  # read when needed
         for name in wanted:
             groups = [found.get(name, [])] if name in found else named_groups(name, found)
             group = groups[0] if groups else []
@@ -411,9 +412,14 @@ class EntityFinder:
                 # the one shown (more of its source) and those of the nearest package
                 bodiless = [e for e in group if e.id in seen and e.id not in sourced]
                 close = near(group)
+                new = [e for e in close if e.id not in seen]
+                if not any(owner_id(e.id) in seen for e in new):
+                    # none a class shown defines: the one a class shown inherits, if any
+                    bases = inherited()
+                    new = [e for e in group if owner_id(e.id) in bases and e.id not in seen] or new
                 group = (
                     [e for e in bodiless if excerptable(e)]
-                    or [e for e in close if e.id not in seen]
+                    or new
                     or [*close, *(nearest or list)([e for e in group if e not in close])]
                 )
             if not (owned or shown) and group and (len(group) > 1 or plain):
@@ -464,7 +470,21 @@ class EntityFinder:
         :data:`BASE_LEVELS` levels: a member of one is beside the class (the
         ``predict_proba`` of a task about ``NuSVC`` is the one ``NuSVC`` inherits from
         ``BaseSVC``, not a calibration class's)."""
-        level = [g[0].id for g in groups if len(g) == 1 and g[0].kind is EntityKind.CLASS]
+        return self._bases_of(
+            [g[0].id for g in groups if len(g) == 1 and g[0].kind is EntityKind.CLASS]
+        )
+
+    def _inherited(self, ids: Collection[str]) -> frozenset[str]:
+        """The ids of the classes the classes among ``ids`` inherit from
+        (:meth:`_bases_of`)."""
+        entities = self._reads.get_entities(sorted(ids))
+        return frozenset(
+            self._bases_of([i for i, e in entities.items() if e.kind is EntityKind.CLASS])
+        )
+
+    def _bases_of(self, level: list[str]) -> set[str]:
+        """The ids of the classes the classes of ``level`` (ids) inherit from, up to
+        :data:`BASE_LEVELS` levels."""
         found: set[str] = set()
         for _ in range(BASE_LEVELS):
             if not level:

@@ -365,19 +365,32 @@ _FILE = "\x00"
 
 def _key(
     entity: Entity,
-    anchors: Collection[str],
+    anchors: tuple[Collection[str], Collection[str]],
     library: bool,
     hints: Mapping[str, float],
     quoted: Mapping[str, int],
-) -> tuple[bool, int, bool, bool, bool, int]:
+) -> tuple[int, int, bool, bool, bool, int]:
     return (
-        owner_id(entity.id) not in anchors and _FILE + (entity.path or "") not in anchors,
+        _placement(entity, *anchors),
         -quoted.get(entity.id, 0),
         not _hint(entity, hints),
         library and (is_test_path(entity.path) or is_example_path(entity.path)),
         entity.name.startswith("_"),
         RANK[entity.kind],
     )
+
+
+def _placement(entity: Entity, inside: Collection[str], beside: Collection[str]) -> int:
+    """0 for an entity defined inside one of ``inside`` (at any depth: the
+    ``Meta.fields`` of the ``Meta`` of a named form class, not another form's), 1 for
+    one beside one of ``beside`` (its owner, or its file, ``_FILE`` + path), else 2."""
+    owner = owner_id(entity.id)
+    at = owner
+    while at:
+        if at in inside:
+            return 0
+        at = owner_id(at)
+    return 1 if owner in beside or _FILE + (entity.path or "") in beside else 2
 
 
 def _hint(entity: Entity, hints: Mapping[str, float]) -> float:
@@ -402,13 +415,15 @@ def choose(
     first."""
     hints = hints or {}
     quoted = quoted or {}
-    anchors = {group[0].id for group in groups if len(group) == 1}
-    anchors |= {owner_id(anchor) for anchor in anchors}
+    named = {group[0].id for group in groups if len(group) == 1}
+    anchors = named | {owner_id(anchor) for anchor in named} | set(bases)
     anchors |= {_FILE + path for group in groups if len(group) == 1 if (path := group[0].path)}
-    anchors |= set(bases)
+    inside = {anchor for anchor in named | set(bases) if anchor}
     chosen: dict[str, Entity] = {}
     for group in groups:
-        keys = {entity.id: _key(entity, anchors, library, hints, quoted) for entity in group}
+        keys = {
+            entity.id: _key(entity, (inside, anchors), library, hints, quoted) for entity in group
+        }
         best = min(keys.values())
         ranked = sorted(
             (e for e in group if keys[e.id] == best), key=lambda e: (-_hint(e, hints), e.id)

@@ -200,6 +200,24 @@ def test_ambiguous_name_prefers_the_candidate_beside_an_unambiguous_mention():
     assert ids(injector.seeds("What does add_edge do?")) == ["pkg.draw.add_edge"]
 
 
+def test_an_ambiguous_dotted_name_means_the_one_inside_the_class_the_task_names():
+    """`Meta.fields` beside `IncompleteForm` is the ``fields`` of that form's ``Meta``,
+    not those of three other forms of the same test file (a played task's core had
+    been three other forms' ``Meta.fields``, and the retry asked the model to cite
+    `fields` without saying which)."""
+    path = "t/tests.py"
+    entities = [Entity("t.tests.IncompleteForm", EntityKind.CLASS, "IncompleteForm", path)]
+    for form in ("ArticleForm", "BaseForm", "IncompleteForm", "StatusForm"):
+        entities += [
+            Entity(f"t.tests.{form}.Meta", EntityKind.CLASS, "Meta", path),
+            Entity(f"t.tests.{form}.Meta.fields", EntityKind.ATTRIBUTE, "fields", path),
+        ]
+    injector = ContextInjector(MemoryGraphStore(entities, []))
+    seeds = ids(injector.seeds("How does IncompleteForm use its Meta.fields?"))
+    assert "t.tests.IncompleteForm.Meta.fields" in seeds
+    assert not any(f"{form}.Meta" in s for s in seeds for form in ("Article", "Status"))
+
+
 def test_an_ambiguous_name_means_the_one_the_tasks_other_words_point_at():
     """Of many ``fit`` methods, the one whose class holds what the task's other words
     find; with no such word, the library's, not a gallery script's."""
@@ -1097,6 +1115,41 @@ def test_a_name_lacking_in_a_file_the_answer_names_means_that_file_s() -> None:
     wider = injector.inject("How does `helper` work?", expansion=asked)
     assert "s.ensemble._bagging.Bagging.predict" in ids(wider.entities)
     assert "s.dummy.Dummy.predict" not in ids(wider.entities)
+
+
+def test_a_method_name_lacking_means_the_one_a_class_shown_inherits() -> None:
+    """An answer that read a form class and lacks `is_valid` means the `is_valid` the
+    form inherits, not a namesake defined in a file the context showed (a played
+    widening had brought an admin inline form's nested ``is_valid``, not the
+    ``BaseForm.is_valid`` the test's ``form.is_valid()`` calls). A method of a class
+    shown still comes first."""
+    admin, forms = "d/admin/options.py", "d/forms/forms.py"
+    entities = [
+        Entity("t.CategoryForm", EntityKind.CLASS, "CategoryForm", path="t/tests.py"),
+        Entity("d.forms.models.ModelForm", EntityKind.CLASS, "ModelForm", path="d/forms/m.py"),
+        Entity("d.forms.forms.BaseForm", EntityKind.CLASS, "BaseForm", path=forms),
+        Entity("d.forms.forms.BaseForm.is_valid", EntityKind.METHOD, "is_valid", path=forms),
+        Entity("d.admin.options.Inline", EntityKind.CLASS, "Inline", path=admin),
+        Entity("d.admin.options.Inline.is_valid", EntityKind.METHOD, "is_valid", path=admin),
+        Entity("d.admin.options.check", EntityKind.FUNCTION, "check", path=admin),
+    ]
+    facts = [
+        Fact("t.CategoryForm", RelationKind.INHERITS, "d.forms.models.ModelForm"),
+        Fact("d.forms.models.ModelForm", RelationKind.INHERITS, "d.forms.forms.BaseForm"),
+    ]
+    store = MemoryGraphStore(entities, facts)
+    finder = EntityFinder(store, batched(store), 0)
+
+    def named(*saw: Entity) -> list[str]:
+        found = finder.named(("is_valid",), near_context(saw), ("is_valid",), {e.id for e in saw})
+        return [e.id for e in found]
+
+    # the admin file shown: its `is_valid` is near the context, the form's is inherited
+    assert named(entities[0], entities[6]) == ["d.forms.forms.BaseForm.is_valid"]
+    # without a class shown that inherits one, the one near the context
+    assert named(entities[6]) == ["d.admin.options.Inline.is_valid"]
+    # a class shown that defines its own: that one
+    assert named(entities[0], entities[4]) == ["d.admin.options.Inline.is_valid"]
 
 
 def test_a_name_on_self_means_the_member_of_a_class_the_answer_read() -> None:
