@@ -12,9 +12,10 @@ local variables, other packages' code or files the indexer skipped).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
 
 from citeloop.grounding.citation_section import find_citation_section
 from citeloop.grounding.cited_items import item_names
@@ -292,12 +293,18 @@ def _written_as(name: str, mentions: Sequence[tuple[str, dict[str, str]]]) -> tu
     return "", ""
 
 
-def _why(name: str, mentions: Sequence[tuple[str, dict[str, str]]]) -> str:
+def _why(name: str, mentions: Sequence[tuple[str, dict[str, str]]], place: str = "") -> str:
     """`` (how the task named it)`` for a core entity (``" (the task writes
     `StateGraph.compile`)"``), or the payload; ``""`` when neither writes it (its core
     tier came from the context: every entity of a text context is core, and the model
-    was shown no tiers, so nothing true is said of how)."""
-    return _said(*_written_as(name, mentions))
+    was shown no tiers, so nothing true is said of how); with the ``place`` of the one
+    meant when the context holds namesakes (``" (the task writes `Meta.fields`; the
+    one at tests/forms.py:1034)"``)."""
+    said = _said(*_written_as(name, mentions))
+    if not place:
+        return said
+    at = f"the one at {clipped(place)}"
+    return f"{said[:-1]}; {at})" if said else f" ({at})"
 
 
 def _said(where: str, written: str) -> str:
@@ -305,9 +312,36 @@ def _said(where: str, written: str) -> str:
     return f" (the {where} writes `{clipped(written)}`)" if where else ""
 
 
-def _with_reasons(names: Sequence[str], mentions: Sequence[tuple[str, dict[str, str]]]) -> str:
+def core_places(names: Iterable[str], entities: Iterable[Mapping[str, Any]]) -> dict[str, str]:
+    """The ``path:line`` of the core entity each of ``names`` means, for the names of
+    which ``entities`` (a context's entities as a graph's state holds them: ``name``,
+    ``tier``, ``path``, ``line``) hold several and one core entity with a place
+    (``{"fields": "tests/forms.py:1034"}``); the ``places`` of
+    :func:`build_retry_prompt`."""
+    wanted = set(names)
+    count: dict[str, int] = {}
+    core: dict[str, list[str]] = {}
+    for entity in entities:
+        name = entity.get("name")
+        if name not in wanted:
+            continue
+        count[name] = count.get(name, 0) + 1
+        if entity.get("tier") == "core" and entity.get("path") and entity.get("line"):
+            core.setdefault(name, []).append(f"{entity['path']}:{entity['line']}")
+    return {name: at[0] for name, at in core.items() if len(at) == 1 and count[name] > 1}
+
+
+def _with_reasons(
+    names: Sequence[str],
+    mentions: Sequence[tuple[str, dict[str, str]]],
+    places: Mapping[str, str] = MappingProxyType({}),
+) -> str:
     # Each name cut on its own, not inside the backticks of what the task writes.
-    return listed((f"{clipped(name)}{_why(name, mentions)}" for name in names), "; ", cut=False)
+    return listed(
+        (f"{clipped(name)}{_why(name, mentions, places.get(name, ''))}" for name in names),
+        "; ",
+        cut=False,
+    )
 
 
 def _written(task: str, payload: str) -> list[tuple[str, dict[str, str]]]:
@@ -380,6 +414,7 @@ def _problem_lines(
     widened: bool,
     origins: Mapping[str, str],
     now: Mapping[str, Mapping[str, str]],
+    places: Mapping[str, str],
 ) -> list[str]:
     mentions = _written(task, payload)
     lines: list[str] = []
@@ -391,7 +426,7 @@ def _problem_lines(
             template = CONTEXT_ONLY_PROBLEMS.get(field, template)
         if names:
             if field in _CORE_FIELDS:
-                shown = _with_reasons(names, mentions)
+                shown = _with_reasons(names, mentions, places)
             elif field == "invalid_locations":
                 shown = listed(map(_location_item, names), "; ", cut=False)
             else:
@@ -445,6 +480,7 @@ def build_retry_prompt(
     widened: bool = False,
     origins: Mapping[str, str] | None = None,
     shown: Mapping[str, Mapping[str, str]] | None = None,
+    places: Mapping[str, str] | None = None,
 ) -> str:
     """Build the prompt that asks again after a failed validation.
 
@@ -478,6 +514,11 @@ def build_retry_prompt(
             ``{"what": "line"}`` (their line, new to it), as
             :func:`citeloop.nodes.widened_news.now_shown` gives them; with ``widened``
             and a said-insufficient context, one line (:data:`NOW_SHOWN_LINE`) says so.
+        places: The ``path:line`` of the core entity a name means, by name, for the
+            core names whose context holds namesakes (``{"fields":
+            "tests/forms.py:1034"}``): a core entity the answer did not cite or use is
+            named with it (a played answer asked to cite `fields` had fifteen
+            `Meta.fields` to choose from).
 
     Returns:
         ``RETRY_PROMPT_TEMPLATE`` filled with the task; a header naming the failed
@@ -512,7 +553,9 @@ def build_retry_prompt(
         result = replace(result, lacking_not_in_graph=outside)
     shown = dict(shown or {})
     lines = (
-        [] if result.passed else _problem_lines(result, original, payload, widened, origins, shown)
+        []
+        if result.passed
+        else _problem_lines(result, original, payload, widened, origins, shown, places or {})
     )
     lines += extra_problems
     previous = (

@@ -45,7 +45,7 @@ from citeloop.grounding.lacking import (
     listed_lacking_names,
 )
 from citeloop.grounding.mentions import code_mentions, qualified
-from citeloop.grounding.retry_prompt import UNSEEN_PROBLEM
+from citeloop.grounding.retry_prompt import UNSEEN_PROBLEM, core_places
 from citeloop.grounding.substance import prompt_names
 from citeloop.knowledge import (
     ContextExpansion,
@@ -835,6 +835,10 @@ class GroundedAnswerNodes:
             widened=state.get("widened", True),
             origins=report.get("lacking_origins") or {},
             shown=report.get("lacking_shown") or {},
+            places=core_places(
+                [*result.missing_core_citations, *result.entities_missing],
+                state.get("context_entities") or [],
+            ),
         )
         return {"feedback": feedback}
 

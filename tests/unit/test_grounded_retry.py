@@ -13,7 +13,13 @@ from langchain_core.messages import AIMessage
 from citeloop.callable_chat import split_grounded_prompt
 from citeloop.context import GroundedAnswerContext
 from citeloop.graphs.grounded_answer import build_grounded_answer_graph
-from citeloop.grounding import RETRY_PROMPT_HEADER, WIDENED_HEADER
+from citeloop.grounding import (
+    RETRY_PROMPT_HEADER,
+    WIDENED_HEADER,
+    GraphContextValidator,
+    build_retry_prompt,
+)
+from citeloop.grounding.retry_prompt import core_places
 from citeloop.knowledge import ContextExpansion, ContextInjector
 from citeloop.knowledge.candidate_order import asked_code_of
 from citeloop.knowledge.neighbourhood import Candidates
@@ -87,6 +93,25 @@ async def test_retry_header_names_the_failed_rules_and_why_core(store, core):
     assert "it has no '## Entities used' section" in header
     assert "did not use and cite the context" not in retry
     # Each missing core entity says how the task named it.
+    assert "Cart (the task writes `Cart`)" in retry
+
+
+def test_a_missing_core_entity_with_namesakes_in_the_context_is_given_its_place() -> None:
+    """A played retry asked the model to cite `fields` where its context held fifteen
+    `Meta.fields`: the one meant is given by its place, when the context has several of
+    that name and one of them core; the others are named as before."""
+    entities = [
+        {"name": "fields", "tier": "core", "path": "t/forms.py", "line": 1034},
+        {"name": "fields", "tier": "supporting", "path": "t/forms.py", "line": 155},
+        {"name": "Cart", "tier": "core", "path": "shop/cart.py", "line": 3},
+        {"name": "pay", "tier": "core", "path": "shop/cart.py", "line": 9},
+        {"name": "pay", "tier": "core", "path": "shop/pay.py", "line": 2},
+    ]
+    places = core_places(["fields", "Cart", "pay"], entities)
+    assert places == {"fields": "t/forms.py:1034"}  # Cart has no namesake, pay two cores
+    result = GraphContextValidator().validate("No idea.", ["fields", "Cart"])
+    retry = build_retry_prompt("Why `Form.Meta.fields` and `Cart`?", result, places=places)
+    assert "fields (the task writes `Form.Meta.fields`; the one at t/forms.py:1034)" in retry
     assert "Cart (the task writes `Cart`)" in retry
 
 
