@@ -11,8 +11,9 @@ table of abbreviations is the usual remedy in code search (Lawrie and Binkley,
 problem and measure it); the table here holds common programming abbreviations only.
 
 Left out on purpose: Python's builtins (``str``, ``int``, ``dict``, ``len``, ``repr``,
-``iter``: a name word ``str`` is the type far more often than an abbreviation), and
-words of one or two letters (``fn``, ``op``, ``id``: too many readings).
+``iter``: a name word ``str`` is the type far more often than an abbreviation; they
+are :data:`BUILTIN_WORDS`, read where an excerpt's lines are chosen only), and words
+of one or two letters (``fn``, ``op``, ``id``: too many readings).
 """
 
 from __future__ import annotations
@@ -121,6 +122,20 @@ ABBREVIATIONS: dict[str, tuple[str, ...]] = {
     "xref": ("cross", "reference"),
 }
 """Full words of each abbreviation (lower case; a search stems both sides)."""
+
+BUILTIN_WORDS: dict[str, tuple[str, ...]] = {
+    "bool": ("boolean",),
+    "dict": ("dictionary",),
+    "int": ("integer",),
+    "len": ("length",),
+    "repr": ("representation",),
+    "str": ("string",),
+}
+"""Full words of Python's builtin names that abbreviate one: a source line's
+``"__dict__" in slot_names`` is about "the dynamic attribute dictionary" a task asks of.
+Read where the lines of an excerpt are chosen
+(:func:`~citeloop.knowledge.body_lines.focus_terms`), never where entities are found:
+a name word ``str`` there is the type far more often than an abbreviation."""
 
 
 def expansions(words: Iterable[str]) -> list[str]:

@@ -30,7 +30,7 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from keyword import iskeyword
 
 from citeloop.grounding.mentions import identifier_words, word_stem
-from citeloop.knowledge.abbreviations import ABBREVIATIONS
+from citeloop.knowledge.abbreviations import ABBREVIATIONS, BUILTIN_WORDS
 from citeloop.knowledge.block_headers import block_headers
 from citeloop.knowledge.model import Entity, EntityKind
 from citeloop.knowledge.render import signature_cut
@@ -485,8 +485,8 @@ _STEM = "\x00"
 def _terms(line: str, focus: Mapping[str, int]) -> set[str]:
     """The ``focus`` terms ``line`` uses: its identifiers and keys (not the words of a
     message: :func:`code_terms`), whole or by their words (an abbreviation's by its
-    full words too, :mod:`~citeloop.knowledge.abbreviations`), or by their words'
-    stems."""
+    full words too, :mod:`~citeloop.knowledge.abbreviations`, a builtin's as well:
+    ``__dict__`` is a "dictionary"), or by their words' stems."""
     found = set()
     for token in code_terms(line):
         if (whole := token.lower()) in focus:
@@ -495,7 +495,8 @@ def _terms(line: str, focus: Mapping[str, int]) -> set[str]:
         # not a keyword's: every `def` line is no "definition"
         full = not iskeyword(token)
         for word in identifier_words(token):
-            for each in (word, *(ABBREVIATIONS.get(word, ()) if full else ())):
+            fulls = (*ABBREVIATIONS.get(word, ()), *BUILTIN_WORDS.get(word, ())) if full else ()
+            for each in (word, *fulls):
                 if each in focus:
                     found.add(each)
                 elif each.isalpha() and (stem := _STEM + word_stem(each)) in focus:

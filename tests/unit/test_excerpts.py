@@ -1223,6 +1223,19 @@ def test_an_abbreviation_in_the_code_is_found_by_its_full_word() -> None:
     assert not any("def inner" in line for line in block)
 
 
+def test_a_builtin_name_in_the_code_is_found_by_the_word_it_abbreviates() -> None:
+    """ "the dynamic attribute dictionary" finds ``"__dict__" in slot_names`` (a played
+    excerpt of pylint's ``_check_declare_non_slot`` had hidden that test, which the
+    task asked about); a word no builtin abbreviates finds nothing."""
+    body = ["def check(self, node):", *[f"    step_{n}()" for n in range(1, 20)]]
+    body += ['    if "__dict__" in slot_names:', *[f"    tail_{n}()" for n in range(1, 20)]]
+    entity = function("check", 1, len(body))
+    block = excerpt_lines(entity, tuple(body), 2, focus_terms(["dynamic", "dictionary"], []))
+    assert '    21 |     if "__dict__" in slot_names:' in block
+    block = excerpt_lines(entity, tuple(body), 2, focus_terms(["dictation"], []))
+    assert not any("__dict__" in line for line in block)
+
+
 def test_builtins_a_body_calls_do_not_choose_its_lines(tmp_path: Path) -> None:
     """Every body calls ``getattr``, ``isinstance`` or a dict's ``.get``: the lines that
     do are not what a task is about, the line with its words is (a played excerpt of
