@@ -143,16 +143,17 @@ _LIST_LINE = re.compile(r"[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]|[ \t]+\S")
 
 
 def _list_after(text: str, at: int) -> int | None:
-    """Where the list ends that follows the line ``at`` is on, when the sentence ``at``
-    is in ends that line with a colon ("Still missing from the context:", then
-    "1. ...", "2. ..."): the list says what is missing, as a heading's section does.
-    ``None`` when the line ends otherwise, a later sentence ends it ("L1749-1755 are
-    left out. The shown part loops over `slots`:" introduces shown code), or no list
-    follows. Reads each line once."""
+    """Where the list ends that follows the line ``at`` is on, when that line ends with
+    a colon ("Still missing from the context:", then "1. ...", "2. ..."): the list says
+    what is missing, as a heading's section does. ``None`` when the line ends
+    otherwise, no list follows, or the line is a list item whose saying's sentence does
+    not end it: its sub-list goes on with the item ("2. L1749-1755 are left out. The
+    shown part loops over `slots`:" introduces shown code). Reads each line once."""
     line_end = text.find("\n", at)
     if line_end < 0 or not text[at:line_end].rstrip().endswith(":"):
         return None
-    if SENTENCE_END.search(text, at, line_end):
+    line_start = text.rfind("\n", 0, at) + 1
+    if _LIST_ITEM.match(text, line_start) and SENTENCE_END.search(text, at, line_end):
         return None
     end, position, items = None, line_end + 1, 0
     while position < len(text):

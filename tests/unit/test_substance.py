@@ -1297,8 +1297,24 @@ def test_a_colon_after_the_sentence_of_a_saying_introduces_shown_code() -> None:
     )
     assert listed_lacking_names(answer) == ("_check_in_slots",)
     # The sentence of the saying itself ending the line with a colon still heads a list.
-    said = "It checks slots.\n\nThe shown part loops. Still missing from the context:\n"
-    assert listed_lacking_names(said + "1. `Foo` L3-4.\n") == ("Foo",)
+    said = "It checks slots.\n\n- The shown part loops. Still missing from the context:\n"
+    assert listed_lacking_names(said + "  1. `Foo` L3-4.\n") == ("Foo",)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "The context does not include these functions. Please provide:",
+        "The body of `run` is not shown. To confirm this I would need:",
+        "The context does not show several helpers, e.g. `Foo` and others:",
+    ],
+)
+def test_a_line_of_its_own_that_says_what_is_lacking_heads_the_list_its_colon_opens(line):
+    """Outside a list item, a line that says the context lacks code and ends with a
+    colon heads the list after it, whatever sentence ends the line (the request is
+    often a second one: "Please provide:")."""
+    answer = f"It runs.\n\n{line}\n- `bar_helper`\n- `baz_helper`\n"
+    assert {"bar_helper", "baz_helper"} <= set(listed_lacking_names(answer))
 
 
 @pytest.mark.parametrize(
