@@ -413,10 +413,18 @@ class EntityFinder:
                 bodiless = [e for e in group if e.id in seen and e.id not in sourced]
                 close = near(group)
                 new = [e for e in close if e.id not in seen]
-                if not any(owner_id(e.id) in seen for e in new):
-                    # none a class shown defines: the one a class shown inherits, if any
-                    bases = inherited()
-                    new = [e for e in group if owner_id(e.id) in bases and e.id not in seen] or new
+                classes, bases = inherited()
+                if not any(owner_id(e.id) in classes for e in new):
+                    # none a class shown defines: the one a class shown inherits, of the
+                    # nearest base that defines one
+                    levels = {
+                        e.id: bases[o]
+                        for e in group
+                        if (o := owner_id(e.id)) in bases and e.id not in seen
+                    }
+                    if levels:
+                        first = min(levels.values())
+                        new = [e for e in group if levels.get(e.id) == first]
                 group = (
                     [e for e in bodiless if excerptable(e)]
                     or new
@@ -470,36 +478,39 @@ class EntityFinder:
         :data:`BASE_LEVELS` levels: a member of one is beside the class (the
         ``predict_proba`` of a task about ``NuSVC`` is the one ``NuSVC`` inherits from
         ``BaseSVC``, not a calibration class's)."""
-        return self._bases_of(
-            [g[0].id for g in groups if len(g) == 1 and g[0].kind is EntityKind.CLASS]
+        return set(
+            self._bases_of(
+                [g[0].id for g in groups if len(g) == 1 and g[0].kind is EntityKind.CLASS]
+            )
         )
 
-    def _inherited(self, ids: Collection[str]) -> frozenset[str]:
-        """The ids of the classes the classes among ``ids`` inherit from
-        (:meth:`_bases_of`)."""
+    def _inherited(self, ids: Collection[str]) -> tuple[frozenset[str], dict[str, int]]:
+        """The classes among ``ids``, and the classes they inherit from, each with the
+        level it is first found at (1: a direct base; :meth:`_bases_of`)."""
         entities = self._reads.get_entities(sorted(ids))
-        return frozenset(
-            self._bases_of([i for i, e in entities.items() if e.kind is EntityKind.CLASS])
-        )
+        classes = frozenset(i for i, e in entities.items() if e.kind is EntityKind.CLASS)
+        return classes, self._bases_of(sorted(classes))
 
-    def _bases_of(self, level: list[str]) -> set[str]:
+    def _bases_of(self, level: list[str]) -> dict[str, int]:
         """The ids of the classes the classes of ``level`` (ids) inherit from, up to
-        :data:`BASE_LEVELS` levels."""
-        found: set[str] = set()
-        for _ in range(BASE_LEVELS):
+        :data:`BASE_LEVELS` levels, each with the level it is first found at."""
+        found: dict[str, int] = {}
+        for depth in range(1, BASE_LEVELS + 1):
             if not level:
                 break
             facts = self._reads.facts_of_many(level)
-            level = [
-                fact.object
-                for class_id in level
-                for fact in facts.get(class_id, ())
-                if fact.relation is RelationKind.INHERITS
-                and fact.subject == class_id
-                and not fact.object.startswith("?")
-                and fact.object not in found
-            ]
-            found.update(level)
+            level = list(
+                dict.fromkeys(
+                    fact.object
+                    for class_id in level
+                    for fact in facts.get(class_id, ())
+                    if fact.relation is RelationKind.INHERITS
+                    and fact.subject == class_id
+                    and not fact.object.startswith("?")
+                    and fact.object not in found
+                )
+            )
+            found.update(dict.fromkeys(level, depth))
         return found
 
     def _members_of_classes(self, entities: list[Entity]) -> list[Entity]:

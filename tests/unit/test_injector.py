@@ -215,7 +215,8 @@ def test_an_ambiguous_dotted_name_means_the_one_inside_the_class_the_task_names(
     injector = ContextInjector(MemoryGraphStore(entities, []))
     seeds = ids(injector.seeds("How does IncompleteForm use its Meta.fields?"))
     assert "t.tests.IncompleteForm.Meta.fields" in seeds
-    assert not any(f"{form}.Meta" in s for s in seeds for form in ("Article", "Status"))
+    assert not any(f"{form}.Meta" in s for s in seeds for form in ("ArticleForm", "StatusForm"))
+    assert "t.tests.BaseForm.Meta.fields" not in seeds
 
 
 def test_an_ambiguous_name_means_the_one_the_tasks_other_words_point_at():
@@ -1122,7 +1123,7 @@ def test_a_method_name_lacking_means_the_one_a_class_shown_inherits() -> None:
     form inherits, not a namesake defined in a file the context showed (a played
     widening had brought an admin inline form's nested ``is_valid``, not the
     ``BaseForm.is_valid`` the test's ``form.is_valid()`` calls). A method of a class
-    shown still comes first."""
+    shown still comes first; of bases that each define one, the nearest."""
     admin, forms = "d/admin/options.py", "d/forms/forms.py"
     entities = [
         Entity("t.CategoryForm", EntityKind.CLASS, "CategoryForm", path="t/tests.py"),
@@ -1132,15 +1133,16 @@ def test_a_method_name_lacking_means_the_one_a_class_shown_inherits() -> None:
         Entity("d.admin.options.Inline", EntityKind.CLASS, "Inline", path=admin),
         Entity("d.admin.options.Inline.is_valid", EntityKind.METHOD, "is_valid", path=admin),
         Entity("d.admin.options.check", EntityKind.FUNCTION, "check", path=admin),
+        Entity("d.admin.options", EntityKind.MODULE, "options", path=admin),
     ]
     facts = [
         Fact("t.CategoryForm", RelationKind.INHERITS, "d.forms.models.ModelForm"),
         Fact("d.forms.models.ModelForm", RelationKind.INHERITS, "d.forms.forms.BaseForm"),
     ]
-    store = MemoryGraphStore(entities, facts)
-    finder = EntityFinder(store, batched(store), 0)
 
-    def named(*saw: Entity) -> list[str]:
+    def named(*saw: Entity, more: tuple[Entity, ...] = ()) -> list[str]:
+        store = MemoryGraphStore([*entities, *more], facts)
+        finder = EntityFinder(store, batched(store), 0)
         found = finder.named(("is_valid",), near_context(saw), ("is_valid",), {e.id for e in saw})
         return [e.id for e in found]
 
@@ -1150,6 +1152,12 @@ def test_a_method_name_lacking_means_the_one_a_class_shown_inherits() -> None:
     assert named(entities[6]) == ["d.admin.options.Inline.is_valid"]
     # a class shown that defines its own: that one
     assert named(entities[0], entities[4]) == ["d.admin.options.Inline.is_valid"]
+    # a module shown is no class: a function of it does not stand for a method
+    function = Entity("d.admin.options.is_valid", EntityKind.FUNCTION, "is_valid", path=admin)
+    assert named(entities[0], entities[7], more=(function,)) == ["d.forms.forms.BaseForm.is_valid"]
+    # of bases that each define one, the nearest: what Python's method resolution finds
+    nearer = Entity("d.forms.models.ModelForm.is_valid", EntityKind.METHOD, "is_valid")
+    assert named(entities[0], entities[6], more=(nearer,)) == [nearer.id]
 
 
 def test_a_name_on_self_means_the_member_of_a_class_the_answer_read() -> None:
