@@ -315,19 +315,27 @@ def _said(where: str, written: str) -> str:
 def core_places(names: Iterable[str], entities: Iterable[Mapping[str, Any]]) -> dict[str, str]:
     """The ``path:line`` of the core entity each of ``names`` means, for the names of
     which ``entities`` (a context's entities as a graph's state holds them: ``name``,
-    ``tier``, ``path``, ``line``) hold several and one core entity with a place
-    (``{"fields": "tests/forms.py:1034"}``); the ``places`` of
+    ``id``, ``tier``, ``path``, ``line``; anything else is skipped) hold several and one
+    core entity with a place (``{"fields": "tests/forms.py:1034"}``); a dotted name
+    means those whose id ends with it (``Meta.fields``). The ``places`` of
     :func:`build_retry_prompt`."""
-    wanted = set(names)
+    by_last: dict[str, list[str]] = {}
+    for name in names:
+        if isinstance(name, str) and name:
+            by_last.setdefault(name.rpartition(".")[2], []).append(name)
     count: dict[str, int] = {}
     core: dict[str, list[str]] = {}
     for entity in entities:
-        name = entity.get("name")
-        if name not in wanted:
+        if not isinstance(entity, Mapping) or not isinstance(last := entity.get("name"), str):
             continue
-        count[name] = count.get(name, 0) + 1
-        if entity.get("tier") == "core" and entity.get("path") and entity.get("line"):
-            core.setdefault(name, []).append(f"{entity['path']}:{entity['line']}")
+        entity_id = entity.get("id") if isinstance(entity.get("id"), str) else last
+        for name in by_last.get(last, ()):
+            if name != last and not f".{entity_id}".endswith(f".{name}"):
+                continue
+            count[name] = count.get(name, 0) + 1
+            path, line = entity.get("path"), entity.get("line")
+            if entity.get("tier") == "core" and path and line:
+                core.setdefault(name, []).append(f"{path}:{line}")
     return {name: at[0] for name, at in core.items() if len(at) == 1 and count[name] > 1}
 
 

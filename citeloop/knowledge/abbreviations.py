@@ -11,9 +11,10 @@ table of abbreviations is the usual remedy in code search (Lawrie and Binkley,
 problem and measure it); the table here holds common programming abbreviations only.
 
 Left out on purpose: Python's builtins (``str``, ``int``, ``dict``, ``len``, ``repr``,
-``iter``: a name word ``str`` is the type far more often than an abbreviation; they
-are :data:`BUILTIN_WORDS`, read where an excerpt's lines are chosen only), and words
-of one or two letters (``fn``, ``op``, ``id``: too many readings).
+``iter``: a name word ``str`` is the type far more often than an abbreviation; those
+that abbreviate one word are :data:`BUILTIN_WORDS`, read where an excerpt's lines are
+chosen only), and words of one or two letters (``fn``, ``op``, ``id``: too many
+readings).
 """
 
 from __future__ import annotations
@@ -133,8 +134,8 @@ BUILTIN_WORDS: dict[str, tuple[str, ...]] = {
 }
 """Full words of Python's builtin names that abbreviate one: a source line's
 ``"__dict__" in slot_names`` is about "the dynamic attribute dictionary" a task asks of.
-Read where the lines of an excerpt are chosen
-(:func:`~citeloop.knowledge.body_lines.focus_terms`), never where entities are found:
+Read where the lines of an excerpt are chosen (a line's terms matched against
+:func:`~citeloop.knowledge.body_lines.focus_terms`), never where entities are found:
 a name word ``str`` there is the type far more often than an abbreviation."""
 
 

@@ -109,6 +109,15 @@ def test_a_missing_core_entity_with_namesakes_in_the_context_is_given_its_place(
     ]
     places = core_places(["fields", "Cart", "pay"], entities)
     assert places == {"fields": "t/forms.py:1034"}  # Cart has no namesake, pay two cores
+    # A member named with its class: the entities whose id ends with it; odd rows skipped.
+    ids = [
+        {"name": "fields", "id": "t.A.Meta.fields", "tier": "core", "path": "t/f.py", "line": 9},
+        {"name": "fields", "id": "t.B.Meta.fields", "tier": "supporting", "path": "t/f.py"},
+        {"name": "fields", "id": "t.B.fields", "tier": "core", "path": "t/f.py", "line": 3},
+        None,
+        {"name": ["fields"]},
+    ]
+    assert core_places(["Meta.fields", None], ids) == {"Meta.fields": "t/f.py:9"}
     result = GraphContextValidator().validate("No idea.", ["fields", "Cart"])
     retry = build_retry_prompt("Why `Form.Meta.fields` and `Cart`?", result, places=places)
     assert "fields (the task writes `Form.Meta.fields`; the one at t/forms.py:1034)" in retry
