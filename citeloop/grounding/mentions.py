@@ -32,7 +32,7 @@ import bisect
 import functools
 import itertools
 import re
-from collections.abc import Collection, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass
 
 from citeloop.grounding.links import is_host_name, without_links
@@ -474,10 +474,13 @@ def _task_tokens(text: str) -> Iterator[tuple[str, str]]:
     for segment, kind in code_pieces(text):
         if kind == "span" and _kind_of_file(segment):
             continue
+        in_path = _in_file_path(segment) if kind == "text" else None
         for match in _TOKEN.finditer(segment):
             token = match.group()
             if kind == "span" and _in_path(segment, match.start(), match.end()):
                 continue  # `astropy/io/votable/tree.py` names a file, not `io` or `votable`
+            if in_path is not None and in_path(match.start()):
+                continue  # so does src/_pytest/pathlib.py:1038, not `_pytest`
             form = "backticks" if kind != "text" else _form(token)
             if form is None and _capitalized(token) and _mid_sentence(segment, match):
                 form = "capitalized"
@@ -489,6 +492,39 @@ def _in_path(span: str, start: int, end: int) -> bool:
     """Whether the token ``span[start:end]`` is a part of a path: a ``/`` is right
     before or after it (``src/app.py``, ``./tools``)."""
     return span[start - 1 : start] == "/" or span[end : end + 1] == "/"
+
+
+_PIECE = re.compile(r"\S+")
+_PATH_ENDS = "()[]{}<>,;:.!?\"'*"
+
+
+def _in_file_path(segment: str) -> Callable[[int], bool]:
+    """Whether an offset of ``segment`` (text outside code) is inside a path written as
+    prose writes one: a run of non-space characters with a ``/`` that ends in a file
+    name with a file's suffix (``src/_pytest/pathlib.py:1038``), or starts at the root
+    or ``.``/``..`` (``./tools/x``), or ends with a ``/`` (``src/_pytest/``); not two
+    names a slash separates (``add_node/add_edge``). Asked at increasing offsets:
+    linear in the segment."""
+    spans: list[tuple[int, int]] = []
+    for piece in _PIECE.finditer(segment) if "/" in segment else ():
+        if "/" in (text := piece.group()) and _is_path(text.strip(_PATH_ENDS), text):
+            spans.append(piece.span())
+    at = 0
+
+    def inside(offset: int) -> bool:
+        nonlocal at
+        while at < len(spans) and spans[at][1] <= offset:
+            at += 1
+        return at < len(spans) and spans[at][0] <= offset
+
+    return inside
+
+
+def _is_path(core: str, piece: str) -> bool:
+    if piece.lstrip(_PATH_ENDS).startswith(("/", "./", "../")) or core.endswith("/"):
+        return True
+    name = core.rpartition("/")[2].partition(":")[0]  # `path.py:12-40`: its file's name
+    return is_file_suffix(name.rpartition(".")[2]) if "." in name else name in FILE_NAMES
 
 
 def answer_mentions(text: str, most: int | None = MAX_MENTIONS) -> list[Mention]:
@@ -533,8 +569,11 @@ def _answer_tokens(pieces: list[tuple[str, str]]) -> Iterator[tuple[str, str]]:
                 called = code.startswith("(", match.end()) and not token.endswith("()")
                 yield token + "()" * called, "backticks"
         elif kind == "text" and not _plain_lower_case(segment):
+            in_path = _in_file_path(segment)
             for match in _SHAPED_TOKEN.finditer(segment):
                 start = match.start()
+                if in_path(start):
+                    continue  # src/_pytest/pathlib.py names a file, not `_pytest`
                 if start > 1 and segment[start - 1] == "*" and is_word_char(segment[start - 2]):
                     continue  # the tail of a pattern (`get_*_schema`)
                 token = _unglobbed(match.group(), segment, start, match.end())

@@ -122,6 +122,18 @@ def test_a_path_in_backticks_names_no_code() -> None:
     assert mentioned("Is `a.b` or `a / b` code?") == spaced
 
 
+def test_a_path_in_prose_names_no_code() -> None:
+    """A path an answer writes outside backticks names a file too (a played answer's
+    "in src/_pytest/pathlib.py:1038" had made `_pytest` code it lacked, and the widening
+    brought a test fixture so named); two names a slash separates are still names."""
+    text = "Like `absolutepath` in src/_pytest/pathlib.py:1038 (see ./tools/run_x, _py/)."
+    assert mentioned(text) == {"absolutepath": "backticks"}
+    assert [m.name for m in answer_mentions(text)] == ["absolutepath"]
+    pair = "The add_node/add_edge pair and read_file/write_file."
+    assert list(mentioned(pair)) == ["add_node", "add_edge", "read_file", "write_file"]
+    assert [m.name for m in answer_mentions(pair)] == list(mentioned(pair))
+
+
 def test_mentions_keep_their_order_and_are_bounded() -> None:
     text = " ".join(f"name_{i}" for i in range(MAX_MENTIONS + 50))
     names = [mention.name for mention in code_mentions(text)]
