@@ -331,6 +331,9 @@ class EntityFinder:
         or is, for more of its source; but when some are members of a class it said the
         context lacks by name (``its `from_json` `` beside `` `DragDataItem` ``; "the
         `deconstruct()` of the base class `Field`", a plain word too), only those, else
+        when a class it showed inherits some and no class it showed defines one, those
+        of the nearest base (:data:`BASE_LEVELS` at most: `is_valid` beside a form class
+        is the form's base's, not a namesake in a file it showed), else
         when some are near the context without being in what it showed (``seen``, by
         id: ``Base`` defined in a test file it showed), only those, else those near it
         and, of the rest, those ``nearest`` it (by package,

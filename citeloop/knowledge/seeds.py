@@ -3,7 +3,8 @@
 Each mention (:func:`~citeloop.grounding.mentions.code_mentions`) is looked up by name
 (ids like ``REQ-1`` included), a dotted one by the longest dotted suffix of an entity id
 (``StateGraph.compile`` names ``...StateGraph.compile``) and its owner (``StateGraph``).
-When a name is ambiguous, the candidate defined in, or beside, an entity that an
+When a name is ambiguous, the candidate defined in (at any depth: the ``fields`` of the
+``Meta`` of a form class named), or else beside, an entity that an
 unambiguous mention names wins (``add_edge`` next to ``StateGraph``; beside: in its
 module, or in its file: the ``inverse_transform`` of a test file's ``Transf`` beside
 the ``NoInvTransf`` it defines, not a library class's; or in a class a named class
@@ -384,8 +385,7 @@ def _placement(entity: Entity, inside: Collection[str], beside: Collection[str])
     """0 for an entity defined inside one of ``inside`` (at any depth: the
     ``Meta.fields`` of the ``Meta`` of a named form class, not another form's), 1 for
     one beside one of ``beside`` (its owner, or its file, ``_FILE`` + path), else 2."""
-    owner = owner_id(entity.id)
-    at = owner
+    owner = at = owner_id(entity.id)
     while at:
         if at in inside:
             return 0
