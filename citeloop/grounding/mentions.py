@@ -472,7 +472,7 @@ def product_names(text: str) -> list[str]:
 
 def _task_tokens(text: str) -> Iterator[tuple[str, str]]:
     for segment, kind in code_pieces(text):
-        if kind == "span" and _kind_of_file(segment):
+        if kind == "span" and (_kind_of_file(segment) or _keyword_phrase(segment)):
             continue
         in_path = _in_file_path(segment) if kind == "text" else None
         for match in _TOKEN.finditer(segment):
@@ -486,6 +486,14 @@ def _task_tokens(text: str) -> Iterator[tuple[str, str]]:
                 form = "capitalized"
             if form is not None:
                 yield token, form
+
+
+def _keyword_phrase(span: str) -> bool:
+    """Whether a code span is words of a query language's statement, all upper-case
+    (`` `CREATE TABLE` ``, `` `GROUP BY` ``): no names (a played answer's lacking
+    `` `CREATE TABLE` `` statement had brought a constant ``TABLE``)."""
+    words = span.split()
+    return len(words) > 1 and all(word.isalpha() and word.isupper() for word in words)
 
 
 def _in_path(span: str, start: int, end: int) -> bool:

@@ -134,6 +134,17 @@ def test_a_path_in_prose_names_no_code() -> None:
     assert [m.name for m in answer_mentions(pair)] == list(mentioned(pair))
 
 
+def test_a_statement_of_upper_case_keywords_in_backticks_names_no_code() -> None:
+    """`` `CREATE TABLE` `` is SQL, not the names ``CREATE`` and ``TABLE`` (a played
+    answer that lacked the `CREATE TABLE` statement had brought a constant ``TABLE``);
+    one upper-case word alone may be a constant's name."""
+    assert mentioned("The `CREATE TABLE` statement and a `GROUP BY` clause.") == {}
+    assert mentioned("The `TABLE` level and `MAX_SIZE`.") == {
+        "TABLE": "backticks",
+        "MAX_SIZE": "backticks",
+    }
+
+
 def test_mentions_keep_their_order_and_are_bounded() -> None:
     text = " ".join(f"name_{i}" for i in range(MAX_MENTIONS + 50))
     names = [mention.name for mention in code_mentions(text)]
