@@ -343,7 +343,11 @@ class EntityFinder:
         method the context showed without its source (``sourced``: the ids whose source
         it showed), that one: "the body of `ASTType.get_id`" is the body of the one whose
         line it read, not another package's namesake (a played widening had brought the
-        C domain's beside the C++ one shown). A bare name of more than
+        C domain's beside the C++ one shown). A bare name shorter than
+        :data:`MIN_NAME_CHARS` (``X``, ``df``: a parameter's or a local's, as often as
+        not), said lacking or not, brings only the members so named of the classes it
+        showed (a played widening had brought the example scripts' ``X = ...``). A bare
+        name of more than
         :data:`MAX_LACKING_NAMESAKES` such entities brings only those of the classes the
         context holds, when some are (a played answer that lacked `` `get_id` `` had
         brought 90 methods of the file it showed). The same answer
@@ -439,6 +443,10 @@ class EntityFinder:
                     group = close
                 elif name not in lacking:
                     group = choose([group], heads=self._heads)
+            if len(read) < MIN_NAME_CHARS and not owned:
+                # `X`, `df`: a parameter or a local, or a member of a class it read; not
+                # the module-level `X = ...` of an example script beside the context
+                group = [e for e in group if owner_id(e.id) in seen]
             if name in lacking and "." not in name and len(group) > MAX_LACKING_NAMESAKES:
                 group = [e for e in group if owner_id(e.id) in seen] or group
             for entity in group:

@@ -15,6 +15,7 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any
 
 from citeloop.knowledge import ContextEntity, InjectedContext
+from citeloop.knowledge.finding import MIN_NAME_CHARS
 from citeloop.knowledge.model import LISTED_BY_OTHERS
 
 SOURCE = "source"
@@ -48,7 +49,8 @@ def now_shown(
     with a line of its own (not only a name in a member list) and no source; a name it
     shows nothing more of is left out, and so is a plain lower-case word (``app``,
     ``ds``: played answers' local names had been told as attributes of unrelated
-    classes). A bare name is any entity of that name; ``Owner.member`` a member of a
+    classes) or a name shorter than :data:`~citeloop.knowledge.finding.MIN_NAME_CHARS`
+    (``X``). A bare name is any entity of that name; ``Owner.member`` a member of a
     class (or module) of that short name; a longer dotted name, of its last owner. Of
     several entities so named, what is said is of one: the first, in the context's
     order, of those it shows the most of (source whole, then some, then more lines,
@@ -72,8 +74,8 @@ def now_shown(
             by_owner.setdefault((entity.name, owner), []).append(entity)
     shown: dict[str, dict[str, str]] = {}
     for name in dict.fromkeys(names):
-        if name.isalpha() and name.islower():
-            continue  # `app`, `ds`, `join`: a local name as often as an entity's
+        if (name.isalpha() and name.islower()) or len(name) < MIN_NAME_CHARS:
+            continue  # `app`, `ds`, `join`, `X`: a local name as often as an entity's
         owner, _, short = name.rpartition(".")
         owner = owner.rpartition(".")[2]  # `pkg.mod.f`: a member of `mod`
         matches = by_owner.get((short, owner), ()) if owner else by_name.get(short, ())

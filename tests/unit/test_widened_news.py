@@ -64,10 +64,13 @@ def test_what_a_widening_newly_shows_of_the_names_said_lacking() -> None:
         "Cart.add_item": {"what": LINE},
     }
     assert list(shown) == ["Cart.total", "Ledger.record", "sum_prices", "Cart.add_item"]
-    # A plain lower-case word names a local as often as an entity: it is not told.
+    # A plain lower-case word names a local as often as an entity: it is not told; nor
+    # is a name shorter than three characters (`X`, a played answer's parameter).
     assert now_shown(["record", "Ledger.record"], WIDENED, before, {}) == {
         "Ledger.record": {"what": SOURCE}
     }
+    short = dataclasses.replace(WIDENED, entities=(*WIDENED.entities, entity("shop.cart.X")))
+    assert now_shown(["X", "sum_prices"], short, before, {}) == {"sum_prices": {"what": LINE}}
 
 
 def test_more_lines_of_source_shown_before_are_named_by_range() -> None:
