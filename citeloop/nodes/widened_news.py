@@ -54,7 +54,8 @@ def now_shown(
     class (or module) of that short name; a longer dotted name, of its last owner. Of
     several entities so named, what is said is of one: the first, in the context's
     order, of those it shows the most of (source whole, then some, then more lines,
-    then a line). Linear in the names and the entities.
+    then a line); an entity another name already told of is not told again. Linear
+    in the names and the entities.
 
     Args:
         names: The names the answer said the context lacks.
@@ -73,6 +74,7 @@ def now_shown(
             owner = entity.id.rpartition(".")[0].rpartition(".")[2]
             by_owner.setdefault((entity.name, owner), []).append(entity)
     shown: dict[str, dict[str, str]] = {}
+    told: set[str] = set()
     for name in dict.fromkeys(names):
         if (name.isalpha() and name.islower()) or len(name) < MIN_NAME_CHARS:
             continue  # `app`, `ds`, `join`, `X`: a local name as often as an entity's
@@ -80,12 +82,15 @@ def now_shown(
         owner = owner.rpartition(".")[2]  # `pkg.mod.f`: a member of `mod`
         matches = by_owner.get((short, owner), ()) if owner else by_name.get(short, ())
         news = [
-            found
+            (found, entity.id)
             for entity in matches
             if (found := _news(entity, sourced, sourced_before, held)) is not None
         ]
         if news:
-            shown[name] = min(news, key=lambda found: _RANK[found["what"]])
+            found, entity_id = min(news, key=lambda pair: _RANK[pair[0]["what"]])
+            if entity_id not in told:  # `f` and `mod.f` of one answer: said once
+                told.add(entity_id)
+                shown[name] = found
     return shown
 
 

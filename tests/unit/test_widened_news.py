@@ -71,6 +71,10 @@ def test_what_a_widening_newly_shows_of_the_names_said_lacking() -> None:
     }
     short = dataclasses.replace(WIDENED, entities=(*WIDENED.entities, entity("shop.cart.X")))
     assert now_shown(["X", "sum_prices"], short, before, {}) == {"sum_prices": {"what": LINE}}
+    # One entity named twice by one answer (`f` and `mod.f`) is told of once.
+    assert now_shown(["sum_prices", "cart.sum_prices"], WIDENED, before, {}) == {
+        "sum_prices": {"what": LINE}
+    }
 
 
 def test_more_lines_of_source_shown_before_are_named_by_range() -> None:
