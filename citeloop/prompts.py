@@ -19,7 +19,8 @@ it, without a citation.
 that you would need rather than guess what they do.
 - A method's line, `Owner.method(x)`, leaves out its `self` or `cls` (a static or class \
 method says `@staticmethod` or `@classmethod` after its place); a line whose parameters \
-are `(...)` is brief: name it as lacking if you need its parameters or docstring.
+are `(...)` is brief: name it as lacking if you need its parameters or docstring. What \
+follows ` — ` on a line is the first sentence of the docstring, not all of it.
 - A line `Owner members: run() L90, size L84` lists members of the class `Owner` that \
 have no line of their own, each at its first line (cite one as `Owner.run (path:90)`), \
 and `module members: f() L12, Cls L40` under a file's heading lists that file's other \

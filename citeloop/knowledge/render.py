@@ -29,7 +29,7 @@ heading and the line give ``path:line``) and the first sentence of its docstring
 everything before it is code as the indexer keeps it, the signature bounded to about
 :data:`MAX_LINE_SIGNATURE` characters (a method's ``self``/``cls`` left out). A *brief*
 line (the budget's tail, :mod:`citeloop.knowledge.budget`) has no summary and no
-decorators but ``@staticmethod`` and ``@classmethod``, and a function's parameters are
+decorators but those of :data:`BRIEF_DECORATORS`, and a function's parameters are
 ``(...)`` unless its signature is short: ``Owner.method(...) -> Result  # L55-70``. Facts
 are rendered only between entities of the context, so every name the text introduces is an
 entity of the context (but for what follows ``; not shown:`` on a calls line: the best
@@ -207,9 +207,12 @@ MAX_DECORATORS_SHOWN = 3
 """Most decorators an entity line shows (after its place)."""
 
 
-BRIEF_DECORATORS = frozenset({"staticmethod", "classmethod"})
-"""The decorators a brief line keeps: a method's line leaves out its receiver, and these
-say it has none or takes its class."""
+BRIEF_DECORATORS = frozenset({"staticmethod", "classmethod", "abstractmethod", "overload"})
+"""The decorators a brief line keeps (by the last part of the name written:
+``abc.abstractmethod`` too): a method's line leaves out its receiver, and the first two
+say it has none or takes its class; ``abstractmethod`` says a subclass must override it
+(a played answer had named only the abstract methods whose lines were whole), and
+``overload`` that the definition is a signature, not the implementation."""
 
 
 def _decorators(entity: Entity, brief: bool = False) -> str:
@@ -221,7 +224,9 @@ def _decorators(entity: Entity, brief: bool = False) -> str:
     names = [name for name in entity.decorators[:MAX_DECORATORS_SHOWN] if name]
     if entity.kind is EntityKind.ATTRIBUTE:
         return "".join(f" @{name}" for name in names)
-    return "".join(f" @{name}" for name in names if not brief or name in BRIEF_DECORATORS)
+    return "".join(
+        f" @{name}" for name in names if not brief or name.rpartition(".")[2] in BRIEF_DECORATORS
+    )
 
 
 def _where(entity: Entity, brief: bool = False) -> str:
@@ -232,7 +237,7 @@ def _where(entity: Entity, brief: bool = False) -> str:
     an attribute set by several statements, how many: ``set 4 times``; the clause of
     its body it is defined under: ``under except ImportError (L34)``), or what of it
     the entity has (``L12`` for a one-line definition or an unknown end); ``brief``: no
-    summary, and only a method's ``@staticmethod`` or ``@classmethod``. The decorators
+    summary, and only the decorators of :data:`BRIEF_DECORATORS`. The decorators
     stand after the place, where a line names nothing."""
     parts: list[str] = []
     if entity.path and entity.line:

@@ -488,3 +488,7 @@ def test_a_brief_method_line_still_says_it_is_static_or_a_class_method() -> None
     assert line("classmethod", "cache") == "Box.make(...) -> Box  # L5 @classmethod"
     assert line("staticmethod") == "Box.make(...) -> Box  # L5 @staticmethod"
     assert line("functools.cache") == "Box.make(...) -> Box  # L5"
+    # An abstract method or an overload's signature says so too, however it is imported
+    # (a played answer had named only the abstract methods whose lines were whole).
+    assert line("abc.abstractmethod") == "Box.make(...) -> Box  # L5 @abc.abstractmethod"
+    assert line("overload") == "Box.make(...) -> Box  # L5 @overload"
