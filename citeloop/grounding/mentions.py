@@ -489,11 +489,13 @@ def _task_tokens(text: str) -> Iterator[tuple[str, str]]:
 
 
 def _keyword_phrase(span: str) -> bool:
-    """Whether a code span is words of a query language's statement, all upper-case
-    (`` `CREATE TABLE` ``, `` `GROUP BY` ``): no names (a played answer's lacking
+    """Whether a code span is a query language's statement: it opens with two words of
+    upper-case letters, or one and then a ``*`` (`` `CREATE TABLE users` ``,
+    `` `GROUP BY` ``, `` `SELECT * FROM t` ``): no names (a played answer's lacking
     `` `CREATE TABLE` `` statement had brought a constant ``TABLE``)."""
-    words = span.split()
-    return len(words) > 1 and all(word.isalpha() and word.isupper() for word in words)
+    words = span.split(maxsplit=2)[:2]
+    keywords = [word for word in words if word.isalpha() and word.isupper() and len(word) > 1]
+    return len(words) == 2 and keywords[:1] == words[:1] and (len(keywords) == 2 or words[1] == "*")
 
 
 def _in_path(span: str, start: int, end: int) -> bool:
@@ -502,21 +504,27 @@ def _in_path(span: str, start: int, end: int) -> bool:
     return span[start - 1 : start] == "/" or span[end : end + 1] == "/"
 
 
-_PIECE = re.compile(r"\S+")
-_PATH_ENDS = "()[]{}<>,;:.!?\"'*"
+_PATH_RUN = re.compile(r"[\w.~/\\-]+")
+"""A run of the characters a path is written with (one character class: linear)."""
+_DOTTED_NAME = re.compile(r"[^\W\d]\w*\.[^\W\d]")
+"""A dotted name's start (``Request.args``): a folder of a path has none."""
 
 
 def _in_file_path(segment: str) -> Callable[[int], bool]:
-    """Whether an offset of ``segment`` (text outside code) is inside a path written as
-    prose writes one: a run of non-space characters with a ``/`` that ends in a file
-    name with a file's suffix (``src/_pytest/pathlib.py:1038``), or starts at the root
-    or ``.``/``..`` (``./tools/x``), or ends with a ``/`` (``src/_pytest/``); not two
-    names a slash separates (``add_node/add_edge``). Asked at increasing offsets:
-    linear in the segment."""
+    r"""Whether an offset of ``segment`` (text outside code) is inside a path written as
+    prose writes one: a run of path characters (letters, digits, ``_.-~/\``) with a
+    ``/`` (or ``\``) that ends in a file name with a file's suffix
+    (``src/_pytest/pathlib.py`` of ``src/_pytest/pathlib.py:1038``), or starts at the
+    root, ``.``, ``..`` or ``~`` (``./tools/x``), or ends with a ``/`` (``src/_pytest/``),
+    and whose folders are no dotted names; not what follows the path in the same word
+    (``::test_cookie``, ``:Flask.run``) or precedes it (``read_csv('``, ``ROOT=``), nor
+    names a slash separates (``add_node/add_edge``, ``Request.args/Request.json``).
+    Asked at increasing offsets: linear in the segment."""
     spans: list[tuple[int, int]] = []
-    for piece in _PIECE.finditer(segment) if "/" in segment else ():
-        if "/" in (text := piece.group()) and _is_path(text.strip(_PATH_ENDS), text):
-            spans.append(piece.span())
+    if "/" in segment or "\\" in segment:
+        for run in _PATH_RUN.finditer(segment):
+            if _is_path(run.group().replace("\\", "/").rstrip(".")):
+                spans.append(run.span())
     at = 0
 
     def inside(offset: int) -> bool:
@@ -528,10 +536,14 @@ def _in_file_path(segment: str) -> Callable[[int], bool]:
     return inside
 
 
-def _is_path(core: str, piece: str) -> bool:
-    if piece.lstrip(_PATH_ENDS).startswith(("/", "./", "../")) or core.endswith("/"):
+def _is_path(run: str) -> bool:
+    if "/" not in run:
+        return False
+    *folders, name = run.strip("/").split("/")
+    if any(_DOTTED_NAME.match(folder) for folder in folders):
+        return False  # `Request.args/Request.json`: two names
+    if run.startswith(("/", "./", "../", "~/")) or run.endswith("/"):
         return True
-    name = core.rpartition("/")[2].partition(":")[0]  # `path.py:12-40`: its file's name
     return is_file_suffix(name.rpartition(".")[2]) if "." in name else name in FILE_NAMES
 
 

@@ -134,11 +134,31 @@ def test_a_path_in_prose_names_no_code() -> None:
     assert [m.name for m in answer_mentions(pair)] == list(mentioned(pair))
 
 
+@pytest.mark.parametrize(
+    ("text", "names"),
+    [
+        ("tests/test_app.py::TestSession::test_cookie fails", ["TestSession", "test_cookie"]),
+        ("src/flask/app.py:Flask.run starts", ["Flask.run"]),
+        ("Why does pd.read_csv('data/train.csv') drop it?", ["pd.read_csv"]),
+        ("See [StateGraph.compile](langgraph/graph/state.py).", ["StateGraph.compile"]),
+        ("MEDIA_ROOT=/var/www/media/ is set", ["MEDIA_ROOT"]),
+        ("Cart.total(shop/cart.py:12) and np.divide/np.mod", ["Cart.total", "np.divide", "np.mod"]),
+        ("src/_pytest/pathlib.py's import_path and src\\_pytest\\x.py", ["import_path"]),
+    ],
+)
+def test_only_the_path_of_a_word_that_holds_one_names_no_code(text, names) -> None:
+    """What a word writes before or after a path (a test's node id, `file:function`, a
+    call around a data file's path, a link's text) is code; the path itself is not."""
+    assert list(mentioned(text)) == names
+    assert [m.name for m in answer_mentions(text)] == names
+
+
 def test_a_statement_of_upper_case_keywords_in_backticks_names_no_code() -> None:
     """`` `CREATE TABLE` `` is SQL, not the names ``CREATE`` and ``TABLE`` (a played
     answer that lacked the `CREATE TABLE` statement had brought a constant ``TABLE``);
     one upper-case word alone may be a constant's name."""
     assert mentioned("The `CREATE TABLE` statement and a `GROUP BY` clause.") == {}
+    assert mentioned("Then `CREATE TABLE users (id int)` and `SELECT * FROM t`.") == {}
     assert mentioned("The `TABLE` level and `MAX_SIZE`.") == {
         "TABLE": "backticks",
         "MAX_SIZE": "backticks",
