@@ -345,8 +345,9 @@ class EntityFinder:
         line it read, not another package's namesake (a played widening had brought the
         C domain's beside the C++ one shown). A bare name shorter than
         :data:`MIN_NAME_CHARS` (``X``, ``df``: a parameter's or a local's, as often as
-        not), said lacking or not, brings only the members so named of the classes it
-        showed (a played widening had brought the example scripts' ``X = ...``). A bare
+        not), said lacking or not, brings no attribute but the members so named of the
+        classes it showed (a played widening had brought the example scripts' ``X =
+        ...``; a class ``Q`` still comes). A bare
         name of more than
         :data:`MAX_LACKING_NAMESAKES` such entities brings only those of the classes the
         context holds, when some are (a played answer that lacked `` `get_id` `` had
@@ -444,9 +445,12 @@ class EntityFinder:
                 elif name not in lacking:
                     group = choose([group], heads=self._heads)
             if len(read) < MIN_NAME_CHARS and not owned:
-                # `X`, `df`: a parameter or a local, or a member of a class it read; not
-                # the module-level `X = ...` of an example script beside the context
-                group = [e for e in group if owner_id(e.id) in seen]
+                # `X`, `df`: a parameter or a local, or a member of a class it read, or a
+                # class or function (`Q`); not the module-level `X = ...` of an example
+                # script beside the context
+                group = [
+                    e for e in group if e.kind is not EntityKind.ATTRIBUTE or owner_id(e.id) in seen
+                ]
             if name in lacking and "." not in name and len(group) > MAX_LACKING_NAMESAKES:
                 group = [e for e in group if owner_id(e.id) in seen] or group
             for entity in group:

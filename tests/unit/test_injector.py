@@ -1160,29 +1160,30 @@ def test_a_method_name_lacking_means_the_one_a_class_shown_inherits() -> None:
     assert named(entities[0], entities[6], more=(nearer,)) == [nearer.id]
 
 
-@pytest.mark.parametrize("lacking", [True, False])
-def test_a_short_name_means_only_a_member_of_a_class_the_answer_read(lacking) -> None:
+def test_a_short_name_lacking_brings_no_attribute_but_of_a_class_the_answer_read() -> None:
     """`X` in an answer's list of what it lacks (the parameter of a call it read) does
     not bring the module-level ``X = ...`` of an example script in a file the context
     showed (a played widening had brought three); a member `X` of a class it read
-    still comes."""
+    still comes, and so does a class of a short name (django's `Q`)."""
     script, lib = "examples/plot_lof.py", "s/lof.py"
     entities = [
         Entity("examples.plot_lof.X", EntityKind.ATTRIBUTE, "X", path=script, line=40),
         Entity("examples.plot_lof.plot", EntityKind.FUNCTION, "plot", path=script, line=50),
         Entity("s.lof.LOF", EntityKind.CLASS, "LOF", path=lib, line=1),
         Entity("s.lof.LOF.X", EntityKind.ATTRIBUTE, "X", path=lib, line=3),
+        Entity("s.lof.Q", EntityKind.CLASS, "Q", path=lib, line=9),
+        Entity("s.lof.Q._combine", EntityKind.METHOD, "_combine", path=lib, line=10),
     ]
     store = MemoryGraphStore(entities, [])
     finder = EntityFinder(store, batched(store), 0)
 
-    def named(*saw: Entity) -> list[str]:
-        said = ("X",) if lacking else ()
-        found = finder.named(("X",), near_context(saw), said, {e.id for e in saw})
+    def named(name: str, *saw: Entity) -> list[str]:
+        found = finder.named((name,), near_context(saw), (name,), {e.id for e in saw})
         return [e.id for e in found]
 
-    assert named(entities[1]) == []
-    assert named(entities[1], entities[2]) == ["s.lof.LOF.X"]
+    assert named("X", entities[1]) == []
+    assert named("X", entities[1], entities[2]) == ["s.lof.LOF.X"]
+    assert named("Q", entities[5]) == ["s.lof.Q"]
 
 
 def test_a_name_on_self_means_the_member_of_a_class_the_answer_read() -> None:
