@@ -81,16 +81,16 @@ def now_shown(
         owner, _, short = name.rpartition(".")
         owner = owner.rpartition(".")[2]  # `pkg.mod.f`: a member of `mod`
         matches = by_owner.get((short, owner), ()) if owner else by_name.get(short, ())
-        news = [
+        news = [  # `f` and `mod.f` of one answer: what is told of one entity, once
             (found, entity.id)
             for entity in matches
-            if (found := _news(entity, sourced, sourced_before, held)) is not None
+            if entity.id not in told
+            and (found := _news(entity, sourced, sourced_before, held)) is not None
         ]
         if news:
             found, entity_id = min(news, key=lambda pair: _RANK[pair[0]["what"]])
-            if entity_id not in told:  # `f` and `mod.f` of one answer: said once
-                told.add(entity_id)
-                shown[name] = found
+            told.add(entity_id)
+            shown[name] = found
     return shown
 
 

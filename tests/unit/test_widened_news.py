@@ -71,10 +71,19 @@ def test_what_a_widening_newly_shows_of_the_names_said_lacking() -> None:
     }
     short = dataclasses.replace(WIDENED, entities=(*WIDENED.entities, entity("shop.cart.X")))
     assert now_shown(["X", "sum_prices"], short, before, {}) == {"sum_prices": {"what": LINE}}
-    # One entity named twice by one answer (`f` and `mod.f`) is told of once.
+    # One entity named twice by one answer (`f` and `mod.f`) is told of once; a bare
+    # name after it tells of another entity of that name, in either order.
     assert now_shown(["sum_prices", "cart.sum_prices"], WIDENED, before, {}) == {
         "sum_prices": {"what": LINE}
     }
+    twins = (entity("shop.Foo.update_x", (3, 4)), entity("shop.Bar.update_x", (8, 9)))
+    pair = dataclasses.replace(
+        WIDENED,
+        entities=(*WIDENED.entities, *twins),
+        excerpts=(("shop.Foo.update_x", (3, 4)), ("shop.Bar.update_x", (8, 9))),
+    )
+    for names in (["Foo.update_x", "update_x"], ["Bar.update_x", "update_x"]):
+        assert list(now_shown(names, pair, before, {})) == names
 
 
 def test_more_lines_of_source_shown_before_are_named_by_range() -> None:
