@@ -207,12 +207,15 @@ MAX_DECORATORS_SHOWN = 3
 """Most decorators an entity line shows (after its place)."""
 
 
-BRIEF_DECORATORS = frozenset({"staticmethod", "classmethod", "abstractmethod", "overload"})
-"""The decorators a brief line keeps (by the last part of the name written:
-``abc.abstractmethod`` too): a method's line leaves out its receiver, and the first two
-say it has none or takes its class; ``abstractmethod`` says a subclass must override it
-(a played answer had named only the abstract methods whose lines were whole), and
-``overload`` that the definition is a signature, not the implementation."""
+BRIEF_DECORATORS = frozenset(
+    {"staticmethod", "classmethod", "abstractmethod", "abc.abstractmethod"}
+    | {"overload", "typing.overload", "typing_extensions.overload"}
+)
+"""The decorators a brief line keeps, as written: a method's line leaves out its
+receiver, and the first two say it has none or takes its class; ``abstractmethod`` says
+a subclass must override it (a played answer had named only the abstract methods whose
+lines were whole), and typing's ``overload`` that the definition is a signature, not
+the implementation."""
 
 
 def _decorators(entity: Entity, brief: bool = False) -> str:
@@ -221,12 +224,9 @@ def _decorators(entity: Entity, brief: bool = False) -> str:
     :data:`BRIEF_DECORATORS`); an attribute's, which only a property has, always: its
     line reads as an attribute (``Table.registry = ...``), and ``@property`` says that
     it is computed, not assigned."""
-    names = [name for name in entity.decorators[:MAX_DECORATORS_SHOWN] if name]
-    if entity.kind is EntityKind.ATTRIBUTE:
-        return "".join(f" @{name}" for name in names)
-    return "".join(
-        f" @{name}" for name in names if not brief or name.rpartition(".")[2] in BRIEF_DECORATORS
-    )
+    kept = entity.kind is EntityKind.ATTRIBUTE or not brief
+    names = [name for name in entity.decorators if name and (kept or name in BRIEF_DECORATORS)]
+    return "".join(f" @{name}" for name in names[:MAX_DECORATORS_SHOWN])
 
 
 def _where(entity: Entity, brief: bool = False) -> str:

@@ -492,3 +492,8 @@ def test_a_brief_method_line_still_says_it_is_static_or_a_class_method() -> None
     # (a played answer had named only the abstract methods whose lines were whole).
     assert line("abc.abstractmethod") == "Box.make(...) -> Box  # L5 @abc.abstractmethod"
     assert line("overload") == "Box.make(...) -> Box  # L5 @overload"
+    # though three others come first; another library's `overload` implements
+    assert line("cached", "traced", "logged", "abstractmethod") == (
+        "Box.make(...) -> Box  # L5 @abstractmethod"
+    )
+    assert line("numba.extending.overload") == "Box.make(...) -> Box  # L5"
