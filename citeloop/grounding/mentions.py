@@ -472,7 +472,9 @@ def product_names(text: str) -> list[str]:
 
 def _task_tokens(text: str) -> Iterator[tuple[str, str]]:
     for segment, kind in code_pieces(text):
-        if kind == "span" and (_kind_of_file(segment) or _keyword_phrase(segment)):
+        if kind == "span" and (
+            _kind_of_file(segment) or _keyword_phrase(segment) or _hyphenated(segment)
+        ):
             continue
         in_path = _in_file_path(segment) if kind == "text" else None
         for match in _TOKEN.finditer(segment):
@@ -486,6 +488,15 @@ def _task_tokens(text: str) -> Iterator[tuple[str, str]]:
                 form = "capitalized"
             if form is not None:
                 yield token, form
+
+
+def _hyphenated(span: str) -> bool:
+    """Whether a code span is one word of names joined by hyphens, which no Python name
+    is: a checker's message (`` `assignment-from-no-return` ``), a package's or a
+    command's name (`` `typing-extensions` ``); no names (a played answer's lacking
+    message had made `assignment` and `no` names it asked for)."""
+    parts = span.strip().split("-")
+    return len(parts) > 1 and all(part[:1].isalpha() and part.isidentifier() for part in parts)
 
 
 def _keyword_phrase(span: str) -> bool:

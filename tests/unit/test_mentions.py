@@ -165,6 +165,18 @@ def test_a_statement_of_upper_case_keywords_in_backticks_names_no_code() -> None
     }
 
 
+def test_a_hyphenated_word_in_backticks_names_no_code() -> None:
+    """`` `assignment-from-no-return` `` is a checker's message, not the names
+    ``assignment`` and ``no`` (a played answer's lacking list had asked for them); an
+    expression with a minus is still code."""
+    assert mentioned("Where is `assignment-from-no-return` or `typing-extensions`?") == {}
+    assert mentioned("It computes `n_rows - offset` and `total-1`.") == {
+        "n_rows": "backticks",
+        "offset": "backticks",
+        "total": "backticks",
+    }
+
+
 def test_mentions_keep_their_order_and_are_bounded() -> None:
     text = " ".join(f"name_{i}" for i in range(MAX_MENTIONS + 50))
     names = [mention.name for mention in code_mentions(text)]
