@@ -13,6 +13,7 @@ from __future__ import annotations
 import builtins
 import keyword
 import re
+import typing
 from collections.abc import Iterable, Iterator
 
 from citeloop.grounding.lacking_passages import asked_first, lacking_sentences, listed_and_said
@@ -29,8 +30,9 @@ def lacking_names(body: str) -> tuple[str, ...]:
     """The code ``body`` says its context lacks: the names its
     :func:`~citeloop.grounding.lacking_passages.insufficient_passages` write as code, in
     order, each once, without builtin types (``set`` in ``set[tuple[str, str]]``),
-    keywords and file names (``state.py``); a builtin function's name (``compile``) may
-    well be a method's, and stays.
+    the typing module's (``Literal`` in ``dict[str, Literal["a"]]``), keywords and
+    file names (``state.py``); a builtin function's name (``compile``) may well be a
+    method's, and stays.
 
     A passage that asks for a class's constructor (initializer) names its ``__init__``
     too, right after the class: the code it lacks is that method.
@@ -69,7 +71,7 @@ def _passage_names(passage: str) -> Iterator[str]:
     constructor = _CONSTRUCTOR.search(passage.lower()) is not None
     for mention in code_mentions(passage):
         yield mention.name
-        if constructor and _is_class_name(mention.name):
+        if constructor and _is_class_name(mention.name) and mention.name not in _TYPES:
             yield f"{mention.name}.__init__"
 
 
@@ -327,6 +329,11 @@ _PLACE = re.compile(r":\d|^\(?L\d|[/\\][^/\\]*\.\w|\.pyi?\b")
 each ``[^/\\]*`` within one path segment: linear."""
 
 
-_TYPES = frozenset(keyword.kwlist) | frozenset(
-    name for name in dir(builtins) if isinstance(getattr(builtins, name), type)
+_TYPES = (
+    frozenset(keyword.kwlist)
+    | frozenset(name for name in dir(builtins) if isinstance(getattr(builtins, name), type))
+    | frozenset(name for name in typing.__all__ if name[:1].isupper())
 )
+"""Names no answer asks the code base for: keywords, builtin types and the typing
+module's (a played answer's lacking ``dict[str, Literal["indirect", "direct"]]`` had
+been told that `Literal` is ``typing.Literal``, as if it had asked for it)."""
