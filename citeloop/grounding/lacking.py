@@ -30,9 +30,9 @@ def lacking_names(body: str) -> tuple[str, ...]:
     """The code ``body`` says its context lacks: the names its
     :func:`~citeloop.grounding.lacking_passages.insufficient_passages` write as code, in
     order, each once, without builtin types (``set`` in ``set[tuple[str, str]]``),
-    the typing module's (``Literal`` in ``dict[str, Literal["a"]]``), keywords and
-    file names (``state.py``); a builtin function's name (``compile``) may well be a
-    method's, and stays.
+    the typing module's where subscripted (``Literal`` in ``dict[str, Literal["a"]]``),
+    keywords and file names (``state.py``); a builtin function's name (``compile``) may
+    well be a method's, and stays.
 
     A passage that asks for a class's constructor (initializer) names its ``__init__``
     too, right after the class: the code it lacks is that method.
@@ -69,9 +69,12 @@ def _passage_names(passage: str) -> Iterator[str]:
     """The code names a passage writes, each class's ``__init__`` after it when the
     passage asks for a constructor."""
     constructor = _CONSTRUCTOR.search(passage.lower()) is not None
+    hints = {name for name in _SUBSCRIPTED.findall(passage) if name in _TYPING}
     for mention in code_mentions(passage):
+        if mention.name in hints:
+            continue
         yield mention.name
-        if constructor and _is_class_name(mention.name) and mention.name not in _TYPES:
+        if constructor and _is_class_name(mention.name):
             yield f"{mention.name}.__init__"
 
 
@@ -329,11 +332,13 @@ _PLACE = re.compile(r":\d|^\(?L\d|[/\\][^/\\]*\.\w|\.pyi?\b")
 each ``[^/\\]*`` within one path segment: linear."""
 
 
-_TYPES = (
-    frozenset(keyword.kwlist)
-    | frozenset(name for name in dir(builtins) if isinstance(getattr(builtins, name), type))
-    | frozenset(name for name in typing.__all__ if name[:1].isupper())
+_TYPES = frozenset(keyword.kwlist) | frozenset(
+    name for name in dir(builtins) if isinstance(getattr(builtins, name), type)
 )
-"""Names no answer asks the code base for: keywords, builtin types and the typing
-module's (a played answer's lacking ``dict[str, Literal["indirect", "direct"]]`` had
-been told that `Literal` is ``typing.Literal``, as if it had asked for it)."""
+_TYPING = frozenset(name for name in typing.__all__ if name[:1].isupper())
+"""The typing module's names: one subscripted in a passage (``Literal[``) is a type
+hint's, no code asked for (a played answer's lacking ``dict[str, Literal["a", "b"]]``
+had been told that `Literal` is ``typing.Literal``); written alone, it may name a class
+of the code base (pymongo's ``Collection``)."""
+_SUBSCRIPTED = re.compile(r"([A-Z]\w*)\[")
+"""A capitalized name and the ``[`` of its subscription (linear)."""

@@ -491,22 +491,37 @@ def _task_tokens(text: str) -> Iterator[tuple[str, str]]:
 
 
 def _hyphenated(span: str) -> bool:
-    """Whether a code span is one word of names joined by hyphens, which no Python name
-    is: a checker's message (`` `assignment-from-no-return` ``), a package's or a
-    command's name (`` `typing-extensions` ``); no names (a played answer's lacking
-    message had made `assignment` and `no` names it asked for)."""
+    """Whether a code span is one word of three or more names joined by hyphens, which
+    no Python name is and no subtraction is written as (`` `end-start` `` may be one): a
+    checker's message (`` `assignment-from-no-return` ``); no names (a played answer's
+    lacking message had made `assignment` and `no` names it asked for). An id
+    (`` `REQ-auth-login` ``) stays one."""
     parts = span.strip().split("-")
-    return len(parts) > 1 and all(part[:1].isalpha() and part.isidentifier() for part in parts)
+    return (
+        len(parts) > 2
+        and parts[0] not in _ID_PREFIXES
+        and all(part[:1].isalpha() and part.isidentifier() for part in parts)
+    )
+
+
+_ID_PREFIXES = frozenset({"REQ", "DEC", "ADR"})
+"""What a requirement's or a decision's id opens with (see ``_TOKEN``)."""
+
+_STATEMENTS = frozenset(
+    {"SELECT", "INSERT", "UPDATE", "DELETE", "CREATE", "ALTER", "DROP", "WITH", "MERGE"}
+    | {"GROUP", "ORDER", "PARTITION", "LEFT", "RIGHT", "INNER", "OUTER", "FULL", "CROSS"}
+    | {"UNION", "REPLACE", "TRUNCATE", "GRANT", "REVOKE", "EXPLAIN", "VALUES", "RETURNING"}
+)
+"""Upper-case words SQL statements and clauses open with."""
 
 
 def _keyword_phrase(span: str) -> bool:
-    """Whether a code span is a query language's statement: it opens with two words of
-    upper-case letters, or one and then a ``*`` (`` `CREATE TABLE users` ``,
-    `` `GROUP BY` ``, `` `SELECT * FROM t` ``): no names (a played answer's lacking
-    `` `CREATE TABLE` `` statement had brought a constant ``TABLE``)."""
-    words = span.split(maxsplit=2)[:2]
-    keywords = [word for word in words if word.isalpha() and word.isupper() and len(word) > 1]
-    return len(words) == 2 and keywords[:1] == words[:1] and (len(keywords) == 2 or words[1] == "*")
+    """Whether a code span is a SQL statement or clause: a word of :data:`_STATEMENTS`
+    and more after it (`` `CREATE TABLE users` ``, `` `GROUP BY` ``, `` `SELECT * FROM t`
+    ``): no names (a played answer's lacking `` `CREATE TABLE` `` statement had
+    brought a constant ``TABLE``); `` `MAX * 2` `` is code."""
+    words = span.split(maxsplit=1)
+    return len(words) == 2 and words[0] in _STATEMENTS
 
 
 def _in_path(span: str, start: int, end: int) -> bool:
@@ -517,8 +532,11 @@ def _in_path(span: str, start: int, end: int) -> bool:
 
 _PATH_RUN = re.compile(r"[\w.~/\\-]+")
 """A run of the characters a path is written with (one character class: linear)."""
-_DOTTED_NAME = re.compile(r"[^\W\d]\w*\.[^\W\d]")
-"""A dotted name's start (``Request.args``): a folder of a path has none."""
+_DOTTED_NAME = re.compile(r"[^\W\d]\w*(?:\.[^\W\d]\w*)+")
+"""A dotted name (``Request.args``), matched whole: a folder of a path is none, but for a
+host's name (``github.com``)."""
+_AFTER_OPERAND = ")]}"
+"""What a division's ``/`` may follow (``sum(losses)/batch_size``): no path starts there."""
 
 
 def _in_file_path(segment: str) -> Callable[[int], bool]:
@@ -526,15 +544,20 @@ def _in_file_path(segment: str) -> Callable[[int], bool]:
     prose writes one: a run of path characters (letters, digits, ``_.-~/\``) with a
     ``/`` (or ``\``) that ends in a file name with a file's suffix
     (``src/_pytest/pathlib.py`` of ``src/_pytest/pathlib.py:1038``), or starts at the
-    root, ``.``, ``..`` or ``~`` (``./tools/x``), or ends with a ``/`` (``src/_pytest/``),
-    and whose folders are no dotted names; not what follows the path in the same word
-    (``::test_cookie``, ``:Flask.run``) or precedes it (``read_csv('``, ``ROOT=``), nor
-    names a slash separates (``add_node/add_edge``, ``Request.args/Request.json``).
-    Asked at increasing offsets: linear in the segment."""
+    root (not right after a bracket: ``sum(losses)/batch_size`` divides), ``.``, ``..``
+    or ``~`` (``./tools/x``), or at a host (``github.com/org/repo``), or ends with a
+    ``/`` (``src/_pytest/``), and whose folders are no dotted names; not what follows
+    the path in the same word (``::test_cookie``, ``:Flask.run``) or precedes it
+    (``read_csv('``, ``ROOT=``), nor names a slash separates (``add_node/add_edge``,
+    ``Request.args/Request.json``). Asked at increasing offsets: linear in the
+    segment."""
     spans: list[tuple[int, int]] = []
     if "/" in segment or "\\" in segment:
         for run in _PATH_RUN.finditer(segment):
-            if _is_path(run.group().replace("\\", "/").rstrip(".")):
+            start = run.start()
+            after = segment[start - 1] if start else ""
+            rooted = run.group()[0] == "/" and (not after or after not in _AFTER_OPERAND)
+            if _is_path(run.group().replace("\\", "/").rstrip("."), rooted):
                 spans.append(run.span())
     at = 0
 
@@ -547,13 +570,21 @@ def _in_file_path(segment: str) -> Callable[[int], bool]:
     return inside
 
 
-def _is_path(run: str) -> bool:
-    if "/" not in run:
+def _is_path(run: str, rooted: bool) -> bool:
+    """Whether ``run`` (``/`` its separator) is a path (:func:`_in_file_path`); a ``/``
+    it starts with is the root only when ``rooted``."""
+    if "/" not in run or (run[0] == "/" and not rooted and "/" not in run[1:]):
         return False
     *folders, name = run.strip("/").split("/")
-    if any(_DOTTED_NAME.match(folder) for folder in folders):
+    # a host (`github.com/org/repo`), or a dotted first folder two more follow
+    # (`readthedocs.io/en/latest/x.html`; `Request.args/Request.json` is two names)
+    dotted = bool(folders) and "." in folders[0]
+    host = dotted and (is_host_name(folders[0].split(".")) or len(folders) > 1)
+    if any(_DOTTED_NAME.fullmatch(folder) for folder in folders[host:]):
         return False  # `Request.args/Request.json`: two names
-    if run.startswith(("/", "./", "../", "~/")) or run.endswith("/"):
+    if host or run.startswith(("./", "../", "~/")) or run.endswith("/"):
+        return True
+    if run[0] == "/" and rooted:
         return True
     return is_file_suffix(name.rpartition(".")[2]) if "." in name else name in FILE_NAMES
 

@@ -59,6 +59,9 @@ ATTRIBUTE_SEED_FACTOR = 0.5
 walk leads nowhere from it (nothing it calls or inherits), and its words are often a
 bare name."""
 
+_MODULE_LEVEL_KINDS = frozenset({EntityKind.CLASS, EntityKind.FUNCTION})
+"""Kinds of a short name's entity a widening brings beside no class the answer read."""
+
 TEXTS_KEPT = 256
 """Task texts whose mentions, query words and retrieved ids (per injector) are kept: a
 retry widens the context of the same task, and its default context was read from the
@@ -345,9 +348,9 @@ class EntityFinder:
         line it read, not another package's namesake (a played widening had brought the
         C domain's beside the C++ one shown). A bare name shorter than
         :data:`MIN_NAME_CHARS` (``X``, ``df``: a parameter's or a local's, as often as
-        not), said lacking or not, brings no attribute but the members so named of the
-        classes it showed (a played widening had brought the example scripts' ``X =
-        ...``; a class ``Q`` still comes). A bare
+        not), said lacking or not, brings only a class or function so named, or a
+        member of a class it showed (a played widening had brought the example scripts'
+        ``X = ...``; a class ``Q`` still comes). A bare
         name of more than
         :data:`MAX_LACKING_NAMESAKES` such entities brings only those of the classes the
         context holds, when some are (a played answer that lacked `` `get_id` `` had
@@ -446,10 +449,10 @@ class EntityFinder:
                     group = choose([group], heads=self._heads)
             if len(read) < MIN_NAME_CHARS and not owned:
                 # `X`, `df`: a parameter or a local, or a member of a class it read, or a
-                # class or function (`Q`); not the module-level `X = ...` of an example
-                # script beside the context
+                # module's class or function (`Q`); not the module-level `X = ...` of an
+                # example script beside the context, nor another class's member
                 group = [
-                    e for e in group if e.kind is not EntityKind.ATTRIBUTE or owner_id(e.id) in seen
+                    e for e in group if e.kind in _MODULE_LEVEL_KINDS or owner_id(e.id) in seen
                 ]
             if name in lacking and "." not in name and len(group) > MAX_LACKING_NAMESAKES:
                 group = [e for e in group if owner_id(e.id) in seen] or group

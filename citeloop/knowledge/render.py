@@ -207,15 +207,25 @@ MAX_DECORATORS_SHOWN = 3
 """Most decorators an entity line shows (after its place)."""
 
 
-BRIEF_DECORATORS = frozenset(
-    {"staticmethod", "classmethod", "abstractmethod", "abc.abstractmethod"}
-    | {"overload", "typing.overload", "typing_extensions.overload"}
-)
-"""The decorators a brief line keeps, as written: a method's line leaves out its
-receiver, and the first two say it has none or takes its class; ``abstractmethod`` says
-a subclass must override it (a played answer had named only the abstract methods whose
-lines were whole), and typing's ``overload`` that the definition is a signature, not
-the implementation."""
+BRIEF_DECORATORS = frozenset({"staticmethod", "classmethod", "abstractmethod", "overload"})
+"""The decorators a brief line keeps, by the last part of the name written: a method's
+line leaves out its receiver, and the first two say it has none or takes its class;
+``abstractmethod`` says a subclass must override it (a played answer had named only the
+abstract methods whose lines were whole), and typing's ``overload`` that the definition
+is a signature, not the implementation (another library's, such as
+``numba.extending.overload``, is not kept: :data:`TYPING_MODULES`)."""
+
+TYPING_MODULES = frozenset({"typing", "typing_extensions", "t", "te", "tp"})
+"""What an ``overload`` a brief line keeps may be written on: the typing modules, and
+the names they are commonly imported as (``import typing as t``)."""
+
+
+def _brief_kept(name: str) -> bool:
+    """Whether a brief line keeps the decorator ``name`` (:data:`BRIEF_DECORATORS`)."""
+    module, _, last = name.rpartition(".")
+    if last == "overload":
+        return module == "" or module in TYPING_MODULES
+    return last in BRIEF_DECORATORS
 
 
 def _decorators(entity: Entity, brief: bool = False) -> str:
@@ -225,7 +235,7 @@ def _decorators(entity: Entity, brief: bool = False) -> str:
     line reads as an attribute (``Table.registry = ...``), and ``@property`` says that
     it is computed, not assigned."""
     kept = entity.kind is EntityKind.ATTRIBUTE or not brief
-    names = [name for name in entity.decorators if name and (kept or name in BRIEF_DECORATORS)]
+    names = [name for name in entity.decorators if name and (kept or _brief_kept(name))]
     return "".join(f" @{name}" for name in names[:MAX_DECORATORS_SHOWN])
 
 

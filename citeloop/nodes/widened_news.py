@@ -54,8 +54,10 @@ def now_shown(
     class (or module) of that short name; a longer dotted name, of its last owner. Of
     several entities so named, what is said is of one: the first, in the context's
     order, of those it shows the most of (source whole, then some, then more lines,
-    then a line); an entity another name already told of is not told again. Linear
-    in the names and the entities.
+    then a line); an entity another name already told of is not told again, the
+    dotted names telling first (a bare name then tells of another namesake, whatever
+    the order written). Linear in the names and the entities (and a sort of the
+    names).
 
     Args:
         names: The names the answer said the context lacks.
@@ -75,7 +77,10 @@ def now_shown(
             by_owner.setdefault((entity.name, owner), []).append(entity)
     shown: dict[str, dict[str, str]] = {}
     told: set[str] = set()
-    for name in dict.fromkeys(names):
+    # a dotted name first: what a bare one tells of is then another of its namesakes
+    # (`update_x` beside `Foo.update_x` is `Bar.update_x`), in whatever order written
+    ordered = dict.fromkeys(names)
+    for name in sorted(ordered, key=lambda name: "." not in name):
         if (name.isalpha() and name.islower()) or len(name) < MIN_NAME_CHARS:
             continue  # `app`, `ds`, `join`, `X`: a local name as often as an entity's
         owner, _, short = name.rpartition(".")
@@ -91,7 +96,7 @@ def now_shown(
             found, entity_id = min(news, key=lambda pair: _RANK[pair[0]["what"]])
             told.add(entity_id)
             shown[name] = found
-    return shown
+    return {name: shown[name] for name in ordered if name in shown}
 
 
 _RANK = {SOURCE: 0, PART: 1, MORE: 2, LINE: 3}

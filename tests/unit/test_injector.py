@@ -1173,17 +1173,24 @@ def test_a_short_name_lacking_brings_no_attribute_but_of_a_class_the_answer_read
         Entity("s.lof.LOF.X", EntityKind.ATTRIBUTE, "X", path=lib, line=3),
         Entity("s.lof.Q", EntityKind.CLASS, "Q", path=lib, line=9),
         Entity("s.lof.Q._combine", EntityKind.METHOD, "_combine", path=lib, line=10),
+        Entity("s.lof.Other", EntityKind.CLASS, "Other", path=lib, line=20),
+        Entity("s.lof.Other.X", EntityKind.METHOD, "X", path=lib, line=21),
     ]
     store = MemoryGraphStore(entities, [])
     finder = EntityFinder(store, batched(store), 0)
 
-    def named(name: str, *saw: Entity) -> list[str]:
-        found = finder.named((name,), near_context(saw), (name,), {e.id for e in saw})
+    def named(name: str, *saw: Entity, lacking: bool = True) -> list[str]:
+        said = (name,) if lacking else ()
+        found = finder.named((name,), near_context(saw), said, {e.id for e in saw})
         return [e.id for e in found]
 
     assert named("X", entities[1]) == []
     assert named("X", entities[1], entities[2]) == ["s.lof.LOF.X"]
     assert named("Q", entities[5]) == ["s.lof.Q"]
+    # nor a method of a class it never read, in a file it read
+    assert named("X", entities[5]) == []
+    # used without saying the context lacks it: the same
+    assert named("X", entities[1], entities[2], lacking=False) == ["s.lof.LOF.X"]
 
 
 def test_a_name_on_self_means_the_member_of_a_class_the_answer_read() -> None:

@@ -158,7 +158,13 @@ def test_a_statement_of_upper_case_keywords_in_backticks_names_no_code() -> None
     answer that lacked the `CREATE TABLE` statement had brought a constant ``TABLE``);
     one upper-case word alone may be a constant's name."""
     assert mentioned("The `CREATE TABLE` statement and a `GROUP BY` clause.") == {}
-    assert mentioned("Then `CREATE TABLE users (id int)` and `SELECT * FROM t`.") == {}
+    assert mentioned("Then `CREATE TABLE users (id int)` and `SELECT id FROM t`.") == {}
+    # upper-case names an expression multiplies are code
+    assert list(mentioned("It is `MAX * 2` or `TIMEOUT * RETRIES`.")) == [
+        "MAX",
+        "TIMEOUT",
+        "RETRIES",
+    ]
     assert mentioned("The `TABLE` level and `MAX_SIZE`.") == {
         "TABLE": "backticks",
         "MAX_SIZE": "backticks",
@@ -167,14 +173,17 @@ def test_a_statement_of_upper_case_keywords_in_backticks_names_no_code() -> None
 
 def test_a_hyphenated_word_in_backticks_names_no_code() -> None:
     """`` `assignment-from-no-return` `` is a checker's message, not the names
-    ``assignment`` and ``no`` (a played answer's lacking list had asked for them); an
-    expression with a minus is still code."""
-    assert mentioned("Where is `assignment-from-no-return` or `typing-extensions`?") == {}
-    assert mentioned("It computes `n_rows - offset` and `total-1`.") == {
-        "n_rows": "backticks",
-        "offset": "backticks",
-        "total": "backticks",
-    }
+    ``assignment`` and ``no`` (a played answer's lacking list had asked for them); two
+    names a minus joins may be a subtraction, and an id stays one."""
+    assert mentioned("Where is `assignment-from-no-return` emitted?") == {}
+    assert list(mentioned("It computes `end-start`, `n_rows - offset`, `total-1`.")) == [
+        "end",
+        "start",
+        "n_rows",
+        "offset",
+        "total",
+    ]
+    assert list(mentioned("See `REQ-auth-login`.")) == ["REQ-auth-login"]
 
 
 def test_mentions_keep_their_order_and_are_bounded() -> None:

@@ -497,3 +497,4 @@ def test_a_brief_method_line_still_says_it_is_static_or_a_class_method() -> None
         "Box.make(...) -> Box  # L5 @abstractmethod"
     )
     assert line("numba.extending.overload") == "Box.make(...) -> Box  # L5"
+    assert line("t.overload") == "Box.make(...) -> Box  # L5 @t.overload"

@@ -74,7 +74,7 @@ def test_what_a_widening_newly_shows_of_the_names_said_lacking() -> None:
     # One entity named twice by one answer (`f` and `mod.f`) is told of once; a bare
     # name after it tells of another entity of that name, in either order.
     assert now_shown(["sum_prices", "cart.sum_prices"], WIDENED, before, {}) == {
-        "sum_prices": {"what": LINE}
+        "cart.sum_prices": {"what": LINE}
     }
     twins = (entity("shop.Foo.update_x", (3, 4)), entity("shop.Bar.update_x", (8, 9)))
     pair = dataclasses.replace(
@@ -82,7 +82,7 @@ def test_what_a_widening_newly_shows_of_the_names_said_lacking() -> None:
         entities=(*WIDENED.entities, *twins),
         excerpts=(("shop.Foo.update_x", (3, 4)), ("shop.Bar.update_x", (8, 9))),
     )
-    for names in (["Foo.update_x", "update_x"], ["Bar.update_x", "update_x"]):
+    for names in (["Foo.update_x", "update_x"], ["update_x", "Foo.update_x"]):
         assert list(now_shown(names, pair, before, {})) == names
 
 
