@@ -144,6 +144,12 @@ def test_a_path_in_prose_names_no_code() -> None:
         ("MEDIA_ROOT=/var/www/media/ is set", ["MEDIA_ROOT"]),
         ("Cart.total(shop/cart.py:12) and np.divide/np.mod", ["Cart.total", "np.divide", "np.mod"]),
         ("src/_pytest/pathlib.py's import_path and src\\_pytest\\x.py", ["import_path"]),
+        (
+            "It is sum(losses)/batch_size, or counts[k]/total_weight.",
+            ["batch_size", "total_weight"],
+        ),
+        ("See github.com/org/my_repo/blob/main/my_pkg/core.py or /etc/my_conf.", []),
+        ("Escaped, \\MyClass stays a name.", ["MyClass"]),
     ],
 )
 def test_only_the_path_of_a_word_that_holds_one_names_no_code(text, names) -> None:
