@@ -16,13 +16,9 @@ import re
 import typing
 from collections.abc import Iterable, Iterator
 
+from citeloop.grounding.file_names import is_file_suffix
 from citeloop.grounding.lacking_passages import asked_first, lacking_sentences, listed_and_said
-from citeloop.grounding.mentions import (
-    code_mentions,
-    identifier_words,
-    is_file_suffix,
-    query_words,
-)
+from citeloop.grounding.mentions import code_mentions, identifier_words, query_words
 from citeloop.grounding.sayings import SAYING_WORDS, SENTENCE_END
 
 

@@ -32,9 +32,15 @@ import bisect
 import functools
 import itertools
 import re
-from collections.abc import Callable, Collection, Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass
 
+from citeloop.grounding.file_names import (
+    FILE_NAMES,
+    FILE_SUFFIXES,
+    in_file_path,
+    is_file_suffix,
+)
 from citeloop.grounding.links import is_host_name, without_links
 from citeloop.grounding.proper_nouns import PROPER_NOUNS
 from citeloop.text import is_word_char, normalize_text, plain_hyphens, without_invisible
@@ -54,26 +60,6 @@ lower-case word is prose, so the regex skips it; :func:`_form` decides). Tried o
 where a name starts, each look-ahead within that one word (never across dots, so
 ``1.1.1...`` is not scanned again from each digit): linear."""
 _BACKTICKS = re.compile("`+")
-_FILE_SUFFIXES = frozenset(
-    {"py", "pyi", "pyx", "md", "rst", "txt", "json", "toml", "yaml", "yml", "cfg", "ini"}
-    | {"html", "htm", "js", "jsx", "ts", "tsx", "css", "csv", "sql", "sh", "lock", "log"}
-    | {"xml", "ipynb", "go", "rs", "java", "kt", "c", "h", "cc", "cpp", "hpp", "rb", "php"}
-    | {"swift", "scala", "png", "jpg", "jpeg", "gif", "svg", "pdf", "zip", "gz", "tar"}
-    | {"whl", "so", "dll", "exe", "env", "db", "sqlite", "pkl", "npy", "parquet"}
-)
-"""Suffixes after which a dotted word outside backticks is a file name (``state.py``)."""
-_MORE_FILE_SUFFIXES = frozenset(
-    {"in", "cmake", "conf", "jsonl", "bat", "ps1", "mk", "j2", "jinja", "po", "pot", "typed"}
-    | {"proto", "graphql", "tf", "bazel", "gradle", "plist", "scss", "vue", "ac", "am", "mod"}
-)
-"""Further suffixes of files an answer names in backticks (``MANIFEST.in``, ``py.typed``)."""
-FILE_NAMES = frozenset(
-    {"Makefile", "Dockerfile", "Containerfile", "Jenkinsfile", "Vagrantfile", "Procfile"}
-    | {"Gemfile", "Rakefile", "Pipfile", "Justfile", "Snakefile", "Earthfile", "Tiltfile"}
-    | {"GNUmakefile", "Podfile", "Brewfile", "LICENSE", "README", "CHANGELOG", "CODEOWNERS"}
-)
-"""Files known by a name without a suffix: build, container and project files."""
-
 _ALPHANUMERIC = re.compile(r"[^\W_]+")
 MAX_MENTIONS = 200
 """Mentions kept per text, in order (a pasted file would otherwise name thousands)."""
@@ -82,7 +68,7 @@ MAX_MENTIONS = 200
 def is_file_name(mention: Mention, unknown: Collection[str]) -> bool:
     """Whether a name an answer writes, not called, names a file rather than code: a
     :data:`FILE_NAMES` name, or ``stem.suffix`` whose suffix is a file's
-    (:data:`_FILE_SUFFIXES`, :data:`_MORE_FILE_SUFFIXES`) and among ``unknown`` (the
+    (:func:`~citeloop.grounding.file_names.is_file_suffix`) and among ``unknown`` (the
     parts no code has), after a stem that is no known class (``pyproject.toml``,
     ``CMakeLists.txt``; not ``Response.json`` where ``json`` is a method, nor
     ``StateGraph.yaml`` where ``StateGraph`` is a class, nor ``parser.json()``).
@@ -103,11 +89,6 @@ def is_file_name(mention: Mention, unknown: Collection[str]) -> bool:
     stem, suffix = parts
     known_class = stem[:1].isupper() and stem not in unknown and not stem.isupper()
     return suffix in unknown and is_file_suffix(suffix) and not known_class
-
-
-def is_file_suffix(word: str) -> bool:
-    """Whether ``word`` is a file name suffix (``ps1``, ``toml``), in any case."""
-    return word.lower() in _FILE_SUFFIXES or word.lower() in _MORE_FILE_SUFFIXES
 
 
 def same_file(cited: str, known: str) -> bool:
@@ -363,7 +344,7 @@ def _form(token: str) -> str | None:
         return "id"
     if "." in token:
         parts = token.split(".")
-        if parts[-1].lower() in _FILE_SUFFIXES or any(len(part) < 2 for part in parts):
+        if parts[-1].lower() in FILE_SUFFIXES or any(len(part) < 2 for part in parts):
             return None  # a file name (state.py) or an abbreviation (e.g, i.e)
         if is_host_name(parts):
             return None  # a host: docs.python.org
@@ -476,7 +457,7 @@ def _task_tokens(text: str) -> Iterator[tuple[str, str]]:
             _kind_of_file(segment) or _keyword_phrase(segment) or _hyphenated(segment)
         ):
             continue
-        in_path = _in_file_path(segment) if kind == "text" else None
+        in_path = in_file_path(segment) if kind == "text" else None
         for match in _TOKEN.finditer(segment):
             token = match.group()
             if kind == "span" and _in_path(segment, match.start(), match.end()):
@@ -530,65 +511,6 @@ def _in_path(span: str, start: int, end: int) -> bool:
     return span[start - 1 : start] == "/" or span[end : end + 1] == "/"
 
 
-_PATH_RUN = re.compile(r"[\w.~/\\-]+")
-"""A run of the characters a path is written with (one character class: linear)."""
-_DOTTED_NAME = re.compile(r"[^\W\d]\w*(?:\.[^\W\d]\w*)+")
-"""A dotted name (``Request.args``), matched whole: a folder of a path is none, but for a
-host's name (``github.com``)."""
-_AFTER_OPERAND = ")]}"
-"""What a division's ``/`` may follow (``sum(losses)/batch_size``): no path starts there."""
-
-
-def _in_file_path(segment: str) -> Callable[[int], bool]:
-    r"""Whether an offset of ``segment`` (text outside code) is inside a path written as
-    prose writes one: a run of path characters (letters, digits, ``_.-~/\``) with a
-    ``/`` (or ``\``) that ends in a file name with a file's suffix
-    (``src/_pytest/pathlib.py`` of ``src/_pytest/pathlib.py:1038``), or starts at the
-    root (not right after a bracket: ``sum(losses)/batch_size`` divides), ``.``, ``..``
-    or ``~`` (``./tools/x``), or at a host (``github.com/org/repo``), or ends with a
-    ``/`` (``src/_pytest/``), and whose folders are no dotted names; not what follows
-    the path in the same word (``::test_cookie``, ``:Flask.run``) or precedes it
-    (``read_csv('``, ``ROOT=``), nor names a slash separates (``add_node/add_edge``,
-    ``Request.args/Request.json``). Asked at increasing offsets: linear in the
-    segment."""
-    spans: list[tuple[int, int]] = []
-    if "/" in segment or "\\" in segment:
-        for run in _PATH_RUN.finditer(segment):
-            start = run.start()
-            after = segment[start - 1] if start else ""
-            rooted = run.group()[0] == "/" and (not after or after not in _AFTER_OPERAND)
-            if _is_path(run.group().replace("\\", "/").rstrip("."), rooted):
-                spans.append(run.span())
-    at = 0
-
-    def inside(offset: int) -> bool:
-        nonlocal at
-        while at < len(spans) and spans[at][1] <= offset:
-            at += 1
-        return at < len(spans) and spans[at][0] <= offset
-
-    return inside
-
-
-def _is_path(run: str, rooted: bool) -> bool:
-    """Whether ``run`` (``/`` its separator) is a path (:func:`_in_file_path`); a ``/``
-    it starts with is the root only when ``rooted``."""
-    if "/" not in run or (run[0] == "/" and not rooted and "/" not in run[1:]):
-        return False
-    *folders, name = run.strip("/").split("/")
-    # a host (`github.com/org/repo`), or a dotted first folder two more follow
-    # (`readthedocs.io/en/latest/x.html`; `Request.args/Request.json` is two names)
-    dotted = bool(folders) and "." in folders[0]
-    host = dotted and (is_host_name(folders[0].split(".")) or len(folders) > 1)
-    if any(_DOTTED_NAME.fullmatch(folder) for folder in folders[host:]):
-        return False  # `Request.args/Request.json`: two names
-    if host or run.startswith(("./", "../", "~/")) or run.endswith("/"):
-        return True
-    if run[0] == "/" and rooted:
-        return True
-    return is_file_suffix(name.rpartition(".")[2]) if "." in name else name in FILE_NAMES
-
-
 def answer_mentions(text: str, most: int | None = MAX_MENTIONS) -> list[Mention]:
     """The names an answer writes as code as a claim about the code base, in order of
     first appearance, at most ``most`` (``None``: every one; what an answer claims is
@@ -631,7 +553,7 @@ def _answer_tokens(pieces: list[tuple[str, str]]) -> Iterator[tuple[str, str]]:
                 called = code.startswith("(", match.end()) and not token.endswith("()")
                 yield token + "()" * called, "backticks"
         elif kind == "text" and not _plain_lower_case(segment):
-            in_path = _in_file_path(segment)
+            in_path = in_file_path(segment)
             for match in _SHAPED_TOKEN.finditer(segment):
                 start = match.start()
                 if in_path(start):
