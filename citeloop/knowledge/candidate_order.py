@@ -112,7 +112,9 @@ def few_of_a_name(
     return kept
 
 
-def best_hit_first(order: list[str], found: Candidates, tests: bool = True) -> list[str]:
+def best_hit_first(
+    order: list[str], found: Candidates, tests: bool = True, core: Collection[str] = ()
+) -> list[str]:
     """``order`` with the task's best lexical hit (the ``lexical`` seed of ``order``
     with the largest weight) first: where the task names no code, it is the likeliest
     subject, and ranked by the graph a hub it calls had come before it (a played
@@ -123,7 +125,15 @@ def best_hit_first(order: list[str], found: Candidates, tests: bool = True) -> l
     the share rose on seven (by 0.1 to 7.1 points), held on one and fell on one
     (requests, 1.9 points). Test code is no such subject unless ``tests`` (a task about
     tests): a played question about the method that resolves error handlers had shown
-    a test's nested ``code_exception_handler`` first, and the method not at all."""
+    a test's nested ``code_exception_handler`` first, and the method not at all.
+
+    Where the task names code (``core``, ids), its best hit among what that code calls
+    comes first: a played question about ``test_transfer_enc_removal_on_redirect`` had
+    shown the source of ``remove_cookie_by_name`` (its words: "removal") and not of the
+    ``resolve_redirects`` the test calls. Summed over those nine repositories and
+    five more, the share of reference entities whose source the first context shows
+    went from 257.0 to 260.7 points (up on five, down on none), the entities it holds
+    unchanged."""
     hits = [
         i
         for i in order
@@ -133,6 +143,13 @@ def best_hit_first(order: list[str], found: Candidates, tests: bool = True) -> l
     ]
     if not hits:
         return order
+    if core:
+        called = {
+            fact.object
+            for fact in found.facts.values()
+            if fact.relation is RelationKind.CALLS and fact.subject in core
+        }
+        hits = [i for i in hits if i in called] or hits
     best = max(hits, key=lambda i: found.seeds[i])  # the first of the largest weight
     return [best, *(i for i in order if i != best)]
 

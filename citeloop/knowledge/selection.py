@@ -308,6 +308,7 @@ class Selector:
                 ],
                 found,
                 tests,
+                core_ids,
             )
             # What the last answer said it lacks is offered right after the core: past
             # the first `most` candidates it had no excerpt (the demo's `attach_edge`,

@@ -1661,6 +1661,31 @@ def test_the_tasks_best_lexical_hit_comes_first_in_the_excerpt_order() -> None:
     assert best_hit_first(order, found) == order  # no lexical hit: the same order
 
 
+def test_where_the_task_names_code_its_best_hit_among_what_that_code_calls_comes_first():
+    """A played question named a test that calls ``resolve_redirects``: the source shown
+    beside the test's was ``remove_cookie_by_name``, the best hit of its words
+    ("removal"), and not the code the test calls."""
+    from citeloop.knowledge.candidate_order import best_hit_first
+    from citeloop.knowledge.model import Fact, Reason, RelationKind
+    from citeloop.knowledge.neighbourhood import Candidates
+
+    found = Candidates()
+    test, remove, redirects = "t.test_removal_on_redirect", "c.remove_cookie", "s.redirects"
+    for entity_id in (test, remove, redirects):
+        found.entities[entity_id] = Entity(
+            entity_id, EntityKind.FUNCTION, entity_id.rpartition(".")[2], "m.py", 1
+        )
+    found.seed(found.entities[test], Reason.MENTION, 1.0)
+    found.seed(found.entities[remove], Reason.LEXICAL, 0.6)
+    found.seed(found.entities[redirects], Reason.LEXICAL, 0.4)
+    calls = Fact(test, RelationKind.CALLS, redirects)
+    found.facts[calls.fact_id] = calls
+    order = [test, remove, redirects]
+    assert best_hit_first(order, found, core=[test]) == [redirects, test, remove]
+    assert best_hit_first(order, found) == [remove, test, redirects]  # no core: the best
+    assert best_hit_first(order, found, core=[remove]) == [remove, test, redirects]
+
+
 def test_a_comment_above_a_focus_line_is_shown_from_its_start() -> None:
     lines = (
         "def clean(lock):",
