@@ -46,9 +46,11 @@ from citeloop.grounding.proper_nouns import PROPER_NOUNS
 from citeloop.text import is_word_char, normalize_text, plain_hyphens, without_invisible
 
 _IDENTIFIER = r"[^\W\d]\w*"
+_ID_PREFIXES = frozenset({"REQ", "DEC", "ADR"})
+"""What a requirement's or a decision's id opens with, before its ``-``."""
 _TOKEN = re.compile(
-    rf"(?:REQ|DEC|ADR)-\w+(?:-\w+)*(?:\.{_IDENTIFIER})*"  # an id (no backtracking: a hyphen
-    # or a dot is no word character)
+    # an id (no backtracking: a hyphen or a dot is no word character)
+    rf"(?:{'|'.join(sorted(_ID_PREFIXES))})-\w+(?:-\w+)*(?:\.{_IDENTIFIER})*"
     rf"|{_IDENTIFIER}(?:\.{_IDENTIFIER})*(?:\(\))?"
 )
 _SHAPED_TOKEN = re.compile(
@@ -340,7 +342,7 @@ def _form(token: str) -> str | None:
         return None
     if token.endswith("()"):
         return "call"
-    if token[:4] in ("REQ-", "DEC-", "ADR-"):
+    if token[3:4] == "-" and token[:3] in _ID_PREFIXES:
         return "id"
     if "." in token:
         parts = token.split(".")
@@ -484,9 +486,6 @@ def _hyphenated(span: str) -> bool:
         and all(part[:1].isalpha() and part.isidentifier() for part in parts)
     )
 
-
-_ID_PREFIXES = frozenset({"REQ", "DEC", "ADR"})
-"""What a requirement's or a decision's id opens with (see ``_TOKEN``)."""
 
 _STATEMENTS = frozenset(
     {"SELECT", "INSERT", "UPDATE", "DELETE", "CREATE", "ALTER", "DROP", "WITH", "MERGE"}

@@ -184,13 +184,23 @@ NOW_SHOWN_LINE = "- Of what you said the context lacks, the widened context now 
 lacks (``the source of f; lines of g (L3-9); more lines of h (L12-30); the line of
 k``): played models
 had searched the widened context for it, and asked again for some it held."""
+SOURCE = "source"
+"""A name whose source the widened context shows whole, and the one before did not."""
+PART = "part"
+"""A name whose source the widened context shows some lines of, and the one before did
+not."""
+MORE = "more"
+"""A name whose source the widened context shows more lines of."""
+LINE = "line"
+"""A name the widened context holds without its source, and the one before did not."""
 NOW_SHOWN_PARTS = {
-    "source": "the source of {names}",
-    "part": "lines of {names}",
-    "more": "more lines of {names}",
-    "line": "the line of {names}",
+    SOURCE: "the source of {names}",
+    PART: "lines of {names}",
+    MORE: "more lines of {names}",
+    LINE: "the line of {names}",
 }
-"""The parts of :data:`NOW_SHOWN_LINE`, by what is now shown of the names."""
+"""The parts of :data:`NOW_SHOWN_LINE`, by what is now shown of the names (the kinds of
+:func:`citeloop.nodes.widened_news.now_shown`)."""
 MIN_CITATIONS_PROBLEM = "- Cite, under '## Entities used', the context entities your answer uses."
 UNSEEN_PROBLEM = (
     "- Your answer cited only code the context did not show you. The context above now "
@@ -559,7 +569,7 @@ def build_retry_prompt(
     if origins:  # what the code base imports from outside: a line of their own
         outside = tuple(name for name in result.lacking_not_in_graph if name not in origins)
         result = replace(result, lacking_not_in_graph=outside)
-    shown = dict(shown or {})
+    shown = shown or {}
     lines = (
         []
         if result.passed

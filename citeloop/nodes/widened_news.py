@@ -14,19 +14,12 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any
 
+from citeloop.grounding.retry_prompt import LINE, MORE, PART, SOURCE
 from citeloop.knowledge import ContextEntity, InjectedContext
 from citeloop.knowledge.finding import MIN_NAME_CHARS
 from citeloop.knowledge.model import LISTED_BY_OTHERS
 
-SOURCE = "source"
-"""A name whose source the widened context shows whole, and the one before did not."""
-PART = "part"
-"""A name whose source the widened context shows some lines of, and the one before did
-not."""
-MORE = "more"
-"""A name whose source the widened context shows more lines of."""
-LINE = "line"
-"""A name the widened context holds without its source, and the one before did not."""
+__all__ = ["LINE", "MAX_RANGES", "MORE", "PART", "SOURCE", "line_ranges", "now_shown"]
 
 MAX_RANGES = 6
 """Most ranges of new lines written for a name (then how many more): with three, the
