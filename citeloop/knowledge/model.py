@@ -223,9 +223,12 @@ def is_test_path(path: str | None) -> bool:
 
 EXAMPLE_FOLDERS = frozenset(
     {"examples", "example", "doc", "docs", "tutorials", "tutorial", "gallery", "galleries"}
+    | {"benchmarks", "benchmark", "asv_bench", "asv_benchmarks"}
 )
-"""Folders of a source tree that hold example and documentation scripts, not the
-library (scikit-learn's ``examples/``, matplotlib's ``galleries/``)."""
+"""Folders of a source tree that hold example, documentation and benchmark scripts, not
+the library (scikit-learn's ``examples/`` and ``asv_benchmarks/``, matplotlib's
+``galleries/``, xarray's ``asv_bench/``: a played question about xarray's ``Rolling``
+was shown a benchmark class of that name)."""
 
 
 def is_example_path(path: str | None) -> bool:

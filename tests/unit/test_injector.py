@@ -474,6 +474,31 @@ def test_a_task_searches_a_bounded_number_of_compounds() -> None:
     assert len(task_words(text)) <= 64 + MAX_COMPOUNDS
 
 
+def test_a_lexical_hit_alone_in_its_file_weighs_less_than_its_score_says() -> None:
+    """A task is about one part of a code base: a hit that has its file to itself (a
+    played question about `TimeBase.cache` was shown `clear_download_cache`) ranks below
+    hits of a file the task's words find twice, and below one beside the code the task
+    names, though its words match best."""
+    stray = Entity("util.clear_cache", EntityKind.FUNCTION, "clear_cache", "util.py", 1)
+    pair = [
+        Entity("core.Time.cache", EntityKind.FUNCTION, "cache", "core.py", 10),
+        Entity("core.Time.clear", EntityKind.FUNCTION, "clear", "core.py", 20),
+    ]
+    store = MemoryGraphStore([stray, *pair], [])
+    context = ContextInjector(store, hops=0).inject("How is the cache clear made?")
+    order = [e.id for e in context.entities]
+    assert store.search(["cache", "clear"], 3)[0][0] == stray.id  # the best score
+    assert order.index(stray.id) > max(order.index(e.id) for e in pair)
+    # Beside the code the task names, a hit is not alone.
+    named = Entity("util.reset", EntityKind.FUNCTION, "reset", "util.py", 30)
+    store = MemoryGraphStore([stray, named, pair[0]], [])
+    order = [
+        e.id
+        for e in ContextInjector(store, hops=0).inject("Does `reset` clear the cache?").entities
+    ]
+    assert order.index(stray.id) < order.index(pair[0].id)
+
+
 def test_tests_found_by_words_do_not_take_the_lexical_seeds_places() -> None:
     """Tests match a paraphrase best (their names repeat its words), but a context
     without tests skips them: the seeds are the best entities it may hold."""
@@ -1519,6 +1544,27 @@ def test_example_paths() -> None:
     assert is_example_path("galleries/examples/lines/plot.py") and is_example_path("doc/conf.py")
     assert not is_example_path("sklearn/linear_model/_base.py")
     assert not is_example_path("examples.py") and not is_example_path(None)
+    assert is_example_path("asv_bench/benchmarks/rolling.py")
+    assert is_example_path("benchmarks/bench_loop.py")
+    assert not is_example_path("benchmarks.py")
+
+
+def test_a_benchmark_suite_s_namesake_is_not_the_class_the_task_names() -> None:
+    """A played question about xarray's `Rolling` was shown `Rolling.time_rolling_np`,
+    a method of the benchmark suite's own `Rolling` class."""
+    entities = [
+        Entity(
+            "asv_bench.benchmarks.rolling.Rolling",
+            EntityKind.CLASS,
+            "Rolling",
+            "asv_bench/benchmarks/rolling.py",
+            20,
+        ),
+        Entity("xr.rolling.Rolling", EntityKind.CLASS, "Rolling", "xr/rolling.py", 92),
+    ]
+    injector = ContextInjector(MemoryGraphStore(entities, []))
+    seeds = [e.id for e in injector.seeds("How does `Rolling` keep its windows?")]
+    assert seeds[0] == "xr.rolling.Rolling"
 
 
 def test_tests_only_with_tested_by(store: SqliteGraphStore) -> None:
