@@ -22,12 +22,16 @@ _DISMISSAL = re.compile(
     r"|nothing\s+to\s+do\s+with|(?:do|does|did)\s+not\s+use\s+(?:them|it|these|those)"
     r"|(?:don't|doesn't|didn't)\s+use\s+(?:them|it|these|those)"
     r"|belongs?\s+to\s+(?:a|an)\s+(?:different|other|unrelated)"
-    r"|(?:is|are)\s+a\s+different\s+(?:class|function|method|module|object|attribute))\b"
+    r"|(?:is|are)\s+a\s+different\s+(?:class|function|method|module|object|attribute)"
+    r"|(?:do|does|did)\s+not\s+bear\s+on|(?:has|have)\s+no\s+bearing\s+on)\b"
+    r"(?:(?:\s+(?:to|on|for|with))?\s+(?:the|this|your|my)\s+(?:question|task|answer)\b)?"
     r"(?P<label>\**\s*:)?",
     re.IGNORECASE,
 )
-"""A phrase that sets code aside (each alternative a fixed sequence of words: linear);
-``label`` when it heads a list (``Not relevant:``, ``**Unrelated:**``)."""
+"""A phrase that sets code aside (each alternative a fixed sequence of words: linear),
+with what it is set aside from when that is the question (``does not bear on the
+question``); ``label`` when it heads a list (``Not relevant:``, ``**Unrelated:**``,
+"Most of the added context does not bear on the question: the `CharField` fixtures")."""
 
 _CLAUSE_MARKS = ("; ", ": ", " \u2014 ", " - ")
 """What ends a clause within a sentence (with its space: ``state.py:12`` ends none)."""
@@ -36,8 +40,9 @@ _CLAUSE_MARKS = ("; ", ": ", " \u2014 ", " - ")
 def dismissed_names(body: str) -> frozenset[str]:
     """The code names ``body`` sets aside: those a clause writes before a phrase that
     sets them aside (``unrelated``, ``not relevant``, ``not part of``, ``I do not use
-    them``, ``belongs to a different class``), or after one that labels a list
-    (``Not relevant:``); when such a sentence starts with ``They``, ``These`` or
+    them``, ``belongs to a different class``, ``does not bear on the question``), or
+    after one that labels a list (``Not relevant:``, ``has no bearing on the task:``);
+    when such a sentence starts with ``They``, ``These`` or
     ``This`` and writes none before the phrase, those of the sentence before it. What
     follows the phrase otherwise is what they are set aside from (``unrelated to the
     tree `Splitter` ``): not set aside.

@@ -11,6 +11,7 @@ widening brings in all of them. Everything is linear in the length of the answer
 from __future__ import annotations
 
 import builtins
+import itertools
 import keyword
 import re
 import typing
@@ -18,7 +19,7 @@ from collections.abc import Iterable, Iterator
 
 from citeloop.grounding.file_names import is_file_suffix
 from citeloop.grounding.lacking_passages import asked_first, lacking_sentences, listed_and_said
-from citeloop.grounding.mentions import code_mentions, identifier_words, query_words
+from citeloop.grounding.mentions import MAX_MENTIONS, code_mentions, identifier_words, query_words
 from citeloop.grounding.sayings import SAYING_WORDS, SENTENCE_END
 
 
@@ -62,16 +63,34 @@ def _code_names(passages: Iterable[str]) -> tuple[str, ...]:
 
 
 def _passage_names(passage: str) -> Iterator[str]:
-    """The code names a passage writes, each class's ``__init__`` after it when the
-    passage asks for a constructor."""
-    constructor = _CONSTRUCTOR.search(passage.lower()) is not None
+    """The code names a passage writes (at most :data:`MAX_MENTIONS`), each class's
+    ``__init__`` after it when the passage asks for a constructor: the list item that
+    writes the class, with its sub-items ("1. **Constructors**" and its sub-list;
+    "- `ForeignKey`:" and its "- its constructor"), or the lines before the passage's
+    first item ("The constructors of these are not shown:" and its list); one item's
+    "The constructors." asks for no other item's."""
     hints = {name for name in _SUBSCRIPTED.findall(passage) if name in _TYPING}
-    for mention in code_mentions(passage):
-        if mention.name in hints:
-            continue
-        yield mention.name
-        if constructor and _is_class_name(mention.name):
-            yield f"{mention.name}.__init__"
+    items = [(item.start(), len(item["indent"])) for item in _ITEM_START.finditer(passage)]
+    top = min((indent for _, indent in items), default=0)
+    starts = [0, *(at for at, indent in items if indent == top), len(passage)]
+    lead, count = False, 0
+    for at, (start, end) in enumerate(itertools.pairwise(starts)):
+        piece = passage[start:end]
+        constructor = _CONSTRUCTOR.search(piece.lower()) is not None
+        lead = lead or (at == 0 and constructor)
+        for mention in code_mentions(piece):
+            if mention.name in hints:
+                continue
+            if count == MAX_MENTIONS:
+                return
+            count += 1
+            yield mention.name
+            if (constructor or lead) and _is_class_name(mention.name):
+                yield f"{mention.name}.__init__"
+
+
+_ITEM_START = re.compile(r"^(?P<indent>[ \t]*)(?:[-*+]|\d{1,3}[.)])[ \t]", re.MULTILINE)
+"""Where a list item starts (its line's start), and its indent."""
 
 
 _CONSTRUCTOR = re.compile(r"\b(?:constructors?|initiali[sz]ers?|__init__)(?!\w)")

@@ -412,13 +412,15 @@ def _imported_line(origins: Mapping[str, str]) -> list[str]:
 
 def _now_shown_line(shown: Mapping[str, Mapping[str, str]]) -> list[str]:
     """:data:`NOW_SHOWN_LINE` for ``shown`` (``{name: {"what": "source", "part", "more"
-    or "line", "lines": "L12-30"}}``; none without them)."""
+    or "line", "lines": "L12-30", "as": "Owner.name"}}``, each written as its ``as``
+    when it has one; none without them)."""
     parts = []
     for kind, part in NOW_SHOWN_PARTS.items():
         names = [
-            f"{clipped(name)} ({news['lines']})" if news.get("lines") else clipped(name)
+            f"{clipped(written)} ({news['lines']})" if news.get("lines") else clipped(written)
             for name, news in shown.items()
             if news.get("what") == kind
+            for written in [news.get("as") or name]
         ]
         if names:
             parts.append(part.format(names=listed(names, cut=False)))

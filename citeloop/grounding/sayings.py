@@ -63,8 +63,8 @@ _SAYINGS = (
     + r"(?: (?:entities|entity list|lines|above|here))?"
     + _END,
     r"\b(?:missing|absent) from " + _CONTEXT + _END,
-    r"(?:\b(?:its|the|their)|'s) (?:\w+ )?(?:body|bodies|source|source code|implementation"
-    r"|definition|constructor|initializer|methods|members|fields|attributes|tests)"
+    r"(?:\b(?:its|the|their)|'s) (?:\w+ )?(?:body|bodies|sources?|source code|implementations?"
+    r"|definitions?|constructors?|initiali[sz]ers?|methods|members|fields|attributes|tests)"
     r"(?: of(?: \S+){1,3}?)? (?:(?:is|are|was|were) (?:still )?not"
     r"|(?:still )?(?:isn't|aren't|wasn't|weren't)) (?:shown|included|visible)"
     r"(?: (?:here|in " + _CONTEXT + r"))?(?: either| yet)?" + _END,

@@ -295,18 +295,18 @@ def _nested_key(name: str) -> bool:
     return "__" in name and not name.startswith("_") and name.isidentifier()
 
 
-def _prose_plural(mention: Mention) -> bool:
+def _prose_plural(mention: Mention, singular: bool = False) -> bool:
     """Whether ``mention`` may be the plural prose makes of a name: one CamelCase word
     outside backticks ending in one ``s`` (``NaNs``, ``DataFrames``; a played answer was
-    failed for "checks for NaNs" beside `` `np.nan` ``)."""
+    failed for "checks for NaNs" beside `` `np.nan` ``); with ``singular``, the singular
+    prose makes of a name that ends in one (``rcParam`` of ``rcParams``: a played answer
+    was failed for "picks the printer by rcParam")."""
     name = mention.name
-    return (
-        mention.form == "camel"
-        and len(name) > 2
-        and name.endswith("s")
-        and name[-2].isalpha()
-        and name[-2] != "s"
-    )
+    if mention.form != "camel" or len(name) <= 2:
+        return False
+    if singular:
+        return not name.endswith("s") and name[-1].isalpha()
+    return name.endswith("s") and name[-2].isalpha() and name[-2] != "s"
 
 
 _ES_PLURALS = ("xes", "ses", "zes", "ches", "shes")
@@ -420,6 +420,13 @@ def ungrounded_names(
                 continue
             if graph_one := next((one for one in singulars if has(one)), None):
                 in_graph.append(graph_one)
+                continue
+        if missing and _prose_plural(mention, singular=True):  # `rcParam` of `rcParams`
+            plural = mention.name + "s"
+            if not ungrounded(plural):
+                continue
+            if has(plural):
+                in_graph.append(plural)
                 continue
         if len(parts) > 1 and parts[-1] in _BUILTIN_METHODS and parts[0] not in missing:
             continue  # `self._nodes.items()`, `config.get`

@@ -361,7 +361,8 @@ class ContextInjector:
             )
             for entity in entities
         ]
-        context_entities.extend(self._owner_entities(owners, selected, found))
+        members = {member.id for of in listed.values() for member in of.members}
+        context_entities.extend(self._owner_entities(owners, {*selected, *members}, found))
         context_entities.extend(
             _context_entity(member, Tier.SUPPORTING, Reason.MEMBER, scores.get(member.id, 0.0))
             for of_class in listed.values()
@@ -493,9 +494,11 @@ class ContextInjector:
         return self._finder.core(text, tests, self.max_entities)
 
     def _owner_entities(
-        self, owners: Mapping[str, str], selected: list[str], found: Candidates
+        self, owners: Mapping[str, str], selected: Collection[str], found: Candidates
     ) -> list[ContextEntity]:
-        """The classes named only by their members' lines, as supporting entities."""
+        """The classes named only by their members' lines, as supporting entities (not
+        those of ``selected``, nor a class a file's list names: it is one of the
+        context's members, cited at its place there)."""
         extra = dict.fromkeys(owner for owner in owners.values() if owner not in selected)
         return [
             _context_entity(found.entities[owner], Tier.SUPPORTING, Reason.OWNER, 0.0)

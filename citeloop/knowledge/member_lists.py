@@ -249,11 +249,14 @@ def choose_member_lists(
     in rank order): its classes' first, then its files' (:func:`fit_member_lists`), in
     ``room`` tokens, at most ``most`` members in all. A class the lines name by a member
     of it (``owners``: the class of each member, by id) is an entity of the context
-    already: its file's list does not name it again. A module's list goes under its
+    already: its file's list does not name it again, unless the context being widened
+    listed it (a played answer had cited its place there). A module's list goes under its
     file's heading: none for a module whose path is no file of the lines' (nor for one
     without a path). A module read joins ``entities``."""
+    scores, follow_tests, known, before = settings
     chosen = set(selected)
-    on_lines = chosen | {owners[i] for i in chosen if i in owners}
+    # a class listed before stays listed: its place (`ManyToOneRel L261`) had been cited
+    on_lines = chosen | {owners[i] for i in chosen if i in owners and owners[i] not in before}
     classes = [e for i in selected if (e := entities[i]).kind is EntityKind.CLASS]
     paths = {entities[i].path for i in selected} - {None, ""}
     modules = [
@@ -264,7 +267,6 @@ def choose_member_lists(
     for module in modules:
         entities.setdefault(module.id, module)
     holders = [*classes, *modules]
-    scores, follow_tests, known, before = settings
     offered = owned_members(reads, holders, on_lines, scores, follow_tests, known, before)
     if before:  # the lists the context being widened showed come first again
         listed_before = {owner_id for owner_id, of in offered.items() if of.members[0].id in before}

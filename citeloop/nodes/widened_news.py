@@ -15,7 +15,7 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any
 
 from citeloop.grounding.retry_prompt import LINE, MORE, PART, SOURCE
-from citeloop.knowledge import ContextEntity, InjectedContext
+from citeloop.knowledge import ContextEntity, EntityKind, InjectedContext
 from citeloop.knowledge.finding import MIN_NAME_CHARS
 from citeloop.knowledge.model import LISTED_BY_OTHERS
 
@@ -47,10 +47,13 @@ def now_shown(
     class (or module) of that short name; a longer dotted name, of its last owner. Of
     several entities so named, what is said is of one: the first, in the context's
     order, of those it shows the most of (source whole, then some, then more lines,
-    then a line); an entity another name already told of is not told again, the
-    dotted names telling first (a bare name then tells of another namesake, whatever
-    the order written). Linear in the names and the entities (and a sort of the
-    names).
+    then a line), with the name as the context writes it when the answer wrote it
+    otherwise (``{"what": LINE, "as": "ForeignObjectRel.on_delete"}`` for
+    ``on_delete``: a played model was told "the line of on_delete" with several in the
+    context; ``"PregelNode"`` for ``_read.PregelNode``); an entity another name
+    already told of is not told again, the dotted names telling first (a bare name
+    then tells of another namesake, whatever the order written). Linear in the names
+    and the entities (and a sort of the names).
 
     Args:
         names: The names the answer said the context lacks.
@@ -61,6 +64,8 @@ def now_shown(
     """
     held = {entity.get("id") for entity in before}
     sourced = dict(widened.excerpts)
+    classes = {entity.id for entity in widened.entities if entity.kind is EntityKind.CLASS}
+    by_id = {entity.id: entity for entity in widened.entities if entity.id}
     by_name: dict[str, list[ContextEntity]] = {}
     by_owner: dict[tuple[str, str], list[ContextEntity]] = {}
     for entity in widened.entities:
@@ -88,8 +93,21 @@ def now_shown(
         if news:
             found, entity_id = min(news, key=lambda pair: _RANK[pair[0]["what"]])
             told.add(entity_id)
+            if (written := _as_written(by_id[entity_id], classes)) != name:
+                found = {**found, "as": written}  # which `on_delete`: the class's
             shown[name] = found
     return {name: shown[name] for name in ordered if name in shown}
+
+
+def _as_written(entity: ContextEntity, classes: Collection[str]) -> str:
+    """``entity``'s name as the context's lines write it: ``Owner.member`` for a member
+    of a class (a method's, or one of ``classes``, the context's: a test method's), the
+    bare name for a module's function, test, class or variable (not
+    ``_read.PregelNode``, nor ``test_cart.test_checkout``)."""
+    parent = entity.id.rpartition(".")[0]
+    if parent in classes or entity.kind is EntityKind.METHOD:
+        return f"{parent.rpartition('.')[2]}.{entity.name}"
+    return entity.name
 
 
 _RANK = {SOURCE: 0, PART: 1, MORE: 2, LINE: 3}

@@ -667,6 +667,26 @@ def test_dismissed_names_read_what_a_sentence_sets_aside() -> None:
     attribute = "The `Server.log` attribute belongs to a different class."
     assert dismissed_names(attribute) == {"Server.log"}
     assert dismissed_names("`Cart` calls `Ledger.record`. It is not shown.") == frozenset()
+    # What is set aside from the question, or a list so labelled (a played answer
+    # closed its "### Still missing" list so).
+    closing = "Most of the added context does not bear on the question: the `Foo` fixtures."
+    assert dismissed_names(closing) == {"Foo"}
+    assert dismissed_names("`Foo` has no bearing on the task.") == {"Foo"}
+    assert dismissed_names("`Foo` does not bear out the claim.") == frozenset()
+
+
+async def test_a_closing_paragraph_that_sets_code_aside_widens_nothing_of_it(store, core):
+    """A played answer ended its "### Still missing" list with "Most of the added
+    context does not bear on the question: the `CharField` choices fixtures ...": the
+    widening brought `CharField.__init__` and the retry said it had been asked for."""
+    said = (
+        "Checkout uses `Cart`.\n\n### Still missing\n- The body of `Ledger.record`.\n\n"
+        "Most of the added context does not bear on the question: `Ledger.total` and "
+        "`audit_rows`.\n"
+    )
+    _, expansion = await _widening_after(store, core, said)
+    assert expansion.lacking[0] == "Ledger.record"
+    assert not {"Ledger.total", "audit_rows"} & {*expansion.names, *expansion.lacking}
 
 
 async def test_a_previous_answer_or_payload_cannot_end_its_data_block(store, core):

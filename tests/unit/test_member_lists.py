@@ -446,3 +446,65 @@ def test_a_module_whose_file_has_no_heading_lists_nothing(path: str | None) -> N
     context = ContextInjector(store, hops=1, max_context_tokens=40).inject("`run`")
     parsed = {e.name for e in parse_context_entities(context.text)}
     assert {e.name for e in context.entities} <= parsed
+
+
+def test_a_class_a_file_listed_stays_listed_when_a_widening_gives_its_member_a_line() -> None:
+    """A played answer cited `ManyToOneRel (reverse_related.py:261)` from its file's list;
+    the widening gave `ManyToOneRel.__init__` its line and the list dropped the class,
+    and its place with it: a widened context shows no less than the one it widens."""
+    entities = [
+        Entity("m", EntityKind.MODULE, "m", "m.py", 1),
+        Entity("m.run", EntityKind.FUNCTION, "run", "m.py", 3, "(x)"),
+        Entity("m.Reg", EntityKind.CLASS, "Reg", "m.py", 40, end_line=80),
+        Entity("m.Reg.go_fast", EntityKind.METHOD, "go_fast", "m.py", 45, "(self)"),
+        *(Entity(f"m.f{i}", EntityKind.FUNCTION, f"f{i}", "m.py", 100 + i) for i in range(3)),
+    ]
+    facts = [Fact("m", RelationKind.DEFINES, e.id) for e in entities if e.id.count(".") == 1]
+    facts.append(Fact("m.Reg", RelationKind.DEFINES, "m.Reg.go_fast"))
+    store = batched(MemoryGraphStore(entities, facts))
+    selected, owners = ["m.run", "m.Reg.go_fast"], {"m.Reg.go_fast": "m.Reg"}
+
+    def module_list(before: dict[str, int]) -> list[str]:
+        graph = {e.id: e for e in entities}
+        settings = MemberListSettings({}, False, {}, before)
+        lists = choose_member_lists(store, graph, selected, owners, settings, 100, PIECE, None)
+        return [member.id for member in lists["m"].members]
+
+    # `Reg.go_fast()` names `Reg`: a first context does not list it again ...
+    assert "m.Reg" not in module_list({})
+    # ... but a widening of one that listed it keeps it listed, first.
+    assert module_list({"m.Reg": 0})[0] == "m.Reg"
+
+
+def test_a_class_still_listed_is_one_entity_of_the_widened_context() -> None:
+    """`Reg L40` stays in its file's list when `Reg.go_fast` gets its line: the class is
+    then one of the context's members, not a member and an owner too (each entity
+    once)."""
+    entities = [
+        Entity("m", EntityKind.MODULE, "m", "m.py", 1),
+        Entity("m.run", EntityKind.FUNCTION, "run", "m.py", 3, "(x)"),
+        Entity("m.Reg", EntityKind.CLASS, "Reg", "m.py", 40, end_line=80),
+        *(
+            Entity(f"m.Reg.meth{i}", EntityKind.METHOD, f"meth{i}", "m.py", 45 + i)
+            for i in range(2)
+        ),
+        Entity("m.Reg.go_fast", EntityKind.METHOD, "go_fast", "m.py", 79, "(self, a, b)"),
+        *(
+            Entity(f"m.f{i}", EntityKind.FUNCTION, f"f{i}", "m.py", 100 + i, "(a, b)")
+            for i in range(3)
+        ),
+    ]
+    facts = [Fact("m", RelationKind.DEFINES, e.id) for e in entities if e.id.count(".") == 1]
+    facts += [Fact("m.Reg", RelationKind.DEFINES, e.id) for e in entities if "Reg." in e.id]
+    facts += [Fact("m.run", RelationKind.CALLS, f"m.f{i}") for i in range(3)]
+    injector = ContextInjector(MemoryGraphStore(entities, facts), hops=0, max_context_tokens=40)
+    task = "How does `run` work?"
+    default = injector.inject(task)
+    listed = [e.id for e in default.entities if e.reason == "member"]
+    assert "m.Reg" in listed
+    expansion = ContextExpansion(names=("go_fast",), lacking=("go_fast",))
+    wider = injector.inject(task, expansion=expansion, default=default, listed=listed)
+    assert "Reg.go_fast(a, b)  # L79" in wider.text and "Reg L40" in wider.text
+    ids = [e.id for e in wider.entities]
+    assert len(ids) == len(set(ids))
+    assert next(e for e in wider.entities if e.id == "m.Reg").reason == "member"

@@ -31,7 +31,12 @@ from citeloop.grounding.lacking import (
     listed_lacking_names,
 )
 from citeloop.grounding.lacking_passages import insufficient_passages
-from citeloop.grounding.mentions import answer_code, answer_mentions, defined_in_code
+from citeloop.grounding.mentions import (
+    MAX_MENTIONS,
+    answer_code,
+    answer_mentions,
+    defined_in_code,
+)
 from citeloop.grounding.sayings import says_context_insufficient
 from citeloop.grounding.substance import (
     CALLED,
@@ -506,6 +511,17 @@ def test_prose_plurals_and_missing_values_are_not_invented() -> None:
     body = "It keeps MultiIndexes, finds two FooMatches and builds BarBoxes."
     names = ungrounded_names(body, set(), {"FooMatch"}, prompt=["PandasMultiIndex"])
     assert names.invented == ("BarBoxes",) and names.in_graph == ("FooMatch",)
+
+
+def test_a_prose_singular_of_a_plural_name_is_not_invented() -> None:
+    """ "picks the printer by rcParam" (a played answer was failed for it) writes the
+    singular of `rcParams`, which the context holds; the singular of a name only the
+    graph has is that name, and one nothing has is still invented, as is a singular in
+    backticks."""
+    body = "It picks the printer by rcParam, reads one fooSetting and a barItem."
+    names = ungrounded_names(body, {"rcParams"}, {"fooSettings"})
+    assert names.invented == ("barItem",) and names.in_graph == ("fooSettings",)
+    assert ungrounded_names("It reads `rcParam`.", {"rcParams"}, set()).invented == ("rcParam",)
 
 
 def test_another_library_s_api_the_code_calls_is_not_invented() -> None:
@@ -1661,3 +1677,59 @@ def test_first_saying_starts_at_its_own_sentence_and_skips_fenced_code() -> None
     # A heading on the next line ends the sentence; it is not part of it.
     body = "Nothing is missing from the context except `f`\n# Details\nIt is plain."
     assert first_saying(body) == "Nothing is missing from the context except `f`"
+
+
+def test_a_lacking_section_reads_its_closing_paragraphs_too() -> None:
+    """What follows a "## Still missing" list in its section asks for code too: "If
+    possible, please also include `X`", or the lines a closing sentence names (a first
+    version that ended the section at its last list lost both)."""
+    answer = (
+        "It stores `on_delete`.\n\n## Still missing\n"
+        "- The body of `Collector.collect` (deletion.py L214-340).\n"
+        "- The definition of `CASCADE`.\n\n"
+        "If possible, please also include `RelatedField.contribute_to_class`; the "
+        "context also does not show `Collector.delete` (deletion.py L379-420).\n"
+    )
+    expected = ("Collector.collect", "CASCADE", "RelatedField.contribute_to_class")
+    assert listed_lacking_names(answer) == (*expected, "Collector.delete")
+    assert lacking_lines(answer) == (("deletion.py", 214, 340), ("deletion.py", 379, 420))
+
+
+def test_a_constructor_is_asked_of_the_classes_of_its_own_list_item() -> None:
+    """One item's "The constructors." asks for no other item's class's `__init__` (a
+    played answer's list brought `Model.__init__` and `SillyModel.__init__`); a line
+    before the list that asks for constructors asks them of every item."""
+    answer = "## Missing\n- `Alpha` and its constructor\n- `Beta`\n"
+    assert lacking_names(answer) == ("Alpha", "Alpha.__init__", "Beta")
+    lead = "The context does not show the constructors of these:\n- `Alpha`\n- `Beta`\n"
+    assert lacking_names(lead) == ("Alpha", "Alpha.__init__", "Beta", "Beta.__init__")
+    # An item asks with its sub-items: a parent's "Constructors", a sub-item's "its
+    # constructor", an item's saying and its sub-list.
+    parent = "## Missing\n1. **Constructors**\n   - `Alpha`\n   - `Beta`\n2. `Gamma`\n"
+    assert lacking_names(parent) == ("Alpha", "Alpha.__init__", "Beta", "Beta.__init__", "Gamma")
+    child = "## Missing\n- `Alpha`:\n  - its constructor\n- `Gamma`\n"
+    assert lacking_names(child) == ("Alpha", "Alpha.__init__", "Gamma")
+    said = "## Missing\n- The constructors of these are not shown:\n  - `Alpha`\n- `Gamma`\n"
+    assert lacking_names(said) == ("Alpha", "Alpha.__init__", "Gamma")
+
+
+def test_a_lacking_list_reads_at_most_max_mentions_names() -> None:
+    """The bound on the names one text gives holds over a list's items as over one text."""
+    answer = "## Still missing\n" + "".join(f"- `helper_{n}`\n" for n in range(MAX_MENTIONS * 3))
+    assert len(lacking_names(answer)) == MAX_MENTIONS
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        ("The constructors of `Alpha` and `Beta` are not shown.", 4),
+        ("The definitions of `Alpha` and `Beta` are not shown.", 2),
+        ("`Alpha` calls two helpers. Their implementations are not shown.", 1),
+        ("The sources of `Alpha` and `Beta` are not shown here.", 2),
+    ],
+)
+def test_a_plural_of_what_is_not_shown_says_it_is_lacking(answer: str, expected: int) -> None:
+    """ "The constructors of `A` and `B` are not shown" said nothing lacking (only the
+    singular was read)."""
+    assert says_context_insufficient(answer)
+    assert len(lacking_names(answer)) == expected

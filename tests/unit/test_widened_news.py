@@ -24,7 +24,10 @@ from tests.unit.test_grounded_answer_graph import TASK, build, good_answer, inde
 
 
 def entity(entity_id: str, span: tuple[int, int] | None = None) -> ContextEntity:
-    kind = EntityKind.CLASS if entity_id.rpartition(".")[2][0].isupper() else EntityKind.METHOD
+    owner, _, name = entity_id.rpartition(".")
+    kind = EntityKind.CLASS if name[0].isupper() else EntityKind.FUNCTION
+    if kind is EntityKind.FUNCTION and owner.rpartition(".")[2][0].isupper():
+        kind = EntityKind.METHOD
     line, end_line = span or (None, None)
     name = entity_id.rpartition(".")[2]
     return ContextEntity(name, kind, Tier.SUPPORTING, entity_id, line=line, end_line=end_line)
@@ -74,7 +77,7 @@ def test_what_a_widening_newly_shows_of_the_names_said_lacking() -> None:
     # One entity named twice by one answer (`f` and `mod.f`) is told of once; a bare
     # name after it tells of another entity of that name, in either order.
     assert now_shown(["sum_prices", "cart.sum_prices"], WIDENED, before, {}) == {
-        "cart.sum_prices": {"what": LINE}
+        "cart.sum_prices": {"what": LINE, "as": "sum_prices"}  # as the context writes it
     }
     twins = (entity("shop.Foo.update_x", (3, 4)), entity("shop.Bar.update_x", (8, 9)))
     pair = dataclasses.replace(
@@ -97,7 +100,9 @@ def test_more_lines_of_source_shown_before_are_named_by_range() -> None:
 
 def test_an_owner_must_match_and_a_longer_dotted_name_is_read_by_its_last_owner() -> None:
     names = ["Basket.total", "shop.ledger.Ledger.record"]
-    assert now_shown(names, WIDENED, [], {}) == {"shop.ledger.Ledger.record": {"what": SOURCE}}
+    assert now_shown(names, WIDENED, [], {}) == {
+        "shop.ledger.Ledger.record": {"what": SOURCE, "as": "Ledger.record"}  # as written
+    }
 
 
 def test_a_listed_member_has_no_line_and_namesakes_are_told_one_at_a_time() -> None:
@@ -122,9 +127,33 @@ def test_a_listed_member_has_no_line_and_namesakes_are_told_one_at_a_time() -> N
     sourced = {"shop.cart.Cart.max_size": [30], "shop.box.Box.max_size": [5]}
     shown = now_shown(["Cart.clear", "Till", "max_size", "Box.max_size"], context, before, sourced)
     assert shown == {
-        "max_size": {"what": MORE, "lines": "L31-32"},  # the first's, not L3-4 beside it
+        # the first's, not L3-4 beside it, named with its class (the context holds two)
+        "max_size": {"what": MORE, "lines": "L31-32", "as": "Cart.max_size"},
         "Box.max_size": {"what": MORE, "lines": "L3-4"},
     }
+
+
+def test_a_bare_name_of_a_class_member_is_told_with_its_class() -> None:
+    """A played model was told "the widened context now shows the line of on_delete"
+    with several `on_delete` lines in the context; a member of a class is named with
+    it, a module's function as written."""
+    shown = now_shown(["add_item", "sum_prices"], WIDENED, [], {})
+    assert shown == {
+        "add_item": {"what": LINE, "as": "Cart.add_item"},
+        "sum_prices": {"what": LINE},
+    }
+    # A method is written with its class, whose line the context need not hold.
+    ledger = dataclasses.replace(
+        WIDENED, entities=(*WIDENED.entities, entity("shop.ledger.Ledger.write_row", (7, 8)))
+    )
+    assert now_shown(["write_row"], ledger, [], {}) == {
+        "write_row": {"what": LINE, "as": "Ledger.write_row"}
+    }
+    answer = "It totals the `Cart`. The context does not show `add_item`.\n\n"
+    result = GraphContextValidator().validate(answer + "## Entities used\n- Cart\n", ["Cart"])
+    prompt = build_retry_prompt(TASK, result, widened=True, shown=shown)
+    told = "the line of Cart.add_item, sum_prices"
+    assert NOW_SHOWN_LINE.format(shown=told) in prompt.splitlines()
 
 
 def test_line_ranges() -> None:
@@ -207,4 +236,4 @@ async def test_lines_asked_by_number_are_told_by_their_entity(store) -> None:
     assert out["attempts"] == 3
     lines = model.prompts[2][-1].text.splitlines()
     told = [line for line in lines if line.startswith("- Of what you said")]
-    assert len(told) == 1 and "more lines of report.build_report (L4" in told[0], told
+    assert len(told) == 1 and "more lines of build_report (L4" in told[0], told
