@@ -88,6 +88,43 @@ def test_calls_on_typed_values(tmp_path: Path, code: str, expected: str) -> None
     assert expected in calls(store, "app.use.use")
 
 
+def test_a_call_of_a_name_bound_to_either_of_two_callables_calls_both(tmp_path: Path) -> None:
+    """matplotlib's `printer = (self._print_figure_tex if usetex else
+    self._print_figure)`, then `printer(...)`: the context had said `_print_ps() calls
+    _print_figure_tex()` alone. A test that calls through such a name tests both."""
+    code = """
+        class Canvas:
+            def print_ps(self, usetex):
+                printer = self._print_tex if usetex else self._print_plain
+                printer()
+                handle = make_default or self._print_plain
+                handle()
+
+            def _print_tex(self): ...
+            def _print_plain(self): ...
+
+        def make_default(): ...
+    """
+    test = """
+        from app.canvas import Canvas
+
+        def test_print(usetex):
+            printer = Canvas()._print_tex if usetex else Canvas()._print_plain
+            printer()
+    """
+    store = build(tmp_path, {"app/canvas.py": code, "tests/test_canvas.py": test})
+    assert {"app.canvas.Canvas._print_tex", "app.canvas.Canvas._print_plain"} <= calls(
+        store, "app.canvas.Canvas.print_ps"
+    )
+    assert "app.canvas.make_default" in calls(store, "app.canvas.Canvas.print_ps")  # `or`
+    tested = {
+        fact.subject
+        for fact in store.facts_of("tests.test_canvas.test_print", [RelationKind.TESTED_BY])
+        if fact.object == "tests.test_canvas.test_print"
+    }
+    assert {"app.canvas.Canvas._print_tex", "app.canvas.Canvas._print_plain"} <= tested
+
+
 def test_attributes_set_in_init_and_inherited(tmp_path: Path) -> None:
     store = build(
         tmp_path,

@@ -25,7 +25,7 @@ name (:func:`~citeloop.knowledge.indexing.string_names.name_key`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -372,12 +372,20 @@ class Resolver:
         """The entity a call of ``chain`` calls: a function, a method, a class (its
         construction), or an attribute holding a callable (first alternative that has
         one)."""
+        return next(self._call_targets(chain), None)
+
+    def call_targets(self, chain: str) -> list[str]:
+        """Every entity a call of ``chain`` may call, one per alternative that has one
+        (``printer = self._print_tex if usetex else self._print``, then ``printer()``:
+        both), in order, each once."""
+        return list(dict.fromkeys(self._call_targets(chain)))
+
+    def _call_targets(self, chain: str) -> Iterator[str]:
         for alternative in alternatives(chain):
             if not is_collection(alternative):
                 found = self._call_target_one(alternative)
                 if found is not None:
-                    return found
-        return None
+                    yield found
 
     def _call_target_one(self, chain: str) -> str | None:
         parts = steps(chain)
@@ -539,15 +547,37 @@ def link_code(
         if found is None and reference.relation is RelationKind.OVERRIDES:
             continue  # no base defines the name: the member overrides nothing
         target = found if found is not None else unresolved_id(reference.written)
-        linked.facts.append(Fact(reference.subject, reference.relation, target, provenance))
+        targets = [target]
         if (
-            reference.relation is RelationKind.CALLS
-            and found is not None
-            and subject_kind(reference.subject) is EntityKind.TEST
-            and resolver.kind(found) is not EntityKind.TEST
+            found is not None
+            and reference.relation is RelationKind.CALLS
+            and reference.mode != "bases"
         ):
-            linked.facts.append(Fact(found, RelationKind.TESTED_BY, reference.subject, provenance))
+            # a call of a name bound to either of two callables calls both
+            targets += [t for t in _other_targets(resolver, reference.target) if t != found]
+        for called in targets:
+            linked.facts.append(Fact(reference.subject, reference.relation, called, provenance))
+            if (
+                reference.relation is RelationKind.CALLS
+                and found is not None
+                and subject_kind(reference.subject) is EntityKind.TEST
+                and resolver.kind(called) is not EntityKind.TEST
+            ):
+                linked.facts.append(
+                    Fact(called, RelationKind.TESTED_BY, reference.subject, provenance)
+                )
     return linked
+
+
+def _other_targets(resolver: Resolver, chain: str) -> list[str]:
+    """What a call of ``chain`` may call besides its first target
+    (:meth:`Resolver.call_targets`), when ``chain`` has alternatives."""
+    if "|" not in chain:
+        return []
+    try:
+        return resolver.call_targets(chain)[1:]
+    except RecursionError:
+        return []
 
 
 def decidable_names(entities: Iterable[Entity]) -> dict[str, list[str]]:
