@@ -241,6 +241,7 @@ def _fill(
     ``relation_room``: what relation lines may take (:data:`RELATION_SHARE`), but for
     the facts of ``rewritten``."""
     newline = piece("\n")
+    rewritten = frozenset(rewritten)
     selected: list[str] = []
     bare: set[str] = set()
     brief: set[str] = set()
@@ -317,7 +318,10 @@ def _fill(
         new_shown: list[str] = []  # the chosen entities this one's lines name
         new_written: list[str] = []
         relations = 0.0  # what its relation lines add
-        for fact in links.get(entity_id, ()):
+        # The lines the context being widened wrote first: a callee then joins its
+        # calls line (`set() calls _load()` had left out `_prune()` and
+        # `_schedule_save()`, both in the context, when their facts came first).
+        for fact in sorted(links.get(entity_id, ()), key=lambda f: f.fact_id not in rewritten):
             other = fact.object if fact.subject == entity_id else fact.subject
             if other not in chosen and other != entity_id:
                 continue

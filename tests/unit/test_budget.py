@@ -511,3 +511,33 @@ def test_a_callee_joins_a_calls_line_written_past_the_share() -> None:
     filled = fill_budget(list(entities), entities, facts, budget, None, (), estimated_tokens, {})
     assert filled.selected == list(entities)
     assert filled.relations == {f.fact_id for f in facts}
+
+
+def test_a_callee_joins_the_calls_line_the_widened_context_wrote_past_the_share() -> None:
+    """A caller that enters after its callees, past the share, with the line the context
+    being widened wrote for one of its calls: every callee the context holds joins that
+    line, whatever the order of the facts (`set() calls _load()` had left out `_prune()`
+    and `_schedule_save()`, whose facts came first)."""
+    names = [*(f"filler{i}" for i in range(12)), "prune", "save", "load", "setter"]
+    entities = _functions(names)
+    facts = [
+        Fact(f"m.{a}", RelationKind.CALLS, f"m.{b}") for a, b in itertools.pairwise(names[:12])
+    ]
+    calls = [Fact("m.setter", RelationKind.CALLS, f"m.{n}") for n in ("prune", "save", "load")]
+    budget = 300
+    plain = fill_budget(
+        list(entities), entities, [*facts, *calls], budget, None, (), estimated_tokens, {}
+    )
+    assert not {f.fact_id for f in calls} & plain.relations  # past the share
+    again = fill_budget(
+        list(entities),
+        entities,
+        [*facts, *calls],
+        budget,
+        None,
+        (),
+        estimated_tokens,
+        {},
+        rewritten={calls[-1].fact_id},  # `setter() calls load()` was written before
+    )
+    assert {f.fact_id for f in calls} <= again.relations
