@@ -295,18 +295,26 @@ def _nested_key(name: str) -> bool:
     return "__" in name and not name.startswith("_") and name.isidentifier()
 
 
-def _prose_plural(mention: Mention, singular: bool = False) -> bool:
+def _prose_plural(mention: Mention) -> bool:
     """Whether ``mention`` may be the plural prose makes of a name: one CamelCase word
     outside backticks ending in one ``s`` (``NaNs``, ``DataFrames``; a played answer was
-    failed for "checks for NaNs" beside `` `np.nan` ``); with ``singular``, the singular
-    prose makes of a name that ends in one (``rcParam`` of ``rcParams``: a played answer
-    was failed for "picks the printer by rcParam")."""
+    failed for "checks for NaNs" beside `` `np.nan` ``)."""
     name = mention.name
-    if mention.form != "camel" or len(name) <= 2:
-        return False
-    if singular:
-        return not name.endswith("s") and name[-1].isalpha()
-    return name.endswith("s") and name[-2].isalpha() and name[-2] != "s"
+    return (
+        mention.form == "camel"
+        and len(name) > 2
+        and name.endswith("s")
+        and name[-2].isalpha()
+        and name[-2] != "s"
+    )
+
+
+def _prose_singular(mention: Mention) -> bool:
+    """Whether ``mention`` may be the singular prose makes of a name that ends in ``s``:
+    one CamelCase word outside backticks ending in a letter but ``s`` (``rcParam`` of
+    ``rcParams``: a played answer was failed for "picks the printer by rcParam")."""
+    name = mention.name
+    return mention.form == "camel" and len(name) > 2 and name[-1].isalpha() and name[-1] != "s"
 
 
 _ES_PLURALS = ("xes", "ses", "zes", "ches", "shes")
@@ -421,7 +429,7 @@ def ungrounded_names(
             if graph_one := next((one for one in singulars if has(one)), None):
                 in_graph.append(graph_one)
                 continue
-        if missing and _prose_plural(mention, singular=True):  # `rcParam` of `rcParams`
+        if missing and _prose_singular(mention):  # `rcParam` of `rcParams`
             plural = mention.name + "s"
             if not ungrounded(plural):
                 continue

@@ -607,7 +607,7 @@ class Selector:
         files = Counter(entity.path for entity, _ in hits)
         files.update({found.entities[i].path for i in found.seeds})
         for entity, share in hits:
-            alone = files[entity.path] < 2 and entity.path
+            alone = bool(entity.path) and files[entity.path] < 2
             factor = ISOLATED_HIT_FACTOR if alone else 1.0
             found.seed(entity, Reason.LEXICAL, SEED_WEIGHTS[Reason.LEXICAL] * share * factor)
 
