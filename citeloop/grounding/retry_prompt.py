@@ -173,9 +173,9 @@ SAID_LACKING_PROBLEM = (
 )
 """:data:`INSUFFICIENT_PROBLEM` for a context that was not widened."""
 IMPORTED_PROBLEM = (
-    "- These names you listed as lacking are what the code base imports from outside the "
-    "indexed source, whose code no context shows; say what the code shown does with them "
-    "instead of asking for them again: {names}"
+    "- These names in your list of what is lacking are what the code base imports from "
+    "outside the indexed source, whose code no context shows; say what the code shown does "
+    "with them instead of asking for them: {names}"
 )
 """The line that says what the code base imports under names an answer listed as
 lacking, from outside the graph (``_ProxyError is urllib3.exceptions.ProxyError``)."""
