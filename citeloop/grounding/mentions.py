@@ -379,6 +379,26 @@ def _mid_sentence(segment: str, match: re.Match[str]) -> bool:
     return bool(before) and (before[-1].isalnum() or before[-1] in ",;")
 
 
+def _in_title(segment: str, match: re.Match[str]) -> bool:
+    """Whether the token is one of a run of capitalized words, a space between each: a
+    title, a quoted summary or a proper name ("Test Docstring First Line Empty", "New
+    York"), not a class name (a played answer's quoted docstring summary had made
+    `Docstring`, `First`, `Line` and `Empty` names it asked for); a word that starts the
+    sentence ("The Checkout flow") makes none. Reads the word on each side only."""
+    start, end = match.start(), match.end()
+    before = segment[max(0, start - 2 * _WORD_READ) : start]
+    head, _, word = before[:-1].rpartition(" ")
+    if before.endswith(" ") and _capitalized(word) and head[-1:].isalnum():
+        return True  # after a capitalized word inside the sentence ("The" starts one)
+    after = segment[end : end + _WORD_READ]
+    return after.startswith(" ") and _capitalized(after[1:].partition(" ")[0])
+
+
+_WORD_READ = 24
+"""Characters read on each side of a capitalized word for a neighbour (a longer word is
+no title's)."""
+
+
 def is_code_shaped(name: str) -> bool:
     """Whether a bare name is written as code on its own (CamelCase, an underscore, an
     id), as opposed to a plain word."""
@@ -467,7 +487,12 @@ def _task_tokens(text: str) -> Iterator[tuple[str, str]]:
             if in_path is not None and in_path(match.start()):
                 continue  # so does src/_pytest/pathlib.py:1038, not `_pytest`
             form = "backticks" if kind != "text" else _form(token)
-            if form is None and _capitalized(token) and _mid_sentence(segment, match):
+            if (
+                form is None
+                and _capitalized(token)
+                and _mid_sentence(segment, match)
+                and not _in_title(segment, match)
+            ):
                 form = "capitalized"
             if form is not None:
                 yield token, form

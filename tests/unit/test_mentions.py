@@ -41,6 +41,12 @@ def mentioned(text: str) -> dict[str, str]:
             "How does the Checkout flow use Cart?",
             {"Checkout": "capitalized", "Cart": "capitalized"},
         ),
+        # a capitalized word that starts the sentence makes no title of the next
+        (
+            "The Checkout flow uses Cart, Ledger and Till",
+            {"Checkout": "capitalized"}
+            | {name: "capitalized" for name in ("Cart", "Ledger", "Till")},
+        ),
     ],
 )
 def test_code_shapes_are_mentions(text: str, expected: dict[str, str]) -> None:
@@ -68,6 +74,11 @@ def test_code_shapes_are_mentions(text: str, expected: dict[str, str]) -> None:
         "wait\u2026 Run it",
         "\u201cRun\u201d it",
         "\u3002Run it",
+        # a run of capitalized words: a title, a quoted summary, a proper name (a played
+        # answer's "Test Docstring First Line Empty" had named four classes)
+        'only its summary "Test Docstring First Line Empty" is given',
+        "it moved to New York",
+        "as in the Python Software Foundation docs",
     ],
 )
 def test_plain_words_are_not_mentions(text: str) -> None:
