@@ -156,6 +156,22 @@ def test_a_bare_name_of_a_class_member_is_told_with_its_class() -> None:
     assert NOW_SHOWN_LINE.format(shown=told) in prompt.splitlines()
 
 
+def test_a_name_the_answer_saw_means_what_it_saw_not_a_new_namesake() -> None:
+    """A played answer asked for more of the `FFFF` its context showed; the widening
+    brought another file's `FFFF`, and the retry said it now shows "the line of FFFF"."""
+    seen = entity("shop.cart.Cart.max_size", (30, 40))
+    other = entity("shop.box.Box.max_size", (3, 9))
+    context = dataclasses.replace(WIDENED, entities=(*WIDENED.entities, seen, other))
+    before = [{"id": seen.id}]
+    assert now_shown(["max_size"], context, before, {}) == {}  # nothing more of it
+    sourced = dataclasses.replace(context, excerpts=((seen.id, (31, 32)),))
+    assert now_shown(["max_size"], sourced, before, {}) == {
+        "max_size": {"what": PART, "lines": "L31-32", "as": "Cart.max_size"}
+    }
+    # Not seen before, any of its namesakes is told of.
+    assert now_shown(["max_size"], context, [], {})["max_size"]["what"] == LINE
+
+
 def test_line_ranges() -> None:
     assert line_ranges([9, 3, 4, 5, 12, 13]) == "L3-5, L9, L12-13"
     assert line_ranges([1, 3, 5, 7, 9], most=2) == "L1, L3 and 3 more"
