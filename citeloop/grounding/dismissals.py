@@ -23,15 +23,17 @@ _DISMISSAL = re.compile(
     r"|(?:don't|doesn't|didn't)\s+use\s+(?:them|it|these|those)"
     r"|belongs?\s+to\s+(?:a|an)\s+(?:different|other|unrelated)"
     r"|(?:is|are)\s+a\s+different\s+(?:class|function|method|module|object|attribute)"
-    r"|(?:do|does|did)\s+not\s+bear\s+on|(?:has|have)\s+no\s+bearing\s+on)\b"
+    r"|(?P<bear>(?:do|does|did)\s+not\s+bear\s+on|(?:has|have)\s+no\s+bearing\s+on))\b"
     r"(?:(?:\s+(?:to|on|for|with))?\s+(?:the|this|your|my)\s+(?:question|task|answer)\b)?"
     r"(?P<label>\**\s*:)?",
     re.IGNORECASE,
 )
 """A phrase that sets code aside (each alternative a fixed sequence of words: linear),
-with what it is set aside from when that is the question (``does not bear on the
-question``); ``label`` when it heads a list (``Not relevant:``, ``**Unrelated:**``,
-"Most of the added context does not bear on the question: the `CharField` fixtures")."""
+with what it is set aside from when that is the question (``not relevant to the
+question``); ``label`` when a colon follows it (``Not relevant:``, ``**Unrelated:**``,
+"Most of the added context does not bear on the question: the `CharField` fixtures");
+``bear`` for a phrase that sets aside only what such a label lists ("`flush` has no
+bearing on durability by itself" still asks for `flush`)."""
 
 _CLAUSE_MARKS = ("; ", ": ", " \u2014 ", " - ")
 """What ends a clause within a sentence (with its space: ``state.py:12`` ends none)."""
@@ -40,12 +42,13 @@ _CLAUSE_MARKS = ("; ", ": ", " \u2014 ", " - ")
 def dismissed_names(body: str) -> frozenset[str]:
     """The code names ``body`` sets aside: those a clause writes before a phrase that
     sets them aside (``unrelated``, ``not relevant``, ``not part of``, ``I do not use
-    them``, ``belongs to a different class``, ``does not bear on the question``), or
-    after one that labels a list (``Not relevant:``, ``has no bearing on the task:``);
-    when such a sentence starts with ``They``, ``These`` or
-    ``This`` and writes none before the phrase, those of the sentence before it. What
-    follows the phrase otherwise is what they are set aside from (``unrelated to the
-    tree `Splitter` ``): not set aside.
+    them``, ``belongs to a different class``), or, when that clause writes none, after
+    such a phrase that a colon ends (``Not relevant:``, "Most of the added context does
+    not bear on the question:", the only use of ``does not bear on`` and ``has no
+    bearing on``); when such a sentence starts with ``They``, ``These`` or ``This`` and
+    writes none before the phrase, those of the sentence before it. What follows the
+    phrase otherwise is what they are set aside from (``unrelated to the tree
+    `Splitter` ``): not set aside.
 
     Example:
         >>> sorted(dismissed_names("`KFold` and `GroupKFold` are unrelated to `Splitter`."))
@@ -61,14 +64,17 @@ def dismissed_names(body: str) -> frozenset[str]:
         found = _DISMISSAL.search(sentence)
         if found is None:
             continue
-        if found["label"]:
-            written = sentence[found.end() :]
+        # The clause before the phrase: "`Cart` is not shown; `Ledger` is unrelated"
+        # sets aside `Ledger` only.
+        clause = sentence[: found.start()]
+        clause = clause[max(clause.rfind(mark) for mark in _CLAUSE_MARKS) + 1 :]
+        if found["label"] and not code_mentions(clause):
+            written = sentence[found.end() :]  # what it labels, when it has no subject
+        elif found["bear"]:
+            continue  # "`X` does not bear on the question: the cause is `Y`" asks of both
+        elif not code_mentions(clause) and at and BACK_REFERENCE.match(sentence):
+            written = sentences[at - 1]
         else:
-            # The clause before the phrase: "`Cart` is not shown; `Ledger` is unrelated"
-            # sets aside `Ledger` only.
-            written = sentence[: found.start()]
-            written = written[max(written.rfind(mark) for mark in _CLAUSE_MARKS) + 1 :]
-            if not code_mentions(written) and at and BACK_REFERENCE.match(sentence):
-                written = sentences[at - 1]
+            written = clause
         dismissed.update(mention.name for mention in code_mentions(written))
     return frozenset(dismissed)

@@ -309,14 +309,6 @@ def _prose_plural(mention: Mention) -> bool:
     )
 
 
-def _prose_singular(mention: Mention) -> bool:
-    """Whether ``mention`` may be the singular prose makes of a name that ends in ``s``:
-    one CamelCase word outside backticks ending in a letter but ``s`` (``rcParam`` of
-    ``rcParams``: a played answer was failed for "picks the printer by rcParam")."""
-    name = mention.name
-    return mention.form == "camel" and len(name) > 2 and name[-1].isalpha() and name[-1] != "s"
-
-
 _ES_PLURALS = ("xes", "ses", "zes", "ches", "shes")
 """Endings of an English plural in ``es`` (``MultiIndexes``, ``Matches``): its singular
 drops the two letters (a played answer was failed for "including MultiIndexes")."""
@@ -428,13 +420,6 @@ def ungrounded_names(
                 continue
             if graph_one := next((one for one in singulars if has(one)), None):
                 in_graph.append(graph_one)
-                continue
-        if missing and _prose_singular(mention):  # `rcParam` of `rcParams`
-            plural = mention.name + "s"
-            if not ungrounded(plural):
-                continue
-            if has(plural):
-                in_graph.append(plural)
                 continue
         if len(parts) > 1 and parts[-1] in _BUILTIN_METHODS and parts[0] not in missing:
             continue  # `self._nodes.items()`, `config.get`

@@ -223,19 +223,28 @@ def is_test_path(path: str | None) -> bool:
 
 EXAMPLE_FOLDERS = frozenset(
     {"examples", "example", "doc", "docs", "tutorials", "tutorial", "gallery", "galleries"}
-    | {"benchmarks", "benchmark", "asv_bench", "asv_benchmarks"}
 )
-"""Folders of a source tree that hold example, documentation and benchmark scripts, not
-the library (scikit-learn's ``examples/`` and ``asv_benchmarks/``, matplotlib's
-``galleries/``, xarray's ``asv_bench/``: a played question about xarray's ``Rolling``
-was shown a benchmark class of that name)."""
+"""Folders of a source tree that hold example and documentation scripts, not the
+library (scikit-learn's ``examples/``, matplotlib's ``galleries/``)."""
+
+BENCHMARK_FOLDERS = frozenset({"benchmarks", "benchmark", "asv_bench", "asv_benchmarks"})
+"""Top-level folders of a source tree that hold its benchmark suite, not the library
+(xarray's ``asv_bench/``, scikit-learn's ``asv_benchmarks/``: a played question about
+xarray's ``Rolling`` was shown the suite's class of that name). Below the top a folder
+so named may be the library (HELM's ``src/helm/benchmark/``)."""
 
 
 def is_example_path(path: str | None) -> bool:
     """Whether ``path`` (POSIX, relative to the indexed root) is a script below one of
-    :data:`EXAMPLE_FOLDERS`: its module-level variables (``sample_weight = ...``,
-    ``y_true = ...``) share their names with the library's parameters."""
-    return bool(path) and any(part in EXAMPLE_FOLDERS for part in path.split("/")[:-1])
+    :data:`EXAMPLE_FOLDERS`, or below a top-level one of :data:`BENCHMARK_FOLDERS`: its
+    module-level variables (``sample_weight = ...``, ``y_true = ...``) share their
+    names with the library's parameters."""
+    if not path:
+        return False
+    folders = path.split("/")[:-1]
+    return bool(folders) and (
+        folders[0] in BENCHMARK_FOLDERS or any(part in EXAMPLE_FOLDERS for part in folders)
+    )
 
 
 @dataclass(frozen=True, slots=True)

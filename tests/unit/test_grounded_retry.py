@@ -667,12 +667,17 @@ def test_dismissed_names_read_what_a_sentence_sets_aside() -> None:
     attribute = "The `Server.log` attribute belongs to a different class."
     assert dismissed_names(attribute) == {"Server.log"}
     assert dismissed_names("`Cart` calls `Ledger.record`. It is not shown.") == frozenset()
-    # What is set aside from the question, or a list so labelled (a played answer
-    # closed its "### Still missing" list so).
+    # A list a phrase labels when the clause before it names no code (a played answer
+    # closed its "### Still missing" list so); "does not bear on" and "has no bearing
+    # on" set aside nothing else: an answer also says so of code it asks for.
     closing = "Most of the added context does not bear on the question: the `Foo` fixtures."
     assert dismissed_names(closing) == {"Foo"}
-    assert dismissed_names("`Foo` has no bearing on the task.") == {"Foo"}
-    assert dismissed_names("`Foo` does not bear out the claim.") == frozenset()
+    assert dismissed_names("Not relevant to the task: `Foo`, `Bar`.") == {"Foo", "Bar"}
+    subject = "`Foo.size` does not bear on the question: the cause is in `Bar.trim()`."
+    assert dismissed_names(subject) == frozenset()
+    assert dismissed_names("`Foo.size` is not relevant to the question: `Bar` is.") == {"Foo.size"}
+    asked = "`Writer.flush()` has no bearing on durability; only `Writer.sync()` syncs."
+    assert dismissed_names(asked) == frozenset()
 
 
 async def test_a_closing_paragraph_that_sets_code_aside_widens_nothing_of_it(store, core):

@@ -1547,6 +1547,8 @@ def test_example_paths() -> None:
     assert is_example_path("asv_bench/benchmarks/rolling.py")
     assert is_example_path("benchmarks/bench_loop.py")
     assert not is_example_path("benchmarks.py")
+    # below the top, a folder so named may be the library (HELM's)
+    assert not is_example_path("src/helm/benchmark/runner.py")
 
 
 def test_a_benchmark_suite_s_namesake_is_not_the_class_the_task_names() -> None:

@@ -99,11 +99,15 @@ def test_a_call_of_a_name_bound_to_either_of_two_callables_calls_both(tmp_path: 
                 printer()
                 handle = make_default or self._print_plain
                 handle()
+                pick = self._print_tex if usetex else LIMIT
+                pick()
 
             def _print_tex(self): ...
             def _print_plain(self): ...
 
         def make_default(): ...
+
+        LIMIT = 3
     """
     test = """
         from app.canvas import Canvas
@@ -117,6 +121,7 @@ def test_a_call_of_a_name_bound_to_either_of_two_callables_calls_both(tmp_path: 
         store, "app.canvas.Canvas.print_ps"
     )
     assert "app.canvas.make_default" in calls(store, "app.canvas.Canvas.print_ps")  # `or`
+    assert "app.canvas.LIMIT" not in calls(store, "app.canvas.Canvas.print_ps")  # no callable
     tested = {
         fact.subject
         for fact in store.facts_of("tests.test_canvas.test_print", [RelationKind.TESTED_BY])

@@ -513,17 +513,6 @@ def test_prose_plurals_and_missing_values_are_not_invented() -> None:
     assert names.invented == ("BarBoxes",) and names.in_graph == ("FooMatch",)
 
 
-def test_a_prose_singular_of_a_plural_name_is_not_invented() -> None:
-    """ "picks the printer by rcParam" (a played answer was failed for it) writes the
-    singular of `rcParams`, which the context holds; the singular of a name only the
-    graph has is that name, and one nothing has is still invented, as is a singular in
-    backticks."""
-    body = "It picks the printer by rcParam, reads one fooSetting and a barItem."
-    names = ungrounded_names(body, {"rcParams"}, {"fooSettings"})
-    assert names.invented == ("barItem",) and names.in_graph == ("fooSettings",)
-    assert ungrounded_names("It reads `rcParam`.", {"rcParams"}, set()).invented == ("rcParam",)
-
-
 def test_another_library_s_api_the_code_calls_is_not_invented() -> None:
     """The code calls ``parser.add_argument(...)`` (argparse's): an answer naming
     `add_argument` describes that use. A name the code never calls is still invented,

@@ -49,6 +49,8 @@ MAX_DEPTH = 12
 
 _CALLABLE = frozenset({EntityKind.FUNCTION, EntityKind.METHOD, EntityKind.TEST})
 _DECIDABLE = frozenset({EntityKind.CLASS, EntityKind.FUNCTION})
+_CALLABLE_TARGETS = _CALLABLE | {EntityKind.CLASS}
+"""What a call's other alternatives may call (a class: its construction)."""
 
 State = tuple[str, bool] | tuple[str, str]
 """A value: ``(entity id, is_instance)``, or ``("@", chain)`` for an iterable or a tuple
@@ -571,13 +573,15 @@ def link_code(
 
 def _other_targets(resolver: Resolver, chain: str) -> list[str]:
     """What a call of ``chain`` may call besides its first target
-    (:meth:`Resolver.call_targets`), when ``chain`` has alternatives."""
+    (:meth:`Resolver.call_targets`), when ``chain`` has alternatives: the functions,
+    methods and classes of the others (not ``LIMIT`` of ``f if c else LIMIT``)."""
     if "|" not in chain:
         return []
     try:
-        return resolver.call_targets(chain)[1:]
+        targets = resolver.call_targets(chain)[1:]
     except RecursionError:
         return []
+    return [target for target in targets if resolver.kind(target) in _CALLABLE_TARGETS]
 
 
 def decidable_names(entities: Iterable[Entity]) -> dict[str, list[str]]:
