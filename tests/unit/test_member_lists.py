@@ -368,20 +368,36 @@ def test_max_entities_bounds_the_listed_members_too() -> None:
     assert _listed(context) and len([e for e in context.entities if e.reason != "owner"]) <= 40
 
 
-def test_a_file_does_not_list_a_class_its_members_lines_name() -> None:
-    """`Reg.go()` names `Reg`: the file's list does not name it a second time."""
+def _registry(
+    member: Entity, functions: int, *, methods: int = 0, signature: str = ""
+) -> tuple[list[Entity], list[Fact]]:
+    """m.py: `run` (L3), `Reg` (L40-80) with ``member`` and ``methods`` more methods
+    (`meth<i>` at L45+i), and ``functions`` functions `f<i>` at L100+i; each defined by
+    its module or class."""
     entities = [
         Entity("m", EntityKind.MODULE, "m", "m.py", 1),
         Entity("m.run", EntityKind.FUNCTION, "run", "m.py", 3, "(x)"),
         Entity("m.Reg", EntityKind.CLASS, "Reg", "m.py", 40, end_line=80),
-        Entity("m.Reg.go", EntityKind.METHOD, "go", "m.py", 45, "(self)"),
-        *(Entity(f"m.f{i}", EntityKind.FUNCTION, f"f{i}", "m.py", 100 + i) for i in range(5)),
+        *(
+            Entity(f"m.Reg.meth{i}", EntityKind.METHOD, f"meth{i}", "m.py", 45 + i)
+            for i in range(methods)
+        ),
+        member,
+        *(
+            Entity(f"m.f{i}", EntityKind.FUNCTION, f"f{i}", "m.py", 100 + i, signature)
+            for i in range(functions)
+        ),
     ]
     facts = [Fact("m", RelationKind.DEFINES, e.id) for e in entities if e.id.count(".") == 1]
-    facts += [
-        Fact("m.Reg", RelationKind.DEFINES, "m.Reg.go"),
-        Fact("m.run", RelationKind.CALLS, "m.Reg.go"),
-    ]
+    facts += [Fact("m.Reg", RelationKind.DEFINES, e.id) for e in entities if "Reg." in e.id]
+    return entities, facts
+
+
+def test_a_file_does_not_list_a_class_its_members_lines_name() -> None:
+    """`Reg.go()` names `Reg`: the file's list does not name it a second time."""
+    go = Entity("m.Reg.go", EntityKind.METHOD, "go", "m.py", 45, "(self)")
+    entities, facts = _registry(go, 5)
+    facts.append(Fact("m.run", RelationKind.CALLS, "m.Reg.go"))
     context = ContextInjector(
         MemoryGraphStore(entities, facts), hops=1, max_context_tokens=120
     ).inject("How does `run` work?")
@@ -452,15 +468,8 @@ def test_a_class_a_file_listed_stays_listed_when_a_widening_gives_its_member_a_l
     """A played answer cited `ManyToOneRel (reverse_related.py:261)` from its file's list;
     the widening gave `ManyToOneRel.__init__` its line and the list dropped the class,
     and its place with it: a widened context shows no less than the one it widens."""
-    entities = [
-        Entity("m", EntityKind.MODULE, "m", "m.py", 1),
-        Entity("m.run", EntityKind.FUNCTION, "run", "m.py", 3, "(x)"),
-        Entity("m.Reg", EntityKind.CLASS, "Reg", "m.py", 40, end_line=80),
-        Entity("m.Reg.go_fast", EntityKind.METHOD, "go_fast", "m.py", 45, "(self)"),
-        *(Entity(f"m.f{i}", EntityKind.FUNCTION, f"f{i}", "m.py", 100 + i) for i in range(3)),
-    ]
-    facts = [Fact("m", RelationKind.DEFINES, e.id) for e in entities if e.id.count(".") == 1]
-    facts.append(Fact("m.Reg", RelationKind.DEFINES, "m.Reg.go_fast"))
+    go_fast = Entity("m.Reg.go_fast", EntityKind.METHOD, "go_fast", "m.py", 45, "(self)")
+    entities, facts = _registry(go_fast, 3)
     store = batched(MemoryGraphStore(entities, facts))
     selected, owners = ["m.run", "m.Reg.go_fast"], {"m.Reg.go_fast": "m.Reg"}
 
@@ -480,22 +489,8 @@ def test_a_class_still_listed_is_one_entity_of_the_widened_context() -> None:
     """`Reg L40` stays in its file's list when `Reg.go_fast` gets its line: the class is
     then one of the context's members, not a member and an owner too (each entity
     once)."""
-    entities = [
-        Entity("m", EntityKind.MODULE, "m", "m.py", 1),
-        Entity("m.run", EntityKind.FUNCTION, "run", "m.py", 3, "(x)"),
-        Entity("m.Reg", EntityKind.CLASS, "Reg", "m.py", 40, end_line=80),
-        *(
-            Entity(f"m.Reg.meth{i}", EntityKind.METHOD, f"meth{i}", "m.py", 45 + i)
-            for i in range(2)
-        ),
-        Entity("m.Reg.go_fast", EntityKind.METHOD, "go_fast", "m.py", 79, "(self, a, b)"),
-        *(
-            Entity(f"m.f{i}", EntityKind.FUNCTION, f"f{i}", "m.py", 100 + i, "(a, b)")
-            for i in range(3)
-        ),
-    ]
-    facts = [Fact("m", RelationKind.DEFINES, e.id) for e in entities if e.id.count(".") == 1]
-    facts += [Fact("m.Reg", RelationKind.DEFINES, e.id) for e in entities if "Reg." in e.id]
+    go_fast = Entity("m.Reg.go_fast", EntityKind.METHOD, "go_fast", "m.py", 79, "(self, a, b)")
+    entities, facts = _registry(go_fast, 3, methods=2, signature="(a, b)")
     facts += [Fact("m.run", RelationKind.CALLS, f"m.f{i}") for i in range(3)]
     injector = ContextInjector(MemoryGraphStore(entities, facts), hops=0, max_context_tokens=40)
     task = "How does `run` work?"
