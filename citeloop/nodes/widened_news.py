@@ -39,7 +39,8 @@ def now_shown(
     shows whole now and not before, ``{"what": PART, "lines": "L12-20, L31"}`` for
     some of it, ``{"what": MORE, "lines": "L951-955, L960-980"}`` for lines of source
     it shows now beside those shown before, ``{"what": LINE}`` for an entity new to it
-    with a line of its own (not only a name in a member list) and no source; a name it
+    with a line of its own (not only a name in a member list; one only so named before
+    is new as a line) and no source; a name it
     shows nothing more of is left out, and so is a plain lower-case word (``app``,
     ``ds``: played answers' local names had been told as attributes of unrelated
     classes) or a name shorter than :data:`~citeloop.knowledge.finding.MIN_NAME_CHARS`
@@ -64,6 +65,8 @@ def now_shown(
         sourced_before: The source line numbers that context showed, by entity id.
     """
     held = {entity.get("id") for entity in before}
+    # a member only listed before (`Scaffold members: ..., error_handler_spec L123`)
+    listed = {e.get("id") for e in before if e.get("reason") in LISTED_BY_OTHERS}
     sourced = dict(widened.excerpts)
     classes = {entity.id for entity in widened.entities if entity.kind is EntityKind.CLASS}
     by_id = {entity.id: entity for entity in widened.entities if entity.id}
@@ -92,7 +95,7 @@ def now_shown(
             (found, entity.id)
             for entity in matches
             if entity.id not in told
-            and (found := _news(entity, sourced, sourced_before, held)) is not None
+            and (found := _news(entity, sourced, sourced_before, held, listed)) is not None
         ]
         if news:
             found, entity_id = min(news, key=lambda pair: _RANK[pair[0]["what"]])
@@ -123,9 +126,11 @@ def _news(
     sourced: Mapping[str, Sequence[int]],
     sourced_before: Mapping[str, Sequence[int]],
     held: Collection[Any],
+    listed: Collection[Any],
 ) -> dict[str, str] | None:
     """What the widened context shows more of ``entity`` (:func:`now_shown`), or
-    ``None``."""
+    ``None``; an entity ``listed`` (only named in a member list) before is new as a
+    line."""
     lines = sourced.get(entity.id, ())
     earlier = sourced_before.get(entity.id, ())
     if lines and not earlier:
@@ -134,7 +139,7 @@ def _news(
         return {"what": PART, "lines": line_ranges(lines)}
     if new := sorted(set(lines) - set(earlier)):
         return {"what": MORE, "lines": line_ranges(new)}
-    if entity.id not in held and entity.reason not in LISTED_BY_OTHERS:
+    if (entity.id not in held or entity.id in listed) and entity.reason not in LISTED_BY_OTHERS:
         return {"what": LINE}
     return None
 

@@ -172,6 +172,24 @@ def test_a_name_the_answer_saw_means_what_it_saw_not_a_new_namesake() -> None:
     assert now_shown(["max_size"], context, [], {})["max_size"]["what"] == LINE
 
 
+def test_a_member_only_listed_before_is_told_when_it_gets_its_line() -> None:
+    """A played answer asked how `error_handler_spec` is built; the context had listed it
+    (`Scaffold members: ..., error_handler_spec L123`) and the widening gave it its line,
+    but the retry did not say so."""
+    spec = entity("shop.cart.Cart.spec_map", (12, 12))
+    context = dataclasses.replace(WIDENED, entities=(*WIDENED.entities, spec))
+    listed = [{"id": spec.id, "reason": "member"}]
+    assert now_shown(["spec_map"], context, listed, {}) == {
+        "spec_map": {"what": LINE, "as": "Cart.spec_map"}
+    }
+    # One whose line the context before wrote too has nothing new.
+    assert now_shown(["spec_map"], context, [{"id": spec.id, "reason": "graph"}], {}) == {}
+    # One still only listed is not told.
+    still = dataclasses.replace(spec, reason="member")
+    listed_again = dataclasses.replace(WIDENED, entities=(*WIDENED.entities, still))
+    assert now_shown(["spec_map"], listed_again, listed, {}) == {}
+
+
 def test_line_ranges() -> None:
     assert line_ranges([9, 3, 4, 5, 12, 13]) == "L3-5, L9, L12-13"
     assert line_ranges([1, 3, 5, 7, 9], most=2) == "L1, L3 and 3 more"
