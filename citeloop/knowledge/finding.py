@@ -25,7 +25,13 @@ from citeloop.grounding.mentions import (
     same_file,
 )
 from citeloop.knowledge.excerpts import excerptable
-from citeloop.knowledge.model import Entity, EntityKind, RelationKind, is_example_path
+from citeloop.knowledge.model import (
+    Entity,
+    EntityKind,
+    RelationKind,
+    is_example_path,
+    is_test_path,
+)
 from citeloop.knowledge.names import RECEIVERS
 from citeloop.knowledge.neighbourhood import admissible, defined_by
 from citeloop.knowledge.search import MemoryIndex
@@ -192,6 +198,18 @@ MIN_NAME_CHARS = 3
 the code it saw, read as a plain word is (:meth:`EntityFinder.named`)."""
 
 
+def _module_level(entity: Entity) -> bool:
+    """Whether ``entity`` is defined by its file's module: the last part of its owner's
+    id is the file's name (``sk.tests.test_meta.sample_weight`` of
+    ``sk/tests/test_meta.py``), not a class's (``t.tests.Form.Meta.fields``)."""
+    owner = entity.id.rpartition(".")[0].rpartition(".")[2]
+    folder, _, name = (entity.path or "").rpartition("/")
+    stem = name.removesuffix(".py")
+    if stem == "__init__":  # a package's: named by its folder
+        stem = folder.rpartition("/")[2]
+    return bool(owner) and owner == stem
+
+
 class EntityFinder:
     """The entities a text names or its words find, read from one graph.
 
@@ -221,12 +239,21 @@ class EntityFinder:
         :mod:`~citeloop.knowledge.seeds`), then outside test code, preferred unless the
         text is about tests (``tests``; ``None``: :func:`about_tests`); at most
         ``limit`` when given. A variable of an example or documentation script
-        (:func:`~citeloop.knowledge.model.is_example_path`) is never core: "the
-        `sample_weight` parameter" names no ``sample_weight = ...`` of a gallery
-        script."""
+        (:func:`~citeloop.knowledge.model.is_example_path`) is never core, nor a
+        module's variable of test code unless the text is about tests: "the
+        `sample_weight` parameter" names no ``sample_weight = ...`` of a gallery script
+        or a test module (a played retry had asked to cite a test module's
+        ``sample_weight = rng.rand(N)``; a test's form's ``Meta.fields`` may be core)."""
         library = not (about_tests(text) if tests is None else tests)
+
+        def script_variable(entity: Entity) -> bool:
+            return entity.kind is EntityKind.ATTRIBUTE and (
+                is_example_path(entity.path)
+                or (library and is_test_path(entity.path) and _module_level(entity))
+            )
+
         groups = [
-            [e for e in group if not (e.kind is EntityKind.ATTRIBUTE and is_example_path(e.path))]
+            [e for e in group if not script_variable(e)]
             for group in self._mentioned(text, capitalized=False)
         ]
         groups = [group for group in groups if group]

@@ -1469,6 +1469,21 @@ def test_a_variable_of_an_example_script_is_never_core() -> None:
     assert [e.id for e in library.seeds("Where is `sample_weight` set?")] == [entities[4].id]
 
 
+def test_a_variable_of_test_code_is_core_only_when_the_task_is_about_tests() -> None:
+    """A played retry asked to cite `sklearn/tests/...: sample_weight = rng.rand(N)` for
+    "the sample_weight parameter"; a task about tests may still name one."""
+    entities = [
+        Entity("sk.pipeline.Pipeline.fit", EntityKind.METHOD, "fit", "sk/pipeline.py", 10),
+        Entity("sk.tests.test_meta.sample_weight", EntityKind.ATTRIBUTE, "sample_weight",
+               "sk/tests/test_meta.py", 89),
+    ]  # fmt: skip
+    injector = ContextInjector(MemoryGraphStore(entities, []))
+    task = "Why is the `sample_weight` parameter rejected by `fit`?"
+    assert injector.seeds(task) == [entities[0]]
+    about_tests = "Which tests set the module variable `sample_weight`?"
+    assert [e.id for e in injector.seeds(about_tests)] == [entities[1].id]
+
+
 def _namesakes_beside_a_test_class() -> list[Entity]:
     return [
         Entity("sk.decomposition.PCA", EntityKind.CLASS, "PCA", "sk/decomposition.py", 1),
