@@ -198,18 +198,6 @@ MIN_NAME_CHARS = 3
 the code it saw, read as a plain word is (:meth:`EntityFinder.named`)."""
 
 
-def _module_level(entity: Entity) -> bool:
-    """Whether ``entity`` is defined by its file's module: the last part of its owner's
-    id is the file's name (``sk.tests.test_meta.sample_weight`` of
-    ``sk/tests/test_meta.py``), not a class's (``t.tests.Form.Meta.fields``)."""
-    owner = entity.id.rpartition(".")[0].rpartition(".")[2]
-    folder, _, name = (entity.path or "").rpartition("/")
-    stem = name.removesuffix(".py")
-    if stem == "__init__":  # a package's: named by its folder
-        stem = folder.rpartition("/")[2]
-    return bool(owner) and owner == stem
-
-
 class EntityFinder:
     """The entities a text names or its words find, read from one graph.
 
@@ -245,17 +233,12 @@ class EntityFinder:
         or a test module (a played retry had asked to cite a test module's
         ``sample_weight = rng.rand(N)``; a test's form's ``Meta.fields`` may be core)."""
         library = not (about_tests(text) if tests is None else tests)
-
-        def script_variable(entity: Entity) -> bool:
-            return entity.kind is EntityKind.ATTRIBUTE and (
-                is_example_path(entity.path)
-                or (library and is_test_path(entity.path) and _module_level(entity))
-            )
-
-        groups = [
-            [e for e in group if not script_variable(e)]
-            for group in self._mentioned(text, capitalized=False)
-        ]
+        mentioned = self._mentioned(text, capitalized=False)
+        variables = [e for group in mentioned for e in group if e.kind is EntityKind.ATTRIBUTE]
+        tested = [e for e in variables if library and is_test_path(e.path)]
+        scripts = {e.id for e in variables if is_example_path(e.path)}
+        scripts |= {e.id for e in self._module_level(tested)} if tested else set()
+        groups = [[e for e in group if e.id not in scripts] for group in mentioned]
         groups = [group for group in groups if group]
         hints: dict[str, float] = {}
         bases: set[str] = set()

@@ -65,8 +65,8 @@ def now_shown(
         sourced_before: The source line numbers that context showed, by entity id.
     """
     held = {entity.get("id") for entity in before}
-    # a member only listed before (`Scaffold members: ..., error_handler_spec L123`)
-    listed = {e.get("id") for e in before if e.get("reason") in LISTED_BY_OTHERS}
+    # with a line of its own (not only listed: `Scaffold members: ..., spec L123`)
+    lined = {e.get("id") for e in before if e.get("reason") not in LISTED_BY_OTHERS}
     sourced = dict(widened.excerpts)
     classes = {entity.id for entity in widened.entities if entity.kind is EntityKind.CLASS}
     by_id = {entity.id: entity for entity in widened.entities if entity.id}
@@ -95,7 +95,7 @@ def now_shown(
             (found, entity.id)
             for entity in matches
             if entity.id not in told
-            and (found := _news(entity, sourced, sourced_before, held, listed)) is not None
+            and (found := _news(entity, sourced, sourced_before, lined)) is not None
         ]
         if news:
             found, entity_id = min(news, key=lambda pair: _RANK[pair[0]["what"]])
@@ -125,12 +125,11 @@ def _news(
     entity: ContextEntity,
     sourced: Mapping[str, Sequence[int]],
     sourced_before: Mapping[str, Sequence[int]],
-    held: Collection[Any],
-    listed: Collection[Any],
+    lined: Collection[Any],
 ) -> dict[str, str] | None:
     """What the widened context shows more of ``entity`` (:func:`now_shown`), or
-    ``None``; an entity ``listed`` (only named in a member list) before is new as a
-    line."""
+    ``None``; ``lined``: the ids the context before wrote a line of its own for (not
+    only a name in a member list)."""
     lines = sourced.get(entity.id, ())
     earlier = sourced_before.get(entity.id, ())
     if lines and not earlier:
@@ -139,7 +138,7 @@ def _news(
         return {"what": PART, "lines": line_ranges(lines)}
     if new := sorted(set(lines) - set(earlier)):
         return {"what": MORE, "lines": line_ranges(new)}
-    if (entity.id not in held or entity.id in listed) and entity.reason not in LISTED_BY_OTHERS:
+    if entity.id not in lined and entity.reason not in LISTED_BY_OTHERS:
         return {"what": LINE}
     return None
 
