@@ -188,19 +188,25 @@ def fit_member_lists(
     names = Counter(held)
     fitted: dict[str, MemberList] = {}
     # What each list takes with only the members of `again`, kept for it while the
-    # lists before it are fitted: their new members do not take its room.
+    # lists before it are fitted: their new members do not take its room. When the
+    # room does not hold them all, it is kept for the first ones, in order (a list
+    # earlier in the order is never left out for a later one).
     kept = {}
+    reserved = 0.0
     for owner in owners:
         if again and owner.id in members:
             offered, cut = members[owner.id]
             shown = [member for member in offered if member.id in again]
             if shown:  # costed as below, item by item
                 total = len(offered) + cut
-                kept[owner.id] = (
+                cost = (
                     newline
                     + piece(member_list_line(list_label(owner), [], total))
                     + sum(piece(listed_member(member)) + piece(", ") for member in shown)
                 )
+                if reserved + cost <= room:
+                    kept[owner.id] = cost
+                    reserved += cost
     later = sum(kept.values())
     for owner in owners:
         later -= kept.get(owner.id, 0.0)

@@ -517,6 +517,7 @@ class Selector:
         overflow the budget)."""
         piece = line_cost(self.count_tokens)
         room = budget * MEMBER_LIST_SHARE
+        again = settings.before.keys()
         before: tuple[Filled, dict[str, MemberList]] | None = None
         whole_ids = frozenset(whole)
         for _ in range(2):
@@ -555,6 +556,12 @@ class Selector:
                 piece,
                 None if limit is None else max(0, limit - len(filled.selected)),
             )
+            if before is not None and (_held(*before) - _held(filled, listed)) & again:
+                # Filled again, it lists less of what the context being widened listed
+                # than the first fill did (a line taken whole leaves a member to a list
+                # that no longer fits: a widening had dropped the list an answer cited
+                # from): the first fill.
+                return before
             taken = sum(
                 piece(member_list_line(list_label(found.entities[i]), *of)) + piece("\n")
                 for i, of in listed.items()
@@ -638,3 +645,8 @@ class Selector:
             if (parent := member.rpartition(".")[0]) in found.entities
             and found.entities[parent].kind is EntityKind.CLASS
         }
+
+
+def _held(filled: Filled, listed: Mapping[str, MemberList]) -> set[str]:
+    """The ids a fill holds: those with a line and those its member lists name."""
+    return {*filled.selected, *(member.id for of in listed.values() for member in of.members)}

@@ -262,6 +262,19 @@ def test_the_members_listed_before_keep_their_room_in_every_list() -> None:
     assert total <= 120.0
 
 
+def test_when_the_lists_listed_before_do_not_all_fit_the_first_ones_stay() -> None:
+    """The room kept for the lists listed before goes to the first in the order: a
+    later list never takes the place of an earlier one (a played widening had dropped
+    the list an answer cited, the first, while two after it were shown)."""
+    classes, members = _classes(["A", "B", "C"], "method_with_a_long_name")
+    again = {c.id + ".method_with_a_long_name": at for at, c in enumerate(classes)}
+    one = PIECE(member_list_line("A", members["m.A"].members, 0)) + PIECE("\n")
+    ids = [c.id for c in classes]
+    for room in (2.2 * one, 2.6 * one):  # room for one list, then two, not three
+        fitted = list(fit_member_lists(classes, members, room, PIECE, (), None, again))
+        assert fitted == ids[: len(fitted)] and 0 < len(fitted) < len(ids)
+
+
 def test_a_member_list_parses_back_to_its_members_and_places() -> None:
     text = "# m.py\nclass Hub  # L1-700\nHub members: step3() L35, field0 L2; not shown: 4 more\n"
     parsed = {e.name: e for e in parse_context_entities(text)}
@@ -289,6 +302,41 @@ def test_a_widening_lists_the_members_again_and_gives_a_named_one_its_line() -> 
     )
     assert f"Hub.{named}(source: str, *, strict: bool = True) -> Report" in asked.text
     assert next(e for e in asked.entities if e.name == named).reason == "named"
+
+
+def _hubs(classes: int, members: int) -> MemoryGraphStore:
+    """``Hub0`` ... each in its own file, with ``members`` documented methods."""
+    doc = "Run one step of the plan and record what it returned, in order, with its timing."
+    entities, facts = [], []
+    for c in range(classes):
+        hub = Entity(
+            f"m.Hub{c}", EntityKind.CLASS, f"Hub{c}", f"m{c}.py", 1, end_line=900,
+            docstring="The hub of runs. " + doc * 3,
+        )  # fmt: skip
+        entities.append(hub)
+        for i in range(members):
+            step = Entity(
+                f"{hub.id}.step{i}", EntityKind.METHOD, f"step{i}", hub.path, 10 * i + 5,
+                SIGNATURE, end_line=10 * i + 9, docstring=doc,
+            )  # fmt: skip
+            entities.append(step)
+            facts.append(Fact(hub.id, RelationKind.DEFINES, step.id))
+    return MemoryGraphStore(entities, facts)
+
+
+@pytest.mark.parametrize("budget", [300, 350, 400, 450, 500])
+def test_a_widening_holds_every_entity_the_context_it_widens_held(budget: int) -> None:
+    """Filled again with what the lists left, a widening had given lines whole and left
+    a member, listed before, to a list with no room for it: the answer had cited it from
+    there (a played retry was told it named code not in the context)."""
+    injector = ContextInjector(_hubs(3, 8), max_context_tokens=budget)
+    task = "How does `Hub0` run each step with `Hub1` and `Hub2`?"
+    default = injector.inject(task)
+    for attempt in (0, 1):
+        wider = injector.inject(
+            task, expansion=ContextExpansion.for_attempt(attempt), default=default
+        )
+        assert {e.id for e in default.entities} <= {e.id for e in wider.entities}
 
 
 def test_a_widening_lists_first_again_the_members_it_is_told_were_listed() -> None:
