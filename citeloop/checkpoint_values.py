@@ -34,6 +34,7 @@ import hashlib
 import sqlite3
 import zlib
 from collections.abc import AsyncIterator, Iterator, Sequence
+from enum import Enum
 from typing import Any
 
 from langgraph.checkpoint.base import CheckpointTuple
@@ -124,7 +125,9 @@ class _TreeSerializer(JsonPlusSerializer):
             inner = max(least, ITEM_REF_MIN_BYTES)
             children = [self.encode(item, blobs, inner) for item in value]
             node, size = ["l", [child for child, _ in children]], sum(n for _, n in children)
-        elif isinstance(value, str):  # a str subclass (e.g. a message's text) is saved as str
+        elif isinstance(value, str) and not isinstance(value, Enum):
+            # a str subclass (e.g. a message's text) is saved as str; a StrEnum member
+            # keeps its type (as LangGraph's own serializer keeps it)
             node, size = str(value), len(value)
         elif type(value) in _NATIVE and (type(value) is not int or _INT_MIN <= value < _INT_END):
             node, size = value, len(value) if type(value) is bytes else 9

@@ -19,7 +19,7 @@ from langgraph.types import Checkpointer, RetryPolicy
 from citeloop.context import DeliveryAuditContext, GroundedAnswerContext
 from citeloop.graphs.grounded_answer import build_grounded_answer_graph
 from citeloop.knowledge import GraphStore
-from citeloop.nodes.chat import DEFAULT_MODEL_RETRY
+from citeloop.nodes.chat import DEFAULT_MODEL_RETRY, builder_model
 from citeloop.nodes.delivery_audit import (
     DeliveryAuditNodes,
     GroundedAnswerAudit,
@@ -108,9 +108,16 @@ def build_audited_answer_graph(
 
         grounded_answer -> prepare_audit -> delivery_audit -> END
 
+    The auditing model is known before the answering call: a spec given to the builder
+    is resolved now, and a model left to the context is the answering one, whose spec
+    ``grounded_answer`` resolves before its first call. So a configuration error never
+    costs an answer.
+
     Args:
-        model: The answering chat model (see :func:`build_grounded_answer_graph`).
-        audit_model: The auditing chat model; when ``None``, the context's ``model``.
+        model: The answering chat model, or its spec, resolved now; when ``None``, the
+            context's ``model`` (see :func:`build_grounded_answer_graph`).
+        audit_model: The auditing chat model, or its spec, resolved now; when ``None``,
+            the answering model: ``model``, else the context's ``model``.
         store: The knowledge graph; when ``None``, the context's ``db_path``.
         checkpointer: Persists threads; the caller's choice.
         name: The compiled graph's name.
@@ -119,11 +126,17 @@ def build_audited_answer_graph(
         A compiled graph with context ``GroundedAnswerContext``; its output holds the
         answer (``answer``, ``report``, ``outcome``, ...) and the delivery verdict
         (``delivered``, ``delivery_outcome``, ``delivery_check``, ``failures``).
+
+    Raises:
+        ConfigurationError: ``model`` or ``audit_model`` is a spec that cannot be
+            resolved, or no chat model.
     """
+    answering = builder_model(model)
+    auditing = answering if audit_model is None else builder_model(audit_model)
     builder = StateGraph(_AuditedAnswer, context_schema=GroundedAnswerContext)
-    builder.add_node("grounded_answer", build_grounded_answer_graph(model, store=store))
+    builder.add_node("grounded_answer", build_grounded_answer_graph(answering, store=store))
     builder.add_node("prepare_audit", GroundedAnswerAudit(store).prepare_audit)
-    builder.add_node("delivery_audit", build_delivery_audit_graph(audit_model))
+    builder.add_node("delivery_audit", build_delivery_audit_graph(auditing))
     builder.add_edge(START, "grounded_answer")
     builder.add_edge("grounded_answer", "prepare_audit")
     builder.add_edge("prepare_audit", "delivery_audit")

@@ -55,8 +55,10 @@ def build_verbalize_graph(
         name: The compiled graph's name (shown in LangGraph Studio).
 
     Returns:
-        The compiled graph: input ``InputState`` (``path``, ``question``), output
-        ``OutputState`` (``narrative``, ``verbalization``), context ``VerbalizeContext``.
+        The compiled graph: input ``InputState`` (``path``, as
+        ``RetrievalPath.to_dict()``, and ``question``), output ``OutputState``
+        (``narrative``, ``verbalization``), context ``VerbalizeContext``. Each run starts
+        afresh: on a thread, nothing of an earlier run's output is reported as its own.
 
     Raises:
         ConfigurationError: A critic that is not callable.
@@ -66,7 +68,7 @@ def build_verbalize_graph(
         >>> hop = PathHop(EntityRef("class", "B"), "f-1")
         >>> path = RetrievalPath(EntityRef("class", "A"), (hop,))
         >>> out = build_verbalize_graph().invoke(  # doctest: +SKIP
-        ...     {"path": path}, context={"model": "openai:gpt-4o-mini"}
+        ...     {"path": path.to_dict()}, context={"model": "openai:gpt-4o-mini"}
         ... )
         >>> out["verbalization"]["passed"]  # doctest: +SKIP
         True

@@ -4,6 +4,8 @@ failed call ends, and how a previous output is quoted in a retry prompt."""
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -36,6 +38,48 @@ def last_human_text(messages: Sequence[Any] | None) -> str:
         if getattr(message, "type", "") == "human" and message.text.strip():
             return message.text.strip()
     return ""
+
+
+def last_human_mark(messages: Sequence[Any] | None) -> str:
+    """Which message the last human message with text is: its id, else its position
+    and a digest of its text; ``""`` when there is none."""
+    items = list(messages or [])
+    for position in range(len(items) - 1, -1, -1):
+        message = items[position]
+        if getattr(message, "type", "") == "human" and message.text.strip():
+            if message.id:
+                return str(message.id)
+            digest = hashlib.sha256(message.text.strip().encode()).hexdigest()[:16]
+            return f"{position}:{digest}"
+    return ""
+
+
+def inputs_taken(state: Mapping[str, Any], keys: Sequence[str]) -> dict[str, str]:
+    """What a run records when it takes its inputs (the values of ``keys`` it runs
+    with): a digest of them and :func:`last_human_mark` of the messages then, so that
+    the next run on the thread can tell them from its own (:func:`stale_inputs`)."""
+    return {
+        "inputs": _inputs_digest(state, keys),
+        "human": last_human_mark(state.get("messages")),
+    }
+
+
+def stale_inputs(state: Mapping[str, Any], keys: Sequence[str]) -> bool:
+    """Whether the run inputs ``keys`` on a thread are an earlier run's, left because it
+    did not end (an interrupt, a cancelled run, an exception: a run that ends clears
+    them): they are the ones that run took (``state["inputs_taken"]``), and a human
+    message came since. The new message is then the task, as in a chat turn."""
+    taken = state.get("inputs_taken")
+    if not isinstance(taken, Mapping) or not taken.get("inputs"):
+        return False
+    newer = taken.get("human") != last_human_mark(state.get("messages"))
+    return newer and taken["inputs"] == _inputs_digest(state, keys)
+
+
+def _inputs_digest(state: Mapping[str, Any], keys: Sequence[str]) -> str:
+    values = [state.get(key) or "" for key in keys]
+    text = json.dumps(values, default=str, sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def task_from(state: Mapping[str, Any], graph: str) -> str:

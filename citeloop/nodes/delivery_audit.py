@@ -335,6 +335,17 @@ def route_after_audit(state: State) -> Literal["repair_review", "verdict"]:
 GROUNDED_ENGINE = "citeloop.grounded_answer"
 """The ``engine`` of results audited from ``grounded_answer`` (part of the fingerprint)."""
 
+OUTCOME_FAILURES = {
+    "error": StageFailure(stage="service", reason="model_error"),
+    "exhausted": StageFailure(stage="verification", reason="citations_missing"),
+    "budget_exhausted": StageFailure(stage="verification", reason="citations_missing"),
+}
+"""How a ``grounded_answer`` run that did not pass failed, by its outcome: a model error
+in the ``service`` stage; an answer that failed grounding when the retries or the token
+budget were spent, in ``verification``. Any other outcome but ``passed`` (none, or one
+this table does not know) is ``verification/failed``: only a pass is audited."""
+_UNPASSED = StageFailure(stage="verification", reason="failed")
+
 
 def audit_input_from_grounded(
     state: Mapping[str, Any], store: GraphStore, *, source_root: str | Path | None = None
@@ -348,9 +359,13 @@ def audit_input_from_grounded(
     what the answer says the code does, not only which entities it names. The result's
     evidence is the facts between them (those its context held), and its index
     version is the snapshot the context was read from, so a graph re-indexed in between
-    is a ``scope/mixed_snapshot``. A run that ended with outcome ``error`` failed in the
-    ``service`` stage (``model_error``); one that spent its budget, in ``verification``
-    (``citations_missing``). The plan is relational: code questions connect entities.
+    is a ``scope/mixed_snapshot``. Only an answer whose outcome is ``passed`` is
+    audited; any other is a failed result, diagnosed without the auditing model
+    (:data:`OUTCOME_FAILURES`): outcome ``error`` failed in the ``service`` stage
+    (``model_error``); ``exhausted`` and ``budget_exhausted`` (retries or tokens spent,
+    the answer still failing grounding) in ``verification`` (``citations_missing``);
+    no outcome, or an unknown one, in ``verification`` (``failed``). The plan is
+    relational: code questions connect entities.
 
     Args:
         state: ``task`` (else the last human message of ``messages``), ``answer``,
@@ -379,10 +394,7 @@ def audit_input_from_grounded(
         if unit.attributes.get("subject_id") in shown and unit.attributes.get("object_id") in shown
     ]
     outcome = state.get("outcome")
-    failure = {
-        "error": StageFailure(stage="service", reason="model_error"),
-        "exhausted": StageFailure(stage="verification", reason="citations_missing"),
-    }.get(outcome or "")
+    failure = None if outcome == "passed" else OUTCOME_FAILURES.get(outcome or "", _UNPASSED)
     result = AnswerResult(
         status="failed" if failure else "ok",
         engine=GROUNDED_ENGINE,

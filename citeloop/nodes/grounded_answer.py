@@ -11,7 +11,7 @@ import dataclasses
 import functools
 import logging
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
@@ -65,7 +65,9 @@ from citeloop.nodes.chat import (
     chat_model,
     check_recursion_limit,
     check_system_prompt,
+    inputs_taken,
     model_failure,
+    stale_inputs,
     task_from,
     tool_calls_only,
 )
@@ -108,6 +110,10 @@ def task_of(state: State) -> str:
 RUN_INPUTS_CLEARED = {"task": "", "payload": "", "system_prompt": ""}
 """Written when a run ends: on a thread, the next run's task, payload and system prompt
 come from its own input (or its last human message), never from an earlier run's."""
+
+RUN_INPUTS = tuple(RUN_INPUTS_CLEARED)
+"""The run's inputs: those a run that did not end leaves on its thread are the next
+run's only when no human message came since (:func:`~citeloop.nodes.chat.stale_inputs`)."""
 
 
 def retries_left(state: State, ctx: GroundedAnswerContext) -> bool:
@@ -418,6 +424,11 @@ class GroundedAnswerNodes:
                 run). All are raised here, before any model call but the query rewrite's.
         """
         ctx = settings(runtime)
+        # An earlier run that did not end left its inputs; a chat turn's message since is
+        # this run's task (an interrupted run's question had been answered again).
+        stale = stale_inputs(state, RUN_INPUTS)
+        if stale:
+            state = cast(State, {**state, **RUN_INPUTS_CLEARED})
         task = task_of(state)
         _check_payload(state)
         check_system_prompt(state)
@@ -436,7 +447,9 @@ class GroundedAnswerNodes:
         tokens = functools.reduce(add_usage, rewrites, no_tokens())  # the query rewrite's
         # A thread may run the graph again: counters, tokens and the error start afresh.
         return {
+            **(RUN_INPUTS_CLEARED if stale else {}),
             "task": task,
+            "inputs_taken": inputs_taken({**state, "task": task}, RUN_INPUTS),
             "feedback": "",
             "expanded": False,
             "attempts": 0,

@@ -11,7 +11,7 @@ import hashlib
 import json
 from collections.abc import Sequence
 from functools import lru_cache
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage, HumanMessage, SystemMessage
@@ -40,7 +40,9 @@ from citeloop.nodes.chat import (
     chat_model,
     check_recursion_limit,
     check_system_prompt,
+    inputs_taken,
     model_failure,
+    stale_inputs,
     task_from,
     tool_calls_only,
 )
@@ -153,7 +155,9 @@ class OutputGuardNodes:
     def prepare(
         self, state: State, runtime: Runtime[OutputGuardContext], config: RunnableConfig
     ) -> dict[str, Any]:
-        """Check the run's settings and write the first prompt; reset the counters.
+        """Check the run's settings and write the first prompt; start the run afresh:
+        its counters and every output it reports (``outcome`` is ``None`` until the
+        run ends), so nothing of an earlier run on the thread shows as this one's.
 
         Raises:
             ConfigurationError: No task; a task or system prompt that is not a string;
@@ -162,6 +166,11 @@ class OutputGuardNodes:
                 model call.
         """
         ctx = settings(runtime)
+        # An earlier run that did not end left its inputs; a chat turn's message since is
+        # this run's task (see grounded_answer's inject_context).
+        stale = stale_inputs(state, tuple(RUN_INPUTS_CLEARED))
+        if stale:
+            state = cast(State, {**state, **RUN_INPUTS_CLEARED})
         task = task_of(state)
         check_system_prompt(state)
         self._chat_model(ctx)
@@ -169,7 +178,9 @@ class OutputGuardNodes:
         needed = supersteps_needed(ctx.max_retries)
         check_recursion_limit(config, needed, "max_retries", ctx.max_retries)
         return {
+            **(RUN_INPUTS_CLEARED if stale else {}),
             "task": task,
+            "inputs_taken": inputs_taken({**state, "task": task}, tuple(RUN_INPUTS_CLEARED)),
             "prompt": task,
             "attempts": 0,
             "tokens": no_tokens(),
@@ -181,6 +192,7 @@ class OutputGuardNodes:
             "output": "",
             "checks": [],
             "passed": False,
+            "outcome": None,
         }
 
     def _messages(self, state: State) -> list[BaseMessage]:

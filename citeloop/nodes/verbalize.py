@@ -8,7 +8,7 @@ once per compiled graph. Routers are pure functions.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import BaseMessage, HumanMessage, SystemMessage
@@ -52,7 +52,8 @@ def path_of(state: State) -> RetrievalPath:
     """
     if state.get("path") is None:
         raise ConfigurationError(
-            "verbalize needs a path: pass {'path': RetrievalPath} or its to_dict() form"
+            "verbalize needs a path: pass {'path': path.to_dict()}, a RetrievalPath's "
+            "JSON form (what a checkpointer stores as plain data)"
         )
     return coerce_path(state["path"])
 
@@ -134,7 +135,9 @@ class VerbalizeNodes:
     def prepare(
         self, state: State, runtime: Runtime[VerbalizeContext], config: RunnableConfig
     ) -> dict[str, Any]:
-        """Check the run's inputs and settings; start its counters and narrative afresh.
+        """Check the run's inputs and settings; start the run afresh: its counters, its
+        error, its narrative and its report (of a run that has drafted nothing yet), so
+        nothing of an earlier run on the thread is reported as this one's.
 
         Raises:
             ConfigurationError: No path, or a malformed one; a path longer than
@@ -156,14 +159,16 @@ class VerbalizeNodes:
         _question_block(state)
         if path.hops:
             self._chat_model(ctx)  # a bad model spec fails here, before any call
-        # A thread may run the graph again: nothing of an earlier run carries over.
-        return {
+        # A thread may run the graph again: nothing of an earlier run carries over, not
+        # even the last critique's feedback that a failed first call would report.
+        fresh: dict[str, Any] = {
             "path": path.to_dict(),
             "narrative": "",
             "iterations_used": 0,
             "model_calls": 0,
             "error": "",
         }
+        return {**fresh, "verbalization": _report(cast(State, fresh), ctx, path)}
 
     def _draft_messages(self, state: State) -> list[BaseMessage]:
         path = path_of(state)
@@ -188,7 +193,8 @@ class VerbalizeNodes:
         return [SystemMessage(VERBALIZE_SYSTEM_PROMPT), HumanMessage(prompt)]
 
     def _failed(self, state: State, exc: Exception, calls: int) -> dict[str, Any]:
-        """End the run: the failed call counts, and the last critique's feedback stays."""
+        """End the run: the failed call counts, and this run's last critique's feedback
+        stays (``""`` when the draft failed: ``prepare`` reset the report)."""
         error = model_failure(exc, self.model_retry)
         ctx = settings(get_runtime())
         feedback = (state.get("verbalization") or {}).get("feedback", "")

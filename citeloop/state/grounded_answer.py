@@ -99,6 +99,10 @@ class State(InputState, OutputState, total=False):
         widened: Whether the last widening added to the context (its text changed):
             when it did not, an answer that only said the context is not enough is
             judged as on a last attempt (asked again, it would see the same context).
+        inputs_taken: What the run took its task, payload and system prompt as (a
+            digest) and the last human message then: a run that does not end leaves
+            them on the thread, and the next run takes a newer human message instead
+            (:func:`citeloop.nodes.chat.stale_inputs`).
     """
 
     feedback: str
@@ -108,3 +112,4 @@ class State(InputState, OutputState, total=False):
     context_brief: list[str]
     best: dict[str, Any]
     widened: bool
+    inputs_taken: dict[str, str]

@@ -48,7 +48,7 @@ class OutputState(TypedDict, total=False):
         outcome: ``passed``; ``failed`` (checks failed whose policy does not re-ask:
             ``noop``, or ``fix`` without a fix); ``exhausted`` (re-ask budget spent);
             ``stalled`` (the model repeated an output that had already failed);
-            ``error`` (the chat model failed).
+            ``error`` (the chat model failed); ``None`` while the run is under way.
         attempts: Model calls that returned an output.
         tokens: Tokens spent across the attempts (:class:`TokenUsage`).
         error: Why the run ended with ``stalled`` or ``error``.
@@ -58,7 +58,7 @@ class OutputState(TypedDict, total=False):
     output: str
     checks: list[dict[str, Any]]
     passed: bool
-    outcome: Outcome
+    outcome: Outcome | None
     attempts: int
     tokens: TokenUsage
     error: str
@@ -74,6 +74,10 @@ class State(InputState, OutputState, total=False):
         reask: The problems to re-ask about: ``{"check", "message", "expected", "fix"}``.
         failed_digests: SHA-256 digests of the outputs that failed so far.
         retry: Whether ``validate`` asks for another attempt.
+        inputs_taken: What the run took its task and system prompt as (a digest) and
+            the last human message then: a run that does not end leaves them on the
+            thread, and the next run takes a newer human message instead
+            (:func:`citeloop.nodes.chat.stale_inputs`).
     """
 
     prompt: str
@@ -81,3 +85,4 @@ class State(InputState, OutputState, total=False):
     reask: list[dict[str, Any]]
     failed_digests: list[str]
     retry: bool
+    inputs_taken: dict[str, str]

@@ -16,9 +16,13 @@ class InputState(TypedDict, total=False):
     """What a run starts from.
 
     Attributes:
-        path: The retrieval path: a ``citeloop.knowledge.RetrievalPath`` or its
-            ``to_dict()`` JSON form (``{"source": {...}, "hops": [{"entity": {...},
-            "fact_id": ...}, ...]}``). Required.
+        path: The retrieval path as ``RetrievalPath.to_dict()``'s JSON form
+            (``{"source": {...}, "hops": [{"entity": {...}, "fact_id": ...}, ...]}``).
+            Required. A ``citeloop.knowledge.RetrievalPath`` object is accepted too, but
+            a checkpointer stores the input before ``prepare`` turns it into that form,
+            and reading it back logs LangGraph's "Deserializing unregistered type"
+            warning (under ``LANGGRAPH_STRICT_MSGPACK=true``, the object is blocked):
+            pass the dict.
         question: The question the narrative answers (e.g. "How is A connected to
             B?"), shown to the model when given.
 
@@ -61,7 +65,9 @@ class OutputState(TypedDict, total=False):
 
     Attributes:
         narrative: The last narrative the model wrote (``""`` for an empty path).
-        verbalization: Its :class:`VerbalizationReport`.
+        verbalization: Its :class:`VerbalizationReport`. ``prepare`` writes the report
+            of a run that has drafted nothing yet (not passed, no model call), so a
+            run on a thread never shows an earlier run's.
     """
 
     narrative: str

@@ -5,6 +5,7 @@ a small multiple of its payload (prompt + answer)."""
 from __future__ import annotations
 
 import asyncio
+import enum
 import random
 import sqlite3
 from pathlib import Path
@@ -74,6 +75,26 @@ def test_values_and_writes_round_trip_exactly(tmp_path):
     assert found.checkpoint["channel_values"] == sample_values()
     assert found.pending_writes == [("task-1", "answer", prose(100, 4)), ("task-1", "attempts", 3)]
     assert [item.checkpoint for item in listed] == [found.checkpoint]
+
+
+class Status(enum.StrEnum):
+    DONE = "done"
+
+
+def test_a_str_enum_member_keeps_its_type_in_a_stored_value(tmp_path):
+    # A parent graph's state beside a large value (a tree with references): a StrEnum
+    # member at any depth had come back a plain str, unlike LangGraph's own saver.
+    values = {
+        "big": prose(200, 5),
+        "status": Status.DONE,
+        "nested": {"status": Status.DONE, "text": prose(200, 6)},
+        "items": [Status.DONE, prose(200, 7)],
+    }
+    with open_checkpointer(str(tmp_path / "c.db")) as saver:
+        found = saver.get_tuple(put(saver, values, CONFIG)).checkpoint["channel_values"]
+    assert found == values
+    assert type(found["status"]) is Status and type(found["nested"]["status"]) is Status
+    assert type(found["items"][0]) is Status
 
 
 def test_a_value_kept_across_checkpoints_is_stored_once(tmp_path):

@@ -293,6 +293,80 @@ def test_an_exhausted_grounded_answer_is_rejected_in_verification(sample_repo, s
     assert auditor.calls == 0
 
 
+def test_a_grounded_answer_that_spent_its_token_budget_is_rejected_in_verification(
+    sample_repo, store
+):
+    """``budget_exhausted`` never passed grounding: it is not audited, even by an
+    auditor that would accept it."""
+    from citeloop.context import GroundedAnswerContext
+    from citeloop.graphs.delivery_audit import build_audited_answer_graph
+    from citeloop.knowledge import index_tree
+
+    index_tree(sample_repo, store)
+    spent = {"input_tokens": 3000, "output_tokens": 10, "total_tokens": 3010}
+    weak = "`Circle.area` squares the radius and multiplies it by `PI`."
+    answerer = ScriptedToolChatModel(script=[AIMessage(weak, usage_metadata=spent)])
+    auditor = ScriptedToolChatModel(script=[tool_reply(NAME, review())])
+    graph = build_audited_answer_graph(answerer, audit_model=auditor, store=store)
+    out = graph.invoke(
+        {"task": "How does `Circle` compute its area?"},
+        context=GroundedAnswerContext(max_total_tokens=1000),
+    )
+    assert (out["outcome"], out["answer"]) == ("budget_exhausted", weak)
+    assert out["delivered"] is False and auditor.calls == 0
+    check = out["delivery_check"]
+    assert (check["layer"], check["code"]) == ("verification", "citations_missing")
+
+
+@pytest.mark.parametrize(
+    ("outcome", "failure"),
+    [
+        ("passed", None),
+        ("error", {"stage": "service", "reason": "model_error"}),
+        ("exhausted", {"stage": "verification", "reason": "citations_missing"}),
+        ("budget_exhausted", {"stage": "verification", "reason": "citations_missing"}),
+        (None, {"stage": "verification", "reason": "failed"}),
+        ("interrupted", {"stage": "verification", "reason": "failed"}),
+    ],
+)
+def test_only_a_passed_grounded_answer_is_an_ok_result(sample_repo, store, outcome, failure):
+    from citeloop.knowledge import index_tree
+    from citeloop.nodes.delivery_audit import audit_input_from_grounded
+
+    index_tree(sample_repo, store)
+    state, _ = circle_answer(store)
+    result = audit_input_from_grounded({**state, "outcome": outcome}, store)["result"]
+    assert (result["status"], result["failure"]) == ("ok" if failure is None else "failed", failure)
+
+
+def test_without_an_audit_model_the_answering_model_audits(sample_repo, store, tmp_path):
+    """The builder's chat model audits too: the context's ``model`` (here one that cannot
+    be resolved) is never looked at, so no answer is lost to it after the paid call."""
+    from citeloop.context import GroundedAnswerContext
+    from citeloop.graphs.delivery_audit import build_audited_answer_graph
+    from citeloop.knowledge import index_tree
+
+    index_tree(sample_repo, store)
+    task = "How does `Circle` compute its area?"
+    model = ScriptedToolChatModel(
+        script=[_grounded_answer(store, task), tool_reply(NAME, review())]
+    )
+    graph = build_audited_answer_graph(model, store=store)
+    unresolvable = GroundedAnswerContext(model=f"replay:{tmp_path / 'missing.jsonl'}")
+    out = graph.invoke({"task": task}, context=unresolvable)
+    assert (out["outcome"], out["delivered"], model.calls) == ("passed", True, 2)
+    assert "<audit_data>" in model.prompts[1][-1].text
+
+
+def test_an_audit_model_spec_that_cannot_be_resolved_fails_at_build(tmp_path):
+    from citeloop.graphs.delivery_audit import build_audited_answer_graph
+
+    model = ScriptedToolChatModel(script=[])
+    with pytest.raises(ConfigurationError, match=r"missing\.jsonl"):
+        build_audited_answer_graph(model, audit_model=f"replay:{tmp_path / 'missing.jsonl'}")
+    assert model.calls == 0
+
+
 @pytest.mark.parametrize(
     "first",
     [

@@ -554,6 +554,43 @@ def test_a_second_run_on_the_same_thread_starts_its_counters_afresh(store, core)
     assert model.calls == 4
 
 
+@pytest.mark.parametrize("first_input", ["messages", "task"])
+def test_a_run_that_did_not_end_leaves_no_task_to_the_next_chat_turn(store, core, first_input):
+    # Run 1 stops before its model call (an interrupt; a cancelled or raising run leaves
+    # the same state); the next turn sends a new human message only: that message is
+    # its task, not run 1's (whose task, payload and system prompt were still there).
+    model = ScriptedChatModel(script=[good_answer(["Cart"])])
+    graph = build_grounded_answer_graph(model, store=store, checkpointer=InMemorySaver())
+    config = {"configurable": {"thread_id": "t"}}
+    first = (
+        {"messages": [HumanMessage(TASK)]}
+        if first_input == "messages"
+        else {"task": TASK, "payload": "an order of two books", "system_prompt": "Be brief."}
+    )
+    graph.invoke(first, config, interrupt_before=["call_model"])
+    assert graph.get_state(config).values["task"] == TASK  # left on the thread
+    question = "What does `Cart.add_item` do?"
+    graph.invoke({"messages": [HumanMessage(question)]}, config)
+    prompt = model.prompts[0]
+    assert question in prompt[-1].text and TASK not in prompt[-1].text
+    assert "an order of two books" not in prompt[-1].text
+    assert prompt[0].text != "Be brief."
+    # A new task given beside the new message is the run's own: it is kept.
+    graph.invoke({"messages": [HumanMessage(TASK)]}, config, interrupt_before=["call_model"])
+    graph.invoke({"task": question, "messages": [HumanMessage("thanks")]}, config)
+    assert question in model.prompts[1][-1].text
+
+
+def test_a_task_asked_again_on_a_thread_without_new_messages_is_kept(store, core):
+    # Interrupted, then the same input again (no human message since): the task stands.
+    model = ScriptedChatModel(script=[good_answer(core)])
+    graph = build_grounded_answer_graph(model, store=store, checkpointer=InMemorySaver())
+    config = {"configurable": {"thread_id": "t"}}
+    graph.invoke({"task": TASK}, config, interrupt_before=["call_model"])
+    assert graph.invoke({"task": TASK}, config)["outcome"] == "passed"
+    assert TASK in model.prompts[0][-1].text
+
+
 def _no_todo(text: str) -> CheckOutcome:
     if "TODO" not in text:
         return CheckOutcome("no_todo", True)

@@ -229,6 +229,36 @@ def test_a_second_run_on_the_same_thread_starts_afresh():
     )
 
 
+def test_a_later_run_on_a_thread_shows_no_earlier_outcome():
+    """``prepare`` resets every output, ``outcome`` too: a run under way on a thread
+    shows ``None``, never the previous run's verdict beside its own empty output."""
+    model = ScriptedChatModel(script=["Fine."])
+    graph = build(model, Check("no_todo", no_todo), checkpointer=InMemorySaver())
+    config = {"configurable": {"thread_id": "t-outcome"}}
+    assert graph.invoke({"task": TASK}, config)["outcome"] == "passed"
+    chunks = list(
+        graph.stream({"task": TASK}, config, stream_mode="updates", interrupt_before=["call_model"])
+    )
+    assert chunks[0]["prepare"]["outcome"] is None
+    state = graph.get_state(config)
+    assert state.next == ("call_model",)
+    assert (state.values["outcome"], state.values["output"]) == (None, "")
+
+
+def test_a_run_that_did_not_end_leaves_no_task_to_the_next_chat_turn():
+    """A run that raised (an ``exception`` check) left the task it took from its
+    message: the next turn's new message is its task, not the earlier one."""
+    model = ScriptedChatModel(script=["Graphs TODO.", "Fine."])
+    check = Check("no_todo", no_todo, on_fail="exception")
+    graph = build(model, check, checkpointer=InMemorySaver())
+    config = {"configurable": {"thread_id": "t-stale"}}
+    with pytest.raises(ValidationError):
+        graph.invoke({"messages": [HumanMessage("List the graphs.")]}, config)
+    out = graph.invoke({"messages": [HumanMessage("Name one graph.")]}, config)
+    assert out["outcome"] == "passed"
+    assert model.prompts[1][-1].text == "Name one graph."
+
+
 async def test_ainvoke_matches_invoke():
     model = ScriptedChatModel(script=["Graphs TODO.", "Fine."])
     out = await build(model, Check("no_todo", no_todo)).ainvoke({"task": TASK})

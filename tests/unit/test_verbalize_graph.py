@@ -761,6 +761,39 @@ def test_a_failed_draft_on_a_reused_thread_shows_no_earlier_narrative():
     assert second["verbalization"]["missing_fact_ids"] == list(PATH.fact_ids)
 
 
+def test_a_failed_draft_on_a_reused_thread_reports_no_earlier_critique():
+    """The report is this run's: ``prepare`` writes a fresh one, so a draft that fails
+    carries no feedback of the earlier run's last critique."""
+    model = ScriptedChatModel(script=[BAD, BAD, ValueError("bad request")])
+    graph = build(model, checkpointer=InMemorySaver())
+    config = {"configurable": {"thread_id": "t-critique"}}
+    first = graph.invoke({"path": PATH}, config)["verbalization"]
+    assert "f-1" in first["feedback"] and first["iterations_used"] == 2
+    report = graph.invoke({"path": path_of(1).to_dict()}, config)["verbalization"]
+    assert "ValueError" in report["error"]
+    assert (report["feedback"], report["iterations_used"], report["model_calls"]) == ("", 0, 1)
+    assert (report["hops"], report["missing_fact_ids"]) == (1, ["f-0000"])
+
+
+def test_a_run_under_way_on_a_thread_shows_its_own_report():
+    model = ScriptedChatModel(script=[BAD, BAD])
+    graph = build(model, checkpointer=InMemorySaver())
+    config = {"configurable": {"thread_id": "t-under-way"}}
+    graph.invoke({"path": PATH}, config)
+    graph.invoke({"path": PATH.to_dict()}, config, interrupt_before=["draft"])
+    report = graph.get_state(config).values["verbalization"]
+    assert report == {
+        "passed": False,
+        "iterations_used": 0,
+        "max_iterations": 2,
+        "hops": 2,
+        "missing_fact_ids": ["f-1", "f-2"],
+        "feedback": "",
+        "model_calls": 0,
+        "error": "",
+    }
+
+
 def test_an_overlong_question_is_refused_before_any_call():
     model = ScriptedChatModel(script=[GOOD])
     question = "Why? " * (verbalize_nodes.MAX_QUESTION_CHARS // 5 + 1)
