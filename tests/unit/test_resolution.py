@@ -609,6 +609,44 @@ def test_an_instance_attribute_knows_the_method_that_sets_it(tmp_path: Path) -> 
     assert entity("rest").set_in == "reset"
 
 
+def test_a_function_nested_in_a_method_sets_the_instance_attribute(tmp_path: Path) -> None:
+    """A closure's ``self.x = ...`` sets the attribute of its method's instance: a played
+    context said ``Response._content_consumed`` was set twice (a nested ``generate()``
+    sets it a third time). A nested function's own ``self`` parameter is not the
+    method's, and a function outside a class has no instance."""
+    store = build(
+        tmp_path,
+        {
+            "app/stream.py": """
+            class Stream:
+                def __init__(self):
+                    self.consumed = False
+
+                def chunks(self):
+                    def generate():
+                        yield 1
+                        self.consumed = True
+
+                    def unrelated(self):
+                        self.other = 1
+
+                    self.started = True
+                    return generate()
+
+
+            def outside(self):
+                def inner():
+                    self.loose = 1
+            """,
+        },
+    )
+    consumed = store.get_entity("app.stream.Stream.consumed")
+    assert (consumed.assignments, consumed.set_in) == (2, "__init__")
+    assert store.get_entity("app.stream.Stream.other") is None
+    names = {e.name for e in store.all_entities() if e.path == "app/stream.py"}
+    assert "loose" not in names and "started" in names
+
+
 def test_a_module_variable_set_twice_says_so(tmp_path: Path) -> None:
     """A module variable assigned twice (a gallery script's `model = ...` per plot) or
     extended (`NAMES += (...)`) shows its first value and says it is one of several: a

@@ -174,14 +174,22 @@ class Bindings:
                     self.bind(scope, element.id, line, "expr", source, ("[]",))
 
     def is_receiver(self, scope: Scope, name: str) -> bool:
-        """Whether ``name`` is the ``self`` (or ``cls``) parameter of the method ``scope``."""
-        bindings = scope.bindings.get(name)
-        return (
-            bool(bindings)
-            and bindings[0].how == "chain"
-            and bindings[0].value is not None
-            and (str(bindings[0].value).rstrip("()") == scope.class_id)
-        )
+        """Whether ``name`` is the ``self`` (or ``cls``) parameter of the method ``scope``,
+        or of the method a function defined in it (at any depth) closes over: a nested
+        ``generate()`` that sets ``self._content_consumed`` sets its method's instance's
+        attribute (a played context had said "set 2 times" of one set three times)."""
+        current: Scope | None = scope
+        while current is not None and current.kind == "function":
+            bindings = current.bindings.get(name)
+            if bindings:
+                return (
+                    bindings[0].how == "chain"
+                    and bindings[0].value is not None
+                    and current.class_id == scope.class_id
+                    and (str(bindings[0].value).rstrip("()") == scope.class_id)
+                )
+            current = current.parent
+        return False
 
     def lookup(self, scope: Scope, name: str, line: float) -> str | None:
         """The chain bound to ``name`` where ``scope`` uses it at ``line``."""
