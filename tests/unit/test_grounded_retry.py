@@ -482,7 +482,8 @@ def test_a_cut_previous_answer_keeps_its_list_of_what_is_missing(core):
 
     missing = "## Still missing from the context\n- the body of `Ledger.record` (L40-52)\n"
     cited = "## Entities used\n" + "".join(f"- {name}\n" for name in core)
-    for prose in ("Checkout pays. " * 700, "Checkout pays.\r\n" * 700):
+    times = MAX_DRAFT_CHARS // 15 + 200  # an answer longer than the bound
+    for prose in ("Checkout pays. " * times, "Checkout pays.\r\n" * times):
         answer = f"{prose}\n\n{missing}\n{cited}"
         result = GraphContextValidator().validate(answer, core)
         prompt = build_retry_prompt(TASK, result, previous_answer=answer)
