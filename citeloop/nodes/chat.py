@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -41,45 +40,40 @@ def last_human_text(messages: Sequence[Any] | None) -> str:
 
 
 def last_human_mark(messages: Sequence[Any] | None) -> str:
-    """Which message the last human message with text is: its id, else its position
-    and a digest of its text; ``""`` when there is none."""
+    """Which message the last human message with text is, as written: its id (else its
+    position) and a digest of its text (an edited message keeps its id); ``""`` when
+    there is none."""
     items = list(messages or [])
     for position in range(len(items) - 1, -1, -1):
         message = items[position]
         if getattr(message, "type", "") == "human" and message.text.strip():
-            if message.id:
-                return str(message.id)
-            digest = hashlib.sha256(message.text.strip().encode()).hexdigest()[:16]
-            return f"{position}:{digest}"
+            return f"{message.id or position}:{_digest(message.text.strip())}"
     return ""
 
 
-def inputs_taken(state: Mapping[str, Any], keys: Sequence[str]) -> dict[str, str]:
-    """What a run records when it takes its inputs (the values of ``keys`` it runs
-    with): a digest of them and :func:`last_human_mark` of the messages then, so that
-    the next run on the thread can tell them from its own (:func:`stale_inputs`)."""
-    return {
-        "inputs": _inputs_digest(state, keys),
-        "human": last_human_mark(state.get("messages")),
-    }
+def task_taken(task: str, messages: Sequence[Any] | None) -> dict[str, str]:
+    """What a run records of the task it takes: a digest of it and the
+    :func:`last_human_mark` of the messages then, so that the next run on the thread can
+    tell a task left over from its own (:func:`stale_task`)."""
+    return {"task": _digest(task.strip()), "human": last_human_mark(messages)}
 
 
-def stale_inputs(state: Mapping[str, Any], keys: Sequence[str]) -> bool:
-    """Whether the run inputs ``keys`` on a thread are an earlier run's, left because it
-    did not end (an interrupt, a cancelled run, an exception: a run that ends clears
-    them): they are the ones that run took (``state["inputs_taken"]``), and a human
-    message came since. The new message is then the task, as in a chat turn."""
-    taken = state.get("inputs_taken")
-    if not isinstance(taken, Mapping) or not taken.get("inputs"):
+def stale_task(state: Mapping[str, Any]) -> bool:
+    """Whether ``state["task"]`` is an earlier run's, left on the thread because that
+    run did not end (an interrupt, a cancelled run, an exception; a run that ends
+    clears its task and ``task_taken``): it is the task that run took
+    (``state["task_taken"]``, :func:`task_taken`), and a human message came, or was
+    edited, since. The newer message is then the task, as in a chat turn; a task the
+    new run gives, other than the one taken, is its own."""
+    taken, task = state.get("task_taken"), state.get("task")
+    if not isinstance(taken, Mapping) or not isinstance(task, str) or not task.strip():
         return False
     newer = taken.get("human") != last_human_mark(state.get("messages"))
-    return newer and taken["inputs"] == _inputs_digest(state, keys)
+    return newer and taken.get("task") == _digest(task.strip())
 
 
-def _inputs_digest(state: Mapping[str, Any], keys: Sequence[str]) -> str:
-    values = [state.get(key) or "" for key in keys]
-    text = json.dumps(values, default=str, sort_keys=True)
-    return hashlib.sha256(text.encode()).hexdigest()
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
 def task_from(state: Mapping[str, Any], graph: str) -> str:

@@ -65,10 +65,10 @@ from citeloop.nodes.chat import (
     chat_model,
     check_recursion_limit,
     check_system_prompt,
-    inputs_taken,
     model_failure,
-    stale_inputs,
+    stale_task,
     task_from,
+    task_taken,
     tool_calls_only,
 )
 from citeloop.nodes.graph_files import graph_names, open_graph
@@ -111,9 +111,10 @@ RUN_INPUTS_CLEARED = {"task": "", "payload": "", "system_prompt": ""}
 """Written when a run ends: on a thread, the next run's task, payload and system prompt
 come from its own input (or its last human message), never from an earlier run's."""
 
-RUN_INPUTS = tuple(RUN_INPUTS_CLEARED)
-"""The run's inputs: those a run that did not end leaves on its thread are the next
-run's only when no human message came since (:func:`~citeloop.nodes.chat.stale_inputs`)."""
+_ENDED = {**RUN_INPUTS_CLEARED, "task_taken": {}}
+"""What this graph writes when a run ends: its inputs cleared, and the record of the
+task it took (a run that did not end leaves both: :func:`~citeloop.nodes.chat.
+stale_task`)."""
 
 
 def retries_left(state: State, ctx: GroundedAnswerContext) -> bool:
@@ -164,7 +165,7 @@ def _ended_with_error(state: State, error: str) -> dict[str, Any]:
     """The update that ends a run with outcome ``error``: the report of this run's last
     judged answer, or ``{}`` (always present, never an earlier run's)."""
     return {
-        **RUN_INPUTS_CLEARED,
+        **_ENDED,
         "outcome": "error",
         "error": error,
         "report": state.get("report") or {},
@@ -424,11 +425,10 @@ class GroundedAnswerNodes:
                 run). All are raised here, before any model call but the query rewrite's.
         """
         ctx = settings(runtime)
-        # An earlier run that did not end left its inputs; a chat turn's message since is
+        # An earlier run that did not end left its task; a chat turn's message since is
         # this run's task (an interrupted run's question had been answered again).
-        stale = stale_inputs(state, RUN_INPUTS)
-        if stale:
-            state = cast(State, {**state, **RUN_INPUTS_CLEARED})
+        if stale_task(state):
+            state = cast(State, {**state, "task": ""})
         task = task_of(state)
         _check_payload(state)
         check_system_prompt(state)
@@ -447,9 +447,8 @@ class GroundedAnswerNodes:
         tokens = functools.reduce(add_usage, rewrites, no_tokens())  # the query rewrite's
         # A thread may run the graph again: counters, tokens and the error start afresh.
         return {
-            **(RUN_INPUTS_CLEARED if stale else {}),
             "task": task,
-            "inputs_taken": inputs_taken({**state, "task": task}, RUN_INPUTS),
+            "task_taken": task_taken(task, state.get("messages")),
             "feedback": "",
             "expanded": False,
             "attempts": 0,
@@ -507,7 +506,7 @@ class GroundedAnswerNodes:
         answer (:meth:`_held`: ``passed`` when that passes judged as last)."""
         best = state.get("best") or {}
         update: dict[str, Any] = {
-            **RUN_INPUTS_CLEARED,
+            **_ENDED,
             "outcome": "budget_exhausted",
             "answer": best.get("answer", state.get("answer", "")),
             "report": best.get("report", {}),
@@ -667,7 +666,7 @@ class GroundedAnswerNodes:
             update.update(outcome="budget_exhausted", answer=best["answer"], report=best["report"])
         if "outcome" in update:
             update["messages"] = [AIMessage(update.get("answer", answer))]
-            update.update(RUN_INPUTS_CLEARED)
+            update.update(_ENDED)
         return update
 
     def _held(self, state: State, ctx: GroundedAnswerContext) -> dict[str, Any] | None:
@@ -831,7 +830,7 @@ class GroundedAnswerNodes:
         if result.passed and not result.vacuous and not problems and seen:
             fresh = {**report, **result.to_dict(), "context_passed": True, "passed": True}
             return {
-                **RUN_INPUTS_CLEARED,
+                **_ENDED,
                 "report": fresh,
                 "outcome": "passed",
                 "messages": [AIMessage(state["answer"])],

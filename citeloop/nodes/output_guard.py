@@ -40,10 +40,10 @@ from citeloop.nodes.chat import (
     chat_model,
     check_recursion_limit,
     check_system_prompt,
-    inputs_taken,
     model_failure,
-    stale_inputs,
+    stale_task,
     task_from,
+    task_taken,
     tool_calls_only,
 )
 from citeloop.prompts import GUARD_RETRY_PROMPT, GUARD_SYSTEM_PROMPT
@@ -62,9 +62,11 @@ def task_of(state: State) -> str:
     return task_from(state, "output_guard")
 
 
-RUN_INPUTS_CLEARED = {"task": "", "system_prompt": ""}
+RUN_INPUTS_CLEARED = {"task": "", "system_prompt": "", "task_taken": {}}
 """Written when a run ends: on a thread, the next run's task then comes from its own
-input (or its last human message), never from an earlier run's ``task``."""
+input (or its last human message), never from an earlier run's ``task``; and the record
+of the task it took (a run that did not end leaves both:
+:func:`~citeloop.nodes.chat.stale_task`)."""
 
 
 def _ended_with_error(error: str) -> dict[str, Any]:
@@ -166,11 +168,10 @@ class OutputGuardNodes:
                 model call.
         """
         ctx = settings(runtime)
-        # An earlier run that did not end left its inputs; a chat turn's message since is
+        # An earlier run that did not end left its task; a chat turn's message since is
         # this run's task (see grounded_answer's inject_context).
-        stale = stale_inputs(state, tuple(RUN_INPUTS_CLEARED))
-        if stale:
-            state = cast(State, {**state, **RUN_INPUTS_CLEARED})
+        if stale_task(state):
+            state = cast(State, {**state, "task": ""})
         task = task_of(state)
         check_system_prompt(state)
         self._chat_model(ctx)
@@ -178,9 +179,8 @@ class OutputGuardNodes:
         needed = supersteps_needed(ctx.max_retries)
         check_recursion_limit(config, needed, "max_retries", ctx.max_retries)
         return {
-            **(RUN_INPUTS_CLEARED if stale else {}),
             "task": task,
-            "inputs_taken": inputs_taken({**state, "task": task}, tuple(RUN_INPUTS_CLEARED)),
+            "task_taken": task_taken(task, state.get("messages")),
             "prompt": task,
             "attempts": 0,
             "tokens": no_tokens(),

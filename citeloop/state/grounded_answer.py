@@ -99,10 +99,11 @@ class State(InputState, OutputState, total=False):
         widened: Whether the last widening added to the context (its text changed):
             when it did not, an answer that only said the context is not enough is
             judged as on a last attempt (asked again, it would see the same context).
-        inputs_taken: What the run took its task, payload and system prompt as (a
-            digest) and the last human message then: a run that does not end leaves
-            them on the thread, and the next run takes a newer human message instead
-            (:func:`citeloop.nodes.chat.stale_inputs`).
+        task_taken: The task the run took (a digest) and the last human message then
+            (:func:`citeloop.nodes.chat.task_taken`); cleared when the run ends. A run
+            that does not end leaves it and its task on the thread, and the next run
+            takes a newer human message instead (:func:`citeloop.nodes.chat.
+            stale_task`).
     """
 
     feedback: str
@@ -112,4 +113,4 @@ class State(InputState, OutputState, total=False):
     context_brief: list[str]
     best: dict[str, Any]
     widened: bool
-    inputs_taken: dict[str, str]
+    task_taken: dict[str, str]

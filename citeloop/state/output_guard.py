@@ -74,10 +74,11 @@ class State(InputState, OutputState, total=False):
         reask: The problems to re-ask about: ``{"check", "message", "expected", "fix"}``.
         failed_digests: SHA-256 digests of the outputs that failed so far.
         retry: Whether ``validate`` asks for another attempt.
-        inputs_taken: What the run took its task and system prompt as (a digest) and
-            the last human message then: a run that does not end leaves them on the
-            thread, and the next run takes a newer human message instead
-            (:func:`citeloop.nodes.chat.stale_inputs`).
+        task_taken: The task the run took (a digest) and the last human message then
+            (:func:`citeloop.nodes.chat.task_taken`); cleared when the run ends. A run
+            that does not end leaves it and its task on the thread, and the next run
+            takes a newer human message instead (:func:`citeloop.nodes.chat.
+            stale_task`).
     """
 
     prompt: str
@@ -85,4 +86,4 @@ class State(InputState, OutputState, total=False):
     reask: list[dict[str, Any]]
     failed_digests: list[str]
     retry: bool
-    inputs_taken: dict[str, str]
+    task_taken: dict[str, str]

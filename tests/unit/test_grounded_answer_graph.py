@@ -557,28 +557,46 @@ def test_a_second_run_on_the_same_thread_starts_its_counters_afresh(store, core)
 @pytest.mark.parametrize("first_input", ["messages", "task"])
 def test_a_run_that_did_not_end_leaves_no_task_to_the_next_chat_turn(store, core, first_input):
     # Run 1 stops before its model call (an interrupt; a cancelled or raising run leaves
-    # the same state); the next turn sends a new human message only: that message is
-    # its task, not run 1's (whose task, payload and system prompt were still there).
-    model = ScriptedChatModel(script=[good_answer(["Cart"])])
+    # the same state); the next turn sends a new human message: that message is its
+    # task, not run 1's, while a system prompt it sends again is its own.
+    model = ScriptedChatModel(script=[good_answer(["Cart"])] * 9)
     graph = build_grounded_answer_graph(model, store=store, checkpointer=InMemorySaver())
     config = {"configurable": {"thread_id": "t"}}
     first = (
-        {"messages": [HumanMessage(TASK)]}
+        {"messages": [HumanMessage(TASK)], "system_prompt": "Be brief."}
         if first_input == "messages"
-        else {"task": TASK, "payload": "an order of two books", "system_prompt": "Be brief."}
+        else {"task": TASK, "system_prompt": "Be brief."}
     )
     graph.invoke(first, config, interrupt_before=["call_model"])
     assert graph.get_state(config).values["task"] == TASK  # left on the thread
     question = "What does `Cart.add_item` do?"
-    graph.invoke({"messages": [HumanMessage(question)]}, config)
-    prompt = model.prompts[0]
-    assert question in prompt[-1].text and TASK not in prompt[-1].text
-    assert "an order of two books" not in prompt[-1].text
-    assert prompt[0].text != "Be brief."
+    graph.invoke({"messages": [HumanMessage(question)], "system_prompt": "Be brief."}, config)
+    system, *_, human = model.prompts[0]
+    assert question in human.text and TASK not in human.text
+    assert system.text == "Be brief."
     # A new task given beside the new message is the run's own: it is kept.
     graph.invoke({"messages": [HumanMessage(TASK)]}, config, interrupt_before=["call_model"])
+    before = len(model.prompts)
     graph.invoke({"task": question, "messages": [HumanMessage("thanks")]}, config)
-    assert question in model.prompts[1][-1].text
+    assert question in model.prompts[before][-1].text
+    # After a run that ended, a task given again with a new message is the task.
+    before = len(model.prompts)
+    graph.invoke({"task": TASK, "messages": [HumanMessage("once more")]}, config)
+    assert TASK in model.prompts[before][-1].text
+
+
+def test_an_edited_message_is_the_next_turn_task(store, core):
+    # The message that was the task is replaced (same id, new text) after a run that
+    # did not end: the edited text is the task.
+    model = ScriptedChatModel(script=[good_answer(["Cart"])])
+    graph = build_grounded_answer_graph(model, store=store, checkpointer=InMemorySaver())
+    config = {"configurable": {"thread_id": "t"}}
+    graph.invoke(
+        {"messages": [HumanMessage(TASK, id="m1")]}, config, interrupt_before=["call_model"]
+    )
+    question = "What does `Cart.add_item` do?"
+    graph.invoke({"messages": [HumanMessage(question, id="m1")]}, config)
+    assert question in model.prompts[0][-1].text and TASK not in model.prompts[0][-1].text
 
 
 def test_a_task_asked_again_on_a_thread_without_new_messages_is_kept(store, core):
