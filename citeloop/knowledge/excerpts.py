@@ -544,8 +544,11 @@ def of_members(
     """``asked`` (lines an answer said the context lacks, by the entity of the
     context that holds them) with a range of a class's lines given to the methods
     of the class that hold its lines (``L748-761`` of ``TestThroughBinary`` are its
-    ``setup_class``'s): a class's excerpt is its ``class`` line and docstring, so
-    the code asked for is a member's. The members join ``found`` (and so the
+    ``setup_class``'s), and to the attributes defined on them, whose own line shows
+    their code (``L112-114`` of ``NDIOMixin`` are ``read = ...`` and ``write = ...``:
+    a played answer asked for them twice and saw the class's docstring again): a
+    class's excerpt is its ``class`` line and docstring, so the code asked for is a
+    member's. The members join ``found`` (and so the
     context, with those lines), and so does an entity asked of that ``found`` does not
     hold (a class the context named only as its member's owner); a range of an id the
     graph no longer has is left out. Also returns the index in ``asked`` of the range
@@ -563,7 +566,9 @@ def of_members(
     defined = all_defined_by(reads, classes)
     members: dict[str, list[Entity]] = {}
     for entity in reads.get_entities(defined).values():
-        if excerptable(entity) and entity.line and entity.end_line:
+        # a class attribute's code is its own line (`read = UnifiedReadWriteMethod(...)`)
+        readable = excerptable(entity) or entity.kind is EntityKind.ATTRIBUTE
+        if readable and entity.line and entity.end_line:
             members.setdefault(owner_id(entity.id), []).append(entity)
     result: list[tuple[str, int, int]] = []
     groups: list[int] = []

@@ -15,8 +15,9 @@ functions likewise, under its heading::
 
 while the budget's last :data:`MEMBER_LIST_SHARE` lasts (with what the lines left). A
 widened context lists again first what the context it widens listed: those lists come
-first, those members lead them, and the bound on a name's count
-(:func:`fit_member_lists`) does not leave them out (:attr:`MemberListSettings.before`).
+first, those members lead them, and neither the bound on a name's count
+(:func:`fit_member_lists`) nor the room leaves them out (:attr:`MemberListSettings.before`):
+they enter anyway, as the lines a widening keeps do.
 Each listed member is an entity of the context (reason ``member``): an answer may name
 and cite it, and a widening brings its whole line when the answer names it. The lists
 are the skeleton of a file that a repository map shows (aider's repo map lists a file's
@@ -180,9 +181,10 @@ def fit_member_lists(
     each show ``_get_streams``; :func:`~citeloop.knowledge.candidate_order.few_of_a_name`
     keeps the lines to three of a name likewise); its list counts it as not shown,
     unless it is one of ``again`` (ids the context being widened listed: the lists it
-    showed are shown again, and the room they take with those members is kept for each
-    of them while the lists before it are fitted). ``most`` bounds the members listed
-    in all (``None``: no bound).
+    showed are shown again with those members, past ``room`` when they must, and the
+    room they take with them is kept for each, the first ones first, while the lists
+    before it are fitted). ``most`` bounds the other members listed in all (``None``:
+    no bound).
     """
     newline = piece("\n")
     names = Counter(held)
@@ -217,8 +219,12 @@ def fit_member_lists(
         # Costed item by item, the "not shown" part at its longest, then checked whole.
         room_here = room - later
         left = room_here - newline - piece(member_list_line(list_label(owner), [], total))
-        taken: list[Entity] = []
-        for member in offered:
+        # The members listed before enter anyway, as the lines kept do: an answer may
+        # have cited one from its list (a played retry had been told it was no entity).
+        taken = [member for member in offered if member.id in again]
+        floor = len(taken)
+        left -= sum(piece(listed_member(member)) + piece(", ") for member in taken)
+        for member in (m for m in offered if m.id not in again):
             if most is not None and len(taken) >= most:
                 break
             if names[member.name] >= MAX_PER_NAME and member.id not in again:
@@ -231,7 +237,7 @@ def fit_member_lists(
         while taken:
             line = member_list_line(list_label(owner), taken, total - len(taken))
             cost = piece(line) + newline
-            if cost <= room_here:
+            if cost <= room_here or len(taken) == floor:
                 room -= cost
                 fitted[owner.id] = MemberList(taken, total - len(taken))
                 names.update(member.name for member in taken)

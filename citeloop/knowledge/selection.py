@@ -63,7 +63,7 @@ from citeloop.knowledge.neighbourhood import (
     requirement_closure,
     walk,
 )
-from citeloop.knowledge.render import MEMBER_KINDS, member_list_line
+from citeloop.knowledge.render import MEMBER_KINDS, listed_member, member_list_line
 from citeloop.knowledge.retrieval import RANK_DECAY, RetrievedSeeds
 from citeloop.knowledge.seeds import linked_ids, near_context, nearest_package, owner_id
 from citeloop.knowledge.shown_code import shown_callees, shown_members
@@ -381,7 +381,8 @@ class Selector:
         blocks = [entity_id for entity_id in excerpts.blocks if entity_id in rank]
         sought = {*lacking, *asked_code, *(i for i in holders if i not in first)}
         wanted = [i for i in blocks if i in sought]
-        wanted += [i for i in [*lacking, *asked_code] if i in rank]
+        # and what holds asked lines with no excerpt: an attribute's line is its code
+        wanted += [i for i in [*lacking, *asked_code, *holders] if i in rank]
         offered = dict.fromkeys(
             [
                 *core_ids,
@@ -397,12 +398,17 @@ class Selector:
         # A kept entity the walk did not reach: what it calls, read whole (its calls
         # line had read as all it calls, its facts seen only from its callees').
         callees.update(read_calls(self._reads, found, unwalked, scores))
+        # An attribute that holds lines the answer asked for enters anyway, as the core
+        # and the pinned do: its line is that code, a line each (a played third context,
+        # full with what the second showed, had left out `read = ...` and `write = ...`
+        # of the `NDIOMixin` lines asked for twice).
+        attributes = [i for i in holders if found.entities[i].kind is EntityKind.ATTRIBUTE]
         filled, listed = self._fill(
             offered,
             found,
             budget,
             limit,
-            first,
+            [*first, *(i for i in attributes if i not in first)],
             owners,
             excerpts,
             [entity_id for entity_id in shown or {} if entity_id in excerpts.blocks],
@@ -518,6 +524,9 @@ class Selector:
         piece = line_cost(self.count_tokens)
         room = budget * MEMBER_LIST_SHARE
         again = settings.before.keys()
+        # The lists listed before enter anyway with what they listed: the lines leave
+        # them that much, and the lines kept whole only the rest of the lists' share.
+        floor = _listed_cost(again, found.entities, piece)
         before: tuple[Filled, dict[str, MemberList]] | None = None
         whole_ids = frozenset(whole)
         for _ in range(2):
@@ -526,7 +535,7 @@ class Selector:
                 offered,
                 found.entities,
                 found.facts.values(),
-                budget - room,
+                budget - max(room, floor),
                 limit,
                 first,
                 self.count_tokens,
@@ -537,9 +546,9 @@ class Selector:
                 callees=callees,
                 rewritten=written,
             )
-            filled = fill(whole=whole, whole_room=room)
-            if filled.used > budget:  # what entered after the lines kept whole overflows
-                filled = fill()
+            filled = fill(whole=whole, whole_room=max(0.0, room - floor))
+            if filled.used > budget - floor:  # what entered after the lines kept whole
+                filled = fill()  # overflows
             if before is not None and (
                 filled.used > budget or (filled.brief - before[0].brief) & whole_ids
             ):
@@ -650,3 +659,24 @@ class Selector:
 def _held(filled: Filled, listed: Mapping[str, MemberList]) -> set[str]:
     """The ids a fill holds: those with a line and those its member lists name."""
     return {*filled.selected, *(member.id for of in listed.values() for member in of.members)}
+
+
+def _listed_cost(
+    ids: Collection[str], entities: Mapping[str, Entity], piece: Callable[[str], float]
+) -> float:
+    """What the member lists of ``ids`` (members listed before, by id) take at least:
+    one line a class (or file), its label and each member, as
+    :func:`~citeloop.knowledge.member_lists.fit_member_lists` costs them."""
+    groups: dict[str, list[str]] = {}
+    for member_id in ids:
+        owner, _, name = member_id.rpartition(".")
+        entity = entities.get(member_id)
+        groups.setdefault(owner, []).append(
+            listed_member(entity) if entity is not None else f"{name}() L0000"
+        )
+    return sum(
+        piece("\n")
+        + piece(member_list_line(owner.rpartition(".")[2], [], len(items)))
+        + sum(piece(item) + piece(", ") for item in items)
+        for owner, items in groups.items()
+    )

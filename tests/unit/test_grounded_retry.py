@@ -802,6 +802,29 @@ def test_lines_asked_of_a_kept_class_show_a_method_no_walk_reached(tmp_path):
         graph_store.close()
 
 
+def test_lines_asked_of_a_class_show_the_attributes_set_there(tmp_path):
+    """The lines asked of ``ReadMixin`` are its ``read = ...`` and ``write = ...``: their
+    lines show that code, and they enter though what the context kept fills its budget
+    (a played third context had shown ``NDIOMixin``'s docstring again, twice asked for
+    L112-114, and listed ``read L113, write L114`` without their values)."""
+    mixin = (
+        'class ReadMixin:\n    """Adds read and write to a table."""\n\n'
+        "    read = make_reader(Table)\n    write = make_writer(Table)\n"
+    )
+    tables = "".join(f"def table_{n}(rows):\n    return rows + {n}\n\n\n" for n in range(60))
+    graph_store = indexed(tmp_path, {"shop/io.py": mixin, "shop/tables.py": tables})
+    try:
+        injector = ContextInjector(graph_store, max_context_tokens=150)
+        keep = ["shop.io.ReadMixin", *(f"shop.tables.table_{n}" for n in range(60))]
+        expansion = ContextExpansion.for_attempt(0, lines=(("shop.io.ReadMixin", 3, 5),))
+        task = "How are the rows of a table counted?"  # nothing it finds leads to ReadMixin
+        wider = injector.inject(task, expansion=expansion, keep=keep)
+        assert "ReadMixin.read = make_reader(Table)  # L4" in wider.text
+        assert "ReadMixin.write = make_writer(Table)  # L5" in wider.text
+    finally:
+        graph_store.close()
+
+
 def test_a_class_body_asked_by_lines_does_not_crowd_out_the_lines_asked_of_a_function(
     tmp_path,
 ):

@@ -262,17 +262,20 @@ def test_the_members_listed_before_keep_their_room_in_every_list() -> None:
     assert total <= 120.0
 
 
-def test_when_the_lists_listed_before_do_not_all_fit_the_first_ones_stay() -> None:
-    """The room kept for the lists listed before goes to the first in the order: a
-    later list never takes the place of an earlier one (a played widening had dropped
-    the list an answer cited, the first, while two after it were shown)."""
-    classes, members = _classes(["A", "B", "C"], "method_with_a_long_name")
-    again = {c.id + ".method_with_a_long_name": at for at, c in enumerate(classes)}
+def test_the_lists_listed_before_enter_anyway_with_what_they_listed() -> None:
+    """Past the room, the lists listed before still enter with the members they listed,
+    as the lines a widening keeps do (a played widening had dropped the list an answer
+    cited from, while two after it were shown); a list of none of them then has none."""
+    classes, members = _classes(["A", "B", "C", "D"], "method_with_a_long_name")
+    again = {c.id + ".method_with_a_long_name": at for at, c in enumerate(classes[:3])}
     one = PIECE(member_list_line("A", members["m.A"].members, 0)) + PIECE("\n")
-    ids = [c.id for c in classes]
-    for room in (2.2 * one, 2.6 * one):  # room for one list, then two, not three
-        fitted = list(fit_member_lists(classes, members, room, PIECE, (), None, again))
-        assert fitted == ids[: len(fitted)] and 0 < len(fitted) < len(ids)
+    for room in (0.5 * one, 1.3 * one, 2.6 * one):
+        fitted = fit_member_lists(classes, members, room, PIECE, (), None, again)
+        assert list(fitted) == ["m.A", "m.B", "m.C"]
+        assert all(
+            [m.id for m in of.members] == [f"{o}.method_with_a_long_name"]
+            for o, of in fitted.items()
+        )
 
 
 def test_a_member_list_parses_back_to_its_members_and_places() -> None:
