@@ -78,15 +78,18 @@ def _passage_names(passage: str) -> Iterator[str]:
         piece = passage[start:end]
         constructor = _CONSTRUCTOR.search(piece.lower()) is not None
         lead = lead or (at == 0 and constructor)
-        for mention in code_mentions(piece):
-            if mention.name in hints:
-                continue
+        mentions = [mention.name for mention in code_mentions(piece) if mention.name not in hints]
+        classes = [name for name in mentions if _is_class_name(name)][:MAX_OWNERS]
+        for name in mentions:
             if count == MAX_MENTIONS:
                 return
             count += 1
-            yield mention.name
-            if (constructor or lead) and _is_class_name(mention.name):
-                yield f"{mention.name}.__init__"
+            if classes and _is_special(name):  # "`UnifiedReadWrite` ... any `__call__`"
+                yield from (f"{owner}.{name}" for owner in classes)
+                continue
+            yield name
+            if (constructor or lead) and name in classes:
+                yield f"{name}.__init__"
 
 
 _ITEM_START = re.compile(r"^(?P<indent>[ \t]*)(?:[-*+]|\d{1,3}[.)])[ \t]", re.MULTILINE)
@@ -94,6 +97,18 @@ _ITEM_START = re.compile(r"^(?P<indent>[ \t]*)(?:[-*+]|\d{1,3}[.)])[ \t]", re.MU
 
 
 _CONSTRUCTOR = re.compile(r"\b(?:constructors?|initiali[sz]ers?|__init__)(?!\w)")
+
+MAX_OWNERS = 3
+"""Most classes of one list item (or passage) a special method it names bare is asked
+of."""
+
+
+def _is_special(name: str) -> bool:
+    """Whether ``name`` is a special method's, written bare (``__call__``): every class
+    may define one, so a list item that names classes asks for theirs (a played
+    widening had brought an unrelated nested ``__call__`` for "`UnifiedReadWrite` ...
+    plus any `__call__`/`__get__`")."""
+    return len(name) > 4 and name.startswith("__") and name.endswith("__") and "." not in name
 
 
 def _is_class_name(name: str) -> bool:

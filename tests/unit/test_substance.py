@@ -1702,6 +1702,32 @@ def test_a_constructor_is_asked_of_the_classes_of_its_own_list_item() -> None:
     assert lacking_names(said) == ("Alpha", "Alpha.__init__", "Gamma")
 
 
+def test_a_special_method_said_lacking_is_asked_of_the_classes_of_its_list_item() -> None:
+    """ "`UnifiedReadWrite` ... plus any `__call__`" asks for that class's `__call__`,
+    not any class's (a played widening brought a `__call__` nested in an unrelated
+    metaclass's method, and told the model it now showed "the source of __call__"); a
+    special method an item names with no class stays bare."""
+    answer = (
+        "## Still missing\n- `UnifiedReadWrite` L23-35, plus any `__call__`/`__get__`\n"
+        "- `__repr__` of the module\n- the constructor and `__eq__` of `Alpha`\n"
+    )
+    assert lacking_names(answer) == (
+        "UnifiedReadWrite",
+        "UnifiedReadWrite.__call__",
+        "UnifiedReadWrite.__get__",
+        "__repr__",
+        "Alpha.__eq__",
+        "Alpha",
+        "Alpha.__init__",
+    )
+    assert lacking_names("The context does not show the `__call__` of `Box` or `Crate`.") == (
+        "Box.__call__",
+        "Crate.__call__",
+        "Box",
+        "Crate",
+    )
+
+
 def test_a_lacking_list_reads_at_most_max_mentions_names() -> None:
     """The bound on the names one text gives holds over a list's items as over one text."""
     answer = "## Still missing\n" + "".join(f"- `helper_{n}`\n" for n in range(MAX_MENTIONS * 3))
