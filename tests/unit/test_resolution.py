@@ -622,6 +622,10 @@ def test_a_function_nested_in_a_method_sets_the_instance_attribute(tmp_path: Pat
                 def __init__(self):
                     self.consumed = False
 
+                    def on_done(future):
+                        self.result = future.result()
+                    self.result = None
+
                 def chunks(self):
                     def generate():
                         yield 1
@@ -642,6 +646,10 @@ def test_a_function_nested_in_a_method_sets_the_instance_attribute(tmp_path: Pat
     )
     consumed = store.get_entity("app.stream.Stream.consumed")
     assert (consumed.assignments, consumed.set_in) == (2, "__init__")
+    # A callback defined before its method's own statement: the method's is the first.
+    result = store.get_entity("app.stream.Stream.result")
+    assert (result.signature, result.line, result.set_in) == (" = None", 8, "__init__")
+    assert result.assignments == 2
     assert store.get_entity("app.stream.Stream.other") is None
     names = {e.name for e in store.all_entities() if e.path == "app/stream.py"}
     assert "loose" not in names and "started" in names

@@ -306,13 +306,25 @@ class DefinitionRecorder:
         kept = self.compact.value(value)
         self.attribute_values.append((entity_id, scope, line, annotation, kept))
         declared = annotation is not None and value is None  # `self.x: T` sets nothing
+        set_in = scope.id.removeprefix(class_id + ".") if class_id else ""
         if entity_id in self.entities:
             position = self.entities[entity_id]
             known = self.index.entities[position]
             # An attribute, or one its class declares: one more statement sets it (not
             # a property's setter, which `self.x = ...` calls)
             if not declared and (known.assignments or entity_id in self.declared):
-                self.index.entities[position] = replace(known, assignments=known.assignments + 1)
+                known = replace(known, assignments=known.assignments + 1)
+                if "." in known.set_in and "." not in set_in:
+                    # a callback defined first (`def _on_done(f): self.result = ...`)
+                    # gives way to its method's own statement (`self.result = None`)
+                    known = replace(
+                        known,
+                        line=line,
+                        end_line=target.end_lineno or line,
+                        signature=attribute_signature(annotation, value, self.text),
+                        set_in=set_in,
+                    )
+                self.index.entities[position] = known
             return
         entity = Entity(
             entity_id,
@@ -323,7 +335,7 @@ class DefinitionRecorder:
             attribute_signature(annotation, value, self.text),
             True,
             target.end_lineno or line,
-            set_in=scope.id.removeprefix(class_id + ".") if class_id else "",
+            set_in=set_in,
             assignments=0 if declared else 1,
         )
         if self.add_entity(entity, class_id, line) and declared:
