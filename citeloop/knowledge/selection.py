@@ -523,10 +523,10 @@ class Selector:
         overflow the budget)."""
         piece = line_cost(self.count_tokens)
         room = budget * MEMBER_LIST_SHARE
-        again = settings.before.keys()
-        # The lists listed before enter anyway with what they listed: the lines leave
-        # them that much, and the lines kept whole only the rest of the lists' share.
-        floor = _listed_cost(again, found.entities, piece)
+        # The lists listed before enter anyway with what they listed (a widening had
+        # dropped the list an answer cited from): the lines leave them that much, and
+        # the lines kept whole only the rest of the lists' share.
+        floor = _listed_cost(settings.before.keys(), found.entities, piece)
         before: tuple[Filled, dict[str, MemberList]] | None = None
         whole_ids = frozenset(whole)
         for _ in range(2):
@@ -565,12 +565,6 @@ class Selector:
                 piece,
                 None if limit is None else max(0, limit - len(filled.selected)),
             )
-            if before is not None and (_held(*before) - _held(filled, listed)) & again:
-                # Filled again, it lists less of what the context being widened listed
-                # than the first fill did (a line taken whole leaves a member to a list
-                # that no longer fits: a widening had dropped the list an answer cited
-                # from): the first fill.
-                return before
             taken = sum(
                 piece(member_list_line(list_label(found.entities[i]), *of)) + piece("\n")
                 for i, of in listed.items()
@@ -654,11 +648,6 @@ class Selector:
             if (parent := member.rpartition(".")[0]) in found.entities
             and found.entities[parent].kind is EntityKind.CLASS
         }
-
-
-def _held(filled: Filled, listed: Mapping[str, MemberList]) -> set[str]:
-    """The ids a fill holds: those with a line and those its member lists name."""
-    return {*filled.selected, *(member.id for of in listed.values() for member in of.members)}
 
 
 def _listed_cost(
