@@ -80,6 +80,23 @@ def task_mentions(text: str) -> tuple[Mention, ...]:
     return tuple(code_mentions(text))
 
 
+_PARAMETER_NOUN = r"(?:parameters?|arguments?|kwargs?|keyword arguments?)\b"
+_PARAMETERS = re.compile(
+    r"`([A-Za-z_]\w*)`(?:'s|\u2019s)?[\t ]+" + _PARAMETER_NOUN
+    + r"|\b" + _PARAMETER_NOUN + r"[\t ]+`([A-Za-z_]\w*)`",
+    re.IGNORECASE,
+)  # fmt: skip
+"""A name a text writes as a parameter: "the `pos_label` parameter", "the argument
+`axis`" (no nested repeats: linear)."""
+
+
+@lru_cache(maxsize=TEXTS_KEPT)
+def parameter_names(text: str) -> frozenset[str]:
+    """The names ``text`` writes in backticks as a parameter's or an argument's
+    (``"the `response_method` parameter's 'auto'"`` gives ``response_method``)."""
+    return frozenset(a or b for a, b in _PARAMETERS.findall(text))
+
+
 @lru_cache(maxsize=TEXTS_KEPT)
 def task_words(text: str) -> tuple[str, ...]:
     """The words of ``text`` worth a lexical lookup
@@ -238,6 +255,16 @@ class EntityFinder:
         tested = [e for e in variables if library and is_test_path(e.path)]
         scripts = {e.id for e in variables if is_example_path(e.path)}
         scripts |= {e.id for e in self._module_level(tested)} if tested else set()
+        # "the `response_method` parameter" names a parameter, not the attribute of
+        # another class that stores one so named (a played retry asked to cite the
+        # threshold classifier's `response_method`): only a named class's is meant.
+        if parameters := parameter_names(text):
+            named = {m.name.rpartition(".")[2] for m in task_mentions(text)}
+            scripts |= {
+                e.id
+                for e in variables
+                if e.name in parameters and owner_id(e.id).rpartition(".")[2] not in named
+            }
         groups = [[e for e in group if e.id not in scripts] for group in mentioned]
         groups = [group for group in groups if group]
         hints: dict[str, float] = {}

@@ -1484,6 +1484,25 @@ def test_a_variable_of_test_code_is_core_only_when_the_task_is_about_tests() -> 
     assert [e.id for e in injector.seeds(about_tests)] == [entities[1].id]
 
 
+def test_a_name_written_as_a_parameter_is_no_other_class_attribute() -> None:
+    """ "The `response_method` parameter" named the attribute another class stores its own
+    parameter in, and a played retry asked to cite it; the attribute of a class the task
+    names is still meant ("the `copy` parameter of `Scaler`")."""
+    entities = [
+        Entity("sk.plot.validate_values", EntityKind.FUNCTION, "validate_values", "sk/plot.py", 3),
+        Entity("sk.threshold.BaseThreshold", EntityKind.CLASS, "BaseThreshold",
+               "sk/threshold.py", 10),
+        Entity("sk.threshold.BaseThreshold.response_method", EntityKind.ATTRIBUTE,
+               "response_method", "sk/threshold.py", 20),
+    ]  # fmt: skip
+    injector = ContextInjector(MemoryGraphStore(entities, []))
+    task = "How does the `response_method` parameter's 'auto' fall back in `validate_values`?"
+    assert injector.seeds(task) == [entities[0]]
+    named = "What does the argument `response_method` of `BaseThreshold` choose?"
+    assert [e.id for e in injector.seeds(named)] == [entities[2].id, entities[1].id]
+    assert [e.id for e in injector.seeds("Where is `response_method` set?")] == [entities[2].id]
+
+
 def _namesakes_beside_a_test_class() -> list[Entity]:
     return [
         Entity("sk.decomposition.PCA", EntityKind.CLASS, "PCA", "sk/decomposition.py", 1),
