@@ -295,8 +295,10 @@ class Entity:
         end_line: Last line of the definition, inclusive, or ``None``.
         docstring: The docstring, cleaned (:func:`inspect.cleandoc`) and bounded to
             :data:`MAX_DOCSTRING_CHARS`; ``""`` when there is none.
-        decorators: The decorators as written, without arguments (``"property"``,
-            ``"functools.cache"``, ``"app.route"``), innermost last.
+        decorators: The decorators as written, with their arguments when those are
+            short (``"property"``, ``"functools.cache"``,
+            ``"dataclasses.dataclass(frozen=True)"``; ``"app.route"`` for a long
+            ``@app.route(...)``), innermost last.
         set_in: For an instance attribute, the method of its class that sets it first
             (``"__init__"``), where its ``line`` is; ``""`` for any other entity.
         assignments: For an attribute, how many statements assign it: of an instance

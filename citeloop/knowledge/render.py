@@ -221,8 +221,9 @@ the names they are commonly imported as (``import typing as t``)."""
 
 
 def _brief_kept(name: str) -> bool:
-    """Whether a brief line keeps the decorator ``name`` (:data:`BRIEF_DECORATORS`)."""
-    module, _, last = name.rpartition(".")
+    """Whether a brief line keeps the decorator ``name`` (:data:`BRIEF_DECORATORS`;
+    its arguments, when written, do not count)."""
+    module, _, last = name.partition("(")[0].rpartition(".")
     if last == "overload":
         return module == "" or module in TYPING_MODULES
     return last in BRIEF_DECORATORS

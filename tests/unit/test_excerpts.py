@@ -560,7 +560,8 @@ def test_the_context_shows_the_source_under_its_entity_line(indexed) -> None:
     _, graph = indexed
     context = ContextInjector(graph).inject("How does `Circle.area` work?")
     lines = lines_of(context.text)
-    at = lines.index("Circle.area()  # L12-15 @requirement")  # its decorator, after the place
+    # its decorator, with its short arguments, after the place
+    at = lines.index('Circle.area()  # L12-15 @requirement("REQ-003-001")')
     assert lines[at + 1 : at + 4] == AREA
     assert context.tokens <= context.budget
     # The parse-back names the same entities: an excerpt's code names nothing.

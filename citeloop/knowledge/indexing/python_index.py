@@ -47,6 +47,7 @@ from citeloop.knowledge.indexing.signatures import (
     bounded_docstring,
     class_signature,
     decorator_name,
+    decorator_written,
     docstring,
     function_signature,
     is_property_decorator,
@@ -291,7 +292,7 @@ class _FileWalker(ExpressionSweep, DefinitionRecorder):
                 True,
                 end,
                 docstring(node),
-                decorators,
+                tuple(decorator_written(d, self.text) for d in node.decorator_list),
             )
             if self.add_entity(entity, scope.id, start):
                 self.spans.append((start, end, entity_id))
@@ -344,7 +345,7 @@ class _FileWalker(ExpressionSweep, DefinitionRecorder):
                 True,
                 end,
                 docstring(node),
-                tuple(decorator_name(d, self.text) for d in node.decorator_list),
+                tuple(decorator_written(d, self.text) for d in node.decorator_list),
             )
             if self.add_entity(entity, scope.id, start):
                 self.spans.append((start, end, entity_id))

@@ -167,3 +167,32 @@ def decorator_name(node: ast.expr, text: SourceText) -> str:
     target = node.func if isinstance(node, ast.Call) else node
     parts = dotted(target)
     return ".".join(parts) if parts else text.segment(target, MAX_ANNOTATION_CHARS)
+
+
+MAX_DECORATOR_ARGUMENTS = 32
+"""Longest arguments of a decorator that its entity keeps (``(frozen=True)``,
+``(Tags.security, deploy=True)``); longer ones (a ``parametrize`` table) are left out."""
+
+
+def decorator_written(node: ast.expr, text: SourceText) -> str:
+    """A decorator as an entity line shows it: its name (:func:`decorator_name`) and its
+    arguments when they are short (:data:`MAX_DECORATOR_ARGUMENTS`): a judge found
+    ``@dataclasses.dataclass(frozen=True)`` shown as a plain dataclass, and the answer
+    missed that the class is immutable. Only the name when the arguments are longer."""
+    name = decorator_name(node, text)
+    if not isinstance(node, ast.Call) or not (node.args or node.keywords):
+        return name
+    arguments = ", ".join(
+        [
+            *(text.segment(a, MAX_DECORATOR_ARGUMENTS) for a in node.args),
+            *(
+                f"{k.arg}={text.segment(k.value, MAX_DECORATOR_ARGUMENTS)}"
+                if k.arg
+                else f"**{text.segment(k.value, MAX_DECORATOR_ARGUMENTS)}"
+                for k in node.keywords
+            ),
+        ]
+    )
+    if len(arguments) > MAX_DECORATOR_ARGUMENTS or "..." in arguments:
+        return name
+    return f"{name}({arguments})"
