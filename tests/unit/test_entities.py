@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import ast
 import textwrap
 from pathlib import Path
 
 import pytest
 
 from citeloop.knowledge import Entity, EntityKind, RelationKind, SqliteGraphStore, index_tree
+from citeloop.knowledge.indexing.signatures import SourceText, decorator_written
 from citeloop.knowledge.model import MAX_DOCSTRING_CHARS, MAX_SUMMARY_CHARS, first_sentence
 
 MODULE = '''
@@ -263,3 +265,26 @@ def test_syntax_newer_than_this_python_is_indexed(tmp_path: Path) -> None:
         assert entity(store, "boxes.Pair").signature == "[K] = tuple[K, K]"
         calls = store.facts_of("boxes.unbox", [RelationKind.CALLS])
         assert [fact.object for fact in calls] == ["boxes.Box.get"]
+
+
+@pytest.mark.parametrize(
+    ("decorator", "written"),
+    [
+        ("@dataclasses.dataclass(frozen=True)", "dataclasses.dataclass(frozen=True)"),
+        ("@register(Tags.security, deploy=True)", "register(Tags.security, deploy=True)"),
+        ("@dataclass(**_DC_KWARGS)", "dataclass(**_DC_KWARGS)"),
+        ("@functools.cache", "functools.cache"),
+        ("@app.route()", "app.route"),
+        (
+            '@pytest.mark.parametrize("a,b", [(1, 2), (3, 4), (5, 6), (7, 8)])',
+            "pytest.mark.parametrize",
+        ),
+        ("@lru_cache(\n    maxsize=None,\n)", "lru_cache(maxsize=None)"),
+    ],
+)
+def test_a_decorator_is_written_with_its_short_arguments(decorator: str, written: str) -> None:
+    """Short arguments say what the decorator makes of the code (``frozen=True``); long
+    ones (a ``parametrize`` table) are left out, and a call without any reads as a name."""
+    source = f"{decorator}\ndef f():\n    pass\n"
+    node = ast.parse(source).body[0]
+    assert decorator_written(node.decorator_list[0], SourceText(source)) == written
