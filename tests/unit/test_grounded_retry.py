@@ -474,6 +474,19 @@ def test_a_cut_ends_with_a_line_or_a_word() -> None:
     assert break_before("short", 60) == 60  # not cut
 
 
+def test_a_long_played_answer_is_shown_whole_in_the_retry(core):
+    # Played answers ran to 11,000 characters; at 8,000 a retry had cut a section the
+    # model had written, and it could not keep what it did not see.
+    from citeloop.grounding import GraphContextValidator, build_retry_prompt
+
+    cited = "## Entities used\n" + "".join(f"- {name}\n" for name in core)
+    answer = "".join(f"Section {n}: Checkout pays with its cart.\n" for n in range(280)) + cited
+    assert 11_000 < len(answer) < 12_500
+    result = GraphContextValidator().validate(answer.replace("Checkout", "It"), core)
+    prompt = build_retry_prompt(TASK, result, previous_answer=answer)
+    assert answer in prompt and "[cut here:" not in prompt
+
+
 def test_a_cut_previous_answer_keeps_its_list_of_what_is_missing(core):
     # A played answer of 9,852 characters lost its "Still missing" list to the cut:
     # the model revising it could not see what it had asked for.
