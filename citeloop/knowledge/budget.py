@@ -321,7 +321,10 @@ def _fill(
         # The lines the context being widened wrote first: a callee then joins its
         # calls line (`set() calls _load()` had left out `_prune()` and
         # `_schedule_save()`, both in the context, when their facts came first).
-        for fact in sorted(links.get(entity_id, ()), key=lambda f: f.fact_id not in rewritten):
+        facts = links.get(entity_id, ())
+        if rewritten:
+            facts = sorted(facts, key=lambda f: f.fact_id not in rewritten)
+        for fact in facts:
             other = fact.object if fact.subject == entity_id else fact.subject
             if other not in chosen and other != entity_id:
                 continue

@@ -198,14 +198,9 @@ def fit_member_lists(
     for owner in owners:
         if again and owner.id in members:
             offered, cut = members[owner.id]
-            shown = [member for member in offered if member.id in again]
+            shown = [listed_member(member) for member in offered if member.id in again]
             if shown:  # costed as below, item by item
-                total = len(offered) + cut
-                cost = (
-                    newline
-                    + piece(member_list_line(list_label(owner), [], total))
-                    + sum(piece(listed_member(member)) + piece(", ") for member in shown)
-                )
+                cost = list_cost(list_label(owner), shown, len(offered) + cut, piece)
                 if reserved + cost <= room:
                     kept[owner.id] = cost
                     reserved += cost
@@ -218,16 +213,16 @@ def fit_member_lists(
         total = len(offered) + cut
         # Costed item by item, the "not shown" part at its longest, then checked whole.
         room_here = room - later
-        left = room_here - newline - piece(member_list_line(list_label(owner), [], total))
         # The members listed before enter anyway, as the lines kept do: an answer may
         # have cited one from its list (a played retry had been told it was no entity).
         taken = [member for member in offered if member.id in again]
         floor = len(taken)
-        left -= sum(piece(listed_member(member)) + piece(", ") for member in taken)
+        label = list_label(owner)
+        left = room_here - list_cost(label, [listed_member(m) for m in taken], total, piece)
         for member in (m for m in offered if m.id not in again):
             if most is not None and len(taken) >= most:
                 break
-            if names[member.name] >= MAX_PER_NAME and member.id not in again:
+            if names[member.name] >= MAX_PER_NAME:
                 continue
             cost = piece(listed_member(member)) + piece(", ")
             if cost > left:
@@ -292,6 +287,15 @@ def choose_member_lists(
         most,
         before,
     )
+
+
+def list_cost(label: str, items: Sequence[str], total: int, piece: Callable[[str], float]) -> float:
+    """What a list's line takes at least with ``items`` (members as
+    :func:`~citeloop.knowledge.render.listed_member` writes them), of ``total`` members,
+    and its break: costed item by item, the "not shown" part at its longest (a bound
+    the whole line, checked once written, stays within)."""
+    head = piece("\n") + piece(member_list_line(label, [], total))
+    return head + sum(piece(item) + piece(", ") for item in items)
 
 
 def list_label(owner: Entity) -> str:

@@ -44,6 +44,7 @@ from citeloop.knowledge.member_lists import (
     MemberList,
     MemberListSettings,
     choose_member_lists,
+    list_cost,
     list_label,
 )
 from citeloop.knowledge.model import (
@@ -519,8 +520,11 @@ class Selector:
         when more than :data:`~citeloop.knowledge.member_lists.REFILL_SHARE` of the
         budget is left and some line was left out; the facts of ``written`` keep their
         relation lines, and the entities of ``whole`` their whole lines, as far as the
-        lists' share reaches (not at all when what enters anyway after them would then
-        overflow the budget)."""
+        lists' share reaches beyond what the lists listed before take (not at all when
+        what enters anyway after them would then overflow the budget). The members the
+        context being widened listed (``settings.before``) are listed again, past the
+        budget when they must (:func:`~citeloop.knowledge.member_lists.fit_member_lists`);
+        the lines leave their lists that room first."""
         piece = line_cost(self.count_tokens)
         room = budget * MEMBER_LIST_SHARE
         # The lists listed before enter anyway with what they listed (a widening had
@@ -653,9 +657,8 @@ class Selector:
 def _listed_cost(
     ids: Collection[str], entities: Mapping[str, Entity], piece: Callable[[str], float]
 ) -> float:
-    """What the member lists of ``ids`` (members listed before, by id) take at least:
-    one line a class (or file), its label and each member, as
-    :func:`~citeloop.knowledge.member_lists.fit_member_lists` costs them."""
+    """What the member lists of ``ids`` (members listed before, by id) take at least
+    (:func:`~citeloop.knowledge.member_lists.list_cost`, one list a class or file)."""
     groups: dict[str, list[str]] = {}
     for member_id in ids:
         owner, _, name = member_id.rpartition(".")
@@ -664,8 +667,6 @@ def _listed_cost(
             listed_member(entity) if entity is not None else f"{name}() L0000"
         )
     return sum(
-        piece("\n")
-        + piece(member_list_line(owner.rpartition(".")[2], [], len(items)))
-        + sum(piece(item) + piece(", ") for item in items)
+        list_cost(owner.rpartition(".")[2], items, len(items), piece)
         for owner, items in groups.items()
     )
