@@ -146,14 +146,22 @@ def _list_after(text: str, at: int) -> int | None:
     """Where the list ends that follows the line ``at`` is on, when that line ends with
     a colon ("Still missing from the context:", then "1. ...", "2. ..."): the list says
     what is missing, as a heading's section does. ``None`` when the line ends
-    otherwise, no list follows, or the line is a list item whose saying's sentence does
-    not end it: its sub-list goes on with the item ("2. L1749-1755 are left out. The
-    shown part loops over `slots`:" introduces shown code). Reads each line once."""
+    otherwise, no list follows, or another sentence than the saying's ends with the
+    colon and says no need (:func:`_asks_for`): the list is that sentence's ("The
+    context gives no rationale. These are the general reasons:" lists reasons, and the
+    names in them had been told as code the answer asked for). A list item's sub-list
+    then goes on with the item in any case ("2. L1749-1755 are left out. The shown part
+    loops over `slots`:" introduces shown code). Reads each line once."""
     line_end = text.find("\n", at)
     if line_end < 0 or not text[at:line_end].rstrip().endswith(":"):
         return None
     line_start = text.rfind("\n", 0, at) + 1
-    if _LIST_ITEM.match(text, line_start) and SENTENCE_END.search(text, at, line_end):
+    introduced = at  # where the sentence that ends with the colon starts
+    for end in SENTENCE_END.finditer(text, at, line_end):
+        introduced = end.end()
+    if introduced > at and (
+        _LIST_ITEM.match(text, line_start) or not _asks_for(text[introduced:line_end])
+    ):
         return None
     end, position, items = None, line_end + 1, 0
     while position < len(text):
@@ -166,6 +174,28 @@ def _list_after(text: str, at: int) -> int | None:
             break
         position = next_end + 1
     return end if items else None
+
+
+_NEED = re.compile(
+    r"\b(?:need|needs|needed|require|requires|required|missing|lack|lacks|provide|want)\b"
+)
+"""A word of needing or asking for what is not there ("I would need:", "Please
+provide:", "Also missing:")."""
+_FRAGMENT_WORDS = 3
+"""Most words of a sentence that only goes on with the one before ("e.g. `Foo` and
+others:" after "The context does not show several helpers,")."""
+
+
+def _asks_for(sentence: str) -> bool:
+    """Whether ``sentence``, one that introduces a list after a saying's sentence, says
+    the list is of what is needed: it says so itself, names a need or asks ("I would
+    need:", "Please provide:"), or is too short to say anything else."""
+    lowered = sentence.lower()
+    return (
+        len(lowered.split()) <= _FRAGMENT_WORDS
+        or _NEED.search(lowered) is not None
+        or next(sayings_in(sentence), None) is not None
+    )
 
 
 def lacking_sentences(body: str) -> Iterator[str]:
@@ -209,13 +239,18 @@ def _lacking_spans(body: str) -> list[tuple[int, int]]:
 _BLOCK = re.compile(r"\n(?=[ \t\r]*\n|[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]| {0,3}(?:#|```|~~~))")
 """Where a block of Markdown starts: after a blank line, at a list item, a heading or a
 code fence."""
+_BOLD_TEXT = r"(?:[^*_`\n]|`[^`\n]{1,80}`){1,80}"
+"""The text of a bold heading or label: no ``*`` or ``_`` but in code spans, so that
+"**Consistency between `deviations_` and `centroids_`: what is missing**" heads its
+section (a played answer's list under it had asked for nothing). Each unit starts with
+its own character, a code span's ends at its first backtick: linear."""
 _HEADING = re.compile(
-    r"^ {0,3}(?:#|(?:\*\*|__)[^*_\n]{1,80}(?<![.!?])(?:\*\*|__):?[ \t]*$)", re.MULTILINE
+    r"^ {0,3}(?:#|(?:\*\*|__)" + _BOLD_TEXT + r"(?<![.!?])(?:\*\*|__):?[ \t]*$)", re.MULTILINE
 )
 """A heading: an ATX heading, or a short line that is all bold and no sentence
 (``**What the context lacks**``, not ``**Note: the body is not shown.**``), as models
 write a heading (each part excludes the next: linear)."""
-_LABEL = re.compile(r" {0,3}(?:\*\*|__)[^*_\n]{1,80}?(?::(?:\*\*|__)|(?:\*\*|__):)[ \t]*\S")
+_LABEL = re.compile(r" {0,3}(?:\*\*|__)" + _BOLD_TEXT + r"?(?::(?:\*\*|__)|(?:\*\*|__):)[ \t]*\S")
 """A bold label that ends with a colon and opens a paragraph, its text on the same line
 (``**Still missing:** the definition of `f`; ...``): when it says what the context
 lacks, its paragraph is the answer's own list of what it needs, as a heading's section

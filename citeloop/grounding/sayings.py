@@ -223,6 +223,7 @@ def _sayings(body: str) -> Iterator[re.Match[str]]:
 
 _NOT_NEEDED = re.compile(
     r"\b(?:not\s+needed|not\s+required|not\s+necessary|unnecessary|not\s+essential"
+    r"|(?:is|are|was|were)n['\u2019]t\s+(?:needed|required|necessary|essential)"
     r"|(?:does|do|did)\s+not\s+(?:affect|change|matter)"
     r"|(?:doesn't|don't|didn't)\s+(?:affect|change|matter))\b",
     re.IGNORECASE,

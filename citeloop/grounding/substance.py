@@ -18,7 +18,8 @@ Four checks of :class:`~citeloop.grounding.GraphContextValidator`:
   of a builtin type (``self._nodes.items``) is Python's. Names the answer's own code
   examples define (:func:`~citeloop.grounding.mentions.defined_in_code`) are grounded
   too. A name of one letter (`` `d` ``, `` `X` ``: a variable, an index, a term of a
-  formula) is never held against the answer, nor one its prose proposes as new code
+  formula; of a dotted one, a last part of one letter, ``g.x`` as an example of
+  attribute syntax) is never held against the answer, nor one its prose proposes as new code
   ("a new `test_1_cases`": :mod:`~citeloop.grounding.proposals`) when nothing grounds
   it; of a dotted one, only the last part is new ("a new `Session.retry_once()`
   method" still claims the class `Session`). An ungrounded name the
@@ -431,8 +432,8 @@ def ungrounded_names(
                 continue
         if not receivers and is_file_name(mention, missing) and not has(parts[-1]):
             continue  # `pyproject.toml`, `CMakeLists.txt`, `Makefile`: files, not code
-        if len(mention.name) == 1:
-            continue  # `d`, `X`: a variable, an index, a formula's term; no claim of code
+        if all(len(part) == 1 for part in missing):
+            continue  # `d`, `X`, `g.x`: a variable, an index, a formula's term, an example
         if all(has(part) for part in missing):
             in_graph.append(mention.name)
         elif (

@@ -442,6 +442,14 @@ def test_a_one_letter_name_the_graph_has_is_not_held_against_the_answer() -> Non
     assert names.in_graph == ("Xt", "BaseChannel") and names.invented == ()
 
 
+def test_a_dotted_name_of_one_letter_parts_is_an_example_not_a_claim() -> None:
+    # A played answer wrote "Plain attribute syntax (`g.x`) is strict" of flask's `g`;
+    # it was rejected for inventing `g.x`. A class it writes is still claimed.
+    text = "Plain attribute syntax (`g.x`) is strict, as `self.a` is; `Foo.x` is not."
+    names = ungrounded_names(text, set(), graph={"g"}.__contains__)
+    assert names.invented == ("Foo.x",)
+
+
 def test_prompt_names_split_dotted_and_paths() -> None:
     names = prompt_names(["# graph/dialect_mysql.py", "StateGraph.compile()"])
     assert names == {"graph", "dialect_mysql", "py", "StateGraph", "compile"}
@@ -950,6 +958,9 @@ def test_an_answer_that_says_the_context_is_not_enough_fails(sentence: str) -> N
         # complete was asked again for such a list).
         "**Still not shown (not needed for the answer above):** where `log` comes from.",
         "The body of `log` is not shown. It is not needed for the behaviour above.",
+        # ... in a contraction (a played answer took a third attempt for its `__repr__`).
+        "The source of `G.__repr__` is not shown. It isn't needed for the question.",
+        "The source of `G.__repr__` is not shown. It isn\u2019t needed for the question.",
         "The context does not show L280-285. This does not affect the behaviour asked about.",
         "Their bodies are not shown, so I cannot say which calls they make. That is not "
         "needed to answer how the method itself decides.",
@@ -1260,7 +1271,13 @@ def test_a_bold_line_heads_a_section_that_says_what_is_lacking() -> None:
 
 @pytest.mark.parametrize(
     "heading",
-    ["**Missing, needed to answer**", "## Missing", "**Missing:**", "**Missing code**", "## Gaps"],
+    [
+        "**Missing, needed to answer**",
+        "## Missing",
+        "**Missing:**",
+        "**Missing code**",
+        "## Gaps",
+    ],
 )
 def test_a_heading_that_starts_with_missing_heads_a_section_of_what_is_lacking(heading) -> None:
     # A played answer listed what it needed under "**Missing, needed to answer**"; the
@@ -1268,6 +1285,21 @@ def test_a_heading_that_starts_with_missing_heads_a_section_of_what_is_lacking(h
     answer = f"It picks one.\n\n{heading}\n\n1. The body of `Foo`.\n2. `Bar` L12-14.\n"
     assert lacking_names(answer) == ("Foo", "Bar")
     assert lacking_lines(answer) == ((None, 12, 14),)
+
+
+@pytest.mark.parametrize(
+    "heading",
+    [
+        "**Consistency between `deviations_` and `centroids_`: what is missing**",
+        "**Still missing for `_fit`:**",
+    ],
+)
+def test_a_bold_heading_with_code_spans_heads_its_section(heading) -> None:
+    # A played answer's list of line ranges under the first heading asked for nothing:
+    # the underscores of its code spans had kept the line from reading as a heading.
+    answer = f"It shrinks.\n\n{heading}\n\n- **L258-265.** Where `m` is used.\n- `Bar` L12-14.\n"
+    assert lacking_names(answer)[-1] == "Bar"
+    assert lacking_lines(answer) == ((None, 258, 265), (None, 12, 14))
 
 
 def test_a_plain_line_ending_with_a_colon_heads_the_list_of_what_is_lacking() -> None:
@@ -1336,6 +1368,25 @@ def test_a_line_of_its_own_that_says_what_is_lacking_heads_the_list_its_colon_op
     often a second one: "Please provide:")."""
     answer = f"It runs.\n\n{line}\n- `bar_helper`\n- `baz_helper`\n"
     assert {"bar_helper", "baz_helper"} <= set(listed_lacking_names(answer))
+
+
+def test_a_list_a_second_sentence_introduces_is_that_sentences_not_what_is_lacking() -> None:
+    """A played answer said "The context gives no stated rationale in comments or docs.
+    These are the general reasons for the `@file` convention:" and listed reasons: the
+    names of one (a quoted node id's `Test` and `test_method`) were read as asked for,
+    and the retry told the answer the widening "now shows" unrelated test methods."""
+    answer = (
+        "It parses the file.\n\n"
+        "The context gives no stated rationale in comments or docs. These are the "
+        "general reasons for the `@file` convention:\n"
+        "- Command-line length limits.\n"
+        "- Node IDs need quoting, which the test's `some.py::Test::test_method` exercises.\n"
+    )
+    assert listed_lacking_names(answer) == ()
+    assert not {"Test", "test_method"} & set(lacking_names(answer))
+    # The same second sentence, asking, heads the list.
+    asking = answer.replace("These are the general reasons for", "I would need")
+    assert {"Test", "test_method"} <= set(listed_lacking_names(asking))
 
 
 @pytest.mark.parametrize(
