@@ -353,8 +353,8 @@ def _form(token: str) -> str | None:
         if _capitalized(parts[-1]) and parts[-1].lower() in STOP_WORDS:
             return None  # a missing space: "I read.Then I left"
         return "dotted"
-    if "_" in token.strip("_") or token.startswith("_"):
-        return "underscore"
+    if "_" in token.strip("_") or token.startswith("_") or token.endswith("_"):
+        return "underscore"  # `add_node`, `_private`, `coef_` (a fitted attribute), `class_`
     if token.islower() or token.isupper() or (token[:1].isupper() and token[1:].islower()):
         return None  # one case, or capitalized (most words): no CamelCase
     if token.endswith("s") and token[:-1].isupper():

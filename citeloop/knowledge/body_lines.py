@@ -43,6 +43,9 @@ MAX_COMMENT_ABOVE = 4
 """Most lines of a comment shown above the line before a focus line (so a comment is
 read from its start)."""
 
+MAX_CONTINUED = 3
+"""Most lines of a statement's continuation an excerpt shows with its first line (the
+call's arguments after ``f(``)."""
 STUB_RAISE_LINES = 3
 """Most lines of a ``raise NotImplementedError`` that is a stub's body alone
 (:meth:`BodyLines.says_nothing_more`): its message may run over a few lines."""
@@ -121,6 +124,8 @@ class BodyLines:
         self._beside: dict[int, int] = {}
         """By a line :meth:`_taken` takes beside a focus line (the comment above it, the
         line after it): that focus line."""
+        self._focus: set[int] = set()
+        """The lines :meth:`_taken` takes for the focus terms they use."""
         self._code_after: dict[int, int] | None = None
 
     def says_nothing_more(self) -> bool:
@@ -208,7 +213,26 @@ class BodyLines:
             for above in waiting.pop(number, ()):
                 if len(chosen) < shown:
                     chosen.add(above)
+            for after in self._continued(number) if number in self._focus else ():
+                if len(chosen) < shown:
+                    chosen.add(after)
         return sorted(chosen)
+
+    def _continued(self, number: int) -> list[int]:
+        """The lines after ``number``, a focus line, that go on with the brackets it
+        leaves open, until they close, at most :data:`MAX_CONTINUED` (a played excerpt
+        had shown ``skip_user = self._events.emit_firstresult(`` and not the event it
+        names); none for the ``def`` line, whose signature the entity line gives."""
+        if number == self.head:  # its signature's lines: the entity line gives them
+            return []
+        depth = _code_and_depth(self.lines[number - 1], 0)[1]
+        lines: list[int] = []
+        following = number + 1
+        while depth > 0 and following <= self.end and len(lines) < MAX_CONTINUED:
+            lines.append(following)
+            depth = _code_and_depth(self.lines[following - 1], depth)[1]
+            following += 1
+        return lines
 
     def _code_below(self) -> dict[int, int]:
         """The next line of code (neither blank nor a comment) after each line of the
@@ -301,6 +325,7 @@ class BodyLines:
             for number in sorted(score, key=lambda n: (n > getter, -score[n], n)):
                 if not score[number]:
                     continue  # no term (the getter's, then the setter's, lines have some)
+                self._focus.add(number)
                 # Its blocks' opening lines first, outermost first: an `except` shown
                 # without its `try:` reads as catching what the line before it raises.
                 headers = opened.get(number, ())[::-1]

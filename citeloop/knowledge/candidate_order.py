@@ -190,6 +190,20 @@ def bridges(order: Sequence[str], found: Candidates, core: Collection[str]) -> l
     return [i for i in order if i in joined and excerptable(found.entities[i])][:BRIDGES]
 
 
+def setters(order: Sequence[str], found: Candidates, core: Collection[str]) -> list[str]:
+    """The methods that first set the core's instance attributes (their ``set_in``), in
+    the order of ``order``: the value of an attribute the task names is made there ("how
+    ... the fit method ... between the `deviations_` and `centroids_` attributes": a
+    played first context had shown 12 of the 125 lines of ``NearestCentroid.fit``, which
+    sets both, beside another class's whole ``fit``)."""
+    wanted = set()
+    for entity_id in core:
+        entity = found.entities.get(entity_id)
+        if entity is not None and entity.kind is EntityKind.ATTRIBUTE and entity.set_in:
+            wanted.add(f"{owner_id(entity_id)}.{entity.set_in}")
+    return [i for i in order if i in wanted and i not in core and excerptable(found.entities[i])]
+
+
 MEMBERS_FOLLOWING = 3
 """Most members of a class that come right after it in the order excerpts are chosen in."""
 

@@ -25,6 +25,7 @@ from citeloop.knowledge.candidate_order import (
     few_of_a_name,
     members_follow,
     rank_scores,
+    setters,
 )
 from citeloop.knowledge.excerpts import (
     MAX_EXCERPTS,
@@ -330,7 +331,9 @@ class Selector:
             lacked = [*asked_code, *(i for i in lacking if i in scores)]
             # The code between two named entities is the first of the others.
             between = bridges(order, found, core_ids)
-            best = [*core_ids, *between, *lacked, *before, *asked, *pinned, *ranked]
+            # The methods that set the attributes the task names are named with them.
+            setting = setters(order, found, core_ids)
+            best = [*core_ids, *setting, *between, *lacked, *before, *asked, *pinned, *ranked]
             # An answer that said the context lacks code gets twice the share of source.
             said_lacking = lacking or widening.lacking_words
             share = budget * min(1.0, self.excerpt_share * (2 if said_lacking else 1))
@@ -346,7 +349,7 @@ class Selector:
                 self.count_tokens,
                 focus,
                 shown,
-                named=[*core_ids, *asked],
+                named=[*core_ids, *setting, *asked],
                 most=most,
                 more=[*asked_code, *lacking],
                 # What the answer did not name shows no more source than in a first

@@ -1142,8 +1142,27 @@ def test_a_core_name_chooses_the_lines_that_use_it_called_or_not() -> None:
         entity, tuple(body), 4, focus_terms([], calls, (), (), ["PositiveSpectrumWarning"])
     )
     assert any("PositiveSpectrumWarning" in line for line in block)
-    plain = excerpt_lines(entity, tuple(body), 4, focus_terms([], calls))
+    # Without it, lines of the other callees show (`warn`'s would bring its arguments).
+    plain = excerpt_lines(entity, tuple(body), 4, focus_terms([], ["abs", "max", "min"]))
     assert not any("PositiveSpectrumWarning" in line for line in plain)
+
+
+def test_a_focus_line_that_leaves_a_bracket_open_brings_the_lines_that_close_it() -> None:
+    """A played excerpt showed ``skip_user = self._events.emit_firstresult(`` and not
+    the event it names, on the next line; a line that only opens a block for a focus
+    line (`with context(`) gives its room to the focus lines."""
+    body = ["def document(self):", *[f"    x_{n} = prepare({n})" for n in range(1, 12)]]
+    body += ["    skip_user = self._events.emit_firstresult(", '        "skip-member",']
+    body += ["        self.objtype,", "        member,", "        options,", "    )"]
+    body += [*[f"    y_{n} = finish({n})" for n in range(1, 12)]]
+    entity = function("document", 1, len(body))
+    block = excerpt_lines(entity, tuple(body), 5, focus_terms(["skip"], []))
+    assert [line.split("|")[0].strip() for line in block if "…" not in line] == [
+        "1", "13", "14", "15", "16"  # the first line, the focus line, 3 lines of its call
+    ]  # fmt: skip
+    # With room for two lines, the focus line comes without its continuation.
+    short = excerpt_lines(entity, tuple(body), 2, focus_terms(["skip"], []))
+    assert [line.split("|")[0].strip() for line in short if "…" not in line] == ["1", "13"]
 
 
 def test_a_task_word_chooses_the_lines_whose_words_share_its_stem() -> None:

@@ -33,6 +33,8 @@ def mentioned(text: str) -> dict[str, str]:
         ("What does compile() return?", {"compile": "call"}),
         ("Where is add_node defined?", {"add_node": "underscore"}),
         ("Is _private used? MAX_SIZE?", {"_private": "underscore", "MAX_SIZE": "underscore"}),
+        # a fitted attribute, a name kept off a keyword: no word ends with "_"
+        ("Are deviations_ and class_ set?", {"deviations_": "underscore", "class_": "underscore"}),
         (
             "See REQ-008-013 and ADR-0003 and DEC-7",
             {"REQ-008-013": "id", "ADR-0003": "id", "DEC-7": "id"},
