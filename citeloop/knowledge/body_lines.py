@@ -187,6 +187,7 @@ class BodyLines:
         chosen: set[int] = set()
         waiting: dict[int, list[int]] = {}  # comment lines by the line of code below
         passed: set[int] = set()  # focus lines whose opening lines did not fit
+        first_left = set(self.first)  # shown before: they come, whatever comes first
         for number in self._taken():
             if len(chosen) >= shown:
                 break
@@ -213,8 +214,10 @@ class BodyLines:
             for above in waiting.pop(number, ()):
                 if len(chosen) < shown:
                     chosen.add(above)
+            # a focus line's continuation, in the room the lines shown before leave
+            owed = len(first_left - chosen)
             for after in self._continued(number) if number in self._focus else ():
-                if len(chosen) < shown:
+                if len(chosen) + owed < shown:
                     chosen.add(after)
         return sorted(chosen)
 

@@ -1165,6 +1165,17 @@ def test_a_focus_line_that_leaves_a_bracket_open_brings_the_lines_that_close_it(
     assert [line.split("|")[0].strip() for line in short if "…" not in line] == ["1", "13"]
 
 
+def test_a_continuation_never_takes_the_room_of_lines_shown_before() -> None:
+    """The demo's widening had dropped lines its first context showed (`add_edge`
+    L958-959), their room taken by the continuation of a line shown before them."""
+    body = ["def document(self):", "    skip = self.emit(", '        "skip-member",']
+    body += ["        member,", "    )", *[f"    y_{n} = finish({n})" for n in range(1, 20)]]
+    entity = function("document", 1, len(body))
+    lines = BodyLines(entity, tuple(body), focus_terms(["skip", "finish"], []), first=[2, 20])
+    assert {2, 20} <= set(lines.numbers(3))
+    assert {2, 3, 4, 5, 20} <= set(lines.numbers(6))  # with room, the call's lines too
+
+
 def test_a_task_word_chooses_the_lines_whose_words_share_its_stem() -> None:
     """ "caching" finds ``self.f_cached``; a word of another stem finds nothing."""
     body = ["def mode(self, K):", *[f"    step_{n}()" for n in range(1, 20)]]
