@@ -284,15 +284,21 @@ _CLAUSE_BREAKS = (". ", "! ", "? ", "\n", ": ", "; ")
 
 def _own_knowledge(text: str, start: int, end: int) -> bool:
     """Whether the saying that ends at ``end`` is in brackets that open, after ``start``
-    (its clause), with the answer's own knowledge (:data:`_OWN_KNOWLEDGE`): "(general
-    Python, not shown in the context)" qualifies what its section says. Not a sentence
-    that says both ("From general Python knowledge I would guess it logs, but the
-    context does not show `Ledger.record`": an attack's answer had passed)."""
+    (its clause), with the answer's own knowledge (:data:`_OWN_KNOWLEDGE`), or that
+    follow a clause that opens so: "(general Python, not shown in the context)" and
+    "From general Python and pandas knowledge (not shown in the context):" qualify what
+    follows them (a played answer's list of pandas facts under the second had been
+    told back to it as code it lacked). Not a sentence that says both ("From general
+    Python knowledge I would guess it logs, but the context does not show
+    `Ledger.record`": an attack's answer had passed)."""
     opened = text.rfind("(", start, end)
     return (
         opened >= 0
         and text.find(")", opened, end) < 0
-        and _OWN_KNOWLEDGE.match(text, opened + 1, end) is not None
+        and (
+            _OWN_KNOWLEDGE.match(text, opened + 1, end) is not None
+            or _OWN_KNOWLEDGE.match(text, start, opened) is not None
+        )
     )
 
 

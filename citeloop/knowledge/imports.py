@@ -54,7 +54,10 @@ def imported_from_outside(
     the graph (``np.diff``: ``numpy.diff``) or a module of the graph whose file takes
     every name of one outside it (``from reflex_base.compiler.templates import *``: a
     played answer had asked three times for a function that such a re-export held). A
-    name bound to itself (``import requests``) tells nothing and is left out."""
+    name bound to itself (``import requests``) tells nothing and is left out, and so is
+    a dotted name whose first part is bound to the module's namesake member
+    (``datetime.timedelta`` beside ``from datetime import datetime``: the answer means
+    the module; a played retry had been told of ``datetime.datetime.timedelta``)."""
     heads = {name: name.partition(".")[0] for name in names}
     targets = _targets(reads, {(path, heads[name]) for name in names for path in paths})
     # A module of the graph's that the dotted names reach: what its file takes whole.
@@ -82,6 +85,8 @@ def imported_from_outside(
             if name in origins or target is None:
                 continue
             rest = name[len(heads[name]) :]
+            if rest and target == f"{heads[name]}.{heads[name]}":
+                continue  # `datetime.timedelta` beside `from datetime import datetime`
             star = stars.get((module_files.get(target, ""), STAR_NAME))
             if target in outside:
                 origin = target + rest
