@@ -127,6 +127,7 @@ class BodyLines:
         self._focus: set[int] = set()
         """The lines :meth:`_taken` takes for the focus terms they use."""
         self._code_after: dict[int, int] | None = None
+        self._starts: dict[int, int] | None = None
 
     def says_nothing_more(self) -> bool:
         """Whether the definition's lines past its signature and docstring, comments
@@ -188,6 +189,7 @@ class BodyLines:
         waiting: dict[int, list[int]] = {}  # comment lines by the line of code below
         passed: set[int] = set()  # focus lines whose opening lines did not fit
         first_left = set(self.first)  # shown before: they come, whatever comes first
+        continues = self._statement_starts()
         for number in self._taken():
             if len(chosen) >= shown:
                 break
@@ -205,6 +207,9 @@ class BodyLines:
                 continue
             if not self.lines[number - 1].strip() and number not in self.first:
                 continue  # a blank line shows nothing (a gap between two shown is)
+            opening = continues.get(number)
+            if opening is not None and opening not in chosen and number not in self.first:
+                continue  # `)` alone: a statement's later line only with its first
             below = code_after[number]
             comment = self._comment(number)
             if comment and number not in self.first and below not in chosen:
@@ -220,6 +225,32 @@ class BodyLines:
                 if len(chosen) + owed < shown:
                     chosen.add(after)
         return sorted(chosen)
+
+    def _statement_starts(self) -> dict[int, int]:
+        """The first line of the statement each later line of a statement goes on with
+        (inside brackets, a triple-quoted string or after a backslash), by line, worked
+        out once in one pass (a demo excerpt had shown three lines that were ``)``
+        alone)."""
+        if self._starts is None:
+            starts: dict[int, int] = {}
+            depth, quote, joined, start = 0, "", False, self.head
+            for number in range(self.head, self.end + 1):
+                line = self.lines[number - 1]
+                if depth > 0 or quote or joined:
+                    starts[number] = start
+                else:
+                    start = number
+                if quote:  # in a triple-quoted string: only what follows its end counts
+                    if quote not in line:
+                        continue
+                    line, quote = line.split(quote, 1)[1], ""
+                code, depth = _code_and_depth(line, depth)
+                depth = max(depth, 0)
+                opened = [mark for mark in ('"""', "'''") if code.count(mark) % 2]
+                quote = opened[0] if opened else ""
+                joined = code.rstrip().endswith("\\")
+            self._starts = starts
+        return self._starts
 
     def _continued(self, number: int) -> list[int]:
         """The lines after ``number``, a focus line, that go on with the brackets it

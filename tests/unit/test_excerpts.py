@@ -1176,6 +1176,28 @@ def test_a_continuation_never_takes_the_room_of_lines_shown_before() -> None:
     assert {2, 3, 4, 5, 20} <= set(lines.numbers(6))  # with room, the call's lines too
 
 
+def test_a_later_line_of_a_statement_shows_only_with_its_first() -> None:
+    """A demo excerpt of `attach_edge` had shown its `def` line and three lines that
+    were `)` alone: the lines after focus lines whose blocks' opening lines did not fit.
+    A statement's later lines (in brackets, a triple-quoted string, after a backslash)
+    come only with its first line."""
+    body = ["def attach(self, start):", "    if isinstance(start, str):"]
+    body += ["        self.writers.append(", "            Write(Entry(start))", "        )"]
+    body += [
+        "    elif start:",
+        '        doc = """Join (',
+        '        them."""',
+        "        total = 1 + \\",
+    ]
+    body += ["            2", *[f"    y_{n} = finish({n})" for n in range(1, 12)]]
+    entity = function("attach", 1, len(body))
+    lines = BodyLines(entity, tuple(body), focus_terms(["entry", "them", "writers"], []))
+    for shown in range(2, 8):
+        numbers = set(lines.numbers(shown))
+        assert all(start in numbers for later, start in {4: 3, 5: 3, 8: 7, 10: 9}.items()
+                   if later in numbers), (shown, sorted(numbers))  # fmt: skip
+
+
 def test_a_task_word_chooses_the_lines_whose_words_share_its_stem() -> None:
     """ "caching" finds ``self.f_cached``; a word of another stem finds nothing."""
     body = ["def mode(self, K):", *[f"    step_{n}()" for n in range(1, 20)]]
