@@ -209,7 +209,9 @@ class BodyLines:
                 continue  # a blank line shows nothing (a gap between two shown is)
             opening = continues.get(number)
             if opening is not None and opening not in chosen and number not in self.first:
-                continue  # `)` alone: a statement's later line only with its first
+                if number not in self._focus or len(chosen) + 2 > shown:
+                    continue  # `)` alone: a statement's later line only with its first
+                chosen.add(opening)  # `warnings.warn(` above the focus line inside it
             below = code_after[number]
             comment = self._comment(number)
             if comment and number not in self.first and below not in chosen:
@@ -253,18 +255,17 @@ class BodyLines:
         return self._starts
 
     def _continued(self, number: int) -> list[int]:
-        """The lines after ``number``, a focus line, that go on with the brackets it
-        leaves open, until they close, at most :data:`MAX_CONTINUED` (a played excerpt
-        had shown ``skip_user = self._events.emit_firstresult(`` and not the event it
-        names); none for the ``def`` line, whose signature the entity line gives."""
-        if number == self.head:  # its signature's lines: the entity line gives them
+        """The later lines of the statement ``number`` starts (a focus line), at most
+        :data:`MAX_CONTINUED` (a played excerpt had shown
+        ``skip_user = self._events.emit_firstresult(`` and not the event it names); none
+        for the ``def`` line, whose signature the entity line gives."""
+        if number == self.head:
             return []
-        depth = _code_and_depth(self.lines[number - 1], 0)[1]
+        starts = self._statement_starts()
         lines: list[int] = []
         following = number + 1
-        while depth > 0 and following <= self.end and len(lines) < MAX_CONTINUED:
+        while starts.get(following) == number and len(lines) < MAX_CONTINUED:
             lines.append(following)
-            depth = _code_and_depth(self.lines[following - 1], depth)[1]
             following += 1
         return lines
 

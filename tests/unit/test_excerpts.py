@@ -1192,6 +1192,13 @@ def test_a_later_line_of_a_statement_shows_only_with_its_first() -> None:
     body += ["            2", *[f"    y_{n} = finish({n})" for n in range(1, 12)]]
     entity = function("attach", 1, len(body))
     lines = BodyLines(entity, tuple(body), focus_terms(["entry", "them", "writers"], []))
+    # A focus line inside a statement comes with the statement's first line, its
+    # indentation opening no block.
+    flat = ["def make(self):", *[f"    x_{n} = {n}" for n in range(1, 9)]]
+    flat += ["    result = dict(", "    first=0,", "    second=0,", "    entry=1)"]
+    flat += [*[f"    y_{n} = {n}" for n in range(1, 9)], "    return result"]
+    inner = BodyLines(function("make", 1, len(flat)), tuple(flat), focus_terms(["entry"], []))
+    assert inner.numbers(3) == [1, 10, 13]
     for shown in range(2, 8):
         numbers = set(lines.numbers(shown))
         assert all(start in numbers for later, start in {4: 3, 5: 3, 8: 7, 10: 9}.items()
