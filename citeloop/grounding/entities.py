@@ -264,11 +264,14 @@ def namesake_choices(
     core: frozenset[str], members: Mapping[str, str], prompt: str | Sequence[str]
 ) -> list[frozenset[str]]:
     """The groups of core members (``Owner.name``, of ``members``) that one name the
-    task writes bare chose among namesakes: ``fit`` in backticks made three classes'
-    ``fit`` core, of which the answer means one (a played answer had been made to cite
-    a topic model's and a PCA's ``fit`` in a question about label propagation). Not a
-    group of which the task writes a member by its class (``A.fit`` and ``B.fit``: both
-    asked). The task is ``prompt``, or its first text."""
+    task writes bare chose among namesakes, each with that name: ``fit`` in backticks
+    made three classes' ``fit`` core, of which the answer means one (a played answer
+    had been made to cite a topic model's and a PCA's ``fit`` in a question about label
+    propagation), and any of the context's entities of that name is the answer's
+    choice as well ("the `deconstruct()` method" made ``RenameField.deconstruct`` core,
+    and a played answer about ``Field.deconstruct``, the one meant, had been failed for
+    not citing it). Not a group of which the task writes a member by its class
+    (``A.fit`` and ``B.fit``: both asked). The task is ``prompt``, or its first text."""
     task = prompt if isinstance(prompt, str) else (prompt[0] if prompt else "")
     written = {mention.name for mention in code_mentions(task)}
     by_name: dict[str, set[str]] = {}
@@ -276,7 +279,7 @@ def namesake_choices(
         if (name := members.get(requirement)) is not None:
             by_name.setdefault(name, set()).add(requirement)
     return [
-        frozenset(group)
+        frozenset({*group, name})
         for name, group in sorted(by_name.items())
-        if len(group) > 1 and name in written and not group & written
+        if name in written and not group & written
     ]

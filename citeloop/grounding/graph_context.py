@@ -472,8 +472,9 @@ class GraphContextValidator:
         if missing_core_citations:  # a class cited through a member written under it
             missing_core_citations -= cited_owners(section, entities, names, scanner)
         entities_missing = core - required
-        # Namesakes the task's one bare name chose among (`fit`: three classes' `fit`)
-        # are one requirement: any of them referenced, or cited, meets it.
+        # Namesakes the task's one bare name chose among (`fit`: three classes' `fit`),
+        # with that name, are one requirement: any entity of the name the context holds
+        # referenced, or cited, meets it.
         alternatives = namesake_choices(core, index.members, prompt)
         grouped = frozenset().union(*alternatives)
         units = len(core - grouped) + len(alternatives)
@@ -481,7 +482,7 @@ class GraphContextValidator:
         for group in alternatives:
             if group & required:
                 entities_missing -= group
-            if group - missing_core_citations:  # one of them cited
+            if group & (cited | members_cited):  # one of them cited
                 missing_core_citations -= group
         ratio = hits / units if units else 1.0
         cited_not_used = cited - referenced

@@ -434,6 +434,16 @@ def test_namesakes_one_bare_name_of_the_task_chose_among_are_one_requirement() -
     )
     assert off.missing_core_citations == ("Context.invoke", "Group.invoke")
     assert off.compliance_ratio == 2 / 3
+    # Another namesake the context holds is the answer's choice too: "the `deconstruct()`
+    # method" made `RenameField.deconstruct` core, and a played answer about the
+    # `Field.deconstruct` meant had been failed for not citing it.
+    command = "`Group` and `Context` end up in `Command.invoke`, which runs the callback."
+    chosen = validator.validate(
+        command + "\n\n## Entities used\n- Group\n- Context\n- Command.invoke\n",
+        INVOKES,
+        prompt="How does `invoke` dispatch?",
+    )
+    assert chosen.passed and chosen.missing_core_citations == ()
     both = "How do `Group.invoke` and `Context.invoke` differ?"
     asked = validator.validate(body + section, INVOKES, prompt=both)
     assert asked.missing_core_citations == ("Context.invoke",)
