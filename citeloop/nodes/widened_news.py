@@ -48,9 +48,9 @@ def now_shown(
     class (or module) of that short name; a longer dotted name, of its last owner. Of
     several entities so named, what is said is of one: the first, in the context's
     order, of those it shows the most of (source whole, then some, then more lines,
-    then a line; of those the context before held, when it held one: the one the
-    answer saw), with the name as the context writes it when the answer wrote it
-    otherwise (``{"what": LINE, "as": "ForeignObjectRel.on_delete"}`` for
+    then a line; of those the context before wrote a line of, else held, when it
+    held one: the one the answer saw), with the name as the context writes it when
+    the answer wrote it otherwise (``{"what": LINE, "as": "ForeignObjectRel.on_delete"}`` for
     ``on_delete``: a played model was told "the line of on_delete" with several in the
     context; ``"PregelNode"`` for ``_read.PregelNode``); an entity another name
     already told of is not told again, the dotted names telling first (a bare name
@@ -89,8 +89,15 @@ def now_shown(
         owner = owner.rpartition(".")[2]  # `pkg.mod.f`: a member of `mod`
         matches = by_owner.get((short, owner), ()) if owner else by_name.get(short, ())
         # a name of the context the answer saw means what it saw, not a new namesake
-        # (a played answer asked for more of its `FFFF`; another file's was told)
-        matches = [entity for entity in matches if entity.id in held] or matches
+        # (a played answer asked for more of its `FFFF`; another file's was told), and
+        # of those first what it saw a line of (not the other domain's namesake only
+        # listed before: a played retry was told "the line of ASTDeclaratorParen.inner",
+        # a line it had seen, of which only the listed namesake's was new)
+        matches = (
+            [entity for entity in matches if entity.id in lined]
+            or [entity for entity in matches if entity.id in held]
+            or matches
+        )
         news = [  # `f` and `mod.f` of one answer: what is told of one entity, once
             (found, entity.id)
             for entity in matches

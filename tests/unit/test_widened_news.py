@@ -190,6 +190,21 @@ def test_a_member_only_listed_before_is_told_when_it_gets_its_line() -> None:
     assert now_shown(["spec_map"], listed_again, listed, {}) == {}
 
 
+def test_a_name_the_answer_saw_a_line_of_is_not_told_of_a_listed_namesake() -> None:
+    """A played retry was told "the line of ASTDeclaratorParen.inner": the answer had
+    seen the C++ domain's line; the C domain's namesake, only listed before, had got
+    one. The answer's name means the one it saw a line of."""
+    seen = entity("cpp.ASTDeclaratorParen.inner", (3177, 3177))
+    listed = entity("c.ASTDeclaratorParen.inner", (1398, 1398))
+    context = dataclasses.replace(WIDENED, entities=(*WIDENED.entities, seen, listed))
+    before = [{"id": seen.id, "reason": "graph"}, {"id": listed.id, "reason": "member"}]
+    assert now_shown(["ASTDeclaratorParen.inner"], context, before, {}) == {}
+    # Only listed before, both: the one that got its line is told of.
+    both_listed = [{"id": seen.id, "reason": "member"}, {"id": listed.id, "reason": "member"}]
+    told = now_shown(["ASTDeclaratorParen.inner"], context, both_listed, {})
+    assert told["ASTDeclaratorParen.inner"]["what"] == LINE
+
+
 def test_line_ranges() -> None:
     assert line_ranges([9, 3, 4, 5, 12, 13]) == "L3-5, L9, L12-13"
     assert line_ranges([1, 3, 5, 7, 9], most=2) == "L1, L3 and 3 more"
