@@ -158,7 +158,8 @@ def _list_after(text: str, at: int) -> int | None:
     line_start = text.rfind("\n", 0, at) + 1
     introduced = at  # where the sentence that ends with the colon starts
     for end in SENTENCE_END.finditer(text, at, line_end):
-        introduced = end.end()
+        if not text.endswith(_ABBREVIATIONS, max(at, end.start() - 4), end.end()):
+            introduced = end.end()
     if introduced > at and (
         _LIST_ITEM.match(text, line_start) or not _asks_for(text[introduced:line_end])
     ):
@@ -181,20 +182,18 @@ _NEED = re.compile(
 )
 """A word of needing or asking for what is not there ("I would need:", "Please
 provide:", "Also missing:")."""
-_FRAGMENT_WORDS = 3
-"""Most words of a sentence that only goes on with the one before ("e.g. `Foo` and
-others:" after "The context does not show several helpers,")."""
+_ABBREVIATIONS = ("e.g.", "i.e.", "etc.", "cf.", "vs.")
+"""Stops that end no sentence ("The context does not show several helpers, e.g. `Foo`
+and others:" is one sentence)."""
 
 
 def _asks_for(sentence: str) -> bool:
     """Whether ``sentence``, one that introduces a list after a saying's sentence, says
-    the list is of what is needed: it says so itself, names a need or asks ("I would
-    need:", "Please provide:"), or is too short to say anything else."""
-    lowered = sentence.lower()
+    the list is of what is needed: it says so itself, or names a need or asks ("I would
+    need:", "Please provide:"); not "`factorize` appears on:", which lists what the
+    context shows."""
     return (
-        len(lowered.split()) <= _FRAGMENT_WORDS
-        or _NEED.search(lowered) is not None
-        or next(sayings_in(sentence), None) is not None
+        _NEED.search(sentence.lower()) is not None or next(sayings_in(sentence), None) is not None
     )
 
 

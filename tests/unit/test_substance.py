@@ -1390,6 +1390,13 @@ def test_a_list_a_second_sentence_introduces_is_that_sentences_not_what_is_lacki
     # The same second sentence, asking, heads the list.
     asking = answer.replace("These are the general reasons for", "I would need")
     assert {"Test", "test_method"} <= set(listed_lacking_names(asking))
+    # A short one that says where code is lists what the context shows (a played
+    # retry was told the origin of the `abstractmethod` of such a list's item).
+    shows = (
+        "It groups.\n\nThe context shows no `factorize` on `ResolvedGrouper`. "
+        "`factorize` appears on:\n- `Grouper.factorize` (`@abstractmethod`);\n"
+    )
+    assert listed_lacking_names(shows) == ()
 
 
 @pytest.mark.parametrize(
