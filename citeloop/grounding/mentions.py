@@ -597,15 +597,20 @@ def _unglobbed(token: str, text: str, start: int, end: int) -> str:
     one entity, so only what it is dotted onto is claimed (``Graph`` of
     `` `Graph.attach_*` ``; nothing for a bare ``attach_*``): a name a ``*`` follows
     (`` `get_*_schema` ``; not the closing ``*`` of emphasis, ``*name*``), or a prefix
-    (a name ending in ``_``) an ellipsis follows (`` `parse_tag_…` ``, ``add_...``; an
-    ellipsis after a whole name, or a call, is prose: ``it calls load...``)."""
+    (a name ending in ``_``) an ellipsis or a placeholder follows (`` `parse_tag_…` ``,
+    ``add_...``, `` `repr_<type>` ``, `` `visit_{node}` ``; an ellipsis after a whole
+    name, or a call, is prose: ``it calls load...``)."""
     after = text[end : end + 1]
     if after == "*":
         if start > 0 and text[start - 1] == "*":  # emphasis
             return token
-    elif not (token.endswith("_") and text.startswith(_ELLIPSES, end)):
+    elif not (token.endswith("_") and (text.startswith(_ELLIPSES, end) or after in _PLACEHOLDERS)):
         return token
     return token.rpartition(".")[0]
+
+
+_PLACEHOLDERS = ("<", "{")
+"""What opens a placeholder after a name's prefix (`` `repr_<type>` ``): a family."""
 
 
 def _plain_lower_case(segment: str) -> bool:

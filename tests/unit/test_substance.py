@@ -377,6 +377,17 @@ def test_a_name_an_ellipsis_follows_is_a_pattern_too(mark) -> None:
     )
 
 
+@pytest.mark.parametrize("placeholder", ["<type>", "{type}"])
+def test_a_prefix_a_placeholder_follows_is_a_pattern(placeholder) -> None:
+    # A played last answer wrote "`reprlib.Repr.repr1` dispatches to `repr_<type>`
+    # methods" and was failed for inventing `repr_`; the run fell back to its weaker
+    # earlier answer. A whole name before `<` is still a claim.
+    body = f"It dispatches to the `StateGraph.add_{placeholder}` and `repr_{placeholder}` ones."
+    assert [m.name for m in answer_mentions(body)] == ["StateGraph"]
+    assert validate(body + SECTION).passed
+    assert "max_size" in {m.name for m in answer_mentions("It checks `max_size<limit` first.")}
+
+
 def test_emphasis_is_no_pattern_and_a_patterns_tail_is_no_name() -> None:
     body = "It calls **parse_fast**, *YamlFastParser* and the get_*_schema helpers."
     assert [m.name for m in answer_mentions(body)] == ["parse_fast", "YamlFastParser"]
