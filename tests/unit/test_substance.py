@@ -918,6 +918,8 @@ def test_a_backslash_separates_a_path_on_either_side() -> None:
         # New names in another clause, or a sentence before: the saying still says so.
         "This is new: the context does not show `g`.",
         "The helper is new. The body of `f` is not in the context.",
+        # A label followed by a "nothing" that is no denial of need.
+        "\n\n**Missing.** Nothing of `f` is shown, so I cannot say what it returns.",
     ],
 )
 def test_an_answer_that_says_the_context_is_not_enough_fails(sentence: str) -> None:
@@ -1001,6 +1003,12 @@ def test_an_answer_that_says_the_context_is_not_enough_fails(sentence: str) -> N
         # ... or whose clause opens so before the brackets (a played answer's list of
         # pandas facts under it was told back as names it lacked).
         "From general Python, cftime and pandas knowledge (not shown in the context):",
+        # A paragraph whose label is followed by "Nothing the question needs" says its
+        # gaps are asides (a played answer that said so was asked again).
+        "Intro.\n\n**What the context still lacks.** Nothing the question needs: the guard "
+        "is shown. For background only, `f` leaves out L5-8, so I cannot say what `arg` "
+        "holds.",
+        "Intro.\n\n## Missing\nNothing needed. I cannot say what `f` returns.",
     ],
 )
 def test_ordinary_sentences_about_the_context_pass(sentence: str) -> None:
