@@ -222,10 +222,11 @@ class BodyLines:
                 if len(chosen) < shown:
                     chosen.add(above)
             # a focus line's continuation, in the room the lines shown before leave
-            owed = len(first_left - chosen)
-            for after in self._continued(number) if number in self._focus else ():
-                if len(chosen) + owed < shown:
-                    chosen.add(after)
+            if number in self._focus and (continued := self._continued(number)):
+                owed = len(first_left - chosen)
+                for after in continued:
+                    if len(chosen) + owed < shown:
+                        chosen.add(after)
         return sorted(chosen)
 
     def _statement_starts(self) -> dict[int, int]:
