@@ -36,7 +36,7 @@ from citeloop.knowledge.ranking import (
     hub_factor,
     personalized_pagerank,
 )
-from citeloop.knowledge.render import MEMBER_KINDS
+from citeloop.knowledge.render import MEMBER_KINDS, signature_parameters
 from citeloop.knowledge.seeds import MAX_PER_NAME, owner_id
 from citeloop.knowledge.source import LineSource
 from citeloop.knowledge.store import BatchedGraphStore
@@ -202,6 +202,37 @@ def setters(order: Sequence[str], found: Candidates, core: Collection[str]) -> l
         if entity is not None and entity.kind is EntityKind.ATTRIBUTE and entity.set_in:
             wanted.add(f"{owner_id(entity_id)}.{entity.set_in}")
     return [i for i in order if i in wanted and i not in core and excerptable(found.entities[i])]
+
+
+PARAMETER_USERS = 2
+"""Most methods a task's parameter names offer (:func:`parameter_users`)."""
+
+
+def parameter_users(
+    order: Sequence[str], found: Candidates, named: Collection[str], names: Collection[str]
+) -> list[str]:
+    """The methods of the classes the task names (``named``: its core, and the classes
+    it names by a capitalized word; and the functions nested in its core functions)
+    among the candidates that take a parameter the task names as code and no core entity
+    has (``names``), in the order of ``order``, at most :data:`PARAMETER_USERS`. The conflict
+    "between title_fontsize and title_fontproperties" of "the Legend class" is handled
+    in ``Legend.__init__``, which takes both (a played first context had shown it brief,
+    with the excerpts given to ``validate_fontsize`` and the legend handlers). Another
+    function that takes a parameter so named is no more than a namesake: "the version
+    in the find_package operation" of CMake had offered a test helper's ``find_package``
+    parameter."""
+    names = frozenset(names)
+    if not names:
+        return []
+    named = frozenset(named)
+    return [
+        entity_id
+        for entity_id in order
+        if owner_id(entity_id) in named
+        and entity_id not in named
+        and excerptable(found.entities[entity_id])
+        and signature_parameters(found.entities[entity_id]) & names
+    ][:PARAMETER_USERS]
 
 
 MEMBERS_FOLLOWING = 3

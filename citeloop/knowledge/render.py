@@ -53,6 +53,7 @@ import re
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import replace
 from functools import lru_cache
+from itertools import pairwise
 
 from citeloop.knowledge.model import Entity, EntityKind, Fact, RelationKind, enclosing
 from citeloop.knowledge.names import RECEIVERS
@@ -143,6 +144,23 @@ def signature_cut(entity: Entity) -> bool:
 
 
 _CALLABLE_KINDS = frozenset({EntityKind.FUNCTION, EntityKind.METHOD, EntityKind.TEST})
+
+
+def signature_parameters(entity: Entity) -> frozenset[str]:
+    """The parameter names of a function's or method's signature (``(x, *, key=None,
+    **kw)`` gives ``x``, ``key`` and ``kw``; a method's ``self`` or ``cls`` too); empty
+    for other kinds, or a signature the indexer did not keep."""
+    if not entity.signature or entity.kind not in _CALLABLE_KINDS:
+        return frozenset()
+    _, params, _, commas = _parts(entity.signature, False)
+    bounds = [0, *commas, len(params) - 1]
+    names = set()
+    for start, end in pairwise(bounds):
+        piece = params[start + 1 : end].strip().lstrip("*")
+        name = piece.split(":", 1)[0].split("=", 1)[0].strip()
+        if name.isidentifier():
+            names.add(name)
+    return frozenset(names)
 
 
 @lru_cache(maxsize=4096)

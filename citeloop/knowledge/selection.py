@@ -24,6 +24,7 @@ from citeloop.knowledge.candidate_order import (
     bridges,
     few_of_a_name,
     members_follow,
+    parameter_users,
     rank_scores,
     setters,
 )
@@ -36,7 +37,13 @@ from citeloop.knowledge.excerpts import (
     shown_tokens,
     with_asked_lines,
 )
-from citeloop.knowledge.finding import EntityFinder, about_tests, kind_factor, task_words
+from citeloop.knowledge.finding import (
+    EntityFinder,
+    about_tests,
+    kind_factor,
+    task_mentions,
+    task_words,
+)
 from citeloop.knowledge.implementations import used_implementations
 from citeloop.knowledge.imports import imported_names
 from citeloop.knowledge.member_lists import (
@@ -202,7 +209,8 @@ class Selector:
         found = Candidates()
         for entity in core:
             found.seed(entity, Reason.MENTION, SEED_WEIGHTS[Reason.MENTION])
-        for entity in self._finder.capitalized_classes(text, tests):
+        capitalized = self._finder.capitalized_classes(text, tests)
+        for entity in capitalized:
             found.seed(entity, Reason.LEXICAL, SEED_WEIGHTS[Reason.LEXICAL])
         words_of_task = task_words(text)
         self._lexical(words_of_task, found, follow_tests)
@@ -266,6 +274,15 @@ class Selector:
         ranked = sorted(scores, key=lambda entity_id: (-scores[entity_id], entity_id))
         core_ids = [entity.id for entity in core]
         core_names = [entity.name for entity in core]
+        # The names the task writes as code that name no core entity: a parameter's
+        # (`title_fontsize`), or a key's; they choose lines as the core's names do.
+        unnamed = [
+            name
+            for name in dict.fromkeys(
+                m.name for m in task_mentions(text) if m.form != "capitalized"
+            )
+            if name.isidentifier() and name not in core_names
+        ]
         first = list(dict.fromkeys([*core_ids, *pinned]))
         order = first + [entity_id for entity_id in ranked if entity_id not in first]
         # The core, what the context keeps, what the answer named, and the members of
@@ -290,7 +307,7 @@ class Selector:
         if source is not None and asked_for:
             # The task's words and the names the answer said lacking choose the lines
             # of a range asked for that does not fit whole.
-            terms = focus_terms(words, (), lacking=widening.lacking, core=core_names)
+            terms = focus_terms(words, (), lacking=widening.lacking, core=[*core_names, *unnamed])
             holders, shown = self._asked_lines(
                 asked_for, found, scores, order, lacking, shown or {}, source, budget, terms
             )
@@ -333,13 +350,16 @@ class Selector:
             between = bridges(order, found, core_ids)
             # The methods that set the attributes the task names are named with them.
             setting = setters(order, found, core_ids)
+            # and the functions that take a parameter it names.
+            classes = [*core_ids, *(entity.id for entity in capitalized)]
+            setting += parameter_users(order, found, classes, unnamed)
             best = [*core_ids, *setting, *between, *lacked, *before, *asked, *pinned, *ranked]
             # An answer that said the context lacks code gets twice the share of source.
             said_lacking = lacking or widening.lacking_words
             share = budget * min(1.0, self.excerpt_share * (2 if said_lacking else 1))
             most = MAX_EXCERPTS * widening.limit_multiplier
             focus = self._focus(
-                best, found, words, found_by_task, most, widening.lacking, core_names
+                best, found, words, found_by_task, most, widening.lacking, [*core_names, *unnamed]
             )
             excerpts = choose_excerpts(
                 best,

@@ -15,7 +15,8 @@ from citeloop.knowledge import (
     index_tree,
     selection,
 )
-from citeloop.knowledge.candidate_order import BRIDGES, bridges, setters
+from citeloop.knowledge.body_lines import focus_terms
+from citeloop.knowledge.candidate_order import BRIDGES, bridges, parameter_users, setters
 from citeloop.knowledge.excerpts import choose_excerpts
 from citeloop.knowledge.model import Fact, RelationKind
 from citeloop.knowledge.neighbourhood import Candidates
@@ -187,3 +188,77 @@ def test_a_task_about_fitted_attributes_names_the_method_that_sets_them(
     ids, named = offered[0]
     assert ids[len(core)] == "model.Model.fit" and "model.Model.fit" in named
     assert "self.coef_ = sum(rows) / len(rows)" in context.text
+
+
+def test_a_method_of_a_named_class_that_takes_a_parameter_the_task_names_is_offered() -> None:
+    def method(entity_id: str, signature: str) -> Entity:
+        name = entity_id.rpartition(".")[2]
+        return Entity(entity_id, EntityKind.METHOD, name, "m.py", 1, signature, end_line=9)
+
+    found = _found(
+        _entity("m.Legend", EntityKind.CLASS),
+        method("m.Legend.__init__", "(self, parent, *, title_fontsize=None, **kwargs)"),
+        method("m.Legend.set_title", "(self, title, prop=None)"),
+        method("m.Other.__init__", "(self, title_fontsize=None)"),  # not a named class's
+        method("m.Legend.draw", "(self, renderer)"),
+    )
+    order = ["m.Legend", "m.Other.__init__", "m.Legend.set_title", "m.Legend.__init__"]
+    order += ["m.Legend.draw"]
+    assert parameter_users(order, found, {"m.Legend"}, {"title_fontsize"}) == ["m.Legend.__init__"]
+    # No parameter named, or none of a named class, offers nothing; a named method is core.
+    assert parameter_users(order, found, {"m.Legend"}, set()) == []
+    assert parameter_users(order, found, {"m.Other"}, {"prop"}) == []
+    assert (
+        parameter_users(order, found, {"m.Legend", "m.Legend.__init__"}, {"title_fontsize"}) == []
+    )
+
+
+LEGEND = (
+    """class Legend:
+    \"\"\"A legend.\"\"\"
+
+    def __init__(self, parent, title_fontsize=None, title_props=None):
+        self.parent = parent
+"""
+    + "".join(f"        self.option_{n} = parent.get({n})\n" for n in range(40))
+    + """        if title_fontsize is not None and title_props is not None:
+            raise TypeError("title_fontsize and title_props can't both be given")
+        self.size = title_fontsize
+
+
+def validate_fontsize(fontsize):
+    \"\"\"Validate a legend title fontsize.\"\"\"
+    if fontsize in ("small", "large"):
+        return fontsize
+    return float(fontsize)
+"""
+)
+
+
+def test_a_task_naming_parameters_of_a_class_shows_the_lines_that_use_them(
+    tmp_path: Path, monkeypatch
+) -> None:
+    # "the Legend class" (a capitalized word: a hint, not core) and two parameters of
+    # its `__init__`: their lines are shown, not only the function its words find.
+    task = "How does the Legend class handle conflicting title_fontsize and title_props?"
+    offered, context = _offered(tmp_path, monkeypatch, {"legend.py": LEGEND}, task)
+    assert "legend.Legend.__init__" in offered[0][1]
+    assert "if title_fontsize is not None and title_props is not None:" in context.text
+
+
+def test_the_code_names_of_a_task_without_an_entity_choose_lines_as_the_core_does(
+    tmp_path: Path, monkeypatch
+) -> None:
+    # `max_rows` names no entity: it is a term of each excerpt's lines, whole on each
+    # line that uses it, as the core's names are (a capitalized word is not code).
+    cores: list[list[str]] = []
+
+    def spy(*args, **kwargs):
+        cores.append(list(kwargs.get("core", args[4] if len(args) > 4 else ())))
+        return focus_terms(*args, **kwargs)
+
+    monkeypatch.setattr(selection, "focus_terms", spy)
+    source = "def build(rows, max_rows=3):\n    return rows[:max_rows]\n"
+    task = "How does `build` keep the Rows to `max_rows` at most?"
+    _offered(tmp_path, monkeypatch, {"build.py": source}, task)
+    assert cores and all(core == ["build", "max_rows"] for core in cores)
