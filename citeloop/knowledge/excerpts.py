@@ -73,17 +73,29 @@ _EXCERPT_KINDS = frozenset(
 )
 
 
+ELIDED_VALUE = " = ..."
+"""How an attribute's signature ends when the indexer left its value out (longer than
+:data:`~citeloop.knowledge.indexing.signatures.MAX_VALUE_CHARS` characters)."""
+
+
 def excerptable(entity: Entity) -> bool:
     """Whether ``entity`` may show its source: a function, method or test, or a
-    property (an attribute of more than one line), with a path and a line span (from
-    line 1 on, its end not before its start: a store of one's own may hold others)."""
+    property (an attribute of more than one line, or a class's or module's of one
+    whose value its line leaves out: ``prop1 = ...`` for ``prop1 = property(lambda
+    self: ...)``, asked for three times by a played answer; an instance attribute's line
+    is a method's, shown with it), with a path and a line span (from line 1 on, its end not
+    before its start: a store of one's own may hold others)."""
     return (
         entity.kind in _EXCERPT_KINDS
         and bool(entity.path)
         and entity.line is not None
         and entity.end_line is not None
         and 1 <= entity.line <= entity.end_line
-        and (entity.kind is not EntityKind.ATTRIBUTE or entity.end_line > entity.line)
+        and (
+            entity.kind is not EntityKind.ATTRIBUTE
+            or entity.end_line > entity.line
+            or (entity.signature.endswith(ELIDED_VALUE) and not entity.set_in)
+        )
     )
 
 
@@ -276,7 +288,8 @@ def with_asked_lines(
     what the ranges asked for by number leave: "L1356-1390" of a long method is the
     answer's own pick. ``groups`` (one key for each of ``asked``; by
     default each its own) makes ranges one turn: the methods that hold a class's range
-    (:func:`of_members`) take its turn one after another, in order."""
+    (:func:`of_members`) take its turn one after another, in order. An entity that
+    showed nothing before and gets only the first of its lines shows nothing."""
     result = {entity_id: tuple(lines) for entity_id, lines in shown.items()}
     asked = list(asked)
     keys = list(groups) if groups is not None else list(range(len(asked)))
@@ -309,8 +322,21 @@ def with_asked_lines(
     left, room = MAX_ASKED_LINES, tokens
     for tier in ranges:
         left, room = _in_turns(list(tier.values()), added, left, room, count)
-    result.update((entity_id, tuple(sorted(lines))) for entity_id, lines in added.items())
+    # Its first line alone shows no more than its entity line does: a played widening
+    # had told "lines of is_multi_configuration (L4)" back for its `def` line only.
+    result.update(
+        (entity_id, tuple(sorted(lines)))
+        for entity_id, lines in added.items()
+        if entity_id in result
+        or lines != {entities[entity_id].line}
+        or _one_line(entities[entity_id])
+    )
     return result
+
+
+def _one_line(entity: Entity) -> bool:
+    """Whether ``entity``'s first line is all of it (``prop = property(...)``)."""
+    return entity.end_line == entity.line
 
 
 def _without_blank_ends(numbers: list[int], lines: Sequence[str]) -> list[int]:

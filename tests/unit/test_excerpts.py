@@ -29,6 +29,7 @@ from citeloop.knowledge.body_lines import BodyLines, excerpt_line, excerpt_lines
 from citeloop.knowledge.candidate_order import MEMBERS_ASKED
 from citeloop.knowledge.excerpts import (
     FIRST_LOOK_LINES,
+    MAX_ASKED_LINES,
     MAX_EXCERPTS,
     MIN_EXCERPT_LINES,
     Excerpts,
@@ -100,6 +101,10 @@ def test_what_may_show_its_source() -> None:
     prop = Entity("m.C.y", EntityKind.ATTRIBUTE, "y", "m.py", 3, ": int", end_line=5)
     assert not excerptable(one_line) and excerptable(prop)
     assert not excerptable(Entity("m.f", EntityKind.FUNCTION, "f"))  # no path, no lines
+    # one line whose value its entity line leaves out (`prop1 = property(lambda ...)`)
+    elided = Entity("m.C.p", EntityKind.ATTRIBUTE, "p", "m.py", 3, " = ...", end_line=3)
+    assert excerptable(elided)
+    assert not excerptable(dataclasses.replace(elided, set_in="fit"))  # `self.p = ...` in `fit`
 
 
 CLASS_SOURCE = (
@@ -241,6 +246,33 @@ def test_asked_lines_with_groups_of_another_length_are_refused() -> None:
     reader = Files({"m.py": ("def a():", "    x = 1", "    return x")})
     with pytest.raises(ValueError, match="groups must give one key for each range"):
         with_asked_lines([("m.a", 2, 3)], entities, reader, {}, 100, len, None, [0, 1])
+
+
+def test_an_asked_body_that_gets_only_its_first_line_shows_nothing() -> None:
+    """A played widening showed `def is_multi_configuration(generator):` alone, the rest
+    of its lines taken by ranges asked before it, and told it back as lines shown."""
+    entities = {e.id: e for e in (function("f0", 1, 31), function("f1", 32, 62))}
+    entities["m.b"] = function("b", 63, 66)
+    entities["m.NAME"] = Entity(
+        "m.NAME", EntityKind.ATTRIBUTE, "NAME", "m.py", 67, " = ...", end_line=67
+    )
+    lines = [f"    x_{n} = {n}" for n in range(62)]
+    lines[0], lines[31] = "def f0():", "def f1():"
+    lines += ["def b(g):", "    if g:", "        return 1", "    return 2"]
+    lines += ["NAME = property(lambda self: self._name, None)"]
+    reader = Files({"m.py": tuple(lines)})
+    # Ranges asked by number take MAX_ASKED_LINES (60) but one; `b`, asked whole by its
+    # label after them, would show its `def` line alone.
+    numbered = [("m.f0", 2, 31), ("m.f1", 33, 61)]
+    shown = with_asked_lines([*numbered, ("m.b", 63, 66)], entities, reader, {}, 10**6, len)
+    assert len(shown["m.f0"]) + len(shown["m.f1"]) == MAX_ASKED_LINES - 1
+    assert "m.b" not in shown
+    # With room, it shows; a line that is all of its entity (an attribute's) shows too.
+    roomy = with_asked_lines([("m.b", 63, 66)], entities, reader, {}, 10**6, len)
+    assert roomy == {"m.b": (63, 64, 65, 66)}
+    assert with_asked_lines([("m.NAME", 67, 67)], entities, reader, {}, 200, len) == {
+        "m.NAME": (67,)
+    }
 
 
 def test_excerpts_go_best_first_and_fit_their_budget() -> None:
