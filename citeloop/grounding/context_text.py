@@ -7,7 +7,7 @@ The format (rendered by ``citeloop.knowledge.ContextInjector``, or written by ha
     def function_name(arg: int = 1) -> str  # L40-52 — Summary.
     ClassName.method(x) -> None  # L55            (or ClassName.method())
     ClassName.attribute: int = 3  # L20
-    ClassName members: run() L90, size L84; not shown: 3 more
+    ClassName members: size L84, run() L90; not shown: 3 more
     module members: helper() L70, Other L75    (under a file heading: its other code)
     NAME = 'value'  # L3
     Child inherits from Base

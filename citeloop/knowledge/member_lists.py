@@ -5,8 +5,9 @@ members than that, and a file more functions and classes. After the ranked entit
 their share of the budget, each class of the context, in rank order, lists the members
 that have no line of their own, those the ranking reached first (best first), then up to
 :data:`MAX_UNRANKED` others in source order, at most :data:`MAX_LISTED`, on one line
-under the class's line; then each file of the context lists its other classes and
-functions likewise, under its heading::
+under the class's line (written in the order of their lines,
+:func:`~citeloop.knowledge.render.member_list_line`); then each file of the context
+lists its other classes and functions likewise, under its heading::
 
     # sphinx/ext/autodoc/_sentinels.py
     module members: _AllTC L63, _EmptyTC L71

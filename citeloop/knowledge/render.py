@@ -11,7 +11,7 @@ the requirements and the decisions, each under its heading::
     def function_name(arg: int = 1) -> str  # L40-52 — ...   a function (or test)
     Owner.method(x) -> None  # L55 — ...                     a method, by its class
     Owner.attribute: int = 3  # L20 — ...                    an attribute or property
-    Name members: run() L90, size L84; not shown: 3 more      a class's other members
+    Name members: size L84, run() L90; not shown: 3 more      a class's other members
     module members: helper() L70, Other L75     (under a heading: the file's other code)
     NAME = 'value'  # L3                                     a module attribute
     Child inherits from Base
@@ -441,9 +441,13 @@ def listed_member(entity: Entity) -> str:
 
 def member_list_line(owner: str, members: Sequence[Entity], omitted: int) -> str:
     """The member list under a class's line (:mod:`~citeloop.knowledge.member_lists`):
-    ``Owner members: a() L3, b L12; not shown: 4 more``, through :func:`data_line`."""
+    ``Owner members: a() L3, b L12; not shown: 4 more``, through :func:`data_line`; the
+    members in the order of their lines, as the class writes them (a NamedTuple's fields
+    are its constructor's parameters: a played answer had mapped them by sorting a list
+    in rank order, ``segment L15, ..., ref_str L14``)."""
     more = f"; not shown: {omitted} more" if omitted else ""
-    return data_line(f"{owner} members: {', '.join(map(listed_member, members))}{more}")
+    ordered = sorted(members, key=lambda member: (member.line or 0, member.id))
+    return data_line(f"{owner} members: {', '.join(map(listed_member, ordered))}{more}")
 
 
 def omitted_callees(count: int, name: str | None = None) -> str:

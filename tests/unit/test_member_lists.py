@@ -554,3 +554,21 @@ def test_a_class_still_listed_is_one_entity_of_the_widened_context() -> None:
     ids = [e.id for e in wider.entities]
     assert len(ids) == len(set(ids))
     assert next(e for e in wider.entities if e.id == "m.Reg").reason == "member"
+
+
+def test_a_member_list_writes_its_members_in_the_order_of_their_lines() -> None:
+    """A NamedTuple's fields are its constructor's parameters: a played answer had mapped
+    them by sorting a list written in rank order (``segment L15, ..., ref_str L14``)."""
+    fields = [
+        Entity(f"m.Alias.{name}", EntityKind.ATTRIBUTE, name, "m.py", line)
+        for name, line in (("segment", 15), ("aliased", 16), ("ref_str", 14), ("run", 30))
+    ]
+    line = member_list_line("Alias", fields, 2)
+    assert (
+        line == "Alias members: ref_str L14, segment L15, aliased L16, run L30; not shown: 2 more"
+    )
+    # what the list holds is the context's: only the order of writing changes
+    context = ContextInjector(_hub(), max_context_tokens=300).inject(TASK)
+    (listed,) = [text for text in context.text.splitlines() if text.startswith("Hub members: ")]
+    places = [int(place) for place in re.findall(r" L(\d+)", listed)]
+    assert places == sorted(places) and len(places) == len(_listed(context))
