@@ -23,6 +23,8 @@ _DISMISSAL = re.compile(
     r"|(?:don't|doesn't|didn't)\s+use\s+(?:them|it|these|those)"
     r"|belongs?\s+to\s+(?:a|an)\s+(?:different|other|unrelated)"
     r"|(?:is|are)\s+a\s+different\s+(?:class|function|method|module|object|attribute)"
+    r"|(?:do|does|did)\s+not\s+affect\s+(?:the|this|my)\s+answer"
+    r"|(?:play|plays|played)\s+no\s+part"
     r"|(?P<bear>(?:do|does|did)\s+not\s+bear\s+on|(?:has|have)\s+no\s+bearing\s+on))\b"
     r"(?:(?:\s+(?:to|on|for|with))?\s+(?:the|this|your|my)\s+(?:question|task|answer)\b)?"
     r"(?P<label>\**\s*:)?",
@@ -35,6 +37,15 @@ question``); ``label`` when a colon follows it (``Not relevant:``, ``**Unrelated
 ``bear`` for a phrase that sets aside only what such a label lists ("`flush` has no
 bearing on durability by itself" still asks for `flush`)."""
 
+_EXAMPLES = re.compile(
+    r"\W*(?:e\.g\.|examples?\s*:|(?:examples?\s+(?:are|include)|for\s+(?:example|instance)|such\s+as"
+    r"|(?:these|they)\s+include|this\s+includes|among\s+(?:them|these|those))\b)",
+    re.IGNORECASE,
+)
+"""The start of a sentence that gives examples of what the one before it set aside
+without naming any ("Much of the context is unrelated to this question. Examples are
+`calc_max_rows_first`, ..."); each alternative a fixed sequence of words: linear."""
+
 _CLAUSE_MARKS = ("; ", ": ", " \u2014 ", " - ")
 """What ends a clause within a sentence (with its space: ``state.py:12`` ends none)."""
 
@@ -46,7 +57,9 @@ def dismissed_names(body: str) -> frozenset[str]:
     such a phrase that a colon ends (``Not relevant:``, "Most of the added context does
     not bear on the question:", the only use of ``does not bear on`` and ``has no
     bearing on``); when such a sentence starts with ``They``, ``These`` or ``This`` and
-    writes none before the phrase, those of the sentence before it. What follows the
+    writes none before the phrase, those of the sentence before it; when it writes none
+    at all and the next gives examples ("Examples are", "For example"), those of the
+    next (``does not affect the answer`` sets aside too). What follows the
     phrase otherwise is what they are set aside from (``unrelated to the tree
     `Splitter` ``): not set aside.
 
@@ -74,6 +87,12 @@ def dismissed_names(body: str) -> frozenset[str]:
             continue  # "`X` does not bear on the question: the cause is `Y`" asks of both
         elif not code_mentions(clause) and at and BACK_REFERENCE.match(sentence):
             written = sentences[at - 1]
+        elif (
+            not code_mentions(sentence)
+            and at + 1 < len(sentences)
+            and _EXAMPLES.match(sentences[at + 1])
+        ):
+            written = sentences[at + 1]  # "... unrelated to this question. Examples are"
         else:
             written = clause
         dismissed.update(mention.name for mention in code_mentions(written))

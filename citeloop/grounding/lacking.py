@@ -313,10 +313,19 @@ def _lines_of(passages: list[str]) -> dict[tuple[str | None, int, int], None]:
                     path = None  # `TfidfTransformer.fit:1658`: code, not a file
             elif match["mark"] == "L":  # `test_vo.py L748-761`: the file just before
                 path = _file_before(passage, match.start())
+            if _USED_AT.search(passage, max(0, match.start() - _USED_AT_CHARS), match.start()):
+                continue  # "as used at L999": where the code it asks about is used
             if first > 0 and last > 0:
                 found.setdefault((path, min(first, last), max(first, last)))
     return found
 
+
+_USED_AT = re.compile(r"\b(?:used|called|invoked|passed|referenced|read)[ \t]+(?:at|on)[ \t]+$")
+"""The words before a line that say where the code a passage asks about is used ("I
+cannot confirm that it accepts `dim` as used at L999"): a line the answer read, not one
+it asks for (a played widening had shown another file's lines 999 and 1012 for it).
+Searched in the :data:`_USED_AT_CHARS` characters before the line only: linear."""
+_USED_AT_CHARS = 24
 
 _MAX_PATH = 260
 """Longest path read back from a ``:`` (each read is bounded, so many marks stay linear)."""

@@ -144,8 +144,9 @@ _LIST_LINE = re.compile(r"[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]|[ \t]+\S")
 
 def _list_after(text: str, at: int) -> int | None:
     """Where the list ends that follows the line ``at`` is on, when that line ends with
-    a colon ("Still missing from the context:", then "1. ...", "2. ..."): the list says
-    what is missing, as a heading's section does. ``None`` when the line ends
+    a colon ("Still missing from the context:", then "1. ...", "2. ..."), or is all
+    bold ("**Still missing.**": a played answer's list under it had asked for nothing):
+    the list says what is missing, as a heading's section does. ``None`` when the line ends
     otherwise, no list follows, or another sentence than the saying's ends with the
     colon and says no need (:func:`_asks_for`): the list is that sentence's ("The
     context gives no rationale. These are the general reasons:" lists reasons, and the
@@ -153,17 +154,22 @@ def _list_after(text: str, at: int) -> int | None:
     then goes on with the item in any case ("2. L1749-1755 are left out. The shown part
     loops over `slots`:" introduces shown code). Reads each line once."""
     line_end = text.find("\n", at)
-    if line_end < 0 or not text[at:line_end].rstrip().endswith(":"):
+    if line_end < 0:
         return None
     line_start = text.rfind("\n", 0, at) + 1
-    introduced = at  # where the sentence that ends with the colon starts
-    for end in SENTENCE_END.finditer(text, at, line_end):
-        if not text.endswith(_ABBREVIATIONS, max(at, end.start() - 4), end.end()):
-            introduced = end.end()
-    if introduced > at and (
-        _LIST_ITEM.match(text, line_start) or not _asks_for(text[introduced:line_end])
-    ):
+    if _BOLD_LINE.fullmatch(text[line_start:line_end].rstrip()):
+        pass  # "**Still missing.**": a heading that a stop ends, the list its section
+    elif not text[at:line_end].rstrip().endswith(":"):
         return None
+    else:
+        introduced = at  # where the sentence that ends with the colon starts
+        for end in SENTENCE_END.finditer(text, at, line_end):
+            if not text.endswith(_ABBREVIATIONS, max(at, end.start() - 4), end.end()):
+                introduced = end.end()
+        if introduced > at and (
+            _LIST_ITEM.match(text, line_start) or not _asks_for(text[introduced:line_end])
+        ):
+            return None
     end, position, items = None, line_end + 1, 0
     while position < len(text):
         next_end = text.find("\n", position)
@@ -249,6 +255,8 @@ _HEADING = re.compile(
 """A heading: an ATX heading, or a short line that is all bold and no sentence
 (``**What the context lacks**``, not ``**Note: the body is not shown.**``), as models
 write a heading (each part excludes the next: linear)."""
+_BOLD_LINE = re.compile(r" {0,3}(?:\*\*|__)" + _BOLD_TEXT + r"(?:\*\*|__)")
+"""A line that is all bold (matched whole), a stop before its closing marks or not."""
 _LABEL = re.compile(r" {0,3}(?:\*\*|__)" + _BOLD_TEXT + r"?(?::(?:\*\*|__)|(?:\*\*|__):)[ \t]*\S")
 """A bold label that ends with a colon and opens a paragraph, its text on the same line
 (``**Still missing:** the definition of `f`; ...``): when it says what the context

@@ -283,7 +283,14 @@ writes its numbered keywords): a notation, not code (a played answer was rejecte
 for `NAXISn` where the code builds ``"NAXIS" + str(idx + 1)``)."""
 
 
-_NOT_CODE_SHAPES = (_VERSION_SEGMENT, _MATH_SYMBOL, _INDEXED_FAMILY)
+_ESCAPED_BYTE = re.compile(r"_(?:[0-9][0-9A-Fa-f]|[A-Fa-f][0-9])")
+"""A byte written as an escape makes it, an underscore and two hexadecimal digits, one
+of them a digit (`` `_2F` `` for ``/``, `` `_3A` `` for ``:``, as Django's admin
+``quote`` writes them): a value, not code (a played answer that wrote "`/` → `_2F`"
+was rejected for inventing six names)."""
+
+
+_NOT_CODE_SHAPES = (_VERSION_SEGMENT, _MATH_SYMBOL, _INDEXED_FAMILY, _ESCAPED_BYTE)
 """Names written alone that are no claim about the code base, by their shape."""
 
 

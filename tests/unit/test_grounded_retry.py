@@ -360,14 +360,14 @@ def usage(total_in: int, total_out: int) -> dict:
     }
 
 
-@pytest.mark.parametrize("budget", [700, 900])
+@pytest.mark.parametrize("budget", [800, 1000])
 async def test_an_attempt_with_no_room_for_another_is_the_last(store, core, budget):
-    # 700 spent: at the budget (700), or short of it (900) with no room for the next
+    # 800 spent: at the budget (800), or short of it (1000) with no room for the next
     # prompt: the caveat is reported, not failed, and the run ends at once.
     hedge = good_answer(core).replace(
         "The answer relies on", "The context does not show how prices are stored. It relies on"
     )
-    model = ScriptedChatModel(script=[AIMessage(content=hedge, usage_metadata=usage(600, 100))] * 2)
+    model = ScriptedChatModel(script=[AIMessage(content=hedge, usage_metadata=usage(700, 100))] * 2)
     out = await build(model, store).ainvoke(
         {"task": TASK}, context=GroundedAnswerContext(max_retries=2, max_total_tokens=budget)
     )
@@ -692,6 +692,27 @@ def test_dismissed_names_read_what_a_sentence_sets_aside() -> None:
     assert dismissed_names("`Foo.size` is not relevant to the question: `Bar` is.") == {"Foo.size"}
     asked = "`Writer.flush()` has no bearing on durability; only `Writer.sync()` syncs."
     assert dismissed_names(asked) == frozenset()
+
+
+def test_dismissed_names_read_the_examples_after_a_sentence_that_names_none() -> None:
+    """A played answer closed its gaps with "Much of the context is unrelated to this
+    question and does not affect the answer. Examples are `calc_max_rows_first`, ...":
+    the widening showed that function's source and told it back as asked for."""
+    from citeloop.grounding.dismissals import dismissed_names
+
+    said = (
+        "Much of the context is unrelated to this question and does not affect the "
+        "answer. Examples are `calc_max_rows_first`, `_calc_concat_dim_index` and `Rolling`."
+    )
+    assert dismissed_names(said) == {"calc_max_rows_first", "_calc_concat_dim_index", "Rolling"}
+    assert dismissed_names("This does not affect the answer. For example, `Foo`.") == {"Foo"}
+    assert dismissed_names("(It, and the `apply_ufunc` family, play no part here.)") == {
+        "apply_ufunc"
+    }
+    # Examples of what is needed, or after a sentence that names its code, are not.
+    assert dismissed_names("The context lacks `Baz`. For example, `Qux` is needed.") == set()
+    named = "`Foo` is unrelated to the question. Examples are `Bar.run` and `Bar.stop`."
+    assert dismissed_names(named) == {"Foo"}
 
 
 async def test_a_closing_paragraph_that_sets_code_aside_widens_nothing_of_it(store, core):

@@ -339,6 +339,16 @@ def test_an_indexed_keyword_family_is_no_invented_name() -> None:
     assert validate(body + SECTION).invented_names == ("MAX_SIZE", "NAXISes")
 
 
+def test_an_escaped_byte_is_no_invented_name() -> None:
+    # A played answer was rejected for "`/` → `_2F`, `_` → `_5F`, `:` → `_3A`" (Django's
+    # admin `quote` maps each byte to "_%02X").
+    body = "StateGraph.compile maps `/` to `_2F`, `_` to `_5F`, `:` to `_3A`, `&` to `_26`."
+    assert validate(body + SECTION).invented_names == ()
+    # A name with more after the two digits is still a claim (`_2FA`, `_a1b`).
+    body = "StateGraph.compile calls `_2FA` and `_a1b`."
+    assert validate(body + SECTION).invented_names == ("_2FA", "_a1b")
+
+
 def test_a_nested_parameter_key_is_no_invented_name() -> None:
     # A played answer was rejected for "`set_params(lr__C=10)` sets `lr__C`": the key
     # of scikit-learn's nested parameters (Django's lookups, `name__startswith`, alike).
@@ -1309,11 +1319,26 @@ def test_a_heading_that_starts_with_missing_heads_a_section_of_what_is_lacking(h
     assert lacking_lines(answer) == ((None, 12, 14),)
 
 
+def test_a_line_where_code_asked_for_is_used_is_not_asked_for() -> None:
+    """A played answer asked for `argmin`, "so I cannot confirm that it accepts `dim` as
+    used at L999", a line of the excerpt it read: the widening showed another file's
+    lines 999 and 1012 and told them back as asked for."""
+    answer = (
+        "It delegates.\n\n## What the context still lacks\n\n"
+        "- The source of `argmin`: I cannot confirm it accepts `dim` as used at L999.\n"
+        "- `DataArray._replace` (used at L1012, called on lines 1013-1014).\n"
+        "- Lines L963-967 of `_calc`, and L970 where `dim` is read.\n"
+    )
+    assert lacking_lines(answer) == ((None, 963, 967), (None, 970, 970))
+    assert {"argmin", "DataArray._replace"} <= set(lacking_names(answer))
+
+
 @pytest.mark.parametrize(
     "heading",
     [
         "**Consistency between `deviations_` and `centroids_`: what is missing**",
         "**Still missing for `_fit`:**",
+        "**Still missing.**",
     ],
 )
 def test_a_bold_heading_with_code_spans_heads_its_section(heading) -> None:
