@@ -21,10 +21,12 @@ that you would need rather than guess what they do.
 method says `@staticmethod` or `@classmethod` after its place); a line whose parameters \
 are `(...)` is brief: name it as lacking if you need its parameters or docstring. What \
 follows ` — ` on a line is the first sentence of the docstring, not all of it.
-- A line `Owner members: run() L90, size L84` lists members of the class `Owner` that \
+- A line `Owner members: size L84, run() L90` lists members of the class `Owner` that \
 have no line of their own, each at its first line (cite one as `Owner.run (path:90)`), \
 and `module members: f() L12, Cls L40` under a file's heading lists that file's other \
 functions and classes: name one as lacking if you need its signature or source.
+- The context shows part of the code base: a member, caller or line it does not show may \
+still exist. Say that the context does not show it, never that the code lacks it.
 - End your answer with a section headed `## Entities used` that lists, one per line, \
 every context entity your answer relies on, each with its location: \
 `- Name (path:line)`, the path from the file heading above the entity in the context and \

@@ -310,7 +310,7 @@ def test_a_grounded_answer_that_spent_its_token_budget_is_rejected_in_verificati
     graph = build_audited_answer_graph(answerer, audit_model=auditor, store=store)
     out = graph.invoke(
         {"task": "How does `Circle` compute its area?"},
-        context=GroundedAnswerContext(max_total_tokens=1000),
+        context=GroundedAnswerContext(max_total_tokens=1500),
     )
     assert (out["outcome"], out["answer"]) == ("budget_exhausted", weak)
     assert out["delivered"] is False and auditor.calls == 0
