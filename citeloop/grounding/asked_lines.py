@@ -46,14 +46,17 @@ def asked_lines(
     file that holds it, is its label (``attach_node`` (L1444-1553)), not lines asked
     for (the demo's widening had shown L1444-1553 of ``Pregel``, another file's class
     of 2,500 lines), unless it is the label of the one function, method, test or
-    attribute of that span that the answer said is lacking (among ``names``): its
-    body, asked for whole ("the
+    attribute of that span that the answer said is lacking (among ``names``; with the
+    range's file written, by the last part of a name too: "the body of `parse`
+    (restructuredtext.py:14-46)" is that file's ``parse``, though the bare name was read
+    as the ``RSTParser.parse`` the answer also named): its body, asked for whole ("the
     source of `VSRuntimeBlock.context()` (blocks.py L78-120)": a played widening had
     shown 8 of its 43 lines, a first look at a name said lacking, and the next one the
     rest).
     The first :data:`MAX_ASKED_RANGES` ranges are read: a widening shows at most
     ``MAX_ASKED_LINES`` lines of them."""
     named = set(names)
+    tails = {name.rpartition(".")[2] for name in named}
     shown = {entity_id: sorted(set(lines)) for entity_id, lines in (excerpts or {}).items()}
     asked: list[tuple[str, int, int]] = []
     for path, first, last in ranges[:MAX_ASKED_RANGES]:
@@ -69,7 +72,14 @@ def asked_lines(
         ]
         labelled = [e for e in holders if (e["line"], e["end_line"]) == (first, last)]
         if labelled:  # a label, in whichever file holds it: not lines of another file's
-            bodies = [e for e in labelled if e.get("kind") in _BODIES and _named(e, named)]
+            # (in the file it names, of an entity of a name said lacking in any form:
+            # "the body of `parse` (restructuredtext.py:14-46)" beside `RSTParser.parse`)
+            bodies = [
+                e
+                for e in labelled
+                if e.get("kind") in _BODIES
+                and (_named(e, named) or (path is not None and e.get("name") in tails))
+            ]
             if len({e["id"] for e in bodies}) == 1:  # but a body said lacking: asked whole
                 asked.append((bodies[0]["id"], first, last))
             continue

@@ -24,7 +24,8 @@ _DISMISSAL = re.compile(
     r"|belongs?\s+to\s+(?:a|an)\s+(?:different|other|unrelated)"
     r"|(?:is|are)\s+a\s+different\s+(?:class|function|method|module|object|attribute)"
     r"|(?:do|does|did)\s+not\s+affect\s+(?:the|this|my)\s+answer"
-    r"|(?:play|plays|played)\s+no\s+part"
+    r"|(?:play|plays|played)\s+no\s+part|(?:do|does|did)\s+not\s+relate\s+to"
+    r"|none\s+of\s[^.;:\n]{0,80}?\s(?:is|are|was|were)\s+(?:related|relevant)"
     r"|(?P<bear>(?:do|does|did)\s+not\s+bear\s+on|(?:has|have)\s+no\s+bearing\s+on))\b"
     r"(?:(?:\s+(?:to|on|for|with))?\s+(?:the|this|your|my)\s+(?:question|task|answer)\b)?"
     r"(?P<label>\**\s*:)?",
@@ -85,14 +86,14 @@ def dismissed_names(body: str) -> frozenset[str]:
             written = sentence[found.end() :]  # what it labels, when it has no subject
         elif found["bear"]:
             continue  # "`X` does not bear on the question: the cause is `Y`" asks of both
-        elif not code_mentions(clause) and at and BACK_REFERENCE.match(sentence):
-            written = sentences[at - 1]
         elif (
             not code_mentions(sentence)
             and at + 1 < len(sentences)
             and _EXAMPLES.match(sentences[at + 1])
         ):
             written = sentences[at + 1]  # "... unrelated to this question. Examples are"
+        elif not code_mentions(clause) and at and BACK_REFERENCE.match(sentence):
+            written = sentences[at - 1]
         else:
             written = clause
         dismissed.update(mention.name for mention in code_mentions(written))

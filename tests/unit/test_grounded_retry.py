@@ -709,6 +709,10 @@ def test_dismissed_names_read_the_examples_after_a_sentence_that_names_none() ->
     assert dismissed_names("(It, and the `apply_ufunc` family, play no part here.)") == {
         "apply_ufunc"
     }
+    # "None of ... are related" (not a reference back), and "do not relate to"
+    none = "It holds. None of the other entries are related to it. These include `Doc`."
+    assert dismissed_names(none) == {"Doc"}
+    assert dismissed_names("The `Doc` code does not relate to the package.") == {"Doc"}
     # Examples of what is needed, or after a sentence that names its code, are not.
     assert dismissed_names("The context lacks `Baz`. For example, `Qux` is needed.") == set()
     named = "`Foo` is unrelated to the question. Examples are `Bar.run` and `Bar.stop`."
@@ -1084,6 +1088,10 @@ def test_asked_lines_go_to_the_innermost_entity_of_their_file():
         ("m.Cls.run", 10, 11),
     )
     assert asked_lines([("m.py", 1, 200)], typed, ["Cls"]) == ()  # a class: a label only
+    # With its file written, the label of a name said lacking in another form: "the body
+    # of `run` (n.py:10-120)", the bare `run` read as `Cls.run`, is n.py's `run`.
+    assert asked_lines([("n.py", 10, 120)], typed, ["Cls.run"]) == (("n.run", 10, 120),)
+    assert asked_lines([(None, 10, 120)], typed[2:3], ["Cls.run"]) == ()
     # Without a file, entities of two files hold lines 12-13: the named one's, or none.
     two = [
         {"id": "m.audit", "name": "audit", "path": "m.py", "line": 1, "end_line": 300},
