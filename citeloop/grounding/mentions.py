@@ -655,6 +655,8 @@ def defined_in_code(text: str) -> frozenset[str]:
         ['fn', 'h1', 'h2', 'response']
         >>> sorted(defined_in_code("Add `*, strict: bool = False` to `parse(value)`."))
         ['strict', 'value']
+        >>> sorted(defined_in_code("It runs for `style_a | style_b`."))
+        ['style_a', 'style_b']
     """
     if "`" not in text:
         return frozenset()
@@ -673,6 +675,8 @@ def _defined(pieces: list[tuple[str, str]]) -> frozenset[str]:
                 names.update(_parameter_names(header[1]))
         if ":" in segment:
             names.update(match[1] for match in _PARAMETER.finditer(segment))
+        for match in _OPERANDS.finditer(segment):
+            names.update(match.groups())
         if kind == "fence":
             for match in _DEFINED.finditer(segment):
                 names.update(group for group in match.groups() if group)
@@ -718,6 +722,17 @@ _ARGUMENT_NAME = re.compile(r"[(\[,=][ \t]*([a-z][a-z0-9]*)\b(?![ \t]*[(.=\[])")
 """A plain lower-case name (no ``_``, no capital) an example passes, in a call's
 parentheses, a list, or after ``=``, itself neither called, dotted nor a keyword's name:
 a variable of the example (``h1``, ``fn``), not code of the code base."""
+
+
+_OPERANDS = re.compile(
+    r"(?<![\w.])([a-z_][a-z0-9_]*)[ \t]*(?:[|&^+\-*/%@]|[<>]=?|[=!]=)[ \t]*"
+    r"([a-z_][a-z0-9_]*)\b(?![ \t]*[(.\[])"
+)
+"""Two lower-case names an operator joins, neither dotted nor called (``style_a |
+style_b``, ``left == right``): the operands of an example expression, not code of the
+code base (a played answer was rejected for "the operator that runs for `style_a |
+style_b`"). Neither name starts inside a word or after a dot, and each ends at the first
+character that is not of a name: linear."""
 
 
 def first_name(text: str) -> str:

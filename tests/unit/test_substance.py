@@ -349,6 +349,15 @@ def test_an_escaped_byte_is_no_invented_name() -> None:
     assert validate(body + SECTION).invented_names == ("_2FA", "_a1b")
 
 
+def test_the_operands_of_an_example_expression_are_no_invented_names() -> None:
+    # A played answer was rejected for "the operator that runs for `style_a | style_b`".
+    body = "StateGraph.compile runs for `style_a | style_b` and `left == right`."
+    assert validate(body + SECTION).invented_names == ()
+    # A name called, or written alone, is still a claim about the code base.
+    body = "StateGraph.compile calls `merge_styles(a) | b` and `merge_all`."
+    assert validate(body + SECTION).invented_names == ("merge_styles", "merge_all")
+
+
 def test_a_nested_parameter_key_is_no_invented_name() -> None:
     # A played answer was rejected for "`set_params(lr__C=10)` sets `lr__C`": the key
     # of scikit-learn's nested parameters (Django's lookups, `name__startswith`, alike).
