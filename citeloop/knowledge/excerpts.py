@@ -288,8 +288,8 @@ def with_asked_lines(
     what the ranges asked for by number leave: "L1356-1390" of a long method is the
     answer's own pick. ``groups`` (one key for each of ``asked``; by
     default each its own) makes ranges one turn: the methods that hold a class's range
-    (:func:`of_members`) take its turn one after another, in order. An entity that
-    showed nothing before and gets only the first of its lines shows nothing."""
+    (:func:`of_members`) take its turn one after another, in order. An entity whose
+    only line added would be its first (of several) adds none."""
     result = {entity_id: tuple(lines) for entity_id, lines in shown.items()}
     asked = list(asked)
     keys = list(groups) if groups is not None else list(range(len(asked)))
@@ -322,13 +322,13 @@ def with_asked_lines(
     left, room = MAX_ASKED_LINES, tokens
     for tier in ranges:
         left, room = _in_turns(list(tier.values()), added, left, room, count)
-    # Its first line alone shows no more than its entity line does: a played widening
-    # had told "lines of is_multi_configuration (L4)" back for its `def` line only.
+    # Its first line alone adds no more than its entity line says: played widenings had
+    # told "lines of is_multi_configuration (L4)" back for its `def` line only, and the
+    # demo's "StateGraph.validate (L1129)" beside the lines it showed before.
     result.update(
         (entity_id, tuple(sorted(lines)))
         for entity_id, lines in added.items()
-        if entity_id in result
-        or lines != {entities[entity_id].line}
+        if lines - set(result.get(entity_id, ())) != {entities[entity_id].line}
         or _one_line(entities[entity_id])
     )
     return result

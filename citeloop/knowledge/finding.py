@@ -401,7 +401,9 @@ class EntityFinder:
         when first needed), is a name of the code it read, not code elsewhere: it brings
         none (a played answer that quoted ``f(*_args)`` and ``mock.return_value`` from
         the source shown had brought a test fixture ``_args`` and a debugger's
-        ``CallFrame.return_value``)."""
+        ``CallFrame.return_value``). A variable of an example or documentation script
+        (:func:`~citeloop.knowledge.model.is_example_path`) comes only when the context
+        showed it or the answer named its file, as no such variable is ever core."""
         if not names:
             return []
         wanted = list(dict.fromkeys(names))
@@ -493,6 +495,17 @@ class EntityFinder:
                 ]
             if name in lacking and "." not in name and len(group) > MAX_LACKING_NAMESAKES:
                 group = [e for e in group if owner_id(e.id) in seen] or group
+            # A variable of an example or documentation script only when it was shown or
+            # its file named: `cluster_centers` said lacking was a local of the method
+            # read, and a played widening had brought a gallery script's.
+            group = [
+                e
+                for e in group
+                if e.kind is not EntityKind.ATTRIBUTE
+                or not is_example_path(e.path)
+                or e.id in seen
+                or any(same_file(f, e.path or "") for f in files)
+            ]
             for entity in group:
                 chosen.setdefault(entity.id, entity)
         return list(chosen.values())

@@ -267,6 +267,10 @@ def test_an_asked_body_that_gets_only_its_first_line_shows_nothing() -> None:
     shown = with_asked_lines([*numbered, ("m.b", 63, 66)], entities, reader, {}, 10**6, len)
     assert len(shown["m.f0"]) + len(shown["m.f1"]) == MAX_ASKED_LINES - 1
     assert "m.b" not in shown
+    # nor beside lines it showed before
+    before = {"m.b": (65, 66)}
+    again = with_asked_lines([*numbered, ("m.b", 63, 66)], entities, reader, before, 10**6, len)
+    assert again["m.b"] == (65, 66)
     # With room, it shows; a line that is all of its entity (an attribute's) shows too.
     roomy = with_asked_lines([("m.b", 63, 66)], entities, reader, {}, 10**6, len)
     assert roomy == {"m.b": (63, 64, 65, 66)}

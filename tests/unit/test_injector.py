@@ -1143,6 +1143,27 @@ def test_a_name_lacking_in_a_file_the_answer_names_means_that_file_s() -> None:
     assert "s.dummy.Dummy.predict" not in ids(wider.entities)
 
 
+def test_a_name_lacking_brings_no_example_script_variable_unless_shown_or_its_file_named():
+    """`cluster_centers` said lacking was a local of the `fit` the answer read: a played
+    widening had brought a gallery script's `cluster_centers = ms.cluster_centers_`."""
+    script = "examples/cluster/plot_mean_shift.py"
+    entities = [
+        Entity("s.cluster.MeanShift", EntityKind.CLASS, "MeanShift", path="s/cluster.py"),
+        Entity("ex.cluster_centers", EntityKind.ATTRIBUTE, "cluster_centers", path=script),
+    ]
+    store = MemoryGraphStore(entities, [])
+    finder = EntityFinder(store, batched(store), 0)
+    saw = [entities[0]]
+    lacking = ("cluster_centers",)
+
+    def named(seen: set[str], *files: str) -> list[str]:
+        found = finder.named(lacking, near_context(saw), lacking, seen, None, files)
+        return sorted(e.id for e in found)
+
+    assert named({saw[0].id}) == []
+    assert named({saw[0].id}, "plot_mean_shift.py") == ["ex.cluster_centers"]
+
+
 def test_a_method_name_lacking_means_the_one_a_class_shown_inherits() -> None:
     """An answer that read a form class and lacks `is_valid` means the `is_valid` the
     form inherits, not a namesake defined in a file the context showed (a played
