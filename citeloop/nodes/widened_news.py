@@ -139,11 +139,16 @@ def _news(
     only a name in a member list)."""
     lines = sourced.get(entity.id, ())
     earlier = sourced_before.get(entity.id, ())
-    if lines and not earlier:
+    # Its first line (of several) alone is no news: its entity line gives the signature
+    # (the demo's retry had been told "StateGraph.validate (L1129)", its `def` line).
+    first = (
+        entity.line if entity.end_line and entity.line and entity.end_line > entity.line else None
+    )
+    if lines and not earlier and set(lines) != {first}:
         if _whole((entity.line, entity.end_line), lines):
             return {"what": SOURCE}
         return {"what": PART, "lines": line_ranges(lines)}
-    if new := sorted(set(lines) - set(earlier)):
+    if (new := sorted(set(lines) - set(earlier))) and new != [first]:
         return {"what": MORE, "lines": line_ranges(new)}
     if entity.id not in lined and entity.reason not in LISTED_BY_OTHERS:
         return {"what": LINE}

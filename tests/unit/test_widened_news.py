@@ -96,6 +96,12 @@ def test_more_lines_of_source_shown_before_are_named_by_range() -> None:
     assert now_shown(["Cart.total", "Ledger.record"], WIDENED, before, sourced) == {
         "Cart.total": {"what": MORE, "lines": "L6"}
     }
+    # Its first line alone (the `def` line its entity line gives) is no news, beside
+    # lines shown before or alone: the demo's retry had been told "L1129" of `validate`.
+    first_only = {"shop.cart.Cart.total": [6], "shop.cart.Basket.empty": [13, 18]}
+    assert now_shown(["Cart.total", "Basket.empty"], WIDENED, before, first_only) == {}
+    alone = dataclasses.replace(WIDENED, excerpts=(("shop.cart.Basket.empty", (12,)),))
+    assert now_shown(["Basket.empty"], alone, before, {}) == {}
 
 
 def test_an_owner_must_match_and_a_longer_dotted_name_is_read_by_its_last_owner() -> None:
