@@ -665,6 +665,10 @@ def defined_in_code(text: str) -> frozenset[str]:
 
 def _defined(pieces: list[tuple[str, str]]) -> frozenset[str]:
     names: set[str] = set()
+    # an inline expression's operands (`a | b`), one search for all the spans
+    spans = "\n".join(segment for segment, kind in pieces if kind == "span" and " " in segment)
+    for match in _OPERANDS.finditer(spans):
+        names.update(match.groups())
     for segment, kind in pieces:
         if kind == "text":
             continue
@@ -675,8 +679,6 @@ def _defined(pieces: list[tuple[str, str]]) -> frozenset[str]:
                 names.update(_parameter_names(header[1]))
         if ":" in segment:
             names.update(match[1] for match in _PARAMETER.finditer(segment))
-        for match in _OPERANDS.finditer(segment):
-            names.update(match.groups())
         if kind == "fence":
             for match in _DEFINED.finditer(segment):
                 names.update(group for group in match.groups() if group)
@@ -728,11 +730,11 @@ _OPERANDS = re.compile(
     r"(?<![\w.])([a-z_][a-z0-9_]*)[ \t]*(?:[|&^+\-*/%@]|[<>]=?|[=!]=)[ \t]*"
     r"([a-z_][a-z0-9_]*)\b(?![ \t]*[(.\[])"
 )
-"""Two lower-case names an operator joins, neither dotted nor called (``style_a |
-style_b``, ``left == right``): the operands of an example expression, not code of the
-code base (a played answer was rejected for "the operator that runs for `style_a |
-style_b`"). Neither name starts inside a word or after a dot, and each ends at the first
-character that is not of a name: linear."""
+"""Two lower-case names an operator joins in a code span, neither dotted nor called
+(``style_a | style_b``, ``left == right``): the operands of an example expression, not
+code of the code base (a played answer was rejected for "the operator that runs for
+`style_a | style_b`"). Neither name starts inside a word or after a dot, and each ends
+at the first character that is not of a name: linear."""
 
 
 def first_name(text: str) -> str:
