@@ -94,9 +94,15 @@ def excerptable(entity: Entity) -> bool:
         and (
             entity.kind is not EntityKind.ATTRIBUTE
             or entity.end_line > entity.line
-            or (entity.signature.endswith(ELIDED_VALUE) and not entity.set_in)
+            or (_value_left_out(entity) and not entity.set_in)
         )
     )
+
+
+def _value_left_out(entity: Entity) -> bool:
+    """Whether an attribute's line writes its value as ``...``: the indexer left it out
+    (:data:`ELIDED_VALUE`), or kept none (a name of ``_A, _B = range(2)``)."""
+    return not entity.signature or entity.signature.endswith(ELIDED_VALUE)
 
 
 def shows_docstring(entity: Entity) -> bool:
@@ -322,9 +328,9 @@ def with_asked_lines(
     left, room = MAX_ASKED_LINES, tokens
     for tier in ranges:
         left, room = _in_turns(list(tier.values()), added, left, room, count)
-    # Its first line alone adds no more than its entity line says: played widenings had
-    # told "lines of is_multi_configuration (L4)" back for its `def` line only, and the
-    # demo's "StateGraph.validate (L1129)" beside the lines it showed before.
+    # Its first line alone adds no more than its entity line says (a played widening had
+    # told "lines of is_multi_configuration (L4)" back for its `def` line only), beside
+    # the lines it showed before or not.
     result.update(
         (entity_id, tuple(sorted(lines)))
         for entity_id, lines in added.items()

@@ -283,6 +283,7 @@ class Selector:
             )
             if name.isidentifier() and name not in core_names
         ]
+        code_terms = [*core_names, *unnamed]
         first = list(dict.fromkeys([*core_ids, *pinned]))
         order = first + [entity_id for entity_id in ranked if entity_id not in first]
         # The core, what the context keeps, what the answer named, and the members of
@@ -307,7 +308,7 @@ class Selector:
         if source is not None and asked_for:
             # The task's words and the names the answer said lacking choose the lines
             # of a range asked for that does not fit whole.
-            terms = focus_terms(words, (), lacking=widening.lacking, core=[*core_names, *unnamed])
+            terms = focus_terms(words, (), lacking=widening.lacking, core=code_terms)
             holders, shown = self._asked_lines(
                 asked_for, found, scores, order, lacking, shown or {}, source, budget, terms
             )
@@ -359,7 +360,7 @@ class Selector:
             share = budget * min(1.0, self.excerpt_share * (2 if said_lacking else 1))
             most = MAX_EXCERPTS * widening.limit_multiplier
             focus = self._focus(
-                best, found, words, found_by_task, most, widening.lacking, [*core_names, *unnamed]
+                best, found, words, found_by_task, most, widening.lacking, code_terms
             )
             excerpts = choose_excerpts(
                 best,

@@ -105,6 +105,7 @@ def test_what_may_show_its_source() -> None:
     elided = Entity("m.C.p", EntityKind.ATTRIBUTE, "p", "m.py", 3, " = ...", end_line=3)
     assert excerptable(elided)
     assert not excerptable(dataclasses.replace(elided, set_in="fit"))  # `self.p = ...` in `fit`
+    assert excerptable(dataclasses.replace(elided, signature=""))  # `_A, _B = range(2)`
 
 
 CLASS_SOURCE = (
