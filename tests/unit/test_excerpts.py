@@ -455,6 +455,24 @@ def test_an_excerpt_too_big_to_cut_is_left_out_and_the_next_tried() -> None:
     assert list(chosen) == ["m.b"] and used <= 30
 
 
+def test_names_of_one_assignment_show_its_line_once() -> None:
+    """`_VALID, _INVALID_AFFINE_ONLY, _INVALID_FULL = range(3)`: a played widening had
+    shown line 96 under each of its three names."""
+    names = ("_VALID", "_INVALID_AFFINE_ONLY", "_INVALID_FULL")
+    entities = {
+        f"m.T.{name}": Entity(f"m.T.{name}", EntityKind.ATTRIBUTE, name, "m.py", 2, end_line=2)
+        for name in names
+    }
+    reader = Files(
+        {"m.py": ("class T:", "    _VALID, _INVALID_AFFINE_ONLY, _INVALID_FULL = range(3)")}
+    )
+    for order in (list(entities), list(reversed(entities))):
+        chosen = Excerpts({key: ["..."] for key in order}, {key: (2,) for key in order}, 3)
+        kept = chosen.nested_merged(entities, reader)
+        assert list(kept.blocks) == ["m.T._INVALID_AFFINE_ONLY"]  # the same one each time
+        assert kept.tokens == 3
+
+
 def test_a_nested_function_s_excerpt_is_shown_in_its_enclosing_one() -> None:
     body = ("def outer():", "    def inner():", "        return 1", "    return inner()")
     entities = {"m.outer": function("outer", 1, 4), "m.inner": function("inner", 2, 3)}
