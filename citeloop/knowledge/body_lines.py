@@ -410,14 +410,25 @@ class BodyLines:
     def _comment_above(self, number: int, rest: Collection[int]) -> list[int]:
         """``number`` (the line before a focus line) and, when it is a comment, the
         comment lines right above it (at most :data:`MAX_COMMENT_ABOVE`), bottom up: a
-        comment is shown from its start, not cut in half."""
+        comment is shown from its start, not cut in half; across one blank line, the
+        comment paragraph before it too (requests' "# Note that prepare_auth must be
+        last ..." above "# This MUST go after prepare_auth": played excerpts had shown
+        the second only, and the first answered the task)."""
 
         def comment(line: int) -> bool:
             return line in rest and self.lines[line - 1].lstrip().startswith("#")
 
+        def blank(line: int) -> bool:
+            return line in rest and not self.lines[line - 1].strip()
+
         above = [number]
-        while len(above) <= MAX_COMMENT_ABOVE and comment(above[-1]) and comment(above[-1] - 1):
-            above.append(above[-1] - 1)
+        while len(above) <= MAX_COMMENT_ABOVE and comment(above[-1]):
+            if comment(above[-1] - 1):
+                above.append(above[-1] - 1)
+            elif blank(above[-1] - 1) and comment(above[-1] - 2):
+                above += [above[-1] - 1, above[-1] - 2]  # a comment's paragraph before
+            else:
+                break
         return above
 
     def _run(self, first: int, final: int, at_end: bool) -> str:

@@ -1818,6 +1818,30 @@ def test_a_comment_above_a_focus_line_is_shown_from_its_start() -> None:
     assert all(line in shown for line in lines[31:37])  # the whole comment, then the code
 
 
+def test_a_comment_paragraph_a_blank_line_sets_apart_is_shown_with_the_one_below() -> None:
+    """requests' `prepare` writes "# Note that prepare_auth must be last ...", a blank
+    line, then "# This MUST go after prepare_auth ..." above `self.prepare_hooks(hooks)`:
+    played excerpts had shown the second comment only, and the first answered the task."""
+    lines = (
+        "def prepare(self, auth, hooks):",
+        *(f"    self.step_{n}()" for n in range(30)),
+        "    self.prepare_auth(auth)",
+        "",
+        "    # Note that prepare_auth must be last to enable schemes",
+        "    # such as OAuth to work on a fully prepared request.",
+        "",
+        "    # This MUST go after prepare_auth.",
+        "    self.prepare_hooks(hooks)",
+    )
+    block = excerpt_lines(function("prepare", 1, len(lines)), lines, 8, {"prepare_hooks": 4})
+    wanted = [lines[n] for n in (33, 34, 36, 37)]  # both comments, then the code
+    assert all(any(line.endswith(f"| {code}") for line in block) for code in wanted)
+    # Two blank lines, or code between, end the comment read upwards.
+    apart = (*lines[:36], "", *lines[36:])
+    block = excerpt_lines(function("prepare", 1, len(apart)), apart, 8, {"prepare_hooks": 4})
+    assert not any("Note that" in line for line in block)
+
+
 def test_an_entity_line_shows_its_decorators_after_its_place() -> None:
     from citeloop.grounding import parse_context_entities
     from citeloop.knowledge.render import MAX_DECORATORS_SHOWN, entity_line
