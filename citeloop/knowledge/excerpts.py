@@ -183,24 +183,37 @@ class Excerpts(NamedTuple):
         text's tokens, as the budget counts it), a merge is made only while what it
         adds, each line with its break, fits in ``room``; one that shortens the text
         gives its tokens back. The two excerpts of a merge left out stay as they were.
+        Excerpts of one span show their lines once (:meth:`_without_twins`)."""
+        return self._without_twins(entities)._merged(entities, reader, piece, room)
 
-        Of entities of one span (the names of ``_A, _B, _C = range(3)``, each an
+    def _without_twins(self, entities: Mapping[str, Entity]) -> Excerpts:
+        """Of entities of one span (the names of ``_A, _B, _C = range(3)``, each an
         attribute of line 96), the excerpt that shows the most lines (the first by id of
         those) stays and the others go, when they show no line it does not (a played
         widening had shown line 96 three times)."""
-        spans = {key: _span(entities[key]) for key in self.shown if key in entities}
         of_span: dict[tuple[str, int, int], list[str]] = {}
-        for key, span in spans.items():
-            of_span.setdefault(span, []).append(key)
+        for key in self.shown:
+            if key in entities:
+                of_span.setdefault(_span(entities[key]), []).append(key)
         twins = set()
-        for keys in of_span.values():  # the one that shows most (then by id) stays
+        for keys in of_span.values():
             kept = min(keys, key=lambda key: (-len(self.shown[key]), key))
             twins.update(k for k in keys if k != kept and {*self.shown[k]} <= {*self.shown[kept]})
-        if twins:
-            spans = {key: span for key, span in spans.items() if key not in twins}
-            blocks = {key: block for key, block in self.blocks.items() if key not in twins}
-            shown = {key: lines for key, lines in self.shown.items() if key not in twins}
-            self = self._replace(blocks=blocks, shown=shown)
+        if not twins:
+            return self
+        blocks = {key: block for key, block in self.blocks.items() if key not in twins}
+        shown = {key: lines for key, lines in self.shown.items() if key not in twins}
+        return self._replace(blocks=blocks, shown=shown)
+
+    def _merged(
+        self,
+        entities: Mapping[str, Entity],
+        reader: LineSource,
+        piece: Callable[[str], float] | None,
+        room: float,
+    ) -> Excerpts:
+        """:meth:`nested_merged` of excerpts of distinct spans."""
+        spans = {key: _span(entities[key]) for key in self.shown if key in entities}
         into: dict[str, str] = {}
         for key, (path, first, last) in spans.items():
             enclosing = [
