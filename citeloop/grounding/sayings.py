@@ -308,8 +308,8 @@ _NOTHING = re.compile(
     re.IGNORECASE,
 )
 """What a label says when nothing is lacking: "**Missing:** nothing the question
-needs", or a list of nothing ("Missing:"
-and "- none", the item all of it: not "- None of the bodies ... are shown")."""
+needs", or a list of nothing ("Missing:" and "- none", the item all of it: not "- None
+of the bodies ... are shown")."""
 _NOTHING_NEEDED = re.compile(
     r"[\s*:.#]{0,8}nothing\s+(?:the\s+(?:question|task|answer)\s+needs|(?:that\s+)?(?:is\s+)?"
     r"(?:needed|essential|important|relevant|critical)|that\s+matters)\b",
@@ -372,10 +372,10 @@ def _needed(text: str, saying: re.Match[str]) -> bool:
         return True
     line_end = text.find("\n", start)
     line_end = len(text) if line_end < 0 else line_end
-    label_end = (
-        text.find("**", start + 2, line_end) + 2 if text.startswith("**", start) else line_end
-    )
-    if label_end > start and _NOTHING_NEEDED.match(text, label_end):
+    # the label ends with its closing `**` (a heading, or a bold line left open: its line)
+    closing = text.find("**", start + 2, line_end) if text.startswith("**", start) else -1
+    label_end = closing + 2 if closing >= 0 else line_end
+    if _NOTHING_NEEDED.match(text, label_end):
         return False  # "**What the context lacks.** Nothing the question needs: ..."
     first = SENTENCE_END.search(text, start, saying.start())
     return _NOT_NEEDED.search(text, start, first.end() if first else saying.start()) is None

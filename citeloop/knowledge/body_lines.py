@@ -425,7 +425,7 @@ class BodyLines:
         while len(above) <= MAX_COMMENT_ABOVE and comment(above[-1]):
             if comment(above[-1] - 1):
                 above.append(above[-1] - 1)
-            elif blank(above[-1] - 1) and comment(above[-1] - 2):
+            elif len(above) < MAX_COMMENT_ABOVE and blank(above[-1] - 1) and comment(above[-1] - 2):
                 above += [above[-1] - 1, above[-1] - 2]  # a comment's paragraph before
             else:
                 break
