@@ -60,7 +60,8 @@ def dismissed_names(body: str) -> frozenset[str]:
     bearing on``); when such a sentence starts with ``They``, ``These`` or ``This`` and
     writes none before the phrase, those of the sentence before it; when it writes none
     at all and the next gives examples ("Examples are", "For example"), those of the
-    next (``does not affect the answer`` sets aside too). What follows the
+    next (``does not affect the answer`` sets aside too); of several such phrases in a
+    sentence that writes no code before them, the one a colon ends. What follows the
     phrase otherwise is what they are set aside from (``unrelated to the tree
     `Splitter` ``): not set aside.
 
@@ -75,9 +76,15 @@ def dismissed_names(body: str) -> frozenset[str]:
     sentences = [text[a:b] for a, b in zip(starts, [*starts[1:], len(text)], strict=True)]
     dismissed: set[str] = set()
     for at, sentence in enumerate(sentences):
-        found = _DISMISSAL.search(sentence)
-        if found is None:
+        phrases = list(_DISMISSAL.finditer(sentence))
+        if not phrases:
             continue
+        found = phrases[0]
+        # "... are unrelated to this question and I did not use them: `Unset`": the
+        # phrase a colon ends labels the list, when nothing before it is code.
+        labelled = next((p for p in phrases if p["label"]), found)
+        if not code_mentions(sentence[: labelled.start()]):
+            found = labelled
         # The clause before the phrase: "`Cart` is not shown; `Ledger` is unrelated"
         # sets aside `Ledger` only.
         clause = sentence[: found.start()]

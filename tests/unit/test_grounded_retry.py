@@ -719,6 +719,22 @@ def test_dismissed_names_read_the_examples_after_a_sentence_that_names_none() ->
     assert dismissed_names(named) == {"Foo"}
 
 
+def test_dismissed_names_read_the_list_a_later_phrase_of_the_sentence_labels() -> None:
+    """A played answer closed with "The remaining context entries are unrelated to this
+    question and I did not use them: `StubGenerator`, ...": the first phrase has no colon,
+    the second labels the list; the widening had shown `Var.to`'s and `Unset`'s lines as
+    asked for."""
+    from citeloop.grounding.dismissals import dismissed_names
+
+    said = (
+        "The remaining context entries are unrelated to this question and I did not use "
+        "them: `StubGenerator`, `Var.to`, `Unset`."
+    )
+    assert dismissed_names(said) == {"StubGenerator", "Var.to", "Unset"}
+    # Code written before the phrases is what they set aside, not what a colon lists.
+    assert dismissed_names("`KFold` is unrelated, and I did not use these: `Other`.") == {"KFold"}
+
+
 async def test_a_closing_paragraph_that_sets_code_aside_widens_nothing_of_it(store, core):
     """A played answer ended its "### Still missing" list with "Most of the added
     context does not bear on the question: the `CharField` choices fixtures ...": the
