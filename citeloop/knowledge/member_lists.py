@@ -181,7 +181,9 @@ def fit_member_lists(
     :data:`~citeloop.knowledge.seeds.MAX_PER_NAME` times (eight plugins' lists would
     each show ``_get_streams``; :func:`~citeloop.knowledge.candidate_order.few_of_a_name`
     keeps the lines to three of a name likewise); its list counts it as not shown,
-    unless it is one of ``again`` (ids the context being widened listed: the lists it
+    unless it is the one member a list it has leaves out and the whole list fits
+    (``; not shown: 1 more`` takes about the room of its name), or one of ``again`` (ids the
+    context being widened listed: the lists it
     showed are shown again with those members, past ``room`` when they must, and the
     room they take with them is kept for each, the first ones first, while the lists
     before it are fitted). ``most`` bounds the other members listed in all (``None``:
@@ -230,6 +232,15 @@ def fit_member_lists(
                 break
             left -= cost
             taken.append(member)
+        # One member left out says no more than its name at about the same room
+        # ("; not shown: 1 more"; a played list had hidden `BinGrouper.factorize` so,
+        # its name held three times): named when the whole line fits.
+        shown = {member.id for member in taken}
+        rest = [member for member in offered if member.id not in shown]
+        if taken and len(rest) == 1 == total - len(taken) and (most is None or len(taken) < most):
+            whole = member_list_line(label, [*taken, *rest], 0)
+            if piece(whole) + newline <= room_here:
+                taken.append(rest[0])
         while taken:
             line = member_list_line(list_label(owner), taken, total - len(taken))
             cost = piece(line) + newline

@@ -223,6 +223,31 @@ def test_a_list_stops_where_the_room_ends_and_counts_the_rest() -> None:
         assert line.endswith(f"; not shown: {listed.omitted} more")
 
 
+def test_a_list_names_the_one_member_it_would_count_as_not_shown() -> None:
+    """A played list read `BinGrouper members: ..., _pandas_cut_wrapper() L417; not
+    shown: 1 more`, hiding `factorize` (its name held three times), the method the
+    question turned on: "; not shown: 1 more" takes about the room of its name."""
+    (owner,), _ = _classes(["BinGrouper"], "x")
+    offered = {
+        owner.id: MemberList(
+            [
+                Entity("m.BinGrouper.cut", EntityKind.METHOD, "cut", "m.py", 3),
+                Entity("m.BinGrouper.factorize", EntityKind.METHOD, "factorize", "m.py", 9),
+            ],
+            0,
+        )
+    }
+    held = ["factorize"] * 3
+    listed = fit_member_lists([owner], offered, 1000, PIECE, held=held)[owner.id]
+    assert [m.name for m in listed.members] == ["cut", "factorize"] and listed.omitted == 0
+    # Two left out are still counted: a name each takes more room than the count.
+    offered[owner.id].members.append(
+        Entity("m.BinGrouper.reset", EntityKind.METHOD, "factorize", "m.py", 12)
+    )
+    listed = fit_member_lists([owner], offered, 1000, PIECE, held=held)[owner.id]
+    assert [m.name for m in listed.members] == ["cut"] and listed.omitted == 2
+
+
 def test_lists_show_a_name_at_most_three_times() -> None:
     """Eight plugins each define `_get_streams`: three of a name show what it is."""
     classes, members = _classes([f"Site{i}" for i in range(8)], "_get_streams")
