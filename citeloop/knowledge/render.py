@@ -175,12 +175,13 @@ def _parts(signature: str, member: bool) -> tuple[str, str, str, tuple[int, ...]
         type_params, signature = type_params + "]", "(" + params
     elif type_params:  # type parameters only: a generic class without bases (``[T]``)
         type_params = ""
-    if member:
-        for receiver in RECEIVERS:
-            if signature.startswith(f"({receiver}, ") or signature.startswith(f"({receiver})"):
-                signature = "(" + signature[len(receiver) + 1 :].lstrip(", ")
-                break
     end, commas = _parameter_list(signature)
+    # The receiver, annotated or not (``cls: type[FileRenderer]``), is left out.
+    first = commas[0] if commas else end
+    if member and signature[1:first].split(":", 1)[0].strip() in RECEIVERS:
+        rest = signature[first + 1 :].lstrip() if commas else signature[end:]
+        signature = "(" + rest
+        end, commas = _parameter_list(signature)
     return type_params, signature[: end + 1], signature[end + 1 :], tuple(commas)
 
 

@@ -41,6 +41,11 @@ def test_a_method_line_names_its_class_without_the_receiver() -> None:
     )
     assert entity_line(method("m.Graph.make", "(cls)"), "Graph") == "Graph.make()"
     assert entity_line(method("m.Graph.run", "(selfish)"), "Graph") == "Graph.run(selfish)"
+    # An annotated receiver too (a played context showed `render_from_file(cls:
+    # type[FileRenderer], ...)` although the prompt says method lines leave it out).
+    typed = method("m.Graph.load", "(cls: type[Graph], path: str) -> Graph")
+    assert entity_line(typed, "Graph") == "Graph.load(path: str) -> Graph"
+    assert entity_line(method("m.Graph.copy", "(self: Graph)"), "Graph") == "Graph.copy()"
 
 
 def test_attributes_read_as_attributes() -> None:
