@@ -11,7 +11,8 @@ Rules:
 functions, or relations that the context does not show; name no code of the code base \
 that the context does not contain. How Python and its standard library behave (what \
 `with`, `super()` or `dict.get` do) is not the code base: say it where the answer needs \
-it, without a citation.
+it, without a citation, and write a standard-library name with its module \
+(`urllib.parse.urlsplit`).
 - Refer to entities by their exact names as written in the context.
 - If the context lacks something the task needs, say exactly what is missing.
 - A source excerpt (the numbered lines under an entity) may leave lines out, marked \

@@ -128,7 +128,8 @@ NAME_PROBLEMS: tuple[tuple[str, str], ...] = (
         "- These names are in neither the context nor the code base's knowledge graph (its "
         "modules' classes, functions and attributes); remove them or use "
         "what the context shows instead (code you propose to add, call new: "
-        '"a new `name`"): {names}',
+        '"a new `name`"; a standard-library name, write with its module: '
+        "`http.cookiejar.CookieJar`): {names}",
     ),
     (
         "ungrounded_in_graph",

@@ -56,7 +56,7 @@ import importlib.util
 import keyword
 import re
 import sys
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -109,18 +109,22 @@ _NAMED_STDLIB = frozenset(
         "sqlite3", "ssl", "stat", "statistics", "string", "struct", "subprocess",
         "tempfile", "textwrap", "time", "tokenize", "traceback", "unicodedata",
         "warnings", "zipfile", "zlib",
+        "email.message", "email.utils", "http.client", "http.cookiejar", "http.cookies",
+        "importlib.metadata", "importlib.util", "logging.handlers", "os.path",
+        "unittest.mock", "urllib.error", "urllib.parse", "urllib.request",
+        "xml.etree.ElementTree",
     )
 )  # fmt: skip
-"""Standard-library modules whose public names an answer may write alone once the
-answer writes the module dotted in its code (`` `base64.b64encode` `` beside "the
-legacy `` `encodebytes` ``": a played answer was failed for the second) or its prompt
-imports it in code (``import base64``, ``from base64 import b64encode``); each is read
-only from the standard library's own folder (:func:`_public_names`), and none of them
-acts on import (as ``antigravity`` does)."""
+"""Standard-library modules (a few submodules too: ``urllib.parse``) whose public names
+an answer may write alone once the answer writes the module dotted in its code
+(`` `base64.b64encode` `` beside "the legacy `` `encodebytes` ``": a played answer was
+failed for the second) or its prompt imports it in code (``import base64``, ``from
+base64 import b64encode``); each is read only from the standard library's own folder
+(:func:`_public_names`), and none of them acts on import (as ``antigravity`` does)."""
 
 _IMPORTED = re.compile(
-    r"(?m)^[ \t]*(?:\d+[ \t]*\|[ \t]*)?(?:import[ \t]+([a-z_]\w*)"
-    r"|from[ \t]+([a-z_]\w*)(?:\.\w+)*[ \t]+import\b)"
+    r"(?m)^[ \t]*(?:\d+[ \t]*\|[ \t]*)?(?:import[ \t]+([a-z_]\w*(?:\.\w+)*)"
+    r"|from[ \t]+([a-z_]\w*(?:\.\w+)*)[ \t]+import\b)"
 )
 """An import statement's module, at the start of a line or of a numbered source line
 (``  12 | import base64``): prose ("built from numbers") imports nothing. Linear: each
@@ -135,14 +139,21 @@ def named_stdlib(mentions: Iterable[Mention], prompt: Iterable[str] = ()) -> fro
     code."""
     found = set()
     for mention in mentions:
-        head, _, rest = mention.name.partition(".")
-        if rest and head in _NAMED_STDLIB and rest.rpartition(".")[2] not in _FILE_SUFFIXES:
-            found.add(head)
+        parts = mention.name.split(".")
+        if len(parts) > 1 and parts[-1] not in _FILE_SUFFIXES:
+            found.update(_named_modules(parts[:-1]))
     for text in prompt:
         for imported, source in _IMPORTED.findall(text):
-            if (imported or source) in _NAMED_STDLIB:
-                found.add(imported or source)
+            found.update(_named_modules((imported or source).split(".")))
     return frozenset(found)
+
+
+def _named_modules(parts: Sequence[str]) -> Iterator[str]:
+    """The modules of :data:`_NAMED_STDLIB` that the dotted ``parts`` begin with
+    (``http``, ``cookiejar`` gives ``http.cookiejar``)."""
+    for end in range(1, min(len(parts), 3) + 1):
+        if (module := ".".join(parts[:end])) in _NAMED_STDLIB:
+            yield module
 
 
 @functools.cache

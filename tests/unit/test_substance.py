@@ -286,6 +286,28 @@ def test_a_standard_library_name_written_alone_beside_its_module_is_no_invented_
         assert ungrounded_names(claim, set(), set()).invented, claim
 
 
+def test_a_name_of_a_standard_library_submodule_the_answer_writes_dotted_is_pythons() -> None:
+    """A played answer about cookie parsing was failed for `DefaultCookiePolicy`,
+    `request_host` and `ParseResult`, names of ``http.cookiejar`` and ``urllib.parse``:
+    written beside their module dotted, or after the prompt's import of it, they are
+    Python's; alone they are still claims."""
+    body = (
+        "`urllib.parse.urlparse` builds a `ParseResult`, and "
+        "`http.cookiejar.DefaultCookiePolicy` calls `request_host` per cookie."
+    )
+    assert ungrounded_names(body, set(), set()).invented == ()
+    alone = "It builds a `ParseResult`, and `DefaultCookiePolicy` calls `request_host`."
+    assert ungrounded_names(alone, set(), set()).invented == (
+        "ParseResult",
+        "DefaultCookiePolicy",
+        "request_host",
+    )
+    imported = ["  7 | from urllib.parse import urlparse\n", "import http.cookiejar\n"]
+    assert ungrounded_names(alone, set(), set(), prompt=imported).invented == ()
+    for unit in ("from a.b", ".c", "import x"):  # dotted modules scanned in linear time
+        assert scans_linearly(lambda text: named_stdlib((), [text]), unit, 50_000), unit
+
+
 def test_a_file_that_shadows_a_standard_library_module_is_never_imported(tmp_path) -> None:
     """An answer that names `statistics.fmean` makes the validator read the module's
     names: a `statistics.py` of the working folder (first on ``sys.path`` under
