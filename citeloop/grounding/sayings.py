@@ -225,11 +225,13 @@ _NOT_NEEDED = re.compile(
     r"\b(?:not\s+needed|not\s+required|not\s+necessary|unnecessary|not\s+essential"
     r"|(?:is|are|was|were)n['\u2019]t\s+(?:needed|required|necessary|essential)"
     r"|(?:does|do|did)\s+not\s+(?:affect|change|matter)"
-    r"|(?:doesn't|don't|didn't)\s+(?:affect|change|matter))\b",
+    r"|(?:doesn't|don't|didn't)\s+(?:affect|change|matter)"
+    r"|(?:neither|none(?:\s+of\s+(?:them|these|those|this|it))?)\s+(?:is|are|was|were)"
+    r"\s+(?:needed|required|necessary|essential))\b",
     re.IGNORECASE,
 )
-"""What says that code not shown does not bear on the answer (each alternative a fixed
-sequence of words: linear)."""
+"""What says that code not shown does not bear on the answer ("Neither is needed to
+locate the decision"; each alternative a fixed sequence of words: linear)."""
 BACK_REFERENCE = re.compile(
     r"\W*(?:this|that|these|those|it|they|both|neither|none|all\s+of\s+them)\b",
     re.IGNORECASE,
@@ -327,13 +329,14 @@ def _needed(text: str, saying: re.Match[str]) -> bool:
     answer's own knowledge (:data:`_OWN_KNOWLEDGE`), nor when its
     sentence, or the next one that goes on about it, says that code is not needed
     ("Still not shown (not needed for the answer above):", "... are left out. This does
-    not affect the behaviour asked about."), nor when the bold label or heading that
-    opens its paragraph says so ("**Not shown, though not needed.** The context doesn't
-    show ..."), nor when what it labels is nothing ("**Missing:** nothing the question
-    needs"), nor when its sentence, the next or one before it in its paragraph says
-    nothing needed is missing ("Nothing needed for the question is missing. The test
-    ... is not shown, so I cannot say what it checks."): played answers that were
-    complete were asked again for such lists."""
+    not affect the behaviour asked about."; after the list its line introduces: "Not
+    shown in the context:", a list, "Neither is needed to answer ..."), nor when the
+    bold label or heading that opens its paragraph says so ("**Not shown, though not
+    needed.** The context doesn't show ..."), nor when what it labels is nothing
+    ("**Missing:** nothing the question needs"), nor when its sentence, the next or one
+    before it in its paragraph says nothing needed is missing ("Nothing needed for the
+    question is missing. The test ... is not shown, so I cannot say what it checks."):
+    played answers that were complete were asked again for such lists."""
     if _NOTHING.match(text, saying.end()):
         return False
     lead = max(0, saying.start() - _LEAD_WINDOW)
@@ -357,6 +360,12 @@ def _needed(text: str, saying: re.Match[str]) -> bool:
         end = after
     if _NOT_NEEDED.search(window, 0, end.end() if end else len(window)):
         return False
+    if (prose := _prose_after_list(text, saying.end())) is not None and BACK_REFERENCE.match(
+        text, prose
+    ):
+        stop = SENTENCE_END.search(text, prose, prose + _NEEDED_WINDOW)
+        if _NOT_NEEDED.search(text, prose, stop.end() if stop else prose + _NEEDED_WINDOW):
+            return False  # "Not shown in the context:", a list, "Neither is needed ..."
     # The label that opens its paragraph (its first sentence, bold or a heading), or a
     # sentence before it there that says nothing needed is missing.
     start = text.rfind("\n\n", max(0, saying.start() - _NEEDED_WINDOW), saying.start())
@@ -379,6 +388,32 @@ def _needed(text: str, saying: re.Match[str]) -> bool:
         return False  # "**What the context lacks.** Nothing the question needs: ..."
     first = SENTENCE_END.search(text, start, saying.start())
     return _NOT_NEEDED.search(text, start, first.end() if first else saying.start()) is None
+
+
+_LIST_LINE = re.compile(r"[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]|[ \t]+\S")
+"""A list item's line, or a line that goes on with an item (indented)."""
+_LIST_WINDOW = 2000
+"""Characters of a list after a saying read for the prose that follows it (linear)."""
+
+
+def _prose_after_list(text: str, at: int) -> int | None:
+    """Where the prose starts that follows the list a saying's line introduces (the line
+    ends with a colon: "Not shown in the context:", then "- ...", "- ..."), within
+    :data:`_LIST_WINDOW` characters; ``None`` when no list follows or it runs on."""
+    line_end = text.find("\n", at, at + _NEEDED_WINDOW)
+    if line_end < 0 or not text[at:line_end].rstrip().endswith(":"):
+        return None
+    position, items, limit = line_end + 1, 0, min(len(text), line_end + _LIST_WINDOW)
+    while position < limit:
+        next_end = text.find("\n", position, limit)
+        next_end = limit if next_end < 0 else next_end
+        line = text[position:next_end]
+        if _LIST_LINE.match(line):
+            items += 1
+        elif line.strip():
+            return position if items else None
+        position = next_end + 1
+    return None
 
 
 def sayings_in(body: str) -> Iterator[re.Match[str]]:

@@ -961,6 +961,8 @@ def test_a_backslash_separates_a_path_on_either_side() -> None:
         "The helper is new. The body of `f` is not in the context.",
         # A label followed by a "nothing" that is no denial of need.
         "\n\n**Missing.** Nothing of `f` is shown, so I cannot say what it returns.",
+        # A list a label introduces, then prose that needs it.
+        "Not shown in the context:\n- the body of `f`.\n\nThese decide what it returns.",
     ],
 )
 def test_an_answer_that_says_the_context_is_not_enough_fails(sentence: str) -> None:
@@ -1016,6 +1018,13 @@ def test_an_answer_that_says_the_context_is_not_enough_fails(sentence: str) -> N
         "The source of `G.__repr__` is not shown. It isn't needed for the question.",
         "The source of `G.__repr__` is not shown. It isn\u2019t needed for the question.",
         "The context does not show L280-285. This does not affect the behaviour asked about.",
+        # ... of two things not shown (a played answer that was complete took a retry).
+        "The context does not show the callers of `search`, nor its `__init__`. Neither is "
+        "needed to locate the decision, which L189-193 show.",
+        "The callers of `search` are not shown. None of them are needed here.",
+        # ... after the list a label introduces (a played answer took a third attempt).
+        "Not shown in the context:\n- how `cli_group` reaches `app.cli`;\n- the body of "
+        "`load_app` (L333-372).\n\nNeither is needed to answer where `get_command` decides.",
         "Their bodies are not shown, so I cannot say which calls they make. That is not "
         "needed to answer how the method itself decides.",
         # A sentence that says nothing needed is missing, before or after the aside.
@@ -1187,6 +1196,8 @@ def test_a_comment_in_fenced_code_says_nothing_of_the_context() -> None:
         "a/",
         "L1",
         "## still missing\n- `a` b\n",
+        "Not shown in the context:\n- `a`\n",  # each saying's list read on
+        "- the context does not show `a`:\n",  # a list of sayings that each introduce one
     ],
 )
 def test_the_words_of_what_is_lacking_are_found_in_linear_time(unit: str) -> None:
