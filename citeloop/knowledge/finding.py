@@ -32,7 +32,7 @@ from citeloop.knowledge.model import (
     is_example_path,
     is_test_path,
 )
-from citeloop.knowledge.names import RECEIVERS
+from citeloop.knowledge.names import RECEIVERS, python_attribute
 from citeloop.knowledge.neighbourhood import admissible, defined_by
 from citeloop.knowledge.search import MemoryIndex
 from citeloop.knowledge.seeds import (
@@ -403,10 +403,14 @@ class EntityFinder:
         the source shown had brought a test fixture ``_args`` and a debugger's
         ``CallFrame.return_value``). A variable of an example or documentation script
         (:func:`~citeloop.knowledge.model.is_example_path`) comes only when the context
-        showed it or the answer named its file, as no such variable is ever core."""
-        if not names:
+        showed it or the answer named its file, as no such variable is ever core. A
+        special attribute Python gives every object, read alone or through a variable
+        (``__name__``, ``self.object.__name__``:
+        :func:`~citeloop.knowledge.names.python_attribute`), brings none (a played
+        widening had brought a mock's and a record's ``__name__``)."""
+        wanted = [name for name in dict.fromkeys(names) if not python_attribute(name)]
+        if not wanted:
             return []
-        wanted = list(dict.fromkeys(names))
         found = {
             name: sorted(entities, key=lambda e: e.id)
             for name, entities in entities_by_name(self._reads, wanted).items()

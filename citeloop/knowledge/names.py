@@ -24,6 +24,25 @@ MIN_NAME_LENGTH = 3
 RECEIVERS = ("self", "cls")
 """The names a method's code calls its instance or class by (PEP 8)."""
 
+OBJECT_ATTRIBUTES = frozenset(
+    {
+        "__name__", "__qualname__", "__module__", "__doc__", "__dict__", "__class__",
+        "__annotations__", "__bases__", "__mro__", "__file__", "__wrapped__", "__self__",
+        "__func__", "__code__", "__defaults__", "__globals__",
+    }
+)  # fmt: skip
+"""Special attributes Python gives its objects, classes, functions and modules (the
+Language Reference, "Data model", 3.2): ``self.object.__name__`` reads Python's."""
+
+
+def python_attribute(name: str) -> bool:
+    """Whether ``name`` reads one of :data:`OBJECT_ATTRIBUTES` alone or through a
+    variable (``__name__``, ``self.object.__name__``, ``func.__doc__``), not of a class
+    so named (``ObjectMember.__name__`` names that class's attribute)."""
+    head, _, rest = name.rpartition(".")
+    return rest in OBJECT_ATTRIBUTES and (not head or not head.split(".")[0][:1].isupper())
+
+
 STOP_NAMES: frozenset[str] = frozenset(
     {name for name in dir(builtins) if not name.startswith("_")}
     | set(keyword.kwlist)

@@ -1239,6 +1239,31 @@ def test_a_short_name_lacking_brings_no_attribute_but_of_a_class_the_answer_read
     assert named("X", entities[1], entities[2], lacking=False) == ["s.lof.LOF.X"]
 
 
+def test_a_special_attribute_python_gives_every_object_brings_no_namesake() -> None:
+    """A played answer said `self.object.__name__` decides an alias, in a paragraph that
+    said lines are left out: the widening brought a record's `ObjectMember.__name__` and
+    a mock's `__name__`. Python's attribute, read alone or through a variable, brings
+    none; the attribute of a class named with it still comes."""
+    lib = "a/members.py"
+    entities = [
+        Entity("a.members.ObjectMember", EntityKind.CLASS, "ObjectMember", path=lib, line=1),
+        Entity("a.members.ObjectMember.__name__", EntityKind.ATTRIBUTE, "__name__", lib, 3),
+        Entity("a.members.Documenter", EntityKind.CLASS, "Documenter", path=lib, line=9),
+        Entity("a.members.Documenter.objpath", EntityKind.ATTRIBUTE, "objpath", lib, 10),
+    ]
+    store = MemoryGraphStore(entities, [])
+    finder = EntityFinder(store, batched(store), 0)
+    saw = (entities[0], entities[2])
+
+    def named(*names: str) -> list[str]:
+        found = finder.named(names, near_context(saw), names, {e.id for e in saw})
+        return [e.id for e in found]
+
+    assert named("__name__", "self.object.__name__", "func.__doc__") == []
+    assert named("__name__", "objpath") == ["a.members.Documenter.objpath"]
+    assert named("ObjectMember.__name__") == ["a.members.ObjectMember.__name__"]
+
+
 def test_a_name_on_self_means_the_member_of_a_class_the_answer_read() -> None:
     """`self._path`, said lacking beside the class the context showed, is that class's
     attribute (more of its source), not the namesakes of other packages as well (a
