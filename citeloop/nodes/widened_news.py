@@ -11,6 +11,7 @@ showed, or an entity new to it. The retry prompt writes them on one line
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any
 
@@ -19,7 +20,19 @@ from citeloop.knowledge import ContextEntity, EntityKind, InjectedContext
 from citeloop.knowledge.finding import MIN_NAME_CHARS
 from citeloop.knowledge.model import LISTED_BY_OTHERS
 
-__all__ = ["LINE", "MAX_RANGES", "MORE", "PART", "SOURCE", "line_ranges", "now_shown"]
+__all__ = [
+    "LINE",
+    "MAX_NAMESAKES_TOLD",
+    "MAX_RANGES",
+    "MORE",
+    "PART",
+    "SOURCE",
+    "line_ranges",
+    "now_shown",
+]
+
+MAX_NAMESAKES_TOLD = 3
+"""Most entities written alike (``Command.handle`` of several files) told of one name."""
 
 MAX_RANGES = 6
 """Most ranges of new lines written for a name (then how many more): with three, the
@@ -52,7 +65,10 @@ def now_shown(
     held one: the one the answer saw), with the name as the context writes it when
     the answer wrote it otherwise (``{"what": LINE, "as": "ForeignObjectRel.on_delete"}`` for
     ``on_delete``: a played model was told "the line of on_delete" with several in the
-    context; ``"PregelNode"`` for ``_read.PregelNode``); an entity another name
+    context; ``"PregelNode"`` for ``_read.PregelNode``); but when the context writes
+    several alike (``Command.handle`` of several files), each of those it shows more of
+    (up to :data:`MAX_NAMESAKES_TOLD`, the second under the key ``"name (2)"``) with its
+    file (``"as": "Command.handle of django/.../flush.py"``); an entity another name
     already told of is not told again, the dotted names telling first (a bare name
     then tells of another namesake, whatever the order written). Linear in the names
     and the entities (and a sort of the names).
@@ -77,7 +93,10 @@ def now_shown(
             by_name.setdefault(entity.name, []).append(entity)
             owner = entity.id.rpartition(".")[0].rpartition(".")[2]
             by_owner.setdefault((entity.name, owner), []).append(entity)
-    shown: dict[str, dict[str, str]] = {}
+    written_count = Counter(
+        _as_written(entity, classes) for entity in widened.entities if entity.id
+    )
+    shown: dict[str, list[dict[str, str]]] = {}
     told: set[str] = set()
     # a dotted name first: what a bare one tells of is then another of its namesakes
     # (`update_x` beside `Foo.update_x` is `Bar.update_x`), in whatever order written
@@ -104,13 +123,28 @@ def now_shown(
             if entity.id not in told
             and (found := _news(entity, sourced, sourced_before, lined)) is not None
         ]
-        if news:
-            found, entity_id = min(news, key=lambda pair: _RANK[pair[0]["what"]])
+        if not news:
+            continue
+        news.sort(key=lambda pair: _RANK[pair[0]["what"]])  # stable: the context's order
+        written = _as_written(by_id[news[0][1]], classes)
+        # Namesakes written alike (`Command.handle` of several commands' files) are
+        # each told, with their file: a played retry had been told migrate's, not the
+        # flush command's it had asked for.
+        alike = [pair for pair in news if _as_written(by_id[pair[1]], classes) == written]
+        several = written_count[written] > 1
+        for found, entity_id in alike[:MAX_NAMESAKES_TOLD] if several else news[:1]:
             told.add(entity_id)
-            if (written := _as_written(by_id[entity_id], classes)) != name:
+            path = by_id[entity_id].path
+            if several and path:
+                found = {**found, "as": f"{written} of {path}"}
+            elif written != name:
                 found = {**found, "as": written}  # which `on_delete`: the class's
-            shown[name] = found
-    return {name: shown[name] for name in ordered if name in shown}
+            shown.setdefault(name, []).append(found)
+    return {
+        name if at == 0 else f"{name} ({at + 1})": found
+        for name in ordered
+        for at, found in enumerate(shown.get(name, ()))
+    }
 
 
 def _as_written(entity: ContextEntity, classes: Collection[str]) -> str:

@@ -211,6 +211,37 @@ def test_a_name_the_answer_saw_a_line_of_is_not_told_of_a_listed_namesake() -> N
     assert told["ASTDeclaratorParen.inner"]["what"] == LINE
 
 
+def test_namesakes_written_alike_are_each_told_with_their_file() -> None:
+    """A played retry asked for the flush command's `Command.handle` and was told "lines
+    of Command.handle (L100)": migrate's. Namesakes the context writes alike are each
+    told, with their file; a name written once keeps its plain form."""
+    commands = [
+        dataclasses.replace(entity(f"cmds.{name}.Command.handle", (5, 40)), path=f"cmds/{name}.py")
+        for name in ("migrate", "flush", "dump")
+    ]
+    widened = InjectedContext(
+        text="",
+        entities=(*commands, entity("shop.cart.sum_prices", (8, 9))),
+        excerpts=(("cmds.migrate.Command.handle", (9,)), ("cmds.flush.Command.handle", (6, 7))),
+    )
+    shown = now_shown(["Command.handle", "sum_prices"], widened, [], {})
+    assert shown == {
+        "Command.handle": {"what": PART, "lines": "L9", "as": "Command.handle of cmds/migrate.py"},
+        "Command.handle (2)": {
+            "what": PART,
+            "lines": "L6-7",
+            "as": "Command.handle of cmds/flush.py",
+        },
+        "Command.handle (3)": {"what": LINE, "as": "Command.handle of cmds/dump.py"},
+        "sum_prices": {"what": LINE},
+    }
+    answer = "The context does not show `Command.handle`.\n\n## Entities used\n- sum_prices\n"
+    result = GraphContextValidator().validate(answer, ["sum_prices"])
+    prompt = build_retry_prompt(TASK, result, widened=True, shown=shown)
+    told = "lines of Command.handle of cmds/migrate.py (L9), Command.handle of cmds/flush.py"
+    assert told + " (L6-7)" in prompt
+
+
 def test_line_ranges() -> None:
     assert line_ranges([9, 3, 4, 5, 12, 13]) == "L3-5, L9, L12-13"
     assert line_ranges([1, 3, 5, 7, 9], most=2) == "L1, L3 and 3 more"
