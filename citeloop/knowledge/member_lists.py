@@ -182,12 +182,11 @@ def fit_member_lists(
     each show ``_get_streams``; :func:`~citeloop.knowledge.candidate_order.few_of_a_name`
     keeps the lines to three of a name likewise); its list counts it as not shown,
     unless it is the one member a list it has leaves out and the whole list fits
-    (``; not shown: 1 more`` takes about the room of its name), or one of ``again`` (ids the
-    context being widened listed: the lists it
-    showed are shown again with those members, past ``room`` when they must, and the
-    room they take with them is kept for each, the first ones first, while the lists
-    before it are fitted). ``most`` bounds the other members listed in all (``None``:
-    no bound).
+    (``; not shown: 1 more`` takes about the room of its name), or one of ``again``
+    (ids the context being widened listed: the lists it showed are shown again with
+    those members, past ``room`` when they must, and the room they take with them is
+    kept for each, the first ones first, while the lists before it are fitted).
+    ``most`` bounds the other members listed in all (``None``: no bound).
     """
     newline = piece("\n")
     names = Counter(held)

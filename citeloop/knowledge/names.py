@@ -38,9 +38,9 @@ Language Reference, "Data model", 3.2): ``self.object.__name__`` reads Python's.
 def python_attribute(name: str) -> bool:
     """Whether ``name`` reads one of :data:`OBJECT_ATTRIBUTES` alone or through a
     variable (``__name__``, ``self.object.__name__``, ``func.__doc__``), not of a class
-    so named (``ObjectMember.__name__`` names that class's attribute)."""
+    so named (``ObjectMember.__name__``, ``_Mock.__name__``: that class's attribute)."""
     head, _, rest = name.rpartition(".")
-    return rest in OBJECT_ATTRIBUTES and (not head or not head.split(".")[0][:1].isupper())
+    return rest in OBJECT_ATTRIBUTES and not head.split(".")[0].lstrip("_")[:1].isupper()
 
 
 STOP_NAMES: frozenset[str] = frozenset(
