@@ -27,16 +27,19 @@ _DISMISSAL = re.compile(
     r"|(?:play|plays|played)\s+no\s+part|(?:do|does|did)\s+not\s+relate\s+to"
     r"|none\s+of\s[^.;:\n]{0,80}?\s(?:is|are|was|were)\s+(?:related|relevant)"
     r"|(?P<bear>(?:do|does|did)\s+not\s+bear\s+on|(?:has|have)\s+no\s+bearing\s+on))\b"
-    r"(?:(?:\s+(?:to|on|for|with))?\s+(?:the|this|your|my)\s+(?:question|task|answer)\b)?"
+    r"(?P<subject>(?:\s+(?:to|on|for|with))?\s+(?:the|this|your|my)"
+    r"\s+(?:question|task|answer|class|function|method)\b)?"
     r"(?P<label>\**\s*:)?",
     re.IGNORECASE,
 )
 """A phrase that sets code aside (each alternative a fixed sequence of words: linear),
-with what it is set aside from when that is the question (``not relevant to the
-question``); ``label`` when a colon follows it (``Not relevant:``, ``**Unrelated:**``,
-"Most of the added context does not bear on the question: the `CharField` fixtures");
-``bear`` for a phrase that sets aside only what such a label lists ("`flush` has no
-bearing on durability by itself" still asks for `flush`)."""
+with what it is set aside from when that is the question or what it asks about
+(``subject``: ``not relevant to the question``, ``has no bearing on this class``);
+``label`` when a colon follows it (``Not relevant:``, ``**Unrelated:**``, "Most of the
+added context does not bear on the question: the `CharField` fixtures"); ``bear`` for a
+phrase that sets aside only what such a label lists, or what it says has no bearing on
+the question or its class ("`flush` has no bearing on durability by itself" still asks
+for `flush`)."""
 
 _EXAMPLES = re.compile(
     r"\W*(?:e\.g\.|examples?\s*:|(?:examples?\s+(?:are|include)|for\s+(?:example|instance)|such\s+as"
@@ -91,7 +94,7 @@ def dismissed_names(body: str) -> frozenset[str]:
         clause = clause[max(clause.rfind(mark) for mark in _CLAUSE_MARKS) + 1 :]
         if found["label"] and not code_mentions(clause):
             written = sentence[found.end() :]  # what it labels, when it has no subject
-        elif found["bear"]:
+        elif found["bear"] and (found["label"] or not found["subject"]):
             continue  # "`X` does not bear on the question: the cause is `Y`" asks of both
         elif (
             not code_mentions(sentence)

@@ -129,6 +129,13 @@ def _read(body: str) -> tuple[str, tuple[_Passage, ...]]:
         if by_heading:  # to the next heading (a `#` one's: to the next `#` heading)
             following = (_ATX if text.startswith("#", head) else _HEADING).search(text, end)
             end = following.start() if following else len(text)
+            # A bold label that a colon ends ("**What the context still lacks:**") labels
+            # the list under it, not the prose after (a played answer's next paragraph,
+            # on helpers it had set apart, had been read as lacking them).
+            line_end = text.find("\n", head)
+            label = text[head : len(text) if line_end < 0 else line_end].rstrip()
+            if not text.startswith("#", head) and label.rstrip("*_").endswith(":"):
+                end = min(end, _list_after(text, head) or end)
         # a label that ends with its colon ("Missing:") is on the line the list follows
         elif (listed := _list_after(text, saying.end() - saying.group().endswith(":"))) is not None:
             by_heading, end = True, listed  # "Still missing from the context:" and a list

@@ -692,6 +692,11 @@ def test_dismissed_names_read_what_a_sentence_sets_aside() -> None:
     assert dismissed_names("`Foo.size` is not relevant to the question: `Bar` is.") == {"Foo.size"}
     asked = "`Writer.flush()` has no bearing on durability; only `Writer.sync()` syncs."
     assert dismissed_names(asked) == frozenset()
+    # ... but no bearing on the question, or on the class it asks about, sets aside (a
+    # played widening had shown `FixtureDef`'s lines as asked for)
+    rest = "The rest (`TerminalReporter`, `FixtureDef`, etc.) has no bearing on this class."
+    assert dismissed_names(rest) == {"TerminalReporter", "FixtureDef"}
+    assert dismissed_names("`Foo` does not bear on the question.") == {"Foo"}
 
 
 def test_dismissed_names_read_the_examples_after_a_sentence_that_names_none() -> None:

@@ -1343,6 +1343,20 @@ def test_a_bold_line_heads_a_section_that_says_what_is_lacking() -> None:
     assert not lacking_names("It is **not in the context dict** but in `cache`.\n")
 
 
+def test_a_bold_label_that_a_colon_ends_says_what_its_list_lacks_not_the_prose_after() -> None:
+    """A played answer's "**What the context still lacks:**" list was followed by a
+    paragraph on helpers it had set apart (`lint_string`): the widening told that
+    source as asked for. A bold heading without the colon still heads its section."""
+    answer = (
+        "It is `invoke_assert_code`.\n\n**What the context still lacks:**\n"
+        "- The test function that calls `invoke_assert_code`.\n\n"
+        "The rule helpers lint through `Linter.lint_string` instead.\n\n## Entities used\n"
+    )
+    assert lacking_names(answer) == ("invoke_assert_code",)
+    section = answer.replace("still lacks:**", "still lacks**")
+    assert lacking_names(section) == ("invoke_assert_code", "Linter.lint_string")
+
+
 @pytest.mark.parametrize(
     "heading",
     [
