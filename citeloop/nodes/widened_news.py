@@ -11,7 +11,6 @@ showed, or an entity new to it. The retry prompt writes them on one line
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import Any
 
@@ -68,10 +67,10 @@ def now_shown(
     context; ``"PregelNode"`` for ``_read.PregelNode``); but when the context writes
     several alike (``Command.handle`` of several files), each of those it shows more of
     (up to :data:`MAX_NAMESAKES_TOLD`, the second under the key ``"name (2)"``) with its
-    file (``"as": "Command.handle of django/.../flush.py"``); an entity another name
-    already told of is not told again, the dotted names telling first (a bare name
-    then tells of another namesake, whatever the order written). Linear in the names
-    and the entities (and a sort of the names).
+    file, as much of its path as tells it apart (``"as": "Command.handle of flush.py"``);
+    an entity another name already told of is not told again, the dotted names telling
+    first (a bare name then tells of another namesake, whatever the order written).
+    Linear in the names and the entities (and a sort of the names).
 
     Args:
         names: The names the answer said the context lacks.
@@ -93,9 +92,10 @@ def now_shown(
             by_name.setdefault(entity.name, []).append(entity)
             owner = entity.id.rpartition(".")[0].rpartition(".")[2]
             by_owner.setdefault((entity.name, owner), []).append(entity)
-    written_count = Counter(
-        _as_written(entity, classes) for entity in widened.entities if entity.id
-    )
+    alike_paths: dict[str, set[str]] = {}
+    for entity in widened.entities:
+        if entity.id:
+            alike_paths.setdefault(_as_written(entity, classes), set()).add(entity.path or "")
     shown: dict[str, list[dict[str, str]]] = {}
     told: set[str] = set()
     # a dotted name first: what a bare one tells of is then another of its namesakes
@@ -131,12 +131,13 @@ def now_shown(
         # each told, with their file: a played retry had been told migrate's, not the
         # flush command's it had asked for.
         alike = [pair for pair in news if _as_written(by_id[pair[1]], classes) == written]
-        several = written_count[written] > 1
+        several = len(alike_paths.get(written, ())) > 1
         for found, entity_id in alike[:MAX_NAMESAKES_TOLD] if several else news[:1]:
             told.add(entity_id)
             path = by_id[entity_id].path
             if several and path:
-                found = {**found, "as": f"{written} of {path}"}
+                where = _distinct_tail(path, alike_paths[written])
+                found = {**found, "as": f"{written} of {where}"}
             elif written != name:
                 found = {**found, "as": written}  # which `on_delete`: the class's
             shown.setdefault(name, []).append(found)
@@ -145,6 +146,18 @@ def now_shown(
         for name in ordered
         for at, found in enumerate(shown.get(name, ()))
     }
+
+
+def _distinct_tail(path: str, paths: Collection[str]) -> str:
+    """The shortest end of ``path``, in whole parts, that no other of ``paths`` ends
+    with (``flush.py`` beside ``migrate.py``; ``a/util.py`` beside ``b/util.py``)."""
+    parts = path.split("/")
+    others = [other for other in paths if other != path]
+    for count in range(1, len(parts)):
+        tail = "/".join(parts[-count:])
+        if not any(other == tail or other.endswith("/" + tail) for other in others):
+            return tail
+    return path
 
 
 def _as_written(entity: ContextEntity, classes: Collection[str]) -> str:

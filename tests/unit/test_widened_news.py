@@ -226,20 +226,31 @@ def test_namesakes_written_alike_are_each_told_with_their_file() -> None:
     )
     shown = now_shown(["Command.handle", "sum_prices"], widened, [], {})
     assert shown == {
-        "Command.handle": {"what": PART, "lines": "L9", "as": "Command.handle of cmds/migrate.py"},
+        "Command.handle": {"what": PART, "lines": "L9", "as": "Command.handle of migrate.py"},
         "Command.handle (2)": {
             "what": PART,
             "lines": "L6-7",
-            "as": "Command.handle of cmds/flush.py",
+            "as": "Command.handle of flush.py",
         },
-        "Command.handle (3)": {"what": LINE, "as": "Command.handle of cmds/dump.py"},
+        "Command.handle (3)": {"what": LINE, "as": "Command.handle of dump.py"},
         "sum_prices": {"what": LINE},
     }
     answer = "The context does not show `Command.handle`.\n\n## Entities used\n- sum_prices\n"
     result = GraphContextValidator().validate(answer, ["sum_prices"])
     prompt = build_retry_prompt(TASK, result, widened=True, shown=shown)
-    told = "lines of Command.handle of cmds/migrate.py (L9), Command.handle of cmds/flush.py"
+    told = "lines of Command.handle of migrate.py (L9), Command.handle of flush.py"
     assert told + " (L6-7)" in prompt
+
+
+def test_a_namesake_is_told_by_as_much_of_its_path_as_tells_it_apart() -> None:
+    """A played retry read "update_lim of lib/mpl_toolkits/axisartist/grid_helper_cur…":
+    the path cut where the two files differ."""
+    from citeloop.nodes.widened_news import _distinct_tail
+
+    paths = {"lib/ax/floating_axes.py", "lib/ax/grid_helper.py", "a/util.py", "b/util.py"}
+    assert _distinct_tail("lib/ax/floating_axes.py", paths) == "floating_axes.py"
+    assert _distinct_tail("a/util.py", paths) == "a/util.py"
+    assert _distinct_tail("lib/util.py", {"lib/util.py", "util.py"}) == "lib/util.py"
 
 
 def test_line_ranges() -> None:
