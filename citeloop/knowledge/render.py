@@ -310,9 +310,13 @@ def _class_inside(entity: Entity) -> str | None:
     local ``class View`` reads as the library's ``View`` otherwise (a played context had
     listed ``View.index`` and ``View.methods`` of ``tests/test_views.py`` beside
     ``flask.views.View``)."""
-    if entity.kind not in MEMBER_KINDS or "." not in entity.id:
+    if entity.kind not in MEMBER_KINDS or "." not in entity.id or not entity.path:
         return None
     owner = entity.id.rpartition(".")[0]
+    folder, _, file_name = entity.path.replace("\\", "/").rpartition("/")
+    module = file_name.rpartition(".")[0] or file_name
+    if owner.rpartition(".")[2] == (folder.rpartition("/")[2] if module == "__init__" else module):
+        return None  # its file's variable: `mag` of `units/function/units.py` is inside none
     return enclosing(replace(entity, id=owner, kind=EntityKind.CLASS))
 
 

@@ -200,6 +200,18 @@ def test_a_member_of_a_class_defined_in_a_function_says_where_its_class_is() -> 
         end_line=84,
     )
     assert entity_line(library, "View") == "View.dispatch_request()  # L78-84"
+    # A file's variable is inside nothing, though a package above has its file's name
+    # (a played context read `mag = ...  # L44-49 inside function` of units/function/units.py).
+    mag = Entity(
+        "astropy.units.function.units.mag",
+        EntityKind.ATTRIBUTE,
+        "mag",
+        "astropy/units/function/units.py",
+        44,
+        " = ...",
+        end_line=49,
+    )
+    assert entity_line(mag, None) == "mag = ...  # L44-49"
     parsed = parse_context_entities("# tests/test_views.py\n" + line)
     assert [(e.name, e.places[0].owner) for e in parsed if e.places] == [("index", "View")]
 
