@@ -91,6 +91,10 @@ _LISTED_KINDS = {
 }
 """What a list shows of its owner: a class's members, a module's classes and functions."""
 
+_COUNTED_KINDS = frozenset({EntityKind.TEST})
+"""What a list counts as not shown though it never shows it: a module's test functions
+(a test module's list had read as the whole file without its 13 tests)."""
+
 
 def modules_of(reads: BatchedGraphStore, entities: Sequence[Entity]) -> list[Entity]:
     """The modules that define ``entities`` (a function, class or module attribute, or
@@ -125,7 +129,9 @@ def owned_members(
     (its functions and classes), that a list may show, best first, by owner id: those
     without a line in the context (ids not in ``chosen``), ranked by ``scores`` (a
     candidate's rank score), then in source order, at most :data:`MAX_UNRANKED` of those
-    without a score and :data:`MAX_LISTED` in all (the rest counted in ``omitted``).
+    without a score and :data:`MAX_LISTED` in all (the rest counted in ``omitted``, and
+    so are those it may not show: a test function, or a test method when tests are not
+    followed).
     ``known`` holds the members read before, by owner id: those of the owners it lacks
     are read (one batched read) and added to it. The members of ``before`` (listed by
     the context being widened, by their place in it) come first, in that order,
@@ -141,12 +147,19 @@ def owned_members(
                 entity
                 for i in ids
                 if (entity := read.get(i)) is not None
-                and entity.kind in kinds_of[owner_id]
-                and admissible(entity, follow_tests)
+                and entity.kind in kinds_of[owner_id] | _COUNTED_KINDS
             ]
     lists: dict[str, MemberList] = {}
     for owner in owners:
-        if members := [entity for entity in known[owner.id] if entity.id not in chosen]:
+        # a member no list here shows (a test function beside a helper class) is
+        # counted, not listed: a list that leaves it out without a word reads as whole
+        held = [entity for entity in known[owner.id] if entity.id not in chosen]
+        members = [
+            entity
+            for entity in held
+            if entity.kind in kinds_of[owner.id] and admissible(entity, follow_tests)
+        ]
+        if members:
             again = sorted((e for e in members if e.id in before), key=lambda e: before[e.id])
             ranked = sorted(
                 (e for e in members if scores.get(e.id, 0.0) > 0.0 and e.id not in before),
@@ -157,7 +170,7 @@ def owned_members(
                 key=lambda e: (e.line or 0, e.name),
             )
             shown = (again + ranked + unranked[:MAX_UNRANKED])[: max(MAX_LISTED, len(again))]
-            lists[owner.id] = MemberList(shown, len(members) - len(shown))
+            lists[owner.id] = MemberList(shown, len(held) - len(shown))
     return lists
 
 

@@ -248,6 +248,37 @@ def test_a_list_names_the_one_member_it_would_count_as_not_shown() -> None:
     assert [m.name for m in listed.members] == ["cut"] and listed.omitted == 2
 
 
+def test_a_list_counts_the_members_no_context_may_hold_as_not_shown() -> None:
+    """A played file list read `module members: EmptyDataclass L24, _HashableDict L712`
+    for a test module of 13 test functions, which a context about library code does not
+    hold: counted, the list no longer reads as the whole file."""
+    path = "testing/test_pprint.py"
+    module = Entity("testing.test_pprint", EntityKind.MODULE, "test_pprint", path, 1)
+    entities = [
+        module,
+        Entity("testing.test_pprint.Empty", EntityKind.CLASS, "Empty", path, 24),
+        *(
+            Entity(f"testing.test_pprint.test_{i}", EntityKind.TEST, f"test_{i}", path, 40 + i)
+            for i in range(3)
+        ),
+    ]
+    facts = [Fact(module.id, RelationKind.DEFINES, e.id) for e in entities[1:]]
+    store = MemoryGraphStore(entities, facts)
+    offered = owned_members(batched(store), [module], set(), {}, False, {})
+    assert [m.name for m in offered[module.id].members] == ["Empty"]
+    assert offered[module.id].omitted == 3
+    # A test class's test methods are listed when tests are followed, counted when not.
+    case = Entity("testing.test_pprint.TestCase", EntityKind.CLASS, "TestCase", path, 60)
+    checks = [
+        Entity(f"{case.id}.test_{i}", EntityKind.TEST, f"test_{i}", path, 61 + i) for i in (0, 1)
+    ]
+    store = MemoryGraphStore(
+        [case, *checks], [Fact(case.id, RelationKind.DEFINES, c.id) for c in checks]
+    )
+    assert owned_members(batched(store), [case], set(), {}, True, {})[case.id].omitted == 0
+    assert owned_members(batched(store), [case], set(), {}, False, {}) == {}
+
+
 def test_lists_show_a_name_at_most_three_times() -> None:
     """Eight plugins each define `_get_streams`: three of a name show what it is."""
     classes, members = _classes([f"Site{i}" for i in range(8)], "_get_streams")
