@@ -563,7 +563,7 @@ def answer_code(text: str) -> tuple[list[Mention], frozenset[str]]:
 
 
 def _answer_tokens(pieces: list[tuple[str, str]]) -> Iterator[tuple[str, str]]:
-    for segment, kind in pieces:
+    for at, (segment, kind) in enumerate(pieces):
         if kind == "span":
             code = segment.strip().lstrip("@.")
             match = _TOKEN.match(code)
@@ -573,7 +573,8 @@ def _answer_tokens(pieces: list[tuple[str, str]]) -> Iterator[tuple[str, str]]:
                 continue
             if _kind_of_file(segment):
                 continue
-            if token := _unglobbed(match.group(), code, match.start(), match.end()):
+            after = pieces[at + 1][0][:12] if at + 1 < len(pieces) else ""
+            if token := _unglobbed(match.group(), code + after, match.start(), match.end()):
                 called = code.startswith("(", match.end()) and not token.endswith("()")
                 yield token + "()" * called, "backticks"
         elif kind == "text" and not _plain_lower_case(segment):
@@ -597,14 +598,22 @@ def _unglobbed(token: str, text: str, start: int, end: int) -> str:
     one entity, so only what it is dotted onto is claimed (``Graph`` of
     `` `Graph.attach_*` ``; nothing for a bare ``attach_*``): a name a ``*`` follows
     (`` `get_*_schema` ``; not the closing ``*`` of emphasis, ``*name*``), or a prefix
-    (a name ending in ``_``) an ellipsis or a placeholder follows (`` `parse_tag_…` ``,
-    ``add_...``, `` `repr_<type>` ``, `` `visit_{node}` ``; an ellipsis after a whole
-    name, or a call, is prose: ``it calls load...``)."""
+    (a name ending in ``_``) an ellipsis, a placeholder or the word "prefix" follows
+    (`` `parse_tag_…` ``, ``add_...``, `` `repr_<type>` ``, `` `visit_{node}` ``, "no
+    `` `test_` `` prefix"; an ellipsis after a whole name, or a call, is prose: ``it
+    calls load...``)."""
     after = text[end : end + 1]
     if after == "*":
         if start > 0 and text[start - 1] == "*":  # emphasis
             return token
-    elif not (token.endswith("_") and (text.startswith(_ELLIPSES, end) or after in _PLACEHOLDERS)):
+    elif not (
+        token.endswith("_")
+        and (
+            text.startswith(_ELLIPSES, end)
+            or after in _PLACEHOLDERS
+            or text[end : end + 12].lstrip("`*_ ").startswith("prefix")
+        )
+    ):
         return token
     return token.rpartition(".")[0]
 

@@ -429,6 +429,14 @@ def test_a_prefix_a_placeholder_follows_is_a_pattern(placeholder) -> None:
     assert "max_size" in {m.name for m in answer_mentions("It checks `max_size<limit` first.")}
 
 
+def test_a_prefix_the_word_prefix_follows_is_a_pattern() -> None:
+    """A played answer wrote "its name has no `test_` prefix" in a list of what it
+    lacks, and was told `test_` is not in the graph. A name that ends in `_` and that
+    "prefix" follows names a family; `coef_` alone is still a name."""
+    body = "Its name has no `test_` prefix, and test_ prefixes mark them; it sets `coef_`."
+    assert [m.name for m in answer_mentions(body)] == ["coef_"]
+
+
 def test_emphasis_is_no_pattern_and_a_patterns_tail_is_no_name() -> None:
     body = "It calls **parse_fast**, *YamlFastParser* and the get_*_schema helpers."
     assert [m.name for m in answer_mentions(body)] == ["parse_fast", "YamlFastParser"]
