@@ -53,6 +53,10 @@ def asked_lines(
     source of `VSRuntimeBlock.context()` (blocks.py L78-120)": a played widening had
     shown 8 of its 43 lines, a first look at a name said lacking, and the next one the
     rest).
+    A range that the excerpts of its holders showed every line of (none left one out)
+    is a citation of what the answer read ("confirmed only as the documented contract
+    (L1630, L1641)"), not asked for: a played widening had sent those numbers to
+    another file's class.
     The first :data:`MAX_ASKED_RANGES` ranges are read: a widening shows at most
     ``MAX_ASKED_LINES`` lines of them."""
     named = set(names)
@@ -70,6 +74,9 @@ def asked_lines(
             and e.get("path")
             and (path is None or same_file(path, e["path"]))
         ]
+        counts = [_within(shown[e["id"]], first, last) for e in holders if e["id"] in shown]
+        if counts and min(counts) == last - first + 1:
+            continue  # lines the context showed, and no excerpt left out: cited as read
         labelled = [e for e in holders if (e["line"], e["end_line"]) == (first, last)]
         if labelled:  # a label, in whichever file holds it: not lines of another file's
             # (in the file it names, of an entity of a name said lacking in any form:
@@ -90,6 +97,12 @@ def asked_lines(
             inner = min(holders, key=lambda e: (e["end_line"] - e["line"], e["id"]))
             asked.append((inner["id"], first, last))
     return tuple(dict.fromkeys(asked))
+
+
+def _within(lines: Sequence[int], first: int, last: int) -> int:
+    """How many of the sorted line numbers ``lines`` lie in ``first``-``last`` (a binary
+    search)."""
+    return bisect.bisect_right(lines, last) - bisect.bisect_left(lines, first)
 
 
 def _named(entity: dict[str, Any], names: Collection[str]) -> bool:
@@ -113,19 +126,16 @@ def _meant_file(
     ``None`` when that is not known. Each look is a binary search: many ranges asked of
     long excerpts stay cheap."""
 
-    def within(lines: Sequence[int], a: int, b: int) -> int:  # shown lines in a-b
-        return bisect.bisect_right(lines, b) - bisect.bisect_left(lines, a)
-
     def left_out(entity: dict[str, Any]) -> bool:  # some line of the range
         lines = shown.get(entity["id"])
-        return lines is not None and within(lines, first, last) < last - first + 1
+        return lines is not None and _within(lines, first, last) < last - first + 1
 
     def gap(entity: dict[str, Any]) -> bool:  # the range is a run the excerpt left out
         lines = shown[entity["id"]]
         return (
-            not within(lines, first, last)
-            and (first == entity["line"] or within(lines, first - 1, first - 1) == 1)
-            and (last == entity["end_line"] or within(lines, last + 1, last + 1) == 1)
+            not _within(lines, first, last)
+            and (first == entity["line"] or _within(lines, first - 1, first - 1) == 1)
+            and (last == entity["end_line"] or _within(lines, last + 1, last + 1) == 1)
         )
 
     excerpted = [e for e in holders if left_out(e)]

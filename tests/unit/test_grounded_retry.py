@@ -1202,6 +1202,24 @@ def test_asked_lines_without_a_file_go_to_the_excerpt_that_left_them_out():
     assert asked_lines([(None, 250, 260)], entities, excerpts=both) == ()
 
 
+def test_lines_every_excerpt_of_them_showed_are_cited_not_asked_for() -> None:
+    """A played answer wrote "confirmed only as the documented contract (L1630, L1641)"
+    of lines the excerpt of `strip` showed: the widening had shown a class of another
+    file at those numbers. Lines an excerpt left out of another holder are still asked."""
+    from citeloop.grounding.asked_lines import asked_lines
+
+    entities = [
+        {"id": "s.Accessor.strip", "name": "strip", "path": "s.py", "line": 1561, "end_line": 1643},
+        {"id": "d.DataArray", "name": "DataArray", "path": "d.py", "line": 282, "end_line": 7000},
+    ]
+    shown = {"s.Accessor.strip": [1561, 1629, 1630, 1637, 1641]}
+    cited = [(None, 1630, 1630), (None, 1641, 1641)]
+    assert asked_lines(cited, entities, ["DataArray"], shown) == ()
+    assert asked_lines([(None, 1631, 1636)], entities, ["strip"], shown) == (
+        ("s.Accessor.strip", 1631, 1636),
+    )
+
+
 def test_asked_lines_are_code_lines_capped_in_all(tmp_path):
     """Of the lines asked, a widening shows those of the body (not the signature or
     the docstring, which the entity line gives, unless a range holds nothing else),
