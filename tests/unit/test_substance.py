@@ -351,43 +351,47 @@ def test_a_formula_symbol_is_no_invented_name() -> None:
     assert validate(body + SECTION).invented_names == ("fit_x", "Basis_j")
 
 
-def test_an_indexed_keyword_family_is_no_invented_name() -> None:
-    # A played answer failed for "`Header.strip` ... removes `NAXISn` etc." (the code
-    # removes "NAXIS" + str(idx + 1)): the FITS standard's notation for NAXIS1, NAXIS2...
-    body = "StateGraph.compile removes `NAXISn`, `TFORMn` and `CRPIXj` keywords."
-    assert validate(body + SECTION).invented_names == ()
-    # An upper-case name ending otherwise is still a claim (`MAX_SIZE`, `NAXISes`).
-    body = "StateGraph.compile reads `MAX_SIZE` and `NAXISes`."
-    assert validate(body + SECTION).invented_names == ("MAX_SIZE", "NAXISes")
-
-
-def test_an_escaped_byte_is_no_invented_name() -> None:
-    # A played answer was rejected for "`/` → `_2F`, `_` → `_5F`, `:` → `_3A`" (Django's
-    # admin `quote` maps each byte to "_%02X").
-    body = "StateGraph.compile maps `/` to `_2F`, `_` to `_5F`, `:` to `_3A`, `&` to `_26`."
-    assert validate(body + SECTION).invented_names == ()
-    # A name with more after the two digits is still a claim (`_2FA`, `_a1b`).
-    body = "StateGraph.compile calls `_2FA` and `_a1b`."
-    assert validate(body + SECTION).invented_names == ("_2FA", "_a1b")
-
-
-def test_the_operands_of_an_example_expression_are_no_invented_names() -> None:
-    # A played answer was rejected for "the operator that runs for `style_a | style_b`".
-    body = "StateGraph.compile runs for `style_a | style_b` and `left == right`."
-    assert validate(body + SECTION).invented_names == ()
-    # A name called, or written alone, is still a claim about the code base.
-    body = "StateGraph.compile calls `merge_styles(a) | b` and `merge_all`."
-    assert validate(body + SECTION).invented_names == ("merge_styles", "merge_all")
-
-
-def test_a_nested_parameter_key_is_no_invented_name() -> None:
-    # A played answer was rejected for "`set_params(lr__C=10)` sets `lr__C`": the key
-    # of scikit-learn's nested parameters (Django's lookups, `name__startswith`, alike).
-    body = "StateGraph.compile accepts `lr__C` and `name__startswith` keys."
-    assert validate(body + SECTION).invented_names == ()
-    # A mangled private name, and a made-up class, are still claims.
-    body = "StateGraph.compile reads `_Graph__nodes` and calls `SomeOtherEstimator`."
-    assert validate(body + SECTION).invented_names == ("_Graph__nodes", "SomeOtherEstimator")
+@pytest.mark.parametrize(
+    ("example", "claims", "claimed"),
+    [
+        # A played answer failed for "`Header.strip` ... removes `NAXISn` etc." (the code
+        # removes "NAXIS" + str(idx + 1)): the FITS standard's notation for NAXIS1, ...;
+        # an upper-case name ending otherwise is still a claim.
+        (
+            "removes `NAXISn`, `TFORMn` and `CRPIXj` keywords.",
+            "reads `MAX_SIZE` and `NAXISes`.",
+            ("MAX_SIZE", "NAXISes"),
+        ),
+        # An escaped byte: "`/` → `_2F`, `_` → `_5F`" (Django's admin `quote` maps each
+        # byte to "_%02X"); more after the two digits is still a claim.
+        (
+            "maps `/` to `_2F`, `_` to `_5F`, `:` to `_3A`, `&` to `_26`.",
+            "calls `_2FA` and `_a1b`.",
+            ("_2FA", "_a1b"),
+        ),
+        # The operands of an example expression: "the operator that runs for `style_a |
+        # style_b`"; a name called, or written alone, is still a claim.
+        (
+            "runs for `style_a | style_b` and `left == right`.",
+            "calls `merge_styles(a) | b` and `merge_all`.",
+            ("merge_styles", "merge_all"),
+        ),
+        # A nested parameter key: "`set_params(lr__C=10)` sets `lr__C`" (Django's
+        # lookups, `name__startswith`, alike); a mangled private name, and a made-up
+        # class, are still claims.
+        (
+            "accepts `lr__C` and `name__startswith` keys.",
+            "reads `_Graph__nodes` and calls `SomeOtherEstimator`.",
+            ("_Graph__nodes", "SomeOtherEstimator"),
+        ),
+    ],
+    ids=["indexed-keyword", "escaped-byte", "operands", "nested-key"],
+)
+def test_a_shape_that_names_no_code_is_no_invented_name(example, claims, claimed) -> None:
+    """Played answers were rejected for names of these shapes; each kept its look-alikes
+    that do claim code."""
+    assert validate(f"StateGraph.compile {example}" + SECTION).invented_names == ()
+    assert validate(f"StateGraph.compile {claims}" + SECTION).invented_names == claimed
 
 
 def test_a_name_pattern_claims_only_what_it_is_dotted_onto() -> None:
