@@ -16,7 +16,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from citeloop.grounding.sayings import SENTENCE_END, sayings_in, without_fences
+from citeloop.grounding.sayings import SENTENCE_END, list_below, sayings_in, without_fences
 
 
 def insufficient_passages(body: str) -> list[str]:
@@ -145,10 +145,6 @@ def _read(body: str) -> tuple[str, tuple[_Passage, ...]]:
     return text, tuple(_Passage(a, b, c, h, tuple(d)) for a, b, c, h, d in found)
 
 
-_LIST_LINE = re.compile(r"[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]|[ \t]+\S")
-"""A list item's line, or a line that goes on with an item (indented)."""
-
-
 def _list_after(text: str, at: int) -> int | None:
     """Where the list ends that follows the line ``at`` is on, when that line ends with
     a colon ("Still missing from the context:", then "1. ...", "2. ..."), or is all
@@ -177,17 +173,7 @@ def _list_after(text: str, at: int) -> int | None:
             _LIST_ITEM.match(text, line_start) or not _asks_for(text[introduced:line_end])
         ):
             return None
-    end, position, items = None, line_end + 1, 0
-    while position < len(text):
-        next_end = text.find("\n", position)
-        next_end = len(text) if next_end < 0 else next_end
-        line = text[position:next_end]
-        if _LIST_LINE.match(line):
-            items, end = items + 1, next_end
-        elif line.strip():  # prose ends it (blank lines do not)
-            break
-        position = next_end + 1
-    return end if items else None
+    return list_below(text, line_end + 1, len(text))[0]
 
 
 _NEED = re.compile(

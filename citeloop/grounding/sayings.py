@@ -396,6 +396,24 @@ _LIST_WINDOW = 2000
 """Characters of a list after a saying read for the prose that follows it (linear)."""
 
 
+def list_below(text: str, position: int, limit: int) -> tuple[int | None, int | None]:
+    """``(end, prose)`` of the list that starts at ``position`` (a line's start), read up
+    to ``limit``: the end of its last line and the start of the prose that ends it
+    (blank lines do not), each ``None`` when there is none (no list line, or no prose
+    before ``limit``). Reads each line once."""
+    end = None
+    while position < limit:
+        next_end = text.find("\n", position, limit)
+        next_end = limit if next_end < 0 else next_end
+        line = text[position:next_end]
+        if _LIST_LINE.match(line):
+            end = next_end
+        elif line.strip():
+            return end, position if end is not None else None
+        position = next_end + 1
+    return end, None
+
+
 def _prose_after_list(text: str, at: int) -> int | None:
     """Where the prose starts that follows the list a saying's line introduces (the line
     ends with a colon: "Not shown in the context:", then "- ...", "- ..."), within
@@ -403,17 +421,7 @@ def _prose_after_list(text: str, at: int) -> int | None:
     line_end = text.find("\n", at, at + _NEEDED_WINDOW)
     if line_end < 0 or not text[at:line_end].rstrip().endswith(":"):
         return None
-    position, items, limit = line_end + 1, 0, min(len(text), line_end + _LIST_WINDOW)
-    while position < limit:
-        next_end = text.find("\n", position, limit)
-        next_end = limit if next_end < 0 else next_end
-        line = text[position:next_end]
-        if _LIST_LINE.match(line):
-            items += 1
-        elif line.strip():
-            return position if items else None
-        position = next_end + 1
-    return None
+    return list_below(text, line_end + 1, min(len(text), line_end + _LIST_WINDOW))[1]
 
 
 def sayings_in(body: str) -> Iterator[re.Match[str]]:

@@ -193,15 +193,20 @@ def enclosing(entity: Entity) -> str | None:
     or an id that does not hold its file's module name."""
     if entity.kind not in (EntityKind.FUNCTION, EntityKind.CLASS) or not entity.path:
         return None
-    folder, _, file_name = entity.path.replace("\\", "/").rpartition("/")
-    module = file_name.rpartition(".")[0] or file_name
-    if module == "__init__":
-        module = folder.rpartition("/")[2]
+    module = module_name(entity.path)
     parts = entity.id.split(".")[:-1]
     if module not in parts:
         return None
     inner = parts[len(parts) - parts[::-1].index(module) :]
     return ".".join(inner) or None
+
+
+def module_name(path: str) -> str:
+    """The last part of the dotted name of the module at ``path`` (a file's name without
+    its suffix; a package's ``__init__.py``, its folder's name)."""
+    folder, _, file_name = path.replace("\\", "/").rpartition("/")
+    module = file_name.rpartition(".")[0] or file_name
+    return folder.rpartition("/")[2] if module == "__init__" else module
 
 
 @lru_cache(maxsize=8192)  # asked for every candidate of every context

@@ -55,7 +55,14 @@ from dataclasses import replace
 from functools import lru_cache
 from itertools import pairwise
 
-from citeloop.knowledge.model import Entity, EntityKind, Fact, RelationKind, enclosing
+from citeloop.knowledge.model import (
+    Entity,
+    EntityKind,
+    Fact,
+    RelationKind,
+    enclosing,
+    module_name,
+)
 from citeloop.knowledge.names import RECEIVERS
 from citeloop.text import data_line
 
@@ -313,9 +320,7 @@ def _class_inside(entity: Entity) -> str | None:
     if entity.kind not in MEMBER_KINDS or "." not in entity.id or not entity.path:
         return None
     owner = entity.id.rpartition(".")[0]
-    folder, _, file_name = entity.path.replace("\\", "/").rpartition("/")
-    module = file_name.rpartition(".")[0] or file_name
-    if owner.rpartition(".")[2] == (folder.rpartition("/")[2] if module == "__init__" else module):
+    if owner.rpartition(".")[2] == module_name(entity.path):
         return None  # its file's variable: `mag` of `units/function/units.py` is inside none
     return enclosing(replace(entity, id=owner, kind=EntityKind.CLASS))
 
