@@ -115,12 +115,14 @@ _NAMED_STDLIB = frozenset(
         "xml.etree.ElementTree",
     )
 )  # fmt: skip
-"""Standard-library modules (a few submodules too: ``urllib.parse``) whose public names
-an answer may write alone once the answer writes the module dotted in its code
-(`` `base64.b64encode` `` beside "the legacy `` `encodebytes` ``": a played answer was
-failed for the second) or its prompt imports it in code (``import base64``, ``from
-base64 import b64encode``); each is read only from the standard library's own folder
-(:func:`_public_names`), and none of them acts on import (as ``antigravity`` does)."""
+"""Standard-library modules in common use (a few submodules too: ``urllib.parse``),
+whose public names are read by importing them (:func:`_public_names`): each only from
+the standard library's own folder, and none of them acts on import (as ``antigravity``
+does). An answer may write the public names of a standard-library module alone once it
+writes the module dotted in its code (`` `base64.b64encode` `` beside "the legacy
+`` `encodebytes` ``": a played answer was failed for the second) or its prompt imports
+it in code (``import base64``, ``from base64 import b64encode``); a module not listed
+here is read from its source (:func:`_source_names`)."""
 
 _IMPORTED = re.compile(
     r"(?m)^[ \t]*(?:\d+[ \t]*\|[ \t]*)?(?:import[ \t]+([a-z_]\w*(?:\.\w+)*)"
@@ -134,9 +136,9 @@ _FILE_SUFFIXES = frozenset({"py", "pyi", "pyx", "txt", "cfg", "toml", "ini", "js
 
 
 def named_stdlib(mentions: Iterable[Mention], prompt: Iterable[str] = ()) -> frozenset[str]:
-    """The modules of :data:`_NAMED_STDLIB` that ``mentions`` (an answer's code names)
-    write dotted (``base64.b64encode``, not ``ast.py``), or that ``prompt`` imports in
-    code."""
+    """The standard-library modules (:func:`_named_modules`) that ``mentions`` (an
+    answer's code names) write dotted (``base64.b64encode``, not ``ast.py``), or that
+    ``prompt`` imports in code."""
     found = set()
     for mention in mentions:
         parts = mention.name.split(".")
@@ -149,11 +151,14 @@ def named_stdlib(mentions: Iterable[Mention], prompt: Iterable[str] = ()) -> fro
 
 
 def _named_modules(parts: Sequence[str]) -> Iterator[str]:
-    """The modules of :data:`_NAMED_STDLIB` that the dotted ``parts`` begin with
-    (``http``, ``cookiejar`` gives ``http.cookiejar``)."""
+    """The standard-library modules the dotted ``parts`` may begin with (``http``,
+    ``cookiejar`` gives ``http`` and ``http.cookiejar``): those of :data:`_NAMED_STDLIB`,
+    and any whose first part is a standard-library module's name, each part a name."""
+    if not parts or parts[0] not in sys.stdlib_module_names:
+        return
     for end in range(1, min(len(parts), 3) + 1):
-        if (module := ".".join(parts[:end])) in _NAMED_STDLIB:
-            yield module
+        if all(part.isidentifier() for part in parts[:end]):
+            yield ".".join(parts[:end])
 
 
 @functools.cache
@@ -178,11 +183,44 @@ def _from_stdlib(module: str) -> bool:
 
 @functools.cache
 def _public_names(module: str) -> frozenset[str]:
-    """The public names of standard-library ``module`` (none when a file of another
-    folder would be imported under its name)."""
+    """The public names of standard-library ``module``: of one of :data:`_NAMED_STDLIB`,
+    imported (none when a file of another folder would be imported under its name); of
+    another, read from its source in the standard library's folder without running it
+    (:func:`_source_names`)."""
+    if module not in _NAMED_STDLIB:
+        return _source_names(module)
     if not _from_stdlib(module):
         return frozenset()
     return frozenset(name for name in dir(importlib.import_module(module)) if name[:1] != "_")
+
+
+@functools.cache
+def _source_names(module: str) -> frozenset[str]:
+    """The public names the source of standard-library ``module`` (its ``.py`` file, or
+    its package's ``__init__.py``, in the standard library's folder) defines, assigns or
+    imports at its top level, read with :mod:`ast` and never run (``antigravity`` opens
+    a browser when imported); none when there is no such file or it does not parse."""
+    import ast  # only when an answer names a module of no common use
+    import sysconfig
+
+    base = Path(sysconfig.get_paths()["stdlib"]).joinpath(*module.split("."))
+    file = next((f for f in (base.with_suffix(".py"), base / "__init__.py") if f.is_file()), None)
+    if file is None:
+        return frozenset()
+    try:
+        tree = ast.parse(file.read_bytes())
+    except (OSError, SyntaxError, ValueError):
+        return frozenset()
+    names: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names.update(target.id for target in targets if isinstance(target, ast.Name))
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.update((alias.asname or alias.name).partition(".")[0] for alias in node.names)
+    return frozenset(name for name in names if name[:1] != "_" and name != "*")
 
 
 @functools.lru_cache(maxsize=4096)

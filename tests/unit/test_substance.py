@@ -274,7 +274,12 @@ def test_a_standard_library_name_written_alone_beside_its_module_is_no_invented_
     assert named_stdlib(mentions, ["import antigravity\n  3 | from ast import parse"]) == {
         "base64",
         "ast",
+        "antigravity",
     }
+    # ... which a module whose import acts is read from its source for, never imported
+    acting = "`antigravity.geohash` hashes it; `geohash` takes a date."
+    assert ungrounded_names(acting, set(), set()).invented == ()
+    assert "antigravity" not in sys.modules
     # none of these names the module: a file `calc/ast.py`, prose, another object's
     # method (an attacker's cases)
     for claim in (
@@ -304,6 +309,12 @@ def test_a_name_of_a_standard_library_submodule_the_answer_writes_dotted_is_pyth
     )
     imported = ["  7 | from urllib.parse import urlparse\n", "import http.cookiejar\n"]
     assert ungrounded_names(alone, set(), set(), prompt=imported).invented == ()
+    # Any standard-library module, not only those in common use, read from its source.
+    robots = "`urllib.robotparser.RobotFileParser` reads it; `RequestRate` holds the rate."
+    assert ungrounded_names(robots, set(), set()).invented == ()
+    assert ungrounded_names("`RequestRate` holds the rate.", set(), set()).invented == (
+        "RequestRate",
+    )
     for unit in ("from a.b", ".c", "import x"):  # dotted modules scanned in linear time
         assert scans_linearly(lambda text: named_stdlib((), [text]), unit, 50_000), unit
 
