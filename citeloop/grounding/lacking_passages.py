@@ -16,7 +16,13 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from citeloop.grounding.sayings import SENTENCE_END, list_below, sayings_in, without_fences
+from citeloop.grounding.sayings import (
+    SENTENCE_END,
+    line_spans,
+    list_below,
+    sayings_in,
+    without_fences,
+)
 
 
 def insufficient_passages(body: str) -> list[str]:
@@ -64,10 +70,7 @@ def listed_item_spans(body: str) -> list[tuple[int, int]]:
     spans: list[tuple[int, int]] = []
     for start, end in listed_spans(body):
         item: int | None = None
-        at = start
-        while at < end:
-            line_end = text.find("\n", at, end)
-            line_end = end if line_end < 0 else line_end
+        for at, line_end in line_spans(text, start, end):
             line = text[at:line_end]
             if _LIST_ITEM.match(line):
                 if item is not None:
@@ -76,7 +79,6 @@ def listed_item_spans(body: str) -> list[tuple[int, int]]:
             elif item is not None and not (line.strip() and line[:1] in " \t"):
                 spans.append((item, at))
                 item = None
-            at = line_end + 1
         if item is not None:
             spans.append((item, end))
     return spans

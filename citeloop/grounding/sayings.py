@@ -402,16 +402,23 @@ def list_below(text: str, position: int, limit: int) -> tuple[int | None, int | 
     (blank lines do not), each ``None`` when there is none (no list line, or no prose
     before ``limit``). Reads each line once."""
     end = None
-    while position < limit:
-        next_end = text.find("\n", position, limit)
-        next_end = limit if next_end < 0 else next_end
-        line = text[position:next_end]
+    for start, stop in line_spans(text, position, limit):
+        line = text[start:stop]
         if _LIST_LINE.match(line):
-            end = next_end
+            end = stop
         elif line.strip():
-            return end, position if end is not None else None
-        position = next_end + 1
+            return end, start if end is not None else None
     return end, None
+
+
+def line_spans(text: str, position: int, limit: int) -> Iterator[tuple[int, int]]:
+    """The ``(start, end)`` offsets of the lines of ``text`` from ``position`` (a line's
+    start) up to ``limit``, the end before the line break."""
+    while position < limit:
+        end = text.find("\n", position, limit)
+        end = limit if end < 0 else end
+        yield position, end
+        position = end + 1
 
 
 def _prose_after_list(text: str, at: int) -> int | None:
