@@ -143,11 +143,9 @@ def owned_members(
         wanted = [i for ids in defined.values() for i in ids]
         read = reads.get_entities(wanted) if wanted else {}
         for owner_id, ids in defined.items():
+            kept = kinds_of[owner_id] | _COUNTED_KINDS
             known[owner_id] = [
-                entity
-                for i in ids
-                if (entity := read.get(i)) is not None
-                and entity.kind in kinds_of[owner_id] | _COUNTED_KINDS
+                entity for i in ids if (entity := read.get(i)) is not None and entity.kind in kept
             ]
     lists: dict[str, MemberList] = {}
     for owner in owners:
