@@ -6,7 +6,8 @@ decision), and the relation lines it adds with itself (a recursive call) and the
 entities already chosen (an ``inherits`` line, a caller's ``calls`` line or one more
 callee on it), a name on them ``Owner.name`` when another chosen entity has it (``name
 (path:line)`` when it has no class; the first entity so named then pays for that on the
-lines it is already on), and the source excerpt that follows its line, if it has one.
+lines it is already on; a member list that names another of it pays likewise,
+:attr:`Filled.qualifiers`), and the source excerpt that follows its line, if it has one.
 Entities are taken in rank order while they fit; a core entity always enters, without
 its excerpt when that would not fit.
 
@@ -99,6 +100,10 @@ class Filled(NamedTuple):
     relations: frozenset[str]
     """The ids of the facts whose relation lines were costed (see
     :data:`RELATION_SHARE`): the text writes those, and no other."""
+    qualifiers: Mapping[str, tuple[str, float]] = MappingProxyType({})
+    """By name that the lines write for one id alone: that id, and the tokens the
+    relation lines add once a member list names a member of that name with another id
+    (:func:`qualifier_costs`)."""
 
 
 def fill_budget(
@@ -187,7 +192,7 @@ def fill_budget(
         if must and order[: len(must)] != must:  # another comes before some of the core
             # the core at its least: brief lines, with the relation lines among them
             least = fill(must, excerpts={}, reserve=0.0, brief_lines=True, budget=0)[3]
-        selected, bare, brief, used, written = fill(
+        selected, bare, brief, used, written, qualifiers = fill(
             order,
             excerpts=excerpts,
             reserve=reserve,
@@ -195,7 +200,8 @@ def fill_budget(
             brief_lines=brief_lines,
             core_least=least,
         )
-        return Filled(selected, frozenset(bare), frozenset(brief), used, written), used
+        filled = Filled(selected, frozenset(bare), frozenset(brief), used, written, qualifiers)
+        return filled, used
 
     # No line is brief when every entity fits whole; the sum of their own lines and
     # excerpts, a lower bound of that, skips the trial on a graph larger than the budget
@@ -234,9 +240,10 @@ def _fill(
     rewritten: Collection[str] = (),
     whole: Collection[str] = (),
     whole_room: float = 0.0,
-) -> tuple[list[str], set[str], set[str], float, frozenset[str]]:
+) -> tuple[list[str], set[str], set[str], float, frozenset[str], dict[str, tuple[str, float]]]:
     """(selected, core ids without their excerpt, brief ids, tokens used, ids of the
-    facts whose lines were costed) of :func:`fill_budget`; ``reserve`` is what the
+    facts whose lines were costed, :attr:`Filled.qualifiers`) of :func:`fill_budget`;
+    ``reserve`` is what the
     core's lines alone take; without ``brief_lines`` every line is whole;
     ``relation_room``: what relation lines may take (:data:`RELATION_SHARE`), but for
     the facts of ``rewritten``."""
@@ -400,7 +407,55 @@ def _fill(
             first_named.setdefault(entity.name, entity_id)
             if heading is not None:
                 headings.add(heading)
-    return selected, bare, brief, used, frozenset(written)
+    qualifiers = qualifier_costs(shown, claims, entities, owners, piece)
+    return selected, bare, brief, used, frozenset(written), qualifiers
+
+
+def qualifier_costs(
+    shown: Mapping[str, int],
+    claims: Mapping[str, Collection[str]],
+    entities: Mapping[str, Entity],
+    owners: Mapping[str, str],
+    piece: Callable[[str], float],
+) -> dict[str, tuple[str, float]]:
+    """What the relation lines add once another id claims a name only one id's lines
+    claim now, by name: that id and the tokens.
+
+    ``shown``: times each entity is written on a relation line, by id; ``claims``: the
+    ids the lines write by name (:func:`~citeloop.knowledge.render.name_claims`). A
+    relation line writes a name alone while nothing else in the context has it; a
+    member list naming another of that name (``_is_section_break()`` of one docstring
+    class listed beside the other's line) makes the lines write it ``Owner.name`` or
+    with its place, and the members of a class whose name a listed class has (two
+    ``Symbol`` classes) their place: the lists pay for that
+    (:func:`~citeloop.knowledge.member_lists.fit_member_lists`)."""
+    twice = {name for name, ids in claims.items() if len(ids) > 1}
+    on_lines = {entity_id: count for entity_id, count in shown.items() if count}
+
+    def added(entity_id: str, name_twice: bool, owner_twice: bool) -> float:
+        entity = entities[entity_id]
+        owner = member_owner(entity, owners)
+        name, after = relation_name(entity, owners, entity.name in twice, owner in twice)
+        then, then_after = relation_name(entity, owners, name_twice, owner_twice)
+        if (then, then_after) == (name, after):
+            return 0.0
+        return on_lines[entity_id] * piece(then.removesuffix(name) + data_line(then_after))
+
+    costs: dict[str, tuple[str, float]] = {}
+    for name, ids in claims.items():
+        if len(ids) != 1:
+            continue
+        (holder,) = ids
+        cost = 0.0
+        if holder in on_lines and entities[holder].name == name:
+            owner = member_owner(entities[holder], owners)
+            cost += added(holder, True, owner in twice)
+        for member in on_lines:
+            if owners.get(member) == holder:
+                cost += added(member, entities[member].name in twice, True)
+        if cost:
+            costs[name] = (holder, cost)
+    return costs
 
 
 def _least_core(

@@ -180,6 +180,7 @@ def fit_member_lists(
     held: Iterable[str] = (),
     most: int | None = None,
     again: Collection[str] = (),
+    qualifiers: Mapping[str, tuple[str, float]] = MappingProxyType({}),
 ) -> dict[str, MemberList]:
     """The member lists that fit in ``room`` tokens, owners in the order given, each list
     as long as the room left allows (see the module docstring), by owner id; ``members``
@@ -198,9 +199,13 @@ def fit_member_lists(
     those members, past ``room`` when they must, and the room they take with them is
     kept for each, the first ones first, while the lists before it are fitted).
     ``most`` bounds the other members listed in all (``None``: no bound).
+    ``qualifiers`` (:attr:`~citeloop.knowledge.budget.Filled.qualifiers`): what the
+    relation lines add once a list names a member whose name they write for another
+    id alone; the first list to name it pays that (:func:`qualifying`).
     """
     newline = piece("\n")
     names = Counter(held)
+    paid: set[str] = set()  # the names whose relation lines a list fitted paid for
     fitted: dict[str, MemberList] = {}
     # What each list takes with only the members of `again`, kept for it while the
     # lists before it are fitted: their new members do not take its room. When the
@@ -211,9 +216,11 @@ def fit_member_lists(
     for owner in owners:
         if again and owner.id in members:
             offered, cut = members[owner.id]
-            shown = [listed_member(member) for member in offered if member.id in again]
-            if shown:  # costed as below, item by item
+            listed = [member for member in offered if member.id in again]
+            if listed:  # costed as below, item by item
+                shown = [listed_member(member) for member in listed]
                 cost = list_cost(list_label(owner), shown, len(offered) + cut, piece)
+                cost += qualifying(listed, qualifiers, paid)[0]
                 if reserved + cost <= room:
                     kept[owner.id] = cost
                     reserved += cost
@@ -232,15 +239,19 @@ def fit_member_lists(
         floor = len(taken)
         label = list_label(owner)
         left = room_here - list_cost(label, [listed_member(m) for m in taken], total, piece)
+        extra, pending = qualifying(taken, qualifiers, paid)
+        left -= extra
         for member in (m for m in offered if m.id not in again):
             if most is not None and len(taken) >= most:
                 break
             if names[member.name] >= MAX_PER_NAME:
                 continue
             cost = piece(listed_member(member)) + piece(", ")
-            if cost > left:
+            extra, names_paid = qualifying([member], qualifiers, paid | pending)
+            if cost + extra > left:
                 break
-            left -= cost
+            left -= cost + extra
+            pending |= names_paid
             taken.append(member)
         # One member left out says no more than its name at about the same room
         # ("; not shown: 1 more"; a played list had hidden `BinGrouper.factorize` so,
@@ -249,15 +260,18 @@ def fit_member_lists(
         rest = [member for member in offered if member.id not in shown]
         if taken and len(rest) == 1 == total - len(taken) and (most is None or len(taken) < most):
             whole = member_list_line(label, [*taken, *rest], 0)
-            if piece(whole) + newline <= room_here:
+            extra = qualifying([*taken, *rest], qualifiers, paid)[0]
+            if piece(whole) + newline + extra <= room_here:
                 taken.append(rest[0])
         while taken:
             line = member_list_line(list_label(owner), taken, total - len(taken))
-            cost = piece(line) + newline
+            extra, names_paid = qualifying(taken, qualifiers, paid)
+            cost = piece(line) + newline + extra
             if cost <= room_here or len(taken) == floor:
                 room -= cost
                 fitted[owner.id] = MemberList(taken, total - len(taken))
                 names.update(member.name for member in taken)
+                paid |= names_paid
                 most = None if most is None else most - len(taken)
                 break
             taken.pop()
@@ -273,10 +287,12 @@ def choose_member_lists(
     room: float,
     piece: Callable[[str], float],
     most: int | None,
+    qualifiers: Mapping[str, tuple[str, float]] = MappingProxyType({}),
 ) -> dict[str, MemberList]:
     """The member lists of a context whose lines hold ``selected`` (ids of ``entities``,
     in rank order): its classes' first, then its files' (:func:`fit_member_lists`), in
-    ``room`` tokens, at most ``most`` members in all. A class the lines name by a member
+    ``room`` tokens with what they add to the relation lines (``qualifiers``), at most
+    ``most`` members in all. A class the lines name by a member
     of it (``owners``: the class of each member, by id) is an entity of the context
     already: its file's list does not name it again, unless the context being widened
     listed it (a played answer had cited its place there). A module's list goes under its
@@ -308,7 +324,26 @@ def choose_member_lists(
         [entities[i].name for i in selected],
         most,
         before,
+        qualifiers,
     )
+
+
+def qualifying(
+    members: Iterable[Entity],
+    qualifiers: Mapping[str, tuple[str, float]],
+    paid: Collection[str] = frozenset(),
+) -> tuple[float, set[str]]:
+    """What listing ``members`` adds to the relation lines
+    (:attr:`~citeloop.knowledge.budget.Filled.qualifiers`; once a name, none for the
+    names of ``paid``), and the names that pays for."""
+    names = {
+        member.name
+        for member in members
+        if member.name in qualifiers
+        and member.name not in paid
+        and qualifiers[member.name][0] != member.id
+    }
+    return sum(qualifiers[name][1] for name in names), names
 
 
 def list_cost(label: str, items: Sequence[str], total: int, piece: Callable[[str], float]) -> float:

@@ -539,6 +539,12 @@ class ContextText:
         for entity in entities:
             for name, claimed in name_claims(entity, owners):
                 claims.setdefault(name, set()).add(claimed)
+        # A listed member's name is the context's too: a relation line's bare
+        # `_symbol_lookup()` beside another class's list naming its own had been read
+        # as that one (the budget costs this, member_lists.qualifying).
+        for members, _ in (*self.member_lists.values(), *self.module_lists.values()):
+            for member in members:
+                claims.setdefault(member.name, set()).add(member.id)
         self._ambiguous = {name for name, ids in claims.items() if len(ids) > 1}
         self._by_id = {entity.id: entity for entity in entities}
         self._named = {entity.name for entity in entities}
@@ -565,8 +571,8 @@ class ContextText:
         """How a relation line names an entity, and what follows the name
         (:func:`relation_name`: ``Owner.name``, or ``name (path:line)`` for a
         module-level twin such as a dialect's ``LimitClauseSegment`` and the one it
-        inherits from, when another entity of the context, or the class of a member
-        the context holds, has its name: :func:`name_claims`)."""
+        inherits from, when another entity of the context, the class of a member the
+        context holds, or a member a list names has its name: :func:`name_claims`)."""
         entity = self._by_id[entity_id]
         owner = member_owner(entity, self.owners)
         ambiguous = self._ambiguous

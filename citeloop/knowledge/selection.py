@@ -54,6 +54,7 @@ from citeloop.knowledge.member_lists import (
     choose_member_lists,
     list_cost,
     list_label,
+    qualifying,
 )
 from citeloop.knowledge.model import (
     ContextExpansion,
@@ -455,7 +456,7 @@ class Selector:
             written,
             whole,
         )
-        selected, without_excerpt, brief, _, relations = filled
+        selected, without_excerpt, brief, _, relations, _ = filled
         chosen = set(selected)
         selected.sort(key=rank.__getitem__)
         owners = {member: owner for member, owner in owners.items() if member in chosen}
@@ -604,8 +605,10 @@ class Selector:
                 budget - filled.used,
                 piece,
                 None if limit is None else max(0, limit - len(filled.selected)),
+                filled.qualifiers,
             )
-            taken = sum(
+            members = (member for of in listed.values() for member in of.members)
+            taken = qualifying(members, filled.qualifiers)[0] + sum(
                 piece(member_list_line(list_label(found.entities[i]), *of)) + piece("\n")
                 for i, of in listed.items()
             )

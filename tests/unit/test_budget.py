@@ -9,7 +9,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from citeloop.knowledge import ContextExpansion, ContextInjector, MemoryGraphStore
-from citeloop.knowledge.budget import FULL_LINES_SHARE, RELATION_SHARE, fill_budget
+from citeloop.knowledge.budget import (
+    FULL_LINES_SHARE,
+    RELATION_SHARE,
+    fill_budget,
+    line_cost,
+    qualifier_costs,
+)
 from citeloop.knowledge.model import Entity, EntityKind, Fact, RelationKind
 from citeloop.knowledge.render import MEMBER_KINDS, RENDERED_RELATIONS, ContextText, entity_line
 from citeloop.text import estimated_tokens
@@ -97,7 +103,7 @@ def test_the_rendered_context_fits_the_budget_it_was_filled_to(
     for fact in facts:
         if fact.relation is RelationKind.CALLS and fact.subject != fact.object:
             callees.setdefault(fact.subject, []).append(by_id[fact.object])
-    chosen, _, brief, _, lines = fill_budget(
+    chosen, _, brief, _, lines, _ = fill_budget(
         order, by_id, facts, budget, None, (), estimated_tokens, owners, callees=callees
     )
     text = ContextText([by_id[i] for i in chosen], owners, brief, callees).render(
@@ -541,3 +547,22 @@ def test_a_callee_joins_the_calls_line_the_widened_context_wrote_past_the_share(
         rewritten={calls[-1].fact_id},  # `setter() calls load()` was written before
     )
     assert {f.fact_id for f in calls} <= again.relations
+
+
+def test_what_a_listed_namesake_adds_to_the_relation_lines() -> None:
+    """A name the lines write for one id alone costs its owner (or place) on each
+    relation line once a list names another of it; a class's name, the places of its
+    members written ``Owner.name``."""
+    piece = line_cost(estimated_tokens)
+    find = Entity("c.Symbol.find", EntityKind.METHOD, "find", "c.py", 5)
+    entities = {find.id: find}
+    owners = {find.id: "c.Symbol"}
+    claims = {"find": {find.id}, "Symbol": {"c.Symbol"}}
+    costs = qualifier_costs({find.id: 2}, claims, entities, owners, piece)
+    assert costs == {"find": (find.id, 2 * piece("Symbol."))}  # `find()` is written alone
+    # written `Symbol.find()` already (another `find` is on a line): its class's name
+    # listed for another class adds its place
+    claims["find"] = {find.id, "cpp.Symbol.find"}
+    costs = qualifier_costs({find.id: 2}, claims, entities, owners, piece)
+    assert costs == {"Symbol": ("c.Symbol", 2 * piece(" (c.py:5)"))}
+    assert qualifier_costs({find.id: 0}, claims, entities, owners, piece) == {}

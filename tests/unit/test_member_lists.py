@@ -296,6 +296,68 @@ def test_lists_show_a_name_at_most_three_times() -> None:
     assert fitted.keys() == {"m.Site5", "m.Site7"}
 
 
+def _namesakes(with_b: bool = True) -> MemoryGraphStore:
+    """``A.run`` calls the function ``lookup``; ``B`` (but not without ``with_b``) has
+    forty-one methods, ``lookup`` the last, too many for lines of their own."""
+    run = Entity("m.A.run", EntityKind.METHOD, "run", "m.py", 2, "(self, key: str)")
+    lookup = Entity("m.lookup", EntityKind.FUNCTION, "lookup", "m.py", 30, "(key: str) -> int")
+    b_members = [
+        Entity(f"m.B.{name}", EntityKind.METHOD, name, "m.py", 41 + i, SIGNATURE)
+        for i, name in enumerate([*(f"do{i}" for i in range(40)), "lookup"])
+        if with_b
+    ]
+    entities = [
+        Entity("m.A", EntityKind.CLASS, "A", "m.py", 1, end_line=20),
+        run,
+        lookup,
+        *([Entity("m.B", EntityKind.CLASS, "B", "m.py", 40, end_line=90)] if with_b else []),
+        *b_members,
+    ]
+    facts = [
+        Fact("m.A", RelationKind.DEFINES, run.id),
+        Fact(run.id, RelationKind.CALLS, lookup.id),
+        *(Fact("m.B", RelationKind.DEFINES, member.id) for member in b_members),
+    ]
+    return MemoryGraphStore(entities, facts)
+
+
+NAMESAKES_TASK = "What does `A.run` call, and what is `B`?"
+
+
+def test_a_relation_line_tells_a_name_apart_from_a_listed_namesake() -> None:
+    """A played relation line read `_symbol_lookup() calls Symbol.find_identifier()`
+    beside another `Symbol`'s list naming its own `_symbol_lookup()`: the model took it
+    for that one."""
+    context = ContextInjector(_namesakes(), max_context_tokens=300).inject(NAMESAKES_TASK)
+    assert re.search(r"^B members: .*\blookup\(\) L81", context.text, re.M)
+    assert "\nrun() calls lookup() (m.py:30)" in context.text
+    assert context.tokens <= context.budget
+    # with no namesake in the context, the name alone says which
+    text = ContextInjector(_namesakes(False), max_context_tokens=300).inject(NAMESAKES_TASK).text
+    assert "\nrun() calls lookup()\n" in f"{text}\n"
+
+
+@pytest.mark.parametrize("budget", range(240, 400, 7))
+def test_the_lists_pay_for_what_their_namesakes_add_to_relation_lines(budget: int) -> None:
+    context = ContextInjector(_namesakes(), max_context_tokens=budget).inject(NAMESAKES_TASK)
+    assert context.tokens <= budget
+
+
+def test_the_first_list_naming_a_namesake_pays_for_its_relation_lines_once() -> None:
+    classes, members = _classes(["P", "Q"], "run")
+    qualifiers = {"run": ("m.X.run", 5.0)}  # the lines write X's `run` alone, 5 tokens to tell
+    # the least room P's list fits in, to the quarter token (the default estimator's step)
+    need = next(r / 4 for r in range(400) if fit_member_lists(classes[:1], members, r / 4, PIECE))
+    assert fit_member_lists(classes[:1], members, need, PIECE, qualifiers=qualifiers) == {}
+    assert fit_member_lists(classes[:1], members, need + 5, PIECE, qualifiers=qualifiers)
+    # the second list to name `run` adds nothing more to the lines
+    both = fit_member_lists(classes, members, 2 * need + 5, PIECE, qualifiers=qualifiers)
+    assert both.keys() == {"m.P", "m.Q"}
+    # a list naming the very entity the lines write adds nothing
+    own = {"run": ("m.P.run", 5.0)}
+    assert fit_member_lists(classes[:1], members, need, PIECE, qualifiers=own).keys() == {"m.P"}
+
+
 def test_the_members_listed_before_keep_their_room_in_every_list() -> None:
     """A first list's new members do not take the room a later list needs for the
     members listed before (an attacker's case: all six of B's had gone while A listed
