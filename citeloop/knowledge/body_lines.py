@@ -14,7 +14,8 @@ terms are those of the line of code it stands above), each with a line either si
 (and a comment above read from its start), so that a 200-line ``compile``
 shows where it calls ``attach_edge`` rather than its parameters. Each run left out is
 one line: ``       | … docstring (L75-80)``, ``       | … signature (L668-690)``,
-``       | … signature and docstring (L668-775)``, ``       | … 89 lines (L1302-1390)``.
+``       | … signature and docstring (L668-775)``, ``       | … 89 lines (L1302-1390)``;
+a docstring of :data:`MIN_NAMED_RUN` lines or more is a run of its own.
 The lines are read from the indexed folder only while the file is the one the graph
 indexed (:class:`~citeloop.knowledge.source.SourceReader`), so the numbers are the
 graph's: an answer cites ``path:line`` from them exactly. A store without the indexed
@@ -35,6 +36,11 @@ from citeloop.knowledge.block_headers import block_headers
 from citeloop.knowledge.model import Entity, EntityKind
 from citeloop.knowledge.render import signature_cut
 from citeloop.text import counted, data_line
+
+MIN_NAMED_RUN = 3
+"""Fewest lines of a docstring that a marker names apart from the lines left out beside
+it (a marker of its own takes the room of about two lines, and a docstring of one line
+is the summary the entity line gives)."""
 
 MAX_EXCERPT_LINE_CHARS = 160
 """Longest excerpt line, in characters of code (cut with ``…``)."""
@@ -433,17 +439,42 @@ class BodyLines:
 
     def _run(self, first: int, final: int, at_end: bool) -> str:
         """What the run of lines ``first``-``final`` left out is: the docstring, the
-        signature (after the ``def`` line), both, or a count of lines."""
+        signature (after the ``def`` line), both (blank lines after them too), or a
+        count of lines."""
         named = {self.docstring: "docstring", self.signature: "signature"}
         if self.signature and self.docstring:
             named[(self.signature[0], self.docstring[1])] = "signature and docstring"
-        return named.get((first, final)) or counted(
+        code = final
+        while code > first and not self.lines[code - 1].strip():
+            code -= 1
+        return named.get((first, code)) or counted(
             final - first + 1, "more line" if at_end else "line"
         )
 
+    def _parts(self, first: int, final: int) -> list[tuple[int, int]]:
+        """The run ``first``-``final`` split around a docstring of at least
+        :data:`MIN_NAMED_RUN` lines that lies whole inside it beside other lines (the
+        blank lines after it go with it): a played excerpt's ``… 78 lines (L209-286)``
+        held five lines of parameters and the docstring, and the answer asked for them
+        all (``… 5 lines (L209-213)``, ``… docstring (L214-286)``)."""
+        span = self.docstring
+        if span is None or not first <= span[0] <= span[1] <= final:
+            return [(first, final)]
+        if span[1] - span[0] + 1 < MIN_NAMED_RUN:
+            return [(first, final)]
+        end = span[1]
+        while end < final and not self.lines[end].strip():
+            end += 1
+        parts = [(first, span[0] - 1), (span[0], end), (end + 1, final)]
+        parts = [(start, stop) for start, stop in parts if start <= stop]
+        if self.signature and parts[0] == self.signature:  # one marker for both
+            parts[:2] = [(first, end)]
+        return parts
+
     def render(self, numbers: Iterable[int]) -> list[str]:
         """The excerpt lines of exactly ``numbers`` (sorted line numbers of the
-        definition), a marker for each run left out."""
+        definition), a marker for each run left out (one for each of its parts,
+        :meth:`_parts`)."""
         width = len(str(self.end))
         out: list[str] = []
         last = self.start - 1
@@ -452,8 +483,9 @@ class BodyLines:
             # their own, but the excerpt says where the class goes on).
             final = number - 1 if number <= self.end else self.body_end
             if final > last:
-                what = self._run(last + 1, final, number > self.end)
-                out.append(f"    {'':>{width}} | … {what} (L{last + 1}-{final})")
+                for start, end in self._parts(last + 1, final):
+                    what = self._run(start, end, number > self.end and end == final)
+                    out.append(f"    {'':>{width}} | … {what} (L{start}-{end})")
             if number > self.end:
                 break
             out.append(excerpt_line(number, self.lines[number - 1], width))

@@ -995,6 +995,28 @@ def test_a_body_cut_short_leaves_its_signature_and_docstring_out_and_says_where(
     assert excerpt_lines(function("f", 1, 4), bare, 2)[-1] == "      | … 2 more lines (L3-4)"
 
 
+def test_a_run_left_out_names_the_docstring_it_holds_apart_from_the_lines_beside_it() -> None:
+    """A played excerpt read `… 78 lines (L209-286)`, five of them parameters and the
+    rest the docstring: the answer asked for all of them as code it lacked."""
+    entity = Entity("m.C.crawl", EntityKind.METHOD, "crawl", "m.py", 1, "()", end_line=12)
+    body = BodyLines(entity, LONG, {})
+    assert body.render([1, 3, 10]) == [
+        "     1 |     def crawl(",
+        "       | … 1 line (L2-2)",
+        '     3 |         sep: str = "#(",  # a comment ) with brackets',
+        "       | … 1 line (L4-4)",
+        "       | … docstring (L5-8)",
+        "       | … 1 line (L9-9)",
+        "    10 |         for part in self.parts:",
+        "       | … 2 more lines (L11-12)",
+    ]
+    # the signature and docstring together stay one run, with what follows apart
+    assert body.render([1, 10])[1:3] == [
+        "       | … signature and docstring (L2-8)",
+        "       | … 1 line (L9-9)",
+    ]
+
+
 def test_a_widening_keeps_showing_the_source_it_showed(indexed) -> None:
     _, graph = indexed
     injector = ContextInjector(graph, max_context_tokens=100)
@@ -1576,7 +1598,7 @@ def test_no_blank_line_is_shown_for_a_line_of_code() -> None:
     block = excerpt_lines(function("f", 1, 9), lines, 2)
     assert block == [
         "    1 | def f(x):",
-        "      | … 4 lines (L2-5)",
+        "      | … docstring (L2-5)",  # and the blank line after it
         "    6 |     def inner():",
         "      | … 3 more lines (L7-9)",
     ]
