@@ -105,14 +105,17 @@ def _value_left_out(entity: Entity) -> bool:
     return not entity.signature or entity.signature.endswith(ELIDED_VALUE)
 
 
-def shows_docstring(entity: Entity) -> bool:
+def shows_docstring(entity: Entity, asked: bool = False) -> bool:
     """Whether ``entity`` is a class whose excerpt may show its ``class`` line and its
     docstring (nothing of its body: its members are entities of their own), when asked
     for: one whose docstring says more than its summary (which its entity line shows),
-    with a path and a line span as :func:`excerptable` requires."""
+    or any when its lines are ``asked`` for by number (a brief line shows neither its
+    summary nor its decorators: a played answer had asked twice for the lines of a
+    ``@dataclasses.dataclass(frozen=True)``), with a path and a line span as
+    :func:`excerptable` requires."""
     return (
         entity.kind is EntityKind.CLASS
-        and " ".join(entity.docstring.split()) != entity.summary
+        and (asked or " ".join(entity.docstring.split()) != entity.summary)
         and bool(entity.path)
         and entity.line is not None
         and entity.end_line is not None
@@ -130,14 +133,17 @@ def candidates(
     """The first ``most`` :func:`excerptable` entities of ``ids`` (best first, each
     once), and the classes among them that ``classes`` holds (:func:`shows_docstring`):
     those :func:`choose_excerpts` may show; and those of ``kept`` (what a widened
-    context showed before) past the first ``most``, in their order."""
+    context showed before, or an answer asked for by line: a class's whatever its
+    docstring) past the first ``most``, in their order."""
     wanted: list[Entity] = []
     taken = 0
     for entity_id in dict.fromkeys(ids):
         if taken >= most and entity_id not in kept:
             continue
         entity = entities[entity_id]
-        if excerptable(entity) or (entity_id in classes and shows_docstring(entity)):
+        if excerptable(entity) or (
+            entity_id in classes and shows_docstring(entity, entity_id in kept)
+        ):
             wanted.append(entity)
             taken += 1
     return wanted
@@ -337,7 +343,7 @@ def with_asked_lines(
     wanted = [
         (entities[i], a, b, key)
         for (i, a, b), key in zip(asked, keys, strict=True)
-        if i in entities and (excerptable(entities[i]) or shows_docstring(entities[i]))
+        if i in entities and (excerptable(entities[i]) or shows_docstring(entities[i], True))
     ]
     files = reader.lines({entity.path for entity, *_ in wanted if entity.path})
     added: dict[str, set[int]] = {}

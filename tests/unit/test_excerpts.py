@@ -152,6 +152,21 @@ def test_a_class_said_lacking_shows_its_class_line_and_docstring_only() -> None:
     assert not shows_docstring(Entity("m.C", EntityKind.CLASS, "C", docstring="A.\n\nB."))
 
 
+def test_a_class_asked_for_by_line_shows_its_head_though_its_docstring_is_its_summary() -> None:
+    """A played answer asked twice for "lines L580-585 (any decorator or docstring of the
+    class)" of a `@dataclasses.dataclass(frozen=True)` whose brief line showed neither:
+    nothing came, its one-sentence docstring being its summary."""
+    summary_only = a_class("Greater or equal.")
+    entities, reader = {"m.Greater": summary_only}, Files({"m.py": CLASS_SOURCE})
+    asked = with_asked_lines([("m.Greater", 1, 3)], entities, reader, {}, 500, estimated_tokens)
+    assert asked == {"m.Greater": (1, 2, 3)}
+    args = (["m.Greater"], entities, reader, 500, estimated_tokens)
+    assert choose_excerpts(*args, more=["m.Greater"]).blocks == {}  # said lacking: its line
+    shown = choose_excerpts(*args, previous=asked)  # asked for by line: its head
+    assert shown.shown["m.Greater"][:3] == (1, 2, 3)
+    assert shown.blocks["m.Greater"][0] == "    1 | @final"
+
+
 def test_a_range_asked_for_that_does_not_fit_shows_the_lines_of_the_task_first() -> None:
     """Cut short, "L2-16" shows the lines using the task's terms (with the lines
     around them), not its first lines; whole when it fits."""
