@@ -28,13 +28,17 @@ def asked_lines(
     entities: Sequence[dict[str, Any]],
     names: Sequence[str] = (),
     excerpts: Mapping[str, Sequence[int]] | None = None,
+    cited: Sequence[tuple[str, int, int]] = (),
 ) -> tuple[tuple[str, int, int], ...]:
     """``(entity id, first, last)`` for each of ``ranges`` (the lines an answer says its
     context lacks: :func:`~citeloop.grounding.lacking.lacking_lines`) that an entity of
     the context holds: the innermost whose span holds it, in the range's file when it
     names one. A range without a file that entities of several files hold goes to the
-    innermost in the file of the ones whose excerpt (``excerpts``: the lines each
-    entity's excerpt showed, by id) left out exactly that range (``… 17 lines
+    innermost in the file of a place the answer wrote that holds it (``cited``:
+    :func:`~citeloop.grounding.lacking.cited_places`; "`JavascriptKeyboardEvent`
+    (reflex/event.py:579-590) ... does not show lines L580-585": a played widening had
+    shown another file's L580-585), else of the ones whose excerpt (``excerpts``: the
+    lines each entity's excerpt showed, by id) left out exactly that range (``… 17 lines
     (L249-265)``, the label the answer copied), else of the ones the answer named among
     ``names`` (:func:`~citeloop.grounding.lacking.lacking_names`; a dotted one by the
     tail of the id: `` `_TableBaseHDU.__init__` L312-336`` is not every ``__init__``'s;
@@ -91,7 +95,14 @@ def asked_lines(
                 asked.append((bodies[0]["id"], first, last))
             continue
         if path is None and len({e["path"] for e in holders}) > 1:
-            meant = _meant_file(holders, named, shown, first, last)
+            files = {
+                e["path"]
+                for e in holders
+                for cited_path, start, end in cited
+                if start <= first <= last <= end and same_file(cited_path, e["path"])
+            }
+            meant = files.pop() if len(files) == 1 else None
+            meant = meant or _meant_file(holders, named, shown, first, last)
             holders = [e for e in holders if e["path"] == meant]
         if holders:
             inner = min(holders, key=lambda e: (e["end_line"] - e["line"], e["id"]))

@@ -260,6 +260,23 @@ def context_names(context: Any) -> list[ContextName]:
     return _entities_of(items)
 
 
+def standalone_names(entities: Iterable[Any]) -> frozenset[str]:
+    """The names of the classes and module-level functions among a context's
+    ``entities`` (objects or mappings with ``id``, ``kind`` and ``name``): a bare name an
+    answer writes may mean one of them, though it also writes a member of that name
+    (``JavascriptKeyboardEvent``, the class, beside ``EventNamespace.JavascriptKeyboardEvent``,
+    an attribute that holds it; :func:`~citeloop.grounding.mentions.qualified`)."""
+    items = [_read(entity) for entity in entities if not isinstance(entity, str)]
+    classes = {item.id for item in items if item.kind == "class" and isinstance(item.id, str)}
+    return frozenset(
+        item.name
+        for item in items
+        if isinstance(item.name, str)
+        and item.kind in ("class", "function")
+        and not _owner(item, classes)
+    )
+
+
 def namesake_choices(
     core: frozenset[str], members: Mapping[str, str], prompt: str | Sequence[str]
 ) -> list[frozenset[str]]:

@@ -297,6 +297,19 @@ def lacking_lines(body: str) -> tuple[tuple[str | None, int, int], ...]:
     return tuple(_lines_of(listed) or _lines_of(said))
 
 
+def cited_places(body: str) -> tuple[tuple[str, int, int], ...]:
+    """The places with a file that ``body`` writes anywhere (``event.py:579-590``,
+    ``test_vo.py L748``), as ``(path, first, last)``, in order, each once: the file of a
+    range a passage of it asks for without one (:func:`lacking_lines`) when one of them
+    holds the range.
+
+    Example:
+        >>> cited_places("`Event` (reflex/event.py:579-590) ... lacks L580-585 and b.py L3.")
+        (('reflex/event.py', 579, 590), ('b.py', 3, 3))
+    """
+    return tuple((path, a, b) for path, a, b in _lines_of([body]) if path is not None)
+
+
 def _lines_of(passages: list[str]) -> dict[tuple[str | None, int, int], None]:
     """:func:`lacking_lines` of these passages, in order."""
     found: dict[tuple[str | None, int, int], None] = {}

@@ -420,13 +420,18 @@ def _first_mentions(
     return list(mentions.values())
 
 
-def qualified(names: Iterable[str], among: Iterable[str] | None = None) -> tuple[str, ...]:
+def qualified(
+    names: Iterable[str], among: Iterable[str] | None = None, standalone: Collection[str] = ()
+) -> tuple[str, ...]:
     """``names`` in order, each once, a bare name that is the last part of a dotted one
     of ``among`` (default: ``names``) led by a class's name replaced by the first such:
     an answer that writes `RequestContext.pop` and then `pop()` means that method (a
     played widening had brought `_AppCtxGlobals.pop` for it); `np.asarray`,
     `self.items.push` or `response.json` say nothing of which `asarray`, `push` or
-    `json` the code base's is.
+    `json` the code base's is. A name of ``standalone`` (a class or function of the
+    context that no class owns) stays bare: `JavascriptKeyboardEvent` beside
+    `EventNamespace.JavascriptKeyboardEvent` is the class (a played widening had sent
+    the lines asked of it to another file).
 
     Example:
         >>> qualified(["pop", "RequestContext.pop", "push", "self.items.push"])
@@ -438,7 +443,9 @@ def qualified(names: Iterable[str], among: Iterable[str] | None = None) -> tuple
         head, dot, _ = name.partition(".")
         if dot and head[:1].isupper() and any(c.islower() for c in head):
             dotted.setdefault(name.rpartition(".")[2], name)
-    return tuple(dict.fromkeys(dotted.get(name, name) for name in names))
+    return tuple(
+        dict.fromkeys(name if name in standalone else dotted.get(name, name) for name in names)
+    )
 
 
 def code_mentions(text: str) -> list[Mention]:

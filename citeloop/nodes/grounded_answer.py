@@ -34,8 +34,10 @@ from citeloop.errors import ConfigurationError
 from citeloop.grounding import GraphContextValidator, GraphValidationResult, build_retry_prompt
 from citeloop.grounding.asked_lines import asked_lines
 from citeloop.grounding.dismissals import dismissed_names
+from citeloop.grounding.entities import standalone_names
 from citeloop.grounding.graph_context import INSUFFICIENT_RULE, IndexedContext
 from citeloop.grounding.lacking import (
+    cited_places,
     lacking_callers,
     lacking_files,
     lacking_lines,
@@ -712,9 +714,12 @@ class GroundedAnswerNodes:
         lacking = tuple(name for name in lacking_names(answer) if name not in dismissed)
         named = [*lacking, *(mention.name for mention in code_mentions(answer))]
         named += report.get("invalid_citations", []) + report.get("ungrounded_in_graph", [])
-        # A bare name beside a dotted one it ends is that one (`pop`, `RequestContext.pop`).
-        names = qualified(name for name in named if name not in dismissed)
-        lacking = qualified(lacking, among=names)
+        # A bare name beside a dotted one it ends is that one (`pop`, `RequestContext.pop`),
+        # but for a class or function of the context of that name.
+        entities = state.get("context_entities") or []
+        standalone = standalone_names(entities)
+        names = qualified((name for name in named if name not in dismissed), None, standalone)
+        lacking = qualified(lacking, names, standalone)
         # Of those, the ones the context it saw writes (`_args` of `f(*_args)` shown)
         shown_words = prompt_names([state.get("context_text") or ""])
         expansion = ContextExpansion.for_attempt(
@@ -724,9 +729,10 @@ class GroundedAnswerNodes:
             lacking_words(answer),
             asked_lines(
                 lacking_lines(answer),
-                state.get("context_entities") or [],
+                entities,
                 lacking,
                 state.get("context_excerpts"),
+                cited_places(answer),
             ),
             lacking_members(answer),
             lacking_files(answer),
@@ -750,9 +756,9 @@ class GroundedAnswerNodes:
         said = [name for name in in_list if name not in dismissed]
         held = [".".join(entity_id.split(".")[-2:]) for entity_id, _, _ in expansion.lines]
         if shown := now_shown(
-            [*(qualified(said, among=names) or lacking), *held],
+            [*(qualified(said, names, standalone) or lacking), *held],
             injected,
-            state.get("context_entities") or [],
+            entities,
             state.get("context_excerpts") or {},
         ):
             news["lacking_shown"] = shown

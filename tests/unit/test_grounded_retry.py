@@ -1202,6 +1202,35 @@ def test_asked_lines_without_a_file_go_to_the_excerpt_that_left_them_out():
     assert asked_lines([(None, 250, 260)], entities, excerpts=both) == ()
 
 
+def test_asked_lines_without_a_file_go_to_the_file_the_answer_placed_them_in():
+    """ "`JavascriptKeyboardEvent` (reflex/event.py:579-590) ... The context does not show
+    lines L580-585": a played widening had shown L580-585 of another file's class, whose
+    excerpt had left them out, and whose name the answer also wrote."""
+    from citeloop.grounding.asked_lines import asked_lines
+    from citeloop.grounding.lacking import cited_places
+
+    entities = [
+        {"id": "e.Keys", "name": "Keys", "path": "reflex/event.py", "line": 579, "end_line": 590},
+        {"id": "b.Var", "name": "Var", "path": "vars/base.py", "line": 100, "end_line": 900},
+        {"id": "b.Var._replace", "name": "_replace", "path": "vars/base.py", "line": 560},
+    ]
+    entities[2]["end_line"] = 600
+    shown = {"b.Var._replace": [560, 561]}
+    answer = (
+        "`Keys` (reflex/event.py:579-590) mirrors the browser's event, read through `Var`. "
+        "The context does not show lines L580-585 (any decorator of the class)."
+    )
+    asked = [(None, 580, 585)]
+    assert asked_lines(asked, entities, ["Var"], shown) == (("b.Var._replace", 580, 585),)
+    cited = cited_places(answer)
+    assert cited == (("reflex/event.py", 579, 590),)
+    assert asked_lines(asked, entities, ["Var"], shown, cited) == (("e.Keys", 580, 585),)
+    # a place that holds no such range, or places of both files, say nothing
+    assert asked_lines(asked, entities, [], {}, [("reflex/event.py", 1, 10)]) == ()
+    both = [("reflex/event.py", 570, 600), ("vars/base.py", 500, 700)]
+    assert asked_lines(asked, entities, [], {}, both) == ()
+
+
 def test_lines_every_excerpt_of_them_showed_are_cited_not_asked_for() -> None:
     """A played answer wrote "confirmed only as the documented contract (L1630, L1641)"
     of lines the excerpt of `strip` showed: the widening had shown a class of another

@@ -14,6 +14,7 @@ from citeloop.grounding.mentions import (
     code_mentions,
     identifier_words,
     is_code_shaped,
+    qualified,
     query_words,
 )
 
@@ -339,3 +340,27 @@ def test_a_dotted_name_ending_like_a_host_of_code_is_still_code() -> None:
     text = "It reads self.net and astropy.io.fits, and calls obj.com_port()."
     expected = ["self.net", "astropy.io.fits", "obj.com_port"]
     assert [m.name for m in answer_mentions(text)] == expected
+
+
+def test_a_bare_name_of_a_class_of_the_context_stays_bare() -> None:
+    """`JavascriptKeyboardEvent` beside `EventNamespace.JavascriptKeyboardEvent` (an
+    attribute that holds the class) is the class when the context holds one of that name
+    that no class owns; a method's name (`pop`) still means the dotted one."""
+    names = ["JavascriptKeyboardEvent", "EventNamespace.JavascriptKeyboardEvent", "pop", "Ctx.pop"]
+    assert qualified(names) == ("EventNamespace.JavascriptKeyboardEvent", "Ctx.pop")
+    kept = qualified(names, standalone={"JavascriptKeyboardEvent"})
+    assert kept == ("JavascriptKeyboardEvent", "EventNamespace.JavascriptKeyboardEvent", "Ctx.pop")
+
+
+def test_standalone_names_are_the_context_s_classes_and_functions_no_class_owns() -> None:
+    from citeloop.grounding.entities import standalone_names
+
+    entities = [
+        {"id": "e.Keys", "kind": "class", "name": "Keys"},
+        {"id": "e.Ns", "kind": "class", "name": "Ns"},
+        {"id": "e.Ns.Keys", "kind": "attribute", "name": "Keys"},
+        {"id": "e.Ctx.pop", "kind": "method", "name": "pop"},
+        {"id": "e.helper", "kind": "function", "name": "helper"},
+        {"id": "e.LIMIT", "kind": "attribute", "name": "LIMIT"},
+    ]
+    assert standalone_names(entities) == {"Keys", "Ns", "helper"}
