@@ -29,6 +29,7 @@ _DISMISSAL = re.compile(
     r"|(?P<bear>(?:do|does|did)\s+not\s+bear\s+on|(?:has|have)\s+no\s+bearing\s+on))\b"
     r"(?P<subject>(?:\s+(?:to|on|for|with))?\s+(?:the|this|your|my)"
     r"\s+(?:question|task|answer|class|function|method)\b)?"
+    r"(?:\s+(?:to|for|with)(?:\s+[\w-]+){1,4}(?=\**\s*:))?"
     r"(?P<label>\**\s*:)?",
     re.IGNORECASE,
 )
@@ -36,7 +37,9 @@ _DISMISSAL = re.compile(
 with what it is set aside from when that is the question or what it asks about
 (``subject``: ``not relevant to the question``, ``has no bearing on this class``);
 ``label`` when a colon follows it (``Not relevant:``, ``**Unrelated:**``, "Most of the
-added context does not bear on the question: the `CharField` fixtures"); ``bear`` for a
+added context does not bear on the question: the `CharField` fixtures", also after a
+topic of a few words: "Much of the context is unrelated to navigation: `PermissionType`,
+..."); ``bear`` for a
 phrase that sets aside only what such a label lists, or what it says has no bearing on
 the question or its class ("`flush` has no bearing on durability by itself" still asks
 for `flush`)."""

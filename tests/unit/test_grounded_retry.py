@@ -738,6 +738,11 @@ def test_dismissed_names_read_the_list_a_later_phrase_of_the_sentence_labels() -
     assert dismissed_names(said) == {"StubGenerator", "Var.to", "Unset"}
     # Code written before the phrases is what they set aside, not what a colon lists.
     assert dismissed_names("`KFold` is unrelated, and I did not use these: `Other`.") == {"KFold"}
+    # A few words of topic before the colon still label the list (a played widening had
+    # shown a function the answer had listed as "unrelated to navigation").
+    noise = "- Much of the context is unrelated to navigation: `PermissionType`, `add_config`."
+    assert dismissed_names(noise) == {"PermissionType", "add_config"}
+    assert dismissed_names("It is unrelated to how the frames navigate.") == frozenset()
 
 
 async def test_a_closing_paragraph_that_sets_code_aside_widens_nothing_of_it(store, core):
