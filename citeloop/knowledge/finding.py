@@ -81,19 +81,23 @@ def task_mentions(text: str) -> tuple[Mention, ...]:
 
 
 _PARAMETER_NOUN = r"(?:parameters?|arguments?|kwargs?|keyword arguments?)\b"
+_QUOTE_OPEN = "[`'\"\u2018\u201c]"
+_QUOTE_CLOSE = "[`'\"\u2019\u201d]"
 _PARAMETERS = re.compile(
-    r"`([A-Za-z_]\w*)`(?:'s|\u2019s)?[\t ]+" + _PARAMETER_NOUN
-    + r"|\b" + _PARAMETER_NOUN + r"[\t ]+`([A-Za-z_]\w*)`",
+    _QUOTE_OPEN + r"([A-Za-z_]\w*)" + _QUOTE_CLOSE + r"(?:'s|\u2019s)?[\t ]+" + _PARAMETER_NOUN
+    + r"|\b" + _PARAMETER_NOUN + r"[\t ]+" + _QUOTE_OPEN + r"([A-Za-z_]\w*)" + _QUOTE_CLOSE,
     re.IGNORECASE,
 )  # fmt: skip
-"""A name a text writes as a parameter: "the `pos_label` parameter", "the argument
-`axis`" (no nested repeats: linear)."""
+"""A name a text writes as a parameter, in backticks or quotes: "the `pos_label`
+parameter", "the 'fill_value' argument", "the argument `axis`" (no nested repeats:
+linear)."""
 
 
 @lru_cache(maxsize=TEXTS_KEPT)
 def parameter_names(text: str) -> frozenset[str]:
-    """The names ``text`` writes in backticks as a parameter's or an argument's
-    (``"the `response_method` parameter's 'auto'"`` gives ``response_method``)."""
+    """The names ``text`` writes in backticks or quotes as a parameter's or an
+    argument's (``"the `response_method` parameter's 'auto'"`` gives
+    ``response_method``, "the 'fill_value' argument" ``fill_value``)."""
     return frozenset(a or b for a, b in _PARAMETERS.findall(text))
 
 
@@ -344,6 +348,7 @@ class EntityFinder:
         *,
         written: Collection[str] = (),
         linked: Callable[[], Collection[str]] = frozenset,
+        parameters: Collection[str] = (),
     ) -> list[Entity]:
         """The entities of names a previous answer used, in the order the answer used
         them, then by id: the entities of a bare name; of a dotted one
@@ -401,7 +406,11 @@ class EntityFinder:
         when first needed), is a name of the code it read, not code elsewhere: it brings
         none (a played answer that quoted ``f(*_args)`` and ``mock.return_value`` from
         the source shown had brought a test fixture ``_args`` and a debugger's
-        ``CallFrame.return_value``). A variable of an example or documentation script
+        ``CallFrame.return_value``). A bare name that is a parameter of a function or
+        method the context showed (``parameters``) means that parameter, said lacking or
+        not: it brings only entities a fact ties to the context (a played answer
+        that asked where `subplot_kws` of the `__init__` shown comes from had brought a
+        test class's ``subplot_kws``). A variable of an example or documentation script
         (:func:`~citeloop.knowledge.model.is_example_path`) comes only when the context
         showed it or the answer named its file, as no such variable is ever core. A
         special attribute Python gives every object, read alone or through a variable
@@ -445,6 +454,8 @@ class EntityFinder:
                 shown = [e for e in group if owner_id(e.id) in seen]
             if name in written and name not in lacking and not shown:  # the code's own name
                 group = near(group) or [e for e in group if e.id in linked()]
+            elif name in parameters and not shown:  # a parameter of the code shown
+                group = [e for e in group if e.id in linked()]
             # `predict` "in `sklearn/ensemble/_bagging.py`": that file's, not every one
             in_files = [
                 e

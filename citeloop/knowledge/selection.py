@@ -73,7 +73,12 @@ from citeloop.knowledge.neighbourhood import (
     requirement_closure,
     walk,
 )
-from citeloop.knowledge.render import MEMBER_KINDS, listed_member, member_list_line
+from citeloop.knowledge.render import (
+    MEMBER_KINDS,
+    listed_member,
+    member_list_line,
+    signature_parameters,
+)
 from citeloop.knowledge.retrieval import RANK_DECAY, RetrievedSeeds
 from citeloop.knowledge.seeds import linked_ids, near_context, nearest_package, owner_id
 from citeloop.knowledge.shown_code import shown_callees, shown_members
@@ -263,6 +268,7 @@ class Selector:
             self._reads, widening.written, paths
         )
         nearest, sourced, files = nearest_package(saw, linked), set(shown or ()), widening.files
+        parameters = {name for entity in saw for name in signature_parameters(entity)}
         named = self._finder.named(
             widening.names,
             near,
@@ -273,6 +279,7 @@ class Selector:
             sourced,
             written=local_names,
             linked=linked,
+            parameters=parameters,
         )
         for entity in named:
             found.seed(entity, Reason.NAMED, SEED_WEIGHTS[Reason.NAMED])
@@ -308,7 +315,9 @@ class Selector:
         excerpts = Excerpts({}, {}, 0)
         # The entities the last answer said the context lacks.
         lacked = (
-            self._finder.named(widening.lacking, near, lacks, seen, nearest, files, sourced)
+            self._finder.named(
+                widening.lacking, near, lacks, seen, nearest, files, sourced, parameters=parameters
+            )
             if widening.lacking
             else []
         )

@@ -39,7 +39,7 @@ from citeloop.knowledge.finding import (
 )
 from citeloop.knowledge.imports import imported_from_outside, outside_imports
 from citeloop.knowledge.model import LISTED_BY_OTHERS, is_example_path, is_test_path
-from citeloop.knowledge.render import REQUIREMENTS_HEADING, relation_line
+from citeloop.knowledge.render import REQUIREMENTS_HEADING, relation_line, signature_parameters
 from citeloop.knowledge.seeds import near_context
 from citeloop.knowledge.store import batched
 from citeloop.text import estimated_tokens
@@ -1547,6 +1547,10 @@ def test_a_name_written_as_a_parameter_is_no_other_class_attribute() -> None:
     named = "What does the argument `response_method` of `BaseThreshold` choose?"
     assert [e.id for e in injector.seeds(named)] == [entities[2].id, entities[1].id]
     assert [e.id for e in injector.seeds("Where is `response_method` set?")] == [entities[2].id]
+    # In quotes too: "the 'fill_value' argument in the _getitem_with_mask method" had
+    # made an aligner's `fill_value` attribute core, and a played retry asked to cite it.
+    quoted = "What does the 'response_method' argument mean in `validate_values`?"
+    assert injector.seeds(quoted) == [entities[0]]
 
 
 def _namesakes_beside_a_test_class() -> list[Entity]:
@@ -2222,6 +2226,46 @@ def test_a_name_the_shown_code_writes_means_that_code_unless_an_entity_of_it_is_
     assert "app.util.run_helper" in wider
     assert "tests.conftest._args" not in wider
     assert "dbg.frame.CallFrame.return_value" not in wider
+
+
+def test_a_parameter_of_the_code_shown_said_lacking_brings_no_namesake_elsewhere() -> None:
+    """A played answer asked "where `col_wrap`, `figsize` and `subplot_kws` come from" of
+    the `FacetGrid.__init__` shown: the widening had brought a test class's
+    `subplot_kws`. An attribute of that name a fact ties to the context still comes."""
+    init = Entity(
+        "p.FacetGrid.__init__",
+        EntityKind.METHOD,
+        "__init__",
+        path="p/facetgrid.py",
+        signature="(self, data, col_wrap=None, subplot_kws=None)",
+    )
+    entities = [
+        Entity("p.FacetGrid", EntityKind.CLASS, "FacetGrid", path="p/facetgrid.py"),
+        init,
+        Entity("t.TestSurface", EntityKind.CLASS, "TestSurface", path="t/test_plot.py"),
+        Entity(
+            "t.TestSurface.subplot_kws", EntityKind.ATTRIBUTE, "subplot_kws", path="t/test_plot.py"
+        ),
+        Entity("p.FacetGrid.col_wrap", EntityKind.ATTRIBUTE, "col_wrap", path="p/facetgrid.py"),
+    ]
+    facts = [
+        Fact("p.FacetGrid", RelationKind.DEFINES, init.id),
+        Fact("p.FacetGrid", RelationKind.DEFINES, "p.FacetGrid.col_wrap"),
+        Fact("t.TestSurface", RelationKind.DEFINES, "t.TestSurface.subplot_kws"),
+    ]
+    store = MemoryGraphStore(entities, facts)
+    finder = EntityFinder(store, batched(store), 0)
+    lacking = ("subplot_kws", "col_wrap")
+    linked = lambda: {"p.FacetGrid", init.id, "p.FacetGrid.col_wrap"}  # noqa: E731
+
+    def named(parameters: frozenset[str]) -> list[str]:
+        found = finder.named(
+            lacking, near_context([init]), lacking, {init.id}, linked=linked, parameters=parameters
+        )
+        return sorted(e.id for e in found)
+
+    assert named(frozenset()) == ["p.FacetGrid.col_wrap", "t.TestSurface.subplot_kws"]
+    assert named(signature_parameters(init)) == ["p.FacetGrid.col_wrap"]
 
 
 def test_what_the_source_shown_calls_has_its_line_though_many_share_its_name(
