@@ -167,8 +167,10 @@ class BodyLines:
 
     def numbers(self, shown: int) -> list[int]:
         """The line numbers an excerpt of ``shown`` lines of code shows, in order; a
-        single line left out between two shown (or last) is shown too, but for one of
-        the signature or the docstring: its marker would take about as much room. A
+        single line left out between two shown (or first, or last) is shown too, but
+        for one of the signature or the docstring: its marker would take about as much
+        room (a played excerpt of a two-line setter had read ``… 1 line (L145-145)``
+        above its one line shown). A
         comment is shown only with the line of code it stands above (a comment shown
         alone read as what the function returns)."""
         if self.end - self.start + 1 <= shown:
@@ -177,7 +179,7 @@ class BodyLines:
         skipped = self._left_out()
         gaps = [
             a + 1
-            for a, b in itertools.pairwise([*taken, self.end + 1])
+            for a, b in itertools.pairwise([self.start - 1, *taken, self.end + 1])
             if b - a == 2 and not any(first <= a + 1 <= last for first, last in skipped)
         ]
         return sorted([*taken, *gaps])

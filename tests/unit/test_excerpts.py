@@ -1032,6 +1032,17 @@ def test_a_run_left_out_names_the_docstring_it_holds_apart_from_the_lines_beside
     ]
 
 
+def test_a_single_line_left_out_before_the_first_shown_is_shown() -> None:
+    """A played excerpt of a two-line setter, whose second line was asked for (where an
+    attribute is set), read `… 1 line (L145-145)` above it: the marker took the room of
+    the `def` line it hid."""
+    lines = ("x = 1", "def set_size(self, size):", "    self.size = size", "", "y = 2")
+    body = BodyLines(function("set_size", 2, 3), lines, {}, first=[3])
+    assert body.numbers(1) == [2, 3]
+    long = ("def f():", "    a = 1", "    b = 2", "    c = 3", "    return a")
+    assert BodyLines(function("f", 1, 5), long, {}, first=[3]).numbers(1) == [3]
+
+
 def test_a_widening_keeps_showing_the_source_it_showed(indexed) -> None:
     _, graph = indexed
     injector = ContextInjector(graph, max_context_tokens=100)
