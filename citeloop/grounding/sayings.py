@@ -106,6 +106,10 @@ _SAYINGS = (
     r"\b(?:i|we)(?:'d| would) need (?:to (?:see|inspect|look at) (?:the |its |their )(?:\w+ )"
     r"{0,2}?(?:body|bodies|source|code|implementation|definition)|more (?:context|code)"
     r"|(?:these|the following) (?:\w+ ){0,2}?(?:lines|bodies|definitions))",
+    # "I would need the source of `X` (L152)": not "we would need the implementation to
+    # hold a lock", which says what the code would need
+    r"\b(?:i|we)(?:'d| would)? need (?:the |its |their )(?:\w+ ){0,2}?(?:body|bodies|source"
+    r"|code|implementation|definition) of\b",
     r"\bwithout seeing (?:the |its |their )(?:\w+ ){0,2}?(?:body|bodies|source|code"
     r"|implementation|definition)",
     r"\b(?:outside|beyond) what "

@@ -939,6 +939,8 @@ def test_a_backslash_separates_a_path_on_either_side() -> None:
         "The excerpt stops early, so I can\u2019t tell what it returns.",
         "It is not possible to tell from the provided code how retries work.",
         "To be sure, I would need to see the body of `compile`.",
+        "To say which, I would need the source of `compile` (L152).",  # a played answer
+        "I need the body of `compile` to confirm this.",
         "How retries work is outside what the context shows.",
         "Its code is not shown.",
         "I'm unable to determine how it retries.",
@@ -1127,6 +1129,7 @@ def test_a_report_kept_before_the_new_fields_still_loads() -> None:
         '"i cannot say ',
         "self.",
         "i would need to see the ",
+        "i need the source ",
     ],
 )
 def test_scanning_is_linear(unit: str) -> None:
