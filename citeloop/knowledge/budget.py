@@ -199,6 +199,7 @@ def fill_budget(
             shown_before=shown_before,
             brief_lines=brief_lines,
             core_least=least,
+            qualify=True,
         )
         filled = Filled(selected, frozenset(bare), frozenset(brief), used, written, qualifiers)
         return filled, used
@@ -240,13 +241,13 @@ def _fill(
     rewritten: Collection[str] = (),
     whole: Collection[str] = (),
     whole_room: float = 0.0,
+    qualify: bool = False,
 ) -> tuple[list[str], set[str], set[str], float, frozenset[str], dict[str, tuple[str, float]]]:
     """(selected, core ids without their excerpt, brief ids, tokens used, ids of the
-    facts whose lines were costed, :attr:`Filled.qualifiers`) of :func:`fill_budget`;
-    ``reserve`` is what the
-    core's lines alone take; without ``brief_lines`` every line is whole;
-    ``relation_room``: what relation lines may take (:data:`RELATION_SHARE`), but for
-    the facts of ``rewritten``."""
+    facts whose lines were costed, :attr:`Filled.qualifiers` when ``qualify``, else
+    none) of :func:`fill_budget`; ``reserve`` is what the core's lines alone take;
+    without ``brief_lines`` every line is whole; ``relation_room``: what relation lines
+    may take (:data:`RELATION_SHARE`), but for the facts of ``rewritten``."""
     newline = piece("\n")
     rewritten = frozenset(rewritten)
     selected: list[str] = []
@@ -407,7 +408,7 @@ def _fill(
             first_named.setdefault(entity.name, entity_id)
             if heading is not None:
                 headings.add(heading)
-    qualifiers = qualifier_costs(shown, claims, entities, owners, piece)
+    qualifiers = qualifier_costs(shown, claims, entities, owners, piece) if qualify else {}
     return selected, bare, brief, used, frozenset(written), qualifiers
 
 
@@ -431,6 +432,9 @@ def qualifier_costs(
     (:func:`~citeloop.knowledge.member_lists.fit_member_lists`)."""
     twice = {name for name, ids in claims.items() if len(ids) > 1}
     on_lines = {entity_id: count for entity_id, count in shown.items() if count}
+    of_class: dict[str | None, list[str]] = {}  # the members on the lines, by class id
+    for entity_id in on_lines:
+        of_class.setdefault(owners.get(entity_id), []).append(entity_id)
 
     def added(entity_id: str, name_twice: bool, owner_twice: bool) -> float:
         entity = entities[entity_id]
@@ -450,9 +454,8 @@ def qualifier_costs(
         if holder in on_lines and entities[holder].name == name:
             owner = member_owner(entities[holder], owners)
             cost += added(holder, True, owner in twice)
-        for member in on_lines:
-            if owners.get(member) == holder:
-                cost += added(member, entities[member].name in twice, True)
+        for member in of_class.get(holder, ()):
+            cost += added(member, entities[member].name in twice, True)
         if cost:
             costs[name] = (holder, cost)
     return costs
