@@ -10,10 +10,10 @@ Rules:
 - Ground every statement about the code base in the context. Do not invent classes, \
 functions, or relations that the context does not show; name no code of the code base \
 that the context does not contain (a name of your own making, such as an example's \
-package or variable, goes in quotes, not backticks). How Python and its standard library behave (what \
-`with`, `super()` or `dict.get` do) is not the code base: say it where the answer needs \
-it, without a citation, and write a standard-library name with its module \
-(`urllib.parse.urlsplit`).
+package or variable, goes in quotes, not backticks). How Python and its standard \
+library behave (what `with`, `super()` or `dict.get` do) is not the code base: say it \
+where the answer needs it, without a citation, and write a standard-library name with \
+its module (`urllib.parse.urlsplit`).
 - Refer to entities by their exact names as written in the context.
 - If the context lacks something the task needs, say exactly what is missing.
 - A source excerpt (the numbered lines under an entity) may leave lines out, marked \
