@@ -23,6 +23,7 @@ _DISMISSAL = re.compile(
     r"|(?:don't|doesn't|didn't)\s+use\s+(?:them|it|these|those)"
     r"|belongs?\s+to\s+(?:a|an)\s+(?:different|other|unrelated)"
     r"|(?:is|are)\s+a\s+different\s+(?:class|function|method|module|object|attribute)"
+    r"|(?:is|are)\s+not\s+(?:that|the)\s+(?:checker|class|function|method|code|one)"
     r"|(?:do|does|did)\s+not\s+affect\s+(?:the|this|my)\s+answer"
     r"|(?:play|plays|played)\s+no\s+part|(?:do|does|did)\s+not\s+relate\s+to"
     r"|none\s+of\s[^.;:\n]{0,80}?\s(?:is|are|was|were)\s+(?:related|relevant)"

@@ -743,6 +743,10 @@ def test_dismissed_names_read_the_list_a_later_phrase_of_the_sentence_labels() -
     noise = "- Much of the context is unrelated to navigation: `PermissionType`, `add_config`."
     assert dismissed_names(noise) == {"PermissionType", "add_config"}
     assert dismissed_names("It is unrelated to how the frames navigate.") == frozenset()
+    # "is not that checker": a played list of what is lacking set one aside so
+    not_it = "- `StdlibChecker._check_env` (stdlib.py:760-778) is not that checker."
+    assert dismissed_names(not_it) == {"StdlibChecker._check_env"}
+    assert dismissed_names("`X` is not that different from `Y`.") == frozenset()
 
 
 async def test_a_closing_paragraph_that_sets_code_aside_widens_nothing_of_it(store, core):
