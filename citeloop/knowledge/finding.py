@@ -23,6 +23,7 @@ from citeloop.grounding.mentions import (
     product_names,
     query_words,
     same_file,
+    word_stem,
 )
 from citeloop.knowledge.excerpts import excerptable
 from citeloop.knowledge.model import (
@@ -262,12 +263,31 @@ class EntityFinder:
         # "the `response_method` parameter" names a parameter, not the attribute of
         # another class that stores one so named (a played retry asked to cite the
         # threshold classifier's `response_method`): only a named class's is meant.
-        if parameters := parameter_names(text):
+        # A name with an underscore written bare in prose ("the flow between y_true and
+        # y_score") is a parameter or a variable as often as a class's attribute: not
+        # the attribute of a class no word of the task hints at (a played retry asked to
+        # cite a regression display's `y_true` in a question about a metrics test; "the
+        # function name segment class's match_grammar" is a segment's, and "warm_start in
+        # _posterior_mode()" that method's class's).
+        bare = {m.name for m in task_mentions(text) if m.form == "underscore"}
+        if (parameters := parameter_names(text)) or bare:
             named = {m.name.rpartition(".")[2] for m in task_mentions(text)}
+            unnamed = [e for e in variables if owner_id(e.id).rpartition(".")[2] not in named]
+            attributes = [e for e in unnamed if e.name in bare]
+            in_modules = {e.id for e in self._module_level(attributes)} if attributes else set()
+            stems = {word_stem(word) for word in task_words(text)}
+            # the classes of the other code it names (`_posterior_mode()`'s class)
+            holders = {owner_id(e.id) for group in mentioned for e in group if e.name not in bare}
+            scripts |= {e.id for e in unnamed if e.name in parameters}
             scripts |= {
                 e.id
-                for e in variables
-                if e.name in parameters and owner_id(e.id).rpartition(".")[2] not in named
+                for e in attributes
+                if e.id not in in_modules
+                and owner_id(e.id) not in holders
+                and not any(
+                    word_stem(word) in stems
+                    for word in identifier_words(owner_id(e.id).rpartition(".")[2])
+                )
             }
         groups = [[e for e in group if e.id not in scripts] for group in mentioned]
         groups = [group for group in groups if group]

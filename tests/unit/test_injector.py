@@ -1547,6 +1547,11 @@ def test_a_name_written_as_a_parameter_is_no_other_class_attribute() -> None:
     named = "What does the argument `response_method` of `BaseThreshold` choose?"
     assert [e.id for e in injector.seeds(named)] == [entities[2].id, entities[1].id]
     assert [e.id for e in injector.seeds("Where is `response_method` set?")] == [entities[2].id]
+    # Written bare in prose, a name with an underscore is the attribute of a class only
+    # when a word of the task, or the other code it names, hints at that class.
+    assert injector.seeds("How is response_method validated?") == []
+    hinted = "How does the threshold class store response_method for `validate_values`?"
+    assert [e.id for e in injector.seeds(hinted)] == [entities[2].id, entities[0].id]
     # In quotes too: "the 'fill_value' argument in the _getitem_with_mask method" had
     # made an aligner's `fill_value` attribute core, and a played retry asked to cite it.
     quoted = "What does the 'response_method' argument mean in `validate_values`?"
