@@ -146,8 +146,18 @@ def signature_cut(entity: Entity) -> bool:
     of its body shows its signature's lines (the defaults a question may be about)."""
     if not entity.signature or entity.kind not in _CALLABLE_KINDS:
         return False
-    type_params, params, rest, _ = _parts(entity.signature, entity.kind is EntityKind.METHOD)
+    method = entity.kind is EntityKind.METHOD and not _static(entity)
+    type_params, params, rest, _ = _parts(entity.signature, method)
     return len(type_params + params + rest) > MAX_LINE_SIGNATURE
+
+
+def _static(entity: Entity) -> bool:
+    """Whether a member is a static method: its first parameter is no receiver (a
+    played line had read ``Invalid.__getattr__(nanana) @staticmethod`` of
+    ``def __getattr__(self, nanana)``, whose ``self`` is what the test is about)."""
+    return any(
+        name.partition("(")[0].rpartition(".")[2] == "staticmethod" for name in entity.decorators
+    )
 
 
 _CALLABLE_KINDS = frozenset({EntityKind.FUNCTION, EntityKind.METHOD, EntityKind.TEST})
@@ -373,7 +383,7 @@ def _line(entity: Entity, owner: str | None, brief: bool) -> str:
         declared = signature.startswith(":") and not entity.assignments
         code = f"{name}{signature if ' = ' in signature or declared else signature + ' = ...'}"
     elif owner and kind in MEMBER_KINDS:
-        code = f"{owner}.{name}{_signature(signature, True, brief)}"
+        code = f"{owner}.{name}{_signature(signature, not _static(entity), brief)}"
     else:
         code = f"def {name}{_signature(signature, False, brief)}"
     return _PLACE_MARK.sub(" #", code) + _where(entity, brief)

@@ -46,6 +46,10 @@ def test_a_method_line_names_its_class_without_the_receiver() -> None:
     typed = method("m.Graph.load", "(cls: type[Graph], path: str) -> Graph")
     assert entity_line(typed, "Graph") == "Graph.load(path: str) -> Graph"
     assert entity_line(method("m.Graph.copy", "(self: Graph)"), "Graph") == "Graph.copy()"
+    # A static method has no receiver: a first parameter named `self` is a parameter (a
+    # played line had read `Invalid.__getattr__(nanana) @staticmethod`, hiding the point).
+    static = method("m.Invalid.__getattr__", "(self, nanana)", decorators=("staticmethod",))
+    assert entity_line(static, "Invalid") == "Invalid.__getattr__(self, nanana)"
 
 
 def test_attributes_read_as_attributes() -> None:
