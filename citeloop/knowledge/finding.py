@@ -269,7 +269,12 @@ class EntityFinder:
         # cite a regression display's `y_true` in a question about a metrics test; "the
         # function name segment class's match_grammar" is a segment's, and "warm_start in
         # _posterior_mode()" that method's class's).
-        bare = {m.name for m in task_mentions(text) if m.form == "underscore"}
+        # (A trailing underscore, `coef_`, is an attribute's by convention: it stays.)
+        bare = {
+            m.name
+            for m in task_mentions(text)
+            if m.form == "underscore" and not m.name.endswith("_")
+        }
         if (parameters := parameter_names(text)) or bare:
             named = {m.name.rpartition(".")[2] for m in task_mentions(text)}
             unnamed = [e for e in variables if owner_id(e.id).rpartition(".")[2] not in named]
