@@ -117,6 +117,38 @@ def test_src_layout_with_tests_beside_the_package(tmp_path: Path) -> None:
         assert [fact.object for fact in tested] == ["tests.test_core.test_run"]
 
 
+def test_a_lib_layout_names_its_packages_as_they_are_imported(tmp_path: Path) -> None:
+    """matplotlib's sources are `lib/matplotlib/...`: its files had been named
+    `lib.matplotlib...`, so a test's `import matplotlib.tri as mtri` read as a library
+    outside the graph. A `lib` folder that is a package stays one."""
+    root = write(
+        tmp_path / "checkout",
+        {
+            "pyproject.toml": "[project]\nname = 'plot'\n",
+            "lib/plot/__init__.py": "",
+            "lib/plot/tri.py": "class Triangulation: ...\n",
+            "lib/plot/tests/test_tri.py": (
+                "import plot.tri as mtri\n\ndef test_tri():\n    mtri.Triangulation()\n"
+            ),
+            "app/__init__.py": "",
+            "app/lib/__init__.py": "",
+            "app/lib/io.py": "",
+        },
+    )
+    assert modules_of(root) == {
+        "lib/plot/__init__.py": "plot",
+        "lib/plot/tri.py": "plot.tri",
+        "lib/plot/tests/test_tri.py": "plot.tests.test_tri",
+        "app/__init__.py": "app",
+        "app/lib/__init__.py": "app.lib",
+        "app/lib/io.py": "app.lib.io",
+    }
+    with SqliteGraphStore(tmp_path / "g.db") as store:
+        index_tree(root, store)
+        calls = store.facts_of("plot.tests.test_tri.test_tri", [RelationKind.CALLS])
+        assert [fact.object for fact in calls] == ["plot.tri.Triangulation"]
+
+
 def test_indexing_the_package_folder_of_a_src_layout(tmp_path: Path) -> None:
     root = write(tmp_path / "repo" / "src" / "app", {"__init__.py": "", "core.py": ""})
     assert modules_of(root) == {"__init__.py": "app", "core.py": "app.core"}
@@ -221,17 +253,17 @@ def test_no_warning_for_names_the_trees_modules_import_from_outside(tmp_path: Pa
 
 
 def test_adding_an_init_file_renames_and_reindexes(tmp_path: Path) -> None:
-    root = write(tmp_path / "repo", {"lib/mod.py": "def f():\n    pass\n"})
+    root = write(tmp_path / "repo", {"tools/mod.py": "def f():\n    pass\n"})
     with SqliteGraphStore(tmp_path / "g.db") as store:
         index_tree(root, store)
-        assert store.get_entity("lib.mod.f") is not None
-        write(root, {"pyproject.toml": "", "lib/inner/__init__.py": ""})
+        assert store.get_entity("tools.mod.f") is not None
+        write(root, {"pyproject.toml": "", "tools/inner/__init__.py": ""})
         report = index_tree(root, store)
-        assert report.files_indexed == 1  # only the new file: lib.mod keeps its name
-        (root / "lib" / "mod.py").rename(root / "lib" / "inner" / "mod.py")
+        assert report.files_indexed == 1  # only the new file: tools.mod keeps its name
+        (root / "tools" / "mod.py").rename(root / "tools" / "inner" / "mod.py")
         index_tree(root, store)
-        assert store.get_entity("lib.inner.mod.f") is not None
-        assert store.get_entity("lib.mod.f") is None
+        assert store.get_entity("tools.inner.mod.f") is not None
+        assert store.get_entity("tools.mod.f") is None
 
 
 def test_a_module_file_hides_a_namespace_folder_of_its_name(tmp_path: Path) -> None:

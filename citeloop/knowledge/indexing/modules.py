@@ -15,7 +15,9 @@ imported, so the bases are inferred:
   a base.
 - **Inside the tree.** Folders named ``src``, ``site-packages`` or ``dist-packages``, and
   folders holding a ``pyproject.toml``, ``setup.py`` or ``setup.cfg`` (a distribution
-  of a monorepo) are bases; so is a folder whose name is no identifier (``my-scripts``).
+  of a monorepo) are bases; so is a ``lib`` folder right in a base that is no package
+  itself but holds one (matplotlib's ``lib/matplotlib`` is ``matplotlib``), and a
+  folder whose name is no identifier (``my-scripts``).
   Every other folder below a base is a package (namespace when it has no
   ``__init__.py``), so a checkout's ``tests/test_app.py`` is ``tests.test_app`` beside
   ``src/app`` as ``app``.
@@ -43,6 +45,12 @@ from citeloop.errors import SourceTreeError
 
 BASE_FOLDERS = frozenset({"src", "site-packages", "dist-packages"})
 """Folder names that are ``sys.path`` entries (namespace packages may sit directly in them)."""
+
+LIBRARY_FOLDERS = frozenset({"lib"})
+"""Folder names that a distribution's build commonly declares its packages' base
+(setuptools' ``package_dir={"": "lib"}``, matplotlib's ``lib/matplotlib``): such a
+folder right in a base, itself no package (no ``__init__.py``) but holding one, is a
+base too."""
 
 DISTRIBUTION_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg")
 """Files that make their folder the root of a distribution (a base)."""
@@ -251,6 +259,7 @@ def _folder_names(
 ) -> tuple[dict[str, str], dict[str, int]]:
     """Each folder's import name (``""`` for a base) and the depth of its base."""
     with_init = {str(PurePosixPath(p).parent) for p in files if _is_package_file(p)}
+    holds_package = {str(PurePosixPath(folder).parent) for folder in with_init}
     modules_files = {str(PurePosixPath(p).with_suffix("")) for p in files}
     bases = set(distributions) | {
         str(PurePosixPath(p).parent) for p in files if PurePosixPath(p).name == "setup.py"
@@ -265,8 +274,15 @@ def _folder_names(
         regular_parent = parent in with_init or (parent == "." and prefix and not root_namespace)
         if folder in declared:
             names[folder] = declared[folder]
-        elif not pure.name.isidentifier() or (
-            not regular_parent and (pure.name in BASE_FOLDERS or folder in bases)
+        elif (
+            not pure.name.isidentifier()
+            or (not regular_parent and (pure.name in BASE_FOLDERS or folder in bases))
+            or (
+                pure.name in LIBRARY_FOLDERS
+                and not parent_name
+                and folder not in with_init
+                and folder in holds_package
+            )
         ):
             names[folder] = ""  # a base: its files are top-level modules
             base_depth[folder] = folder.count("/") + 1
