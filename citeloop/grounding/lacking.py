@@ -57,7 +57,8 @@ def listed_lacking_names(body: str) -> tuple[str, ...]:
 
 def _code_names(passages: Iterable[str]) -> tuple[str, ...]:
     """The code names ``passages`` write (:func:`_passage_names`), in order, each once,
-    without builtin types and file names."""
+    without keywords, builtin types, the relation words of a context's lines and file
+    names."""
     names = (name for text in passages for name in _passage_names(text))
     return tuple(dict.fromkeys(n for n in names if n not in _TYPES and not n.endswith(".py")))
 
@@ -384,8 +385,12 @@ _PLACE = re.compile(r":\d|^\(?L\d|[/\\][^/\\]*\.\w|\.pyi?\b")
 each ``[^/\\]*`` within one path segment: linear."""
 
 
-_TYPES = frozenset(keyword.kwlist) | frozenset(
-    name for name in dir(builtins) if isinstance(getattr(builtins, name), type)
+_TYPES = (
+    frozenset(keyword.kwlist)
+    | frozenset(name for name in dir(builtins) if isinstance(getattr(builtins, name), type))
+    # the context's own words: "no `inherits` line" asks for no code named `inherits`
+    # (a played retry had been told that the graph has no `inherits`)
+    | frozenset({"calls", "inherits", "overrides"})
 )
 _TYPING = frozenset(name for name in typing.__all__ if name[:1].isupper())
 """The typing module's names: one subscripted in a passage (``Literal[``) is a type

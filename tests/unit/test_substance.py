@@ -1464,6 +1464,17 @@ def test_a_type_annotation_quoted_in_a_list_of_what_is_lacking_asks_for_no_typin
     assert not {"Literal", "Optional", "dict", "str"} & set(names)
 
 
+def test_the_relation_words_of_a_context_ask_for_no_code() -> None:
+    """A played answer said its context had no `inherits` line linking two classes: the
+    retry told it the graph has no `inherits`, as if it had asked for code so named."""
+    answer = (
+        "It sets the header.\n\n## Still missing\n- Any `inherits`/base-class line that "
+        "links `JWTAuth` to a base; the `calls` lines show only `auth()`.\n"
+    )
+    names = listed_lacking_names(answer)
+    assert "JWTAuth" in names and not {"inherits", "calls"} & set(names)
+
+
 def test_a_colon_after_the_sentence_of_a_saying_introduces_shown_code() -> None:
     """A played answer's list item said some lines are left out, then "The shown part,
     L1756-1768, loops over `inferred_slots`:" and listed what those shown lines do: the
