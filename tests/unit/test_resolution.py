@@ -609,6 +609,26 @@ def test_an_instance_attribute_knows_the_method_that_sets_it(tmp_path: Path) -> 
     assert entity("rest").set_in == "reset"
 
 
+def test_each_target_of_a_multi_line_unpacking_is_at_its_own_line(tmp_path: Path) -> None:
+    """A played member list put all eleven targets of a multi-line `(self.support_, ...,
+    self._probB, ...) = fit(...)` at the statement's first line."""
+    store = build(
+        tmp_path,
+        {
+            "app/svm.py": """
+            class SVM:
+                def fit(self, X):
+                    (
+                        self.support_,
+                        self._probB,
+                    ) = fit(X)
+            """,
+        },
+    )
+    lines = [store.get_entity(f"app.svm.SVM.{name}").line for name in ("support_", "_probB")]
+    assert lines == [5, 6]
+
+
 def test_a_function_nested_in_a_method_sets_the_instance_attribute(tmp_path: Path) -> None:
     """A closure's ``self.x = ...`` sets the attribute of its method's instance: a played
     context said ``Response._content_consumed`` was set twice (a nested ``generate()``

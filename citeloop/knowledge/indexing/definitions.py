@@ -178,7 +178,10 @@ class DefinitionRecorder:
                 if isinstance(element, ast.Tuple | ast.List):
                     elements.extend(element.elts)
                 elif isinstance(element, ast.Attribute):
-                    self.bind_target(element, scope, line, None, None)
+                    # at its own line: a played list had put all eleven targets of a
+                    # multi-line `(self.support_, ..., self._probB, ...) = fit(...)` at
+                    # the statement's first line
+                    self.bind_target(element, scope, element.lineno, None, None)
         elif (
             isinstance(target, ast.Attribute)
             and isinstance(target.value, ast.Name)
