@@ -60,7 +60,7 @@ def _code_names(passages: Iterable[str]) -> tuple[str, ...]:
     without keywords, builtin types, the relation words of a context's lines and file
     names."""
     names = (name for text in passages for name in _passage_names(text))
-    return tuple(dict.fromkeys(n for n in names if n not in _TYPES and not n.endswith(".py")))
+    return tuple(dict.fromkeys(n for n in names if n not in _NOT_ASKED and not n.endswith(".py")))
 
 
 def _passage_names(passage: str) -> Iterator[str]:
@@ -385,13 +385,15 @@ _PLACE = re.compile(r":\d|^\(?L\d|[/\\][^/\\]*\.\w|\.pyi?\b")
 each ``[^/\\]*`` within one path segment: linear."""
 
 
-_TYPES = (
+_NOT_ASKED = (
     frozenset(keyword.kwlist)
     | frozenset(name for name in dir(builtins) if isinstance(getattr(builtins, name), type))
     # the context's own words: "no `inherits` line" asks for no code named `inherits`
     # (a played retry had been told that the graph has no `inherits`)
     | frozenset({"calls", "inherits", "overrides"})
 )
+"""Names a passage writes that ask for no code: keywords, builtin types, and the words of
+a context's relation lines."""
 _TYPING = frozenset(name for name in typing.__all__ if name[:1].isupper())
 """The typing module's names: one subscripted in a passage (``Literal[``) is a type
 hint's, no code asked for (a played answer's lacking ``dict[str, Literal["a", "b"]]``
