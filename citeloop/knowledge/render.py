@@ -155,9 +155,14 @@ def _static(entity: Entity) -> bool:
     """Whether a member is a static method: its first parameter is no receiver (a
     played line had read ``Invalid.__getattr__(nanana) @staticmethod`` of
     ``def __getattr__(self, nanana)``, whose ``self`` is what the test is about)."""
-    return any(
-        name.partition("(")[0].rpartition(".")[2] == "staticmethod" for name in entity.decorators
-    )
+    return any(_decorator(name)[1] == "staticmethod" for name in entity.decorators)
+
+
+def _decorator(name: str) -> tuple[str, str]:
+    """``(module, name)`` of a decorator as written, its arguments left out
+    (``functools.lru_cache(maxsize=8)`` gives ``("functools", "lru_cache")``)."""
+    module, _, last = name.partition("(")[0].rpartition(".")
+    return module, last
 
 
 _CALLABLE_KINDS = frozenset({EntityKind.FUNCTION, EntityKind.METHOD, EntityKind.TEST})
@@ -259,7 +264,7 @@ the names they are commonly imported as (``import typing as t``)."""
 def _brief_kept(name: str) -> bool:
     """Whether a brief line keeps the decorator ``name`` (:data:`BRIEF_DECORATORS`;
     its arguments, when written, do not count)."""
-    module, _, last = name.partition("(")[0].rpartition(".")
+    module, last = _decorator(name)
     if last == "overload":
         return module == "" or module in TYPING_MODULES
     return last in BRIEF_DECORATORS
