@@ -353,12 +353,13 @@ def _nested_key(name: str) -> bool:
 
 
 def _prose_plural(mention: Mention) -> bool:
-    """Whether ``mention`` may be the plural prose makes of a name: one CamelCase word
-    outside backticks ending in one ``s`` (``NaNs``, ``DataFrames``; a played answer was
-    failed for "checks for NaNs" beside `` `np.nan` ``)."""
+    """Whether ``mention`` may be the plural prose makes of a name: one CamelCase or
+    snake_case word outside backticks ending in one ``s`` (``NaNs``, ``DataFrames``,
+    ``cpp_infos``; played answers were failed for "checks for NaNs" beside
+    `` `np.nan` `` and for "Which cpp_infos count" beside ``for cpp_info in ...``)."""
     name = mention.name
     return (
-        mention.form == "camel"
+        mention.form in ("camel", "underscore")
         and len(name) > 2
         and name.endswith("s")
         and name[-2].isalpha()

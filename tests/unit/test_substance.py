@@ -577,7 +577,8 @@ def test_a_library_the_code_imports_written_as_prose_writes_it_is_not_invented()
 
 
 def test_prose_plurals_and_missing_values_are_not_invented() -> None:
-    """A CamelCase word of prose ending in ``s`` (or ``es``) is judged as its singular: "checks for
+    """A CamelCase or snake_case word of prose ending in ``s`` (or ``es``) is judged as its
+    singular: "checks for
     NaNs" (a played answer was failed for it) names the not-a-number value, "two
     DataFrames" the class the graph has, and the plural of a name nothing has is still
     invented, as is a plural in backticks."""
@@ -594,6 +595,16 @@ def test_prose_plurals_and_missing_values_are_not_invented() -> None:
     body = "It keeps MultiIndexes, finds two FooMatches and builds BarBoxes."
     names = ungrounded_names(body, set(), {"FooMatch"}, prompt=["PandasMultiIndex"])
     assert names.invented == ("BarBoxes",) and names.in_graph == ("FooMatch",)
+    # A snake_case plural of prose (a played answer was failed for "Which cpp_infos
+    # count" beside `for cpp_info in transitive_cpp_infos`); in backticks, or of a name
+    # nothing has, it is still invented.
+    prompt = ["for cpp_info in transitive_cpp_infos:"]
+    body = "Which cpp_infos count, and which foo_bars?"
+    names = ungrounded_names(body, set(), set(), prompt=prompt)
+    assert names.invented == ("foo_bars",)
+    assert ungrounded_names("It reads `cpp_infos`.", set(), set(), prompt=prompt).invented == (
+        "cpp_infos",
+    )
 
 
 def test_another_library_s_api_the_code_calls_is_not_invented() -> None:
