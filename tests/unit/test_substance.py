@@ -578,10 +578,9 @@ def test_a_library_the_code_imports_written_as_prose_writes_it_is_not_invented()
 
 def test_prose_plurals_and_missing_values_are_not_invented() -> None:
     """A CamelCase or snake_case word of prose ending in ``s`` (or ``es``) is judged as its
-    singular: "checks for
-    NaNs" (a played answer was failed for it) names the not-a-number value, "two
-    DataFrames" the class the graph has, and the plural of a name nothing has is still
-    invented, as is a plural in backticks."""
+    singular: "checks for NaNs" (a played answer was failed for it) names the
+    not-a-number value, "two DataFrames" the class the graph has, and the plural of a
+    name nothing has is still invented, as is a plural in backticks."""
     names = ungrounded_names(
         "It checks for NaNs and NaT, joins two DataFrames and two FooBars, not `NaNs`.",
         set(),
