@@ -248,13 +248,19 @@ MAX_DECORATORS_SHOWN = 3
 """Most decorators an entity line shows (after its place)."""
 
 
-BRIEF_DECORATORS = frozenset({"staticmethod", "classmethod", "abstractmethod", "overload"})
+BRIEF_DECORATORS = frozenset(
+    {"staticmethod", "classmethod", "abstractmethod", "overload", "dataclass", "final"}
+)
 """The decorators a brief line keeps, by the last part of the name written: a method's
 line leaves out its receiver, and the first two say it has none or takes its class;
 ``abstractmethod`` says a subclass must override it (a played answer had named only the
 abstract methods whose lines were whole), and typing's ``overload`` that the definition
 is a signature, not the implementation (another library's, such as
-``numba.extending.overload``, is not kept: :data:`TYPING_MODULES`)."""
+``numba.extending.overload``, is not kept: :data:`TYPING_MODULES`); a class's
+``dataclass`` (with its arguments: ``frozen=True``) says what Python writes for it, and
+``final`` that nothing subclasses it (judges of played answers had found the brief lines
+of frozen dataclasses and final classes that said neither, and a model that could not
+tell whether a class was immutable)."""
 
 TYPING_MODULES = frozenset({"typing", "typing_extensions", "t", "te", "tp"})
 """What an ``overload`` a brief line keeps may be written on: the typing modules, and

@@ -447,7 +447,7 @@ def test_a_brief_class_or_attribute_line_keeps_its_code_without_the_summary() ->
         line=3,
         signature="(Shape)",
         docstring="A round shape.",
-        decorators=("dataclass",),
+        decorators=("functools.total_ordering",),
     )
     assert entity_line(shape, None, brief=True) == "class Circle(Shape)  # L3"
     size = Entity(
@@ -519,3 +519,30 @@ def test_a_brief_method_line_still_says_it_is_static_or_a_class_method() -> None
     )
     assert line("numba.extending.overload") == "Box.make(...) -> Box  # L5"
     assert line("t.overload") == "Box.make(...) -> Box  # L5 @t.overload"
+
+
+def test_a_brief_class_line_still_says_it_is_a_dataclass_or_final() -> None:
+    """Judges of played answers had found brief lines of a frozen dataclass and of a
+    final class that said neither: the line keeps them, with the dataclass's arguments,
+    and no other decorator."""
+
+    def line(*decorators: str) -> str:
+        entity = Entity(
+            id="m.Var",
+            kind=EntityKind.CLASS,
+            name="Var",
+            path="m.py",
+            line=5,
+            end_line=40,
+            signature="(Generic[T])",
+            docstring="An immutable var.",
+            decorators=decorators,
+        )
+        return entity_line(entity, None, brief=True)
+
+    frozen = "dataclasses.dataclass(eq=False, frozen=True)"
+    assert line(frozen, "register") == (
+        "class Var(Generic[T])  # L5-40 @dataclasses.dataclass(eq=False, frozen=True)"
+    )
+    assert line("typing.final") == "class Var(Generic[T])  # L5-40 @typing.final"
+    assert line("register") == "class Var(Generic[T])  # L5-40"
