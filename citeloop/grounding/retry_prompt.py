@@ -185,6 +185,12 @@ NOW_SHOWN_LINE = "- Of what you said the context lacks, the widened context now 
 lacks (``the source of f; lines of g (L3-9); more lines of h (L12-30); the line of
 k``): played models
 had searched the widened context for it, and asked again for some it held."""
+ALSO_SHOWN_LINE = "- It also shows source it did not show before: {names}."
+"""The line that says which other functions, methods and classes a widening showed
+source of (``Pytester.run, wrap_session and 3 more``): played models had compared two
+prompts to find them."""
+ALSO_SHOWN_MOST = 8
+"""Most names :data:`ALSO_SHOWN_LINE` writes (then how many more)."""
 SOURCE = "source"
 """A name whose source the widened context shows whole, and the one before did not."""
 PART = "part"
@@ -411,10 +417,13 @@ def _imported_line(origins: Mapping[str, str]) -> list[str]:
     return [IMPORTED_PROBLEM.format(names=listed(pairs, "; ", cut=False))]
 
 
-def _now_shown_line(shown: Mapping[str, Mapping[str, str]]) -> list[str]:
+def _now_shown_line(shown: Mapping[str, Mapping[str, str]], also: Sequence[str] = ()) -> list[str]:
     """:data:`NOW_SHOWN_LINE` for ``shown`` (``{name: {"what": "source", "part", "more"
     or "line", "lines": "L12-30", "as": "Owner.name"}}``, each written as its ``as``
-    when it has one; none without them)."""
+    when it has one; none without them), then :data:`ALSO_SHOWN_LINE` for the names
+    ``also`` (at most :data:`ALSO_SHOWN_MOST`; none without them)."""
+    names = listed(also, most=ALSO_SHOWN_MOST)
+    also_line = [ALSO_SHOWN_LINE.format(names=names)] if also else []
     parts = []
     for kind, part in NOW_SHOWN_PARTS.items():
         names = [
@@ -425,7 +434,7 @@ def _now_shown_line(shown: Mapping[str, Mapping[str, str]]) -> list[str]:
         ]
         if names:
             parts.append(part.format(names=listed(names, cut=False)))
-    return [NOW_SHOWN_LINE.format(shown="; ".join(parts))] if parts else []
+    return ([NOW_SHOWN_LINE.format(shown="; ".join(parts))] if parts else []) + also_line
 
 
 def _problem_lines(
@@ -436,6 +445,7 @@ def _problem_lines(
     origins: Mapping[str, str],
     now: Mapping[str, Mapping[str, str]],
     places: Mapping[str, str],
+    also: Sequence[str] = (),
 ) -> list[str]:
     mentions = _written(task, payload)
     lines: list[str] = []
@@ -456,7 +466,7 @@ def _problem_lines(
     lines += _imported_line(origins)
     if result.insufficient_context:
         lines.append(INSUFFICIENT_PROBLEM if widened else SAID_LACKING_PROBLEM)
-        lines += _now_shown_line(now) if widened else []
+        lines += _now_shown_line(now, also) if widened else []
     if "min_citations" in result.failed_rules:
         lines.append(MIN_CITATIONS_PROBLEM)
     return lines or [f"- {reason}" for reason in result.reasons]
@@ -502,6 +512,7 @@ def build_retry_prompt(
     origins: Mapping[str, str] | None = None,
     shown: Mapping[str, Mapping[str, str]] | None = None,
     places: Mapping[str, str] | None = None,
+    also: Sequence[str] = (),
 ) -> str:
     """Build the prompt that asks again after a failed validation.
 
@@ -540,6 +551,10 @@ def build_retry_prompt(
             "tests/forms.py:1034"}``): a core entity the answer did not cite or use is
             named with it (a played answer asked to cite `fields` had fifteen
             `Meta.fields` to choose from).
+        also: With ``shown``'s line, the names of the other functions, methods and
+            classes whose source the widened context shows lines of that the one
+            before did not (:func:`citeloop.nodes.widened_news.also_shown`): one line
+            (:data:`ALSO_SHOWN_LINE`) names them.
 
     Returns:
         ``RETRY_PROMPT_TEMPLATE`` filled with the task; a header naming the failed
@@ -576,7 +591,7 @@ def build_retry_prompt(
     lines = (
         []
         if result.passed
-        else _problem_lines(result, original, payload, widened, origins, shown, places or {})
+        else _problem_lines(result, original, payload, widened, origins, shown, places or {}, also)
     )
     lines += extra_problems
     previous = (
@@ -591,7 +606,7 @@ def build_retry_prompt(
     if said_lacking_only and not extra_problems:
         # Said lacking, nothing else: the header says so, one line asks, no list repeats it.
         lines = [LACKING_ASK if widened else SAID_LACKING_ASK]
-        lines += _now_shown_line(shown) if widened else []
+        lines += _now_shown_line(shown, also) if widened else []
         # What no widening can bring: code the graph does not have, and what the code
         # base imports from outside it.
         if result.lacking_not_in_graph:

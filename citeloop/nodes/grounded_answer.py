@@ -76,7 +76,7 @@ from citeloop.nodes.chat import (
 from citeloop.nodes.graph_files import graph_names, open_graph
 from citeloop.nodes.query_rewrite import RewriteNotMade, counted_rewrites, rewrite_retriever
 from citeloop.nodes.recent import indexed_context
-from citeloop.nodes.widened_news import now_shown
+from citeloop.nodes.widened_news import also_shown, now_shown
 from citeloop.prompts import (
     GROUNDED_ANSWER_PROMPT,
     GROUNDED_PAYLOAD_BLOCK,
@@ -762,6 +762,9 @@ class GroundedAnswerNodes:
             state.get("context_excerpts") or {},
         ):
             news["lacking_shown"] = shown
+        told = {told.get("as") or name.partition(" (")[0] for name, told in shown.items()}
+        if also := also_shown(injected, state.get("context_excerpts") or {}, told):
+            news["also_shown"] = also
         if news:
             update["report"] = {**report, **news}
         if rewrites:  # the first context's rewrite had failed; this one was made
@@ -853,6 +856,7 @@ class GroundedAnswerNodes:
             widened=state.get("widened", True),
             origins=report.get("lacking_origins") or {},
             shown=report.get("lacking_shown") or {},
+            also=report.get("also_shown") or (),
             places=core_places(
                 [*result.missing_core_citations, *result.entities_missing],
                 state.get("context_entities") or [],

@@ -26,6 +26,7 @@ __all__ = [
     "MORE",
     "PART",
     "SOURCE",
+    "also_shown",
     "line_ranges",
     "now_shown",
 ]
@@ -146,6 +147,42 @@ def now_shown(
         for name in ordered
         for at, found in enumerate(shown.get(name, ()))
     }
+
+
+def also_shown(
+    widened: InjectedContext,
+    sourced_before: Mapping[str, Sequence[int]],
+    told: Collection[str],
+) -> list[str]:
+    """The functions, methods and classes whose source ``widened`` shows lines of that
+    the context before did not (``sourced_before``: its source line numbers by entity
+    id; a definition's first line alone is no news), but those ``told`` (the names,
+    as written, :func:`now_shown` told of): their names as the context writes them,
+    namesakes written alike each with as much of its path as tells it apart, as
+    :func:`now_shown` writes them, in the context's order, each once. Played
+    models had compared two prompts to find the callers and bodies a widening brought
+    beside what they had asked for, and one was told only of docstring lines while the
+    callers that changed its answer went unmentioned. Linear in the entities."""
+    classes = {entity.id for entity in widened.entities if entity.kind is EntityKind.CLASS}
+    sourced = dict(widened.excerpts)
+    alike_paths: dict[str, set[str]] = {}
+    for entity in widened.entities:
+        if entity.id:
+            alike_paths.setdefault(_as_written(entity, classes), set()).add(entity.path or "")
+    names: dict[str, None] = {}
+    for entity in widened.entities:
+        lines = sourced.get(entity.id, ()) if entity.id else ()
+        if not lines:
+            continue
+        first = entity.line if entity.end_line and entity.end_line > (entity.line or 0) else None
+        new = set(lines) - set(sourced_before.get(entity.id, ())) - {first}
+        written = _as_written(entity, classes)
+        paths = alike_paths[written]
+        if len(paths) > 1 and entity.path:  # namesakes written alike: with the file
+            written = f"{written} of {_distinct_tail(entity.path, paths)}"
+        if new and written not in told and entity.name not in told:
+            names.setdefault(written)
+    return list(names)
 
 
 def _distinct_tail(path: str, paths: Collection[str]) -> str:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from citeloop.grounding import GraphContextValidator, build_retry_prompt
-from citeloop.grounding.retry_prompt import NOW_SHOWN_LINE
+from citeloop.grounding.retry_prompt import ALSO_SHOWN_LINE, NOW_SHOWN_LINE
 from citeloop.knowledge import (
     ContextEntity,
     ContextInjector,
@@ -17,7 +17,15 @@ from citeloop.knowledge import (
     InjectedContext,
     Tier,
 )
-from citeloop.nodes.widened_news import LINE, MORE, PART, SOURCE, line_ranges, now_shown
+from citeloop.nodes.widened_news import (
+    LINE,
+    MORE,
+    PART,
+    SOURCE,
+    also_shown,
+    line_ranges,
+    now_shown,
+)
 from tests.fakes import ScriptedChatModel
 from tests.unit.test_grounded_answer_graph import SOURCE as FILES
 from tests.unit.test_grounded_answer_graph import TASK, build, good_answer, indexed
@@ -253,6 +261,29 @@ def test_a_namesake_is_told_by_as_much_of_its_path_as_tells_it_apart() -> None:
     assert _distinct_tail("lib/util.py", {"lib/util.py", "util.py"}) == "lib/util.py"
 
 
+def test_the_other_code_a_widening_shows_source_of_is_named_in_context_order() -> None:
+    """Source the context before did not show, of what the answer did not ask for (or
+    was told of already): played models had compared prompts to find it."""
+    assert also_shown(WIDENED, {}, told={"Cart.total"}) == ["Ledger.record", "Basket.empty"]
+    assert also_shown(WIDENED, {}, told=()) == ["Cart.total", "Ledger.record", "Basket.empty"]
+    # Lines shown before are no news, nor a definition's first line alone.
+    before = {"shop.ledger.Ledger.record": [4, 5], "shop.cart.Cart.total": [5]}
+    first_only = dataclasses.replace(
+        WIDENED, excerpts=(*WIDENED.excerpts[:2], ("shop.cart.Basket.empty", (12,)))
+    )
+    assert also_shown(first_only, before, told=()) == ["Cart.total"]
+    assert also_shown(first_only, {**before, "shop.cart.Cart.total": [5, 6]}, told=()) == []
+    # Namesakes written alike are told apart by their files.
+    twins = (
+        dataclasses.replace(entity("a.util.merge", (3, 4)), path="a/util.py"),
+        dataclasses.replace(entity("b.util.merge", (8, 9)), path="b/util.py"),
+    )
+    pair = InjectedContext(
+        text="", entities=twins, excerpts=(("a.util.merge", (3, 4)), ("b.util.merge", (8, 9)))
+    )
+    assert also_shown(pair, {}, told={"merge of a/util.py"}) == ["merge of b/util.py"]
+
+
 def test_line_ranges() -> None:
     assert line_ranges([9, 3, 4, 5, 12, 13]) == "L3-5, L9, L12-13"
     assert line_ranges([1, 3, 5, 7, 9], most=2) == "L1, L3 and 3 more"
@@ -275,6 +306,13 @@ def test_the_retry_prompt_says_what_the_widened_context_now_shows() -> None:
     # Not widened, nothing is said of what it shows.
     assert "now shows the" not in build_retry_prompt(TASK, result, shown=shown)
     assert "now shows the" not in build_retry_prompt(TASK, result, widened=True)
+    # The other code whose source it shows comes on the next line, eight names at most.
+    also = [f"helper_{n}" for n in range(10)]
+    lines = build_retry_prompt(TASK, result, widened=True, shown=shown, also=also).splitlines()
+    names = ", ".join(also[:8]) + " and 2 more"
+    at = lines.index(NOW_SHOWN_LINE.format(shown=told))
+    assert lines[at + 1] == ALSO_SHOWN_LINE.format(names=names)
+    assert "also shows" not in build_retry_prompt(TASK, result, shown=shown, also=also)
 
 
 @pytest.fixture
@@ -319,6 +357,9 @@ async def test_an_answer_that_lists_what_it_lacks_is_told_of_its_list_only(store
     retry = model.prompts[1][-1].text
     assert "Journal.write" in retry.split("<context>")[1]  # brought in, named by the answer
     assert NOW_SHOWN_LINE.format(shown="the source of Ledger.record") in retry.splitlines()
+    # and the source it brought beside the list is named on a line of its own
+    also = next(line for line in retry.splitlines() if line.startswith("- It also shows"))
+    assert "Journal.write" in also and "Ledger.record" not in also
 
 
 async def test_lines_asked_by_number_are_told_by_their_entity(store) -> None:
