@@ -185,7 +185,7 @@ NOW_SHOWN_LINE = "- Of what you said the context lacks, the widened context now 
 lacks (``the source of f; lines of g (L3-9); more lines of h (L12-30); the line of
 k``): played models
 had searched the widened context for it, and asked again for some it held."""
-ALSO_SHOWN_LINE = "- It also shows source it did not show before: {names}."
+ALSO_SHOWN_LINE = "- It also shows source lines of {names} (none shown before)."
 """The line that says which other functions, methods and classes a widening showed
 source of (``Pytester.run, wrap_session and 3 more``): played models had compared two
 prompts to find them."""

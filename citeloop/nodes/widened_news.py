@@ -154,9 +154,11 @@ def also_shown(
     sourced_before: Mapping[str, Sequence[int]],
     told: Collection[str],
 ) -> list[str]:
-    """The functions, methods and classes whose source ``widened`` shows lines of that
-    the context before did not (``sourced_before``: its source line numbers by entity
-    id; a definition's first line alone is no news), but those ``told`` (the names,
+    """The functions, methods and classes whose source ``widened`` shows lines of and
+    the context before showed none of (``sourced_before``: its source line numbers by
+    entity id; a definition's first line alone is no news: the demo's model had read
+    "source it did not show before" of a method one more line of which was new), but
+    those ``told`` (the names,
     as written, :func:`now_shown` told of): their names as the context writes them,
     namesakes written alike each with as much of its path as tells it apart, as
     :func:`now_shown` writes them, in the context's order, each once. Played
@@ -175,7 +177,9 @@ def also_shown(
         if not lines:
             continue
         first = entity.line if entity.end_line and entity.end_line > (entity.line or 0) else None
-        new = set(lines) - set(sourced_before.get(entity.id, ())) - {first}
+        if sourced_before.get(entity.id):
+            continue  # more lines of source shown before are no new code
+        new = set(lines) - {first}
         written = _as_written(entity, classes)
         paths = alike_paths[written]
         if len(paths) > 1 and entity.path:  # namesakes written alike: with the file

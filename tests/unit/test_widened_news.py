@@ -271,8 +271,10 @@ def test_the_other_code_a_widening_shows_source_of_is_named_in_context_order() -
     first_only = dataclasses.replace(
         WIDENED, excerpts=(*WIDENED.excerpts[:2], ("shop.cart.Basket.empty", (12,)))
     )
-    assert also_shown(first_only, before, told=()) == ["Cart.total"]
-    assert also_shown(first_only, {**before, "shop.cart.Cart.total": [5, 6]}, told=()) == []
+    assert also_shown(first_only, {"shop.ledger.Ledger.record": [4]}, told=()) == ["Cart.total"]
+    # Nor are more lines of source the context before showed some of (the demo's model
+    # had read one more line of a method as its source newly shown).
+    assert also_shown(first_only, before, told=()) == []
     # Namesakes written alike are told apart by their files.
     twins = (
         dataclasses.replace(entity("a.util.merge", (3, 4)), path="a/util.py"),
