@@ -553,7 +553,8 @@ def answer_mentions(text: str, most: int | None = MAX_MENTIONS) -> list[Mention]
     precede it): a span of one name counts as written (`` `read` ``), a longer one by
     its first name when that is code-shaped (`` `graph.invoke({...})` `` names
     ``graph.invoke``; `` `pip install x` ``, `` `"agent"` ``, `` `--verbose` `` name
-    nothing).
+    nothing), and a name in quotes outside backticks (``"_resolve_types"``) is one of
+    the answer's own making, as the system prompt asks such names written: no claim.
 
     Example:
         >>> [m.name for m in answer_mentions("Use `read` and StateGraph; the Graph ends.")]
@@ -592,9 +593,25 @@ def _answer_tokens(pieces: list[tuple[str, str]]) -> Iterator[tuple[str, str]]:
                     continue  # src/_pytest/pathlib.py names a file, not `_pytest`
                 if start > 1 and segment[start - 1] == "*" and is_word_char(segment[start - 2]):
                     continue  # the tail of a pattern (`get_*_schema`)
+                if _quoted(segment, start, match.end()):
+                    continue  # a name of the answer's own making ("a helper such as
+                    # "_resolve_types""), as the system prompt asks it written
                 token = _unglobbed(match.group(), segment, start, match.end())
                 if token and (form := _form(token)):
                     yield token, form
+
+
+_QUOTES = {'"': '"', "'": "'", "\u201c": "\u201d", "\u2018": "\u2019"}
+"""Opening quotes and the closing quote of each."""
+
+
+def _quoted(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` is the whole of a quotation: ``"_resolve_types"``,
+    \u201cFooBar\u201d, ``'fill_value'`` (a played answer that wrote its proposed helper
+    in quotes, as the system prompt asks of a name of its own making, had been told it
+    invented that name)."""
+    opening = text[start - 1] if start else ""
+    return bool(opening) and text[end : end + 1] == _QUOTES.get(opening, "\0")
 
 
 _ELLIPSES = ("\u2026", "...")

@@ -253,10 +253,11 @@ def prompt_names(texts: Iterable[str]) -> frozenset[str]:
 
 
 def prompt_words(names: Iterable[str]) -> frozenset[str]:
-    """The :func:`prompt_names` lower-cased, whole and split at ``_``: the words that
+    """The :func:`prompt_names` lower-cased, whole and split into words: the words that
     ground a compound name of the answer written in another case (``MySQL`` beside
-    ``dialect_mysql.py``, ``BigQuery`` beside ``bigquery``)."""
-    return frozenset(word for name in names for word in (name.lower(), *name.lower().split("_")))
+    ``dialect_mysql.py``, ``BigQuery`` beside ``bigquery``, ``NumPy`` beside
+    ``NumpyDocstring``: a played answer's "NumPy style" had been called invented)."""
+    return frozenset(word for name in names for word in (name.lower(), *identifier_words(name)))
 
 
 def _compound(part: str) -> bool:

@@ -529,7 +529,7 @@ def test_prompt_names_split_dotted_and_paths() -> None:
     names = prompt_names(["# graph/dialect_mysql.py", "StateGraph.compile()"])
     assert names == {"graph", "dialect_mysql", "py", "StateGraph", "compile"}
     assert prompt_words(names) == {
-        "graph", "dialect_mysql", "dialect", "mysql", "py", "stategraph", "compile"
+        "graph", "dialect_mysql", "dialect", "mysql", "py", "stategraph", "state", "compile"
     }  # fmt: skip
 
 
@@ -547,6 +547,34 @@ def test_a_compound_name_the_prompt_writes_in_another_case_or_in_a_path_is_not_i
         body + SECTION, ENTITIES, prompt=[TASK, context], graph_names=GRAPH
     )
     assert result.invented_names == ("MySqlEngine", "Node", "mysql_cursor", "Pregel.dialect")
+
+
+def test_a_compound_name_that_is_a_word_of_a_name_the_prompt_writes_is_not_invented() -> None:
+    """A played answer on sphinx's docstring styles wrote "**NumPy resolution**, in
+    `NumpyDocstring._consume_field`" and was rejected for inventing `NumPy`: it is a
+    word of `NumpyDocstring`, written in another case. A compound no name of the
+    prompt has as a word is still invented."""
+    context = CONTEXT + "class NumpyDocstring(GoogleDocstring)  # L1100-1400\n"
+    body = "The NumPy style differs from the PyData one in StateGraph.compile."
+    result = GraphContextValidator().validate(
+        body + SECTION, ENTITIES, prompt=[TASK, context], graph_names=GRAPH
+    )
+    assert result.invented_names == ("PyData",)
+
+
+def test_a_name_in_quotes_is_the_answer_s_own_not_a_claim() -> None:
+    """The system prompt asks an answer to write a name of its own making in quotes; a
+    played answer that proposed 'a helper (a name such as "_resolve_field_type")' was
+    told it invented that name. A quoted name is no claim, in straight or curly quotes;
+    the same name bare, or a quotation that holds more than the name, still is."""
+    body = (
+        'StateGraph.compile could call a helper (a name such as "_resolve_types"), '
+        "\u201cBarCache\u201d or '_ids_of', not \"_make_ids at once\" nor FooCache."
+    )
+    result = GraphContextValidator().validate(
+        body + SECTION, ENTITIES, prompt=[TASK, CONTEXT], graph_names=GRAPH
+    )
+    assert result.invented_names == ("_make_ids", "FooCache")
 
 
 def test_the_first_or_last_words_of_a_name_the_prompt_writes_are_not_invented() -> None:
