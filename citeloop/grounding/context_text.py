@@ -6,6 +6,7 @@ The format (rendered by ``citeloop.knowledge.ContextInjector``, or written by ha
     class Name(Base, ...)  # L12-80 @dataclass — Summary.
     def function_name(arg: int = 1) -> str  # L40-52 — Summary.
     ClassName.method(x) -> None  # L55            (or ClassName.method())
+    async ClassName.get() -> Msg  # L60          (``async def fetch()`` likewise)
     ClassName.attribute: int = 3  # L20
     ClassName members: size L84, run() L90; not shown: 3 more
     module members: helper() L70, Other L75    (under a file heading: its other code)
@@ -87,7 +88,7 @@ _PLACE = re.compile(r" \([^()\r\n]*:\d+\)")
 brackets, spaces and commas allowed): names nothing. Linear: a match can only start at
 `` (`` and its path stops at the next bracket."""
 _MEMBER_LINE = re.compile(rf"\s*({_NAME})\([^)]*\)\s*$")
-_SIGNATURE_LINE = re.compile(r"\s*(\w+\.\w+)[(\[]")
+_SIGNATURE_LINE = re.compile(r"\s*(?:async\s+)?(\w+\.\w+)[(\[]")
 _ATTRIBUTE_LINE = re.compile(r"\s*(\w+\.\w+)(?::\s|\s=\s)")
 _MODULE_ATTRIBUTE_LINE = re.compile(r"(\w+)(?::\s.*?)?\s=\s")
 _DECISION_LINE = re.compile(r"\s*([\w-]+)\s*:")

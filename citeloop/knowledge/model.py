@@ -323,6 +323,9 @@ class Entity:
             TYPE_CHECKING (L12)"``, ``"else of if sys.version_info >= (3, 11) (L40)"``
             (it exists only when that clause runs); ``""`` at the body's top level and
             for any other entity.
+        asynchronous: Whether a function or method is defined with ``async def`` (a
+            coroutine function, or an asynchronous generator's); ``False`` for any
+            other entity.
     """
 
     id: str
@@ -338,6 +341,7 @@ class Entity:
     set_in: str = ""
     assignments: int = 0
     under: str = ""
+    asynchronous: bool = False
 
     @property
     def visibility(self) -> Visibility:

@@ -10,6 +10,7 @@ the requirements and the decisions, each under its heading::
     class Name(Base, ...)  # L12-80 — Summary.               a class
     def function_name(arg: int = 1) -> str  # L40-52 — ...   a function (or test)
     Owner.method(x) -> None  # L55 — ...                     a method, by its class
+    async Owner.get() -> Msg  # L60-64                       (``async def``: ``async``)
     Owner.attribute: int = 3  # L20 — ...                    an attribute or property
     Name members: size L84, run() L90; not shown: 3 more      a class's other members
     module members: helper() L70, Other L75     (under a heading: the file's other code)
@@ -397,8 +398,13 @@ def _line(entity: Entity, owner: str | None, brief: bool) -> str:
         code = f"{owner}.{name}{_signature(signature, not _static(entity), brief)}"
     else:
         code = f"def {name}{_signature(signature, False, brief)}"
+    if entity.asynchronous and kind in _ASYNC_KINDS:
+        code = "async " + code  # a coroutine function: `async def fetch(...)`
     return _PLACE_MARK.sub(" #", code) + _where(entity, brief)
 
+
+_ASYNC_KINDS = frozenset({EntityKind.FUNCTION, EntityKind.METHOD, EntityKind.TEST})
+"""Kinds of entity whose line says ``async`` when it is a coroutine function."""
 
 _PLACE_MARK = re.compile(r"(?<! ) {2,}#")
 """Spaces before a ``#`` in a signature or a summary (a default ``"  # L9"``): written

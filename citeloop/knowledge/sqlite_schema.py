@@ -11,12 +11,13 @@ APPLICATION_ID = 0x43544C50  # "CTLP"
 """The SQLite header's application id of a citeloop graph file
 (https://sqlite.org/pragma.html#pragma_application_id): tells our files from others'."""
 
-SCHEMA_VERSION = 11
+SCHEMA_VERSION = 12
 """``PRAGMA user_version`` of the tables below and of the values they hold: a relation
 or entity kind a reader may not know (``overrides``, new in 10), or a column (``under``,
-new in 11), is a new version, so that an older citeloop refuses the file with the fix
-instead of failing on the value. A writer drops the tables of another version (a graph
-is derived data: the next index run rebuilds it); a reader refuses them."""
+new in 11; ``asynchronous``, new in 12), is a new version, so that an older citeloop
+refuses the file with the fix instead of failing on the value. A writer drops the tables
+of another version (a graph is derived data: the next index run rebuilds it); a reader
+refuses them."""
 
 TABLES = ("meta", "files", "entities", "facts", "refs", "aliases", "types", "deps", "search")
 
@@ -30,7 +31,8 @@ CREATE TABLE IF NOT EXISTS entities (
     id TEXT PRIMARY KEY, kind TEXT NOT NULL, name TEXT NOT NULL, path TEXT, line INTEGER,
     end_line INTEGER, signature TEXT NOT NULL, docstring TEXT NOT NULL,
     decorators TEXT NOT NULL, resolved INTEGER NOT NULL, derived INTEGER NOT NULL,
-    set_in TEXT NOT NULL, assignments INTEGER NOT NULL, under TEXT NOT NULL
+    set_in TEXT NOT NULL, assignments INTEGER NOT NULL, under TEXT NOT NULL,
+    asynchronous INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS entities_by_name ON entities (name);
 CREATE INDEX IF NOT EXISTS entities_by_path ON entities (path);
@@ -80,7 +82,7 @@ def index_name(statement: str) -> str:
 
 ENTITY_COLUMNS = (
     "id, kind, name, path, line, signature, resolved, end_line, docstring, decorators, set_in, "
-    "assignments, under"
+    "assignments, under, asynchronous"
 )
 FACT_COLUMNS = "fact_id, subject, relation, object, path, start_line, end_line, digest"
 STAR = ".*"
@@ -108,6 +110,7 @@ def entity_from_row(row: tuple) -> Entity:
         set_in,
         assignments,
         under,
+        asynchronous,
     ) = row
     return Entity(
         entity_id,
@@ -123,6 +126,7 @@ def entity_from_row(row: tuple) -> Entity:
         set_in,
         assignments,
         under,
+        bool(asynchronous),
     )
 
 
@@ -152,6 +156,7 @@ def entity_row(entity: Entity, derived: bool) -> tuple:
         entity.set_in,
         entity.assignments,
         entity.under,
+        int(entity.asynchronous),
     )
 
 

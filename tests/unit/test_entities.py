@@ -66,6 +66,19 @@ class Shape:
 
 WIDTH, HEIGHT = 640, DEFAULT_SIDES * 2
 LOW, *REST = 1, 2, 3
+
+
+async def fetch(url: str) -> bytes:
+    return b""
+
+
+class Loader:
+    async def load(self) -> None:
+        async for _ in self.rows():
+            pass
+
+    async def rows(self):
+        yield 1
 '''
 
 
@@ -115,6 +128,16 @@ def test_decorators_by_name(store: SqliteGraphStore) -> None:
     assert entity(store, "geo.shapes.Shape.area").decorators == ("functools.cache",)
     assert entity(store, "geo.shapes.Shape.square").decorators == ("classmethod",)
     assert entity(store, "geo.shapes.Shape.parse").decorators == ("staticmethod",)
+
+
+def test_coroutine_functions_are_asynchronous(store: SqliteGraphStore) -> None:
+    """A judge found `Channel.get()` shown as a plain method where the code has `async
+    def get`: whether it is awaited is part of what a function is."""
+    assert entity(store, "geo.shapes.fetch").asynchronous
+    assert entity(store, "geo.shapes.Loader.load").asynchronous
+    assert entity(store, "geo.shapes.Loader.rows").asynchronous  # an async generator's
+    assert not entity(store, "geo.shapes.Shape.area").asynchronous
+    assert not entity(store, "geo.shapes.Loader").asynchronous
 
 
 def test_overloads_keep_the_implementation(store: SqliteGraphStore) -> None:

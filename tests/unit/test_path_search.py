@@ -290,7 +290,7 @@ def _into_sqlite(memory: MemoryGraphStore, path) -> SqliteGraphStore:
     store = SqliteGraphStore(path)
     with store.write_transaction() as db:
         db.executemany(
-            "INSERT INTO entities VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO entities VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [entity_row(entity, derived=False) for entity in memory.all_entities()],
         )
         facts = {f.fact_id: f for e in memory.all_entities() for f in memory.facts_of(e.id)}

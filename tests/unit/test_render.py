@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 from citeloop.grounding import parse_context_entities
 from citeloop.knowledge import Entity, EntityKind, Fact, RelationKind
 from citeloop.knowledge.render import (
@@ -519,6 +521,37 @@ def test_a_brief_method_line_still_says_it_is_static_or_a_class_method() -> None
     )
     assert line("numba.extending.overload") == "Box.make(...) -> Box  # L5"
     assert line("t.overload") == "Box.make(...) -> Box  # L5 @t.overload"
+
+
+def test_a_coroutine_function_s_line_says_async_and_parses_back() -> None:
+    """``async def`` is part of a function's code: a judge found `Channel.get()` shown
+    as a plain method where the code awaits it. Whole or brief, its line says so, and
+    the validator still reads its name."""
+    fetch = Entity(
+        "m.fetch",
+        EntityKind.FUNCTION,
+        "fetch",
+        "m.py",
+        3,
+        "(url: str, *, timeout: float = 10.0, retries: int = 3) -> bytes",
+        end_line=9,
+        asynchronous=True,
+    )
+    get = method("m.Channel.get", "(self) -> Msg", path="m.py", line=12)
+    get = dataclasses.replace(get, asynchronous=True)
+    assert entity_line(fetch, None) == (
+        "async def fetch(url: str, *, timeout: float = 10.0, retries: int = 3) -> bytes  # L3-9"
+    )
+    assert entity_line(fetch, None, brief=True) == "async def fetch(...) -> bytes  # L3-9"
+    assert entity_line(get, "Channel") == "async Channel.get() -> Msg  # L12"
+    sync = dataclasses.replace(get, asynchronous=False)
+    assert entity_line(sync, "Channel") == "Channel.get() -> Msg  # L12"
+    text = "# m.py\n" + "\n".join(
+        [entity_line(fetch, None, brief=True), entity_line(get, "Channel")]
+    )
+    parsed = parse_context_entities(text)
+    assert [e.name for e in parsed] == ["fetch", "Channel", "get"]  # as a sync line's
+    assert parsed[2].places[0].owner == "Channel" and parsed[2].places[0].start == 12
 
 
 def test_a_brief_class_line_still_says_it_is_a_dataclass_or_final() -> None:

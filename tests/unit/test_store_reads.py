@@ -374,7 +374,7 @@ def _hub_file(path: Path) -> tuple[SqliteGraphStore, MemoryGraphStore]:
         facts.append(Fact(ends[0], relation, ends[1]))
     with SqliteGraphStore(path) as writer, writer.write_transaction() as db:
         db.executemany(
-            "INSERT INTO entities VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO entities VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [entity_row(entity, False) for entity in (hub, *others)],
         )
         db.executemany(
@@ -428,7 +428,7 @@ def test_what_a_popular_function_calls_is_followed_before_its_callers(tmp_path):
     facts += [Fact(caller.id, RelationKind.CALLS, run.id) for caller in callers]
     with SqliteGraphStore(tmp_path / "g.db") as writer, writer.write_transaction() as db:
         db.executemany(
-            "INSERT INTO entities VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO entities VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [entity_row(entity, False) for entity in entities],
         )
         db.executemany(

@@ -293,6 +293,7 @@ class _FileWalker(ExpressionSweep, DefinitionRecorder):
                 end,
                 docstring(node),
                 tuple(decorator_written(d, self.text) for d in node.decorator_list),
+                asynchronous=isinstance(node, ast.AsyncFunctionDef),
             )
             if self.add_entity(entity, scope.id, start):
                 self.spans.append((start, end, entity_id))
