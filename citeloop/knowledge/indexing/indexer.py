@@ -32,7 +32,7 @@ from citeloop.knowledge.sqlite_store import SqliteGraphStore
 ProgressCallback = Callable[[int, int, str], None]
 """Called after each file as ``progress(done, total, path)``."""
 
-INDEX_FORMAT = "29"
+INDEX_FORMAT = "30"
 """Version of what the indexer records; bump it when that changes, so that stores
 written by an older indexer are re-indexed whole instead of only by file digest."""
 
