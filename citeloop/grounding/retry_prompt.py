@@ -422,8 +422,7 @@ def _now_shown_line(shown: Mapping[str, Mapping[str, str]], also: Sequence[str] 
     or "line", "lines": "L12-30", "as": "Owner.name"}}``, each written as its ``as``
     when it has one; none without them), then :data:`ALSO_SHOWN_LINE` for the names
     ``also`` (at most :data:`ALSO_SHOWN_MOST`; none without them)."""
-    names = listed(also, most=ALSO_SHOWN_MOST)
-    also_line = [ALSO_SHOWN_LINE.format(names=names)] if also else []
+    also_line = [ALSO_SHOWN_LINE.format(names=listed(also, most=ALSO_SHOWN_MOST))] if also else []
     parts = []
     for kind, part in NOW_SHOWN_PARTS.items():
         names = [

@@ -762,7 +762,7 @@ class GroundedAnswerNodes:
             state.get("context_excerpts") or {},
         ):
             news["lacking_shown"] = shown
-        told = {told.get("as") or name.partition(" (")[0] for name, told in shown.items()}
+        told = {news_of.get("as") or name.partition(" (")[0] for name, news_of in shown.items()}
         if also := also_shown(injected, state.get("context_excerpts") or {}, told):
             news["also_shown"] = also
         if news:

@@ -6,7 +6,9 @@ the bodies they had asked for, and asked again for some it held. :func:`now_show
 of the names the answer said lacking, which the widened context shows more of than the
 one before: source it did not show (whole, or which lines), more lines of source it
 showed, or an entity new to it. The retry prompt writes them on one line
-(:func:`~citeloop.grounding.retry_prompt.build_retry_prompt`'s ``shown``).
+(:func:`~citeloop.grounding.retry_prompt.build_retry_prompt`'s ``shown``), and on the
+next the other code whose source the widened context shows and the one before showed
+none of (:func:`also_shown`; ``also``).
 """
 
 from __future__ import annotations
@@ -93,10 +95,7 @@ def now_shown(
             by_name.setdefault(entity.name, []).append(entity)
             owner = entity.id.rpartition(".")[0].rpartition(".")[2]
             by_owner.setdefault((entity.name, owner), []).append(entity)
-    alike_paths: dict[str, set[str]] = {}
-    for entity in widened.entities:
-        if entity.id:
-            alike_paths.setdefault(_as_written(entity, classes), set()).add(entity.path or "")
+    alike_paths = _alike_paths(widened.entities, classes)
     shown: dict[str, list[dict[str, str]]] = {}
     told: set[str] = set()
     # a dotted name first: what a bare one tells of is then another of its namesakes
@@ -156,30 +155,24 @@ def also_shown(
 ) -> list[str]:
     """The functions, methods and classes whose source ``widened`` shows lines of and
     the context before showed none of (``sourced_before``: its source line numbers by
-    entity id; a definition's first line alone is no news: the demo's model had read
-    "source it did not show before" of a method one more line of which was new), but
-    those ``told`` (the names,
-    as written, :func:`now_shown` told of): their names as the context writes them,
-    namesakes written alike each with as much of its path as tells it apart, as
-    :func:`now_shown` writes them, in the context's order, each once. Played
-    models had compared two prompts to find the callers and bodies a widening brought
-    beside what they had asked for, and one was told only of docstring lines while the
-    callers that changed its answer went unmentioned. Linear in the entities."""
+    entity id; the demo's model had read "source it did not show before" of a method
+    one more line of which was new; a definition's first line alone is no news), but
+    those ``told`` (the names, as written, :func:`now_shown` told of): their names as
+    the context writes them, namesakes written alike each with as much of its path as
+    tells it apart, as :func:`now_shown` writes them, in the context's order, each once.
+    Played models had compared two prompts to find the callers and bodies a widening
+    brought beside what they had asked for, and one was told only of docstring lines
+    while the callers that changed its answer went unmentioned. Linear in the
+    entities."""
     classes = {entity.id for entity in widened.entities if entity.kind is EntityKind.CLASS}
     sourced = dict(widened.excerpts)
-    alike_paths: dict[str, set[str]] = {}
-    for entity in widened.entities:
-        if entity.id:
-            alike_paths.setdefault(_as_written(entity, classes), set()).add(entity.path or "")
+    alike_paths = _alike_paths(widened.entities, classes)
     names: dict[str, None] = {}
     for entity in widened.entities:
         lines = sourced.get(entity.id, ()) if entity.id else ()
-        if not lines:
-            continue
-        first = entity.line if entity.end_line and entity.end_line > (entity.line or 0) else None
-        if sourced_before.get(entity.id):
-            continue  # more lines of source shown before are no new code
-        new = set(lines) - {first}
+        if not lines or sourced_before.get(entity.id):
+            continue  # no source, or more lines of source shown before: no new code
+        new = set(lines) - {_first_of_several(entity)}
         written = _as_written(entity, classes)
         paths = alike_paths[written]
         if len(paths) > 1 and entity.path:  # namesakes written alike: with the file
@@ -187,6 +180,25 @@ def also_shown(
         if new and written not in told and entity.name not in told:
             names.setdefault(written)
     return list(names)
+
+
+def _alike_paths(
+    entities: Iterable[ContextEntity], classes: Collection[str]
+) -> dict[str, set[str]]:
+    """The paths of the entities the context writes alike (:func:`_as_written`), by
+    what it writes."""
+    paths: dict[str, set[str]] = {}
+    for entity in entities:
+        if entity.id:
+            paths.setdefault(_as_written(entity, classes), set()).add(entity.path or "")
+    return paths
+
+
+def _first_of_several(entity: ContextEntity) -> int | None:
+    """An entity's first line when it spans several (its ``def`` line, which its entity
+    line gives), else ``None``."""
+    several = entity.end_line and entity.line and entity.end_line > entity.line
+    return entity.line if several else None
 
 
 def _distinct_tail(path: str, paths: Collection[str]) -> str:
@@ -229,9 +241,7 @@ def _news(
     earlier = sourced_before.get(entity.id, ())
     # Its first line (of several) alone is no news: its entity line gives the signature
     # (the demo's retry had been told "StateGraph.validate (L1129)", its `def` line).
-    first = (
-        entity.line if entity.end_line and entity.line and entity.end_line > entity.line else None
-    )
+    first = _first_of_several(entity)
     if lines and not earlier and set(lines) != {first}:
         if _whole((entity.line, entity.end_line), lines):
             return {"what": SOURCE}
