@@ -1735,6 +1735,35 @@ def test_a_calls_line_counts_callees_the_walk_did_not_add() -> None:
     assert "caller() calls f0(); not shown: g1() and 2 more" in context.text.splitlines()
 
 
+def test_a_calls_line_counts_the_unresolved_calls_the_graph_may_hold() -> None:
+    """``caller`` also calls ``loader.load_consumer(...)`` on an untyped ``loader``: the
+    call is unresolved, but the graph has a ``load_consumer``, so the line does not read
+    as all it calls (a judge found ``_load_root_consumer_conanfile() calls ...`` without
+    the ``load_consumer`` the question was about). A builtin's call, or one the graph
+    has no code of that name for (only another unresolved call's), is no such call."""
+    entities = [
+        Entity("m.caller", EntityKind.FUNCTION, "caller"),
+        Entity("m.f0", EntityKind.FUNCTION, "f0"),
+        Entity("m.Loader", EntityKind.CLASS, "Loader"),
+        Entity("m.Loader.load_consumer", EntityKind.METHOD, "load_consumer"),
+        *(
+            Entity(f"?{name}", EntityKind.FUNCTION, name, resolved=False)
+            for name in ("loader.load_consumer", "len", "loader.fetch_more", "fetch_more")
+        ),
+    ]
+    facts = [
+        Fact("m.caller", RelationKind.CALLS, "m.f0"),
+        Fact("m.Loader", RelationKind.DEFINES, "m.Loader.load_consumer"),
+        *(
+            Fact("m.caller", RelationKind.CALLS, f"?{name}")
+            for name in ("loader.load_consumer", "len", "loader.fetch_more")
+        ),
+    ]
+    injector = ContextInjector(MemoryGraphStore(entities, facts), hops=1, lexical_hits=0)
+    lines = injector.inject("How does `caller` use `f0`?").text.splitlines()
+    assert "caller() calls f0(); not shown: loader.load_consumer()" in lines
+
+
 def test_requirement_closure(store: SqliteGraphStore) -> None:
     injector = ContextInjector(store, hops=0)
     default = injector.inject("REQ-003-001")
