@@ -276,7 +276,8 @@ def known_callees(
     ``_set_params() calls BaseEstimator.set_params()`` as all it calls, and never asked
     for ``_replace_estimator``). A callee the walk did not add to the candidates is read
     too (a widened ``field() calls _cache_field()`` had lost its "not shown: ... and 2
-    more" once the candidates were full)."""
+    more" once the candidates were full). After them, the unresolved calls the walk
+    guessed code of the graph for (:func:`_guessed_calls`)."""
     facts = found.facts.values()
     beyond = {
         fact.object
@@ -288,7 +289,7 @@ def known_callees(
     read = reads.get_entities(sorted(beyond)) if beyond else {}
     callees = _callees(facts, lambda i: found.entities.get(i) or read.get(i), scores)
     for caller, unresolved in _guessed_calls(found).items():
-        callees.setdefault(caller, []).extend(unresolved)  # after the resolved: unnamed
+        callees.setdefault(caller, []).extend(unresolved)  # after the resolved: named last
     return callees
 
 
