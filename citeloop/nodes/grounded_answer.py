@@ -755,15 +755,16 @@ class GroundedAnswerNodes:
         # and of the code whose lines it asked for.
         said = [name for name in in_list if name not in dismissed]
         held = [".".join(entity_id.split(".")[-2:]) for entity_id, _, _ in expansion.lines]
+        sourced_before = state.get("context_excerpts") or {}
         if shown := now_shown(
             [*(qualified(said, names, standalone) or lacking), *held],
             injected,
             entities,
-            state.get("context_excerpts") or {},
+            sourced_before,
         ):
             news["lacking_shown"] = shown
-        told = {news_of.get("as") or name.partition(" (")[0] for name, news_of in shown.items()}
-        if also := also_shown(injected, state.get("context_excerpts") or {}, told):
+        # and the other code whose source it now shows
+        if also := also_shown(injected, sourced_before, shown):
             news["also_shown"] = also
         if news:
             update["report"] = {**report, **news}

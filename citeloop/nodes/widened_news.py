@@ -151,13 +151,13 @@ def now_shown(
 def also_shown(
     widened: InjectedContext,
     sourced_before: Mapping[str, Sequence[int]],
-    told: Collection[str],
+    told: Mapping[str, Mapping[str, str]],
 ) -> list[str]:
     """The functions, methods and classes whose source ``widened`` shows lines of and
     the context before showed none of (``sourced_before``: its source line numbers by
     entity id; the demo's model had read "source it did not show before" of a method
     one more line of which was new; a definition's first line alone is no news), but
-    those ``told`` (the names, as written, :func:`now_shown` told of): their names as
+    those ``told`` of (what :func:`now_shown` gave, by name): their names as
     the context writes them, namesakes written alike each with as much of its path as
     tells it apart, as :func:`now_shown` writes them, in the context's order, each once.
     Played models had compared two prompts to find the callers and bodies a widening
@@ -167,6 +167,8 @@ def also_shown(
     classes = {entity.id for entity in widened.entities if entity.kind is EntityKind.CLASS}
     sourced = dict(widened.excerpts)
     alike_paths = _alike_paths(widened.entities, classes)
+    # as written: a namesake's `"as"`, else the name (`"f (2)"` is the second told of `f`)
+    written_told = {news.get("as") or name.partition(" (")[0] for name, news in told.items()}
     names: dict[str, None] = {}
     for entity in widened.entities:
         lines = sourced.get(entity.id, ()) if entity.id else ()
@@ -177,7 +179,7 @@ def also_shown(
         paths = alike_paths[written]
         if len(paths) > 1 and entity.path:  # namesakes written alike: with the file
             written = f"{written} of {_distinct_tail(entity.path, paths)}"
-        if new and written not in told and entity.name not in told:
+        if new and written not in written_told and entity.name not in written_told:
             names.setdefault(written)
     return list(names)
 

@@ -264,17 +264,20 @@ def test_a_namesake_is_told_by_as_much_of_its_path_as_tells_it_apart() -> None:
 def test_the_other_code_a_widening_shows_source_of_is_named_in_context_order() -> None:
     """Source the context before did not show, of what the answer did not ask for (or
     was told of already): played models had compared prompts to find it."""
-    assert also_shown(WIDENED, {}, told={"Cart.total"}) == ["Ledger.record", "Basket.empty"]
-    assert also_shown(WIDENED, {}, told=()) == ["Cart.total", "Ledger.record", "Basket.empty"]
+    assert also_shown(WIDENED, {}, told={"Cart.total": {"what": SOURCE}}) == [
+        "Ledger.record",
+        "Basket.empty",
+    ]
+    assert also_shown(WIDENED, {}, told={}) == ["Cart.total", "Ledger.record", "Basket.empty"]
     # Lines shown before are no news, nor a definition's first line alone.
     before = {"shop.ledger.Ledger.record": [4, 5], "shop.cart.Cart.total": [5]}
     first_only = dataclasses.replace(
         WIDENED, excerpts=(*WIDENED.excerpts[:2], ("shop.cart.Basket.empty", (12,)))
     )
-    assert also_shown(first_only, {"shop.ledger.Ledger.record": [4]}, told=()) == ["Cart.total"]
+    assert also_shown(first_only, {"shop.ledger.Ledger.record": [4]}, told={}) == ["Cart.total"]
     # Nor are more lines of source the context before showed some of (the demo's model
     # had read one more line of a method as its source newly shown).
-    assert also_shown(first_only, before, told=()) == []
+    assert also_shown(first_only, before, told={}) == []
     # Namesakes written alike are told apart by their files.
     twins = (
         dataclasses.replace(entity("a.util.merge", (3, 4)), path="a/util.py"),
@@ -283,7 +286,9 @@ def test_the_other_code_a_widening_shows_source_of_is_named_in_context_order() -
     pair = InjectedContext(
         text="", entities=twins, excerpts=(("a.util.merge", (3, 4)), ("b.util.merge", (8, 9)))
     )
-    assert also_shown(pair, {}, told={"merge of a/util.py"}) == ["merge of b/util.py"]
+    assert also_shown(pair, {}, told={"merge": {"what": SOURCE, "as": "merge of a/util.py"}}) == [
+        "merge of b/util.py"
+    ]
 
 
 def test_line_ranges() -> None:
